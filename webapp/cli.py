@@ -1,0 +1,134 @@
+"""The ``memory-curator`` command line: one sub-command per job.
+
+Each sub-command reads ``Settings`` once, calls the library and prints a readable result.
+Errors a person can act on (bad settings, damaged files, a busy lock) end with a clear
+message and a non-zero exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .settings import Settings, SettingsError
+from .stores import ConversationStore, MemoryStore, StoreError
+
+
+def load_settings(data_dir: str | None = None) -> Settings:
+    """Settings from the environment, with ``--data-dir`` taking precedence over it."""
+    settings = Settings.from_env()
+    return settings.with_data_dir(data_dir) if data_dir else settings
+
+
+def data_dir_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--data-dir DIR`` to a command."""
+    return click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Folder holding the stores (default: MEMORY_DATA_DIR, or ./data; /data in the add-on).",
+    )(func)
+
+
+def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn settings and store errors into a one-line message and exit status 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (SettingsError, StoreError) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+def memory_store(settings: Settings, actor: str = "cli") -> MemoryStore:
+    """The long-term memory store as the settings describe it."""
+    return MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
+                       max_chars=settings.memory_max_chars, actor=actor,
+                       lock_timeout=settings.lock_timeout)
+
+
+def conversation_store(settings: Settings) -> ConversationStore:
+    """The conversation store as the settings describe it."""
+    return ConversationStore(settings.conversation_file,
+                             max_turns=settings.conversation_max_turns,
+                             max_chars=settings.conversation_max_chars,
+                             max_age_days=settings.conversation_max_age_days,
+                             lock_timeout=settings.lock_timeout)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="memory-curator")
+def main() -> None:
+    """Memory Curator: curate the long-term memory of a personal LLM assistant."""
+
+
+@main.command()
+@data_dir_option
+@friendly_errors
+def stats(data_dir: str | None) -> None:
+    """Show where the stores are and how full they are."""
+    settings = load_settings(data_dir)
+    memories = memory_store(settings)
+    conversations = conversation_store(settings)
+    mode = "Home Assistant add-on" if settings.is_addon else "standalone"
+    click.echo(f"Memory Curator ({mode}), data in {settings.data_dir}")
+    click.echo(f"Memories:      {settings.memory_file} [{memories.file.status()}]")
+    if memories.file.status() == "ok" or memories.file.status() == "missing":
+        used = memories.stats()
+        click.echo(f"  {used['items']} of {used['max_items']} memories, "
+                   f"{used['chars']} of {used['max_chars']} characters")
+    click.echo(f"Conversations: {settings.conversation_file} [{conversations.file.status()}]")
+    if conversations.file.status() in ("ok", "missing"):
+        threads = conversations.list_conversations()
+        turns = sum(t.turn_count for t in threads)
+        click.echo(f"  {len(threads)} threads, {turns} turns "
+                   f"(cap {settings.conversation_max_turns} turns / "
+                   f"{settings.conversation_max_chars} characters per thread, "
+                   f"{settings.conversation_max_age_days} days)")
+
+
+@main.command()
+@data_dir_option
+@friendly_errors
+def repair(data_dir: str | None) -> None:
+    """Set damaged store files aside (bytes intact) and start from the last good backup."""
+    settings = load_settings(data_dir)
+    files = [memory_store(settings).file, conversation_store(settings).file]
+    for store_file in files:
+        if not store_file.path.exists():
+            continue
+        moved = store_file.repair()
+        if moved is None:
+            click.echo(f"{store_file.path}: ok")
+        else:
+            source = "the last good backup" if store_file.backup_path.exists() else "an empty store"
+            click.echo(f"{store_file.path}: damaged; moved to {moved}, started from {source}")
+
+
+@main.command(name="export")
+@data_dir_option
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File to write (default: standard output).")
+@friendly_errors
+def export_memories(data_dir: str | None, output: Path | None) -> None:
+    """Write every memory as a JSON array (the on-disk form), for backup or import."""
+    from .stores.jsonfile import encode
+
+    payload = encode([m.to_dict() for m in memory_store(load_settings(data_dir)).get_all()])
+    if output is None:
+        click.echo(payload.decode("utf-8"), nl=False)
+    else:
+        output.write_bytes(payload)
+        click.echo(f"Wrote {output}", err=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""The exact text injected into every prompt. The dashboard's preview calls these very functions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+MEMORY_OPEN, MEMORY_CLOSE = "<long_term_memory>", "</long_term_memory>"
+HISTORY_OPEN, HISTORY_CLOSE = "<conversation_history>", "</conversation_history>"
+_ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
+
+# CJK ideographs, kana and hangul: roughly one token per character for Claude's tokenizer.
+_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _content(item: Any) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, Mapping):
+        return str(item.get("content", ""))
+    return str(getattr(item, "content", item))
+
+
+def _role(item: Any) -> str:
+    role = item.get("role") if isinstance(item, Mapping) else getattr(item, "role", "user")
+    return _ROLE_LABELS.get(str(role), str(role).capitalize())
+
+
+def memory_section(memories: Iterable[Any]) -> str:
+    """The ``<long_term_memory>`` block with its trailing blank line, or '' with no memories."""
+    lines = [f"- {_content(m)}" for m in memories]
+    if not lines:
+        return ""
+    return MEMORY_OPEN + "\n" + "\n".join(lines) + "\n" + MEMORY_CLOSE + "\n\n"
+
+
+def history_section(history: Iterable[Any]) -> str:
+    """The ``<conversation_history>`` block with its trailing blank line, or '' with no turns."""
+    lines = [f"[{_role(turn)}]: {_content(turn)}" for turn in history]
+    if not lines:
+        return ""
+    return HISTORY_OPEN + "\n" + "\n".join(lines) + "\n" + HISTORY_CLOSE + "\n\n"
+
+
+def build_prompt_with_memory(memories: Iterable[Any], prompt: str) -> str:
+    """Prefix ``prompt`` with the long-term memory block (Memory objects, dicts or strings)."""
+    return memory_section(memories) + prompt
+
+
+def build_prompt_with_history(history: Iterable[Any], new_prompt: str) -> str:
+    """Prefix ``new_prompt`` with the conversation history block."""
+    return history_section(history) + new_prompt
+
+
+def compose_prompt(memories: Iterable[Any], history: Iterable[Any], prompt: str) -> str:
+    """What every interface sends: history, then memory, then the prompt."""
+    return build_prompt_with_history(list(history), build_prompt_with_memory(list(memories), prompt))
+
+
+def approx_tokens(text: str) -> int:
+    """A rough token count: one per CJK character, one per four other characters."""
+    wide = len(_WIDE.findall(text))
+    return wide + (len(text) - wide + 3) // 4
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    """One part of the composed prompt, for the dashboard's preview."""
+
+    name: str
+    text: str
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    @property
+    def tokens(self) -> int:
+        return approx_tokens(self.text)
+
+
+@dataclass(frozen=True)
+class ComposedPrompt:
+    """The composed text and its sections in order (history, memory, prompt)."""
+
+    text: str
+    sections: tuple[PromptSection, ...]
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    @property
+    def tokens(self) -> int:
+        return sum(section.tokens for section in self.sections)
+
+
+def compose_prompt_sections(memories: Iterable[Any], history: Iterable[Any],
+                            prompt: str) -> ComposedPrompt:
+    """``compose_prompt`` plus the size of each section; the text is exactly compose_prompt's."""
+    memories, history = list(memories), list(history)
+    text = compose_prompt(memories, history, prompt)
+    history_text = build_prompt_with_history(history, "")
+    memory_text = build_prompt_with_memory(memories, "")
+    sections = (
+        PromptSection("history", history_text),
+        PromptSection("memory", memory_text),
+        PromptSection("prompt", prompt),
+    )
+    assert "".join(s.text for s in sections) == text
+    return ComposedPrompt(text=text, sections=sections)

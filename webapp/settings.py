@@ -1,0 +1,186 @@
+"""Settings read once from the environment and, in the Home Assistant add-on, /data/options.json.
+
+Nothing here runs at import time: call ``Settings.from_env()`` where the program starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+ADDON_OPTIONS_FILE = Path("/data/options.json")
+ADDON_DATA_DIR = Path("/data")
+
+REVIEW_MODES = ("manual", "auto")
+LLM_PROVIDERS = ("none", "claude-cli", "openai", "anthropic")
+THEMES = ("auto", "light", "dark")
+
+
+class SettingsError(ValueError):
+    """A setting has a value the program cannot use; the message names the variable."""
+
+
+# (field name, environment variable, kind, default). The add-on option key is the
+# lower-case environment variable name, so config.yaml and the environment agree.
+_SPECS: tuple[tuple[str, str, str, Any], ...] = (
+    ("memory_max_items", "MEMORY_MAX_ITEMS", "posint", 100),
+    ("memory_max_chars", "MEMORY_MAX_CHARS", "posint", 10000),
+    ("conversation_max_turns", "CONVERSATION_MAX_TURNS", "posint", 20),
+    ("conversation_max_chars", "CONVERSATION_MAX_CHARS", "posint", 8000),
+    ("conversation_max_age_days", "CONVERSATION_MAX_AGE_DAYS", "posint", 7),
+    ("review_mode", "MEMORY_REVIEW_MODE", REVIEW_MODES, "manual"),
+    ("llm_provider", "MEMORY_LLM_PROVIDER", LLM_PROVIDERS, "none"),
+    ("llm_model", "MEMORY_LLM_MODEL", "str", ""),
+    ("llm_base_url", "MEMORY_LLM_BASE_URL", "str", ""),
+    ("llm_api_key", "MEMORY_LLM_API_KEY", "str", ""),
+    ("llm_timeout", "MEMORY_LLM_TIMEOUT", "posint", 60),
+    ("lock_timeout", "MEMORY_LOCK_TIMEOUT", "posint", 10),
+    ("theme", "MEMORY_THEME", THEMES, "auto"),
+    ("dashboard_token", "MEMORY_DASHBOARD_TOKEN", "str", ""),
+    ("allow_direct_access", "MEMORY_ALLOW_DIRECT_ACCESS", "bool", False),
+    ("trusted_proxies", "MEMORY_TRUSTED_PROXIES", "list", ("172.30.32.2",)),
+)
+
+OPTION_ENV_VARS: dict[str, str] = {env.lower(): env for _, env, _, _ in _SPECS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the stores live and the limits they keep."""
+
+    is_addon: bool = False
+    data_dir: Path = field(default_factory=lambda: Path("data"))
+    memory_file: Path = field(default_factory=lambda: Path("data/memories.json"))
+    conversation_file: Path = field(
+        default_factory=lambda: Path("data/conversations/conversations.json")
+    )
+    review_file: Path = field(default_factory=lambda: Path("data/review.json"))
+    skills_dir: Path = field(default_factory=lambda: Path("data/skills"))
+    memory_max_items: int = 100
+    memory_max_chars: int = 10000
+    conversation_max_turns: int = 20
+    conversation_max_chars: int = 8000
+    conversation_max_age_days: int = 7
+    review_mode: str = "manual"
+    llm_provider: str = "none"
+    llm_model: str = ""
+    llm_base_url: str = ""
+    llm_api_key: str = ""
+    llm_timeout: int = 60
+    lock_timeout: int = 10
+    theme: str = "auto"
+    dashboard_token: str = ""
+    allow_direct_access: bool = False
+    trusted_proxies: tuple[str, ...] = ("172.30.32.2",)
+
+    @classmethod
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        options_file: Path | None = None,
+        cwd: Path | None = None,
+    ) -> "Settings":
+        """Build settings from ``environ`` (default ``os.environ``) and the add-on options file."""
+        env = dict(os.environ if environ is None else environ)
+        options_path = ADDON_OPTIONS_FILE if options_file is None else Path(options_file)
+        is_addon = bool(env.get("SUPERVISOR_TOKEN")) or options_path.exists()
+        values: dict[str, Any] = {}
+        options = _read_options(options_path) if options_path.exists() else {}
+        for name, var, kind, default in _SPECS:
+            raw: Any = default
+            source = var
+            option_key = var.lower()
+            if option_key in options and options[option_key] is not None:
+                raw, source = options[option_key], f"{option_key} in {options_path}"
+            if env.get(var, "") != "":
+                raw, source = env[var], var
+            values[name] = _coerce(raw, kind, source) if raw is not default else default
+        paths = _paths(env, is_addon, Path.cwd() if cwd is None else Path(cwd))
+        return cls(is_addon=is_addon, **paths, **values)
+
+    def with_data_dir(self, data_dir: str | os.PathLike[str]) -> "Settings":
+        """The same settings with every store under ``data_dir`` (standalone layout)."""
+        paths = _standalone_paths(Path(data_dir))
+        current = {f.name: getattr(self, f.name) for f in fields(self)}
+        current.update(paths)
+        return Settings(**current)
+
+
+def _paths(env: Mapping[str, str], is_addon: bool, cwd: Path) -> dict[str, Path]:
+    if env.get("MEMORY_DATA_DIR"):
+        paths = _standalone_paths(Path(env["MEMORY_DATA_DIR"]))
+    elif is_addon:
+        paths = {
+            "data_dir": ADDON_DATA_DIR,
+            "memory_file": ADDON_DATA_DIR / "memories" / "memories.json",
+            "conversation_file": ADDON_DATA_DIR / "conversations" / "conversations.json",
+            "review_file": ADDON_DATA_DIR / "memories" / "review.json",
+            "skills_dir": ADDON_DATA_DIR / "skills",
+        }
+    else:
+        paths = _standalone_paths(cwd / "data")
+    if env.get("MEMORY_SKILLS_DIR"):
+        paths["skills_dir"] = Path(env["MEMORY_SKILLS_DIR"])
+    return paths
+
+
+def _standalone_paths(data_dir: Path) -> dict[str, Path]:
+    return {
+        "data_dir": data_dir,
+        "memory_file": data_dir / "memories.json",
+        "conversation_file": data_dir / "conversations" / "conversations.json",
+        "review_file": data_dir / "review.json",
+        "skills_dir": data_dir / "skills",
+    }
+
+
+def _read_options(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SettingsError(f"Cannot read the add-on options file {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"The add-on options file {path} must hold a JSON object.")
+    return data
+
+
+def _coerce(raw: Any, kind: Any, source: str) -> Any:
+    if kind == "posint":
+        return _positive_int(raw, source)
+    if kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off", ""):
+            return False
+        raise SettingsError(f"{source} must be true or false, got {raw!r}.")
+    if kind == "list":
+        items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
+        return tuple(str(item).strip() for item in items if str(item).strip())
+    if isinstance(kind, tuple):
+        text = str(raw).strip().lower()
+        if text not in kind:
+            raise SettingsError(f"{source} must be one of {', '.join(kind)}; got {raw!r}.")
+        return text
+    return str(raw)
+
+
+def _positive_int(raw: Any, source: str) -> int:
+    if isinstance(raw, bool):
+        raise SettingsError(f"{source} must be a positive integer, got {raw!r}.")
+    if isinstance(raw, int):
+        value = raw
+    else:
+        text = str(raw).strip()
+        if not text.isdigit() or not text.isascii():
+            raise SettingsError(f"{source} must be a positive integer, got {raw!r}.")
+        value = int(text)
+    if value <= 0:
+        raise SettingsError(f"{source} must be a positive integer, got {raw!r}.")
+    return value

@@ -1,0 +1,234 @@
+"""Per-thread conversation history, trimmed by turns, characters and age.
+
+On disk: a JSON object keyed by conversation id. Each value is
+``{"turns": [{"role", "content", "timestamp"}...], "createdAt", "trimmed"}``;
+a bare array of turns (the older shape) is read as well.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from .jsonfile import JsonFile, Unchanged
+from .timefmt import EPOCH, now_iso, parse_ts
+
+ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True)
+class ConversationTurn:
+    """One message of a thread."""
+
+    role: str
+    content: str
+    timestamp: datetime
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> "ConversationTurn":
+        return cls(role=str(record.get("role", "user")), content=str(record.get("content", "")),
+                   timestamp=parse_ts(record.get("timestamp")))
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """What the dashboard lists for a thread."""
+
+    id: str
+    interface: str
+    turn_count: int
+    chars: int
+    created_at: datetime
+    last_activity: datetime
+    trimmed: int
+    expires_at: datetime
+
+
+def slack_key(thread_ts: str | None, message_ts: str) -> str:
+    """The key of a Slack thread: ``slack:{thread_ts or message_ts}``."""
+    return f"slack:{thread_ts or message_ts}"
+
+
+def cli_session_key(timestamp: int | None = None) -> str:
+    """The key of a CLI session: ``cli:session-{ms timestamp}``."""
+    if timestamp is None:
+        timestamp = time.time_ns() // 1_000_000
+    return f"cli:session-{timestamp}"
+
+
+def schedule_key(schedule_id: str) -> str:
+    """The key of a scheduled job's thread: ``schedule:{schedule_id}``."""
+    return f"schedule:{schedule_id}"
+
+
+def interface_of(conversation_id: str) -> str:
+    """'slack', 'cli', 'schedule' or 'other', from the key's prefix."""
+    prefix = conversation_id.split(":", 1)[0] if ":" in conversation_id else ""
+    return prefix if prefix in ("slack", "cli", "schedule") else "other"
+
+
+def _validate(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return f"expected a JSON object keyed by conversation id, found a JSON {type(data).__name__}"
+    for key, value in data.items():
+        turns = value.get("turns") if isinstance(value, dict) else value
+        if not isinstance(turns, list):
+            return f"conversation {key!r} has no list of turns"
+        for turn in turns:
+            if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
+                return f"conversation {key!r} has a turn that is not a message object"
+    return None
+
+
+def _entry(value: Any) -> dict[str, Any]:
+    """The conversation in its object form (converting the bare-array shape)."""
+    if isinstance(value, dict):
+        value.setdefault("turns", [])
+        value.setdefault("trimmed", 0)
+        return value
+    turns = value if isinstance(value, list) else []
+    return {"turns": turns, "createdAt": turns[0].get("timestamp") if turns else now_iso(),
+            "trimmed": 0}
+
+
+def _last_activity(entry: dict[str, Any]) -> datetime:
+    turns = entry.get("turns") or []
+    if turns:
+        return parse_ts(turns[-1].get("timestamp"))
+    return parse_ts(entry.get("createdAt"))
+
+
+def trim_turns(turns: list[dict[str, Any]], max_turns: int, max_chars: int) -> int:
+    """Keep the newest ``max_turns`` turns, then drop the oldest while over ``max_chars``.
+
+    Trims the list in place and returns how many turns were dropped.
+    """
+    dropped = max(0, len(turns) - max_turns)
+    del turns[:dropped]
+    total = sum(len(t.get("content", "")) for t in turns)
+    while turns and total > max_chars:
+        total -= len(turns.pop(0).get("content", ""))
+        dropped += 1
+    return dropped
+
+
+class ConversationStore:
+    """The conversations file, safe for several processes at once."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        max_turns: int | None = None,
+        max_chars: int | None = None,
+        max_age_days: int | None = None,
+        lock_timeout: float | None = None,
+    ) -> None:
+        settings = None
+        if None in (path, max_turns, max_chars, max_age_days, lock_timeout):
+            from ..settings import Settings
+
+            settings = Settings.from_env()
+        self.path = Path(path) if path is not None else settings.conversation_file
+        self.max_turns = max_turns if max_turns is not None else settings.conversation_max_turns
+        self.max_chars = max_chars if max_chars is not None else settings.conversation_max_chars
+        self.max_age_days = (max_age_days if max_age_days is not None
+                             else settings.conversation_max_age_days)
+        timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
+        self._file = JsonFile(self.path, default=dict, validate=_validate, lock_timeout=timeout)
+
+    @property
+    def file(self) -> JsonFile:
+        return self._file
+
+    def init(self) -> "ConversationStore":
+        """Create the folder and file if missing, then drop expired conversations."""
+        self._file.ensure()
+        self.cleanup()
+        return self
+
+    def _cutoff(self) -> datetime:
+        return datetime.now(timezone.utc) - timedelta(days=self.max_age_days)
+
+    def add_exchange(self, conversation_id: str, user_message: str, assistant_response: str) -> None:
+        """Append the user's message and the assistant's reply, trim the thread, save."""
+        if not isinstance(conversation_id, str) or not conversation_id.strip():
+            raise ValueError("A conversation id must be non-empty text.")
+        if not isinstance(user_message, str) or not isinstance(assistant_response, str):
+            raise ValueError("Messages must be text.")
+
+        def mutate(data: dict[str, Any]):
+            entry = _entry(data.get(conversation_id))
+            stamp = now_iso()
+            entry["turns"].append({"role": "user", "content": user_message, "timestamp": stamp})
+            entry["turns"].append({"role": "assistant", "content": assistant_response,
+                                   "timestamp": stamp})
+            entry["trimmed"] = int(entry.get("trimmed") or 0) + trim_turns(
+                entry["turns"], self.max_turns, self.max_chars)
+            data[conversation_id] = entry
+
+        self._file.update(mutate)
+
+    def get_history(self, conversation_id: str) -> list[ConversationTurn]:
+        """The thread's turns after trimming, oldest first; [] if unknown or expired."""
+        value = self._file.read().get(conversation_id)
+        if value is None:
+            return []
+        entry = _entry(dict(value) if isinstance(value, dict) else value)
+        if _last_activity(entry) < self._cutoff():
+            return []
+        return [ConversationTurn.from_dict(t) for t in entry["turns"]]
+
+    def clear(self, conversation_id: str) -> bool:
+        """Forget every turn of a thread; False if it did not exist."""
+
+        def mutate(data: dict[str, Any]):
+            if conversation_id not in data:
+                return Unchanged(False)
+            del data[conversation_id]
+            return True
+
+        return self._file.update(mutate)
+
+    def cleanup(self) -> int:
+        """Remove threads whose last activity is older than ``max_age_days``; return how many."""
+        cutoff = self._cutoff()
+        if not any(_last_activity(_entry(dict(v) if isinstance(v, dict) else v)) < cutoff
+                   for v in self._file.read().values()):
+            return 0
+
+        def mutate(data: dict[str, Any]):
+            expired = [k for k, v in data.items() if _last_activity(_entry(v)) < cutoff]
+            if not expired:
+                return Unchanged(0)
+            for key in expired:
+                del data[key]
+            return len(expired)
+
+        return self._file.update(mutate)
+
+    def list_conversations(self) -> list[ConversationSummary]:
+        """Every live thread with its size and activity, most recent first."""
+        return list(self._file.view("summaries", self._summaries))
+
+    def _summaries(self, data: dict[str, Any]) -> list[ConversationSummary]:
+        result = []
+        for key, value in data.items():
+            entry = _entry(dict(value) if isinstance(value, dict) else value)
+            turns = entry["turns"]
+            last = _last_activity(entry)
+            created = parse_ts(entry.get("createdAt")) if entry.get("createdAt") else last
+            if created == EPOCH and turns:
+                created = parse_ts(turns[0].get("timestamp"))
+            result.append(ConversationSummary(
+                id=key, interface=interface_of(key), turn_count=len(turns),
+                chars=sum(len(t.get("content", "")) for t in turns), created_at=created,
+                last_activity=last, trimmed=int(entry.get("trimmed") or 0),
+                expires_at=last + timedelta(days=self.max_age_days),
+            ))
+        result.sort(key=lambda s: s.last_activity, reverse=True)
+        return result

@@ -1,0 +1,72 @@
+"""The errors every store raises; the interfaces turn each into a clear message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+class StoreError(Exception):
+    """Base class for store problems a person can act on."""
+
+
+class StoreCorruptError(StoreError):
+    """A store file does not parse or has the wrong shape; it is never overwritten."""
+
+    def __init__(self, path: Path | str, reason: str, *, line: int | None = None,
+                 column: int | None = None, offset: int | None = None) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.offset = offset
+        where = ""
+        if line is not None:
+            where = f" at line {line}, column {column}"
+        elif offset is not None:
+            where = f" at byte {offset}"
+        super().__init__(
+            f"The store file {self.path} is damaged{where}: {reason}. It was left untouched; "
+            f"run `memory-curator repair` to set it aside and start from the last good backup."
+        )
+
+
+class StoreBusyError(StoreError):
+    """Another process held the store's lock longer than we are willing to wait."""
+
+    def __init__(self, path: Path | str, timeout: float) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        super().__init__(
+            f"The store file {self.path} is busy: another process held its lock for more than "
+            f"{timeout:g} s. Nothing was changed; try again."
+        )
+
+
+class MemoryFullError(StoreError):
+    """Adding would exceed the memory store's item or character cap."""
+
+    def __init__(self, message: str, *, items: int, max_items: int, chars: int,
+                 max_chars: int) -> None:
+        self.items = items
+        self.max_items = max_items
+        self.chars = chars
+        self.max_chars = max_chars
+        super().__init__(message)
+
+
+class ConflictError(StoreError):
+    """The record changed since the caller read it; ``current`` is what is stored now."""
+
+    def __init__(self, current: Any) -> None:
+        self.current = current
+        super().__init__(
+            "This memory was changed elsewhere since you loaded it; nothing was overwritten."
+        )
+
+
+class NotFoundError(StoreError, KeyError):
+    """No record with that id."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "Not found"

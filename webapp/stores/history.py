@@ -1,0 +1,97 @@
+"""Append-only change log next to a store: ``<name>.history.jsonl``, one JSON object per line."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+from pathlib import Path
+from typing import Any
+
+from .timefmt import now_iso
+
+
+class HistoryLog:
+    """Who changed what, when, with the record before and after. Read back for undo/restore."""
+
+    def __init__(self, store_path: str | os.PathLike[str]) -> None:
+        store_path = Path(store_path)
+        stem = store_path.name[: -len(".json")] if store_path.name.endswith(".json") else store_path.name
+        self.path = store_path.with_name(f"{stem}.history.jsonl")
+        self._guard = threading.Lock()
+        self._sig: tuple[int, int, int] | None = None
+        self._entries: list[dict[str, Any]] = []
+
+    @staticmethod
+    def entry(actor: str, action: str, record_id: str, before: Any, after: Any) -> dict[str, Any]:
+        """A new log entry with its own id (used to restore from it)."""
+        return {
+            "hid": secrets.token_hex(8),
+            "ts": now_iso(),
+            "actor": actor,
+            "action": action,
+            "id": record_id,
+            "before": before,
+            "after": after,
+        }
+
+    def append(self, entries: list[dict[str, Any]]) -> None:
+        """Append entries durably; call it while holding the store's lock."""
+        if not entries:
+            return
+        payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, payload)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def read(self, record_id: str | None = None) -> list[dict[str, Any]]:
+        """Entries oldest first (optionally of one record); damaged lines are skipped."""
+        entries = self._load()
+        if record_id is None:
+            return list(entries)
+        return [e for e in entries if e.get("id") == record_id]
+
+    def find(self, hid: str) -> dict[str, Any] | None:
+        """The entry with history id ``hid``."""
+        for entry in reversed(self._load()):
+            if entry.get("hid") == hid:
+                return entry
+        return None
+
+    def rewrite_without(self, record_id: str) -> int:
+        """Drop every entry of ``record_id`` (purge); the caller holds the store's lock."""
+        from .jsonfile import write_atomic
+
+        entries = self._load()
+        kept = [e for e in entries if e.get("id") != record_id]
+        if len(kept) == len(entries):
+            return 0
+        payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in kept).encode("utf-8")
+        write_atomic(self.path, payload)
+        return len(entries) - len(kept)
+
+    def _load(self) -> list[dict[str, Any]]:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return []
+        sig = (st.st_ino, st.st_mtime_ns, st.st_size)
+        with self._guard:
+            if sig == self._sig:
+                return self._entries
+        entries: list[dict[str, Any]] = []
+        with open(self.path, "rb") as handle:
+            for line in handle:
+                try:
+                    entry = json.loads(line.decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError):
+                    continue
+                if isinstance(entry, dict):
+                    entries.append(entry)
+        with self._guard:
+            self._sig, self._entries = sig, entries
+        return entries

@@ -1,0 +1,433 @@
+"""Long-term memory: durable facts and preferences injected into every prompt, capped in size."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import ConflictError, MemoryFullError
+from .history import HistoryLog
+from .jsonfile import JsonFile, Unchanged
+from .timefmt import now_iso, parse_ts, to_iso
+
+CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
+_KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
+
+
+def fold(text: str) -> str:
+    """Case- and width-insensitive form for matching (Unicode case folding, NFKC)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One remembered fact. ``extra`` holds fields this version does not know; they are kept."""
+
+    id: str
+    content: str
+    created_at: datetime
+    updated_at: datetime
+    category: str = "general"
+    source: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    raw_updated_at: Any = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> "Memory":
+        """Read the on-disk camelCase form (ISO or Unix-ms timestamps)."""
+        return cls(
+            id=str(record.get("id", "")),
+            content=str(record.get("content", "")),
+            created_at=parse_ts(record.get("createdAt")),
+            updated_at=parse_ts(record.get("updatedAt", record.get("createdAt"))),
+            category=str(record.get("category") or "general"),
+            source=record.get("source"),
+            extra={k: v for k, v in record.items() if k not in _KNOWN_KEYS},
+            raw_updated_at=record.get("updatedAt"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The on-disk camelCase form."""
+        record: dict[str, Any] = dict(self.extra)
+        record.update(
+            id=self.id,
+            content=self.content,
+            createdAt=to_iso(self.created_at),
+            updatedAt=to_iso(self.updated_at),
+            category=self.category,
+        )
+        if self.source is not None:
+            record["source"] = self.source
+        return record
+
+    @property
+    def version(self) -> str:
+        """A token for optimistic concurrency: the stored ``updatedAt`` in ISO form."""
+        return to_iso(self.updated_at)
+
+
+def _validate_records(data: Any) -> str | None:
+    if not isinstance(data, list):
+        return f"expected a JSON array of memories, found a JSON {type(data).__name__}"
+    for index, record in enumerate(data):
+        if not isinstance(record, dict):
+            return f"item {index} is not a JSON object"
+        if not isinstance(record.get("id"), str) or not record["id"]:
+            return f"item {index} has no string id"
+        if not isinstance(record.get("content"), str):
+            return f"item {index} (id {record.get('id')!r}) has no string content"
+    return None
+
+
+def clean_content(content: Any) -> str:
+    """Strip the content and refuse empty or non-text input with a clear message."""
+    if not isinstance(content, str):
+        raise ValueError("Memory content must be text.")
+    cleaned = content.strip()
+    if not cleaned:
+        raise ValueError("Memory content cannot be empty.")
+    if "\x00" in cleaned:
+        raise ValueError("Memory content cannot contain NUL characters.")
+    return cleaned
+
+
+def check_category(category: Any) -> str:
+    """Return the category or raise ValueError naming the allowed ones."""
+    if category is None or category == "":
+        return "general"
+    if category not in CATEGORIES:
+        raise ValueError(f"Unknown category {category!r}; use one of: {', '.join(CATEGORIES)}.")
+    return str(category)
+
+
+def _same_instant(stored: Any, expected: Any) -> bool:
+    if isinstance(expected, datetime):
+        return parse_ts(stored) == expected
+    return stored == expected or parse_ts(stored) == parse_ts(expected)
+
+
+def _later_than(previous: Any) -> str:
+    """A new updatedAt strictly after ``previous`` (so a version token always changes)."""
+    now = parse_ts(now_iso())
+    before = parse_ts(previous)
+    if now <= before:
+        now = before + timedelta(milliseconds=1)
+    return to_iso(now)
+
+
+class MemoryStore:
+    """The long-term memory file (a JSON array), safe for several processes at once."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        max_items: int | None = None,
+        max_chars: int | None = None,
+        actor: str = "library",
+        lock_timeout: float | None = None,
+    ) -> None:
+        settings = None
+        if path is None or max_items is None or max_chars is None or lock_timeout is None:
+            from ..settings import Settings
+
+            settings = Settings.from_env()
+        self.path = Path(path) if path is not None else settings.memory_file
+        self.max_items = max_items if max_items is not None else settings.memory_max_items
+        self.max_chars = max_chars if max_chars is not None else settings.memory_max_chars
+        self.actor = actor
+        timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
+        self._file = JsonFile(self.path, default=list, validate=_validate_records,
+                              lock_timeout=timeout)
+        self._history = HistoryLog(self.path)
+
+    @property
+    def file(self) -> JsonFile:
+        """The underlying JSON file (status, repair)."""
+        return self._file
+
+    @property
+    def history_path(self) -> Path:
+        return self._history.path
+
+    def init(self) -> "MemoryStore":
+        """Create the folder and an empty file if missing; fail loudly if the file is damaged."""
+        self._file.ensure()
+        return self
+
+    # ----------------------------------------------------------------- reading
+    def get_all(self) -> list[Memory]:
+        """Every memory, in creation order."""
+        return list(self._memories())
+
+    def _memories(self) -> tuple[Memory, ...]:
+        return self._file.view("memories", lambda data: tuple(Memory.from_dict(r) for r in data))
+
+    def _index(self) -> dict[str, Memory]:
+        return self._file.view("by_id", lambda data: {str(r["id"]): Memory.from_dict(r) for r in data})
+
+    def _folded(self) -> tuple[tuple[str, Memory], ...]:
+        return self._file.view(
+            "folded", lambda data: tuple((fold(m.content), m) for m in map(Memory.from_dict, data))
+        )
+
+    def get(self, memory_id: str) -> Memory | None:
+        """The memory with that id, or None."""
+        return self._index().get(memory_id)
+
+    def search(self, keyword: str) -> list[Memory]:
+        """Memories whose content contains ``keyword``, ignoring case (Chinese works as is)."""
+        needle = fold(keyword or "")
+        return [memory for folded, memory in self._folded() if needle in folded]
+
+    def stats(self) -> dict[str, int]:
+        """Items and characters used, and the caps."""
+        memories = self._memories()
+        return {
+            "items": len(memories),
+            "chars": sum(len(m.content) for m in memories),
+            "max_items": self.max_items,
+            "max_chars": self.max_chars,
+        }
+
+    def history(self, memory_id: str | None = None) -> list[dict[str, Any]]:
+        """The change log (oldest first), optionally for one memory."""
+        return self._history.read(memory_id)
+
+    # ----------------------------------------------------------------- writing
+    def _check_caps(self, records: list[dict[str, Any]], added_items: int, added_chars: int) -> None:
+        items = len(records)
+        chars = sum(len(r.get("content", "")) for r in records)
+        if added_items and items + added_items > self.max_items:
+            raise MemoryFullError(
+                f"The memory store is full: {items} of {self.max_items} memories are used. "
+                f"Delete or update a memory before adding another.",
+                items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars,
+            )
+        if added_chars > 0 and chars + added_chars > self.max_chars:
+            raise MemoryFullError(
+                f"The memory store is full: {chars} of {self.max_chars} characters are used and "
+                f"this needs {added_chars} more. Shorten, delete or update memories first.",
+                items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars,
+            )
+
+    def _commit(self, actor: str | None, action: str):
+        def on_commit(result: tuple[Any, Any, Any]) -> None:
+            _, before, after = result
+            record_id = (after or before)["id"]
+            self._history.append([HistoryLog.entry(actor or self.actor, action, record_id, before, after)])
+        return on_commit
+
+    def add(self, content: str, *, category: str = "general", source: str | None = None,
+            actor: str | None = None) -> Memory:
+        """Remember a new fact; raises ValueError for empty content, MemoryFullError at the caps."""
+        content = clean_content(content)
+        category = check_category(category)
+
+        def mutate(records: list[dict[str, Any]]):
+            self._check_caps(records, 1, len(content))
+            taken = {r.get("id") for r in records}
+            memory_id = secrets.token_hex(6)
+            while memory_id in taken:
+                memory_id = secrets.token_hex(6)
+            stamp = now_iso()
+            record: dict[str, Any] = {"id": memory_id, "content": content, "createdAt": stamp,
+                                      "updatedAt": stamp, "category": category}
+            if source is not None:
+                record["source"] = source
+            records.append(record)
+            return record, None, record
+
+        record, _, _ = self._file.update(mutate, self._commit(actor, "add"))
+        return Memory.from_dict(record)
+
+    def update(self, memory_id: str, content: str, *, expected_updated_at: Any = None,
+               category: str | None = None, actor: str | None = None) -> Memory | None:
+        """Change a memory's content (and optionally category); None when the id is unknown.
+
+        With ``expected_updated_at``, raise ConflictError if someone changed it meanwhile.
+        """
+        content = clean_content(content)
+        if category is not None:
+            category = check_category(category)
+
+        def mutate(records: list[dict[str, Any]]):
+            for record in records:
+                if record.get("id") == memory_id:
+                    break
+            else:
+                return Unchanged(None)
+            if expected_updated_at is not None and not _same_instant(
+                record.get("updatedAt"), expected_updated_at
+            ):
+                raise ConflictError(Memory.from_dict(record))
+            new_category = category or record.get("category") or "general"
+            if record.get("content") == content and record.get("category", "general") == new_category:
+                return Unchanged(record)
+            growth = len(content) - len(record.get("content", ""))
+            self._check_caps(records, 0, growth)
+            before = dict(record)
+            record.update(content=content, category=new_category,
+                          updatedAt=_later_than(record.get("updatedAt")))
+            return record, before, dict(record)
+
+        result = self._file.update(mutate, self._commit(actor, "update"))
+        if result is None:
+            return None
+        record = result[0] if isinstance(result, tuple) else result
+        return Memory.from_dict(record)
+
+    def delete(self, memory_id: str, *, actor: str | None = None) -> bool:
+        """Forget a memory (it stays in the history log until purged); False if unknown."""
+        return self.delete_many([memory_id], actor=actor) == 1
+
+    def delete_many(self, memory_ids: Iterable[str], *, actor: str | None = None) -> int:
+        """Forget several memories in one write; returns how many existed."""
+        wanted = set(memory_ids)
+
+        def mutate(records: list[dict[str, Any]]):
+            removed = [r for r in records if r.get("id") in wanted]
+            if not removed:
+                return Unchanged([])
+            records[:] = [r for r in records if r.get("id") not in wanted]
+            return removed
+
+        def on_commit(removed: list[dict[str, Any]]) -> None:
+            who = actor or self.actor
+            self._history.append([HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed])
+
+        return len(self._file.update(mutate, on_commit))
+
+    def restore(self, ref: str, *, actor: str | None = None) -> Memory:
+        """Bring back a deleted memory (by its id) or the state before a history entry (by its hid).
+
+        Raises KeyError when there is nothing to restore, MemoryFullError at the caps.
+        """
+        entry = self._history.find(ref)
+        if entry is None:
+            deletions = [e for e in self._history.read(ref) if e.get("action") == "delete"]
+            if not deletions:
+                raise KeyError(f"Nothing to restore for {ref!r}: no such memory was deleted.")
+            entry = deletions[-1]
+        target = entry.get("before")
+        if not isinstance(target, dict) or "id" not in target:
+            raise KeyError(f"History entry {ref!r} created the memory; there is no earlier state.")
+
+        def mutate(records: list[dict[str, Any]]):
+            for record in records:
+                if record.get("id") == target["id"]:
+                    if record.get("content") == target.get("content") and \
+                            record.get("category") == target.get("category"):
+                        return Unchanged((record, None, None))
+                    self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
+                    before = dict(record)
+                    record.update(content=target["content"],
+                                  category=target.get("category", "general"),
+                                  updatedAt=_later_than(record.get("updatedAt")))
+                    return record, before, dict(record)
+            self._check_caps(records, 1, len(target.get("content", "")))
+            restored = dict(target)
+            created = parse_ts(restored.get("createdAt"))
+            position = next((i for i, r in enumerate(records)
+                             if parse_ts(r.get("createdAt")) > created), len(records))
+            records.insert(position, restored)
+            return restored, None, restored
+
+        record, _, _ = self._file.update(mutate, self._commit(actor, "restore"))
+        return Memory.from_dict(record)
+
+    def purge(self, memory_id: str, *, actor: str | None = None) -> bool:
+        """Delete a memory for good: it and every history entry about it are removed."""
+        self.delete(memory_id, actor=actor)
+        with self._file.locked():
+            return self._history.rewrite_without(memory_id) > 0
+
+    def plan_import(self, records: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, Any], Memory | None]]:
+        """What importing ``records`` would do: ('add' | 'update' | 'same', record, current)."""
+        index = self._index()
+        plan = []
+        for record in _clean_import(records):
+            current = index.get(record["id"])
+            if current is None:
+                plan.append(("add", record, None))
+            elif current.content == record["content"] and current.category == record["category"]:
+                plan.append(("same", record, current))
+            else:
+                plan.append(("update", record, current))
+        return plan
+
+    def import_records(self, records: Iterable[dict[str, Any]], *, actor: str | None = None) -> dict[str, int]:
+        """Add unknown ids and update changed ones in one write; caps apply to the result."""
+        incoming = _clean_import(records)
+
+        def mutate(existing: list[dict[str, Any]]):
+            by_id = {r["id"]: r for r in existing}
+            entries = []
+            counts = {"added": 0, "updated": 0, "unchanged": 0}
+            for record in incoming:
+                current = by_id.get(record["id"])
+                if current is None:
+                    existing.append(record)
+                    by_id[record["id"]] = record
+                    entries.append((record["id"], None, record))
+                    counts["added"] += 1
+                elif current["content"] == record["content"] and \
+                        current.get("category", "general") == record["category"]:
+                    counts["unchanged"] += 1
+                else:
+                    before = dict(current)
+                    current.update(content=record["content"], category=record["category"],
+                                   updatedAt=_later_than(current.get("updatedAt")))
+                    entries.append((current["id"], before, dict(current)))
+                    counts["updated"] += 1
+            if not entries:
+                return Unchanged((counts, []))
+            items = len(existing)
+            chars = sum(len(r["content"]) for r in existing)
+            if items > self.max_items or chars > self.max_chars:
+                raise MemoryFullError(
+                    f"Importing would leave {items} memories and {chars} characters; the caps are "
+                    f"{self.max_items} memories and {self.max_chars} characters. Nothing was imported.",
+                    items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars,
+                )
+            return counts, entries
+
+        def on_commit(result):
+            who = actor or self.actor
+            self._history.append([HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]])
+
+        return self._file.update(mutate, on_commit)[0]
+
+
+def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Validate records from an export file; raise ValueError naming the first bad one."""
+    if not isinstance(records, list):
+        raise ValueError("An import file must hold a JSON array of memories.")
+    cleaned: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for index, record in enumerate(records):
+        if not isinstance(record, dict):
+            raise ValueError(f"Item {index + 1} is not a memory object.")
+        memory_id = record.get("id") or secrets.token_hex(6)
+        if not isinstance(memory_id, str) or len(memory_id) > 100:
+            raise ValueError(f"Item {index + 1} has an unusable id.")
+        if memory_id in seen:
+            raise ValueError(f"Item {index + 1} repeats the id {memory_id!r}.")
+        seen.add(memory_id)
+        try:
+            content = clean_content(record.get("content"))
+            category = check_category(record.get("category"))
+        except ValueError as exc:
+            raise ValueError(f"Item {index + 1}: {exc}") from None
+        stamp = now_iso()
+        clean = dict(record)
+        clean.update(id=memory_id, content=content, category=category,
+                     createdAt=record.get("createdAt") or stamp,
+                     updatedAt=record.get("updatedAt") or stamp)
+        cleaned.append(clean)
+    return cleaned
