@@ -130,5 +130,33 @@ def export_memories(data_dir: str | None, output: Path | None) -> None:
         click.echo(f"Wrote {output}", err=True)
 
 
+@main.command(name="mcp")
+@data_dir_option
+@friendly_errors
+def mcp_command(data_dir: str | None) -> None:
+    """Serve the manage_memory tool to an assistant over MCP (stdio)."""
+    from .mcp_server import serve  # the MCP SDK is loaded only for this command
+
+    serve(memory_store(load_settings(data_dir), actor="mcp"))
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8099, show_default=True, type=click.IntRange(1, 65535),
+              help="Port to listen on.")
+@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64),
+              help="Worker threads.")
+@data_dir_option
+@friendly_errors
+def serve(host: str, port: int, threads: int, data_dir: str | None) -> None:
+    """Serve the web dashboard (production server, not Flask's development server)."""
+    from .web.serve import run
+
+    settings = load_settings(data_dir)
+    memory_store(settings).init()
+    conversation_store(settings).init()
+    run(settings, host=host, port=port, threads=threads)
+
+
 if __name__ == "__main__":
     main()

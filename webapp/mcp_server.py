@@ -1,0 +1,322 @@
+"""The ``manage_memory`` MCP tool: an MCP server over stdio on the same memory file as the dashboard.
+
+The assistant (Claude Code, Claude Desktop, any MCP client) decides what to remember and
+calls this tool; every change goes through ``MemoryStore`` with the actor ``mcp``, so the
+dashboard's history shows where it came from. Tool errors (memory full, unknown id, a busy
+or damaged file, bad arguments) come back as ``isError`` results the model can read and act
+on; the server itself never stops because of them.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+from typing import Any, Mapping
+
+import anyio
+import anyio.to_thread
+import mcp.types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from .stores import (
+    CATEGORIES,
+    Memory,
+    MemoryFullError,
+    MemoryStore,
+    StoreBusyError,
+    StoreCorruptError,
+    StoreError,
+)
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "memory-curator"
+TOOL_NAME = "manage_memory"
+ACTIONS = ("add", "list", "search", "update", "delete")
+ACTOR = "mcp"
+
+TOOL_DESCRIPTION = """\
+The user's long-term memory: facts and preferences kept across conversations and shown to \
+you at the start of each one.
+
+Remember only durable, long-term facts and preferences that will still matter in weeks: the \
+names the user uses for devices, rooms and people, routines, likes and dislikes, how they \
+want you to work. Do not store one-off requests, things that only matter in this \
+conversation, or secrets (passwords, PIN codes, tokens, keys). When the user says \
+"remember that ...", add it; when they say "forget that ...", search for it and delete it.
+
+Search before adding, to avoid duplicates. When a stored fact is outdated or the user \
+contradicts it, update that memory (by its id) instead of adding a second, conflicting one. \
+Write each memory as one short, self-contained sentence.
+
+Actions:
+- add: content (required), category (optional, default general)
+- list: every memory as "[id] (category) content", and how full the memory is
+- search: keyword (required); case-insensitive, matches part of the text
+- update: id and content (required), category (optional)
+- delete: id (required)
+The memory is capped; when it is full, delete or shorten memories that matter least."""
+
+SERVER_INSTRUCTIONS = (
+    "Use the manage_memory tool to keep durable facts and preferences about the user "
+    "(names for devices, routines, likes and dislikes). Search before adding; update "
+    "instead of adding a contradicting fact; never store secrets."
+)
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {
+            "type": "string",
+            "enum": list(ACTIONS),
+            "description": "What to do: add, list, search, update or delete.",
+        },
+        "content": {
+            "type": "string",
+            "minLength": 1,
+            "description": "For add and update: the fact, as one short self-contained sentence.",
+        },
+        "category": {
+            "type": "string",
+            "enum": list(CATEGORIES),
+            "description": (
+                "For add and update (optional): preference = likes, dislikes, how the user "
+                "wants things; project = something the user is working on; workflow = "
+                "routines and habits; tool = devices, apps and their names; convention = "
+                "naming and formatting rules; general = anything else (the default)."
+            ),
+        },
+        "id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "For update and delete: the memory's id, shown in brackets by list, search and add.",
+        },
+        "keyword": {
+            "type": "string",
+            "minLength": 1,
+            "description": "For search: a word or short phrase to look for.",
+        },
+    },
+    "required": ["action"],
+    "additionalProperties": False,
+}
+
+# Which arguments each action needs, and what to say when one is missing.
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "add": ("content",),
+    "list": (),
+    "search": ("keyword",),
+    "update": ("id", "content"),
+    "delete": ("id",),
+}
+_ARGUMENT_HINTS = {
+    "content": "the fact to remember, as one short sentence",
+    "id": "the memory's id from list or search",
+    "keyword": "a word or short phrase to look for",
+}
+
+
+class ToolInputError(ValueError):
+    """The tool's arguments cannot be used as given; the message says how to fix them."""
+
+
+def describe(memory: Memory) -> str:
+    """One memory as the model sees it: ``[id] (category) content``."""
+    return f"[{memory.id}] ({memory.category}) {memory.content}"
+
+
+def usage_line(store: MemoryStore) -> str:
+    """How full the memory is, so the model knows when to tidy up."""
+    used = store.stats()
+    return (f"Memory use: {used['items']}/{used['max_items']} items, "
+            f"{used['chars']}/{used['max_chars']} chars.")
+
+
+class MemoryTool:
+    """The ``manage_memory`` actions over one MemoryStore; each returns text or raises."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def run(self, arguments: Mapping[str, Any] | None) -> str:
+        """Check the arguments, then carry out the action they name."""
+        args = _check_arguments(arguments or {})
+        return getattr(self, f"do_{args.pop('action')}")(**args)
+
+    def do_add(self, content: str, category: str | None = None, **_: Any) -> str:
+        memory = self.store.add(content, category=category or "general", source=ACTOR)
+        return f"Added {describe(memory)}\n{usage_line(self.store)}"
+
+    def do_list(self, **_: Any) -> str:
+        memories = self.store.get_all()
+        if not memories:
+            return f"No memories yet.\n{usage_line(self.store)}"
+        heading = "1 memory:" if len(memories) == 1 else f"{len(memories)} memories:"
+        return "\n".join([heading, *map(describe, memories), usage_line(self.store)])
+
+    def do_search(self, keyword: str, **_: Any) -> str:
+        keyword = keyword.strip()
+        if not keyword:
+            raise ToolInputError('The keyword is empty; give a word or short phrase to look for.')
+        found = self.store.search(keyword)
+        if not found:
+            return f'No memory contains "{keyword}".'
+        noun = "memory contains" if len(found) == 1 else "memories contain"
+        return "\n".join([f'{len(found)} {noun} "{keyword}":', *map(describe, found)])
+
+    def do_update(self, id: str, content: str, category: str | None = None, **_: Any) -> str:
+        before = self.store.get(id)
+        memory = self.store.update(id, content, category=category)
+        if memory is None:
+            raise ToolInputError(_unknown_id(id))
+        if before is not None and before.content == memory.content \
+                and before.category == memory.category:
+            return f"No change: {describe(memory)} already says that."
+        was = f"\n(was: {before.content})" if before is not None and before.content != memory.content else ""
+        return f"Updated {describe(memory)}{was}\n{usage_line(self.store)}"
+
+    def do_delete(self, id: str, **_: Any) -> str:
+        memory = self.store.get(id)
+        if not self.store.delete(id):
+            raise ToolInputError(_unknown_id(id))
+        gone = describe(memory) if memory is not None else f"[{id}]"
+        return f"Deleted {gone}\n{usage_line(self.store)}"
+
+
+def _unknown_id(memory_id: str) -> str:
+    return (f'No memory has the id "{memory_id}". Use the action "list" or "search" to find '
+            f"the right id.")
+
+
+def _check_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate the raw tool arguments into clean keyword arguments (nulls count as missing)."""
+    if not isinstance(arguments, Mapping):
+        raise ToolInputError("The arguments must be a JSON object.")
+    unknown = sorted(set(arguments) - set(INPUT_SCHEMA["properties"]))
+    if unknown:
+        raise ToolInputError(
+            f"Unknown argument(s): {', '.join(unknown)}. {TOOL_NAME} takes: "
+            f"{', '.join(INPUT_SCHEMA['properties'])}."
+        )
+    args = {key: _text(key, value) for key, value in arguments.items() if value is not None}
+    action = args.get("action")
+    if action is None:
+        raise ToolInputError(f'The argument "action" is required: one of {", ".join(ACTIONS)}.')
+    if action not in ACTIONS:
+        raise ToolInputError(f'Unknown action "{action}"; use one of {", ".join(ACTIONS)}.')
+    for name in _REQUIRED[action]:
+        if name not in args:
+            raise ToolInputError(
+                f'The action "{action}" needs the argument "{name}": {_ARGUMENT_HINTS[name]}.'
+            )
+    if "id" in args:
+        # Models often copy the id with the brackets it is shown in.
+        args["id"] = args["id"].strip().strip("[]").strip()
+    if "category" in args and args["category"] not in CATEGORIES:
+        raise ToolInputError(
+            f'Unknown category "{args["category"]}"; use one of {", ".join(CATEGORIES)}.'
+        )
+    return args
+
+
+def _text(name: str, value: Any) -> str:
+    """An argument as text that can be stored (UTF-8 encodable), or ToolInputError."""
+    if not isinstance(value, str):
+        raise ToolInputError(f'The argument "{name}" must be a string, not {type(value).__name__}.')
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolInputError(f'The argument "{name}" is not valid Unicode text.') from None
+    return value
+
+
+def error_message(exc: Exception) -> str:
+    """The text the model sees for a failed call: what went wrong and what to do next."""
+    if isinstance(exc, MemoryFullError):
+        return (f"{exc} (Now {exc.items}/{exc.max_items} items, {exc.chars}/{exc.max_chars} "
+                f'chars.) Use "list", then "delete" or "update" a memory that matters less.')
+    if isinstance(exc, StoreBusyError):
+        return f"{exc} (Another program is writing the memory file; retry in a moment.)"
+    if isinstance(exc, StoreCorruptError):
+        return f"{exc} Tell the user; the memory cannot be read or changed until it is repaired."
+    if isinstance(exc, (ToolInputError, ValueError, StoreError)):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"The memory file could not be read or written: {exc}"
+    return f"Unexpected error ({type(exc).__name__}): {exc}"
+
+
+def call_manage_memory(tool: MemoryTool, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+    """Run one call and wrap its text, or its error, as an MCP tool result."""
+    try:
+        text = tool.run(arguments)
+    except Exception as exc:  # any failure is the model's to read, never a server crash
+        if not isinstance(exc, (ValueError, StoreError, OSError)):
+            logger.exception("manage_memory failed unexpectedly")
+        return types.CallToolResult(content=[types.TextContent(text=error_message(exc))],
+                                    is_error=True)
+    return types.CallToolResult(content=[types.TextContent(text=text)])
+
+
+def tool_definition() -> types.Tool:
+    """The ``manage_memory`` tool as ``tools/list`` announces it."""
+    return types.Tool(
+        name=TOOL_NAME,
+        title="Long-term memory",
+        description=TOOL_DESCRIPTION,
+        input_schema=INPUT_SCHEMA,
+        annotations=types.ToolAnnotations(
+            title="Long-term memory", read_only_hint=False, destructive_hint=True,
+            idempotent_hint=False, open_world_hint=False,
+        ),
+    )
+
+
+def build_server(store: MemoryStore) -> Server:
+    """A low-level MCP server exposing ``manage_memory`` over ``store``."""
+    tool = MemoryTool(store)
+    # One call at a time: file work runs in a worker thread so the event loop stays
+    # responsive (pings, cancellation) while a call waits for another process's lock.
+    serial = anyio.Lock()
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool_definition()])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name != TOOL_NAME:
+            return types.CallToolResult(
+                content=[types.TextContent(text=f'Unknown tool "{params.name}"; use {TOOL_NAME}.')],
+                is_error=True,
+            )
+        async with serial:
+            return await anyio.to_thread.run_sync(call_manage_memory, tool, params.arguments)
+
+    return Server(SERVER_NAME, version=_package_version(), instructions=SERVER_INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _package_version() -> str:
+    try:
+        return importlib.metadata.version("memory-curator")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+async def serve_stdio(store: MemoryStore) -> None:
+    """Serve ``manage_memory`` on stdin/stdout until the client closes the connection."""
+    server = build_server(store)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve(store: MemoryStore) -> None:
+    """Run the stdio server over ``store`` (built once, with actor ``mcp``); Ctrl+C ends it quietly.
+
+    The store re-reads the file whenever another process (the dashboard, the CLI) changed
+    it, so one store serves the whole session.
+    """
+    try:
+        anyio.run(serve_stdio, store)
+    except KeyboardInterrupt:
+        pass
