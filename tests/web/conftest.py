@@ -1,0 +1,235 @@
+"""Fixtures for the dashboard: a Flask app and client over a temporary data folder, a real
+server process, and a real Chromium driven by Playwright (Debian's /usr/bin/chromium)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from webapp import create_app
+from webapp.settings import Settings
+from webapp.stores import ConversationStore, MemoryStore
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync",
+                 "--disable-quic"]
+_TOKEN = re.compile(r'"X-CSRFToken": "([^"]+)"')
+
+
+def make_settings(data_dir: Path, **changes) -> Settings:
+    """Settings for tests: everything under ``data_dir``, nothing from the real environment."""
+    base = Settings.from_env(environ={}, options_file=data_dir / "no-options.json", cwd=data_dir)
+    values = {f: getattr(base, f) for f in base.__dataclass_fields__}
+    values.update(changes)
+    return Settings(**values).with_data_dir(data_dir / "data")
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return make_settings(tmp_path)
+
+
+@pytest.fixture
+def app(settings: Settings):
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    return app
+
+
+class CsrfClient:
+    """A Flask test client that knows the page's CSRF token and can speak htmx."""
+
+    def __init__(self, client) -> None:
+        self.raw = client
+        self._token: str | None = None
+
+    def token(self) -> str:
+        if self._token is None:
+            page = self.raw.get("/memories/")
+            match = _TOKEN.search(page.get_data(as_text=True))
+            assert match, "the page carries no CSRF token for htmx"
+            self._token = match.group(1)
+        return self._token
+
+    def _headers(self, htmx: bool, csrf: bool, extra: dict | None) -> dict:
+        headers = {"HX-Request": "true"} if htmx else {}
+        if csrf:
+            headers["X-CSRFToken"] = self.token()
+        headers.update(extra or {})
+        return headers
+
+    def get(self, url: str, *, htmx: bool = False, headers: dict | None = None, **kw):
+        return self.raw.get(url, headers=self._headers(htmx, False, headers), **kw)
+
+    def post(self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw):
+        return self.raw.post(url, headers=self._headers(htmx, csrf, headers), **kw)
+
+    def put(self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw):
+        return self.raw.put(url, headers=self._headers(htmx, csrf, headers), **kw)
+
+    def delete(self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw):
+        return self.raw.delete(url, headers=self._headers(htmx, csrf, headers), **kw)
+
+
+@pytest.fixture
+def client(app) -> CsrfClient:
+    return CsrfClient(app.test_client())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    """A real ``memory-curator serve`` process on 127.0.0.1 over a temporary data folder."""
+
+    url: str
+    data_dir: Path
+    settings: Settings
+    process: subprocess.Popen
+
+    def memories(self) -> MemoryStore:
+        s = self.settings
+        return MemoryStore(s.memory_file, max_items=s.memory_max_items,
+                           max_chars=s.memory_max_chars, actor="test", lock_timeout=5)
+
+    def conversations(self) -> ConversationStore:
+        s = self.settings
+        return ConversationStore(s.conversation_file, max_turns=s.conversation_max_turns,
+                                 max_chars=s.conversation_max_chars,
+                                 max_age_days=s.conversation_max_age_days, lock_timeout=5)
+
+
+def start_server(data_dir: Path, env_extra: dict | None = None, args: list[str] | None = None) -> LiveServer:
+    """Start the dashboard as its own process and wait until it answers."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))}
+    env.update(env_extra or {})
+    command = [sys.executable, "-m", "webapp", "serve", "--host", "127.0.0.1", "--port", str(port),
+               "--data-dir", str(data_dir), *(args or [])]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = process.stdout.read().decode("utf-8", "replace") if process.stdout else ""
+            raise RuntimeError(f"the server exited early ({process.returncode}):\n{output}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise RuntimeError("the server did not start within 30 s")
+    settings = Settings.from_env(environ={k: v for k, v in (env_extra or {}).items()},
+                                 options_file=data_dir / "no-options.json").with_data_dir(data_dir)
+    return LiveServer(f"http://127.0.0.1:{port}", data_dir, settings, process)
+
+
+def stop_server(server: LiveServer) -> None:
+    try:
+        os.killpg(server.process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+    if server.process.stdout:
+        server.process.stdout.close()
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[LiveServer]:
+    server = start_server(tmp_path / "data")
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run ./test.sh (it installs Debian's chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@dataclass
+class PageWatch:
+    """What a page did that a person must never see: dialogs (XSS), console errors, CSP violations."""
+
+    dialogs: list[str]
+    console_errors: list[str]
+    page_errors: list[str]
+
+
+@pytest.fixture(params=["light"])
+def color_scheme(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def page(browser, color_scheme):
+    context = browser.new_context(color_scheme=color_scheme, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    watch = PageWatch([], [], [])
+
+    def on_dialog(dialog):
+        watch.dialogs.append(f"{dialog.type}: {dialog.message}")
+        if dialog.type == "confirm":
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.on("console", lambda msg: watch.console_errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: watch.page_errors.append(str(exc)))
+    page.watch = watch
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot under test-artifacts/screenshots/ (git-ignored)."""
+    folder = ARTIFACTS / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def assert_accessible(page, context: str = "") -> None:
+    """Run axe-core in the page; fail on any serious or critical violation."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+    details = "\n".join(
+        f"- {v['id']} ({v['impact']}): {v['help']} -> "
+        + "; ".join(node["target"][0] if isinstance(node["target"][0], str) else str(node["target"])
+                    for node in v["nodes"][:5])
+        for v in bad)
+    assert not bad, f"axe-core found serious/critical violations {context}:\n{details}"

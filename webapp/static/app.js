@@ -1,0 +1,69 @@
+// Memory Curator — small progressive enhancements. No inline scripts (the CSP forbids them).
+(function () {
+  "use strict";
+
+  // Announce a message to screen readers through the shared live region.
+  function announce(text) {
+    var region = document.getElementById("announcer");
+    if (!region || !text) return;
+    region.textContent = "";
+    window.setTimeout(function () { region.textContent = text; }, 50);
+  }
+  window.memoryCurator = { announce: announce };
+
+  document.addEventListener("click", function (event) {
+    var dismiss = event.target.closest("[data-dismiss='banner']");
+    if (dismiss) {
+      var banner = dismiss.closest(".banner");
+      if (banner) banner.remove();
+      return;
+    }
+    var copy = event.target.closest("[data-copy-target]");
+    if (copy) {
+      var source = document.getElementById(copy.getAttribute("data-copy-target"));
+      if (!source) return;
+      var text = source.textContent;
+      var done = function () { announce(copy.getAttribute("data-copied-message") || "Copied"); copy.setAttribute("data-copied", "true"); };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+      } else { fallbackCopy(text); done(); }
+    }
+  });
+
+  function fallbackCopy(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "visually-hidden";
+    document.body.appendChild(area);
+    area.select();
+    try { document.execCommand("copy"); } catch (e) { /* nothing more we can do */ }
+    area.remove();
+  }
+
+  // Confirm destructive actions: <button data-confirm="Really?">. (hx-confirm also works.)
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    var message = form.getAttribute("data-confirm");
+    if (message && !window.confirm(message)) event.preventDefault();
+  }, true);
+
+  // After an htmx swap, move focus where the server asked (data-autofocus) and announce it.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var root = event.detail && event.detail.elt ? event.detail.elt : document;
+    var target = (root.querySelector && root.querySelector("[data-autofocus]")) ||
+      (root.matches && root.matches("[data-autofocus]") ? root : null);
+    if (target) {
+      target.removeAttribute("data-autofocus");
+      target.focus();
+    }
+    var message = root.querySelector && root.querySelector("[data-announce]");
+    if (message) announce(message.getAttribute("data-announce"));
+  });
+
+  // The server sends HX-Trigger: {"announce": "..."} for outcomes worth saying out loud.
+  // (app.js is deferred, so the body exists by now.)
+  document.body.addEventListener("announce", function (event) {
+    announce(event.detail && event.detail.value);
+  });
+})();

@@ -1,0 +1,60 @@
+"""The dashboard: a Flask app factory and one blueprint per area.
+
+``create_app`` reads nothing at import time; everything comes from ``Settings``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, redirect, url_for
+from flask_htmx import HTMX
+from flask_wtf.csrf import CSRFProtect
+
+from ..settings import Settings
+from . import context, errors, health, security
+from .context import Stores, secret_key_for
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+htmx = HTMX()
+csrf = CSRFProtect()
+
+
+def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
+    """Build the dashboard for ``settings`` (default: from the environment)."""
+    settings = settings or Settings.from_env()
+    app = Flask(
+        "webapp",
+        template_folder=str(PACKAGE_DIR / "templates"),
+        static_folder=str(PACKAGE_DIR / "static"),
+    )
+    app.config.update(
+        SECRET_KEY=secret_key_for(settings),
+        MEMORY_SETTINGS=settings,
+        WTF_CSRF_TIME_LIMIT=None,
+        WTF_CSRF_SSL_STRICT=False,
+        MAX_CONTENT_LENGTH=16 * 1024 * 1024,
+        SESSION_COOKIE_NAME="memory_curator_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        TEMPLATES_AUTO_RELOAD=False,
+    )
+    app.config.update(overrides)
+    app.extensions["memory_curator"] = Stores(settings)
+    htmx.init_app(app)
+    csrf.init_app(app)
+    security.init_app(app)
+    context.init_app(app)
+    errors.init_app(app)
+    _register_blueprints(app)
+    app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
+    return app
+
+
+def _register_blueprints(app: Flask) -> None:
+    from . import memories
+
+    app.register_blueprint(health.bp)
+    app.register_blueprint(memories.bp)

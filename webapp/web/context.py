@@ -1,0 +1,119 @@
+"""Per-app access to the stores, and the template data every page shares."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from flask import current_app, g, request
+
+from ..settings import Settings
+from ..stores import ConversationStore, MemoryStore
+
+
+@dataclass
+class Stores:
+    """The stores of one app, built once and shared by its threads (each file is cached)."""
+
+    settings: Settings
+
+    @cached_property
+    def memories(self) -> MemoryStore:
+        s = self.settings
+        return MemoryStore(s.memory_file, max_items=s.memory_max_items,
+                           max_chars=s.memory_max_chars, actor="dashboard",
+                           lock_timeout=s.lock_timeout)
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        s = self.settings
+        return ConversationStore(s.conversation_file, max_turns=s.conversation_max_turns,
+                                 max_chars=s.conversation_max_chars,
+                                 max_age_days=s.conversation_max_age_days,
+                                 lock_timeout=s.lock_timeout)
+
+    def health(self) -> dict[str, str]:
+        """Status of each store file: ok, missing or corrupt."""
+        return {
+            "memories": self.memories.file.status(),
+            "conversations": self.conversations.file.status(),
+        }
+
+    def pending_count(self) -> int:
+        """How many extracted facts wait for review (0 until the review queue exists)."""
+        return 0
+
+
+def stores() -> Stores:
+    """The stores of the current app."""
+    return current_app.extensions["memory_curator"]
+
+
+def settings() -> Settings:
+    """The settings of the current app."""
+    return current_app.config["MEMORY_SETTINGS"]
+
+
+def actor() -> str:
+    """Who is making this request, for the history log (Home Assistant's user when known)."""
+    return getattr(g, "actor", None) or "dashboard"
+
+
+def secret_key_for(settings: Settings) -> str:
+    """A secret key kept in the data folder, so every worker process and restart shares it."""
+    key_file = Path(settings.data_dir) / ".secret_key"
+    try:
+        return key_file.read_text(encoding="ascii").strip()
+    except (FileNotFoundError, UnicodeDecodeError):
+        pass
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    tmp = key_file.with_name(f".secret_key.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(key)
+    try:
+        os.link(tmp, key_file)  # first writer wins; the others read its key
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink()
+    return key_file.read_text(encoding="ascii").strip()
+
+
+def wants_partial() -> bool:
+    """True for an htmx request that is not a boosted full-page navigation."""
+    from . import htmx
+
+    return bool(htmx) and not htmx.boosted and not request.headers.get("HX-History-Restore-Request")
+
+
+NAV_ITEMS = (
+    ("memories.index", "Memories"),
+    ("conversations.index", "Conversations"),
+    ("prompt.index", "Prompt"),
+    ("review.index", "Review"),
+    ("skills.index", "Skills"),
+)
+
+
+def template_globals() -> dict[str, Any]:
+    """Data every page's base template uses: navigation, theme, store health, the user."""
+    app = current_app
+    return {
+        "nav_items": [(e, label) for e, label in NAV_ITEMS if e in app.view_functions],
+        "active_area": request.blueprint,
+        "nav_pending": stores().pending_count(),
+        "theme": settings().theme,
+        "store_health": stores().health(),
+        "current_user_name": getattr(g, "user_name", None),
+    }
+
+
+def init_app(app: Any) -> None:
+    """Register the shared template data."""
+    app.context_processor(template_globals)
