@@ -43,6 +43,22 @@ class StoreBusyError(StoreError):
         )
 
 
+class StoreWriteError(StoreError, OSError):
+    """Saving failed (disk full, I/O error); the file on disk is unchanged. Keeps ``errno``."""
+
+    def __init__(self, path: Path | str, cause: OSError) -> None:
+        self.path = Path(path)
+        super().__init__(
+            f"Could not save {self.path}: {cause.strerror or cause}. "
+            f"The file was left as it was; nothing was changed."
+        )
+        self.errno = cause.errno
+        self.strerror = cause.strerror
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class MemoryFullError(StoreError):
     """Adding would exceed the memory store's item or character cap."""
 

@@ -41,9 +41,15 @@ class HistoryLog:
         if not entries:
             return
         payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, payload)
+            if _ends_mid_line(fd):
+                # A writer died mid-line; without this newline our first entry would be
+                # glued to its fragment and lost with it.
+                payload = b"\n" + payload
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -66,7 +72,7 @@ class HistoryLog:
         """Drop every entry of ``record_id`` (purge); the caller holds the store's lock."""
         from .jsonfile import write_atomic
 
-        entries = self._load()
+        entries = self._parse_file()
         kept = [e for e in entries if e.get("id") != record_id]
         if len(kept) == len(entries):
             return 0
@@ -83,8 +89,19 @@ class HistoryLog:
         with self._guard:
             if sig == self._sig:
                 return self._entries
+        entries = self._parse_file()
+        with self._guard:
+            self._sig, self._entries = sig, entries
+        return entries
+
+    def _parse_file(self) -> list[dict[str, Any]]:
+        """Every readable entry of the file as it is now (damaged lines are skipped)."""
         entries: list[dict[str, Any]] = []
-        with open(self.path, "rb") as handle:
+        try:
+            handle = open(self.path, "rb")
+        except FileNotFoundError:
+            return entries
+        with handle:
             for line in handle:
                 try:
                     entry = json.loads(line.decode("utf-8"))
@@ -92,6 +109,10 @@ class HistoryLog:
                     continue
                 if isinstance(entry, dict):
                     entries.append(entry)
-        with self._guard:
-            self._sig, self._entries = sig, entries
         return entries
+
+
+def _ends_mid_line(fd: int) -> bool:
+    """True when the file is non-empty and its last byte is not a newline."""
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"

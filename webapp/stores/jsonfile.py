@@ -1,30 +1,40 @@
 """One JSON file shared by several processes: locked read-modify-write, atomic replace, cached reads.
 
 How a write works (DESIGN.md): take the sidecar ``<file>.lock``, read the file afresh,
-change the data, validate it, write a temp file in the same folder (flush, fsync),
+change the data, validate it, write a temp file in the same folder (write, fsync),
 keep the previous version as ``<file>.bak``, ``os.replace``, fsync the folder, run the
 commit hook (the history log), release the lock. Readers never take the lock and never
-re-parse a file whose (inode, mtime_ns, size) has not changed.
+re-parse a file whose bytes have not changed.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import tempfile
 import threading
+import time
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Generic, TypeVar
 
 import filelock
 
-from .errors import StoreBusyError, StoreCorruptError
+from .errors import StoreBusyError, StoreCorruptError, StoreWriteError
 
 T = TypeVar("T")
 Signature = tuple[int, int, int]
 
-_MISSING = object()
+log = logging.getLogger(__name__)
+
+# A file modified this recently may be changed again within the same mtime tick (coarse
+# clocks, reused inodes) without its (inode, mtime_ns, size) changing, so its signature
+# alone is not trusted: the bytes are re-read and compared instead ("racy git").
+RACY_NS = 2_000_000_000
+DEFAULT_MODE = 0o644
 
 
 class Unchanged(Generic[T]):
@@ -64,53 +74,103 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _write_all(fd: int, payload: bytes) -> None:
+    """os.write until every byte is written (a short write is not an error)."""
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _unlink_quietly(path: str | os.PathLike[str]) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _mode_of(path: Path) -> int:
+    """Permissions for the replacement: the current file's, else rw-r--r-- (mkstemp gives 0600)."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        return DEFAULT_MODE
+
+
 def write_atomic(path: Path, payload: bytes, *, backup: Path | None = None) -> None:
     """Replace ``path`` with ``payload`` so that a reader or a crash sees old or new, never half.
 
-    On any failure the original file is untouched, no temp file is left and the error is raised.
+    On any failure the original file is untouched, no temp file is left and StoreWriteError
+    (an OSError with the original errno) is raised.
     """
+    path = Path(path)
     directory = path.parent
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    tmp = Path(tmp_name)
+    mode = _mode_of(path)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise StoreWriteError(path, exc) from exc
+    try:
+        try:
+            os.fchmod(fd, mode)
+            _write_all(fd, payload)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         if backup is not None:
             _keep_backup(path, backup)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            tmp.unlink()
-        except FileNotFoundError:
-            pass
+        os.replace(tmp_name, path)
+    except BaseException as exc:
+        _unlink_quietly(tmp_name)
+        if isinstance(exc, OSError) and not isinstance(exc, StoreWriteError):
+            raise StoreWriteError(path, exc) from exc
         raise
-    fsync_dir(directory)
+    try:
+        fsync_dir(directory)
+    except OSError as exc:
+        # The new content is in place and visible; failing the call now would make the
+        # caller retry a change that happened. Only durability across power loss is in doubt.
+        log.warning("Saved %s but could not fsync its folder: %s", path, exc)
 
 
 def _keep_backup(path: Path, backup: Path) -> None:
     """Hard-link the current (good) file as the backup; a failure here never blocks a write."""
     link_tmp = backup.with_name(backup.name + ".tmp")
     try:
-        try:
-            link_tmp.unlink()
-        except FileNotFoundError:
-            pass
+        _unlink_quietly(link_tmp)
         os.link(path, link_tmp)
         os.replace(link_tmp, backup)
     except FileNotFoundError:
         pass
     except OSError:
-        try:
-            link_tmp.unlink()
-        except OSError:
-            pass
+        _unlink_quietly(link_tmp)
 
 
 def utc_stamp() -> str:
-    """A UTC timestamp safe in a file name, e.g. 20261122T015444Z."""
+    """A UTC timestamp safe in a file name, e.g. 20261122T015444123456Z."""
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def temp_files_of(path: Path) -> list[Path]:
+    """Temp files ``write_atomic`` makes for ``path`` (left behind only by a killed writer)."""
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.tmp")
+    try:
+        names = os.listdir(path.parent)
+    except FileNotFoundError:
+        return []
+    return [path.parent / name for name in names if pattern.fullmatch(name)]
+
+
+@dataclass
+class _Snapshot:
+    """One parse of the file: its bytes, the result (or the error) and views built from it."""
+
+    sig: Signature
+    raw: bytes
+    data: Any
+    error: StoreCorruptError | None
+    trusted: bool
+    views: dict[str, Any] = field(default_factory=dict)
 
 
 class JsonFile:
@@ -132,10 +192,7 @@ class JsonFile:
         self.lock_timeout = lock_timeout
         self._lock = filelock.FileLock(str(self.lock_path), timeout=lock_timeout)
         self._cache_guard = threading.Lock()
-        self._sig: Any = _MISSING
-        self._data: Any = None
-        self._error: StoreCorruptError | None = None
-        self._views: dict[str, Any] = {}
+        self._snapshot: _Snapshot | None = None
 
     # ----------------------------------------------------------------- reading
     def signature(self) -> Signature | None:
@@ -148,20 +205,20 @@ class JsonFile:
 
     def read(self) -> Any:
         """The parsed document, shared and cached: callers must not mutate it."""
-        return self._load()[1]
+        snapshot = self._load()
+        return self._default() if snapshot is None else snapshot.data
 
     def view(self, key: str, build: Callable[[Any], T]) -> T:
         """``build(document)`` cached until the file changes (e.g. a list of Memory objects)."""
-        sig, data = self._load()
+        snapshot = self._load()
+        if snapshot is None:
+            return build(self._default())
         with self._cache_guard:
-            cached = self._views.get(key)
-            if cached is not None and cached[0] == sig:
-                return cached[1]
-        value = build(data)
+            if key in snapshot.views:
+                return snapshot.views[key]
+        value = build(snapshot.data)
         with self._cache_guard:
-            if self._sig == sig:
-                self._views[key] = (sig, value)
-        return value
+            return snapshot.views.setdefault(key, value)
 
     def status(self) -> str:
         """'ok', 'missing' or 'corrupt' — for /healthz."""
@@ -173,37 +230,48 @@ class JsonFile:
             return "corrupt"
         return "ok"
 
-    def _load(self) -> tuple[Any, Any]:
+    def backup_status(self) -> str:
+        """'ok', 'missing' or 'corrupt' for ``<file>.bak``, the copy ``repair`` starts from."""
+        try:
+            self._parse(self.backup_path.read_bytes(), self.backup_path)
+        except FileNotFoundError:
+            return "missing"
+        except (OSError, StoreCorruptError):
+            return "corrupt"
+        return "ok"
+
+    def _load(self) -> _Snapshot | None:
+        """The current snapshot, re-read only when the file may have changed; None if missing."""
         try:
             handle = open(self.path, "rb")
         except FileNotFoundError:
-            return None, self._default()
+            return None
         with handle:
             st = os.fstat(handle.fileno())
             sig = (st.st_ino, st.st_mtime_ns, st.st_size)
             with self._cache_guard:
-                if self._sig == sig:
-                    if self._error is not None:
-                        raise self._error
-                    return sig, self._data
+                previous = self._snapshot
+            if previous is not None and previous.sig == sig and previous.trusted:
+                return _checked(previous)
             raw = handle.read()
-        try:
-            data = self._parse(raw)
-        except StoreCorruptError as exc:
-            with self._cache_guard:
-                self._sig, self._data, self._error = sig, None, exc
-                self._views.clear()
-            raise
+        trusted = time.time_ns() - st.st_mtime_ns > RACY_NS
+        if previous is not None and previous.raw == raw:
+            snapshot = _Snapshot(sig, raw, previous.data, previous.error, trusted, previous.views)
+        else:
+            try:
+                snapshot = _Snapshot(sig, raw, self._parse(raw), None, trusted)
+            except StoreCorruptError as exc:
+                snapshot = _Snapshot(sig, raw, None, exc, trusted)
         with self._cache_guard:
-            self._sig, self._data, self._error = sig, data, None
-            self._views.clear()
-        return sig, data
+            self._snapshot = snapshot
+        return _checked(snapshot)
 
-    def _parse(self, raw: bytes) -> Any:
-        data = parse_bytes(raw, self.path)
+    def _parse(self, raw: bytes, path: Path | None = None) -> Any:
+        path = self.path if path is None else path
+        data = parse_bytes(raw, path)
         problem = self._validate(data) if self._validate else None
         if problem:
-            raise StoreCorruptError(self.path, problem)
+            raise StoreCorruptError(path, problem)
         return data
 
     def _read_fresh(self) -> Any:
@@ -247,13 +315,22 @@ class JsonFile:
         write_atomic(self.path, encode(data), backup=backup)
 
     def ensure(self) -> None:
-        """Create the folder and, if missing, the file with the default document; check it parses."""
+        """Create the folder and, if missing, the file with the default document; check it parses.
+
+        Also removes temp files a killed writer left behind (safe: temps exist only under the lock).
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists():
+        if not self.path.exists() or temp_files_of(self.path):
             with self.locked():
+                self._remove_stale_temps()
                 if not self.path.exists():
                     write_atomic(self.path, encode(self._default()))
         self.read()
+
+    def _remove_stale_temps(self) -> None:
+        """Under the lock no writer is running, so any temp file of ours is a dead writer's."""
+        for stale in temp_files_of(self.path):
+            _unlink_quietly(stale)
 
     def repair(self) -> Path | None:
         """Set a damaged file aside (bytes intact) and start from the last good backup.
@@ -266,16 +343,39 @@ class JsonFile:
                 return None
             except StoreCorruptError:
                 pass
-            quarantine = self.path.with_name(f"{self.path.name}.corrupt-{utc_stamp()}")
-            os.replace(self.path, quarantine)
+            self._remove_stale_temps()
+            quarantine = self._quarantine_path()
+            try:
+                # A link keeps a file at the path at every moment; replace is the fallback
+                # for filesystems without hard links.
+                os.link(self.path, quarantine)
+            except OSError:
+                os.replace(self.path, quarantine)
             fsync_dir(self.path.parent)
             restored = self._default()
             try:
-                restored = self._parse(self.backup_path.read_bytes())
+                restored = self._parse(self.backup_path.read_bytes(), self.backup_path)
             except (OSError, StoreCorruptError):
                 pass
             write_atomic(self.path, encode(restored))
             return quarantine
+
+    def _quarantine_path(self) -> Path:
+        """``<name>.corrupt-<UTC timestamp>``, never an existing file."""
+        base = f"{self.path.name}.corrupt-{utc_stamp()}"
+        candidate, n = self.path.with_name(base), 1
+        while candidate.exists():
+            candidate, n = self.path.with_name(f"{base}-{n}"), n + 1
+        return candidate
+
+
+def _checked(snapshot: _Snapshot) -> _Snapshot:
+    """The snapshot, or a fresh copy of its error (re-raising one instance grows its traceback)."""
+    error = snapshot.error
+    if error is not None:
+        raise StoreCorruptError(error.path, error.reason, line=error.line, column=error.column,
+                                offset=error.offset)
+    return snapshot
 
 
 class _BoundedLock:
