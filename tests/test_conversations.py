@@ -1,0 +1,184 @@
+"""ConversationStore: exchanges, trimming by turns, characters and age, keys, listing."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from webapp.stores import (
+    ConversationStore,
+    ConversationTurn,
+    cli_session_key,
+    schedule_key,
+    slack_key,
+)
+from webapp.stores.timefmt import to_iso
+
+
+def make_store(data_dir, **caps) -> ConversationStore:
+    caps = {"max_turns": 20, "max_chars": 8000, "max_age_days": 7, **caps}
+    return ConversationStore(data_dir / "conversations" / "conversations.json",
+                             lock_timeout=5, **caps).init()
+
+
+def ago(**delta) -> str:
+    return to_iso(datetime.now(timezone.utc) - timedelta(**delta))
+
+
+def test_init_creates_the_folder_and_an_empty_object(data_dir):
+    store = make_store(data_dir)
+    assert json.loads(store.path.read_text(encoding="utf-8")) == {}
+
+
+def test_add_exchange_appends_a_user_and_an_assistant_turn(data_dir):
+    store = make_store(data_dir)
+    store.add_exchange("slack:1", "Hi", "Hello!")
+    store.add_exchange("slack:1", "Weather?", "Rain.")
+    history = store.get_history("slack:1")
+    assert [(t.role, t.content) for t in history] == [
+        ("user", "Hi"), ("assistant", "Hello!"), ("user", "Weather?"), ("assistant", "Rain.")]
+    assert all(isinstance(t, ConversationTurn) and t.timestamp.tzinfo for t in history)
+    turns = json.loads(store.path.read_text(encoding="utf-8"))["slack:1"]["turns"]
+    assert set(turns[0]) == {"role", "content", "timestamp"}
+
+
+def test_unknown_conversation_has_no_history(data_dir):
+    assert make_store(data_dir).get_history("slack:nothing") == []
+
+
+def test_conversations_are_kept_apart(data_dir):
+    store = make_store(data_dir)
+    store.add_exchange("a", "to a", "from a")
+    store.add_exchange("b", "to b", "from b")
+    assert [t.content for t in store.get_history("a")] == ["to a", "from a"]
+
+
+def test_clear(data_dir):
+    store = make_store(data_dir)
+    store.add_exchange("a", "q", "r")
+    store.add_exchange("b", "q", "r")
+    store.clear("a")
+    assert store.get_history("a") == []
+    assert len(store.get_history("b")) == 2
+
+
+def test_trimming_by_turns_keeps_the_newest_and_counts_the_trimmed(data_dir):
+    store = make_store(data_dir, max_turns=4)
+    for n in range(1, 4):
+        store.add_exchange("t", f"q{n}", f"a{n}")
+    assert [t.content for t in store.get_history("t")] == ["q2", "a2", "q3", "a3"]
+    [summary] = store.list_conversations()
+    assert summary.trimmed == 2 and summary.turn_count == 4
+
+
+def test_an_odd_turn_cap_counts_single_messages(data_dir):
+    store = make_store(data_dir, max_turns=3)
+    store.add_exchange("t", "q1", "a1")
+    store.add_exchange("t", "q2", "a2")
+    assert [t.content for t in store.get_history("t")] == ["a1", "q2", "a2"]
+
+
+def test_trimming_by_characters_drops_the_oldest_turns(data_dir):
+    store = make_store(data_dir, max_chars=25)
+    store.add_exchange("t", "a" * 10, "b" * 10)
+    store.add_exchange("t", "c" * 10, "d" * 10)
+    assert [t.content for t in store.get_history("t")] == ["c" * 10, "d" * 10]
+    store.add_exchange("t", "e" * 5, "f" * 30)  # one turn larger than the cap: nothing fits
+    assert store.get_history("t") == []
+    assert store.list_conversations()[0].trimmed == 6
+
+
+def test_turns_are_trimmed_before_characters(data_dir):
+    store = make_store(data_dir, max_turns=4, max_chars=12)
+    for text in ("aaaa", "bbbb", "cccc"):
+        store.add_exchange("t", text, text.upper())
+    # 6 turns -> the newest 4 (16 characters) -> drop "bbbb": 12 characters, exactly the cap.
+    assert [t.content for t in store.get_history("t")] == ["BBBB", "cccc", "CCCC"]
+
+
+def write_raw(store: ConversationStore, data: dict) -> None:
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def old_thread(days: float) -> dict:
+    return {"turns": [{"role": "user", "content": "hi", "timestamp": ago(days=days)}],
+            "createdAt": ago(days=days), "trimmed": 0}
+
+
+def test_cleanup_removes_threads_idle_longer_than_max_age(data_dir):
+    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
+                              lock_timeout=1)
+    write_raw(store, {"old": old_thread(8), "older": old_thread(30), "fresh": old_thread(6.9)})
+    assert store.cleanup() == 2
+    assert list(json.loads(store.path.read_text(encoding="utf-8"))) == ["fresh"]
+    assert store.cleanup() == 0
+
+
+def test_init_runs_cleanup(data_dir):
+    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=1,
+                              lock_timeout=1)
+    write_raw(store, {"old": old_thread(2), "new": old_thread(0.5)})
+    store.init()
+    assert [s.id for s in store.list_conversations()] == ["new"]
+
+
+def test_an_expired_thread_has_no_history_even_before_cleanup(data_dir):
+    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
+                              lock_timeout=1)
+    write_raw(store, {"old": old_thread(10)})
+    assert store.get_history("old") == []
+
+
+def test_list_conversations(data_dir):
+    store = make_store(data_dir)
+    store.add_exchange(slack_key(None, "1.5"), "abc", "de")
+    store.add_exchange(schedule_key("daily"), "x", "y")
+    summaries = {s.id: s for s in store.list_conversations()}
+    slack = summaries["slack:1.5"]
+    assert (slack.turn_count, slack.chars, slack.trimmed, slack.interface) == (2, 5, 0, "slack")
+    assert slack.created_at <= slack.last_activity
+    assert summaries["schedule:daily"].interface == "schedule"
+
+
+def test_key_helpers():
+    assert slack_key("111.222", "333.444") == "slack:111.222"
+    assert slack_key(None, "333.444") == "slack:333.444"
+    assert slack_key("", "333.444") == "slack:333.444"
+    assert cli_session_key(1731900000123) == "cli:session-1731900000123"
+    assert re.fullmatch(r"cli:session-\d{13}", cli_session_key())
+    assert schedule_key("morning-brief") == "schedule:morning-brief"
+
+
+def test_unknown_fields_and_unix_ms_timestamps_are_kept(data_dir):
+    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
+                              lock_timeout=1)
+    now_ms = int(datetime.now(timezone.utc).timestamp() * 1000)
+    write_raw(store, {"t": {"turns": [{"role": "user", "content": "old", "timestamp": now_ms,
+                                       "channel": "C1"}],
+                            "createdAt": now_ms, "trimmed": 0, "topic": "weather"}})
+    store.add_exchange("t", "q", "r")
+    entry = json.loads(store.path.read_text(encoding="utf-8"))["t"]
+    assert entry["topic"] == "weather"
+    assert entry["turns"][0] == {"role": "user", "content": "old", "timestamp": now_ms,
+                                 "channel": "C1"}
+    assert [t.content for t in store.get_history("t")] == ["old", "q", "r"]
+
+
+def test_the_older_bare_array_shape_is_read(data_dir):
+    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
+                              lock_timeout=1)
+    write_raw(store, {"t": [{"role": "user", "content": "hi", "timestamp": ago(minutes=1)},
+                            {"role": "assistant", "content": "hello", "timestamp": ago(minutes=1)}]})
+    assert [t.content for t in store.get_history("t")] == ["hi", "hello"]
+    store.add_exchange("t", "q", "r")
+    assert len(store.get_history("t")) == 4
+
+
+@pytest.mark.parametrize("conversation_id", ["", "   "])
+def test_an_empty_conversation_id_is_refused(data_dir, conversation_id):
+    with pytest.raises(ValueError):
+        make_store(data_dir).add_exchange(conversation_id, "q", "r")

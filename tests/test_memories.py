@@ -1,0 +1,249 @@
+"""MemoryStore: the scenarios of the issue, the caps, the history log and restore."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+
+import pytest
+
+from webapp.stores import ConflictError, Memory, MemoryFullError, MemoryStore
+
+ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+@pytest.fixture
+def store(data_dir) -> MemoryStore:
+    return MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000,
+                       actor="tester", lock_timeout=5).init()
+
+
+def on_disk(store: MemoryStore) -> list[dict]:
+    return json.loads(store.path.read_bytes().decode("utf-8"))
+
+
+def test_init_creates_the_folder_and_an_empty_array(tmp_path):
+    path = tmp_path / "new" / "deeper" / "memories.json"
+    MemoryStore(path, max_items=5, max_chars=50, lock_timeout=1).init()
+    assert json.loads(path.read_text(encoding="utf-8")) == []
+
+
+def test_init_leaves_an_existing_file_alone(data_dir):
+    path = data_dir / "memories.json"
+    original = b'[{"id": "a1", "content": "kept", "createdAt": "2024-01-01T00:00:00.000Z"}]'
+    path.write_bytes(original)
+    store = MemoryStore(path, max_items=5, max_chars=50, lock_timeout=1).init()
+    assert path.read_bytes() == original
+    assert [m.content for m in store.get_all()] == ["kept"]
+
+
+def test_add_saves_a_memory_with_id_and_timestamps(store):
+    memory = store.add("  Prefers concise answers.  ", category="preference", source="manual")
+    assert memory.content == "Prefers concise answers."
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", memory.id)
+    assert memory.category == "preference" and memory.source == "manual"
+    [record] = on_disk(store)
+    assert record["id"] == memory.id
+    assert ISO_MS.fullmatch(record["createdAt"]) and record["createdAt"] == record["updatedAt"]
+    assert record == memory.to_dict()
+
+
+def test_ids_are_unique(store):
+    ids = {store.add(f"fact {n}").id for n in range(50)}
+    assert len(ids) == 50
+
+
+@pytest.mark.parametrize("content", ["", "   ", "\n\t "])
+def test_empty_content_is_refused(store, content):
+    with pytest.raises(ValueError, match="empty"):
+        store.add(content)
+    assert on_disk(store) == []
+
+
+def test_unknown_category_is_refused(store):
+    with pytest.raises(ValueError, match="preference"):
+        store.add("x", category="secrets")
+
+
+def test_item_cap(data_dir):
+    store = MemoryStore(data_dir / "m.json", max_items=3, max_chars=10000, lock_timeout=1).init()
+    for n in range(3):
+        store.add(f"fact {n}")
+    with pytest.raises(MemoryFullError) as caught:
+        store.add("one too many")
+    message = str(caught.value)
+    assert "full" in message and "3 of 3 memories" in message
+    assert caught.value.items == 3 and caught.value.max_items == 3
+    assert len(store.get_all()) == 3
+
+
+def test_character_cap(data_dir):
+    store = MemoryStore(data_dir / "m.json", max_items=100, max_chars=20, lock_timeout=1).init()
+    store.add("x" * 15)
+    with pytest.raises(MemoryFullError) as caught:
+        store.add("y" * 6)
+    message = str(caught.value)
+    assert "full" in message and "15 of 20 characters" in message and "6 more" in message
+    store.add("z" * 5)  # exactly at the cap is allowed
+    assert store.stats()["chars"] == 20
+
+
+def test_update_may_not_grow_past_the_character_cap(data_dir):
+    store = MemoryStore(data_dir / "m.json", max_items=100, max_chars=10, lock_timeout=1).init()
+    memory = store.add("short")
+    with pytest.raises(MemoryFullError):
+        store.update(memory.id, "much longer than ten")
+    assert store.get(memory.id).content == "short"
+
+
+def test_get_all_keeps_creation_order_and_get_finds_by_id(store):
+    added = [store.add(f"fact {n}") for n in range(5)]
+    assert [m.id for m in store.get_all()] == [m.id for m in added]
+    assert store.get(added[2].id) == added[2]
+    assert store.get("no-such-id") is None
+
+
+def test_update_changes_content_and_updated_at(store):
+    memory = store.add("old")
+    changed = store.update(memory.id, "new")
+    assert changed.content == "new"
+    assert changed.updated_at > memory.updated_at
+    assert changed.created_at == memory.created_at
+    assert store.get(memory.id).content == "new"
+
+
+def test_update_of_an_unknown_id_returns_none(store):
+    assert store.update("nope", "text") is None
+
+
+def test_update_with_a_stale_version_raises_conflict_with_the_current_memory(store):
+    memory = store.add("first")
+    someone_else = store.update(memory.id, "second")
+    with pytest.raises(ConflictError) as caught:
+        store.update(memory.id, "third", expected_updated_at=memory.updated_at)
+    assert caught.value.current.content == "second"
+    assert store.get(memory.id).content == "second"
+    # With the current version the update goes through; the ISO string works as well.
+    assert store.update(memory.id, "third", expected_updated_at=someone_else.version).content == "third"
+
+
+def test_delete(store):
+    memory = store.add("to forget")
+    assert store.delete(memory.id) is True
+    assert store.get(memory.id) is None and on_disk(store) == []
+    assert store.delete(memory.id) is False
+
+
+@pytest.mark.parametrize("keyword, expected", [
+    ("python", ["Uses Python 3.12", "PYTHON scripts live in ~/bin"]),
+    ("PyThOn", ["Uses Python 3.12", "PYTHON scripts live in ~/bin"]),
+    ("STRASSE", ["Lives on Hauptstraße"]),
+    ("咖啡", ["喜欢喝咖啡，不加糖"]),
+    ("kubernetes", []),
+])
+def test_search_ignores_case_and_works_for_chinese(store, keyword, expected):
+    for text in ["Uses Python 3.12", "PYTHON scripts live in ~/bin", "Lives on Hauptstraße",
+                 "喜欢喝咖啡，不加糖"]:
+        store.add(text)
+    assert [m.content for m in store.search(keyword)] == expected
+
+
+def test_memory_to_dict_is_the_camel_case_form():
+    moment = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=timezone.utc)
+    memory = Memory(id="m1", content="c", created_at=moment, updated_at=moment,
+                    category="tool", source="mcp")
+    assert memory.to_dict() == {"id": "m1", "content": "c", "createdAt": "2026-01-02T03:04:05.678Z",
+                                "updatedAt": "2026-01-02T03:04:05.678Z", "category": "tool",
+                                "source": "mcp"}
+
+
+def test_unknown_fields_and_unix_ms_timestamps_survive_a_rewrite(data_dir):
+    path = data_dir / "memories.json"
+    foreign = {"id": "ext-1", "content": "from another tool", "createdAt": 1731900000000,
+               "updatedAt": 1731900000123, "pinned": True, "tags": ["a", "b"]}
+    path.write_text(json.dumps([foreign]), encoding="utf-8")
+    store = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    [memory] = store.get_all()
+    assert memory.created_at == datetime(2024, 11, 18, 3, 20, tzinfo=timezone.utc)
+    assert memory.to_dict()["pinned"] is True
+    store.add("another")
+    assert on_disk(store)[0] == foreign
+    store.update("ext-1", "changed", expected_updated_at=1731900000123)
+    record = on_disk(store)[0]
+    assert record["pinned"] is True and record["tags"] == ["a", "b"]
+    assert record["createdAt"] == 1731900000000 and record["content"] == "changed"
+
+
+def test_history_records_each_change_with_the_actor(store):
+    memory = store.add("one")
+    store.update(memory.id, "two", actor="dashboard")
+    store.delete(memory.id)
+    entries = store.history(memory.id)
+    assert [(e["action"], e["actor"]) for e in entries] == [
+        ("add", "tester"), ("update", "dashboard"), ("delete", "tester")]
+    assert entries[0]["before"] is None and entries[0]["after"]["content"] == "one"
+    assert entries[1]["before"]["content"] == "one" and entries[1]["after"]["content"] == "two"
+    assert entries[2]["before"]["content"] == "two" and entries[2]["after"] is None
+    assert all(ISO_MS.fullmatch(e["ts"]) for e in entries)
+    lines = store.history_path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["action"] for line in lines] == ["add", "update", "delete"]
+
+
+def test_restore_brings_back_a_deleted_memory(store):
+    first = store.add("first")
+    memory = store.add("second")
+    store.add("third")
+    store.delete(memory.id)
+    restored = store.restore(memory.id)
+    assert restored.id == memory.id and restored.content == "second"
+    assert [m.content for m in store.get_all()] == ["first", "second", "third"]
+    assert store.history(memory.id)[-1]["action"] == "restore"
+    assert first.id != memory.id
+
+
+def test_restore_an_earlier_content_by_history_entry(store):
+    memory = store.add("version 1")
+    store.update(memory.id, "version 2")
+    update_entry = store.history(memory.id)[-1]
+    store.update(memory.id, "version 3")
+    assert store.restore(update_entry["hid"]).content == "version 1"
+    assert store.get(memory.id).content == "version 1"
+
+
+def test_restore_with_nothing_to_restore(store):
+    memory = store.add("never deleted")
+    with pytest.raises(KeyError):
+        store.restore(memory.id)
+    with pytest.raises(KeyError):
+        store.restore(store.history(memory.id)[0]["hid"])  # the add has no earlier state
+
+
+def test_purge_forgets_for_good(store):
+    keep = store.add("keep")
+    gone = store.add("gone")
+    assert store.purge(gone.id) is True
+    assert store.get(gone.id) is None
+    assert store.history(gone.id) == []
+    assert [e["id"] for e in store.history()] == [keep.id]
+    with pytest.raises(KeyError):
+        store.restore(gone.id)
+
+
+def test_a_half_written_history_line_does_not_swallow_the_next_entry(store):
+    store.add("before the crash")
+    with open(store.history_path, "ab") as handle:
+        handle.write(b'{"hid": "dead", "ts": "2026-')  # a writer killed mid-line
+    memory = store.add("after the crash")
+    assert [e["after"]["content"] for e in store.history() if e["action"] == "add"] == [
+        "before the crash", "after the crash"]
+    assert store.history(memory.id)[0]["id"] == memory.id
+
+
+def test_two_store_objects_on_one_file_see_each_other(data_dir):
+    path = data_dir / "memories.json"
+    one = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    two = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    assert one.get_all() == []
+    two.add("written by two")
+    assert [m.content for m in one.get_all()] == ["written by two"]
