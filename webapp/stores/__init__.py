@@ -22,6 +22,7 @@ from .errors import (
     StoreError,
 )
 from .memories import CATEGORIES, Memory, MemoryStore
+from .review import Proposal, ReviewItem, ReviewQueue
 
 __all__ = [
     "CATEGORIES",
@@ -33,6 +34,9 @@ __all__ = [
     "MemoryFullError",
     "MemoryStore",
     "NotFoundError",
+    "Proposal",
+    "ReviewItem",
+    "ReviewQueue",
     "StoreBusyError",
     "StoreCorruptError",
     "StoreError",

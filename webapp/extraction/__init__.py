@@ -1,0 +1,58 @@
+"""Fact extraction: durable facts from conversations → reconcile with memory → review queue.
+
+Everything public is importable from here; the modules behind it are internal.
+"""
+
+from ..stores.review import Proposal, ReviewItem, ReviewQueue
+from .backends import (
+    AnthropicCaller,
+    ClaudeCliCaller,
+    LlmConfigError,
+    OpenAiCaller,
+    caller_from_settings,
+)
+from .llm import (
+    EXTRACTION_PROMPT,
+    LlmMemoryExtractor,
+    MemoryLlmCaller,
+    StructuredFact,
+    build_extraction_prompt,
+    parse_facts,
+)
+from .reconcile import ManualModeError, MemoryExtractor, ReconcileAction, Submitted
+from .rules import rule_facts, split_sentences
+from .run import ExtractionResult, build_extractor, extract_conversation, extract_due
+from .similarity import is_variant, near_identical, normalize, similarity
+from .state import ExtractionState
+
+__all__ = [
+    "AnthropicCaller",
+    "ClaudeCliCaller",
+    "EXTRACTION_PROMPT",
+    "ExtractionResult",
+    "ExtractionState",
+    "LlmConfigError",
+    "LlmMemoryExtractor",
+    "ManualModeError",
+    "MemoryExtractor",
+    "MemoryLlmCaller",
+    "OpenAiCaller",
+    "Proposal",
+    "ReconcileAction",
+    "ReviewItem",
+    "ReviewQueue",
+    "StructuredFact",
+    "Submitted",
+    "build_extraction_prompt",
+    "build_extractor",
+    "caller_from_settings",
+    "extract_conversation",
+    "extract_due",
+    "is_variant",
+    "near_identical",
+    "normalize",
+    "parse_facts",
+    "rule_facts",
+    "similarity",
+    "split_sentences",
+]

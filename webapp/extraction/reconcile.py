@@ -1,0 +1,197 @@
+"""From conversation to memory: extract candidates, compare them with what is remembered, submit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..stores.errors import MemoryFullError
+from ..stores.memories import CATEGORIES, Memory, MemoryStore
+from ..stores.review import Proposal, ReviewItem, ReviewQueue
+from .llm import LlmMemoryExtractor, StructuredFact
+from .rules import rule_facts
+from .similarity import normalize, similarity, VARIANT_THRESHOLD
+from .state import ExtractionState
+
+MODES = ("manual", "auto")
+STATE_FILE_NAME = "extraction-state.json"
+
+
+@dataclass(frozen=True)
+class ReconcileAction:
+    """A change to long-term memory: ``add`` a fact, ``update`` memory ``id``, or ``delete`` it."""
+
+    action: str
+    id: str | None
+    content: str
+    category: str = "general"
+    # Not part of equality: where it came from and, for update, what it replaces.
+    confidence: float | None = field(default=None, compare=False)
+    extractor: str = field(default="regex", compare=False)
+    evidence: str | None = field(default=None, compare=False)
+    current_content: str | None = field(default=None, compare=False)
+
+
+@dataclass
+class Submitted:
+    """What ``submit`` did: items queued for review, memories written, actions left out."""
+
+    queued: list[ReviewItem] = field(default_factory=list)
+    applied: list[Memory] = field(default_factory=list)
+    skipped: int = 0
+
+
+class ManualModeError(ValueError):
+    """Manual mode was asked to queue facts but has no review queue."""
+
+
+class MemoryExtractor:
+    """Finds durable facts in conversations and routes them to review (manual) or memory (auto)."""
+
+    def __init__(self, store: MemoryStore, *, llm_extractor: LlmMemoryExtractor | None = None,
+                 review_queue: ReviewQueue | None = None, mode: str = "manual",
+                 state: ExtractionState | None = None, actor: str = "extractor") -> None:
+        if mode not in MODES:
+            raise ValueError(f"Unknown review mode {mode!r}; use manual or auto.")
+        self.store = store
+        self.llm_extractor = llm_extractor
+        self.review_queue = review_queue
+        self.mode = mode
+        self.actor = actor
+        base = review_queue.path if review_queue is not None else Path(store.path)
+        self.state = state or ExtractionState(base.with_name(STATE_FILE_NAME))
+
+    # ----------------------------------------------------------------- extracting
+    def extract_candidates(self, messages: Iterable[Any]) -> list[str]:
+        """The regex fallback: facts stated outright in the user messages."""
+        return [fact.content for fact in rule_facts(messages)]
+
+    def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[StructuredFact]:
+        """The LLM's facts when it answers with some; otherwise the regex candidates."""
+        messages = list(messages)
+        if self.llm_extractor is not None:
+            facts = self.llm_extractor.extract_facts(messages)
+            if facts:
+                return facts
+        return rule_facts(messages)
+
+    # ----------------------------------------------------------------- reconciling
+    def reconcile(self, candidates: Sequence[str | StructuredFact],
+                  categories: Sequence[str] | Mapping[str, str] | None = None) -> list[ReconcileAction]:
+        """Compare candidates with the store: known → nothing, close variant → update, new → add."""
+        memories = self.store.get_all()
+        known = {normalize(m.content) for m in memories}
+        actions: list[ReconcileAction] = []
+        for index, candidate in enumerate(candidates):
+            fact = _as_fact(candidate, _category_for(categories, index, candidate))
+            key = normalize(fact.content)
+            if not key or key in known:
+                continue
+            known.add(key)
+            actions.append(_action_for(fact, memories))
+        return actions
+
+    # ----------------------------------------------------------------- writing
+    def apply(self, actions: Iterable[ReconcileAction]) -> list[Memory]:
+        """Write the actions to the store; MemoryFullError stops at the first that does not fit."""
+        written: list[Memory] = []
+        for action in actions:
+            memory = self._apply_one(action)
+            if memory is not None:
+                written.append(memory)
+        return written
+
+    def _apply_one(self, action: ReconcileAction) -> Memory | None:
+        if action.action == "delete" and action.id:
+            before = self.store.get(action.id)
+            return before if self.store.delete(action.id, actor=self.actor) else None
+        if action.action == "update" and action.id and self.store.get(action.id) is not None:
+            return self.store.update(action.id, action.content, actor=self.actor)
+        if action.action in ("add", "update"):
+            return self.store.add(action.content, category=action.category, source="extracted",
+                                  actor=self.actor)
+        return None
+
+    def submit(self, actions: Iterable[ReconcileAction], *, conversation_id: str | None = None,
+               evidence: str | None = None) -> Submitted:
+        """Queue the actions for review (manual mode) or write them to memory (auto mode).
+
+        In auto mode, actions that do not fit a full store are queued for review instead
+        when there is a queue, so nothing is lost.
+        """
+        actions = list(actions)
+        if self.mode == "auto":
+            return self._submit_auto(actions, conversation_id, evidence)
+        if self.review_queue is None:
+            raise ManualModeError("Manual review mode needs a review queue to put facts in.")
+        queued = self.review_queue.submit([_proposal(a, evidence) for a in actions],
+                                          conversation_id=conversation_id)
+        return Submitted(queued=queued, skipped=len(actions) - len(queued))
+
+    def _submit_auto(self, actions: list[ReconcileAction], conversation_id: str | None,
+                     evidence: str | None) -> Submitted:
+        result = Submitted()
+        for index, action in enumerate(actions):
+            try:
+                memory = self._apply_one(action)
+            except MemoryFullError:
+                if self.review_queue is None:
+                    raise
+                rest = [_proposal(a, evidence) for a in actions[index:]]
+                result.queued = self.review_queue.submit(rest, conversation_id=conversation_id)
+                result.skipped += len(rest) - len(result.queued)
+                return result
+            if memory is not None:
+                result.applied.append(memory)
+        return result
+
+    # ----------------------------------------------------------------- pacing
+    def should_extract(self, conversation_id: str, new_message_count: int) -> bool:
+        """At least 4 new messages and 60 s since this conversation was last extracted."""
+        return self.state.should_extract(conversation_id, new_message_count)
+
+    def mark_extracted(self, conversation_id: str, **kwargs: Any) -> None:
+        """Record that extraction just ran on this conversation (in the shared state file)."""
+        self.state.mark_extracted(conversation_id, **kwargs)
+
+
+def _category_for(categories: Sequence[str] | Mapping[str, str] | None, index: int,
+                  candidate: str | StructuredFact) -> str | None:
+    if categories is None:
+        return None
+    if isinstance(categories, Mapping):
+        content = candidate.content if isinstance(candidate, StructuredFact) else candidate
+        return categories.get(content)
+    return categories[index] if index < len(categories) else None
+
+
+def _as_fact(candidate: str | StructuredFact, category: str | None) -> StructuredFact:
+    if isinstance(candidate, StructuredFact):
+        chosen = category or candidate.category
+        return StructuredFact(candidate.content.strip(), chosen if chosen in CATEGORIES else "general",
+                              candidate.confidence, evidence=candidate.evidence,
+                              extractor=candidate.extractor)
+    chosen = category if category in CATEGORIES else "general"
+    return StructuredFact(str(candidate).strip(), chosen, 1.0, extractor="regex")
+
+
+def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction:
+    """``update`` of the most similar memory when the fact is a close variant, else ``add``."""
+    best, score = None, 0.0
+    for memory in memories:
+        value = similarity(fact.content, memory.content)
+        if value > score:
+            best, score = memory, value
+    extra = dict(confidence=fact.confidence, extractor=fact.extractor, evidence=fact.evidence)
+    if best is not None and score >= VARIANT_THRESHOLD:
+        return ReconcileAction("update", best.id, fact.content, best.category,
+                               current_content=best.content, **extra)
+    return ReconcileAction("add", None, fact.content, fact.category, **extra)
+
+
+def _proposal(action: ReconcileAction, evidence: str | None) -> Proposal:
+    return Proposal(action=action.action, content=action.content, category=action.category,
+                    memory_id=action.id, current_content=action.current_content,
+                    confidence=action.confidence, extractor=action.extractor,
+                    evidence=action.evidence or evidence)

@@ -1,0 +1,100 @@
+"""How alike two facts are, for English and Chinese alike.
+
+Text is reduced to its key terms: Latin words without filler ("user", "prefers", "the"…)
+and, for Chinese, character bigrams of each run of ideographs (Chinese has no spaces, so
+whitespace words would compare whole sentences). rapidfuzz then compares the term sets.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from rapidfuzz import fuzz
+
+# A close variant of an existing memory ("prefers neovim instead of vim" vs "prefers vim").
+VARIANT_THRESHOLD = 0.75
+# The same fact in slightly different words; used to keep rejected facts from coming back.
+NEAR_IDENTICAL_THRESHOLD = 0.9
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_TERM = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+_DIGITS = re.compile(r"\d+")
+
+# Words that say who holds the fact or how strongly, not what it is about.
+_LATIN_FILLER = frozenset("""
+a an the and or of to in on at for with by from is are be was were am it its this that
+i me my mine we our you your user users s he she they their his her
+prefer prefers preferred preference like likes liked love loves want wants wanted
+always usually never often use uses used using please should would will
+instead rather than also just very really
+""".split())
+# Chinese filler, removed before bigrams: pronouns, "user", "likes", "always", particles.
+_CJK_FILLER = re.compile(
+    "用戶|用户|使用者|我們|我们|我的|喜歡|喜欢|偏好|習慣|习惯|總是|总是|一直|希望|比較|比较|"
+    "請|请|都|要|的|了|是|我|你|他|她|用"
+)
+
+
+def normalize(text: str) -> str:
+    """Case-, width-, spacing- and punctuation-insensitive form: equal means the same fact."""
+    folded = unicodedata.normalize("NFKC", text or "").casefold()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
+def key_terms(text: str) -> list[str]:
+    """The terms that carry the fact: content words and Chinese character bigrams."""
+    folded = unicodedata.normalize("NFKC", text or "").casefold()
+    terms: list[str] = []
+    for token in _TERM.findall(folded):
+        if _CJK_RUN.match(token):
+            terms.extend(_bigrams(_CJK_FILLER.sub(" ", token)))
+        elif token not in _LATIN_FILLER:
+            terms.append(token)
+    return terms
+
+
+def _numbers(text: str) -> list[str]:
+    return _DIGITS.findall(unicodedata.normalize("NFKC", text or ""))
+
+
+def _bigrams(text: str) -> list[str]:
+    grams: list[str] = []
+    for run in text.split():
+        if len(run) == 1:
+            grams.append(run)
+        grams.extend(run[i:i + 2] for i in range(len(run) - 1))
+    return grams
+
+
+def similarity(a: str, b: str) -> float:
+    """0.0 (unrelated) to 1.0 (same key terms); one fact extending the other scores high."""
+    if normalize(a) == normalize(b):
+        return 1.0
+    terms_a, terms_b = key_terms(a), key_terms(b)
+    if not terms_a or not terms_b:
+        return fuzz.ratio(normalize(a), normalize(b)) / 100
+    if not set(terms_a) & set(terms_b):
+        return 0.0
+    return fuzz.token_set_ratio(" ".join(terms_a), " ".join(terms_b)) / 100
+
+
+def is_variant(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` are about the same thing (an update, not a new fact)."""
+    return similarity(a, b) >= VARIANT_THRESHOLD
+
+
+def near_identical(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` say the same fact (used to honour rejections).
+
+    Numbers must match exactly: "lights at 30%" and "lights at 50%" are different facts.
+    """
+    if normalize(a) == normalize(b):
+        return True
+    if _numbers(a) != _numbers(b):
+        return False
+    terms_a, terms_b = key_terms(a), key_terms(b)
+    if not terms_a or not terms_b:
+        return fuzz.ratio(normalize(a), normalize(b)) / 100 >= NEAR_IDENTICAL_THRESHOLD
+    return fuzz.token_sort_ratio(" ".join(terms_a), " ".join(terms_b)) / 100 >= NEAR_IDENTICAL_THRESHOLD

@@ -1,0 +1,308 @@
+"""The review queue: facts the extractor proposes, waiting for a person to approve, edit or reject.
+
+On disk (``data/review.json``, add-on ``/data/memories/review.json``): a JSON array of items
+``{"id", "action", "content", "category", "confidence", "extractor", "conversationId",
+"evidence", "memoryId", "currentContent", "status", "createdAt", "decidedAt", "decidedBy"}``;
+approved items also record what was applied so the decision can be undone. Rejected items
+stay in the file: a rejected fact is not proposed again.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import ConflictError, NotFoundError
+from .jsonfile import JsonFile, Unchanged
+from .memories import MemoryStore, check_category, clean_content
+from .timefmt import now_iso, parse_ts
+
+ACTIONS = ("add", "update", "delete")
+STATUSES = ("pending", "approved", "rejected")
+EXTRACTORS = ("llm", "regex")
+# Decided items kept for undo and for remembering rejections; the oldest go first.
+MAX_DECIDED = 2000
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One proposed change to long-term memory and what became of it."""
+
+    id: str
+    action: str
+    content: str
+    category: str
+    confidence: float | None
+    extractor: str
+    conversation_id: str | None
+    evidence: str | None
+    memory_id: str | None
+    current_content: str | None
+    status: str
+    created_at: str
+    decided_at: str | None = None
+    decided_by: str | None = None
+    applied_memory_id: str | None = None
+    applied_content: str | None = None
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> "ReviewItem":
+        """Read the on-disk camelCase form."""
+        confidence = record.get("confidence")
+        return cls(
+            id=str(record["id"]),
+            action=str(record.get("action", "add")),
+            content=str(record.get("content", "")),
+            category=str(record.get("category") or "general"),
+            confidence=float(confidence) if isinstance(confidence, (int, float))
+            and not isinstance(confidence, bool) else None,
+            extractor=str(record.get("extractor") or "regex"),
+            conversation_id=record.get("conversationId"),
+            evidence=record.get("evidence"),
+            memory_id=record.get("memoryId"),
+            current_content=record.get("currentContent"),
+            status=str(record.get("status", "pending")),
+            created_at=str(record.get("createdAt", "")),
+            decided_at=record.get("decidedAt"),
+            decided_by=record.get("decidedBy"),
+            applied_memory_id=record.get("appliedMemoryId"),
+            applied_content=record.get("appliedContent"),
+        )
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What an extractor submits: a change to memory and where it came from."""
+
+    action: str
+    content: str
+    category: str = "general"
+    memory_id: str | None = None
+    current_content: str | None = None
+    confidence: float | None = None
+    extractor: str = "regex"
+    evidence: str | None = None
+
+
+def _validate(data: Any) -> str | None:
+    if not isinstance(data, list):
+        return f"expected a JSON array of review items, found a JSON {type(data).__name__}"
+    for index, record in enumerate(data):
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            return f"item {index} is not a review item with a string id"
+        if record.get("status") not in STATUSES:
+            return f"item {index} (id {record['id']!r}) has an unknown status {record.get('status')!r}"
+        if record.get("action") not in ACTIONS or not isinstance(record.get("content"), str):
+            return f"item {index} (id {record['id']!r}) has no valid action and content"
+    return None
+
+
+def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
+    for record in records:
+        if record.get("id") == item_id:
+            return record
+    raise NotFoundError(f"No review item with id {item_id!r}.")
+
+
+class ReviewQueue:
+    """The review file, safe for several processes; decisions are applied through MemoryStore."""
+
+    def __init__(self, path: str | os.PathLike[str], store: MemoryStore, *,
+                 lock_timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self.store = store
+        self._file = JsonFile(self.path, default=list, validate=_validate, lock_timeout=lock_timeout)
+
+    @property
+    def file(self) -> JsonFile:
+        """The underlying JSON file (status, repair)."""
+        return self._file
+
+    def init(self) -> "ReviewQueue":
+        """Create the file if missing; fail loudly if it is damaged."""
+        self._file.ensure()
+        return self
+
+    # ----------------------------------------------------------------- reading
+    def _items(self) -> tuple[ReviewItem, ...]:
+        return self._file.view("items", lambda data: tuple(ReviewItem.from_dict(r) for r in data))
+
+    def get(self, item_id: str) -> ReviewItem | None:
+        """The item with that id, or None."""
+        return next((item for item in self._items() if item.id == item_id), None)
+
+    def pending(self) -> list[ReviewItem]:
+        """Items waiting for a decision, newest first."""
+        items = [item for item in self._items() if item.status == "pending"]
+        return sorted(items, key=lambda item: parse_ts(item.created_at), reverse=True)
+
+    def pending_count(self) -> int:
+        """How many items wait for a decision (cached until the file changes)."""
+        return self._file.view(
+            "pending_count", lambda data: sum(1 for r in data if r.get("status") == "pending"))
+
+    def decided(self) -> list[ReviewItem]:
+        """Approved and rejected items, most recently decided first."""
+        items = [item for item in self._items() if item.status != "pending"]
+        return sorted(items, key=lambda item: parse_ts(item.decided_at), reverse=True)
+
+    # ----------------------------------------------------------------- proposing
+    def submit(self, proposals: Iterable[Proposal], *,
+               conversation_id: str | None = None) -> list[ReviewItem]:
+        """Queue proposals; duplicates of pending items and of rejected facts are left out."""
+        from ..extraction.similarity import near_identical, normalize
+
+        wanted = [p for p in proposals if p.action in ACTIONS and p.content.strip()]
+        if not wanted:
+            return []
+
+        def mutate(records: list[dict[str, Any]]):
+            added: list[dict[str, Any]] = []
+            for proposal in wanted:
+                if self._is_known(records, proposal, normalize, near_identical):
+                    continue
+                record = self._record(proposal, conversation_id)
+                records.append(record)
+                added.append(record)
+            return added if added else Unchanged([])
+
+        return [ReviewItem.from_dict(r) for r in self._file.update(mutate)]
+
+    @staticmethod
+    def _is_known(records: list[dict[str, Any]], proposal: Proposal, normalize, near_identical) -> bool:
+        """True when the proposal repeats a pending item, an approved one or a rejected fact."""
+        key = normalize(proposal.content)
+        for record in records:
+            same = normalize(record.get("content", "")) == key and \
+                record.get("action") == proposal.action
+            if same and record.get("status") in ("pending", "approved"):
+                return True
+            if record.get("status") == "rejected" and record.get("action") == proposal.action \
+                    and near_identical(record.get("content", ""), proposal.content):
+                return True
+        return False
+
+    @staticmethod
+    def _record(proposal: Proposal, conversation_id: str | None) -> dict[str, Any]:
+        return {
+            "id": secrets.token_hex(6),
+            "action": proposal.action,
+            "content": clean_content(proposal.content),
+            "category": check_category(proposal.category),
+            "confidence": proposal.confidence,
+            "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
+            "conversationId": conversation_id,
+            "evidence": proposal.evidence,
+            "memoryId": proposal.memory_id,
+            "currentContent": proposal.current_content,
+            "status": "pending",
+            "createdAt": now_iso(),
+            "decidedAt": None,
+            "decidedBy": None,
+        }
+
+    # ----------------------------------------------------------------- deciding
+    def approve(self, item_id: str, *, content: str | None = None,
+                actor: str = "review") -> ReviewItem:
+        """Apply the item to long-term memory (optionally with edited content) and mark it approved.
+
+        Approving an approved item does nothing. A full store raises MemoryFullError and the
+        item stays pending.
+        """
+        edited = clean_content(content) if content is not None else None
+
+        def mutate(records: list[dict[str, Any]]):
+            record = _find(records, item_id)
+            if record["status"] != "pending":
+                return Unchanged(record)
+            record.update(self._apply(record, edited, actor))
+            self._decide(record, "approved", actor)
+            self._prune(records)
+            return record
+
+        return ReviewItem.from_dict(self._file.update(mutate))
+
+    def _apply(self, record: dict[str, Any], edited: str | None, actor: str) -> dict[str, Any]:
+        """Make the change in MemoryStore; return what to record for undo."""
+        text = edited or record["content"]
+        action, memory_id = record["action"], record.get("memoryId")
+        if action == "delete" and memory_id:
+            self.store.delete(memory_id, actor=actor)
+            return {"appliedMemoryId": memory_id, "appliedContent": None}
+        if action == "update" and memory_id and self.store.get(memory_id) is not None:
+            before = self.store.get(memory_id)
+            memory = self.store.update(memory_id, text, actor=actor)
+            if memory is not None:
+                return {"appliedMemoryId": memory.id, "appliedContent": text,
+                        "appliedAction": "update", "currentContent": before.content}
+        memory = self.store.add(text, category=record.get("category") or "general",
+                                source="extracted", actor=actor)
+        return {"appliedMemoryId": memory.id, "appliedContent": text, "appliedAction": "add"}
+
+    def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
+        """Mark the item rejected; the fact will not be proposed again. Rejecting twice does nothing."""
+
+        def mutate(records: list[dict[str, Any]]):
+            record = _find(records, item_id)
+            if record["status"] != "pending":
+                return Unchanged(record)
+            self._decide(record, "rejected", actor)
+            self._prune(records)
+            return record
+
+        return ReviewItem.from_dict(self._file.update(mutate))
+
+    def undo(self, item_id: str, *, actor: str = "review") -> ReviewItem:
+        """Take a decision back: an approved change is reverted in memory, and the item is pending again.
+
+        Raises ConflictError when the memory was changed since the approval.
+        """
+
+        def mutate(records: list[dict[str, Any]]):
+            record = _find(records, item_id)
+            if record["status"] == "pending":
+                return Unchanged(record)
+            if record["status"] == "approved":
+                self._revert(record, actor)
+            for key in ("decidedAt", "decidedBy", "appliedMemoryId", "appliedContent",
+                        "appliedAction"):
+                record.pop(key, None)
+            record.update(status="pending", decidedAt=None, decidedBy=None)
+            return record
+
+        return ReviewItem.from_dict(self._file.update(mutate))
+
+    def _revert(self, record: dict[str, Any], actor: str) -> None:
+        memory_id = record.get("appliedMemoryId")
+        if not memory_id:
+            return
+        applied = record.get("appliedAction") or record["action"]
+        if applied == "delete":
+            if self.store.get(memory_id) is None:
+                self.store.restore(memory_id, actor=actor)
+        elif applied == "update":
+            memory = self.store.get(memory_id)
+            if memory is None or not record.get("currentContent"):
+                return
+            if memory.content != record.get("appliedContent"):
+                raise ConflictError(memory)
+            self.store.update(memory_id, record["currentContent"],
+                              expected_updated_at=memory.updated_at, actor=actor)
+        else:
+            self.store.delete(memory_id, actor=actor)
+
+    @staticmethod
+    def _decide(record: dict[str, Any], status: str, actor: str) -> None:
+        record.update(status=status, decidedAt=now_iso(), decidedBy=actor)
+
+    @staticmethod
+    def _prune(records: list[dict[str, Any]]) -> None:
+        decided = [r for r in records if r.get("status") != "pending"]
+        if len(decided) <= MAX_DECIDED:
+            return
+        decided.sort(key=lambda r: parse_ts(r.get("decidedAt")))
+        stale = {id(r) for r in decided[: len(decided) - MAX_DECIDED]}
+        records[:] = [r for r in records if id(r) not in stale]
