@@ -158,5 +158,36 @@ def serve(host: str, port: int, threads: int, data_dir: str | None) -> None:
     run(settings, host=host, port=port, threads=threads)
 
 
+@main.command()
+@click.option("--conversation", "conversation_id", default=None, metavar="ID",
+              help="Extract from this thread only, every message, even if not due.")
+@click.option("--all", "all_threads", is_flag=True,
+              help="Every thread with new messages, even if fewer than 4 or within 60 s.")
+@click.option("--dry-run", is_flag=True, help="Show what would be proposed; save nothing.")
+@data_dir_option
+@friendly_errors
+def extract(conversation_id: str | None, all_threads: bool, dry_run: bool,
+            data_dir: str | None) -> None:
+    """Find durable facts in conversations; queue them for review or apply them (MEMORY_REVIEW_MODE)."""
+    from .extraction import LlmConfigError, extract_conversation, extract_due
+    from .extraction.report import describe_result
+
+    if conversation_id is not None and all_threads:
+        raise click.UsageError("Use either --conversation ID or --all, not both.")
+    settings = load_settings(data_dir)
+    try:
+        if conversation_id is not None:
+            results = [extract_conversation(settings, conversation_id, dry_run=dry_run, actor="cli")]
+        else:
+            results = extract_due(settings, all_threads=all_threads, dry_run=dry_run, actor="cli")
+    except LlmConfigError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    if not results:
+        click.echo("No conversations.")
+    for result in results:
+        click.echo(describe_result(result, mode=settings.review_mode, dry_run=dry_run))
+
+
 if __name__ == "__main__":
     main()
