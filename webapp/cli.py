@@ -74,25 +74,34 @@ def main() -> None:
 @data_dir_option
 @friendly_errors
 def stats(data_dir: str | None) -> None:
-    """Show where the stores are and how full they are."""
+    """Show where the stores are and how full they are; exit status 1 when a file is damaged."""
     settings = load_settings(data_dir)
     memories = memory_store(settings)
     conversations = conversation_store(settings)
     mode = "Home Assistant add-on" if settings.is_addon else "standalone"
+    problems: list[StoreError] = []
     click.echo(f"Memory Curator ({mode}), data in {settings.data_dir}")
     click.echo(f"Memories:      {settings.memory_file} [{memories.file.status()}]")
-    if memories.file.status() == "ok" or memories.file.status() == "missing":
+    try:
         used = memories.stats()
         click.echo(f"  {used['items']} of {used['max_items']} memories, "
                    f"{used['chars']} of {used['max_chars']} characters")
+    except StoreError as exc:
+        problems.append(exc)
     click.echo(f"Conversations: {settings.conversation_file} [{conversations.file.status()}]")
-    if conversations.file.status() in ("ok", "missing"):
+    try:
         threads = conversations.list_conversations()
         turns = sum(t.turn_count for t in threads)
         click.echo(f"  {len(threads)} threads, {turns} turns "
                    f"(cap {settings.conversation_max_turns} turns / "
                    f"{settings.conversation_max_chars} characters per thread, "
                    f"{settings.conversation_max_age_days} days)")
+    except StoreError as exc:
+        problems.append(exc)
+    for problem in problems:
+        click.echo(f"Error: {problem}", err=True)
+    if problems:
+        sys.exit(1)
 
 
 @main.command()
@@ -109,7 +118,8 @@ def repair(data_dir: str | None) -> None:
         if moved is None:
             click.echo(f"{store_file.path}: ok")
         else:
-            source = "the last good backup" if store_file.backup_path.exists() else "an empty store"
+            source = ("the last good backup" if store_file.backup_status() == "ok"
+                      else "an empty store")
             click.echo(f"{store_file.path}: damaged; moved to {moved}, started from {source}")
 
 
@@ -120,13 +130,16 @@ def repair(data_dir: str | None) -> None:
 @friendly_errors
 def export_memories(data_dir: str | None, output: Path | None) -> None:
     """Write every memory as a JSON array (the on-disk form), for backup or import."""
-    from .stores.jsonfile import encode
+    from .stores.jsonfile import encode, write_atomic
 
     payload = encode([m.to_dict() for m in memory_store(load_settings(data_dir)).get_all()])
     if output is None:
         click.echo(payload.decode("utf-8"), nl=False)
     else:
-        output.write_bytes(payload)
+        try:
+            write_atomic(output, payload)
+        except OSError as exc:
+            raise click.ClickException(f"Could not write {output}: {exc}") from exc
         click.echo(f"Wrote {output}", err=True)
 
 
