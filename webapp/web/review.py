@@ -1,0 +1,226 @@
+"""Review: approve, edit-then-approve or reject the facts the extractor proposes, and undo."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask_htmx import make_response
+
+from ..stores import ConflictError, MemoryFullError, NotFoundError
+from ..stores.review import ReviewItem
+from .context import actor, stores, wants_partial
+
+bp = Blueprint("review", __name__, url_prefix="/review")
+
+TABS = ("pending", "decided")
+# Endpoints the Conversations page may name its thread view; the first that exists is linked.
+THREAD_ENDPOINTS = ("conversations.thread", "conversations.show", "conversations.detail",
+                    "conversations.view")
+# Chinese/Japanese/Korean characters compare one by one; other text word by word.
+_DIFF_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
+                         r"|\w+|\s+|[^\w\s]", re.UNICODE)
+
+
+@dataclass
+class ReviewPage:
+    """Everything the review templates show, built in one place."""
+
+    tab: str  # "pending" or "decided"
+    items: list[ReviewItem]  # the items of that tab, newest first
+    pending_count: int  # for the tab label and the nav badge
+    notice: str | None = None  # a message above the list (e.g. memory is full)
+    notice_level: str = "warning"
+    editing: dict[str, str] = field(default_factory=dict)  # item id -> text in its open edit form
+    errors: dict[str, str] = field(default_factory=dict)  # item id -> validation message
+    focus: str | None = None  # element id that gets focus after the swap
+
+
+def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
+    """Word-level (character-level for Chinese) diff as (op, text) with op 'same', 'del' or 'ins'."""
+    old, new = _DIFF_TOKEN.findall(before or ""), _DIFF_TOKEN.findall(after or "")
+    segments: list[tuple[str, str]] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            segments.append(("same", "".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            segments.append(("del", "".join(old[i1:i2])))
+        if j2 > j1:
+            segments.append(("ins", "".join(new[j1:j2])))
+    return segments
+
+
+def thread_url(conversation_id: str | None) -> str | None:
+    """The conversation page of ``conversation_id`` when the dashboard has one, else None."""
+    if not conversation_id:
+        return None
+    for endpoint in THREAD_ENDPOINTS:
+        rules = list(current_app.url_map.iter_rules(endpoint)) \
+            if endpoint in current_app.view_functions else []
+        for rule in rules:
+            if len(rule.arguments) == 1:
+                try:
+                    return url_for(endpoint, **{next(iter(rule.arguments)): conversation_id})
+                except Exception:  # noqa: BLE001 - an id the route cannot express gets no link
+                    return None
+    return None
+
+
+@bp.app_template_global()
+def review_diff(before: str, after: str) -> list[tuple[str, str]]:
+    """Template access to ``diff_segments``."""
+    return diff_segments(before, after)
+
+
+@bp.app_template_global()
+def review_thread_url(conversation_id: str | None) -> str | None:
+    """Template access to ``thread_url``."""
+    return thread_url(conversation_id)
+
+
+def _tab() -> str:
+    tab = request.values.get("tab", "pending")
+    return tab if tab in TABS else "pending"
+
+
+def _build(tab: str, **extra: Any) -> ReviewPage:
+    queue = stores().review
+    items = queue.pending() if tab == "pending" else queue.decided()
+    return ReviewPage(tab=tab, items=items, pending_count=stores().pending_count(), **extra)
+
+
+def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
+    """The tab panel for htmx (with the nav badge out of band), the whole page otherwise."""
+    if wants_partial():
+        html = render_template("review/_panel.html", view=view, oob_badge=True)
+        trigger = {"announce": announce} if announce else None
+        return make_response(html, status, trigger=trigger)
+    return render_template("review/page.html", view=view, page_title="Review"), status
+
+
+def _done(tab: str, message: str):
+    """After a change: the refreshed panel for htmx, a redirect back for a plain form."""
+    if wants_partial():
+        return _render(_build(tab, focus="review-heading"), announce=message)
+    return redirect(url_for("review.index", tab=tab), code=303)
+
+
+def get_item_or_404(item_id: str) -> ReviewItem:
+    """The review item or a 404."""
+    item = stores().review.get(item_id)
+    if item is None:
+        abort(404)
+    return item
+
+
+def _full_notice(exc: MemoryFullError, count: int = 1) -> str:
+    """Why approving failed, what is used, and that nothing was lost."""
+    what = "this fact is" if count == 1 else f"these {count} facts are"
+    return (f"Memory is full: {exc.items} of {exc.max_items} memories and {exc.chars} of "
+            f"{exc.max_chars} characters are used. Nothing was lost: {what} still pending. "
+            f"Delete or shorten memories you no longer need on the Memories page, then approve "
+            f"again.")
+
+
+@bp.get("/")
+def index():
+    """Pending facts (newest first) or the Decided tab."""
+    return _render(_build(_tab()))
+
+
+@bp.get("/<item_id>/edit")
+def edit(item_id: str):
+    """The item turned into a form to edit its content before approving."""
+    item = get_item_or_404(item_id)
+    editing = {item.id: item.content}
+    if wants_partial():
+        view = ReviewPage("pending", [], 0, editing=editing, focus=f"edit-{item.id}")
+        return render_template("review/_item.html", item=item, view=view)
+    return _render(_build("pending", editing=editing, focus=f"edit-{item.id}"))
+
+
+@bp.get("/<item_id>")
+def show(item_id: str):
+    """One pending item as a card (Cancel of the edit form)."""
+    item = get_item_or_404(item_id)
+    if not wants_partial():
+        return redirect(url_for("review.index", _anchor=f"item-{item.id}"), code=303)
+    view = ReviewPage("pending", [], 0, focus=f"item-{item.id}-heading")
+    return render_template("review/_item.html", item=item, view=view)
+
+
+@bp.post("/<item_id>/approve")
+def approve(item_id: str):
+    """Apply the fact to long-term memory, with the edited content when given."""
+    item = get_item_or_404(item_id)
+    content = request.form.get("content")
+    if content is not None and not content.strip():
+        return _render(_build("pending", editing={item.id: content},
+                              errors={item.id: "Content cannot be empty."},
+                              focus=f"edit-{item.id}"), 422)
+    try:
+        stores().review.approve(item.id, content=content, actor=actor())
+    except MemoryFullError as exc:
+        editing = {item.id: content} if content is not None else {}
+        return _render(_build("pending", notice=_full_notice(exc), editing=editing,
+                              focus="review-notice"), 409, announce="Memory is full; nothing lost.")
+    except ValueError as exc:
+        return _render(_build("pending", editing={item.id: content or item.content},
+                              errors={item.id: str(exc)}, focus=f"edit-{item.id}"), 422)
+    return _done("pending", "Approved. Long-term memory updated.")
+
+
+@bp.post("/<item_id>/reject")
+def reject(item_id: str):
+    """Reject the fact; it will not be proposed again."""
+    item = get_item_or_404(item_id)
+    stores().review.reject(item.id, actor=actor())
+    return _done("pending", "Rejected.")
+
+
+@bp.post("/<item_id>/undo")
+def undo(item_id: str):
+    """Take a decision back: the item is pending again and an approved change is reverted."""
+    item = get_item_or_404(item_id)
+    try:
+        stores().review.undo(item.id, actor=actor())
+    except ConflictError:
+        return _render(_build("decided", notice="That memory was changed after the approval, so "
+                              "the decision was not undone. Edit the memory on the Memories page "
+                              "instead.", focus="review-notice"), 409)
+    return _done("decided", "Undone: the fact is pending again.")
+
+
+@bp.post("/bulk")
+def bulk():
+    """Approve or reject every selected pending item."""
+    decision = request.form.get("decision")
+    ids = [i for i in request.form.getlist("ids") if i]
+    if decision not in ("approve", "reject"):
+        return _render(_build("pending", notice="Choose Approve selected or Reject selected.",
+                              focus="review-notice"), 422)
+    if not ids:
+        return _render(_build("pending", notice="Select at least one fact first.",
+                              focus="review-notice"), 422)
+    done, queue = 0, stores().review
+    for item_id in ids:
+        try:
+            if decision == "approve":
+                queue.approve(item_id, actor=actor())
+            else:
+                queue.reject(item_id, actor=actor())
+        except NotFoundError:
+            continue  # decided and pruned elsewhere meanwhile; nothing to do for it
+        except MemoryFullError as exc:
+            left = len(ids) - done
+            notice = (f"Approved {done} of {len(ids)}. " if done else "") + _full_notice(exc, left)
+            return _render(_build("pending", notice=notice, focus="review-notice"), 409,
+                           announce="Memory is full; nothing lost.")
+        done += 1
+    verb = "Approved" if decision == "approve" else "Rejected"
+    return _done("pending", f"{verb} {done} fact{'s' if done != 1 else ''}.")
