@@ -58,3 +58,5 @@ def _register_blueprints(app: Flask) -> None:
 
     app.register_blueprint(health.bp)
     app.register_blueprint(memories.bp)
+    from . import review
+    app.register_blueprint(review.bp)

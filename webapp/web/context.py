@@ -12,7 +12,8 @@ from typing import Any
 from flask import current_app, g, request
 
 from ..settings import Settings
-from ..stores import ConversationStore, MemoryStore
+from ..stores import ConversationStore, MemoryStore, StoreError
+from ..stores.review import ReviewQueue
 
 
 @dataclass
@@ -36,16 +37,25 @@ class Stores:
                                  max_age_days=s.conversation_max_age_days,
                                  lock_timeout=s.lock_timeout)
 
+    @cached_property
+    def review(self) -> ReviewQueue:
+        s = self.settings
+        return ReviewQueue(s.review_file, self.memories, lock_timeout=s.lock_timeout)
+
     def health(self) -> dict[str, str]:
         """Status of each store file: ok, missing or corrupt."""
         return {
             "memories": self.memories.file.status(),
             "conversations": self.conversations.file.status(),
+            "review": self.review.file.status(),
         }
 
     def pending_count(self) -> int:
-        """How many extracted facts wait for review (0 until the review queue exists)."""
-        return 0
+        """How many extracted facts wait for review (cached per file version; 0 if unreadable)."""
+        try:
+            return self.review.pending_count()
+        except StoreError:
+            return 0  # the banner for the damaged file says what to do; the nav must still render
 
 
 def stores() -> Stores:
