@@ -202,5 +202,93 @@ def extract(conversation_id: str | None, all_threads: bool, dry_run: bool,
         click.echo(describe_result(result, mode=settings.review_mode, dry_run=dry_run))
 
 
+# ----------------------------------------------------------------- skill documents
+def skill_store(settings: Settings) -> Any:
+    """The skill documents folder as the settings describe it (``SkillDocumentStore``)."""
+    from .stores import SkillDocumentStore
+
+    return SkillDocumentStore(settings.skills_dir, lock_timeout=settings.lock_timeout)
+
+
+@main.group()
+def skills() -> None:
+    """Skill documents: import Agent Skills folders, list and check the skills folder."""
+
+
+def _skill_sources(path: Path) -> list[Path]:
+    """A .zip, one skill folder (with SKILL.md), or a folder whose sub-folders are skills."""
+    if path.is_file() or (path / "SKILL.md").is_file():
+        return [path]
+    found = sorted(p for p in path.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
+    if not found:
+        raise click.UsageError(f"{path} holds no SKILL.md, no skill folders and is not a .zip.")
+    return found
+
+
+@skills.command(name="import")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@data_dir_option
+@friendly_errors
+def import_skills(path: Path, data_dir: str | None) -> None:
+    """Import an Agent Skills folder (SKILL.md + references/), a folder of them, or a .zip.
+
+    Unchanged content is left alone; changed content updates the stored documents.
+    """
+    from .stores import SkillDocumentError
+
+    store = skill_store(load_settings(data_dir))
+    failed = 0
+    for source in _skill_sources(path):
+        try:
+            if source.is_file():
+                report = store.import_skill_zip(source)
+            else:
+                report = store.import_skill(source)
+        except SkillDocumentError as exc:
+            failed += 1
+            click.echo(f"{source.name}: Error: {exc}", err=True)
+            continue
+        click.echo(f"{source.name}: {report.summary()}")
+    if failed:
+        sys.exit(1)
+
+
+@skills.command(name="list")
+@click.option("--all", "include_deprecated", is_flag=True, help="Include deprecated documents.")
+@data_dir_option
+@friendly_errors
+def list_skills(include_deprecated: bool, data_dir: str | None) -> None:
+    """List the skill documents, grouped by skill."""
+    store = skill_store(load_settings(data_dir))
+    groups = store.by_skill(include_deprecated)
+    if not groups:
+        click.echo(f"No skill documents in {store.directory}.")
+    for skill, documents in groups.items():
+        click.echo(skill)
+        for doc in documents:
+            mark = " [deprecated]" if doc.deprecated else ""
+            click.echo(f"  {doc.type:<9} {doc.file_name}{mark}  {doc.snippet}")
+    problems = store.problems()
+    if problems:
+        click.echo(f"{len(problems)} file(s) skipped; run `memory-curator skills check`.", err=True)
+
+
+@skills.command(name="check")
+@data_dir_option
+@friendly_errors
+def check_skills(data_dir: str | None) -> None:
+    """Validate every skill document file; exit status 1 with a report when any is invalid."""
+    store = skill_store(load_settings(data_dir))
+    documents = store.list(include_deprecated=True)
+    problems = store.problems()
+    if not problems:
+        click.echo(f"{store.directory}: {len(documents)} document(s), all valid.")
+        return
+    click.echo(f"{store.directory}: {len(documents)} valid document(s), {len(problems)} problem(s):")
+    for problem in problems:
+        click.echo(f"  {problem}")
+    sys.exit(1)
+
+
 if __name__ == "__main__":
     main()
