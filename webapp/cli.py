@@ -159,13 +159,17 @@ def mcp_command(data_dir: str | None) -> None:
               help="Port to listen on.")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64),
               help="Worker threads.")
+@click.option("--token-file", type=click.Path(dir_okay=False), default=None,
+              help="File holding the access token for direct visitors "
+                   "(instead of MEMORY_DASHBOARD_TOKEN); needed to listen beyond 127.0.0.1.")
 @data_dir_option
 @friendly_errors
-def serve(host: str, port: int, threads: int, data_dir: str | None) -> None:
+def serve(host: str, port: int, threads: int, token_file: str | None, data_dir: str | None) -> None:
     """Serve the web dashboard (production server, not Flask's development server)."""
-    from .web.serve import run
+    from .web.serve import check_exposure, run, with_token_file
 
-    settings = load_settings(data_dir)
+    settings = with_token_file(load_settings(data_dir), token_file)
+    check_exposure(settings, host)
     memory_store(settings).init()
     conversation_store(settings).init()
     run(settings, host=host, port=port, threads=threads)

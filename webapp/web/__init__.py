@@ -13,7 +13,7 @@ from flask_htmx import HTMX
 from flask_wtf.csrf import CSRFProtect
 
 from ..settings import Settings
-from . import context, errors, health, security
+from . import auth, context, errors, health, ingress, security
 from .context import Stores, secret_key_for
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -44,6 +44,8 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     app.config.update(overrides)
     app.extensions["memory_curator"] = Stores(settings)
     htmx.init_app(app)
+    ingress.init_app(app, settings)
+    auth.init_app(app)  # before CSRF: a visitor without a session goes to the login page first
     csrf.init_app(app)
     security.init_app(app)
     context.init_app(app)
@@ -58,5 +60,8 @@ def _register_blueprints(app: Flask) -> None:
 
     app.register_blueprint(health.bp)
     app.register_blueprint(memories.bp)
+    from . import conversations, prompt
+    app.register_blueprint(conversations.bp)
+    app.register_blueprint(prompt.bp)
     from . import review
     app.register_blueprint(review.bp)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response
+import hashlib
+
+from flask import Flask, Response, request
+from flask.sessions import SecureCookieSessionInterface
 
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
@@ -32,6 +35,26 @@ def add_security_headers(response: Response) -> Response:
     return response
 
 
+class PerPathSessionInterface(SecureCookieSessionInterface):
+    """A session cookie named for this app and scoped to its ingress path.
+
+    Behind Home Assistant every add-on shares one origin, so a plain name and path "/" would
+    let two add-ons (or two ingress entries) overwrite each other's cookie.
+    """
+
+    def get_cookie_name(self, app: Flask) -> str:
+        base = app.config["SESSION_COOKIE_NAME"]
+        prefix = request.script_root if request else ""
+        if not prefix:
+            return base
+        return f"{base}_{hashlib.sha256(prefix.encode()).hexdigest()[:12]}"
+
+    def get_cookie_path(self, app: Flask) -> str:
+        prefix = request.script_root if request else ""
+        return prefix or super().get_cookie_path(app)
+
+
 def init_app(app: Flask) -> None:
-    """Register the header hook."""
+    """Register the header hook and the per-path session cookie."""
     app.after_request(add_security_headers)
+    app.session_interface = PerPathSessionInterface()

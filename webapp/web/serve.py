@@ -2,7 +2,55 @@
 
 from __future__ import annotations
 
-from ..settings import Settings
+import dataclasses
+import ipaddress
+from pathlib import Path
+
+from ..settings import Settings, SettingsError
+
+
+class UnsafeBindError(SettingsError):
+    """Listening beyond this machine without an access token would expose every memory."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address only this machine can reach (127.0.0.0/8, ::1, localhost)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name may resolve anywhere: treat it as public
+
+
+def check_exposure(settings: Settings, host: str) -> None:
+    """Refuse a public address without a token (the add-on is guarded by its address allow-list)."""
+    if settings.is_addon or settings.dashboard_token or is_loopback(host):
+        return
+    raise UnsafeBindError(
+        f"Refusing to listen on {host} without an access token: anyone who can reach this "
+        "address could read and change every memory. Set one with "
+        "MEMORY_DASHBOARD_TOKEN=<long random text> (e.g. from `python3 -c \"import secrets; "
+        "print(secrets.token_urlsafe(32))\"`) or --token-file FILE, or listen on 127.0.0.1.")
+
+
+def with_token_file(settings: Settings, token_file: str | None) -> Settings:
+    """The settings with the access token read from ``token_file`` (first line, trimmed)."""
+    if not token_file:
+        return settings
+    path = Path(token_file)
+    try:
+        raw = path.read_bytes()
+        token = raw.decode("utf-8").strip()
+    except OSError as exc:
+        raise SettingsError(f"Cannot read the token file {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"The token file {path} is not UTF-8 text.") from exc
+    if not token or "\n" in token:
+        raise SettingsError(f"The token file {path} must hold one line: the access token.")
+    if len(token) < 12:
+        raise SettingsError(f"The token in {path} is too short: use at least 12 characters.")
+    return dataclasses.replace(settings, dashboard_token=token)
 
 
 def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, threads: int = 8) -> None:
@@ -11,7 +59,13 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
 
     from . import create_app
 
+    check_exposure(settings, host)
     app = create_app(settings)
+    if settings.is_addon and settings.allow_direct_access and not settings.dashboard_token:
+        print("Warning: direct access is on and no access token is set: anyone who can reach "
+              f"port {port} can use the dashboard. Set memory_dashboard_token.", flush=True)
+    elif settings.dashboard_token:
+        print("Access token set: direct visitors must log in.", flush=True)
     print(f"Memory Curator dashboard on http://{_display_host(host)}:{port}/ "
           f"(data in {settings.data_dir})", flush=True)
     waitress.serve(app, host=host, port=port, threads=threads, ident="memory-curator",

@@ -1,0 +1,229 @@
+"""Standalone access control: an access token, a login page that sets a session, logout.
+
+Active only when a token is configured (``MEMORY_DASHBOARD_TOKEN`` or ``--token-file``).
+Requests that Home Assistant's ingress forwarded are already authenticated by Home
+Assistant and skip it. Failed logins are counted per client address in a small JSON file
+in the data folder, so every worker process and thread shares the same counters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import (Blueprint, Flask, Response, current_app, redirect, render_template,
+                   request, session, url_for)
+
+from ..stores import StoreCorruptError
+from ..stores.jsonfile import JsonFile, Unchanged
+from .context import settings
+from .ingress import via_ingress
+
+bp = Blueprint("auth", __name__)
+
+MAX_FAILURES = 5
+WINDOW_SECONDS = 15 * 60
+MAX_TRACKED_CLIENTS = 5000
+MAX_TOKEN_LENGTH = 4096
+OPEN_ENDPOINTS = frozenset({"auth.login", "health.healthz", "static"})
+ATTEMPTS_FILE = ".login_attempts.json"
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def token_matches(given: str, token: str) -> bool:
+    """Constant-time comparison (of digests, so the token's length does not leak either)."""
+    if not token or len(given) > MAX_TOKEN_LENGTH:
+        return False
+    return hmac.compare_digest(_digest(given), _digest(token))
+
+
+def _session_mark(token: str) -> str:
+    """What the session stores: changes with the token, so a new token logs everyone out."""
+    return hashlib.sha256(b"memory-curator-login\0" + token.encode("utf-8")).hexdigest()
+
+
+def login_enabled() -> bool:
+    """True when this request must come from a logged-in session."""
+    return bool(settings().dashboard_token) and not via_ingress()
+
+
+def logged_in() -> bool:
+    """True when the session carries a login made with the current token."""
+    mark = session.get("auth")
+    token = settings().dashboard_token
+    return bool(token) and isinstance(mark, str) and hmac.compare_digest(mark, _session_mark(token))
+
+
+class LoginLimiter:
+    """Failed-login counters per client address, shared through a JSON file."""
+
+    def __init__(self, path: Path, *, max_failures: int = MAX_FAILURES,
+                 window: float = WINDOW_SECONDS) -> None:
+        self.file = JsonFile(path, default=dict, validate=_validate_attempts, lock_timeout=5)
+        self.max_failures = max_failures
+        self.window = window
+
+    def begin_attempt(self, client: str, now: float | None = None) -> float:
+        """Count an attempt before checking it (so parallel guesses cannot slip past the limit).
+
+        Returns 0 when the attempt may go ahead, else the seconds until the client may retry.
+        """
+        now = time.time() if now is None else now
+
+        def mutate(data: dict[str, list[float]]) -> Any:
+            self._prune(data, now)
+            recent = data.get(client, [])
+            if len(recent) >= self.max_failures:
+                return Unchanged(max(1.0, recent[0] + self.window - now))
+            data[client] = [*recent, now]
+            return 0.0
+
+        return self._update(mutate)
+
+    def succeeded(self, client: str) -> None:
+        """Forget the client's failures after a good login."""
+        def mutate(data: dict[str, list[float]]) -> Any:
+            return data.pop(client, None) if client in data else Unchanged(None)
+
+        self._update(mutate)
+
+    def failures(self, client: str) -> int:
+        """Failed attempts of ``client`` in the current window (for tests and messages)."""
+        now = time.time()
+        return sum(1 for t in self.file.read().get(client, []) if now - t < self.window)
+
+    def _prune(self, data: dict[str, list[float]], now: float) -> None:
+        for client in list(data):
+            data[client] = [t for t in data[client] if now - t < self.window]
+            if not data[client]:
+                del data[client]
+        if len(data) > MAX_TRACKED_CLIENTS:
+            for client in sorted(data, key=lambda c: data[c][-1])[: len(data) - MAX_TRACKED_CLIENTS]:
+                del data[client]
+
+    def _update(self, mutate) -> Any:
+        try:
+            return self.file.update(mutate)
+        except StoreCorruptError:
+            # Only counters: set the damaged file aside (bytes kept) and count afresh.
+            self.file.repair()
+            return self.file.update(mutate)
+
+
+def _validate_attempts(data: Any) -> str | None:
+    if not isinstance(data, dict) or not all(
+            isinstance(v, list) and all(isinstance(t, (int, float)) for t in v) for v in data.values()):
+        return "login attempts must be an object of number lists"
+    return None
+
+
+def limiter() -> LoginLimiter:
+    """The app's limiter (one per app; the file is what the workers share)."""
+    return current_app.extensions["memory_curator_login_limiter"]
+
+
+def safe_next(value: str | None) -> str | None:
+    """``value`` when it is a local path of this app (no scheme, host or backslash), else None."""
+    if not value or len(value) > 2000 or any(ord(c) < 32 or c == "\\" for c in value):
+        return None
+    parts = urlsplit(value)
+    if parts.scheme or parts.netloc or not value.startswith("/") or value.startswith("//"):
+        return None
+    root = request.script_root
+    if root and not (value == root or value.startswith(root + "/")):
+        return None
+    return value
+
+
+def _current_location() -> str | None:
+    """Where the person was: the page (for htmx, the page that made the request)."""
+    if request.headers.get("HX-Request"):
+        current = urlsplit(request.headers.get("HX-Current-URL", ""))
+        target = current.path + (f"?{current.query}" if current.query else "")
+        return safe_next(target)
+    path = request.script_root + request.path
+    query = request.query_string.decode("latin-1")
+    return safe_next(path + (f"?{query}" if query else ""))
+
+
+def _to_login() -> Response:
+    """htmx gets HX-Redirect (a swap would put the login page inside a partial); others a 303."""
+    target = url_for("auth.login", next=_current_location())
+    if request.headers.get("HX-Request"):
+        response = Response("", 401)
+        response.headers["HX-Redirect"] = target
+        return response
+    return redirect(target, 303)
+
+
+def require_login() -> Response | None:
+    """Before every request: send a visitor without a session to the login page."""
+    if not login_enabled() or request.endpoint in OPEN_ENDPOINTS:
+        return None
+    if logged_in():
+        return None
+    return _to_login()
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """The login form; a right token starts a session, a wrong one counts against the client."""
+    token = settings().dashboard_token
+    next_url = safe_next(request.values.get("next"))
+    if not login_enabled() or logged_in():
+        return redirect(next_url or url_for("index"), 303)
+    if request.method == "GET":
+        return _login_page(next_url)
+    client = request.remote_addr or "unknown"
+    wait = limiter().begin_attempt(client)
+    if wait:
+        minutes = max(1, round(wait / 60))
+        response = _login_page(next_url, error=f"Too many failed attempts. Try again in about "
+                               f"{minutes} minute{'s' if minutes != 1 else ''}.", status=429)
+        response.headers["Retry-After"] = str(int(wait) + 1)
+        return response
+    if not token_matches(request.form.get("token", ""), token):
+        return _login_page(next_url, error="That access token is not right.", status=401)
+    limiter().succeeded(client)
+    session.clear()  # a fresh session: nothing chosen before login survives it
+    session["auth"] = _session_mark(token)
+    return redirect(next_url or url_for("index"), 303)
+
+
+def _login_page(next_url: str | None, *, error: str | None = None, status: int = 200) -> Response:
+    html = render_template("auth/login.html", next_url=next_url, error=error,
+                           page_title="Log in", nav_items=[], nav_pending=0, store_health={})
+    return Response(html, status, mimetype="text/html")
+
+
+@bp.post("/logout")
+def logout():
+    """End the session (POST with the CSRF token, so no other site can log you out)."""
+    session.clear()
+    target = url_for("auth.login")
+    if request.headers.get("HX-Request"):
+        response = Response("", 204)
+        response.headers["HX-Redirect"] = target
+        return response
+    return redirect(target, 303)
+
+
+def template_globals() -> dict[str, Any]:
+    """Whether the page shows a Log out button."""
+    return {"show_logout": login_enabled() and logged_in()}
+
+
+def init_app(app: Flask) -> None:
+    """Register the login pages, the guard in front of every view and the limiter."""
+    data_dir = Path(app.config["MEMORY_SETTINGS"].data_dir)
+    app.extensions["memory_curator_login_limiter"] = LoginLimiter(data_dir / ATTEMPTS_FILE)
+    app.register_blueprint(bp)
+    app.before_request(require_login)
+    app.context_processor(template_globals)
