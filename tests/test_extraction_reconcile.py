@@ -1,0 +1,253 @@
+"""MemoryExtractor: LLM-or-regex candidates, reconcile against memory, submit, pacing state."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from webapp.extraction import (
+    ExtractionState,
+    LlmMemoryExtractor,
+    ManualModeError,
+    MemoryExtractor,
+    ReconcileAction,
+    StructuredFact,
+    extract_conversation,
+    extract_due,
+)
+from webapp.stores import MemoryFullError, MemoryStore, NotFoundError, ReviewQueue
+from webapp.extraction.run import stores_for
+
+LLM_REPLY = json.dumps([{"content": "Prefers concise code", "category": "preference",
+                         "confidence": 0.85, "evidence": "this code is too ugly"}])
+
+
+class FixedCaller:
+    def __init__(self, reply: str | None) -> None:
+        self.reply = reply
+        self.calls = 0
+
+    def call(self, prompt: str) -> str | None:
+        self.calls += 1
+        return self.reply
+
+
+@pytest.fixture
+def store(data_dir: Path) -> MemoryStore:
+    return MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+
+
+@pytest.fixture
+def queue(data_dir: Path, store: MemoryStore) -> ReviewQueue:
+    return ReviewQueue(data_dir / "review.json", store)
+
+
+def _user(*texts: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text} for text in texts]
+
+
+# ----------------------------------------------------------------- candidates
+def test_extract_candidates_is_the_regex_over_user_messages(store):
+    messages = _user("I always use metric units.", "What time is it?") + \
+        [{"role": "assistant", "content": "I prefer tea."}]
+    assert MemoryExtractor(store).extract_candidates(messages) == ["I always use metric units"]
+
+
+def test_smart_extraction_uses_only_the_llm_when_it_answers(store):
+    extractor = MemoryExtractor(store, llm_extractor=LlmMemoryExtractor(FixedCaller(LLM_REPLY)))
+    facts = extractor.extract_candidates_smartly(_user("this code is too ugly", "I prefer tea."))
+    assert facts == [StructuredFact("Prefers concise code", "preference", 0.85)]
+    assert facts[0].extractor == "llm"
+
+
+@pytest.mark.parametrize("reply", [None, "not json", "[]"])
+def test_smart_extraction_falls_back_to_regex(store, reply):
+    caller = FixedCaller(reply)
+    extractor = MemoryExtractor(store, llm_extractor=LlmMemoryExtractor(caller))
+    facts = extractor.extract_candidates_smartly(_user("I prefer tea."))
+    assert caller.calls == 1
+    assert [(f.content, f.category, f.extractor) for f in facts] == [
+        ("I prefer tea", "preference", "regex")]
+
+
+def test_smart_extraction_without_llm_is_the_regex(store):
+    facts = MemoryExtractor(store).extract_candidates_smartly(_user("記住我喜歡綠茶。"))
+    assert [(f.content, f.category) for f in facts] == [("我喜歡綠茶", "preference")]
+
+
+# ----------------------------------------------------------------- reconcile
+def test_known_fact_yields_no_action(store):
+    store.add("User prefers vim.")
+    assert MemoryExtractor(store).reconcile(["user prefers VIM", "User  prefers vim!"]) == []
+
+
+def test_close_variant_yields_update_of_that_memory(store):
+    store.add("Lives in Lisbon")
+    vim = store.add("User prefers vim", category="tool")
+    [action] = MemoryExtractor(store).reconcile(["User prefers neovim instead of vim"])
+    assert action == ReconcileAction("update", vim.id, "User prefers neovim instead of vim", "tool")
+    assert action.current_content == "User prefers vim"
+
+
+def test_close_variant_in_chinese_yields_update(store):
+    memory = store.add("我习惯用 Vim 编辑配置文件")
+    [action] = MemoryExtractor(store).reconcile(["我习惯用 VS Code 编辑配置文件"])
+    assert (action.action, action.id) == ("update", memory.id)
+
+
+def test_new_fact_yields_add_with_general_by_default(store):
+    store.add("User prefers vim")
+    assert MemoryExtractor(store).reconcile(["My daughter's name is Ana"]) == [
+        ReconcileAction("add", None, "My daughter's name is Ana", "general")]
+
+
+def test_categories_flow_into_add_actions(store):
+    extractor = MemoryExtractor(store)
+    by_list = extractor.reconcile(["Uses tmux", "Deploys on Fridays"], ["tool", "workflow"])
+    by_map = extractor.reconcile(["Uses tmux"], {"Uses tmux": "tool"})
+    by_fact = extractor.reconcile([StructuredFact("Names branches feat/x", "convention", 0.9)])
+    bad = extractor.reconcile(["Uses tmux"], ["nonsense"])
+    assert [a.category for a in by_list] == ["tool", "workflow"]
+    assert [a.category for a in by_map] == ["tool"]
+    assert [a.category for a in by_fact] == ["convention"]
+    assert [a.category for a in bad] == ["general"]
+
+
+def test_duplicate_candidates_in_one_batch_give_one_action(store):
+    assert len(MemoryExtractor(store).reconcile(["Uses tmux", "uses TMUX."])) == 1
+
+
+def test_apply_writes_adds_and_updates_as_extracted(store):
+    old = store.add("User prefers vim", category="tool")
+    extractor = MemoryExtractor(store)
+    extractor.apply(extractor.reconcile(["User prefers neovim instead of vim", "Uses tmux"],
+                                        ["tool", "tool"]))
+    memories = {m.content: m for m in store.get_all()}
+    assert set(memories) == {"User prefers neovim instead of vim", "Uses tmux"}
+    assert memories["User prefers neovim instead of vim"].id == old.id
+    assert memories["Uses tmux"].source == "extracted"
+    assert store.history()[-1]["actor"] == "extractor"
+
+
+# ----------------------------------------------------------------- submit
+def test_manual_mode_queues_and_writes_nothing(store, queue):
+    extractor = MemoryExtractor(store, review_queue=queue)
+    result = extractor.submit(extractor.reconcile(["Uses tmux"], ["tool"]),
+                              conversation_id="slack:1", evidence="I use tmux daily.")
+    assert store.get_all() == []
+    [item] = queue.pending()
+    assert (item.content, item.category, item.conversation_id, item.evidence, item.status) == (
+        "Uses tmux", "tool", "slack:1", "I use tmux daily.", "pending")
+    assert result.queued == [item]
+
+
+def test_manual_mode_without_queue_is_a_clear_error(store):
+    with pytest.raises(ManualModeError):
+        MemoryExtractor(store).submit([ReconcileAction("add", None, "Uses tmux")])
+
+
+def test_auto_mode_applies(store, queue):
+    extractor = MemoryExtractor(store, review_queue=queue, mode="auto")
+    result = extractor.submit(extractor.reconcile(["Uses tmux"], ["tool"]))
+    assert [m.content for m in store.get_all()] == ["Uses tmux"]
+    assert result.applied[0].source == "extracted" and queue.pending() == []
+
+
+def test_auto_mode_queues_what_does_not_fit_a_full_store(data_dir):
+    store = MemoryStore(data_dir / "memories.json", max_items=1, max_chars=10000, lock_timeout=5)
+    queue = ReviewQueue(data_dir / "review.json", store)
+    extractor = MemoryExtractor(store, review_queue=queue, mode="auto")
+    result = extractor.submit(extractor.reconcile(["Uses tmux", "Prefers tea"]))
+    assert [m.content for m in result.applied] == ["Uses tmux"]
+    assert [i.content for i in result.queued] == ["Prefers tea"]
+
+
+def test_auto_mode_full_store_without_queue_raises(data_dir):
+    store = MemoryStore(data_dir / "memories.json", max_items=1, max_chars=10000, lock_timeout=5)
+    extractor = MemoryExtractor(store, mode="auto")
+    with pytest.raises(MemoryFullError):
+        extractor.submit(extractor.reconcile(["Uses tmux", "Prefers tea"]))
+
+
+def test_unknown_mode_is_refused(store):
+    with pytest.raises(ValueError, match="manual or auto"):
+        MemoryExtractor(store, mode="yolo")
+
+
+# ----------------------------------------------------------------- pacing
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_should_extract_needs_four_new_messages_and_sixty_seconds(data_dir):
+    clock = Clock()
+    state = ExtractionState(data_dir / "extraction-state.json", clock=clock)
+    assert not state.should_extract("c", 3)
+    assert state.should_extract("c", 4)
+    state.mark_extracted("c")
+    clock.now += 59.9
+    assert not state.should_extract("c", 10)
+    clock.now += 0.1
+    assert state.should_extract("c", 4)
+    assert not state.should_extract("c", 3)
+
+
+def test_pacing_state_lives_in_a_file_shared_by_processes(data_dir, store, queue):
+    extractor = MemoryExtractor(store, review_queue=queue)
+    assert extractor.state.path == data_dir / "extraction-state.json"
+    code = ("import sys; from webapp.extraction import ExtractionState; "
+            "ExtractionState(sys.argv[1]).mark_extracted('slack:1')")
+    subprocess.run([sys.executable, "-c", code, str(extractor.state.path)], check=True)
+    assert not extractor.should_extract("slack:1", 10)
+    assert extractor.should_extract("slack:2", 10)
+
+
+# ----------------------------------------------------------------- one conversation, end to end
+def _thread(settings, key="slack:1", *exchanges):
+    _, conversations, _ = stores_for(settings)
+    for user, assistant in exchanges:
+        conversations.add_exchange(key, user, assistant)
+
+
+def test_extract_conversation_queues_regex_facts(settings):
+    _thread(settings, "slack:1", ("I always use metric units.", "Noted."), ("Weather?", "Rain."))
+    result = extract_conversation(settings, "slack:1", caller=None)
+    assert result.ran and result.extractor == "regex"
+    assert [i.content for i in result.queued] == ["I always use metric units"]
+    again = extract_conversation(settings, "slack:1", caller=None)
+    assert again.queued == [] and again.skipped == 1
+
+
+def test_extract_conversation_with_llm_in_auto_mode_applies(settings):
+    from dataclasses import replace
+
+    _thread(settings, "cli:session-1", ("這寫法太醜了", "我改短一點。"))
+    auto = replace(settings, review_mode="auto")
+    result = extract_conversation(auto, "cli:session-1", caller=FixedCaller(LLM_REPLY))
+    assert result.extractor == "llm"
+    memories, _, _ = stores_for(settings)
+    assert [(m.content, m.category, m.source) for m in memories.get_all()] == [
+        ("Prefers concise code", "preference", "extracted")]
+
+
+def test_extract_conversation_unknown_thread_is_not_found(settings):
+    with pytest.raises(NotFoundError):
+        extract_conversation(settings, "slack:nope", caller=None)
+
+
+def test_extract_due_reads_only_new_messages_and_respects_pacing(settings):
+    _thread(settings, "slack:1", ("I prefer tea.", "ok"))
+    [first] = extract_due(settings, caller=None)
+    assert not first.ran and "not due" in first.reason
+    [forced] = extract_due(settings, all_threads=True, caller=None)
+    assert [i.content for i in forced.queued] == ["I prefer tea"]
+    [after] = extract_due(settings, all_threads=True, caller=None)
+    assert after.reason == "no new messages"
