@@ -1,0 +1,124 @@
+"""A writer killed with SIGKILL at random moments never leaves a damaged file or loses a reported add.
+
+The same harness run against a naive ``open(path, "w")`` writer must find damage, which shows
+that it can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from webapp.stores import MemoryStore
+from webapp.stores.jsonfile import encode, temp_files_of
+
+TRIALS = 200
+# A writer: (path, trial number, pipe fd) -> never returns; reports each finished add on the pipe.
+Writer = Callable[[Path, int, int], None]
+
+
+def store_writer(path: Path, trial: int, pipe: int) -> None:
+    store = MemoryStore(path, max_items=1_000_000, max_chars=100_000_000, lock_timeout=30)
+    n = 0
+    while True:
+        memory = store.add(f"trial {trial} add {n}")
+        os.write(pipe, f"{memory.id}\n".encode())  # only after add returned
+        n += 1
+
+
+def naive_writer(path: Path, trial: int, pipe: int) -> None:
+    n = 0
+    while True:
+        records = json.loads(path.read_text(encoding="utf-8"))
+        memory_id = f"t{trial}-{n}"
+        records.append({"id": memory_id, "content": f"trial {trial} add {n}"})
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(records, handle, indent=2)
+        os.write(pipe, f"{memory_id}\n".encode())
+        n += 1
+
+
+def run_killed(writer: Writer, path: Path, trial: int, delay: float) -> tuple[set[str], str | None]:
+    """Fork ``writer``, SIGKILL it after ``delay`` seconds; the ids it reported and any failure."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: write until killed; never return into pytest
+        os.close(read_end)
+        try:
+            writer(path, trial, write_end)
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent through the pipe
+            os.write(write_end, f"!{type(exc).__name__}: {exc}\n".encode())
+        os._exit(1)
+    os.close(write_end)
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    with os.fdopen(read_end, "rb") as pipe:
+        lines = pipe.read().decode().splitlines()
+    failures = [line[1:] for line in lines if line.startswith("!")]
+    reported = {line for line in lines if line and not line.startswith("!")}
+    # Each report is one write of less than PIPE_BUF bytes, so a kill never cuts a line short.
+    return reported, (failures[0] if failures else None)
+
+
+def damage(path: Path, reported: set[str]) -> str | None:
+    """What is wrong with the file after a kill: unparseable, or a reported add missing."""
+    try:
+        records = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"the file does not parse: {exc}"
+    if not isinstance(records, list):
+        return "the file is not an array"
+    missing = reported - {r.get("id") for r in records}
+    return f"{len(missing)} reported adds are missing" if missing else None
+
+
+def crash_loop(writer: Writer, path: Path, trials: int, seed: int) -> list[str]:
+    """Kill ``writer`` ``trials`` times at random moments; the problems found (stops at the first)."""
+    rng = random.Random(seed)
+    reported: set[str] = set()
+    for trial in range(trials):
+        ids, failure = run_killed(writer, path, trial, rng.uniform(0.0, 0.04))
+        if failure:
+            return [f"trial {trial}: the writer failed: {failure}"]
+        reported |= ids
+        problem = damage(path, reported)
+        if problem:
+            return [f"trial {trial}: {problem}"]
+    return []
+
+
+def seeded_file(path: Path) -> None:
+    """A file with some content, so a write takes long enough to be interrupted."""
+    records = [{"id": f"seed-{n}", "content": f"seed memory number {n} " * 3,
+                "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
+                "category": "general"} for n in range(300)]
+    path.write_bytes(encode(records))
+
+
+@pytest.mark.slow
+def test_the_store_survives_being_killed_at_random_moments(data_dir):
+    path = data_dir / "memories.json"
+    seeded_file(path)
+
+    assert crash_loop(store_writer, path, TRIALS, seed=20261122) == []
+
+    store = MemoryStore(path, max_items=1_000_000, max_chars=100_000_000, lock_timeout=5).init()
+    assert len(store.get_all()) > 300 + TRIALS // 4  # writers got work done between kills
+    assert temp_files_of(path) == []  # init removed what killed writers left behind
+    assert json.loads(store.file.backup_path.read_bytes())  # the backup parses too
+
+
+def test_the_harness_catches_a_naive_writer(data_dir):
+    path = data_dir / "memories.json"
+    seeded_file(path)
+    problems = crash_loop(naive_writer, path, TRIALS, seed=20261122)
+    assert problems, "the harness should have caught the naive writer damaging the file"
+    assert "does not parse" in problems[0] or "missing" in problems[0]
