@@ -1,0 +1,109 @@
+"""The stats, repair and export commands, run as real processes (``python -m webapp``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from webapp.stores import ConversationStore, MemoryStore
+
+
+def run_cli(*args: str, env_extra: dict[str, str] | None = None, cwd=None):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"}
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "webapp", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=60)
+
+
+@pytest.fixture
+def filled(data_dir):
+    memories = MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000,
+                           lock_timeout=5).init()
+    memories.add("Prefers tea", category="preference")
+    memories.add("喜欢喝咖啡")
+    conversations = ConversationStore(data_dir / "conversations" / "conversations.json",
+                                      max_turns=20, max_chars=8000, max_age_days=7,
+                                      lock_timeout=5).init()
+    conversations.add_exchange("slack:1", "hi", "hello")
+    return data_dir
+
+
+def test_stats_shows_paths_and_fill(filled):
+    done = run_cli("stats", "--data-dir", str(filled))
+    assert done.returncode == 0, done.stderr
+    assert f"Memories:      {filled / 'memories.json'} [ok]" in done.stdout
+    assert "2 of 100 memories, 16 of 10000 characters" in done.stdout
+    assert "1 threads, 2 turns" in done.stdout
+    assert "standalone" in done.stdout
+
+
+def test_stats_follows_the_environment(filled):
+    done = run_cli("stats", env_extra={"MEMORY_DATA_DIR": str(filled), "MEMORY_MAX_ITEMS": "5"})
+    assert done.returncode == 0, done.stderr
+    assert "2 of 5 memories" in done.stdout
+
+
+def test_stats_on_an_empty_folder_creates_nothing(data_dir):
+    done = run_cli("stats", "--data-dir", str(data_dir))
+    assert done.returncode == 0, done.stderr
+    assert "[missing]" in done.stdout and "0 of 100 memories" in done.stdout
+    assert list(data_dir.iterdir()) == []
+
+
+def test_a_bad_setting_is_one_clear_line(data_dir):
+    done = run_cli("stats", "--data-dir", str(data_dir), env_extra={"MEMORY_MAX_CHARS": "lots"})
+    assert done.returncode == 2
+    assert "MEMORY_MAX_CHARS" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_export_to_stdout_is_the_on_disk_form(filled):
+    done = run_cli("export", "--data-dir", str(filled))
+    assert done.returncode == 0, done.stderr
+    exported = json.loads(done.stdout)
+    assert exported == json.loads((filled / "memories.json").read_bytes())
+    assert [m["content"] for m in exported] == ["Prefers tea", "喜欢喝咖啡"]
+
+
+def test_export_to_a_file(filled, tmp_path):
+    target = tmp_path / "backup.json"
+    done = run_cli("export", "--data-dir", str(filled), "-o", str(target))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(target.read_bytes())[1]["content"] == "喜欢喝咖啡"
+
+
+def test_export_to_an_impossible_place_is_a_clear_error(filled, tmp_path):
+    done = run_cli("export", "--data-dir", str(filled), "-o", str(tmp_path / "no" / "such" / "x.json"))
+    assert done.returncode == 1
+    assert "Could not write" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_export_of_a_damaged_store_is_refused(filled):
+    (filled / "memories.json").write_bytes(b"[{]")
+    done = run_cli("export", "--data-dir", str(filled))
+    assert done.returncode == 2
+    assert "damaged" in done.stderr and done.stdout == ""
+
+
+def test_repair_of_healthy_stores_changes_nothing(filled):
+    before = (filled / "memories.json").read_bytes()
+    done = run_cli("repair", "--data-dir", str(filled))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(": ok") == 2
+    assert (filled / "memories.json").read_bytes() == before
+
+
+def test_repair_without_a_backup_starts_an_empty_store(filled):
+    path = filled / "conversations" / "conversations.json"
+    path.write_bytes(b'["not", "an", "object"]')
+    path.with_name("conversations.json.bak").unlink()
+    done = run_cli("repair", "--data-dir", str(filled))
+    assert done.returncode == 0, done.stderr
+    assert f"{path}: damaged; moved to" in done.stdout and "an empty store" in done.stdout
+    [moved] = [p for p in path.parent.iterdir() if ".corrupt-" in p.name]
+    assert moved.read_bytes() == b'["not", "an", "object"]'
+    assert json.loads(path.read_bytes()) == {}
