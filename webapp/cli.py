@@ -162,14 +162,19 @@ def mcp_command(data_dir: str | None) -> None:
 @click.option("--token-file", type=click.Path(dir_okay=False), default=None,
               help="File holding the access token for direct visitors "
                    "(instead of MEMORY_DASHBOARD_TOKEN); needed to listen beyond 127.0.0.1.")
+@click.option("--demo", "with_demo", is_flag=True,
+              help="Fill an empty data folder with the demo content first (see `demo`).")
 @data_dir_option
 @friendly_errors
-def serve(host: str, port: int, threads: int, token_file: str | None, data_dir: str | None) -> None:
+def serve(host: str, port: int, threads: int, token_file: str | None, with_demo: bool,
+          data_dir: str | None) -> None:
     """Serve the web dashboard (production server, not Flask's development server)."""
     from .web.serve import check_exposure, run, with_token_file
 
     settings = with_token_file(load_settings(data_dir), token_file)
     check_exposure(settings, host)
+    if with_demo:
+        load_demo(settings, force=False, keep_existing=True)
     memory_store(settings).init()
     conversation_store(settings).init()
     run(settings, host=host, port=port, threads=threads)
@@ -292,6 +297,37 @@ def check_skills(data_dir: str | None) -> None:
     for problem in problems:
         click.echo(f"  {problem}")
     sys.exit(1)
+
+
+# ----------------------------------------------------------------- demo content
+def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -> None:
+    """Fill the data folder with the demo; with ``keep_existing`` a non-empty one is left as is."""
+    from .demo import DemoRefusedError, fill_demo
+
+    try:
+        report = fill_demo(memory_store(settings, actor="demo"), conversation_store(settings),
+                           settings.skills_dir, force=force, lock_timeout=settings.lock_timeout)
+    except DemoRefusedError as exc:
+        if keep_existing:
+            click.echo("Demo not loaded: the data folder already holds data; serving it as it is.",
+                       err=True)
+            return
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"Demo content loaded into {settings.data_dir}:")
+    for line in report.lines():
+        click.echo(f"  {line}")
+
+
+@main.command()
+@data_dir_option
+@click.option("--force", is_flag=True,
+              help="Load even into a data folder that holds data (the demo's own items are "
+                   "replaced, everything else is kept).")
+@friendly_errors
+def demo(data_dir: str | None, force: bool) -> None:
+    """Fill a data folder with sample memories, conversations and skills, freshly dated."""
+    load_demo(load_settings(data_dir), force=force)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,127 @@
+"""Demo content: sample memories, conversation threads and skills, freshly dated, in a data folder.
+
+The samples ship as package data in ``webapp/demo_data/``. Threads go through
+``ConversationStore.add_exchange`` (so their timestamps are now), memories keep their spacing
+but move so the newest was updated a few minutes ago, and skill folders are imported with
+``SkillDocumentStore.import_skill`` when this installation has it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from .stores import ConversationStore, MemoryStore
+from .stores.timefmt import parse_ts, to_iso
+
+DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
+# The newest sample memory is shown as updated this long ago.
+NEWEST_MEMORY_AGE = timedelta(minutes=10)
+
+
+class DemoRefusedError(Exception):
+    """The data folder already holds data, and replacing it was not asked for."""
+
+
+@dataclass(frozen=True)
+class DemoReport:
+    """What loading the demo did."""
+
+    memories: dict[str, int]  # added / updated / unchanged, as MemoryStore.import_records says
+    threads: int
+    exchanges: int
+    skills: tuple[str, ...] | None  # "name: summary" per skill; None when skills are unavailable
+
+    def lines(self) -> list[str]:
+        """A readable summary, one line per store."""
+        m = self.memories
+        lines = [f"Memories: {m['added']} added, {m['updated']} updated, {m['unchanged']} unchanged",
+                 f"Conversations: {self.threads} threads, {self.exchanges} exchanges (dated now)"]
+        if self.skills is None:
+            lines.append("Skills: skipped — this installation has no skill document store.")
+        else:
+            lines.extend(f"Skill {line}" for line in self.skills)
+        return lines
+
+
+def skill_store_class() -> Any | None:
+    """``SkillDocumentStore`` when this installation has it, else None."""
+    from . import stores
+
+    return getattr(stores, "SkillDocumentStore", None)
+
+
+def existing_content(memories: MemoryStore, conversations: ConversationStore,
+                     skills: Any | None) -> list[str]:
+    """What the stores already hold, e.g. ['3 memories', '1 conversation']; [] when empty."""
+    found = []
+    counts = (("memory", "memories", len(memories.get_all())),
+              ("conversation", "conversations", len(conversations.list_conversations())),
+              ("skill document", "skill documents", len(skills.list(True)) if skills else 0))
+    for one, many, count in counts:
+        if count:
+            found.append(f"{count} {one if count == 1 else many}")
+    return found
+
+
+def shifted_memories(records: list[dict[str, Any]], now: datetime) -> list[dict[str, Any]]:
+    """The sample memories moved in time so the newest was updated ``NEWEST_MEMORY_AGE`` ago."""
+    newest = max(parse_ts(r.get("updatedAt") or r.get("createdAt")) for r in records)
+    delta = (now - NEWEST_MEMORY_AGE) - newest
+    shifted = []
+    for record in records:
+        created = parse_ts(record.get("createdAt"))
+        updated = parse_ts(record.get("updatedAt") or record.get("createdAt"))
+        shifted.append({**record, "createdAt": to_iso(created + delta),
+                        "updatedAt": to_iso(updated + delta)})
+    return shifted
+
+
+def load_threads(conversations: ConversationStore, threads: dict[str, list[list[str]]]) -> int:
+    """Replace each sample thread with its exchanges, dated now; return how many exchanges."""
+    exchanges = 0
+    for conversation_id, pairs in threads.items():
+        conversations.clear(conversation_id)
+        for user_message, assistant_response in pairs:
+            conversations.add_exchange(conversation_id, user_message, assistant_response)
+            exchanges += 1
+    return exchanges
+
+
+def load_skills(skills: Any, folder: Path) -> tuple[str, ...]:
+    """Import every skill folder under ``folder``; one summary line per skill."""
+    lines = []
+    for skill_dir in sorted(p for p in folder.iterdir() if (p / "SKILL.md").is_file()):
+        report = skills.import_skill(skill_dir)
+        lines.append(f"{skill_dir.name}: {report.summary()}")
+    return tuple(lines)
+
+
+def fill_demo(memories: MemoryStore, conversations: ConversationStore, skills_dir: Path, *,
+              force: bool = False, lock_timeout: float = 10.0, source: Path = DEMO_DATA,
+              now: datetime | None = None) -> DemoReport:
+    """Load the demo into the stores; refuse (DemoRefusedError) when they hold data, unless ``force``.
+
+    With ``force`` the demo's own memories (by id), threads (by key) and skills (by name) are
+    replaced and everything else is kept, so loading twice gives the same result.
+    """
+    memories.init()
+    conversations.init()
+    store_class = skill_store_class()
+    skills = store_class(skills_dir, lock_timeout=lock_timeout) if store_class else None
+    found = existing_content(memories, conversations, skills)
+    if found and not force:
+        raise DemoRefusedError(
+            f"The data folder already holds {', '.join(found)}; nothing was changed. "
+            "Use --force to load the demo anyway (its own items are replaced, the rest is kept).")
+    now = now or datetime.now(timezone.utc)
+    records = json.loads((source / "memories.json").read_text(encoding="utf-8"))
+    threads = json.loads((source / "threads.json").read_text(encoding="utf-8"))
+    counts = memories.import_records(shifted_memories(records, now), actor="demo")
+    exchanges = load_threads(conversations, threads)
+    skill_lines = load_skills(skills, source / "skills") if skills else None
+    return DemoReport(memories=counts, threads=len(threads), exchanges=exchanges,
+                      skills=skill_lines)

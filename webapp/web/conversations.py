@@ -1,0 +1,186 @@
+"""Conversations: every thread the assistant keeps, one thread's turns, clear and extract."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask_htmx import make_response
+
+from ..stores import ConversationSummary, ConversationTurn
+from .context import actor, settings, stores, wants_partial
+
+bp = Blueprint("conversations", __name__, url_prefix="/conversations")
+
+INTERFACE_LABELS = {"slack": "Slack", "cli": "CLI", "schedule": "Schedule", "other": "Other"}
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A timestamp as the pages show it: machine form, absolute text, relative text."""
+
+    iso: str
+    absolute: str
+    relative: str
+
+
+def moment(when: datetime, now: datetime) -> Moment:
+    """Describe ``when`` for a person, relative to ``now`` ("3 minutes ago", "in 6 days")."""
+    seconds = (when - now).total_seconds()
+    span = abs(seconds)
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if span >= size:
+            count = int(span // size)
+            text = f"{count} {unit}{'' if count == 1 else 's'}"
+            break
+    else:
+        text = ""
+    if not text:
+        relative = "just now"
+    else:
+        relative = f"in {text}" if seconds > 0 else f"{text} ago"
+    utc = when.astimezone(timezone.utc)
+    return Moment(iso=utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
+                  absolute=utc.strftime("%Y-%m-%d %H:%M UTC"), relative=relative)
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """One thread in the list (and the head of the thread page)."""
+
+    summary: ConversationSummary
+    interface_label: str  # Slack / CLI / Schedule / Other, from the key's prefix
+    last_activity: Moment
+    expires: Moment
+    expired: bool  # the assistant no longer sees it; the next cleanup removes it
+    chars_percent: int  # characters against conversation_max_chars, for the meter
+
+
+def thread_row(summary: ConversationSummary, now: datetime, max_chars: int) -> ThreadRow:
+    """The template data of one thread."""
+    return ThreadRow(
+        summary=summary,
+        interface_label=INTERFACE_LABELS.get(summary.interface, summary.interface.title()),
+        last_activity=moment(summary.last_activity, now),
+        expires=moment(summary.expires_at, now),
+        expired=summary.expires_at <= now,
+        chars_percent=min(100, round(100 * summary.chars / max_chars)) if max_chars else 0,
+    )
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _limits() -> dict[str, int]:
+    s = settings()
+    return {"max_turns": s.conversation_max_turns, "max_chars": s.conversation_max_chars,
+            "max_age_days": s.conversation_max_age_days}
+
+
+def get_thread_or_404(conversation_id: str) -> ThreadRow:
+    """The thread with this id, or a 404 when there is none."""
+    for summary in stores().conversations.list_conversations():
+        if summary.id == conversation_id:
+            return thread_row(summary, _now(), settings().conversation_max_chars)
+    abort(404)
+
+
+@bp.get("/")
+def index():
+    """Every thread, most recent activity first."""
+    now, limits = _now(), _limits()
+    rows = [thread_row(s, now, limits["max_chars"])
+            for s in stores().conversations.list_conversations()]
+    template = "conversations/_list.html" if wants_partial() else "conversations/page.html"
+    return render_template(template, rows=rows, limits=limits,
+                           cleared=request.args.get("cleared", "")[:300],
+                           page_title="Conversations")
+
+
+def _thread_context(conversation_id: str) -> dict[str, Any]:
+    row = get_thread_or_404(conversation_id)
+    turns: list[ConversationTurn] = stores().conversations.get_history(conversation_id)
+    now = _now()
+    return dict(row=row, turns=turns, limits=_limits(),
+                turn_times=[moment(t.timestamp, now) for t in turns],
+                review_available="review.index" in current_app.view_functions,
+                page_title=f"Conversation {conversation_id}")
+
+
+@bp.get("/thread/<path:conversation_id>")
+def thread(conversation_id: str):
+    """One thread's turns as the assistant sees them after trimming."""
+    context = _thread_context(conversation_id)
+    template = "conversations/_thread.html" if wants_partial() else "conversations/thread.html"
+    return render_template(template, **context)
+
+
+@bp.post("/clear/<path:conversation_id>")
+def clear(conversation_id: str):
+    """Forget every turn of a thread, then go back to the list."""
+    if not stores().conversations.clear(conversation_id):
+        abort(404)
+    target = url_for("conversations.index", cleared=conversation_id)
+    if wants_partial():
+        return make_response("", 200, redirect=target)
+    return redirect(target, 303)
+
+
+@bp.post("/extract/<path:conversation_id>")
+def extract(conversation_id: str):
+    """Run the configured extractor on a thread; the facts it finds land in Review."""
+    get_thread_or_404(conversation_id)
+    outcome = run_extraction(conversation_id)
+    review_url = (url_for("review.index") if "review.index" in current_app.view_functions
+                  else None)
+    if wants_partial():
+        html = render_template("conversations/_extract_result.html", outcome=outcome,
+                               review_url=review_url)
+        return make_response(html, 200, trigger={"announce": outcome.message})
+    return render_template("conversations/thread.html", outcome=outcome, review_url=review_url,
+                           **_thread_context(conversation_id))
+
+
+@dataclass(frozen=True)
+class ExtractOutcome:
+    """What an extraction run did, in words a person reads."""
+
+    ok: bool
+    queued: int  # facts now waiting in Review
+    message: str
+
+
+def run_extraction(conversation_id: str) -> ExtractOutcome:
+    """Run the configured extractor over the whole thread (imported lazily: it may load an SDK)."""
+    from ..extraction import LlmConfigError, extract_conversation
+    from ..stores import NotFoundError
+
+    try:
+        result = extract_conversation(settings(), conversation_id, force=True, actor=actor())
+    except LlmConfigError as exc:
+        return ExtractOutcome(False, 0, f"The LLM extractor is not set up correctly: {exc}")
+    except NotFoundError:
+        return ExtractOutcome(False, 0, "This conversation has no messages to read.")
+    return ExtractOutcome(True, len(result.queued), describe_extraction(result))
+
+
+def _facts(count: int) -> str:
+    return f"{count} fact{'' if count == 1 else 's'}"
+
+
+def describe_extraction(result: Any) -> str:
+    """One sentence on what an ExtractionResult did, for the person who pressed the button."""
+    by = "the LLM" if result.extractor == "llm" else "the regex rules"
+    parts = []
+    if result.queued:
+        parts.append(f"{_facts(len(result.queued))} landed in Review")
+    if result.applied:
+        parts.append(f"{_facts(len(result.applied))} went straight into memory (auto mode)")
+    if result.skipped:
+        parts.append(f"{_facts(result.skipped)} had already been proposed or rejected")
+    if not parts:
+        return f"No new facts: {by} found nothing durable in this conversation."
+    return "; ".join(parts) + f" (found by {by})."
