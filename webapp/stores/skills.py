@@ -243,10 +243,13 @@ def validate_record(record: Any, what: str = "The skill document") -> dict[str, 
     if not isinstance(record, Mapping):
         raise InvalidSkillDocumentError([f"expected a JSON object, found {type(record).__name__}"], what)
     record = dict(record)
-    reasons = _schema_reasons(record) or _text_reasons(record)
+    reasons = _schema_reasons(record)
     if reasons:
         raise InvalidSkillDocumentError(reasons, what)
-    document_file_name(record)
+    document_key(record)
+    reasons = _text_reasons(record)
+    if reasons:
+        raise InvalidSkillDocumentError(reasons, what)
     return record
 
 
