@@ -1,19 +1,395 @@
-"""Memories: browse, search and add long-term memories."""
+"""Memories: browse, search, add, edit, delete (with undo), history, export and import."""
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request
+import json
+from datetime import datetime, timezone
+from typing import Any
 
-from .context import stores
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask_htmx import make_response
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from ..stores import CATEGORIES, ConflictError, Memory, MemoryFullError
+from ..stores.timefmt import parse_ts
+from .context import actor, stores, wants_partial
+from .memory_listing import (
+    PAGE_SIZE,
+    SORTS,
+    Listing,
+    build_listing,
+    highlight,
+    usage_of,
+)
 
 bp = Blueprint("memories", __name__, url_prefix="/memories")
 
+MAX_IMPORT_BYTES = 5 * 1024 * 1024
+MEMORIES_CHANGED = "memories-changed"  # the list and the meter reload themselves
+USAGE_CHANGED = "memories-usage-changed"  # only the meter reloads (a row changed in place)
 
+
+class ImportProblem(ValueError):
+    """An import file that cannot be used; the message says why."""
+
+
+@bp.app_template_filter("highlight")
+def _highlight_filter(text: str, query: str):
+    return highlight(text, query)
+
+
+@bp.app_template_filter("when")
+def _when_filter(moment: Any) -> str:
+    if not isinstance(moment, datetime):
+        moment = parse_ts(moment)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def get_memory_or_404(memory_id: str) -> Memory:
+    """The memory with that id, or a 404."""
+    memory = stores().memories.get(memory_id)
+    if memory is None:
+        abort(404)
+    return memory
+
+
+def current_listing() -> Listing:
+    """The list as the request's filters ask for (query string or form fields)."""
+    args = request.values
+    return build_listing(stores().memories, query=args.get("q", ""),
+                         category=args.get("category", ""), sort=args.get("sort", ""),
+                         page=args.get("page", "1"))
+
+
+def page_context(**extra: Any) -> dict[str, Any]:
+    """Everything the full page renders; views add their own bits."""
+    store = stores().memories
+    context = dict(listing=current_listing(), usage=usage_of(store), categories=CATEGORIES,
+                   sorts=SORTS, page_size=PAGE_SIZE, page_title="Memories",
+                   form={}, errors={}, undo_refs=_undo_refs())
+    context.update(extra)
+    return context
+
+
+def _undo_refs() -> list[str]:
+    """Ids deleted by a plain (no-JS) form post, offered for undo after the redirect."""
+    return [ref for ref in request.args.get("undo", "").split(",") if ref][:500]
+
+
+def _triggered(html: str, status: int = 200, event: str = MEMORIES_CHANGED, announce: str = ""):
+    trigger: dict[str, Any] = {event: True}
+    if announce:
+        trigger["announce"] = announce
+    return make_response(html, status, trigger=trigger)
+
+
+# ------------------------------------------------------------------ the list
 @bp.get("/")
 def index():
-    """The list of memories, newest last, with the capacity meter."""
+    """The list (or, for htmx, only its rows partial) with the capacity meter."""
+    if wants_partial():
+        return render_template("memories/_rows.html", listing=current_listing())
+    return render_template("memories/page.html", **page_context())
+
+
+@bp.get("/meter")
+def meter():
+    """The capacity meter alone (it reloads itself after changes)."""
+    return render_template("memories/_meter.html", usage=usage_of(stores().memories))
+
+
+# ------------------------------------------------------------------ add
+def validate_memory_form(form: Any) -> tuple[str, str, dict[str, str]]:
+    """Content and category from a form, with a message per bad field."""
     store = stores().memories
-    query = request.args.get("q", "").strip()
-    memories = store.search(query) if query else store.get_all()
-    return render_template("memories/page.html", memories=memories, query=query,
-                           usage=store.stats(), page_title="Memories")
+    content = (form.get("content") or "").strip()
+    category = form.get("category") or "general"
+    errors = {}
+    if not content:
+        errors["content"] = "Write what the assistant should remember; it cannot be empty."
+    elif len(content) > store.max_chars:
+        errors["content"] = (f"This is {len(content):,} characters; one memory can hold at most "
+                             f"{store.max_chars:,} (the whole store's limit). Shorten it.")
+    elif "\x00" in content:
+        errors["content"] = "The text contains a NUL character; remove it."
+    if category not in CATEGORIES:
+        errors["category"] = f"Unknown category; choose one of: {', '.join(CATEGORIES)}."
+    return content, category, errors
+
+
+@bp.post("/")
+def add():
+    """Remember a new fact; errors are shown next to the field."""
+    store = stores().memories
+    content, category, errors = validate_memory_form(request.form)
+    form = {"content": request.form.get("content", ""), "category": category}
+    status = 422
+    if not errors:
+        try:
+            memory = store.add(content, category=category, source="dashboard", actor=actor())
+        except MemoryFullError as exc:
+            errors["content"] = str(exc)
+            status = 409
+        else:
+            if not wants_partial():
+                return redirect(url_for("memories.index", added=memory.id), 303)
+            html = render_template("memories/_add_form.html", form={}, errors={},
+                                   categories=CATEGORIES, added=memory, usage=usage_of(store))
+            return _triggered(html, announce="Memory added.")
+    if wants_partial():
+        return render_template("memories/_add_form.html", form=form, errors=errors,
+                               categories=CATEGORIES, usage=usage_of(store)), status
+    return render_template("memories/page.html", **page_context(form=form, errors=errors)), status
+
+
+# ------------------------------------------------------------------ one row
+@bp.get("/<memory_id>/row")
+def row(memory_id: str):
+    """One memory's row (used by Cancel); focus goes back to its Edit button."""
+    memory = get_memory_or_404(memory_id)
+    if not wants_partial():
+        return redirect(url_for("memories.index"), 303)
+    return render_template("memories/_row.html", memory=memory, query="", focus_edit=True)
+
+
+@bp.get("/<memory_id>/edit")
+def edit(memory_id: str):
+    """The row as an edit form (a page of its own without JavaScript)."""
+    memory = get_memory_or_404(memory_id)
+    context = dict(memory=memory, form={"content": memory.content, "category": memory.category},
+                   errors={}, version=memory.version, categories=CATEGORIES)
+    if wants_partial():
+        return render_template("memories/_edit_row.html", **context)
+    return render_template("memories/edit_page.html", page_title="Edit memory", **context)
+
+
+@bp.post("/<memory_id>")
+def update(memory_id: str):
+    """Save an edit, refusing (409) when the memory changed since the form was loaded."""
+    store = stores().memories
+    memory = get_memory_or_404(memory_id)
+    content, category, errors = validate_memory_form(request.form)
+    version = request.form.get("expected_updated_at") or ""
+    form = {"content": request.form.get("content", ""), "category": category}
+    if not version:
+        errors["content"] = "This form has no version token; reload the page and edit again."
+    if errors:
+        return _edit_error(memory, form, errors, version, 422)
+    try:
+        saved = store.update(memory_id, content, category=category,
+                             expected_updated_at=version, actor=actor())
+    except ConflictError as exc:
+        return _conflict(exc.current, form)
+    except MemoryFullError as exc:
+        return _edit_error(memory, form, {"content": str(exc)}, version, 409)
+    if saved is None:
+        abort(404)
+    if not wants_partial():
+        return redirect(url_for("memories.index"), 303)
+    html = render_template("memories/_row.html", memory=saved, query="", focus_edit=True)
+    return _triggered(html, event=USAGE_CHANGED, announce="Memory saved.")
+
+
+def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: int):
+    context = dict(memory=memory, form=form, errors=errors, version=version or memory.version,
+                   categories=CATEGORIES)
+    if wants_partial():
+        return render_template("memories/_edit_row.html", **context), status
+    return render_template("memories/edit_page.html", page_title="Edit memory", **context), status
+
+
+def _conflict(current: Memory, form: dict):
+    """The 'changed elsewhere' answer: both versions, nothing overwritten."""
+    changes = stores().memories.history(current.id)
+    last = changes[-1] if changes else None
+    context = dict(memory=current, mine=form, changed_by=last.get("actor") if last else None,
+                   categories=CATEGORIES)
+    if wants_partial():
+        return render_template("memories/_conflict_row.html", **context), 409
+    return render_template("memories/conflict_page.html", page_title="Changed elsewhere",
+                           **context), 409
+
+
+# ------------------------------------------------------------------ delete / undo
+@bp.post("/<memory_id>/delete")
+def delete(memory_id: str):
+    """Forget one memory; the answer offers Undo."""
+    memory = get_memory_or_404(memory_id)
+    stores().memories.delete(memory_id, actor=actor())
+    if not wants_partial():
+        return redirect(url_for("memories.index", undo=memory_id), 303)
+    html = render_template("memories/_deleted_row.html", memory=memory)
+    return _triggered(html, event=USAGE_CHANGED, announce="Memory deleted. Undo is available.")
+
+
+@bp.post("/delete-many")
+def delete_many():
+    """Forget every selected memory in one write; the answer offers Undo of all."""
+    ids = [i for i in request.form.getlist("ids") if i]
+    if not ids:
+        notice = {"kind": "error", "text": "Select at least one memory to delete."}
+        return _results_or_redirect(notice, status=422)
+    removed = stores().memories.delete_many(ids, actor=actor())
+    if not wants_partial():
+        return redirect(url_for("memories.index", undo=",".join(ids)), 303)
+    noun = "memory" if removed == 1 else "memories"
+    notice = {"kind": "deleted", "text": f"Deleted {removed} {noun}.", "refs": ids}
+    return _results_or_redirect(notice, announce=f"Deleted {removed} {noun}. Undo is available.")
+
+
+@bp.post("/restore")
+def restore():
+    """Undo a delete (ref = memory id) or go back before a change (ref = history id)."""
+    refs = [r for r in request.form.getlist("ref") if r]
+    back_to = request.form.get("return", "results")
+    if not refs:
+        abort(404)
+    store = stores().memories
+    restored = []
+    for ref in refs:
+        try:
+            restored.append(store.restore(ref, actor=actor()))
+        except KeyError:
+            if len(refs) == 1:
+                abort(404)
+    if back_to == "history" and restored:
+        if not wants_partial():
+            return redirect(url_for("memories.history", memory_id=restored[0].id), 303)
+        html = _history_html(restored[0].id, restored_now=True)
+        return _triggered(html, announce="Earlier version restored.")
+    if not wants_partial():
+        return redirect(url_for("memories.index"), 303)
+    if back_to == "row" and restored:
+        html = render_template("memories/_row.html", memory=restored[0], query="", focus_edit=True)
+        return _triggered(html, event=USAGE_CHANGED, announce="Memory restored.")
+    noun = "memory" if len(restored) == 1 else "memories"
+    notice = {"kind": "restored", "text": f"Restored {len(restored)} {noun}."}
+    return _results_or_redirect(notice, announce=notice["text"])
+
+
+def _results_or_redirect(notice: dict, status: int = 200, announce: str = ""):
+    if not wants_partial():
+        return redirect(url_for("memories.index"), 303)
+    html = render_template("memories/_rows.html", listing=current_listing(), notice=notice)
+    if status != 200:
+        return html, status
+    return _triggered(html, event=USAGE_CHANGED, announce=announce)
+
+
+# ------------------------------------------------------------------ history
+@bp.get("/<memory_id>/history")
+def history(memory_id: str):
+    """Who changed this memory, when, before and after; each earlier state can be restored."""
+    if not stores().memories.history(memory_id) and stores().memories.get(memory_id) is None:
+        abort(404)
+    if wants_partial():
+        return _history_html(memory_id)
+    return render_template("memories/history_page.html", page_title="Memory history",
+                           **_history_context(memory_id))
+
+
+def _history_context(memory_id: str, restored_now: bool = False) -> dict[str, Any]:
+    entries = list(reversed(stores().memories.history(memory_id)))
+    return dict(memory_id=memory_id, memory=stores().memories.get(memory_id), entries=entries,
+                restored_now=restored_now)
+
+
+def _history_html(memory_id: str, restored_now: bool = False) -> str:
+    return render_template("memories/_history.html", **_history_context(memory_id, restored_now))
+
+
+# ------------------------------------------------------------------ export / import
+@bp.get("/export")
+def export():
+    """Every memory as a JSON file download (the on-disk form, extra fields kept)."""
+    records = [m.to_dict() for m in stores().memories.get_all()]
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    body = json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+    return Response(body, mimetype="application/json", headers={
+        "Content-Disposition": f'attachment; filename="memories-{stamp}.json"'})
+
+
+def read_import_file() -> tuple[list[dict[str, Any]], str]:
+    """The records of the uploaded (or confirmed) file and its text; ImportProblem if unusable."""
+    upload = request.files.get("file")
+    if upload is not None and upload.filename:
+        raw = upload.stream.read(MAX_IMPORT_BYTES + 1)
+    else:
+        raw = (request.form.get("payload") or "").encode("utf-8")
+    if not raw.strip():
+        raise ImportProblem("Choose a JSON file exported from this page; the file was empty.")
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise ImportProblem(f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; "
+                            "that is not a memory export.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportProblem(f"The file is not valid UTF-8 text (bad byte at position "
+                            f"{exc.start}); export it again as JSON.") from None
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportProblem(f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                            f"column {exc.colno}.") from None
+    return records, text
+
+
+@bp.get("/import")
+def import_form():
+    """The upload form (Cancel of a preview comes back here)."""
+    return _import_answer()
+
+
+@bp.post("/import")
+def import_preview():
+    """Show what importing the uploaded file would change; nothing is written yet."""
+    store = stores().memories
+    try:
+        records, text = read_import_file()
+        plan = store.plan_import(records)
+    except ImportProblem as exc:
+        return _import_answer(error=str(exc), status=422)
+    except ValueError as exc:
+        return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
+    counts = {kind: sum(1 for k, _, _ in plan if k == kind) for kind in ("add", "update", "same")}
+    usage = usage_of(store)
+    added_chars = sum(len(r["content"]) - (len(c.content) if c else 0)
+                      for k, r, c in plan if k != "same")
+    too_big = (usage["items"] + counts["add"] > usage["max_items"]
+               or usage["chars"] + added_chars > usage["max_chars"])
+    changes = [(k, r, c) for k, r, c in plan if k != "same"]
+    return _import_answer(plan=changes[:200], more=max(0, len(changes) - 200), counts=counts,
+                          payload=text, too_big=too_big, usage=usage, added_chars=added_chars)
+
+
+@bp.post("/import/confirm")
+def import_confirm():
+    """Apply a previewed import in one write."""
+    try:
+        records, _ = read_import_file()
+        counts = stores().memories.import_records(records, actor=actor())
+    except ImportProblem as exc:
+        return _import_answer(error=str(exc), status=422)
+    except MemoryFullError as exc:
+        return _import_answer(error=str(exc), status=409)
+    except ValueError as exc:
+        return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
+    if not wants_partial():
+        return redirect(url_for("memories.index"), 303)
+    text = (f"Imported: {counts['added']} added, {counts['updated']} updated, "
+            f"{counts['unchanged']} already the same.")
+    html = render_template("memories/_import.html", done=text)
+    return _triggered(html, announce=text)
+
+
+def _import_answer(status: int = 200, **context: Any):
+    if wants_partial():
+        return render_template("memories/_import.html", **context), status
+    return render_template("memories/import_page.html", page_title="Import memories",
+                           **context), status
+
+
+@bp.errorhandler(RequestEntityTooLarge)
+def _too_large(exc):
+    return _import_answer(error="The upload is too large; a memory export is a few megabytes "
+                          "at most. Nothing was changed.", status=413)

@@ -1,0 +1,147 @@
+"""One page of the memory list: filter, sort, paginate and highlight, from cached views.
+
+The sorted, case-folded copy of the list is built once per version of the file
+(``JsonFile.view``), so a request does one substring pass over it at most and
+renders only the rows of its page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from ..stores import CATEGORIES, Memory, MemoryStore
+from ..stores.memories import fold
+
+PAGE_SIZE = 50
+SORTS = {
+    "newest": "Newest first",
+    "oldest": "Oldest first",
+    "updated": "Recently updated",
+    "alpha": "A–Z",
+}
+DEFAULT_SORT = "newest"
+WARN_RATIO = 0.9
+
+
+@dataclass
+class Listing:
+    """What the rows partial renders."""
+
+    memories: list[Memory]  # the rows of this page only
+    total: int  # how many match the filters (all pages)
+    store_total: int  # how many the store holds (to tell "empty" from "no match")
+    page: int  # 1-based, clamped to the pages that exist
+    pages: int  # at least 1
+    query: str  # the search text as typed (stripped)
+    category: str  # "" for every category
+    sort: str  # a key of SORTS
+    args: dict[str, str] = field(default_factory=dict)  # the filters, for pager links
+
+    @property
+    def first(self) -> int:
+        """1-based number of the first row shown (0 when none)."""
+        return (self.page - 1) * PAGE_SIZE + 1 if self.memories else 0
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.memories) - 1 if self.memories else 0
+
+
+def _sort_key(sort: str):
+    if sort == "alpha":
+        return (lambda pair: (pair[0], pair[1].id)), False
+    if sort == "updated":
+        return (lambda pair: (pair[1].updated_at, pair[1].id)), True
+    if sort == "oldest":
+        return (lambda pair: (pair[1].created_at, pair[1].id)), False
+    return (lambda pair: (pair[1].created_at, pair[1].id)), True
+
+
+def sorted_folded(store: MemoryStore, sort: str) -> tuple[tuple[str, Memory], ...]:
+    """(folded content, memory) in ``sort`` order, cached until the file changes."""
+    def build(records: list[dict[str, Any]]) -> tuple[tuple[str, Memory], ...]:
+        key, reverse = _sort_key(sort)
+        pairs = [(fold(m.content), m) for m in map(Memory.from_dict, records)]
+        return tuple(sorted(pairs, key=key, reverse=reverse))
+
+    return store.file.view(f"web.sorted.{sort}", build)
+
+
+def _page_number(raw: Any) -> int:
+    try:
+        return max(1, int(raw))
+    except (TypeError, ValueError):
+        return 1
+
+
+def build_listing(store: MemoryStore, *, query: str = "", category: str = "", sort: str = "",
+                  page: Any = 1) -> Listing:
+    """The page of memories the filters select."""
+    query = (query or "").strip()[:500]
+    category = category if category in CATEGORIES else ""
+    sort = sort if sort in SORTS else DEFAULT_SORT
+    pairs = sorted_folded(store, sort)
+    store_total = len(pairs)
+    if query or category:
+        needle = fold(query)
+        pairs = tuple(p for p in pairs
+                      if needle in p[0] and (not category or p[1].category == category))
+    pages = max(1, -(-len(pairs) // PAGE_SIZE))
+    number = min(_page_number(page), pages)
+    start = (number - 1) * PAGE_SIZE
+    rows = [memory for _, memory in pairs[start:start + PAGE_SIZE]]
+    args = {k: v for k, v in (("q", query), ("category", category), ("sort", sort)) if v}
+    return Listing(rows, len(pairs), store_total, number, pages, query, category, sort, args)
+
+
+def _folded_with_owners(text: str) -> tuple[str, list[int]]:
+    """The folded text and, for each of its characters, the index of the original character."""
+    pieces: list[str] = []
+    owners: list[int] = []
+    for index, char in enumerate(text):
+        folded = fold(char)
+        pieces.append(folded)
+        owners.extend([index] * len(folded))
+    return "".join(pieces), owners
+
+
+def highlight(text: str, query: str) -> Markup:
+    """``text`` escaped, with each case-insensitive match of ``query`` wrapped in <mark>."""
+    needle = fold((query or "").strip())
+    if not needle:
+        return escape(text)
+    folded, owners = _folded_with_owners(text)
+    out: list[Any] = []
+    cursor = 0
+    position = folded.find(needle)
+    while position != -1:
+        start = owners[position]
+        end = owners[position + len(needle) - 1] + 1
+        if start >= cursor:
+            out.append(escape(text[cursor:start]))
+            out.append(Markup("<mark>%s</mark>") % text[start:end])
+            cursor = end
+        position = folded.find(needle, position + len(needle))
+    out.append(escape(text[cursor:]))
+    return Markup("").join(out)
+
+
+def _totals(records: list[dict[str, Any]]) -> tuple[int, int]:
+    return len(records), sum(len(str(r.get("content", ""))) for r in records)
+
+
+def usage_of(store: MemoryStore) -> dict[str, Any]:
+    """Items and characters against the caps, with warn/full flags (totals cached per file)."""
+    items, chars = store.file.view("web.usage", _totals)
+    usage: dict[str, Any] = {"items": items, "chars": chars, "max_items": store.max_items,
+                             "max_chars": store.max_chars}
+    usage["items_full"] = items >= store.max_items
+    usage["chars_full"] = chars >= store.max_chars
+    usage["full"] = usage["items_full"] or usage["chars_full"]
+    usage["items_warn"] = items >= WARN_RATIO * store.max_items
+    usage["chars_warn"] = chars >= WARN_RATIO * store.max_chars
+    usage["warn"] = usage["items_warn"] or usage["chars_warn"]
+    return usage
