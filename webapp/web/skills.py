@@ -1,0 +1,387 @@
+"""Skills: browse, view, edit, create, deprecate / restore and import skill documents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import nh3
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_htmx import make_response
+from markdown_it import MarkdownIt
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from ..stores.skills import (
+    InvalidSkillDocumentError,
+    SkillDocument,
+    SkillDocumentConflictError,
+    SkillDocumentProblem,
+    SkillImportError,
+    UnsafeNameError,
+    kebab_case,
+    reference_slug,
+)
+from .context import stores, wants_partial
+
+bp = Blueprint("skills", __name__, url_prefix="/skills")
+
+TABS = ("live", "deprecated")
+MAX_CONTENT_CHARS = 1_000_000  # the schema's limit for ``content``
+MAX_DESCRIPTION_CHARS = 4000  # the schema's limit for ``skillDescription``
+# What sanitised Markdown may keep: text structure and http(s) links; no images, no raw HTML.
+ALLOWED_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "strong", "em", "code",
+                "pre", "blockquote", "a", "table", "thead", "tbody", "tr", "th", "td", "hr", "br",
+                "del", "s"}
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
+
+
+# ----------------------------------------------------------------- rendering helpers
+def _markdown() -> MarkdownIt:
+    # html=False: raw HTML in a skill is shown as text; images become their alt text.
+    return MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+
+
+def _only_web_links(tag: str, attr: str, value: str) -> str | None:
+    if tag == "a" and attr == "href" and not value.lower().startswith(("http://", "https://")):
+        return None
+    return value
+
+
+def render_markdown(text: str) -> str:
+    """Markdown → HTML that is safe to show: markdown-it without HTML, then nh3's allow-list."""
+    html = _markdown().render(text or "")
+    return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
+                     attribute_filter=_only_web_links, url_schemes={"http", "https"},
+                     link_rel="noopener noreferrer nofollow")
+
+
+@bp.app_template_filter("skill_markdown")
+def skill_markdown(text: str):
+    """Template filter: sanitised Markdown (the only place this blueprint marks HTML safe)."""
+    from markupsafe import Markup
+
+    return Markup(render_markdown(text))  # noqa: S704 - nh3 allow-list output
+
+
+@bp.app_template_filter("skill_time")
+def skill_time(ms: int) -> str:
+    """Unix milliseconds as ``YYYY-MM-DD HH:MM UTC``."""
+    try:
+        moment = datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "—"
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+@bp.app_template_filter("skill_iso")
+def skill_iso(ms: int) -> str:
+    """Unix milliseconds as an ISO 8601 value for ``<time datetime>``."""
+    try:
+        return datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc).isoformat()
+    except (TypeError, ValueError, OverflowError, OSError):
+        return ""
+
+
+# ----------------------------------------------------------------- page data
+@dataclass
+class SkillGroup:
+    """One skill with its documents: the skill document first, then its references."""
+
+    key: str  # kebab skill name
+    documents: list[SkillDocument]
+
+    @property
+    def skill_document(self) -> SkillDocument | None:
+        return next((d for d in self.documents if d.type == "skill"), None)
+
+    @property
+    def title(self) -> str:
+        doc = self.skill_document
+        return doc.title if doc else self.documents[0].skill
+
+    @property
+    def description(self) -> str:
+        return next((d.skill_description for d in self.documents if d.skill_description), "")
+
+
+@dataclass
+class SkillsPage:
+    """Everything the skills list shows, built in one place."""
+
+    tab: str  # "live" or "deprecated"
+    groups: list[SkillGroup]  # documents of that tab grouped by skill
+    problems: list[SkillDocumentProblem]  # invalid files and what is wrong
+    live_count: int
+    deprecated_count: int
+    notice: str | None = None  # outcome message above the list
+    notice_level: str = "ok"
+    import_error: str | None = None  # shown next to the file field
+    focus: str | None = None  # element id focused after the swap
+
+
+def _group(documents: list[SkillDocument]) -> list[SkillGroup]:
+    groups: dict[str, SkillGroup] = {}
+    for doc in documents:
+        groups.setdefault(doc.key[0], SkillGroup(doc.key[0], [])).documents.append(doc)
+    return list(groups.values())
+
+
+def _tab() -> str:
+    tab = request.values.get("tab", "live")
+    return tab if tab in TABS else "live"
+
+
+def _build(tab: str, **extra: Any) -> SkillsPage:
+    store = stores().skills
+    everything = store.list(include_deprecated=True)
+    live = [d for d in everything if not d.deprecated]
+    dead = [d for d in everything if d.deprecated]
+    return SkillsPage(tab=tab, groups=_group(dead if tab == "deprecated" else live),
+                      problems=store.problems(), live_count=len(live), deprecated_count=len(dead),
+                      **extra)
+
+
+def _render(view: SkillsPage, status: int = 200, announce: str | None = None):
+    """The list panel for htmx, the whole page otherwise."""
+    if wants_partial():
+        html = render_template("skills/_panel.html", view=view)
+        return make_response(html, status, trigger={"announce": announce} if announce else None)
+    return render_template("skills/page.html", view=view, page_title="Skills"), status
+
+
+def get_document_or_404(doc_id: str) -> SkillDocument:
+    """The live or deprecated document with that id, or a 404."""
+    doc = stores().skills.get(doc_id)
+    if doc is None:
+        abort(404)
+    return doc
+
+
+# ----------------------------------------------------------------- list, deprecate, restore
+@bp.get("/")
+def index():
+    """Skill documents grouped by skill (or the Deprecated tab) and the invalid files."""
+    return _render(_build(_tab()))
+
+
+@bp.post("/<doc_id>/deprecate")
+def deprecate(doc_id: str):
+    """Move the document to ``.deprecated/``; it stops reaching the assistant."""
+    doc = get_document_or_404(doc_id)
+    stores().skills.deprecate(doc.id)
+    message = f"Deprecated “{doc.title}”. Restore it from the Deprecated tab."
+    return _after_move(doc, "live", message)
+
+
+@bp.post("/<doc_id>/restore")
+def restore(doc_id: str):
+    """Move a deprecated document back; refused when a live one has the same skill/reference."""
+    doc = get_document_or_404(doc_id)
+    try:
+        stores().skills.restore(doc.id)
+    except SkillDocumentConflictError as exc:
+        return _render(_build("deprecated", notice=str(exc), notice_level="warning",
+                              focus="skills-notice"), 409)
+    return _after_move(doc, "deprecated", f"Restored “{doc.title}”.")
+
+
+def _after_move(doc: SkillDocument, tab: str, message: str):
+    if wants_partial():
+        return _render(_build(tab, notice=message, focus="skills-notice"), announce=message)
+    if request.form.get("next") == "document":
+        return redirect(url_for("skills.document", doc_id=doc.id), code=303)
+    return redirect(url_for("skills.index", tab=tab), code=303)
+
+
+# ----------------------------------------------------------------- import
+@bp.post("/import")
+def import_zip():
+    """Import an uploaded .zip of an Agent Skills folder (SKILL.md + references/)."""
+    try:
+        upload = request.files.get("archive")
+    except RequestEntityTooLarge:
+        return _import_failed("The upload is too large (at most 16 MB).", 413)
+    if upload is None or not upload.filename:
+        return _import_failed("Choose a .zip file of a skill folder to import.")
+    if not upload.filename.lower().endswith(".zip"):
+        return _import_failed(f"“{upload.filename}” is not a .zip file. Zip the skill folder "
+                              "(the one holding SKILL.md) and upload that.")
+    try:
+        report = stores().skills.import_skill_zip(upload.stream.read())
+    except (SkillImportError, UnsafeNameError, InvalidSkillDocumentError,
+            SkillDocumentConflictError) as exc:
+        return _import_failed(f"Nothing was imported: {exc}")
+    docs = report.added + report.updated + report.unchanged
+    name = docs[0].skill if docs else "the skill"
+    message = f"Imported {name}: {report.summary()}."
+    return _render(_build("live", notice=message, focus="skills-notice"), announce=message)
+
+
+def _import_failed(message: str, status: int = 422):
+    return _render(_build("live", import_error=message, focus="skill-zip"), status)
+
+
+@bp.errorhandler(RequestEntityTooLarge)
+def _too_large(exc):
+    return _import_failed("The upload is too large (at most 16 MB).", 413)
+
+
+# ----------------------------------------------------------------- one document
+@bp.get("/<doc_id>")
+def document(doc_id: str):
+    """One document: its details and its content, Markdown rendered through the sanitiser."""
+    doc = get_document_or_404(doc_id)
+    return render_template("skills/document.html", doc=doc, page_title=doc.title)
+
+
+@dataclass
+class DocumentForm:
+    """The create / edit form: the values typed and the message per field."""
+
+    values: dict[str, str]
+    errors: dict[str, str] = field(default_factory=dict)
+    doc: SkillDocument | None = None  # the document being edited (None when creating)
+    current: SkillDocument | None = None  # what is stored now, after a "changed elsewhere"
+
+
+def _form_response(form: DocumentForm, status: int = 200):
+    """The form (its partial for htmx) with values and messages kept."""
+    if wants_partial():
+        return render_template("skills/_form.html", form=form), status
+    title = f"Edit {form.doc.title}" if form.doc else "New skill document"
+    return render_template("skills/form.html", form=form, page_title=title), status
+
+
+def _saved(doc: SkillDocument, message: str):
+    """After a save: to the document's page (HX-Redirect for htmx, 303 otherwise)."""
+    target = url_for("skills.document", doc_id=doc.id, saved=1)
+    if wants_partial():
+        return make_response("", 200, redirect=target, trigger={"announce": message})
+    return redirect(target, code=303)
+
+
+def _check_text(values: dict[str, str], errors: dict[str, str]) -> None:
+    content = values["content"]
+    if not content.strip():
+        errors["content"] = "Content cannot be empty."
+    elif len(content) > MAX_CONTENT_CHARS:
+        errors["content"] = f"Content is too long ({len(content):,} characters; at most {MAX_CONTENT_CHARS:,})."
+    elif "\x00" in content:
+        errors["content"] = "Content cannot contain NUL characters."
+    if len(values["description"]) > MAX_DESCRIPTION_CHARS:
+        errors["description"] = (f"The description is too long ({len(values['description']):,} "
+                                 f"characters; at most {MAX_DESCRIPTION_CHARS:,}).")
+
+
+def _form_values(*names: str) -> dict[str, str]:
+    return {name: request.form.get(name, "").replace("\r\n", "\n") for name in names}
+
+
+@bp.get("/new")
+def new():
+    """The form for a new skill or reference document."""
+    kind = request.args.get("type", "skill")
+    values = {"type": kind if kind in ("skill", "reference") else "skill",
+              "skill": request.args.get("skill", ""), "reference": "", "description": "",
+              "content": ""}
+    return _form_response(DocumentForm(values))
+
+
+@bp.post("/new")
+def create():
+    """Create a skill or reference document."""
+    values = _form_values("type", "skill", "reference", "description", "content")
+    form = DocumentForm(values)
+    _check_new(values, form.errors)
+    _check_text(values, form.errors)
+    if form.errors:
+        return _form_response(form, 422)
+    record = {"type": values["type"], "skill": values["skill"].strip(),
+              "skillDescription": values["description"].strip(), "content": values["content"],
+              "meta": {"name": values["skill"].strip()} if values["type"] == "skill" else {}}
+    if values["type"] == "reference":
+        record["reference"] = values["reference"].strip()
+    return _save_or_explain(record, form, "Created.")
+
+
+def _check_new(values: dict[str, str], errors: dict[str, str]) -> None:
+    if values["type"] not in ("skill", "reference"):
+        errors["type"] = "Choose Skill or Reference."
+        return
+    try:
+        kebab_case(values["skill"])
+    except UnsafeNameError as exc:
+        errors["skill"] = str(exc)
+    if values["type"] == "reference":
+        if not values["reference"].strip():
+            errors["reference"] = "A reference needs its path, e.g. references/qijue.md."
+            return
+        try:
+            reference_slug(values["reference"].strip())
+        except UnsafeNameError as exc:
+            errors["reference"] = str(exc)
+
+
+def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
+    try:
+        doc = stores().skills.save(record)
+    except SkillDocumentConflictError as exc:
+        form.errors["form"] = str(exc)
+        return _form_response(form, 409)
+    except UnsafeNameError as exc:
+        form.errors["skill"] = str(exc)
+        return _form_response(form, 422)
+    except InvalidSkillDocumentError as exc:
+        form.errors["form"] = str(exc)
+        return _form_response(form, 422)
+    return _saved(doc, message)
+
+
+@bp.get("/<doc_id>/edit")
+def edit(doc_id: str):
+    """The edit form of a document: its content and description."""
+    doc = get_document_or_404(doc_id)
+    values = {"content": doc.content, "description": _description_of(doc),
+              "version": str(doc.updated_at)}
+    return _form_response(DocumentForm(values, doc=doc))
+
+
+@bp.post("/<doc_id>/edit")
+def update(doc_id: str):
+    """Save an edited document; refused with both versions when it changed elsewhere (409)."""
+    doc = get_document_or_404(doc_id)
+    values = _form_values("content", "description", "version")
+    form = DocumentForm(values, doc=doc)
+    _check_text(values, form.errors)
+    if form.errors:
+        return _form_response(form, 422)
+    if values["version"] and values["version"] != str(doc.updated_at):
+        form.errors["form"] = ("This document was changed elsewhere since you opened it; nothing "
+                               "was overwritten. Its current text is shown below: copy what you "
+                               "need, then save again.")
+        form.current = doc
+        form.values["version"] = str(doc.updated_at)
+        return _form_response(form, 409)
+    return _save_or_explain(_edited_record(doc, values), form, "Saved.")
+
+
+def _description_of(doc: SkillDocument) -> str:
+    if doc.type == "reference":
+        return str(doc.meta.get("description", "")) if isinstance(doc.meta, dict) else ""
+    return doc.skill_description
+
+
+def _edited_record(doc: SkillDocument, values: dict[str, str]) -> dict[str, Any]:
+    """A skill's description is its skillDescription; a reference's is its front matter's."""
+    description = values["description"].strip()
+    record: dict[str, Any] = {"id": doc.id, "content": values["content"]}
+    meta = dict(doc.meta)
+    if doc.type == "reference":
+        meta["description"] = description
+    else:
+        record["skillDescription"] = description
+        if "description" in meta:
+            meta["description"] = description
+    record["meta"] = meta
+    return record
