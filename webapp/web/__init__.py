@@ -65,3 +65,5 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(prompt.bp)
     from . import review
     app.register_blueprint(review.bp)
+    from . import skills
+    app.register_blueprint(skills.bp)

@@ -14,6 +14,7 @@ from flask import current_app, g, request
 from ..settings import Settings
 from ..stores import ConversationStore, MemoryStore, StoreError
 from ..stores.review import ReviewQueue
+from ..stores.skills import SkillDocumentStore
 
 
 @dataclass
@@ -42,12 +43,18 @@ class Stores:
         s = self.settings
         return ReviewQueue(s.review_file, self.memories, lock_timeout=s.lock_timeout)
 
+    @cached_property
+    def skills(self) -> SkillDocumentStore:
+        s = self.settings
+        return SkillDocumentStore(s.skills_dir, lock_timeout=s.lock_timeout)
+
     def health(self) -> dict[str, str]:
         """Status of each store file: ok, missing or corrupt."""
         return {
             "memories": self.memories.file.status(),
             "conversations": self.conversations.file.status(),
             "review": self.review.file.status(),
+            "skills": "ok" if self.settings.skills_dir.is_dir() else "missing",
         }
 
     def pending_count(self) -> int:
