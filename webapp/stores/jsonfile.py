@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 # alone is not trusted: the bytes are re-read and compared instead ("racy git").
 RACY_NS = 2_000_000_000
 DEFAULT_MODE = 0o644
+LOCK_POLL_SECONDS = 0.005
 
 
 class Unchanged(Generic[T]):
@@ -386,7 +387,9 @@ class _BoundedLock:
 
     def __enter__(self) -> "_BoundedLock":
         try:
-            self._owner._lock.acquire()
+            # Poll more often than filelock's 50 ms default: writes take milliseconds, and a
+            # dashboard request waiting on another process should not idle for most of that.
+            self._owner._lock.acquire(poll_interval=LOCK_POLL_SECONDS)
         except filelock.Timeout as exc:
             raise StoreBusyError(self._owner.path, self._owner.lock_timeout) from exc
         return self
