@@ -105,7 +105,7 @@ class AnthropicCaller:
     def call(self, prompt: str) -> str | None:
         try:
             reply = self.client.messages.create(
-                model=self.model, max_tokens=MAX_REPLY_TOKENS, temperature=0,
+                model=self.model, max_tokens=MAX_REPLY_TOKENS,
                 messages=[{"role": "user", "content": prompt}])
             text = "".join(block.text for block in reply.content if block.type == "text")
         except Exception as exc:  # any SDK, transport or shape error means "the call failed"

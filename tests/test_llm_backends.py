@@ -1,0 +1,236 @@
+"""Real LLM callers against real local servers (OpenAI and Anthropic wire formats) and a stub `claude`."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from webapp.extraction import (
+    AnthropicCaller,
+    ClaudeCliCaller,
+    LlmConfigError,
+    LlmMemoryExtractor,
+    OpenAiCaller,
+    caller_from_settings,
+)
+
+FACTS = '[{"content": "Prefers tea", "category": "preference", "confidence": 0.9}]'
+PROMPT = "Extract facts from: 我喜歡喝茶 — <b>and</b> \"quotes\""
+
+
+def openai_body(text: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000,
+            "model": "local-model",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+def anthropic_body(text: str) -> dict[str, Any]:
+    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
+
+
+class FakeLlmServer:
+    """A real HTTP server on 127.0.0.1 that answers in one provider's wire format."""
+
+    def __init__(self, body_for) -> None:
+        self.body_for = body_for
+        self.mode = "ok"
+        self.requests: list[tuple[str, dict[str, str], Any]] = []
+        self.release = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                payload = json.loads(self.rfile.read(length) or b"null")
+                server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, payload))
+                if server.mode == "slow":
+                    server.release.wait(10)
+                if server.mode == "error":
+                    self._send(500, b'{"error": {"message": "boom", "type": "server_error"}}')
+                elif server.mode == "garbage":
+                    self._send(200, b"<html>definitely not json", "text/html")
+                else:
+                    self._send(200, json.dumps(server.body_for(FACTS)).encode())
+
+            def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", kind)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                       daemon=True)
+
+    def __enter__(self) -> "FakeLlmServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def openai_server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer(openai_body) as server:
+        yield server
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer(anthropic_body) as server:
+        yield server
+
+
+# ----------------------------------------------------------------- OpenAI-compatible
+def _openai(server: FakeLlmServer) -> OpenAiCaller:
+    return OpenAiCaller(model="local-model", base_url=server.url + "/v1", api_key="sk-test",
+                        timeout=1)
+
+
+def test_openai_success_sends_the_prompt_in_chat_format(openai_server):
+    assert _openai(openai_server).call(PROMPT) == FACTS
+    [(path, headers, payload)] = openai_server.requests
+    assert path == "/v1/chat/completions"
+    assert headers["authorization"] == "Bearer sk-test"
+    assert payload["model"] == "local-model"
+    assert payload["messages"] == [{"role": "user", "content": PROMPT}]
+
+
+@pytest.mark.parametrize("mode", ["error", "slow", "garbage"])
+def test_openai_failures_give_none_without_retries(openai_server, mode):
+    openai_server.mode = mode
+    assert _openai(openai_server).call(PROMPT) is None
+    assert len(openai_server.requests) == 1
+
+
+def test_openai_caller_drives_the_extractor(openai_server):
+    facts = LlmMemoryExtractor(_openai(openai_server)).extract_facts(
+        [{"role": "user", "content": "I prefer tea."}])
+    assert [f.content for f in facts] == ["Prefers tea"]
+
+
+def test_unreachable_openai_endpoint_gives_none():
+    with FakeLlmServer(openai_body) as server:
+        url = server.url
+    assert OpenAiCaller(model="m", base_url=url + "/v1", timeout=1).call(PROMPT) is None
+
+
+# ----------------------------------------------------------------- Anthropic
+def _anthropic(server: FakeLlmServer) -> AnthropicCaller:
+    return AnthropicCaller(model="claude-test", base_url=server.url, api_key="ak-test", timeout=1)
+
+
+def _sent_key(headers: dict[str, str]) -> str:
+    """The API key as the SDK sent it (``x-api-key``, or a bearer token in newer SDKs)."""
+    return headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+
+
+def test_anthropic_success_sends_the_prompt_in_messages_format(anthropic_server):
+    assert _anthropic(anthropic_server).call(PROMPT) == FACTS
+    [(path, headers, payload)] = anthropic_server.requests
+    assert path == "/v1/messages"
+    assert _sent_key(headers) == "ak-test"
+    assert "anthropic-version" in headers
+    assert payload["model"] == "claude-test" and payload["max_tokens"] > 0
+    assert payload["messages"] == [{"role": "user", "content": PROMPT}]
+
+
+@pytest.mark.parametrize("mode", ["error", "slow", "garbage"])
+def test_anthropic_failures_give_none_without_retries(anthropic_server, mode):
+    anthropic_server.mode = mode
+    assert _anthropic(anthropic_server).call(PROMPT) is None
+    assert len(anthropic_server.requests) == 1
+
+
+# ----------------------------------------------------------------- claude CLI
+def _stub_claude(folder: Path, script: str) -> None:
+    folder.mkdir(exist_ok=True)
+    path = folder / "claude"
+    path.write_text("#!/bin/sh\n" + script, encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+@pytest.fixture
+def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    return folder
+
+
+def test_claude_cli_gets_the_prompt_on_stdin_with_print(bin_dir, tmp_path):
+    log = tmp_path / "seen"
+    _stub_claude(bin_dir, f'echo "$@" > "{log}.args"\ncat > "{log}.stdin"\n'
+                          f"printf '%s' '{FACTS}'\n")
+    assert ClaudeCliCaller(model="sonnet", timeout=5).call(PROMPT) == FACTS
+    assert (tmp_path / "seen.args").read_text().split() == ["--print", "--model", "sonnet"]
+    assert (tmp_path / "seen.stdin").read_text("utf-8") == PROMPT
+
+
+def test_claude_cli_non_zero_exit_gives_none(bin_dir):
+    _stub_claude(bin_dir, "echo 'not logged in' >&2\nexit 3\n")
+    assert ClaudeCliCaller(timeout=5).call(PROMPT) is None
+
+
+def test_claude_cli_timeout_gives_none_and_kills_the_child(bin_dir):
+    _stub_claude(bin_dir, "cat > /dev/null\nsleep 30\necho late\n")
+    assert ClaudeCliCaller(timeout=1).call(PROMPT) is None
+
+
+def test_claude_cli_missing_binary_gives_none(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert ClaudeCliCaller(command="claude").call(PROMPT) is None
+
+
+# ----------------------------------------------------------------- choosing from settings
+def test_provider_none_means_regex_only(settings):
+    assert caller_from_settings(settings) is None
+
+
+def test_factory_builds_each_provider(settings, openai_server, anthropic_server):
+    claude = caller_from_settings(replace(settings, llm_provider="claude-cli"))
+    assert isinstance(claude, ClaudeCliCaller)
+    local = caller_from_settings(replace(settings, llm_provider="openai", llm_model="local-model",
+                                         llm_base_url=openai_server.url + "/v1", llm_timeout=1),
+                                 environ={})
+    assert local.call(PROMPT) == FACTS
+    anthropic = caller_from_settings(replace(settings, llm_provider="anthropic",
+                                             llm_model="claude-test", llm_timeout=1,
+                                             llm_base_url=anthropic_server.url),
+                                     environ={"ANTHROPIC_API_KEY": "ak-env"})
+    assert anthropic.call(PROMPT) == FACTS
+    assert _sent_key(anthropic_server.requests[-1][1]) == "ak-env"
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"llm_provider": "openai"}, "MEMORY_LLM_MODEL"),
+    ({"llm_provider": "openai", "llm_model": "gpt"}, "MEMORY_LLM_API_KEY"),
+    ({"llm_provider": "anthropic", "llm_model": "claude"}, "ANTHROPIC_API_KEY"),
+])
+def test_factory_explains_missing_settings(settings, changes, message):
+    with pytest.raises(LlmConfigError, match=message):
+        caller_from_settings(replace(settings, **changes), environ={})
