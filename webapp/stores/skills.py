@@ -196,6 +196,8 @@ def schema() -> dict[str, Any]:
 
 def _schema_reasons(record: Any) -> list[str]:
     """Readable schema errors: missing fields in one line, then each wrong value with its path."""
+    if _validator().is_valid(record):
+        return []
     missing, reasons = [], []
     for error in sorted(_validator().iter_errors(record), key=lambda e: list(map(str, e.path))):
         where = "/".join(str(p) for p in error.path)
@@ -601,6 +603,7 @@ class _FolderCache:
     def __init__(self, folder: Path, deprecated: bool) -> None:
         self.folder = folder
         self.deprecated = deprecated
+        self._prefix = os.fspath(folder)
         self._guard = threading.Lock()
         self._snap = _Snapshot()
 
@@ -639,7 +642,7 @@ class _FolderCache:
 
     def _stat(self, name: str) -> tuple[int, int, int] | None:
         try:
-            st = os.lstat(self.folder / name)
+            st = os.lstat(os.path.join(self._prefix, name))  # str join: Path() per file is slow
         except FileNotFoundError:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)

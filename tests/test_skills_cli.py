@@ -1,0 +1,91 @@
+"""``memory-curator skills import | list | check``, run as a real process."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+SAMPLES = Path("/work/shared/samples/skills")
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "webapp", "skills", *args], capture_output=True,
+                          text=True, encoding="utf-8", env=full_env, timeout=60)
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    target = tmp_path / "src"
+    shutil.copytree(SAMPLES, target)
+    return target
+
+
+def test_import_list_check_round_trip(src, data_dir):
+    first = run("import", str(src), "--data-dir", str(data_dir))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines() == ["home-climate: 2 added, 0 updated, 0 unchanged",
+                                         "poem-writer: 3 added, 0 updated, 0 unchanged"]
+    again = run("import", str(src / "poem-writer"), "--data-dir", str(data_dir))
+    assert again.stdout.strip() == "poem-writer: 0 added, 0 updated, 3 unchanged"
+    listing = run("list", "--data-dir", str(data_dir))
+    assert listing.returncode == 0
+    lines = listing.stdout.splitlines()
+    assert lines[0] == "home-climate" and "poem-writer" in lines
+    assert any("poem-writer-reference-qijue-" in line and "七言絕句 — " in line for line in lines)
+    check = run("check", "--data-dir", str(data_dir))
+    assert check.returncode == 0
+    assert "5 document(s), all valid" in check.stdout
+
+
+def test_check_reports_invalid_files_and_exits_1(src, data_dir):
+    run("import", str(src / "home-climate"), "--data-dir", str(data_dir))
+    (data_dir / "skills" / "broken.json").write_text('{"id": "x", "type": "skill"', "utf-8")
+    check = run("check", "--data-dir", str(data_dir))
+    assert check.returncode == 1
+    assert "2 valid document(s), 1 problem(s)" in check.stdout
+    assert "broken.json:" in check.stdout
+    listing = run("list", "--data-dir", str(data_dir))
+    assert listing.returncode == 0 and "home-climate" in listing.stdout
+    assert "1 file(s) skipped" in listing.stderr
+
+
+def test_import_a_zip_and_respect_memory_skills_dir(src, tmp_path):
+    archive = tmp_path / "poem-writer.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in (src / "poem-writer").rglob("*.md"):
+            zf.write(path, "poem-writer/" + path.relative_to(src / "poem-writer").as_posix())
+    skills_dir = tmp_path / "my-skills"
+    env = {"MEMORY_SKILLS_DIR": str(skills_dir), "MEMORY_DATA_DIR": str(tmp_path / "data")}
+    result = run("import", str(archive), env=env)
+    assert result.returncode == 0, result.stderr
+    assert "3 added" in result.stdout
+    assert len(list(skills_dir.glob("poem-writer-*.json"))) == 3
+
+
+def test_bad_sources_give_a_message_not_a_traceback(src, data_dir, tmp_path):
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    result = run("import", str(empty), "--data-dir", str(data_dir))
+    assert result.returncode == 2 and "no SKILL.md" in result.stderr
+    (src / "poem-writer" / "SKILL.md").write_text("---\nname: ../up\n---\nbody", "utf-8")
+    result = run("import", str(src / "poem-writer"), "--data-dir", str(data_dir))
+    assert result.returncode == 1
+    assert "path separator" in result.stderr and "Traceback" not in result.stderr
+    bogus_zip = tmp_path / "upload.zip"
+    bogus_zip.write_bytes(b"not a zip")
+    result = run("import", str(bogus_zip), "--data-dir", str(data_dir))
+    assert result.returncode == 1 and "not a readable zip" in result.stderr
+
+
+def test_list_of_an_empty_folder(data_dir):
+    result = run("list", "--data-dir", str(data_dir))
+    assert result.returncode == 0 and "No skill documents" in result.stdout
