@@ -1,0 +1,125 @@
+"""The demo content: `memory-curator demo` fills a data folder with freshly dated samples."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from webapp.demo import DEMO_DATA, NEWEST_MEMORY_AGE, DemoRefusedError, fill_demo
+from webapp.settings import Settings
+from webapp.stores import ConversationStore, MemoryStore, SkillDocumentStore
+from webapp.stores.timefmt import parse_ts
+
+SAMPLE_MEMORIES = json.loads((DEMO_DATA / "memories.json").read_text(encoding="utf-8"))
+SAMPLE_THREADS = json.loads((DEMO_DATA / "threads.json").read_text(encoding="utf-8"))
+SAMPLE_SKILLS = sorted(p.name for p in (DEMO_DATA / "skills").iterdir() if p.is_dir())
+
+
+def stores(settings: Settings):
+    memories = MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
+                           max_chars=settings.memory_max_chars, lock_timeout=5)
+    conversations = ConversationStore(settings.conversation_file,
+                                      max_turns=settings.conversation_max_turns,
+                                      max_chars=settings.conversation_max_chars,
+                                      max_age_days=settings.conversation_max_age_days,
+                                      lock_timeout=5)
+    return memories, conversations, SkillDocumentStore(settings.skills_dir, lock_timeout=5)
+
+
+def load(settings: Settings, **kw):
+    memories, conversations, _ = stores(settings)
+    return fill_demo(memories, conversations, settings.skills_dir, lock_timeout=5, **kw)
+
+
+def test_the_package_ships_the_samples():
+    assert len(SAMPLE_MEMORIES) >= 5 and len(SAMPLE_THREADS) >= 3
+    assert {"slack", "cli", "schedule"} <= {key.split(":")[0] for key in SAMPLE_THREADS}
+    for skill in SAMPLE_SKILLS:
+        assert (DEMO_DATA / "skills" / skill / "SKILL.md").is_file()
+
+
+def test_demo_fills_an_empty_folder_with_fresh_timestamps(settings: Settings):
+    started = datetime.now(timezone.utc)
+    report = load(settings)
+    memories, conversations, skills = stores(settings)
+
+    loaded = {m.id: m for m in memories.get_all()}
+    assert {r["id"]: r["content"] for r in SAMPLE_MEMORIES} == {k: m.content for k, m in loaded.items()}
+    newest = max(m.updated_at for m in loaded.values())
+    assert started - NEWEST_MEMORY_AGE - timedelta(seconds=5) <= newest <= started
+    for record in SAMPLE_MEMORIES:  # the samples' spacing in time is kept
+        memory = loaded[record["id"]]
+        sample_gap = parse_ts(record["updatedAt"]) - parse_ts(record["createdAt"])
+        assert memory.updated_at - memory.created_at == sample_gap
+
+    assert {s.id for s in conversations.list_conversations()} == set(SAMPLE_THREADS)
+    for key, pairs in SAMPLE_THREADS.items():
+        turns = conversations.get_history(key)
+        assert [t.content for t in turns] == [text for pair in pairs for text in pair]
+        assert all(t.timestamp >= started - timedelta(seconds=1) for t in turns)
+
+    assert sorted(skills.by_skill()) == SAMPLE_SKILLS
+    assert report.memories["added"] == len(SAMPLE_MEMORIES)
+    assert report.exchanges == sum(len(p) for p in SAMPLE_THREADS.values())
+
+
+def test_demo_refuses_a_folder_that_holds_data(settings: Settings):
+    memories, _, _ = stores(settings)
+    memories.init()
+    memories.add("Someone's real memory")
+    before = settings.memory_file.read_bytes()
+    with pytest.raises(DemoRefusedError, match="1 memory"):
+        load(settings)
+    assert settings.memory_file.read_bytes() == before
+    assert not settings.conversation_file.exists() or stores(settings)[1].list_conversations() == []
+
+
+def test_forced_demo_is_idempotent_and_keeps_other_data(settings: Settings):
+    memories, conversations, skills = stores(settings)
+    memories.init()
+    mine = memories.add("Someone's real memory")
+    conversations.add_exchange("slack:mine", "hello", "hi")
+    load(settings, force=True)
+    first = (len(memories.get_all()), {s.id: s.turn_count for s in conversations.list_conversations()},
+             len(skills.list()))
+    report = load(settings, force=True)
+    second = (len(memories.get_all()), {s.id: s.turn_count for s in conversations.list_conversations()},
+              len(skills.list()))
+    assert first == second
+    assert first[0] == len(SAMPLE_MEMORIES) + 1 and memories.get(mine.id) is not None
+    assert first[1]["slack:mine"] == 2
+    assert report.memories["unchanged"] == len(SAMPLE_MEMORIES)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"}
+    return subprocess.run([sys.executable, "-m", "webapp", *args], capture_output=True, text=True,
+                          env=env, timeout=60)
+
+
+def test_demo_command(tmp_path: Path):
+    folder = tmp_path / "fresh"
+    done = run_cli("demo", "--data-dir", str(folder))
+    assert done.returncode == 0, done.stderr
+    assert f"Memories: {len(SAMPLE_MEMORIES)} added" in done.stdout
+    assert f"Conversations: {len(SAMPLE_THREADS)} threads" in done.stdout
+    for skill in SAMPLE_SKILLS:
+        assert f"Skill {skill}: " in done.stdout
+    snapshot = (folder / "memories.json").read_bytes()
+
+    again = run_cli("demo", "--data-dir", str(folder))
+    assert again.returncode == 1
+    assert "already holds" in again.stderr and "--force" in again.stderr
+    assert "Traceback" not in again.stderr
+    assert (folder / "memories.json").read_bytes() == snapshot
+
+    forced = run_cli("demo", "--data-dir", str(folder), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert f"0 added, 0 updated, {len(SAMPLE_MEMORIES)} unchanged" in forced.stdout
