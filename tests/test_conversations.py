@@ -182,3 +182,10 @@ def test_the_older_bare_array_shape_is_read(data_dir):
 def test_an_empty_conversation_id_is_refused(data_dir, conversation_id):
     with pytest.raises(ValueError):
         make_store(data_dir).add_exchange(conversation_id, "q", "r")
+
+
+def test_a_lone_surrogate_is_refused_and_nothing_is_written(data_dir):
+    store = make_store(data_dir)
+    with pytest.raises(ValueError, match="Unicode"):
+        store.add_exchange("t", "bad \udc80", "reply")
+    assert json.loads(store.path.read_text(encoding="utf-8")) == {}

@@ -247,3 +247,21 @@ def test_two_store_objects_on_one_file_see_each_other(data_dir):
     assert one.get_all() == []
     two.add("written by two")
     assert [m.content for m in one.get_all()] == ["written by two"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("bad \ud800 surrogate", "not valid Unicode"),
+    ("nul \x00 inside", "NUL"),
+    (None, "must be text"),
+])
+def test_content_that_cannot_be_stored_is_refused_clearly(store, content, message):
+    with pytest.raises(ValueError, match=message):
+        store.add(content)
+    assert on_disk(store) == []
+
+
+def test_hostile_text_is_stored_as_is(store):
+    text = '<script>alert("x")</script> ../../etc/passwd {"id": 1} 🙂'
+    memory = store.add(text)
+    assert store.get(memory.id).content == text
+    assert on_disk(store)[0]["content"] == text

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .jsonfile import JsonFile, Unchanged
+from .memories import is_valid_unicode
 from .timefmt import EPOCH, now_iso, parse_ts
 
 ROLES = ("user", "assistant")
@@ -160,6 +161,8 @@ class ConversationStore:
             raise ValueError("A conversation id must be non-empty text.")
         if not isinstance(user_message, str) or not isinstance(assistant_response, str):
             raise ValueError("Messages must be text.")
+        if not all(map(is_valid_unicode, (conversation_id, user_message, assistant_response))):
+            raise ValueError("Messages must be valid Unicode text (no lone surrogates).")
 
         def mutate(data: dict[str, Any]):
             entry = _entry(data.get(conversation_id))

@@ -93,7 +93,18 @@ def clean_content(content: Any) -> str:
         raise ValueError("Memory content cannot be empty.")
     if "\x00" in cleaned:
         raise ValueError("Memory content cannot contain NUL characters.")
+    if not is_valid_unicode(cleaned):
+        raise ValueError("Memory content is not valid Unicode text (it has a lone surrogate).")
     return cleaned
+
+
+def is_valid_unicode(text: str) -> bool:
+    """False for text with lone surrogates, which cannot be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_category(category: Any) -> str:
