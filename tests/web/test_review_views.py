@@ -1,0 +1,389 @@
+"""Review views through the Flask test client: full pages and htmx partials, decisions on disk."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from webapp import create_app
+from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.stores import MemoryStore, ReviewQueue
+from webapp.stores.review import Proposal
+from webapp.web.review import diff_segments
+
+from .conftest import CsrfClient, make_settings
+
+
+def stores_of(settings):
+    """A memory store and review queue on the app's files, as another process would open them."""
+    memories = MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
+                           max_chars=settings.memory_max_chars, actor="test", lock_timeout=5)
+    return memories, ReviewQueue(settings.review_file, memories, lock_timeout=5)
+
+
+def queue_fact(settings, content="User prefers tabs over spaces", **kw):
+    """Queue one proposal the way the extractor does and return the review item."""
+    _, queue = stores_of(settings)
+    conversation_id = kw.pop("conversation_id", "slack:C01:1700")
+    proposal = Proposal(kw.pop("action", "add"), content, kw.pop("category", "convention"),
+                        confidence=kw.pop("confidence", 0.9), extractor=kw.pop("extractor", "llm"),
+                        evidence=kw.pop("evidence", "I always use tabs, never spaces."), **kw)
+    [item] = queue.submit([proposal], conversation_id=conversation_id)
+    return item
+
+
+def status_of(settings, item_id):
+    _, queue = stores_of(settings)
+    return queue.get(item_id).status
+
+
+def badge(html: str) -> str:
+    """The number in the nav badge ('' when it is empty); fails when there is no badge."""
+    match = re.search(r'<span id="review-badge"[^>]*>(?:<span class="badge">(\d+)<)?', html)
+    assert match, "no review badge in the response"
+    return match.group(1) or ""
+
+
+# ----------------------------------------------------------------- the list
+def test_full_page_lists_pending_fact_with_evidence_and_details(client, settings):
+    item = queue_fact(settings, confidence=0.85, extractor="llm")
+    response = client.get("/review/")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "<!doctype html>" in html
+    assert "User prefers tabs over spaces" in html
+    assert "I always use tabs, never spaces." in html
+    assert "85%" in html and "LLM" in html and "convention" in html
+    assert f'id="item-{item.id}"' in html
+    assert badge(html) == "1"
+
+
+def test_partial_is_the_panel_only_and_varies_on_htmx(client, settings):
+    queue_fact(settings)
+    response = client.get("/review/", htmx=True)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<section id="review-panel"')
+    assert "<html" not in html
+    assert "User prefers tabs over spaces" in html
+    assert "HX-Request" in response.headers["Vary"]
+
+
+def test_newest_first(client, settings):
+    first = queue_fact(settings, "User lives in Taipei")
+    second = queue_fact(settings, "User works on the Memory Curator project", category="project")
+    html = client.get("/review/").get_data(as_text=True)
+    assert html.index(f"item-{second.id}") < html.index(f"item-{first.id}") or \
+        first.created_at == second.created_at
+
+
+def test_empty_state_says_what_the_page_is_for(client):
+    html = client.get("/review/").get_data(as_text=True)
+    assert "Nothing to review" in html
+    assert badge(html) == ""
+
+
+def test_conversation_links_to_its_thread_when_that_page_exists(app, client, settings):
+    queue_fact(settings, conversation_id="slack:C01:1700")
+    html = client.get("/review/").get_data(as_text=True)
+    if "conversations.thread" in app.view_functions:
+        with app.test_request_context():
+            from flask import url_for
+            link = url_for("conversations.thread", conversation_id="slack:C01:1700")
+        assert f'href="{link}"' in html
+    assert "slack:C01:1700" in html
+
+
+def test_hostile_fact_and_evidence_are_escaped(client, settings):
+    payload = '<script>alert(1)</script><img src=x onerror=alert(2)> hx-get="/x"'
+    queue_fact(settings, "User says " + payload, evidence=payload)
+    html = client.get("/review/").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in html
+    assert "<img src=x" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_update_shows_a_diff_against_the_memory_it_changes(client, settings):
+    memories, _ = stores_of(settings)
+    memory = memories.add("User prefers vim <b>", category="tool")
+    queue_fact(settings, "User prefers neovim instead of vim <b>", action="update",
+               memory_id=memory.id, current_content=memory.content, category="tool")
+    html = client.get("/review/").get_data(as_text=True)
+    assert "Update memory" in html
+    ins = re.findall(r"<ins>(.*?)</ins>", html, re.S)
+    assert any("neovim instead of" in piece for piece in ins)
+    assert "&lt;b&gt;" in html and "vim <b>" not in html
+
+
+@pytest.mark.parametrize("before, after, deleted, inserted", [
+    ("User prefers vim", "User prefers neovim", ["vim"], ["neovim"]),
+    ("我喜歡用 vim 寫程式", "我喜歡用 neovim 寫程式", ["vim"], ["neovim"]),
+    ("我住在台北", "我住在台中", ["北"], ["中"]),
+    ("<b>old</b>", "<b>new</b>", ["old"], ["new"]),
+])
+def test_diff_segments_word_and_chinese_character_level(before, after, deleted, inserted):
+    segments = diff_segments(before, after)
+    assert [t for op, t in segments if op == "del"] == deleted
+    assert [t for op, t in segments if op == "ins"] == inserted
+    assert "".join(t for op, t in segments if op != "ins") == before
+    assert "".join(t for op, t in segments if op != "del") == after
+
+
+def test_unknown_tab_falls_back_to_pending(client, settings):
+    queue_fact(settings)
+    html = client.get("/review/?tab=<script>").get_data(as_text=True)
+    assert "User prefers tabs over spaces" in html and "<script>" not in html.split("<main")[1]
+
+
+# ----------------------------------------------------------------- approve / edit / reject
+def test_approve_htmx_writes_memory_and_updates_badge(client, settings):
+    item = queue_fact(settings)
+    other = queue_fact(settings, "User lives in Taipei", category="general")
+    response = client.post(f"/review/{item.id}/approve", htmx=True)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    memories, _ = stores_of(settings)
+    [memory] = memories.get_all()
+    assert memory.content == "User prefers tabs over spaces"
+    assert memory.category == "convention"
+    assert status_of(settings, item.id) == "approved"
+    assert f"item-{item.id}" not in html and f"item-{other.id}" in html
+    assert 'id="review-badge" hx-swap-oob="true"' in html and badge(html) == "1"
+    assert "announce" in json.loads(response.headers["HX-Trigger"])
+
+
+def test_approve_without_htmx_redirects_back(client, settings):
+    item = queue_fact(settings)
+    response = client.post(f"/review/{item.id}/approve")
+    assert response.status_code == 303
+    assert response.headers["Location"].endswith("/review/?tab=pending")
+    assert status_of(settings, item.id) == "approved"
+
+
+def test_approving_twice_is_harmless(client, settings):
+    item = queue_fact(settings)
+    client.post(f"/review/{item.id}/approve", htmx=True)
+    client.post(f"/review/{item.id}/approve", htmx=True)
+    memories, _ = stores_of(settings)
+    assert len(memories.get_all()) == 1
+
+
+def test_edit_form_partial_and_full_page(client, settings):
+    item = queue_fact(settings, "User prefers tabs & <spaces>")
+    partial = client.get(f"/review/{item.id}/edit", htmx=True).get_data(as_text=True)
+    assert partial.lstrip().startswith(f'<article id="item-{item.id}"')
+    assert f'<textarea id="edit-{item.id}" name="content"' in partial
+    assert "User prefers tabs &amp; &lt;spaces&gt;</textarea>" in partial
+    full = client.get(f"/review/{item.id}/edit").get_data(as_text=True)
+    assert "<!doctype html>" in full and f'id="edit-{item.id}"' in full
+
+
+def test_cancel_edit_returns_the_card(client, settings):
+    item = queue_fact(settings)
+    html = client.get(f"/review/{item.id}", htmx=True).get_data(as_text=True)
+    assert html.lstrip().startswith(f'<article id="item-{item.id}"') and "<textarea" not in html
+    assert client.get(f"/review/{item.id}").status_code == 303
+
+
+def test_edit_then_approve_stores_the_edited_text(client, settings):
+    item = queue_fact(settings, "User prefer tab")
+    response = client.post(f"/review/{item.id}/approve", data={"content": "  User prefers tabs  "},
+                           htmx=True)
+    assert response.status_code == 200
+    memories, queue = stores_of(settings)
+    assert [m.content for m in memories.get_all()] == ["User prefers tabs"]
+    assert queue.get(item.id).applied_content == "User prefers tabs"
+
+
+def test_edit_with_empty_content_is_refused_next_to_the_field(client, settings):
+    item = queue_fact(settings)
+    response = client.post(f"/review/{item.id}/approve", data={"content": "   "}, htmx=True)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert f'id="edit-{item.id}-error"' in html and "cannot be empty" in html
+    assert 'aria-invalid="true"' in html
+    assert status_of(settings, item.id) == "pending"
+    assert stores_of(settings)[0].get_all() == []
+
+
+def test_reject_remembers_and_the_fact_is_not_proposed_again(client, settings):
+    item = queue_fact(settings)
+    response = client.post(f"/review/{item.id}/reject", htmx=True)
+    assert response.status_code == 200
+    assert status_of(settings, item.id) == "rejected"
+    assert stores_of(settings)[0].get_all() == []
+    _, queue = stores_of(settings)
+    again = queue.submit([Proposal("add", "user prefers tabs over spaces!", "convention")])
+    assert again == []
+
+
+@pytest.mark.parametrize("method, path", [
+    ("get", "/review/nope/edit"), ("get", "/review/nope"), ("post", "/review/nope/approve"),
+    ("post", "/review/nope/reject"), ("post", "/review/nope/undo"),
+])
+@pytest.mark.parametrize("htmx", [False, True])
+def test_unknown_item_is_404(client, method, path, htmx):
+    response = getattr(client, method)(path, htmx=htmx)
+    assert response.status_code == 404
+    if htmx:
+        assert response.headers.get("HX-Retarget") == "#banner"
+
+
+@pytest.mark.parametrize("path", ["/review/{id}/approve", "/review/{id}/reject", "/review/bulk"])
+def test_csrf_is_required(client, settings, path):
+    item = queue_fact(settings)
+    response = client.post(path.format(id=item.id), data={"ids": [item.id], "decision": "approve"},
+                           csrf=False, htmx=True)
+    assert response.status_code == 400
+    assert status_of(settings, item.id) == "pending"
+    assert stores_of(settings)[0].get_all() == []
+
+
+# ----------------------------------------------------------------- bulk
+def test_bulk_approve_and_reject_selected(client, settings):
+    a = queue_fact(settings, "User lives in Taipei", category="general")
+    b = queue_fact(settings, "User prefers dark roast coffee", category="preference")
+    c = queue_fact(settings, "User works on Memory Curator", category="project")
+    response = client.post("/review/bulk", data={"decision": "approve", "ids": [a.id, b.id]},
+                           htmx=True)
+    assert response.status_code == 200
+    assert badge(response.get_data(as_text=True)) == "1"
+    response = client.post("/review/bulk", data={"decision": "reject", "ids": [c.id]}, htmx=True)
+    assert [status_of(settings, i.id) for i in (a, b, c)] == ["approved", "approved", "rejected"]
+    contents = sorted(m.content for m in stores_of(settings)[0].get_all())
+    assert contents == ["User lives in Taipei", "User prefers dark roast coffee"]
+    assert "Nothing to review" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"decision": "approve"}, "Select at least one fact"),
+    ({"decision": "explode", "ids": ["x"]}, "Choose Approve selected or Reject selected"),
+])
+def test_bulk_validation(client, settings, data, message):
+    item = queue_fact(settings)
+    response = client.post("/review/bulk", data=data, htmx=True)
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True)
+    assert status_of(settings, item.id) == "pending"
+
+
+def test_bulk_without_htmx_redirects(client, settings):
+    item = queue_fact(settings)
+    response = client.post("/review/bulk", data={"decision": "reject", "ids": [item.id]})
+    assert response.status_code == 303
+    assert status_of(settings, item.id) == "rejected"
+
+
+# ----------------------------------------------------------------- decided tab and undo
+def test_decided_tab_full_and_partial(client, settings):
+    item = queue_fact(settings)
+    client.post(f"/review/{item.id}/reject", htmx=True)
+    full = client.get("/review/?tab=decided").get_data(as_text=True)
+    assert "Rejected" in full and "User prefers tabs over spaces" in full and "Undo" in full
+    partial = client.get("/review/?tab=decided", htmx=True).get_data(as_text=True)
+    assert partial.lstrip().startswith('<section id="review-panel"') and "Undo" in partial
+
+
+def test_undo_an_approval_removes_the_memory_and_requeues(client, settings):
+    item = queue_fact(settings)
+    client.post(f"/review/{item.id}/approve", htmx=True)
+    assert len(stores_of(settings)[0].get_all()) == 1
+    response = client.post(f"/review/{item.id}/undo", htmx=True)
+    assert response.status_code == 200
+    assert stores_of(settings)[0].get_all() == []
+    assert status_of(settings, item.id) == "pending"
+    assert badge(response.get_data(as_text=True)) == "1"
+
+
+def test_undo_an_update_restores_the_old_text(client, settings):
+    memories, _ = stores_of(settings)
+    memory = memories.add("User prefers vim", category="tool")
+    item = queue_fact(settings, "User prefers neovim", action="update", memory_id=memory.id,
+                      current_content=memory.content)
+    client.post(f"/review/{item.id}/approve", htmx=True)
+    assert stores_of(settings)[0].get(memory.id).content == "User prefers neovim"
+    client.post(f"/review/{item.id}/undo")
+    assert stores_of(settings)[0].get(memory.id).content == "User prefers vim"
+
+
+def test_undo_refused_when_the_memory_changed_since(client, settings):
+    memories, _ = stores_of(settings)
+    memory = memories.add("User prefers vim", category="tool")
+    item = queue_fact(settings, "User prefers neovim", action="update", memory_id=memory.id,
+                      current_content=memory.content)
+    client.post(f"/review/{item.id}/approve", htmx=True)
+    memories.update(memory.id, "User prefers emacs now")
+    response = client.post(f"/review/{item.id}/undo", htmx=True)
+    assert response.status_code == 409
+    assert "changed after the approval" in response.get_data(as_text=True)
+    assert stores_of(settings)[0].get(memory.id).content == "User prefers emacs now"
+    assert status_of(settings, item.id) == "approved"
+
+
+# ----------------------------------------------------------------- full store
+@pytest.fixture
+def full_client(tmp_path):
+    settings = make_settings(tmp_path, memory_max_items=1)
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    memories, _ = stores_of(settings)
+    memories.add("User already has one memory")
+    return CsrfClient(app.test_client()), settings
+
+
+def test_full_store_approve_is_explained_and_nothing_is_lost(full_client):
+    client, settings = full_client
+    item = queue_fact(settings)
+    response = client.post(f"/review/{item.id}/approve", htmx=True)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 409
+    assert "Memory is full: 1 of 1 memories" in html
+    assert "still pending" in html
+    assert f"item-{item.id}" in html
+    assert status_of(settings, item.id) == "pending"
+    assert [m.content for m in stores_of(settings)[0].get_all()] == ["User already has one memory"]
+
+
+def test_full_store_keeps_the_edited_text_in_the_form(full_client):
+    client, settings = full_client
+    item = queue_fact(settings)
+    response = client.post(f"/review/{item.id}/approve", data={"content": "My edited fact"},
+                           htmx=True)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 409
+    assert "My edited fact</textarea>" in html
+    assert status_of(settings, item.id) == "pending"
+
+
+def test_full_store_bulk_approve_stops_and_says_how_many(full_client):
+    client, settings = full_client
+    a = queue_fact(settings, "User lives in Taipei")
+    b = queue_fact(settings, "User drinks tea")
+    response = client.post("/review/bulk", data={"decision": "approve", "ids": [a.id, b.id]},
+                           htmx=True)
+    assert response.status_code == 409
+    assert "these 2 facts are still pending" in response.get_data(as_text=True)
+    assert {status_of(settings, a.id), status_of(settings, b.id)} == {"pending"}
+
+
+# ----------------------------------------------------------------- the nav badge elsewhere
+def test_nav_badge_counts_pending_on_other_pages(client, settings):
+    memories, queue = stores_of(settings)
+    extractor = MemoryExtractor(memories, review_queue=queue)
+    extractor.submit([ReconcileAction("add", None, "User prefers tea", "preference"),
+                      ReconcileAction("add", None, "User lives in Taipei", "general")],
+                     conversation_id="cli:me", evidence="I prefer tea. I live in Taipei.")
+    html = client.get("/memories/").get_data(as_text=True)
+    assert badge(html) == "2"
+
+
+def test_damaged_review_file_does_not_break_other_pages(client, settings):
+    settings.review_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.review_file.write_bytes(b"[{not json")
+    response = client.get("/memories/")
+    assert response.status_code == 200
+    assert client.get("/healthz").get_json()["stores"]["review"] == "corrupt"
+    assert client.get("/review/").status_code == 503
+    assert settings.review_file.read_bytes() == b"[{not json"
