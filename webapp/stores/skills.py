@@ -345,6 +345,10 @@ class SkillDocument:
             record.setdefault(key, value)
         return record
 
+    def __hash__(self) -> int:
+        # The generated hash would fail on ``meta`` (a dict); these fields identify a version.
+        return hash((self.id, self.type, self.skill, self.reference, self.content, self.updated_at))
+
     @functools.cached_property
     def key(self) -> tuple[str, str, str]:
         """(kebab skill, type, kebab reference or ""): one live document per key."""
