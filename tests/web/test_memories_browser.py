@@ -1,0 +1,276 @@
+"""The Memories page in a real Chromium: what a person does, what they see, and what is on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import REPO, assert_accessible, screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def on_disk(server) -> list[dict]:
+    path = server.settings.memory_file
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+
+
+def is_focused(locator) -> bool:
+    return locator.evaluate("el => el === document.activeElement")
+
+
+def open_page(page, server):
+    page.goto(server.url + "/memories/")
+    page.wait_for_function("window.htmx !== undefined")
+
+
+def row_of(page, memory_id: str):
+    return page.locator(f"#memory-{memory_id}")
+
+
+def clean(page, *expected_statuses: int) -> None:
+    """No dialog, no script error, no console error but the HTTP statuses this journey expects."""
+    assert page.watch.dialogs == []
+    assert page.watch.page_errors == []
+    expected = tuple(f"status of {code} " for code in expected_statuses)
+    assert [m for m in page.watch.console_errors if not (expected and any(e in m for e in expected))] == []
+
+
+def test_add_search_edit_and_cancel(live_server, page):
+    open_page(page, live_server)
+    expect(page.get_by_text("Nothing remembered yet")).to_be_visible()
+    assert_accessible(page, "on the empty memories page")
+
+    content = page.get_by_label("What should the assistant remember?")
+    page.get_by_role("button", name="Add memory").click()
+    expect(page.locator("#add-content-error")).to_contain_text("cannot be empty")
+    assert on_disk(live_server) == []
+
+    content.fill("Drinks coffee black, no sugar")
+    page.get_by_label("Category", exact=True).first.select_option("preference")
+    page.get_by_role("button", name="Add memory").click()
+    expect(page.locator("#results")).to_contain_text("Drinks coffee black, no sugar")
+    expect(page.locator("#meter")).to_contain_text("1 / 100")
+    page.get_by_label("What should the assistant remember?").fill("我喜歡喝咖啡，也喜歡烏龍茶")
+    page.get_by_role("button", name="Add memory").click()
+    expect(page.locator("#results")).to_contain_text("烏龍茶")
+    records = on_disk(live_server)
+    assert [(r["content"], r["category"]) for r in records] == [
+        ("Drinks coffee black, no sugar", "preference"), ("我喜歡喝咖啡，也喜歡烏龍茶", "general")]
+    assert_accessible(page, "on the memories page with data")
+
+    search = page.get_by_role("searchbox", name="Search")
+    search.press_sequentially("咖啡", delay=30)
+    expect(page.locator("#results mark")).to_have_text(["咖啡"])
+    expect(page.locator("#results")).not_to_contain_text("coffee black")
+    search.fill("")
+    search.press_sequentially("COFFEE")
+    expect(page.locator("#results mark")).to_have_text(["coffee"])
+    expect(page.locator("#results")).not_to_contain_text("烏龍茶")
+    assert "q=COFFEE" in page.url
+    search.fill("")
+    search.press("Enter")
+    expect(page.locator("#memory-rows tr")).to_have_count(2)
+
+    first = records[0]["id"]
+    row = row_of(page, first)
+    row.get_by_role("link", name="Edit").click()
+    editor = row.get_by_label("Memory text")
+    expect(editor).to_be_focused()
+    assert_accessible(page, "while editing a memory")
+    editor.fill("Something I will throw away")
+    editor.press("Escape")
+    expect(row.get_by_role("link", name="Edit")).to_be_focused()
+    expect(row).to_contain_text("Drinks coffee black, no sugar")
+
+    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("link", name="Cancel").click()
+    expect(row.get_by_role("link", name="Edit")).to_be_focused()
+
+    row.get_by_role("link", name="Edit").click()
+    row.get_by_label("Memory text").fill("Drinks coffee with oat milk")
+    row.get_by_label("Category").select_option("workflow")
+    row.get_by_role("button", name="Save").click()
+    expect(row.locator("td.content")).to_have_text("Drinks coffee with oat milk")
+    expect(row.get_by_role("link", name="Edit")).to_be_focused()
+    saved = {r["id"]: r for r in on_disk(live_server)}[first]
+    assert (saved["content"], saved["category"]) == ("Drinks coffee with oat milk", "workflow")
+    clean(page, 422)
+
+
+def test_delete_undo_and_bulk_delete(live_server, page):
+    store = live_server.memories()
+    ids = [store.add(text).id for text in ("Alpha fact", "Beta fact", "Gamma fact", "Delta fact")]
+    open_page(page, live_server)
+
+    row = row_of(page, ids[0])
+    row.get_by_role("button", name="Delete").click()
+    expect(row).to_contain_text("Deleted “Alpha fact”")
+    undo = row.get_by_role("button", name="Undo")
+    expect(undo).to_be_focused()
+    expect(page.locator("#meter")).to_contain_text("3 / 100")
+    assert ids[0] not in [r["id"] for r in on_disk(live_server)]
+    undo.click()
+    expect(row.get_by_role("link", name="Edit")).to_be_visible()
+    expect(row).to_contain_text("Alpha fact")
+    assert [r["id"] for r in on_disk(live_server)] == ids  # back in its original place
+
+    for memory_id in ids[1:3]:
+        row_of(page, memory_id).get_by_role("checkbox").check()
+    page.get_by_role("button", name="Delete selected").click()
+    notice = page.locator("#results .notice")
+    expect(notice).to_contain_text("Deleted 2 memories.")
+    expect(page.locator("#memory-rows tr")).to_have_count(2)
+    assert [r["id"] for r in on_disk(live_server)] == [ids[0], ids[3]]
+    notice.get_by_role("button", name="Undo").click()
+    expect(page.locator("#results .notice")).to_contain_text("Restored 2 memories.")
+    expect(page.locator("#memory-rows tr")).to_have_count(4)
+    assert sorted(r["id"] for r in on_disk(live_server)) == sorted(ids)
+
+    page.locator("#select-all").check()
+    page.get_by_role("button", name="Delete selected").click()
+    expect(page.get_by_text("Nothing remembered yet")).to_be_visible()
+    assert on_disk(live_server) == []
+    clean(page)
+
+
+def test_edit_after_a_change_elsewhere_shows_both_versions(live_server, page):
+    store = live_server.memories()
+    memory = store.add("Dentist on Monday at 9")
+    open_page(page, live_server)
+    row = row_of(page, memory.id)
+    row.get_by_role("link", name="Edit").click()
+    row.get_by_label("Memory text").fill("Dentist on Friday at 9")
+    store.update(memory.id, "Dentist moved to Tuesday at 10")  # someone else, meanwhile
+    row.get_by_role("button", name="Save").click()
+
+    alert = row.get_by_role("alert")
+    expect(alert).to_contain_text("Changed elsewhere")
+    expect(row.locator("blockquote.mine")).to_have_text("Dentist on Friday at 9")
+    expect(row.locator("blockquote.theirs")).to_have_text("Dentist moved to Tuesday at 10")
+    assert on_disk(live_server)[0]["content"] == "Dentist moved to Tuesday at 10"
+
+    row.get_by_role("button", name="Replace it with my version").click()
+    expect(row.locator("td.content")).to_have_text("Dentist on Friday at 9")
+    assert on_disk(live_server)[0]["content"] == "Dentist on Friday at 9"
+    clean(page, 409)
+
+
+def test_history_and_restore(live_server, page):
+    store = live_server.memories()
+    memory = store.add("Works on project Apollo", category="project")
+    store.update(memory.id, "Works on project Zeus")
+    open_page(page, live_server)
+    row_of(page, memory.id).get_by_role("link", name="History").click()
+    panel = page.locator("#history-panel")
+    heading = panel.get_by_role("heading", level=2)
+    expect(heading).to_be_focused()
+    entries = panel.locator(".history-entry")
+    expect(entries).to_have_count(2)
+    expect(entries.first).to_contain_text("Changed by test")
+    expect(entries.first.locator(".before")).to_contain_text("Works on project Apollo")
+    expect(entries.first.locator(".after")).to_contain_text("Works on project Zeus")
+    assert_accessible(page, "with a memory's history open")
+
+    entries.first.get_by_role("button", name="Restore the version before this change").click()
+    expect(panel).to_contain_text("Restored.")
+    expect(row_of(page, memory.id)).to_contain_text("Works on project Apollo")
+    assert on_disk(live_server)[0]["content"] == "Works on project Apollo"
+    assert store.history(memory.id)[-1]["action"] == "restore"
+
+    panel.get_by_role("link", name="Close history").click()
+    expect(panel.locator("section")).to_have_count(0)
+    expect(row_of(page, memory.id).get_by_role("link", name="History")).to_be_focused()
+    clean(page)
+
+
+def test_export_then_import_with_preview(live_server, page, tmp_path):
+    store = live_server.memories()
+    kept = store.add("Kept as is")
+    changed = store.add("Old wording")
+    open_page(page, live_server)
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Export all memories as JSON").click()
+    exported = json.loads(download_info.value.path().read_text(encoding="utf-8"))
+    assert [r["id"] for r in exported] == [kept.id, changed.id]
+
+    exported[1]["content"] = "New wording"
+    exported.append({"id": "imported1", "content": "Imported fact 匯入", "category": "tool"})
+    upload = tmp_path / "edited.json"
+    upload.write_text(json.dumps(exported, ensure_ascii=False), encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff\xfe not json")
+
+    page.get_by_label("Import a JSON file exported from this page").set_input_files(str(bad))
+    page.get_by_role("button", name="Preview import").click()
+    expect(page.locator("#import-error")).to_contain_text("not valid UTF-8")
+    page.get_by_label("Import a JSON file exported from this page").set_input_files(str(upload))
+    page.get_by_role("button", name="Preview import").click()
+    preview = page.locator(".import-preview")
+    expect(preview).to_contain_text("1 to add · 1 to update · 1 already the same")
+    expect(preview.locator("tr.import-update")).to_contain_text("Old wording")
+    assert [r["content"] for r in on_disk(live_server)] == ["Kept as is", "Old wording"]
+
+    page.get_by_role("button", name="Apply the import").click()
+    expect(page.locator("#import-panel")).to_contain_text("1 added, 1 updated, 1 already the same")
+    expect(page.locator("#results")).to_contain_text("Imported fact 匯入")
+    assert {r["id"]: r["content"] for r in on_disk(live_server)} == {
+        kept.id: "Kept as is", changed.id: "New wording", "imported1": "Imported fact 匯入"}
+    clean(page, 422)
+
+
+def test_add_and_delete_work_without_javascript(live_server, browser):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/memories/")
+        page.get_by_label("What should the assistant remember?").fill("Added without JavaScript")
+        page.get_by_role("button", name="Add memory").click()
+        expect(page.locator("#results")).to_contain_text("Added without JavaScript")
+        assert [r["content"] for r in on_disk(live_server)] == ["Added without JavaScript"]
+        page.get_by_role("button", name="Delete", exact=True).click()
+        expect(page.get_by_text("Deleted 1 memory.")).to_be_visible()
+        assert on_disk(live_server) == []
+        page.get_by_role("button", name="Undo").click()
+        expect(page.locator("#results")).to_contain_text("Added without JavaScript")
+        assert [r["content"] for r in on_disk(live_server)] == ["Added without JavaScript"]
+    finally:
+        context.close()
+
+
+SAMPLE = [
+    ("Prefers concise answers with code examples first", "preference", "slack"),
+    ("Main project: home-assistant add-on 'memory-curator', Python 3.11", "project", "cli"),
+    ("使用繁體中文回覆家人相關的提醒", "preference", "slack"),
+    ("Runs tests with pytest -n 2 before every commit", "workflow", "extractor"),
+    ("Editor: Neovim with the ruff language server", "tool", None),
+    ("Commit messages in the imperative mood, under 72 characters", "convention", "dashboard"),
+    ("Lives in Taipei (UTC+8); schedule reminders in local time", "general", "schedule"),
+]
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"], indirect=True)
+def test_screenshots(live_server, page, color_scheme):
+    store = live_server.memories()
+    for text, category, source in SAMPLE:
+        store.add(text, category=category, source=source)
+    open_page(page, live_server)
+    page.get_by_role("searchbox", name="Search").press_sequentially("pre")
+    expect(page.locator("#results mark").first).to_be_visible()
+    page.get_by_role("searchbox", name="Search").fill("")
+    page.get_by_role("searchbox", name="Search").press("Enter")
+    expect(page.locator("#memory-rows tr")).to_have_count(len(SAMPLE))
+    page.get_by_role("searchbox", name="Search").blur()
+    desktop = screenshot(page, f"memories-{color_scheme}-desktop")
+    page.set_viewport_size({"width": 360, "height": 800})
+    screenshot(page, f"memories-{color_scheme}-360")
+    if os.environ.get("UPDATE_DOC_SCREENSHOTS"):  # refresh the committed copies on purpose only
+        docs = REPO / "docs" / "screenshots"
+        docs.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(desktop, docs / f"memories-{color_scheme}.png")
+    assert_accessible(page, f"at 360 px in the {color_scheme} theme")
+    clean(page)
