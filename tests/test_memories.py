@@ -265,3 +265,13 @@ def test_hostile_text_is_stored_as_is(store):
     memory = store.add(text)
     assert store.get(memory.id).content == text
     assert on_disk(store)[0]["content"] == text
+
+
+def test_purge_leaves_no_copy_in_any_file(store):
+    store.add("keep this")
+    secret = store.add("a secret to forget for good")
+    store.update(secret.id, "a secret to forget for good, edited")
+    store.purge(secret.id)
+    for path in store.path.parent.iterdir():
+        assert b"a secret to forget" not in path.read_bytes(), path.name
+    assert [m.content for m in store.get_all()] == ["keep this"]

@@ -315,6 +315,14 @@ class JsonFile:
         backup = self.backup_path if self.path.exists() else None
         write_atomic(self.path, encode(data), backup=backup)
 
+    def refresh_backup(self) -> None:
+        """Make ``<file>.bak`` the current file, so a purged record does not live on in it.
+
+        The caller holds the lock.
+        """
+        if self.path.exists():
+            _keep_backup(self.path, self.backup_path)
+
     def ensure(self) -> None:
         """Create the folder and, if missing, the file with the default document; check it parses.
 

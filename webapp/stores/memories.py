@@ -356,6 +356,7 @@ class MemoryStore:
         """Delete a memory for good: it and every history entry about it are removed."""
         self.delete(memory_id, actor=actor)
         with self._file.locked():
+            self._file.refresh_backup()
             return self._history.rewrite_without(memory_id) > 0
 
     def plan_import(self, records: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, Any], Memory | None]]:
