@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from webapp.stores import MemoryStore, StoreError
+from webapp.stores import MemoryStore, StoreError, StoreWriteError
 from webapp.stores import jsonfile
 
 STEPS = ["temp create", "chmod", "write", "short write", "fsync", "close", "replace"]
@@ -98,7 +98,7 @@ def test_a_failed_step_changes_nothing_and_raises(store, monkeypatch, step, code
 
     assert faulty.triggered
     assert caught.value.errno == code
-    assert isinstance(caught.value, StoreError)
+    assert isinstance(caught.value, StoreWriteError) and isinstance(caught.value, StoreError)
     assert str(store.path) in str(caught.value)
     assert store.path.read_bytes() == original
     assert store.history_path.read_bytes() == history

@@ -20,6 +20,7 @@ from .errors import (
     StoreBusyError,
     StoreCorruptError,
     StoreError,
+    StoreWriteError,
 )
 from .memories import CATEGORIES, Memory, MemoryStore
 from .review import Proposal, ReviewItem, ReviewQueue
@@ -64,6 +65,7 @@ __all__ = [
     "StoreBusyError",
     "StoreCorruptError",
     "StoreError",
+    "StoreWriteError",
     "UnsafeNameError",
     "cli_session_key",
     "interface_of",
