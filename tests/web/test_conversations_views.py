@@ -190,3 +190,26 @@ def test_extract_with_a_misconfigured_llm_says_what_to_fix(tmp_path, settings: S
     html = client.post(f"/conversations/extract/{SLACK}", htmx=True).get_data(as_text=True)
     assert "not set up correctly" in html and "MEMORY_LLM_MODEL" in html
     assert review_queue(broken).pending() == []
+
+
+def test_expired_thread_is_marked_and_shows_no_turns(client: CsrfClient, settings):
+    settings.conversation_file.parent.mkdir(parents=True, exist_ok=True)
+    old = "2020-01-01T00:00:00.000Z"
+    settings.conversation_file.write_text(json.dumps({"slack:old": {
+        "turns": [{"role": "user", "content": "ancient words", "timestamp": old}],
+        "createdAt": old, "trimmed": 0}}), encoding="utf-8")
+    listing = client.get("/conversations/").get_data(as_text=True)
+    assert "expired" in listing
+    page = client.get("/conversations/thread/slack:old").get_data(as_text=True)
+    assert "no longer sees it" in page and "ancient words" not in page
+
+
+@pytest.mark.parametrize("url", ["/conversations/", "/conversations/thread/slack:x", "/prompt/"])
+def test_damaged_conversations_file_is_a_banner_and_stays_untouched(client: CsrfClient, settings, url):
+    settings.conversation_file.parent.mkdir(parents=True, exist_ok=True)
+    damaged = b'{"slack:x": [{"role": "user", "content": "half'
+    settings.conversation_file.write_bytes(damaged)
+    response = client.get(url)
+    assert response.status_code == 503
+    assert "memory-curator repair" in response.get_data(as_text=True)
+    assert settings.conversation_file.read_bytes() == damaged
