@@ -172,6 +172,7 @@ def test_conversation_pages_are_accessible_in_both_themes(tmp_path: Path, page, 
         screenshot(page, f"conversations-{color_scheme}")
         page.get_by_role("link", name=LONG).click()
         expect(page.locator("#trimmed-note")).to_contain_text("trimmed")
+        page.wait_for_load_state("load")  # styles applied, or axe judges unstyled contrast
         assert_accessible(page, f"on a thread ({color_scheme})")
         screenshot(page, f"conversation-thread-{color_scheme}")
         page.set_viewport_size({"width": 360, "height": 800})
