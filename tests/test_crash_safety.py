@@ -11,6 +11,7 @@ import os
 import random
 import signal
 import time
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -48,7 +49,11 @@ def naive_writer(path: Path, trial: int, pipe: int) -> None:
 def run_killed(writer: Writer, path: Path, trial: int, delay: float) -> tuple[set[str], str | None]:
     """Fork ``writer``, SIGKILL it after ``delay`` seconds; the ids it reported and any failure."""
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns about fork() in a process with threads (e.g. an xdist worker);
+        # the child only runs the already-imported store code and then os._exit.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: write until killed; never return into pytest
         os.close(read_end)
         try:
