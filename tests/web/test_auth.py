@@ -335,3 +335,39 @@ def wait_for_port(port: int, process: subprocess.Popen) -> None:
 def test_csrf_client_helper_still_works_without_token(client: CsrfClient):
     """The shared test client (no token) is unaffected by the login guard."""
     assert client.token()
+
+
+# ------------------------------------------------------------------ in a real browser
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("color_scheme", ["light", "dark"], indirect=True)
+def test_login_journey_in_a_browser(tmp_path, page, color_scheme):
+    from .conftest import assert_accessible, screenshot, start_server, stop_server
+
+    server = start_server(tmp_path / "data", env_extra={"MEMORY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        page.goto(server.url + "/memories/?q=tea")
+        assert "/login" in page.url
+        assert page.get_by_label("Access token").evaluate("el => el === document.activeElement")
+        assert page.get_by_role("navigation", name="Main").get_by_role("link").count() == 1
+        assert_accessible(page, "on the login page")
+        page.get_by_label("Access token").fill("not-the-token")
+        page.get_by_role("button", name="Log in").click()
+        assert page.get_by_role("alert").inner_text() == "That access token is not right."
+        assert_accessible(page, "on the login page with an error")
+        screenshot(page, f"login-error-{color_scheme}")
+        page.set_viewport_size({"width": 360, "height": 740})
+        screenshot(page, f"login-phone-{color_scheme}")
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.get_by_label("Access token").fill(TOKEN)
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("heading", name="Memories").first.wait_for()
+        assert page.url == server.url + "/memories/?q=tea", "back where the person wanted to go"
+        page.get_by_role("button", name="Log out").click()
+        page.get_by_role("heading", name="Log in").wait_for()
+        page.goto(server.url + "/memories/")
+        assert "/login" in page.url, "logged out means logged out"
+        assert not page.watch.page_errors and not page.watch.dialogs
+    finally:
+        stop_server(server)
