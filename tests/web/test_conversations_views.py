@@ -213,3 +213,24 @@ def test_damaged_conversations_file_is_a_banner_and_stays_untouched(client: Csrf
     assert response.status_code == 503
     assert "memory-curator repair" in response.get_data(as_text=True)
     assert settings.conversation_file.read_bytes() == damaged
+
+
+def test_serve_demo_leaves_a_folder_with_data_alone(tmp_path):
+    import urllib.request
+
+    from .conftest import start_server, stop_server
+
+    data = tmp_path / "data"
+    conversations(replace(Settings(), conversation_file=data / "conversations" / "conversations.json")
+                  ).add_exchange("cli:session-1", "my own thread", "kept")
+    before = (data / "conversations" / "conversations.json").read_bytes()
+    server = start_server(data, args=["--demo"])
+    try:
+        with urllib.request.urlopen(server.url + "/conversations/") as response:
+            listing = response.read().decode("utf-8")
+    finally:
+        stop_server(server)
+    assert "cli:session-1" in listing and SLACK not in listing
+    assert (data / "conversations" / "conversations.json").read_bytes() == before
+    assert not (data / "memories.json").exists() or json.loads(
+        (data / "memories.json").read_text(encoding="utf-8")) == []
