@@ -26,21 +26,20 @@ class Moment:
     relative: str
 
 
+def _span(seconds: float) -> str:
+    """'3 minutes', '1 day'; '' under a minute."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'' if count == 1 else 's'}"
+    return ""
+
+
 def moment(when: datetime, now: datetime) -> Moment:
     """Describe ``when`` for a person, relative to ``now`` ("3 minutes ago", "in 6 days")."""
     seconds = (when - now).total_seconds()
-    span = abs(seconds)
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if span >= size:
-            count = int(span // size)
-            text = f"{count} {unit}{'' if count == 1 else 's'}"
-            break
-    else:
-        text = ""
-    if not text:
-        relative = "just now"
-    else:
-        relative = f"in {text}" if seconds > 0 else f"{text} ago"
+    span = _span(abs(seconds))
+    relative = "just now" if not span else f"in {span}" if seconds > 0 else f"{span} ago"
     utc = when.astimezone(timezone.utc)
     return Moment(iso=utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
                   absolute=utc.strftime("%Y-%m-%d %H:%M UTC"), relative=relative)
@@ -55,10 +54,9 @@ class ThreadRow:
     last_activity: Moment
     expires: Moment
     expired: bool  # the assistant no longer sees it; the next cleanup removes it
-    chars_percent: int  # characters against conversation_max_chars, for the meter
 
 
-def thread_row(summary: ConversationSummary, now: datetime, max_chars: int) -> ThreadRow:
+def thread_row(summary: ConversationSummary, now: datetime) -> ThreadRow:
     """The template data of one thread."""
     return ThreadRow(
         summary=summary,
@@ -66,7 +64,6 @@ def thread_row(summary: ConversationSummary, now: datetime, max_chars: int) -> T
         last_activity=moment(summary.last_activity, now),
         expires=moment(summary.expires_at, now),
         expired=summary.expires_at <= now,
-        chars_percent=min(100, round(100 * summary.chars / max_chars)) if max_chars else 0,
     )
 
 
@@ -84,7 +81,7 @@ def get_thread_or_404(conversation_id: str) -> ThreadRow:
     """The thread with this id, or a 404 when there is none."""
     for summary in stores().conversations.list_conversations():
         if summary.id == conversation_id:
-            return thread_row(summary, _now(), settings().conversation_max_chars)
+            return thread_row(summary, _now())
     abort(404)
 
 
@@ -92,8 +89,7 @@ def get_thread_or_404(conversation_id: str) -> ThreadRow:
 def index():
     """Every thread, most recent activity first."""
     now, limits = _now(), _limits()
-    rows = [thread_row(s, now, limits["max_chars"])
-            for s in stores().conversations.list_conversations()]
+    rows = [thread_row(s, now) for s in stores().conversations.list_conversations()]
     template = "conversations/_list.html" if wants_partial() else "conversations/page.html"
     return render_template(template, rows=rows, limits=limits,
                            cleared=request.args.get("cleared", "")[:300],
@@ -106,7 +102,6 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
     now = _now()
     return dict(row=row, turns=turns, limits=_limits(),
                 turn_times=[moment(t.timestamp, now) for t in turns],
-                review_available="review.index" in current_app.view_functions,
                 page_title=f"Conversation {conversation_id}")
 
 
