@@ -28,6 +28,7 @@ from .stores import (
     StoreCorruptError,
     StoreError,
 )
+from .stores.memories import fold
 
 logger = logging.getLogger(__name__)
 
@@ -145,8 +146,18 @@ class MemoryTool:
         return getattr(self, f"do_{args.pop('action')}")(**args)
 
     def do_add(self, content: str, category: str | None = None, **_: Any) -> str:
+        same = self._same_content(content)
+        if same is not None:
+            # A retried or repeated call must not fill the memory with copies.
+            return f"Already remembered: {describe(same)}\nNothing was added."
         memory = self.store.add(content, category=category or "general", source=ACTOR)
         return f"Added {describe(memory)}\n{usage_line(self.store)}"
+
+    def _same_content(self, content: str) -> Memory | None:
+        wanted = fold(content.strip())
+        if not wanted:
+            return None
+        return next((m for m in self.store.search(wanted) if fold(m.content) == wanted), None)
 
     def do_list(self, **_: Any) -> str:
         memories = self.store.get_all()
@@ -228,6 +239,12 @@ def _text(name: str, value: Any) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise ToolInputError(f'The argument "{name}" is not valid Unicode text.') from None
+    if "\ufffd" in value:
+        # The stdio transport decodes invalid UTF-8 bytes as U+FFFD; storing those loses the text.
+        raise ToolInputError(
+            f'The argument "{name}" contains U+FFFD replacement characters: the text was not '
+            f"valid UTF-8. Send it again as valid UTF-8 text."
+        )
     return value
 
 

@@ -1,0 +1,451 @@
+"""The manage_memory MCP server, driven as a real subprocess through the SDK's own stdio client.
+
+One server process serves the whole module (start-up costs about a second); before each
+test the memory file is emptied through a dashboard-side MemoryStore, so the tests stay
+independent while the server keeps its one store and must notice every outside change.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import subprocess
+import sys
+import threading
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+
+import filelock
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from webapp.mcp_server import ACTIONS, TOOL_NAME
+from webapp.stores import CATEGORIES, MemoryStore
+
+REPO = Path(__file__).resolve().parent.parent
+MAX_ITEMS = 5
+MAX_CHARS = 300
+ID = re.compile(r"\[([0-9a-f]+)\]")
+
+
+@asynccontextmanager
+async def connect(data_dir: Path, errlog: Any) -> AsyncIterator[ClientSession]:
+    """Start ``python -m webapp mcp`` and yield an initialized client session."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "webapp", "mcp", "--data-dir", str(data_dir)],
+        env={"MEMORY_MAX_ITEMS": str(MAX_ITEMS), "MEMORY_MAX_CHARS": str(MAX_CHARS),
+             "MEMORY_LOCK_TIMEOUT": "1"},
+        cwd=REPO,
+    )
+    async with stdio_client(params, errlog=errlog) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+class McpClient:
+    """A synchronous face on the async client session, for plain pytest tests."""
+
+    def __init__(self, portal: BlockingPortal, session: ClientSession) -> None:
+        self.portal = portal
+        self.session = session
+
+    def list_tools(self) -> Any:
+        return self.portal.call(self.session.list_tools)
+
+    def call(self, name: str = TOOL_NAME, **arguments: Any) -> tuple[bool, str]:
+        """Call a tool; (is_error, text)."""
+        result = self.portal.call(self.session.call_tool, name, arguments)
+        assert len(result.content) == 1 and result.content[0].type == "text"
+        return result.is_error, result.content[0].text
+
+    def ok(self, **arguments: Any) -> str:
+        is_error, text = self.call(**arguments)
+        assert not is_error, text
+        return text
+
+    def error(self, **arguments: Any) -> str:
+        is_error, text = self.call(**arguments)
+        assert is_error, text
+        return text
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp-data")
+
+
+@pytest.fixture(scope="module")
+def client(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+    errlog_path = tmp_path_factory.mktemp("mcp-log") / "server-stderr.txt"
+    with open(errlog_path, "w+", encoding="utf-8") as errlog:
+        with start_blocking_portal(backend="asyncio") as portal:
+            with portal.wrap_async_context_manager(connect(data_dir, errlog)) as session:
+                yield McpClient(portal, session)
+        errlog.seek(0)
+        stderr = errlog.read()
+    # The server logs tracebacks only for failures it did not foresee.
+    assert "Traceback" not in stderr, stderr
+
+
+@pytest.fixture
+def memory_file(data_dir: Path) -> Path:
+    return data_dir / "memories.json"
+
+
+@pytest.fixture
+def dashboard(memory_file: Path) -> MemoryStore:
+    """The store as the web dashboard in another process would open it."""
+    return MemoryStore(memory_file, max_items=MAX_ITEMS, max_chars=MAX_CHARS,
+                       actor="dashboard", lock_timeout=5)
+
+
+@pytest.fixture(autouse=True)
+def empty_store(client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    """Each test starts from an empty, well-formed memory file."""
+    if memory_file.exists():
+        try:
+            json.loads(memory_file.read_bytes())
+        except ValueError:
+            memory_file.write_bytes(b"[]\n")
+    dashboard.delete_many([m.id for m in dashboard.get_all()])
+
+
+def on_disk(memory_file: Path) -> list[dict[str, Any]]:
+    return json.loads(memory_file.read_text(encoding="utf-8"))
+
+
+def added_id(text: str) -> str:
+    assert text.startswith("Added ["), text
+    return ID.search(text).group(1)
+
+
+# ------------------------------------------------------------------ the tool as announced
+def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
+    tools = client.list_tools().tools
+    assert [tool.name for tool in tools] == ["manage_memory"]
+    schema = tools[0].input_schema
+    assert schema["type"] == "object"
+    assert schema["required"] == ["action"]
+    assert schema["additionalProperties"] is False
+    assert set(schema["properties"]) == {"action", "content", "category", "id", "keyword"}
+    assert schema["properties"]["action"]["enum"] == list(ACTIONS)
+    assert schema["properties"]["category"]["enum"] == list(CATEGORIES)
+    assert all(prop["type"] == "string" for prop in schema["properties"].values())
+
+
+def test_description_tells_the_model_what_to_remember(client: McpClient) -> None:
+    description = client.list_tools().tools[0].description
+    for guidance in ("durable", "long-term", "not store one-off requests", "secrets",
+                     "Search before adding", "update that memory"):
+        assert guidance in description
+    for action in ACTIONS:
+        assert f"- {action}:" in description
+
+
+# ------------------------------------------------------------------ each action
+def test_add_writes_the_file_and_the_dashboard_sees_it(
+        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    text = client.ok(action="add", content="  Calls the living-room lamp 'Luna'.  ",
+                     category="tool")
+    memory_id = added_id(text)
+    assert text.splitlines() == [
+        f"Added [{memory_id}] (tool) Calls the living-room lamp 'Luna'.",
+        f"Memory use: 1/{MAX_ITEMS} items, 34/{MAX_CHARS} chars.",
+    ]
+    [record] = on_disk(memory_file)
+    assert record["id"] == memory_id
+    assert record["content"] == "Calls the living-room lamp 'Luna'."
+    assert record["category"] == "tool"
+    assert record["source"] == "mcp"
+    assert record["createdAt"].endswith("Z")
+    assert dashboard.get(memory_id).content == "Calls the living-room lamp 'Luna'."
+    [entry] = dashboard.history(memory_id)
+    assert (entry["actor"], entry["action"]) == ("mcp", "add")
+
+
+def test_add_without_a_category_files_it_under_general(client: McpClient, memory_file: Path) -> None:
+    memory_id = added_id(client.ok(action="add", content="Has a cat named Miso."))
+    [record] = on_disk(memory_file)
+    assert record["category"] == "general"
+    assert f"[{memory_id}] (general) Has a cat named Miso." in client.ok(action="list")
+
+
+def test_adding_the_same_fact_twice_keeps_one_copy(client: McpClient, memory_file: Path) -> None:
+    memory_id = added_id(client.ok(action="add", content="Wakes up at 6:30 on weekdays."))
+    again = client.ok(action="add", content="wakes up at 6:30 on weekdays.  ")
+    assert again.startswith(f"Already remembered: [{memory_id}]")
+    assert [r["id"] for r in on_disk(memory_file)] == [memory_id]
+
+
+def test_list_shows_ids_categories_and_usage(client: McpClient, dashboard: MemoryStore) -> None:
+    assert client.ok(action="list") == (
+        f"No memories yet.\nMemory use: 0/{MAX_ITEMS} items, 0/{MAX_CHARS} chars.")
+    first = dashboard.add("Prefers metric units.", category="preference")
+    second = dashboard.add("喜歡喝綠茶", category="preference")
+    chars = len(first.content) + len(second.content)
+    assert client.ok(action="list").splitlines() == [
+        "2 memories:",
+        f"[{first.id}] (preference) Prefers metric units.",
+        f"[{second.id}] (preference) 喜歡喝綠茶",
+        f"Memory use: 2/{MAX_ITEMS} items, {chars}/{MAX_CHARS} chars.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("keyword", "expected"),
+    [
+        ("GREEN TEA", ["Likes green tea in the morning."]),
+        ("綠茶", ["喜歡喝綠茶"]),
+        ("绿茶", ["晚上不喝绿茶"]),
+        ("茶", ["喜歡喝綠茶", "晚上不喝绿茶"]),
+        ("coffee", []),
+    ],
+)
+def test_search_finds_memories_containing_the_keyword(
+        client: McpClient, dashboard: MemoryStore, keyword: str, expected: list[str]) -> None:
+    stored = {m.content: m for m in (dashboard.add(text, category="preference") for text in
+                                     ("Likes green tea in the morning.", "喜歡喝綠茶", "晚上不喝绿茶"))}
+    text = client.ok(action="search", keyword=keyword)
+    if not expected:
+        assert text == f'No memory contains "{keyword}".'
+        return
+    lines = text.splitlines()
+    noun = "memory contains" if len(expected) == 1 else "memories contain"
+    assert lines[0] == f'{len(expected)} {noun} "{keyword}":'
+    assert lines[1:] == [f"[{stored[c].id}] (preference) {c}" for c in expected]
+
+
+def test_update_changes_content_and_category(
+        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    memory = dashboard.add("Likes green tea.", category="general")
+    text = client.ok(action="update", id=f"[{memory.id}]", content="Prefers black tea now.",
+                     category="preference")
+    assert text.splitlines()[:2] == [f"Updated [{memory.id}] (preference) Prefers black tea now.",
+                                     "(was: Likes green tea.)"]
+    [record] = on_disk(memory_file)
+    assert (record["content"], record["category"]) == ("Prefers black tea now.", "preference")
+    assert record["createdAt"] == memory.to_dict()["createdAt"]
+    assert dashboard.get(memory.id).content == "Prefers black tea now."
+    entry = dashboard.history(memory.id)[-1]
+    assert (entry["actor"], entry["action"]) == ("mcp", "update")
+    assert entry["before"]["content"] == "Likes green tea."
+    assert entry["after"]["content"] == "Prefers black tea now."
+
+
+def test_update_to_the_same_text_changes_nothing(
+        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    memory = dashboard.add("Works from home on Fridays.", category="workflow")
+    before = memory_file.read_bytes()
+    text = client.ok(action="update", id=memory.id, content="Works from home on Fridays.")
+    assert text == f"No change: [{memory.id}] (workflow) Works from home on Fridays. already says that."
+    assert memory_file.read_bytes() == before
+    assert [e["actor"] for e in dashboard.history(memory.id)] == ["dashboard"]
+
+
+def test_delete_removes_it_from_the_file(
+        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    keep = dashboard.add("Speaks Dutch and English.")
+    gone = dashboard.add("Is planning a trip to Kyoto.", category="project")
+    text = client.ok(action="delete", id=gone.id)
+    assert text.splitlines()[0] == f"Deleted [{gone.id}] (project) Is planning a trip to Kyoto."
+    assert [r["id"] for r in on_disk(memory_file)] == [keep.id]
+    assert dashboard.get(gone.id) is None
+    entry = dashboard.history(gone.id)[-1]
+    assert (entry["actor"], entry["action"]) == ("mcp", "delete")
+    assert gone.id not in client.ok(action="list")
+
+
+def test_sees_changes_the_dashboard_makes(client: McpClient, dashboard: MemoryStore) -> None:
+    memory = dashboard.add("Calls the bedroom heater 'Toasty'.", category="tool")
+    assert "Toasty" in client.ok(action="search", keyword="heater")
+    dashboard.update(memory.id, "Calls the bedroom heater 'Blaze'.")
+    assert f"[{memory.id}] (tool) Calls the bedroom heater 'Blaze'." in \
+        client.ok(action="search", keyword="heater")
+    dashboard.delete(memory.id)
+    assert client.ok(action="search", keyword="heater") == 'No memory contains "heater".'
+
+
+def test_hostile_text_is_stored_as_plain_text(client: McpClient, memory_file: Path) -> None:
+    content = "<script>alert(1)</script> ../../etc/passwd \"quotes\" & ampersands"
+    memory_id = added_id(client.ok(action="add", content=content))
+    assert on_disk(memory_file)[0]["content"] == content
+    assert f"[{memory_id}] (general) {content}" in client.ok(action="list")
+
+
+# ------------------------------------------------------------------ errors the model can act on
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, 'The argument "action" is required'),
+        ({"action": "remember"}, 'Unknown action "remember"; use one of add, list, search'),
+        ({"action": "add"}, 'The action "add" needs the argument "content"'),
+        ({"action": "add", "content": "   "}, "Memory content cannot be empty."),
+        ({"action": "add", "content": "a\x00b"}, "cannot contain NUL"),
+        ({"action": "add", "content": "x", "category": "secret"},
+         'Unknown category "secret"; use one of preference, project, workflow'),
+        ({"action": "add", "content": 42}, 'The argument "content" must be a string'),
+        ({"action": "add", "text": "Likes tea"}, "Unknown argument(s): text."),
+        ({"action": "search"}, 'The action "search" needs the argument "keyword"'),
+        ({"action": "search", "keyword": "  "}, "The keyword is empty"),
+        ({"action": "update", "content": "x"}, 'The action "update" needs the argument "id"'),
+        ({"action": "update", "id": "abc"}, 'The action "update" needs the argument "content"'),
+        ({"action": "delete"}, 'The action "delete" needs the argument "id"'),
+        ({"action": "add", "content": "mojibake \ufffd\ufffd"}, "was not valid UTF-8"),
+    ],
+)
+def test_bad_arguments_are_tool_errors(
+        client: McpClient, memory_file: Path, arguments: dict[str, Any], message: str) -> None:
+    assert message in client.error(**arguments)
+    assert on_disk(memory_file) == []
+
+
+@pytest.mark.parametrize("action", ["update", "delete"])
+def test_unknown_id_is_a_tool_error(client: McpClient, dashboard: MemoryStore, action: str) -> None:
+    dashboard.add("Has two kids.")
+    text = client.error(action=action, id="feedfacecafe", content="Has three kids.")
+    assert text == ('No memory has the id "feedfacecafe". Use the action "list" or "search" '
+                    "to find the right id.")
+    assert [m.content for m in dashboard.get_all()] == ["Has two kids."]
+
+
+def test_unknown_tool_is_a_tool_error(client: McpClient) -> None:
+    is_error, text = client.call("forget_everything", action="list")
+    assert is_error and 'Unknown tool "forget_everything"' in text
+
+
+def test_full_memory_says_how_full_and_what_to_do(
+        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    for number in range(MAX_ITEMS):
+        dashboard.add(f"Fact number {number}.")
+    before = memory_file.read_bytes()
+    text = client.error(action="add", content="One fact too many.")
+    assert f"{MAX_ITEMS} of {MAX_ITEMS} memories are used" in text
+    assert '"delete" or "update"' in text
+    assert memory_file.read_bytes() == before
+
+
+def test_too_many_characters_is_a_full_memory_error(
+        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    dashboard.add("Short fact.")
+    text = client.error(action="add", content="x" * 100_000)
+    assert f"11 of {MAX_CHARS} characters are used and this needs 100000 more" in text
+    assert [r["content"] for r in on_disk(memory_file)] == ["Short fact."]
+
+
+def test_corrupt_file_is_a_tool_error_and_left_untouched(
+        client: McpClient, memory_file: Path) -> None:
+    damaged = b'[{"id": "a1", "content": "Likes tea"'
+    memory_file.write_bytes(damaged)
+    for arguments in ({"action": "list"}, {"action": "search", "keyword": "tea"},
+                      {"action": "add", "content": "Likes coffee."}):
+        text = client.error(**arguments)
+        assert f"The store file {memory_file} is damaged" in text
+        assert "memory-curator repair" in text
+    assert memory_file.read_bytes() == damaged
+    memory_file.write_bytes(b"[]\n")  # repaired by a person: the same server carries on
+    assert added_id(client.ok(action="add", content="Likes coffee."))
+
+
+def test_busy_lock_is_a_tool_error_and_reads_still_work(
+        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    memory = dashboard.add("Goes running on Sundays.", category="workflow")
+    before = memory_file.read_bytes()
+    with filelock.FileLock(f"{memory_file}.lock", timeout=0):
+        text = client.error(action="add", content="Likes jazz.")
+        assert f"The store file {memory_file} is busy" in text
+        assert "retry" in text
+        assert "busy" in client.error(action="delete", id=memory.id)
+        assert f"[{memory.id}]" in client.ok(action="list")
+    assert memory_file.read_bytes() == before
+    added_id(client.ok(action="add", content="Likes jazz."))
+    assert len(on_disk(memory_file)) == 2
+
+
+def test_other_commands_do_not_load_the_mcp_sdk() -> None:
+    """Only `memory-curator mcp` pays for importing the SDK."""
+    probe = "import sys, webapp.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))"
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_garbage_on_the_wire_never_stops_the_server(tmp_path: Path) -> None:
+    """Raw JSON-RPC lines the SDK client would refuse to send: the server answers what it can."""
+    with RawServer(tmp_path) as server:
+        server.send(_call(2, {"action": "add", "content": "x"}).replace(b'"x"', b'"bad \xff\xfe"'))
+        server.send(b"this is not JSON")
+        server.send(_call(3, {"action": "add", "content": "x"}).replace(b'"x"', b'"\\ud800"'))
+        server.send(_call(4, "not an object"))
+        server.send(_call(5, {"action": "list"}))
+        answers = server.answers_until(5)
+    invalid_utf8 = answers[2]["result"]
+    assert invalid_utf8["isError"] is True
+    assert "was not valid UTF-8" in invalid_utf8["content"][0]["text"]
+    assert "error" in answers[4] or answers[4]["result"]["isError"] is True
+    assert answers[5]["result"]["content"][0]["text"].startswith("No memories yet.")
+    assert not (tmp_path / "memories.json").exists()
+    assert server.returncode == 0
+
+
+def _call(request_id: int, arguments: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": TOOL_NAME, "arguments": arguments}}).encode()
+
+
+class RawServer:
+    """``python -m webapp mcp`` spoken to line by line, for bytes a real client never sends."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.args = [sys.executable, "-m", "webapp", "mcp", "--data-dir", str(data_dir)]
+        self.returncode: int | None = None
+
+    def __enter__(self) -> "RawServer":
+        self.process = subprocess.Popen(self.args, cwd=REPO, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.reader = threading.Thread(target=self._read_lines, daemon=True)
+        self.reader.start()
+        self.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "1"}}}).encode())
+        self.answers_until(1)
+        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        return self
+
+    def send(self, line: bytes) -> None:
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def answers_until(self, request_id: int) -> dict[int, dict[str, Any]]:
+        """Responses by id, read until the one for ``request_id`` arrives."""
+        answers: dict[int, dict[str, Any]] = {}
+        while request_id not in answers:
+            # A generous bound only so that a broken server fails the test instead of hanging it.
+            line = self.lines.get(timeout=60)
+            assert line, "the server closed its output"
+            message = json.loads(line)
+            if "id" in message:
+                answers[message["id"]] = message
+        return answers
+
+    def _read_lines(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(b"")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.stdin.close()
+        try:
+            self.returncode = self.process.wait(timeout=60)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.reader.join(timeout=60)
+            self.process.stdout.close()
