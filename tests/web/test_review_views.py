@@ -387,3 +387,15 @@ def test_damaged_review_file_does_not_break_other_pages(client, settings):
     assert client.get("/healthz").get_json()["stores"]["review"] == "corrupt"
     assert client.get("/review/").status_code == 503
     assert settings.review_file.read_bytes() == b"[{not json"
+
+
+def test_a_flood_of_proposals_is_paged(client, settings):
+    _, queue = stores_of(settings)
+    queue.submit([Proposal("add", f"User fact number {i}", "general") for i in range(120)])
+    html = client.get("/review/").get_data(as_text=True)
+    assert html.count('class="card review-item') == 50
+    assert "120 pending facts" in html and "Page 1 of 3" in html and ">Older</a>" in html
+    last = client.get("/review/?page=3", htmx=True).get_data(as_text=True)
+    assert last.count('class="card review-item') == 20 and ">Newer</a>" in last
+    assert client.get("/review/?page=99").get_data(as_text=True).count('class="card review-item') == 20
+    assert client.get("/review/?page=-1").status_code == 200

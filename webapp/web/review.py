@@ -17,6 +17,7 @@ from .context import actor, stores, wants_partial
 bp = Blueprint("review", __name__, url_prefix="/review")
 
 TABS = ("pending", "decided")
+PAGE_SIZE = 50  # a flood of proposals must not make one huge page
 # Endpoints the Conversations page may name its thread view; the first that exists is linked.
 THREAD_ENDPOINTS = ("conversations.thread", "conversations.show", "conversations.detail",
                     "conversations.view")
@@ -37,6 +38,12 @@ class ReviewPage:
     editing: dict[str, str] = field(default_factory=dict)  # item id -> text in its open edit form
     errors: dict[str, str] = field(default_factory=dict)  # item id -> validation message
     focus: str | None = None  # element id that gets focus after the swap
+    page: int = 1  # which page of PAGE_SIZE items is shown
+    total: int = 0  # items in the tab, all pages
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // PAGE_SIZE))
 
 
 def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
@@ -88,10 +95,18 @@ def _tab() -> str:
     return tab if tab in TABS else "pending"
 
 
+def _page() -> int:
+    raw = request.values.get("page", "1")
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
+
+
 def _build(tab: str, **extra: Any) -> ReviewPage:
     queue = stores().review
     items = queue.pending() if tab == "pending" else queue.decided()
-    return ReviewPage(tab=tab, items=items, pending_count=stores().pending_count(), **extra)
+    page = min(_page(), max(1, -(-len(items) // PAGE_SIZE)))
+    shown = items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+    return ReviewPage(tab=tab, items=shown, pending_count=stores().pending_count(), page=page,
+                      total=len(items), **extra)
 
 
 def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
