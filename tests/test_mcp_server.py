@@ -24,7 +24,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from webapp.mcp_server import ACTIONS, TOOL_NAME
-from webapp.stores import CATEGORIES, MemoryStore
+from webapp.stores import CATEGORIES, MemoryStore, Proposal, ReviewQueue
 
 REPO = Path(__file__).resolve().parent.parent
 MAX_ITEMS = 5
@@ -64,13 +64,13 @@ class McpClient:
         assert len(result.content) == 1 and result.content[0].type == "text"
         return result.is_error, result.content[0].text
 
-    def ok(self, **arguments: Any) -> str:
-        is_error, text = self.call(**arguments)
+    def ok(self, name: str = TOOL_NAME, **arguments: Any) -> str:
+        is_error, text = self.call(name, **arguments)
         assert not is_error, text
         return text
 
-    def error(self, **arguments: Any) -> str:
-        is_error, text = self.call(**arguments)
+    def error(self, name: str = TOOL_NAME, **arguments: Any) -> str:
+        is_error, text = self.call(name, **arguments)
         assert is_error, text
         return text
 
@@ -128,7 +128,8 @@ def added_id(text: str) -> str:
 # ------------------------------------------------------------------ the tool as announced
 def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
     tools = client.list_tools().tools
-    assert [tool.name for tool in tools] == ["manage_memory"]
+    assert [tool.name for tool in tools] == ["manage_memory", "review_memory"]
+    assert tools[0].annotations.read_only_hint is False
     schema = tools[0].input_schema
     assert schema["type"] == "object"
     assert schema["required"] == ["action"]
@@ -276,6 +277,50 @@ def test_hostile_text_is_stored_as_plain_text(client: McpClient, memory_file: Pa
     memory_id = added_id(client.ok(action="add", content=content))
     assert on_disk(memory_file)[0]["content"] == content
     assert f"[{memory_id}] (general) {content}" in client.ok(action="list")
+
+
+# ------------------------------------------------------------------ review_memory
+@pytest.fixture
+def review_queue(data_dir: Path, dashboard: MemoryStore) -> Iterator[ReviewQueue]:
+    queue = ReviewQueue(data_dir / "review.json", dashboard, lock_timeout=5)
+    yield queue
+    (data_dir / "review.json").unlink(missing_ok=True)
+
+
+def test_review_memory_is_read_only_and_takes_no_arguments(client: McpClient) -> None:
+    review = {tool.name: tool for tool in client.list_tools().tools}["review_memory"]
+    assert review.annotations.read_only_hint is True
+    assert review.input_schema == {"type": "object", "properties": {},
+                                   "additionalProperties": False}
+
+
+def test_review_memory_lists_pending_facts(
+        client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue) -> None:
+    assert client.ok(name="review_memory") == "No facts wait for review."
+    lamp = dashboard.add("Calls the desk lamp 'Lamp'.", category="tool")
+    tea, rename, dropped = review_queue.submit([
+        Proposal("add", "喜歡喝綠茶", category="preference", confidence=0.9, extractor="llm"),
+        Proposal("update", "Calls the desk lamp 'Luna'.", category="tool", memory_id=lamp.id,
+                 current_content=lamp.content, confidence=0.75, extractor="llm"),
+        Proposal("add", "Is tired today.", extractor="regex"),
+    ])
+    review_queue.reject(dropped.id)
+    lines = client.ok(name="review_memory").splitlines()
+    assert lines[0] == "2 facts wait for review (the user decides in the dashboard):"
+    assert sorted(lines[1:]) == sorted([
+        f"[{tea.id}] add (preference) 喜歡喝綠茶 (confidence 0.90)",
+        f"[{rename.id}] update [{lamp.id}] (tool) Calls the desk lamp 'Luna'. "
+        f"(now: Calls the desk lamp 'Lamp'.) (confidence 0.75)",
+    ])
+    assert dashboard.get(lamp.id).content == "Calls the desk lamp 'Lamp'."
+
+
+def test_review_memory_reports_a_damaged_review_file(client: McpClient, data_dir: Path,
+                                                     review_queue: ReviewQueue) -> None:
+    (data_dir / "review.json").write_bytes(b"{not json")
+    assert f"The store file {data_dir / 'review.json'} is damaged" in \
+        client.error(name="review_memory")
+    assert (data_dir / "review.json").read_bytes() == b"{not json"
 
 
 # ------------------------------------------------------------------ errors the model can act on

@@ -147,10 +147,11 @@ def export_memories(data_dir: str | None, output: Path | None) -> None:
 @data_dir_option
 @friendly_errors
 def mcp_command(data_dir: str | None) -> None:
-    """Serve the manage_memory tool to an assistant over MCP (stdio)."""
+    """Serve the manage_memory (and review_memory) tools to an assistant over MCP (stdio)."""
     from .mcp_server import serve  # the MCP SDK is loaded only for this command
 
-    serve(memory_store(load_settings(data_dir), actor="mcp"))
+    settings = load_settings(data_dir)
+    serve(memory_store(settings, actor="mcp"), settings.review_file)
 
 
 @main.command()

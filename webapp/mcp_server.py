@@ -4,14 +4,17 @@ The assistant (Claude Code, Claude Desktop, any MCP client) decides what to reme
 calls this tool; every change goes through ``MemoryStore`` with the actor ``mcp``, so the
 dashboard's history shows where it came from. Tool errors (memory full, unknown id, a busy
 or damaged file, bad arguments) come back as ``isError`` results the model can read and act
-on; the server itself never stops because of them.
+on; the server itself never stops because of them. A second, read-only tool,
+``review_memory``, lists the extracted facts that wait for the user's review.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import logging
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 import anyio
 import anyio.to_thread
@@ -24,6 +27,8 @@ from .stores import (
     Memory,
     MemoryFullError,
     MemoryStore,
+    ReviewItem,
+    ReviewQueue,
     StoreBusyError,
     StoreCorruptError,
     StoreError,
@@ -34,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 SERVER_NAME = "memory-curator"
 TOOL_NAME = "manage_memory"
+REVIEW_TOOL_NAME = "review_memory"
 ACTIONS = ("add", "list", "search", "update", "delete")
 ACTOR = "mcp"
 
@@ -58,6 +64,13 @@ Actions:
 - update: id and content (required), category (optional)
 - delete: id (required)
 The memory is capped; when it is full, delete or shorten memories that matter least."""
+
+REVIEW_DESCRIPTION = """\
+Lists the facts that were extracted from past conversations and wait for the user's review \
+(approve, edit or reject in the Memory Curator dashboard), newest first, as \
+"[review id] action (category) content". Read-only: it changes nothing. Use it when the user \
+asks what is waiting for review, or before adding a fact, to see whether it is already \
+proposed."""
 
 SERVER_INSTRUCTIONS = (
     "Use the manage_memory tool to keep durable facts and preferences about the user "
@@ -195,6 +208,27 @@ class MemoryTool:
         return f"Deleted {gone}\n{usage_line(self.store)}"
 
 
+def pending_review(queue: ReviewQueue) -> str:
+    """The pending review items as the model sees them."""
+    items = queue.pending()
+    if not items:
+        return "No facts wait for review."
+    noun = "fact waits" if len(items) == 1 else "facts wait"
+    lines = [f"{len(items)} {noun} for review (the user decides in the dashboard):"]
+    lines += [_describe_review_item(item) for item in items]
+    return "\n".join(lines)
+
+
+def _describe_review_item(item: ReviewItem) -> str:
+    target = f" [{item.memory_id}]" if item.memory_id else ""
+    line = f"[{item.id}] {item.action}{target} ({item.category}) {item.content}"
+    if item.action == "update" and item.current_content:
+        line += f" (now: {item.current_content})"
+    if item.confidence is not None:
+        line += f" (confidence {item.confidence:.2f})"
+    return line
+
+
 def _unknown_id(memory_id: str) -> str:
     return (f'No memory has the id "{memory_id}". Use the action "list" or "search" to find '
             f"the right id.")
@@ -264,16 +298,19 @@ def error_message(exc: Exception) -> str:
     return f"Unexpected error ({type(exc).__name__}): {exc}"
 
 
-def call_manage_memory(tool: MemoryTool, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
-    """Run one call and wrap its text, or its error, as an MCP tool result."""
+def call_tool_safely(run: Callable[[], str]) -> types.CallToolResult:
+    """Run one tool call and wrap its text, or its error, as an MCP tool result."""
     try:
-        text = tool.run(arguments)
+        text = run()
     except Exception as exc:  # any failure is the model's to read, never a server crash
         if not isinstance(exc, (ValueError, StoreError, OSError)):
-            logger.exception("manage_memory failed unexpectedly")
-        return types.CallToolResult(content=[types.TextContent(text=error_message(exc))],
-                                    is_error=True)
+            logger.exception("tool call failed unexpectedly")
+        return _error_result(error_message(exc))
     return types.CallToolResult(content=[types.TextContent(text=text)])
+
+
+def _error_result(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
 def tool_definition() -> types.Tool:
@@ -290,24 +327,39 @@ def tool_definition() -> types.Tool:
     )
 
 
-def build_server(store: MemoryStore) -> Server:
-    """A low-level MCP server exposing ``manage_memory`` over ``store``."""
+def review_tool_definition() -> types.Tool:
+    """The read-only ``review_memory`` tool as ``tools/list`` announces it."""
+    return types.Tool(
+        name=REVIEW_TOOL_NAME,
+        title="Facts waiting for review",
+        description=REVIEW_DESCRIPTION,
+        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        annotations=types.ToolAnnotations(title="Facts waiting for review", read_only_hint=True,
+                                          open_world_hint=False),
+    )
+
+
+def build_server(store: MemoryStore, review: ReviewQueue | None = None) -> Server:
+    """A low-level MCP server exposing ``manage_memory`` (and ``review_memory``) over the stores."""
     tool = MemoryTool(store)
+    tools: dict[str, tuple[types.Tool, Callable[[Any], str]]] = {
+        TOOL_NAME: (tool_definition(), tool.run),
+    }
+    if review is not None:
+        tools[REVIEW_TOOL_NAME] = (review_tool_definition(), lambda arguments: pending_review(review))
     # One call at a time: file work runs in a worker thread so the event loop stays
     # responsive (pings, cancellation) while a call waits for another process's lock.
     serial = anyio.Lock()
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool_definition()])
+        return types.ListToolsResult(tools=[definition for definition, _ in tools.values()])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name != TOOL_NAME:
-            return types.CallToolResult(
-                content=[types.TextContent(text=f'Unknown tool "{params.name}"; use {TOOL_NAME}.')],
-                is_error=True,
-            )
+        if params.name not in tools:
+            return _error_result(f'Unknown tool "{params.name}"; use {" or ".join(tools)}.')
+        run = functools.partial(tools[params.name][1], params.arguments)
         async with serial:
-            return await anyio.to_thread.run_sync(call_manage_memory, tool, params.arguments)
+            return await anyio.to_thread.run_sync(call_tool_safely, run)
 
     return Server(SERVER_NAME, version=_package_version(), instructions=SERVER_INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)
@@ -320,20 +372,24 @@ def _package_version() -> str:
         return ""
 
 
-async def serve_stdio(store: MemoryStore) -> None:
-    """Serve ``manage_memory`` on stdin/stdout until the client closes the connection."""
-    server = build_server(store)
+async def serve_stdio(store: MemoryStore, review: ReviewQueue | None) -> None:
+    """Serve the tools on stdin/stdout until the client closes the connection."""
+    server = build_server(store, review)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve(store: MemoryStore) -> None:
+def serve(store: MemoryStore, review_file: Path | None = None) -> None:
     """Run the stdio server over ``store`` (built once, with actor ``mcp``); Ctrl+C ends it quietly.
 
-    The store re-reads the file whenever another process (the dashboard, the CLI) changed
-    it, so one store serves the whole session.
+    The stores re-read their files whenever another process (the dashboard, the CLI)
+    changed them, so one store serves the whole session. With ``review_file``, the
+    read-only ``review_memory`` tool lists the facts waiting for review.
     """
+    review = None
+    if review_file is not None:
+        review = ReviewQueue(review_file, store, lock_timeout=store.file.lock_timeout)
     try:
-        anyio.run(serve_stdio, store)
+        anyio.run(serve_stdio, store, review)
     except KeyboardInterrupt:
         pass
