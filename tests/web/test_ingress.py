@@ -332,3 +332,11 @@ def test_standalone_ignores_settings_for_addon(tmp_path):
 def test_settings_default_trusts_only_the_supervisor():
     assert Settings().trusted_proxies == ("172.30.32.2",)
     assert dataclasses.replace(Settings(), is_addon=True).allow_direct_access is False
+
+
+@pytest.mark.parametrize("theme", ["auto", "light", "dark"])
+def test_theme_option_reaches_the_page(tmp_path, theme):
+    """prefers-color-scheme by default (auto); the add-on's memory_theme option overrides it."""
+    app = create_app(addon(tmp_path, theme=theme))
+    html = ingress_get(app.test_client(), "/memories/").get_data(as_text=True)
+    assert f'<html lang="en" data-theme="{theme}">' in html
