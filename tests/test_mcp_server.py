@@ -33,11 +33,11 @@ ID = re.compile(r"\[([0-9a-f]+)\]")
 
 
 @asynccontextmanager
-async def connect(data_dir: Path, errlog: Any) -> AsyncIterator[ClientSession]:
+async def connect(server_dir: Path, errlog: Any) -> AsyncIterator[ClientSession]:
     """Start ``python -m webapp mcp`` and yield an initialized client session."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "webapp", "mcp", "--data-dir", str(data_dir)],
+        args=["-m", "webapp", "mcp", "--data-dir", str(server_dir)],
         env={"MEMORY_MAX_ITEMS": str(MAX_ITEMS), "MEMORY_MAX_CHARS": str(MAX_CHARS),
              "MEMORY_LOCK_TIMEOUT": "1"},
         cwd=REPO,
@@ -76,16 +76,16 @@ class McpClient:
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def server_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mcp-data")
 
 
 @pytest.fixture(scope="module")
-def client(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+def client(server_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
     errlog_path = tmp_path_factory.mktemp("mcp-log") / "server-stderr.txt"
     with open(errlog_path, "w+", encoding="utf-8") as errlog:
         with start_blocking_portal(backend="asyncio") as portal:
-            with portal.wrap_async_context_manager(connect(data_dir, errlog)) as session:
+            with portal.wrap_async_context_manager(connect(server_dir, errlog)) as session:
                 yield McpClient(portal, session)
         errlog.seek(0)
         stderr = errlog.read()
@@ -94,8 +94,8 @@ def client(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 @pytest.fixture
-def memory_file(data_dir: Path) -> Path:
-    return data_dir / "memories.json"
+def memory_file(server_dir: Path) -> Path:
+    return server_dir / "memories.json"
 
 
 @pytest.fixture
@@ -281,10 +281,10 @@ def test_hostile_text_is_stored_as_plain_text(client: McpClient, memory_file: Pa
 
 # ------------------------------------------------------------------ review_memory
 @pytest.fixture
-def review_queue(data_dir: Path, dashboard: MemoryStore) -> Iterator[ReviewQueue]:
-    queue = ReviewQueue(data_dir / "review.json", dashboard, lock_timeout=5)
+def review_queue(server_dir: Path, dashboard: MemoryStore) -> Iterator[ReviewQueue]:
+    queue = ReviewQueue(server_dir / "review.json", dashboard, lock_timeout=5)
     yield queue
-    (data_dir / "review.json").unlink(missing_ok=True)
+    (server_dir / "review.json").unlink(missing_ok=True)
 
 
 def test_review_memory_is_read_only_and_takes_no_arguments(client: McpClient) -> None:
@@ -315,12 +315,12 @@ def test_review_memory_lists_pending_facts(
     assert dashboard.get(lamp.id).content == "Calls the desk lamp 'Lamp'."
 
 
-def test_review_memory_reports_a_damaged_review_file(client: McpClient, data_dir: Path,
+def test_review_memory_reports_a_damaged_review_file(client: McpClient, server_dir: Path,
                                                      review_queue: ReviewQueue) -> None:
-    (data_dir / "review.json").write_bytes(b"{not json")
-    assert f"The store file {data_dir / 'review.json'} is damaged" in \
+    (server_dir / "review.json").write_bytes(b"{not json")
+    assert f"The store file {server_dir / 'review.json'} is damaged" in \
         client.error(name="review_memory")
-    assert (data_dir / "review.json").read_bytes() == b"{not json"
+    assert (server_dir / "review.json").read_bytes() == b"{not json"
 
 
 # ------------------------------------------------------------------ errors the model can act on
@@ -446,8 +446,8 @@ def _call(request_id: int, arguments: Any) -> bytes:
 class RawServer:
     """``python -m webapp mcp`` spoken to line by line, for bytes a real client never sends."""
 
-    def __init__(self, data_dir: Path) -> None:
-        self.args = [sys.executable, "-m", "webapp", "mcp", "--data-dir", str(data_dir)]
+    def __init__(self, server_dir: Path) -> None:
+        self.args = [sys.executable, "-m", "webapp", "mcp", "--data-dir", str(server_dir)]
         self.returncode: int | None = None
 
     def __enter__(self) -> "RawServer":

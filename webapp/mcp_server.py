@@ -159,6 +159,7 @@ class MemoryTool:
         return getattr(self, f"do_{args.pop('action')}")(**args)
 
     def do_add(self, content: str, category: str | None = None, **_: Any) -> str:
+        """Remember a new fact, unless the very same text is already stored."""
         same = self._same_content(content)
         if same is not None:
             # A retried or repeated call must not fill the memory with copies.
@@ -167,12 +168,14 @@ class MemoryTool:
         return f"Added {describe(memory)}\n{usage_line(self.store)}"
 
     def _same_content(self, content: str) -> Memory | None:
+        """A stored memory with the same text (ignoring case and width), if any."""
         wanted = fold(content.strip())
         if not wanted:
             return None
         return next((m for m in self.store.search(wanted) if fold(m.content) == wanted), None)
 
     def do_list(self, **_: Any) -> str:
+        """Every memory with its id, and how full the memory is."""
         memories = self.store.get_all()
         if not memories:
             return f"No memories yet.\n{usage_line(self.store)}"
@@ -180,6 +183,7 @@ class MemoryTool:
         return "\n".join([heading, *map(describe, memories), usage_line(self.store)])
 
     def do_search(self, keyword: str, **_: Any) -> str:
+        """The memories whose text contains ``keyword``."""
         keyword = keyword.strip()
         if not keyword:
             raise ToolInputError('The keyword is empty; give a word or short phrase to look for.')
@@ -190,6 +194,7 @@ class MemoryTool:
         return "\n".join([f'{len(found)} {noun} "{keyword}":', *map(describe, found)])
 
     def do_update(self, id: str, content: str, category: str | None = None, **_: Any) -> str:
+        """Replace a memory's text (and category), saying what it replaced."""
         before = self.store.get(id)
         memory = self.store.update(id, content, category=category)
         if memory is None:
@@ -201,6 +206,7 @@ class MemoryTool:
         return f"Updated {describe(memory)}{was}\n{usage_line(self.store)}"
 
     def do_delete(self, id: str, **_: Any) -> str:
+        """Forget a memory (the history log keeps it for the dashboard's undo)."""
         memory = self.store.get(id)
         if not self.store.delete(id):
             raise ToolInputError(_unknown_id(id))
