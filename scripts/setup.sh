@@ -34,6 +34,8 @@ if [ "$want" = test ]; then
   missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+  # Chinese text in the browser tests' screenshots needs a CJK font.
+  [ -d /usr/share/fonts/opentype/noto ] && ls /usr/share/fonts/opentype/noto/NotoSansCJK* >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
   if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

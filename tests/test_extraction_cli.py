@@ -12,7 +12,7 @@ import pytest
 
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
-SAMPLES = Path("/work/shared/samples/threads.json")
+SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "threads.json"  # copy of ../shared/samples
 
 
 def _load_samples(data_dir: Path) -> None:

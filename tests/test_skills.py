@@ -27,7 +27,7 @@ from webapp.stores import (
 )
 from webapp.stores.skills import kebab_case, reference_slug, schema
 
-SAMPLES = Path("/work/shared/samples/skills")
+SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"  # copy of ../shared/samples
 OLD_NS = 1_600_000_000 * 10**9  # 2020: far outside the "recently changed" window
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-SAMPLES = Path("/work/shared/samples/skills")
+SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"  # copy of ../shared/samples
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -225,6 +225,7 @@ def assert_accessible(page, context: str = "") -> None:
     """Run axe-core in the page; fail on any serious or critical violation."""
     from axe_playwright_python.sync_playwright import Axe
 
+    page.wait_for_load_state("load")  # colour-contrast needs the stylesheets applied
     results = Axe().run(page)
     bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
     details = "\n".join(

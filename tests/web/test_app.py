@@ -61,11 +61,18 @@ def test_htmx_error_is_retargeted_to_banner(client):
     assert "<html" not in response.get_data(as_text=True)
 
 
-def test_csrf_token_is_sent_by_htmx_from_body_attribute(client):
+def test_csrf_token_is_sent_by_htmx_from_body_attribute(client, settings):
     html = client.get("/memories/").get_data(as_text=True)
     start = html.index("hx-headers='") + len("hx-headers='")
     headers = json.loads(html[start:html.index("'", start)])
-    assert headers["X-CSRFToken"] == client.token()
+    response = client.raw.post("/memories/", data={"content": "Likes tea", "category": "general"},
+                               headers={"HX-Request": "true", **headers})
+    assert response.status_code < 400
+    refused = client.raw.post("/memories/", data={"content": "Likes coffee", "category": "general"},
+                              headers={"HX-Request": "true"})
+    assert refused.status_code == 400
+    contents = [r["content"] for r in json.loads(settings.memory_file.read_text("utf-8"))]
+    assert contents == ["Likes tea"]
 
 
 def test_secret_key_is_shared_by_every_app_on_the_same_data(settings):

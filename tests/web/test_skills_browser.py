@@ -16,7 +16,7 @@ from .conftest import assert_accessible, screenshot
 
 pytestmark = pytest.mark.browser
 
-SAMPLE = Path("/work/shared/samples/skills/poem-writer")
+SAMPLE = Path(__file__).resolve().parents[2] / "webapp" / "demo_data" / "skills" / "poem-writer"
 
 XSS_PAYLOADS = [
     "<script>alert(1)</script>",

@@ -15,7 +15,7 @@ import pytest
 from webapp.stores import SkillDocumentStore
 from webapp.web.skills import render_markdown
 
-SAMPLE = Path("/work/shared/samples/skills/poem-writer")
+SAMPLE = Path(__file__).resolve().parents[2] / "webapp" / "demo_data" / "skills" / "poem-writer"
 
 
 def skill_store(settings) -> SkillDocumentStore:

@@ -51,8 +51,8 @@
   // After an htmx swap, move focus where the server asked (data-autofocus) and announce it.
   document.addEventListener("htmx:afterSettle", function (event) {
     var root = event.detail && event.detail.elt ? event.detail.elt : document;
-    var target = (root.querySelector && root.querySelector("[data-autofocus]")) ||
-      (root.matches && root.matches("[data-autofocus]") ? root : null);
+    // The element that made the request may have been swapped away: look in the whole page.
+    var target = document.querySelector("[data-autofocus]");
     if (target) {
       target.removeAttribute("data-autofocus");
       target.focus();
