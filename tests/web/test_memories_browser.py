@@ -72,6 +72,13 @@ def test_add_search_edit_and_cancel(live_server, page):
     expect(page.locator("#results mark")).to_have_text(["coffee"])
     expect(page.locator("#results")).not_to_contain_text("烏龍茶")
     assert "q=COFFEE" in page.url
+    # Straight from the search box to Edit: leaving the box must not re-run the search
+    # and swap the row away while its edit form is on the way.
+    found = row_of(page, records[0]["id"])
+    found.get_by_role("link", name="Edit").click()
+    expect(found.get_by_label("Memory text")).to_be_focused()
+    found.get_by_label("Memory text").press("Escape")
+    expect(found.get_by_role("link", name="Edit")).to_be_focused()
     search.fill("")
     search.press("Enter")
     expect(page.locator("#memory-rows tr")).to_have_count(2)

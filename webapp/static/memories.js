@@ -1,4 +1,4 @@
-// Memories page: Escape cancels an inline edit, focus after swaps, select all, close history.
+// Memories page: Escape cancels an inline edit, select all, close history.
 // No inline scripts (CSP); every URL comes from the markup (rendered with url_for).
 (function () {
   "use strict";
@@ -10,16 +10,6 @@
     if (!row) return;
     var cancel = row.querySelector("[data-cancel]");
     if (cancel) { event.preventDefault(); cancel.click(); }
-  });
-
-  // After a row swap the element that asked is gone, so look in the whole document for
-  // the control the server marked (app.js looks only inside the requesting element).
-  document.addEventListener("htmx:afterSettle", function () {
-    var target = document.querySelector("[data-autofocus]");
-    if (target) {
-      target.removeAttribute("data-autofocus");
-      target.focus();
-    }
   });
 
   document.addEventListener("change", function (event) {
