@@ -50,18 +50,12 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def memory_store(settings: Settings, actor: str = "cli") -> MemoryStore:
     """The long-term memory store as the settings describe it."""
-    return MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
-                       max_chars=settings.memory_max_chars, actor=actor,
-                       lock_timeout=settings.lock_timeout)
+    return MemoryStore.from_settings(settings, actor=actor)
 
 
 def conversation_store(settings: Settings) -> ConversationStore:
     """The conversation store as the settings describe it."""
-    return ConversationStore(settings.conversation_file,
-                             max_turns=settings.conversation_max_turns,
-                             max_chars=settings.conversation_max_chars,
-                             max_age_days=settings.conversation_max_age_days,
-                             lock_timeout=settings.lock_timeout)
+    return ConversationStore.from_settings(settings)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

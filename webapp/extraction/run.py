@@ -36,14 +36,8 @@ class ExtractionResult:
 
 def stores_for(settings: Settings, actor: str = "extractor") -> tuple[MemoryStore, ConversationStore, ReviewQueue]:
     """The memory store, conversation store and review queue the settings describe."""
-    memories = MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
-                           max_chars=settings.memory_max_chars, actor=actor,
-                           lock_timeout=settings.lock_timeout)
-    conversations = ConversationStore(settings.conversation_file,
-                                      max_turns=settings.conversation_max_turns,
-                                      max_chars=settings.conversation_max_chars,
-                                      max_age_days=settings.conversation_max_age_days,
-                                      lock_timeout=settings.lock_timeout)
+    memories = MemoryStore.from_settings(settings, actor=actor)
+    conversations = ConversationStore.from_settings(settings)
     queue = ReviewQueue(settings.review_file, memories, lock_timeout=settings.lock_timeout)
     return memories, conversations, queue
 

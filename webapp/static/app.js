@@ -41,6 +41,14 @@
     area.remove();
   }
 
+  // Escape inside an inline editor (data-escape-cancels) presses its Cancel control.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var scope = event.target.closest && event.target.closest("[data-escape-cancels]");
+    var cancel = scope && scope.querySelector("[data-cancel]");
+    if (cancel) { event.preventDefault(); cancel.click(); }
+  });
+
   // Confirm destructive actions: <button data-confirm="Really?">. (hx-confirm also works.)
   document.addEventListener("submit", function (event) {
     var form = event.target;

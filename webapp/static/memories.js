@@ -1,16 +1,7 @@
-// Memories page: Escape cancels an inline edit, select all, close history.
+// Memories page: select all, close history.
 // No inline scripts (CSP); every URL comes from the markup (rendered with url_for).
 (function () {
   "use strict";
-
-  // Escape inside an edit (or conflict) row presses its Cancel control.
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "Escape") return;
-    var row = event.target.closest && event.target.closest("tr.editing, tr.conflict");
-    if (!row) return;
-    var cancel = row.querySelector("[data-cancel]");
-    if (cancel) { event.preventDefault(); cancel.click(); }
-  });
 
   document.addEventListener("change", function (event) {
     if (event.target.id !== "select-all") return;

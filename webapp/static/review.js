@@ -1,4 +1,4 @@
-// Review page: "Select all" for the bulk actions, Escape cancels an inline edit.
+// Review page: "Select all" for the bulk actions.
 (function () {
   "use strict";
 
@@ -25,13 +25,5 @@
       var list = Array.prototype.slice.call(boxes(event.target.name));
       master.checked = list.length > 0 && list.every(function (box) { return box.checked; });
     }
-  });
-
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "Escape") return;
-    var form = event.target.closest && event.target.closest(".review-edit");
-    if (!form) return;
-    var cancel = form.querySelector("[data-cancel]");
-    if (cancel) { event.preventDefault(); cancel.click(); }
   });
 })();

@@ -12,11 +12,14 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
 from .timefmt import EPOCH, now_iso, parse_ts
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 ROLES = ("user", "assistant")
 
@@ -141,6 +144,14 @@ class ConversationStore:
                              else settings.conversation_max_age_days)
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
         self._file = JsonFile(self.path, default=dict, validate=_validate, lock_timeout=timeout)
+
+    @classmethod
+    def from_settings(cls, settings: "Settings") -> "ConversationStore":
+        """The conversation store ``settings`` describe: its file, trimming and lock timeout."""
+        return cls(settings.conversation_file, max_turns=settings.conversation_max_turns,
+                   max_chars=settings.conversation_max_chars,
+                   max_age_days=settings.conversation_max_age_days,
+                   lock_timeout=settings.lock_timeout)
 
     @property
     def file(self) -> JsonFile:

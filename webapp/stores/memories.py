@@ -8,12 +8,15 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .errors import ConflictError, MemoryFullError
 from .history import HistoryLog
 from .jsonfile import JsonFile, Unchanged
 from .timefmt import now_iso, parse_ts, to_iso
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
@@ -156,6 +159,13 @@ class MemoryStore:
         self._file = JsonFile(self.path, default=list, validate=_validate_records,
                               lock_timeout=timeout)
         self._history = HistoryLog(self.path)
+
+    @classmethod
+    def from_settings(cls, settings: "Settings", *, actor: str = "library") -> "MemoryStore":
+        """The memory store ``settings`` describe: its file, caps and lock timeout."""
+        return cls(settings.memory_file, max_items=settings.memory_max_items,
+                   max_chars=settings.memory_max_chars, actor=actor,
+                   lock_timeout=settings.lock_timeout)
 
     @property
     def file(self) -> JsonFile:

@@ -25,18 +25,11 @@ class Stores:
 
     @cached_property
     def memories(self) -> MemoryStore:
-        s = self.settings
-        return MemoryStore(s.memory_file, max_items=s.memory_max_items,
-                           max_chars=s.memory_max_chars, actor="dashboard",
-                           lock_timeout=s.lock_timeout)
+        return MemoryStore.from_settings(self.settings, actor="dashboard")
 
     @cached_property
     def conversations(self) -> ConversationStore:
-        s = self.settings
-        return ConversationStore(s.conversation_file, max_turns=s.conversation_max_turns,
-                                 max_chars=s.conversation_max_chars,
-                                 max_age_days=s.conversation_max_age_days,
-                                 lock_timeout=s.lock_timeout)
+        return ConversationStore.from_settings(self.settings)
 
     @cached_property
     def review(self) -> ReviewQueue:
