@@ -275,3 +275,46 @@ def test_purge_leaves_no_copy_in_any_file(store):
     for path in store.path.parent.iterdir():
         assert b"a secret to forget" not in path.read_bytes(), path.name
     assert [m.content for m in store.get_all()] == ["keep this"]
+
+
+# ----------------------------------------------------------------- import of an export file
+def test_import_adds_new_ids_updates_changed_ones_and_keeps_the_rest(store):
+    kept = store.add("Likes tea", category="preference")
+    changed = store.add("Uses vim")
+    plan = store.plan_import([
+        {"id": kept.id, "content": "Likes tea", "category": "preference"},
+        {"id": changed.id, "content": "Uses neovim", "category": "tool"},
+        {"id": "from-backup_1", "content": "每週日倒垃圾", "category": "workflow",
+         "createdAt": "2026-10-13T20:00:00.000Z", "color": "kept as is"},
+    ])
+    assert [action for action, _, _ in plan] == ["same", "update", "add"]
+
+    counts = store.import_records([record for _, record, _ in plan], actor="importer")
+    assert counts == {"added": 1, "updated": 1, "unchanged": 1}
+    by_id = {r["id"]: r for r in on_disk(store)}
+    assert (by_id[changed.id]["content"], by_id[changed.id]["category"]) == ("Uses neovim", "tool")
+    assert by_id["from-backup_1"]["createdAt"] == "2026-10-13T20:00:00.000Z"
+    assert by_id["from-backup_1"]["color"] == "kept as is"
+    imports = [e for e in store.history() if e["action"] == "import"]
+    assert {(e["id"], e["actor"]) for e in imports} == {(changed.id, "importer"),
+                                                        ("from-backup_1", "importer")}
+    assert store.import_records([record for _, record, _ in plan]) == {
+        "added": 0, "updated": 0, "unchanged": 3}
+
+
+@pytest.mark.parametrize("bad_id", ["../etc", "a/b", "has space", "x" * 101, "<script>", 7])
+def test_import_refuses_ids_that_are_not_url_safe(store, bad_id):
+    before = store.path.read_bytes()
+    with pytest.raises(ValueError, match="Item 1 has an unusable id"):
+        store.import_records([{"id": bad_id, "content": "anything"}])
+    assert store.path.read_bytes() == before
+
+
+def test_import_over_the_caps_writes_nothing(data_dir):
+    store = MemoryStore(data_dir / "memories.json", max_items=2, max_chars=1000,
+                        lock_timeout=5).init()
+    store.add("one")
+    before = store.path.read_bytes()
+    with pytest.raises(MemoryFullError, match="Nothing was imported"):
+        store.import_records([{"id": "a", "content": "two"}, {"id": "b", "content": "three"}])
+    assert store.path.read_bytes() == before

@@ -163,6 +163,9 @@ def test_extract_partial_queues_facts_for_review(client: CsrfClient, threads, se
     assert 'href="/review/"' in html
     assert "<html" not in html
     assert "landed in Review" in json.loads(response.headers["HX-Trigger"])["announce"]
+    # The navigation's Review badge is refreshed out of band with the new count.
+    assert (f'<span id="review-badge" hx-swap-oob="true"><span class="badge">{len(pending)}<'
+            in html)
 
 
 def test_extract_full_page_shows_the_result_on_the_thread(client: CsrfClient, threads, settings):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import unicodedata
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
 
 
@@ -436,8 +438,9 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         if not isinstance(record, dict):
             raise ValueError(f"Item {index + 1} is not a memory object.")
         memory_id = record.get("id") or secrets.token_hex(6)
-        if not isinstance(memory_id, str) or len(memory_id) > 100:
-            raise ValueError(f"Item {index + 1} has an unusable id.")
+        if not isinstance(memory_id, str) or not _SAFE_ID.fullmatch(memory_id):
+            raise ValueError(f"Item {index + 1} has an unusable id: ids are 1 to 100 letters, "
+                             f"digits, '-' or '_'.")
         if memory_id in seen:
             raise ValueError(f"Item {index + 1} repeats the id {memory_id!r}.")
         seen.add(memory_id)

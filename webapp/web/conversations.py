@@ -133,7 +133,7 @@ def extract(conversation_id: str):
                   else None)
     if wants_partial():
         html = render_template("conversations/_extract_result.html", outcome=outcome,
-                               review_url=review_url)
+                               review_url=review_url, oob_badge=True)
         return make_response(html, 200, trigger={"announce": outcome.message})
     return render_template("conversations/thread.html", outcome=outcome, review_url=review_url,
                            **_thread_context(conversation_id))
