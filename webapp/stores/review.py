@@ -136,7 +136,9 @@ class ReviewQueue:
 
     def pending(self) -> list[ReviewItem]:
         """Items waiting for a decision, newest first."""
-        items = [item for item in self._items() if item.status == "pending"]
+        items = [item for item in reversed(self._items()) if item.status == "pending"]
+        # Stable sort over the file's order reversed: items queued within one millisecond
+        # still come out newest first.
         return sorted(items, key=lambda item: parse_ts(item.created_at), reverse=True)
 
     def pending_count(self) -> int:
@@ -146,7 +148,7 @@ class ReviewQueue:
 
     def decided(self) -> list[ReviewItem]:
         """Approved and rejected items, most recently decided first."""
-        items = [item for item in self._items() if item.status != "pending"]
+        items = [item for item in reversed(self._items()) if item.status != "pending"]
         return sorted(items, key=lambda item: parse_ts(item.decided_at), reverse=True)
 
     # ----------------------------------------------------------------- proposing
