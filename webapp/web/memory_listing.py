@@ -51,21 +51,22 @@ class Listing:
 
 
 def _sort_key(sort: str):
+    """Key over (position in the file, folded content, memory); ties keep creation order."""
     if sort == "alpha":
-        return (lambda pair: (pair[0], pair[1].id)), False
+        return (lambda row: (row[1], row[0])), False
     if sort == "updated":
-        return (lambda pair: (pair[1].updated_at, pair[1].id)), True
+        return (lambda row: (row[2].updated_at, row[0])), True
     if sort == "oldest":
-        return (lambda pair: (pair[1].created_at, pair[1].id)), False
-    return (lambda pair: (pair[1].created_at, pair[1].id)), True
+        return (lambda row: (row[2].created_at, row[0])), False
+    return (lambda row: (row[2].created_at, row[0])), True
 
 
 def sorted_folded(store: MemoryStore, sort: str) -> tuple[tuple[str, Memory], ...]:
     """(folded content, memory) in ``sort`` order, cached until the file changes."""
     def build(records: list[dict[str, Any]]) -> tuple[tuple[str, Memory], ...]:
         key, reverse = _sort_key(sort)
-        pairs = [(fold(m.content), m) for m in map(Memory.from_dict, records)]
-        return tuple(sorted(pairs, key=key, reverse=reverse))
+        rows = [(i, fold(m.content), m) for i, m in enumerate(map(Memory.from_dict, records))]
+        return tuple((folded, memory) for _, folded, memory in sorted(rows, key=key, reverse=reverse))
 
     return store.file.view(f"web.sorted.{sort}", build)
 
