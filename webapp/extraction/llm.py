@@ -56,6 +56,8 @@ Reply with [] when there is nothing durable.
 """
 
 _ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
+# A message must not be able to close the <conversation> block and speak as the instructions.
+_BLOCK_TAG = re.compile(r"<\s*(/?)\s*(conversation)\s*>", re.IGNORECASE)
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
 
@@ -100,7 +102,8 @@ def build_extraction_prompt(messages: Iterable[Any]) -> str:
     lines = []
     for message in messages:
         role = _ROLE_LABELS.get(message_role(message), message_role(message).capitalize())
-        lines.append(f"[{role}]: {message_content(message)}")
+        text = _BLOCK_TAG.sub(lambda m: f"‹{m.group(1)}{m.group(2)}›", message_content(message))
+        lines.append(f"[{role}]: {text}")
     return EXTRACTION_PROMPT.replace("{transcript}", "\n".join(lines))
 
 
