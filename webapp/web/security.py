@@ -1,10 +1,11 @@
-"""Security headers on every response: a strict CSP, no sniffing, same-origin framing only."""
+"""Security headers on every response (a strict CSP, no sniffing, same-origin framing only),
+and, where the server says so, a check of the Host header against DNS rebinding."""
 
 from __future__ import annotations
 
 import hashlib
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from flask.sessions import SecureCookieSessionInterface
 
 CONTENT_SECURITY_POLICY = "; ".join([
@@ -54,7 +55,30 @@ class PerPathSessionInterface(SecureCookieSessionInterface):
         return prefix or super().get_cookie_path(app)
 
 
+def request_hostname() -> str:
+    """The request's Host header without its port (IPv6 brackets removed)."""
+    host = request.host.lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host[1:]
+    return host.rsplit(":", 1)[0]
+
+
+def check_host() -> Response | None:
+    """Refuse requests addressed to a name this server does not answer to (MEMORY_ALLOWED_HOSTS).
+
+    A web page on another site can point its own name at 127.0.0.1 (DNS rebinding) and
+    read a loopback dashboard that needs no login; the Host header gives it away.
+    """
+    allowed = current_app.config.get("MEMORY_ALLOWED_HOSTS")
+    if allowed is None or request_hostname() in allowed:
+        return None
+    return Response("This dashboard answers only requests addressed to this machine "
+                    "(localhost / 127.0.0.1). Open it by that address.\n",
+                    status=400, mimetype="text/plain")
+
+
 def init_app(app: Flask) -> None:
-    """Register the header hook and the per-path session cookie."""
+    """Register the host check, the header hook and the per-path session cookie."""
+    app.before_request(check_host)
     app.after_request(add_security_headers)
     app.session_interface = PerPathSessionInterface()

@@ -34,6 +34,20 @@ def check_exposure(settings: Settings, host: str) -> None:
         "print(secrets.token_urlsafe(32))\"`) or --token-file FILE, or listen on 127.0.0.1.")
 
 
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def allowed_hosts(settings: Settings, host: str) -> frozenset[str] | None:
+    """Host names a loopback dashboard without a login answers to; None means any.
+
+    Only there is the Host header the guard: with a token every visitor logs in, and the
+    add-on only answers Home Assistant's ingress proxy.
+    """
+    if settings.is_addon or settings.dashboard_token or not is_loopback(host):
+        return None
+    return LOOPBACK_NAMES | {host.strip("[]").lower()}
+
+
 def with_token_file(settings: Settings, token_file: str | None) -> Settings:
     """The settings with the access token read from ``token_file`` (first line, trimmed)."""
     if not token_file:
@@ -61,6 +75,7 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
 
     check_exposure(settings, host)
     app = create_app(settings)
+    app.config["MEMORY_ALLOWED_HOSTS"] = allowed_hosts(settings, host)
     if settings.is_addon and settings.allow_direct_access and not settings.dashboard_token:
         print("Warning: direct access is on and no access token is set: anyone who can reach "
               f"port {port} can use the dashboard. Set memory_dashboard_token.", flush=True)
