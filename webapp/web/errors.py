@@ -6,7 +6,14 @@ from flask import Flask, render_template
 from flask_htmx import make_response
 from flask_wtf.csrf import CSRFError
 
-from ..stores import ConflictError, MemoryFullError, StoreBusyError, StoreCorruptError, StoreError
+from ..stores import (
+    ConflictError,
+    MemoryFullError,
+    StoreBusyError,
+    StoreCorruptError,
+    StoreError,
+    StoreWriteError,
+)
 from .context import wants_partial
 
 
@@ -36,6 +43,11 @@ def _store_error(exc: StoreError):
             "Memory is full", str(exc),
             "Delete or shorten memories you no longer need, or raise MEMORY_MAX_ITEMS / "
             "MEMORY_MAX_CHARS.", 409, "warning")
+    if isinstance(exc, StoreWriteError):
+        return banner_response(
+            "The data folder could not be written", str(exc),
+            "Check the free disk space and the permissions of the data folder, then try again; "
+            "what you typed is still on the page.", 507)
     if isinstance(exc, ConflictError):
         return banner_response("Changed elsewhere", str(exc),
                                "Reload to see the current version.", 409, "warning")
