@@ -1,0 +1,118 @@
+"""Reading an Agent Skills folder (SKILL.md plus ``references/**/*.md``) into document records."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .documents import SkillDocument, derive_snippet
+from .errors import SkillImportError
+from .validation import validate_record
+
+MAX_SOURCE_BYTES = 1_000_000    # one SKILL.md or reference file in an import
+MAX_REFERENCES = 500
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import or export did, per document."""
+
+    added: tuple[SkillDocument, ...] = ()
+    updated: tuple[SkillDocument, ...] = ()
+    unchanged: tuple[SkillDocument, ...] = ()
+    not_in_source: tuple[SkillDocument, ...] = ()  # live documents of the skill the folder lacks
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated)
+
+    def summary(self) -> str:
+        """E.g. ``3 added, 0 updated, 0 unchanged``."""
+        text = f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
+        if self.not_in_source:
+            text += f"; {len(self.not_in_source)} stored but no longer in the source"
+        return text
+
+
+def read_skill_folder(folder: Path) -> list[dict[str, Any]]:
+    """The folder's records (skill first), each checked against the schema; nothing is written."""
+    records = _skill_records(Path(folder))
+    for record in records:
+        validate_record({**record, "id": "import", "createdAt": 0, "updatedAt": 0},
+                        f"{record.get('reference') or 'SKILL.md'}")
+    return records
+
+
+def _read_markdown(path: Path, root: Path) -> tuple[dict[str, Any], str]:
+    """(front matter, body) of a Markdown file inside ``root``; SkillImportError when unusable."""
+    import frontmatter  # deferred with yaml: only an import reads Markdown
+    import yaml
+
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+    if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+        raise SkillImportError(f"{shown} is a link to a file outside the skill folder.")
+    try:
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            raise SkillImportError(f"{shown} is too large ({size} bytes; at most {MAX_SOURCE_BYTES}).")
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SkillImportError(f"{shown} is not valid UTF-8 (byte {exc.start}).") from exc
+    except OSError as exc:
+        raise SkillImportError(f"{shown} cannot be read: {exc.strerror or exc}.") from exc
+    try:
+        post = frontmatter.loads(text.lstrip("\ufeff"))
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
+        raise SkillImportError(f"{shown} has front matter that is not valid YAML: {exc}") from exc
+    meta = json.loads(json.dumps(dict(post.metadata), ensure_ascii=False, default=str))
+    return meta, post.content.strip()
+
+
+def _skill_records(folder: Path) -> list[dict[str, Any]]:
+    """The skill record and one reference record per ``references/**/*.md`` of a skill folder."""
+    skill_md = folder / "SKILL.md"
+    if not folder.is_dir():
+        raise SkillImportError(f"{folder} is not a folder.")
+    if not skill_md.is_file():
+        raise SkillImportError(f"{folder} has no SKILL.md; it is not an Agent Skills folder.")
+    meta, body = _read_markdown(skill_md, folder)
+    name, description = meta.get("name"), meta.get("description", "")
+    if not isinstance(name, str) or not name.strip():
+        raise SkillImportError("SKILL.md needs a `name` in its front matter.")
+    if not isinstance(description, str):
+        raise SkillImportError("The `description` in SKILL.md's front matter must be text.")
+    if not body:
+        raise SkillImportError("SKILL.md has no instructions after its front matter.")
+    name = name.strip()
+    skill = {"type": "skill", "skill": name, "skillDescription": description.strip(),
+             "content": body, "meta": meta}
+    records = [skill]
+    for ref_path in _reference_files(folder):
+        ref_meta, ref_body = _read_markdown(ref_path, folder)
+        reference = ref_path.relative_to(folder).as_posix()
+        if not ref_body:
+            raise SkillImportError(f"{reference} is empty.")
+        records.append({"type": "reference", "skill": name, "reference": reference,
+                        "skillDescription": description.strip(), "content": ref_body,
+                        "meta": ref_meta})
+    for record in records:
+        record["snippet"] = derive_snippet(record)
+    return records
+
+
+def _reference_files(folder: Path) -> list[Path]:
+    """``references/**/*.md`` in a stable order, without following links to folders."""
+    base = folder / "references"
+    if not base.is_dir() or base.is_symlink():
+        return []
+    found = []
+    for root, dirs, files in os.walk(base, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(Path(root) / f for f in sorted(files)
+                     if f.lower().endswith(".md") and not f.startswith("."))
+    if len(found) > MAX_REFERENCES:
+        raise SkillImportError(f"The skill has {len(found)} reference files; at most {MAX_REFERENCES}.")
+    return found

@@ -1,0 +1,327 @@
+"""``SkillDocumentStore``: the skills folder, read through caches, written under ``<folder>/.lock``.
+
+Every write takes the lock and replaces files atomically; at most one live document exists per
+key (kebab skill, type, kebab reference) and a second one is refused with
+``SkillDocumentConflictError``. Deprecated documents move to ``.deprecated/``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, BinaryIO, Iterable, Mapping
+
+import filelock
+
+from ..errors import StoreBusyError
+from ..jsonfile import encode, fsync_dir, write_atomic
+from ..timefmt import now_ms
+from .archive import unpacked_skill
+from .documents import SkillDocument, as_document, derive_snippet, safe_key, sort_key, to_ms
+from .errors import InvalidSkillDocumentError, SkillDocumentConflictError, UnsafeNameError
+from .folder import DEPRECATED_DIR, FolderCache, SkillDocumentProblem, Snapshot
+from .importing import ImportReport, read_skill_folder
+from .merge import MergedMemory, RuntimeSource, merge_memories
+from .naming import document_file_name, document_key, is_document_name
+from .search import SearchHit, search_entries
+from .validation import validate_record
+
+LOCK_NAME = ".lock"
+
+
+class SkillDocumentStore:
+    """The skills folder: list, get, save, deprecate/restore, search, import and export documents.
+
+    ``directory`` defaults to ``Settings.from_env().skills_dir``; ``runtime`` (a list or a
+    zero-argument callable returning runtime memories) is merged into ``search`` and ``merged``
+    when those are called without their own ``runtime``.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
+                 runtime: RuntimeSource = None, lock_timeout: float | None = None) -> None:
+        settings = None
+        if directory is None or lock_timeout is None:
+            from ...settings import Settings
+
+            settings = Settings.from_env()
+        self.directory = Path(directory) if directory is not None else settings.skills_dir
+        self.deprecated_directory = self.directory / DEPRECATED_DIR
+        self.lock_timeout = float(lock_timeout if lock_timeout is not None else settings.lock_timeout)
+        self.lock_path = self.directory / LOCK_NAME
+        self._lock = filelock.FileLock(str(self.lock_path), timeout=self.lock_timeout)
+        self._runtime = runtime
+        self._live = FolderCache(self.directory, deprecated=False)
+        self._dead = FolderCache(self.deprecated_directory, deprecated=True)
+
+    # ----------------------------------------------------------------- reading
+    def list(self, include_deprecated: bool = False) -> list[SkillDocument]:
+        """Valid documents sorted by skill (skill first, then its references); invalid files skipped."""
+        docs = list(self._live.snapshot().documents)
+        if include_deprecated:
+            docs.extend(self._dead.snapshot().documents)
+            docs.sort(key=sort_key)
+        return docs
+
+    def by_skill(self, include_deprecated: bool = False) -> dict[str, list[SkillDocument]]:
+        """``list()`` grouped by kebab skill name (for a page that shows one block per skill)."""
+        groups: dict[str, list[SkillDocument]] = {}
+        for doc in self.list(include_deprecated):
+            groups.setdefault(safe_key(doc)[0], []).append(doc)
+        return groups
+
+    def get(self, doc_id: str) -> SkillDocument | None:
+        """The document with that id (live first, then deprecated), or None."""
+        return self._live.snapshot().by_id.get(doc_id) or self._dead.snapshot().by_id.get(doc_id)
+
+    def problems(self) -> list[SkillDocumentProblem]:
+        """Files that are skipped and why: unparseable, invalid, stale copies, clashing keys."""
+        live, dead = self._live.snapshot(), self._dead.snapshot()
+        found = list(live.problems) + list(dead.problems)
+        by_key: dict[tuple[str, str, str], SkillDocument] = {}
+        for doc in live.documents:
+            other = by_key.setdefault(doc.key, doc)
+            if other is not doc:
+                found.append(SkillDocumentProblem(
+                    doc.file_name or "", self.directory / (doc.file_name or ""),
+                    f"same skill/type/reference as {other.file_name}; deprecate one of them"))
+        for doc in dead.documents:
+            if doc.id in live.by_id:
+                found.append(SkillDocumentProblem(
+                    doc.file_name or "", self.deprecated_directory / (doc.file_name or ""),
+                    f"document {doc.id!r} is also live as {live.by_id[doc.id].file_name}", True))
+        return found
+
+    def merged(self, runtime: RuntimeSource = None) -> list[MergedMemory]:
+        """``merge_memories(list(), runtime)``; ``runtime`` defaults to the constructor's."""
+        return merge_memories(self.list(), self._runtime_items(runtime))
+
+    def search(self, query: str, *, runtime: RuntimeSource = None,
+               limit: int | None = 20) -> list[SearchHit]:
+        """Rank documents and runtime memories (merged first) against ``query``.
+
+        Case- and width-insensitive; Chinese works (character bigrams, not whitespace words).
+        An empty query returns every merged entry in listing order.
+        """
+        return search_entries(self.merged(runtime), query, limit)
+
+    def _runtime_items(self, runtime: RuntimeSource) -> list[Any]:
+        source = self._runtime if runtime is None else runtime
+        if source is None:
+            return []
+        return list(source() if callable(source) else source)
+
+    # ----------------------------------------------------------------- writing
+    def save(self, document: SkillDocument | Mapping[str, Any]) -> SkillDocument:
+        """Validate and write a document; returns it as stored.
+
+        Without an ``id`` (or with an unknown one) it is created. Fields left out of a mapping
+        keep their stored values (unknown fields too), except ``snippet``, which is derived
+        again. ``createdAt`` is kept, ``updatedAt`` bumped; when the content changed the file is
+        renamed to its new hash. Nothing is written when nothing changed.
+        Raises InvalidSkillDocumentError, UnsafeNameError, SkillDocumentConflictError, StoreBusyError.
+        """
+        raw = document.to_dict() if isinstance(document, SkillDocument) else _plain(document)
+        if "snippet" in raw and not isinstance(document, SkillDocument) and raw["snippet"] is None:
+            del raw["snippet"]
+        with self._locked():
+            return self._save_locked(raw)
+
+    def deprecate(self, doc_id: str) -> bool:
+        """Move a live document to ``.deprecated/``; False when no live document has that id."""
+        with self._locked():
+            return self._move(doc_id, self._live, self._dead)
+
+    def restore(self, doc_id: str) -> bool:
+        """Move a deprecated document back; False when none has that id.
+
+        Raises SkillDocumentConflictError when a live document now has the same key.
+        """
+        with self._locked():
+            return self._move(doc_id, self._dead, self._live)
+
+    def import_skill(self, folder: str | os.PathLike[str]) -> ImportReport:
+        """Save an Agent Skills folder: one skill document and one per ``references/**/*.md``.
+
+        Documents are matched by key (skill, type, reference), so re-importing unchanged
+        content writes nothing and changed content updates the stored document (same id).
+        Everything is read and checked before anything is written.
+        """
+        records = read_skill_folder(Path(folder))
+        with self._locked():
+            report = self._upsert_all(records)
+            skill_key = document_key(records[0])[0]
+            seen = {document_key(r) for r in records}
+            stale = tuple(d for d in self._live.snapshot().documents
+                          if d.key[0] == skill_key and d.key not in seen)
+        return replace(report, not_in_source=stale)
+
+    def import_skill_zip(self, source: bytes | BinaryIO | str | os.PathLike[str]) -> ImportReport:
+        """``import_skill`` for an uploaded ``.zip`` of one skill folder, unpacked safely.
+
+        Refuses paths that climb out (``..``, absolute, drive letters), links, encrypted entries,
+        more than 1,000 entries or 20 MB unpacked (counted while reading, not from headers).
+        """
+        with unpacked_skill(source) as folder:
+            return self.import_skill(folder)
+
+    def export_runtime(self, memories: Iterable[SkillDocument | Mapping[str, Any]]) -> ImportReport:
+        """Write runtime skill memories out as document files (migration from in-memory skills).
+
+        Matched by key like ``import_skill``: an unchanged memory writes nothing, a changed one
+        updates the stored document. The runtime ``createdAt`` is kept when creating.
+        """
+        records = [as_document(m).to_dict() for m in memories]
+        with self._locked():
+            return self._upsert_all(records)
+
+    # ----------------------------------------------------------------- internals
+    def _locked(self) -> "_FolderLock":
+        return _FolderLock(self)
+
+    def _upsert_all(self, records: list[dict[str, Any]]) -> ImportReport:
+        added, updated, unchanged = [], [], []
+        for record in records:
+            existing = self._live_by_key(document_key(record))
+            if existing is not None:
+                record = {**record, "id": existing.id}
+                saved = self._save_locked(record)
+                (updated if saved.updated_at != existing.updated_at else unchanged).append(saved)
+                continue
+            if not record.get("id") or self.get(str(record["id"])) is not None:
+                record = {**record, "id": str(uuid.uuid4())}
+            added.append(self._save_locked(record))
+        return ImportReport(tuple(added), tuple(updated), tuple(unchanged))
+
+    def _live_by_key(self, key: tuple[str, str, str]) -> SkillDocument | None:
+        return self._live.snapshot().by_key.get(key)
+
+    def _save_locked(self, raw: dict[str, Any]) -> SkillDocument:
+        current = self.get(str(raw["id"])) if raw.get("id") else None
+        record = {**(current.to_dict() if current else {}), **raw}
+        if not record.get("id"):
+            record["id"] = str(uuid.uuid4())
+        if record.get("type") != "reference" and record.get("reference") is None:
+            record.pop("reference", None)
+        record.setdefault("skillDescription", "")
+        record.setdefault("meta", {})
+        if "snippet" not in raw:
+            record["snippet"] = derive_snippet(record)
+        record = self._stamp(record, current)
+        record = validate_record(record)
+        if current is not None and _same(current.to_dict(), record):
+            return current
+        cache = self._dead if current is not None and current.deprecated else self._live
+        if cache is self._live:
+            self._check_key_free(record)
+        return self._write(cache, record)
+
+    def _stamp(self, record: dict[str, Any], current: SkillDocument | None) -> dict[str, Any]:
+        now = now_ms()
+        if current is not None:
+            record["createdAt"] = current.created_at
+            record["updatedAt"] = max(now, current.updated_at + 1)
+        else:
+            created = to_ms(record.get("createdAt"))
+            record["createdAt"] = min(created, now) if created is not None else now
+            record["updatedAt"] = now
+        return record
+
+    def _check_key_free(self, record: dict[str, Any]) -> None:
+        key = document_key(record)
+        other = self._live_by_key(key)
+        if other is not None and other.id != record["id"]:
+            what = f"reference {key[2]!r} of skill {key[0]!r}" if key[1] == "reference" else f"skill {key[0]!r}"
+            raise SkillDocumentConflictError(
+                f"A document for the {what} already exists ({other.file_name}, id {other.id}); "
+                f"edit that one or deprecate it first."
+            )
+
+    def _write(self, cache: FolderCache, record: dict[str, Any]) -> SkillDocument:
+        name = document_file_name(record)
+        target = cache.folder / name
+        if target.parent != cache.folder or not is_document_name(name):
+            raise UnsafeNameError(f"Refusing to write {name!r} outside {cache.folder}.")
+        snap = cache.snapshot()
+        _check_free(snap, name, record["id"])
+        cache.folder.mkdir(parents=True, exist_ok=True)
+        saved = SkillDocument.from_dict(record, file_name=name, deprecated=cache.deprecated)
+        write_atomic(target, encode(saved.to_dict()))
+        _remove_other_copies(cache.folder, snap, record["id"], keep=name)
+        fsync_dir(cache.folder)
+        return saved
+
+    def _move(self, doc_id: str, source: FolderCache, dest: FolderCache) -> bool:
+        snap = source.snapshot()
+        doc = snap.by_id.get(doc_id)
+        if doc is None or doc.file_name is None:
+            return False
+        if not dest.deprecated:
+            self._check_key_free(doc.to_dict())
+        _check_free(dest.snapshot(), doc.file_name, doc_id)
+        dest.folder.mkdir(parents=True, exist_ok=True)
+        os.replace(source.folder / doc.file_name, dest.folder / doc.file_name)
+        _remove_other_copies(source.folder, snap, doc_id, keep=doc.file_name)
+        fsync_dir(dest.folder)
+        fsync_dir(source.folder)
+        return True
+
+
+def _check_free(snap: Snapshot, name: str, doc_id: str) -> None:
+    """Refuse to replace a file that holds another document or cannot be read."""
+    occupant = snap.entries.get(name)
+    if occupant is None:
+        return
+    if occupant.document is None:
+        raise SkillDocumentConflictError(
+            f"{name} already exists and is not a valid document ({occupant.problem}); "
+            f"it was left untouched. Fix or remove it first.")
+    if occupant.document.id != doc_id:
+        raise SkillDocumentConflictError(
+            f"{name} already holds document {occupant.document.id!r} with the same content; "
+            f"nothing was changed.")
+
+
+def _remove_other_copies(folder: Path, snap: Snapshot, doc_id: str, keep: str) -> None:
+    """Delete the files of ``doc_id`` other than ``keep`` (older versions under older hashes)."""
+    for old in snap.files_by_id.get(doc_id, []):
+        if old != keep:
+            _unlink(folder / old)
+
+
+def _same(stored: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
+    """Equal apart from the timestamps."""
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("createdAt", "updatedAt")}  # noqa: E731
+    return strip(stored) == strip(record)
+
+
+def _plain(document: Any) -> dict[str, Any]:
+    if not isinstance(document, Mapping):
+        raise InvalidSkillDocumentError([f"expected a mapping, found {type(document).__name__}"])
+    return dict(document)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+class _FolderLock:
+    """``<folder>/.lock``, bounded: raises StoreBusyError instead of hanging."""
+
+    def __init__(self, store: SkillDocumentStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> "_FolderLock":
+        self._store.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self._store._lock.acquire()
+        except filelock.Timeout as exc:
+            raise StoreBusyError(self._store.lock_path, self._store.lock_timeout) from exc
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._store._lock.release()
