@@ -113,6 +113,7 @@ def empty_store(client: McpClient, dashboard: MemoryStore, memory_file: Path) ->
             json.loads(memory_file.read_bytes())
         except ValueError:
             memory_file.write_bytes(b"[]\n")
+    dashboard.init()  # the first test of a worker may run before anything created the file
     dashboard.delete_many([m.id for m in dashboard.get_all()])
 
 
