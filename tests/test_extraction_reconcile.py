@@ -85,6 +85,11 @@ def test_known_fact_yields_no_action(store):
     assert MemoryExtractor(store).reconcile(["user prefers VIM", "User  prefers vim!"]) == []
 
 
+def test_the_same_fact_in_the_other_chinese_script_yields_no_action(store):
+    store.add("我喜歡喝無糖綠茶")
+    assert MemoryExtractor(store).reconcile(["我喜欢喝无糖绿茶"]) == []
+
+
 def test_close_variant_yields_update_of_that_memory(store):
     store.add("Lives in Lisbon")
     vim = store.add("User prefers vim", category="tool")

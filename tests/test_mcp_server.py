@@ -203,8 +203,10 @@ def test_list_shows_ids_categories_and_usage(client: McpClient, dashboard: Memor
     ("keyword", "expected"),
     [
         ("GREEN TEA", ["Likes green tea in the morning."]),
-        ("綠茶", ["喜歡喝綠茶"]),
-        ("绿茶", ["晚上不喝绿茶"]),
+        ("綠茶", ["喜歡喝綠茶", "晚上不喝绿茶"]),  # traditional and simplified find each other
+        ("绿茶", ["喜歡喝綠茶", "晚上不喝绿茶"]),
+        ("喜欢", ["喜歡喝綠茶"]),
+        ("不喝綠", ["晚上不喝绿茶"]),
         ("茶", ["喜歡喝綠茶", "晚上不喝绿茶"]),
         ("coffee", []),
     ],

@@ -140,11 +140,13 @@ def test_delete(store):
     ("PyThOn", ["Uses Python 3.12", "PYTHON scripts live in ~/bin"]),
     ("STRASSE", ["Lives on Hauptstraße"]),
     ("咖啡", ["喜欢喝咖啡，不加糖"]),
+    ("綠茶", ["我喜歡喝無糖綠茶", "晚上不喝绿茶"]),  # traditional and simplified find each other
+    ("无糖绿茶", ["我喜歡喝無糖綠茶"]),
     ("kubernetes", []),
 ])
 def test_search_ignores_case_and_works_for_chinese(store, keyword, expected):
     for text in ["Uses Python 3.12", "PYTHON scripts live in ~/bin", "Lives on Hauptstraße",
-                 "喜欢喝咖啡，不加糖"]:
+                 "喜欢喝咖啡，不加糖", "我喜歡喝無糖綠茶", "晚上不喝绿茶"]:
         store.add(text)
     assert [m.content for m in store.search(keyword)] == expected
 

@@ -87,6 +87,7 @@ def test_search_escapes_before_highlighting(client, store):
     ("Hello World", "world", "Hello <mark>World</mark>"),
     ("a<b>a", "a", "<mark>a</mark>&lt;b&gt;<mark>a</mark>"),
     ("我喜歡喝咖啡", "咖啡", "我喜歡喝<mark>咖啡</mark>"),
+    ("我喜歡喝無糖綠茶", "无糖绿茶", "我喜歡喝<mark>無糖綠茶</mark>"),
     ("Straße", "STRASSE", "<mark>Straße</mark>"),
     ("ＡＢＣ full width", "abc", "<mark>ＡＢＣ</mark> full width"),
     ("no match", "zzz", "no match"),

@@ -12,6 +12,8 @@ import unicodedata
 
 from rapidfuzz import fuzz
 
+from ..stores.textfold import fold
+
 # A close variant of an existing memory ("prefers neovim instead of vim" vs "prefers vim").
 VARIANT_THRESHOLD = 0.75
 # The same fact in slightly different words; used to keep rejected facts from coming back.
@@ -39,13 +41,12 @@ _CJK_FILLER = re.compile(
 
 def normalize(text: str) -> str:
     """Case-, width-, spacing- and punctuation-insensitive form: equal means the same fact."""
-    folded = unicodedata.normalize("NFKC", text or "").casefold()
-    return "".join(ch for ch in folded if ch.isalnum())
+    return "".join(ch for ch in fold(text or "") if ch.isalnum())
 
 
 def key_terms(text: str) -> list[str]:
     """The terms that carry the fact: content words and Chinese character bigrams."""
-    folded = unicodedata.normalize("NFKC", text or "").casefold()
+    folded = fold(text or "")
     terms: list[str] = []
     for token in _TERM.findall(folded):
         if _CJK_RUN.match(token):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from .errors import ConflictError, MemoryFullError
 from .history import HistoryLog
 from .jsonfile import JsonFile, Unchanged
+from .textfold import fold
 from .timefmt import now_iso, parse_ts, to_iso
 
 if TYPE_CHECKING:
@@ -22,11 +22,6 @@ if TYPE_CHECKING:
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
-
-
-def fold(text: str) -> str:
-    """Case- and width-insensitive form for matching (Unicode case folding, NFKC)."""
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 @dataclass(frozen=True)
