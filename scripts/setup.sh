@@ -16,7 +16,20 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then
-  "$python" -m venv .venv
+  if ! "$python" -m venv .venv 2>/dev/null; then
+    rm -rf .venv
+    # Debian/Ubuntu ship venv separately; install it when we may.
+    if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }; then
+      sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+      echo "Installing python3-venv (needed for .venv)" >&2
+      $sudo apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+      "$python" -m venv .venv
+    else
+      echo "Cannot create a virtual environment: install python3-venv and try again." >&2
+      exit 1
+    fi
+  fi
 fi
 
 stamp=.venv/.installed-$want
