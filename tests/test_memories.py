@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from webapp.stores import ConflictError, Memory, MemoryFullError, MemoryStore
+from webapp.stores import ConflictError, DuplicateMemoryError, Memory, MemoryFullError, MemoryStore
 
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
@@ -320,3 +320,15 @@ def test_import_over_the_caps_writes_nothing(data_dir):
     with pytest.raises(MemoryFullError, match="Nothing was imported"):
         store.import_records([{"id": "a", "content": "two"}, {"id": "b", "content": "three"}])
     assert store.path.read_bytes() == before
+
+
+# ----------------------------------------------------------------- the same fact twice
+def test_add_refuses_the_same_fact_twice_when_asked(store):
+    first = store.add("我喜歡喝無糖綠茶", category="preference")
+    for again in ("我喜歡喝無糖綠茶", "  我喜欢喝无糖绿茶 "):
+        with pytest.raises(DuplicateMemoryError) as caught:
+            store.add(again, allow_duplicate=False)
+        assert caught.value.existing.id == first.id
+    assert [m.content for m in store.get_all()] == ["我喜歡喝無糖綠茶"]
+    assert len(store.add("我喜歡喝無糖綠茶").id) == 12  # the default still adds, as the API promises
+    assert len(store.get_all()) == 2

@@ -24,6 +24,7 @@ from mcp.server.stdio import stdio_server
 
 from .stores import (
     CATEGORIES,
+    DuplicateMemoryError,
     Memory,
     MemoryFullError,
     MemoryStore,
@@ -33,7 +34,6 @@ from .stores import (
     StoreCorruptError,
     StoreError,
 )
-from .stores.memories import fold
 
 logger = logging.getLogger(__name__)
 
@@ -160,19 +160,13 @@ class MemoryTool:
 
     def do_add(self, content: str, category: str | None = None, **_: Any) -> str:
         """Remember a new fact, unless the very same text is already stored."""
-        same = self._same_content(content)
-        if same is not None:
+        try:
+            memory = self.store.add(content, category=category or "general", source=ACTOR,
+                                    allow_duplicate=False)
+        except DuplicateMemoryError as exc:
             # A retried or repeated call must not fill the memory with copies.
-            return f"Already remembered: {describe(same)}\nNothing was added."
-        memory = self.store.add(content, category=category or "general", source=ACTOR)
+            return f"Already remembered: {describe(exc.existing)}\nNothing was added."
         return f"Added {describe(memory)}\n{usage_line(self.store)}"
-
-    def _same_content(self, content: str) -> Memory | None:
-        """A stored memory with the same text (ignoring case and width), if any."""
-        wanted = fold(content.strip())
-        if not wanted:
-            return None
-        return next((m for m in self.store.search(wanted) if fold(m.content) == wanted), None)
 
     def do_list(self, **_: Any) -> str:
         """Every memory with its id, and how full the memory is."""

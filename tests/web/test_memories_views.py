@@ -166,6 +166,18 @@ def test_add_with_htmx_returns_fresh_form_and_triggers_reload(client, settings):
     assert on_disk(settings)[0]["category"] == "tool"
 
 
+@pytest.mark.parametrize("htmx", [True, False])
+def test_the_same_memory_submitted_twice_is_added_once(client, settings, htmx):
+    form = {"content": "Prefers metric units", "category": "preference"}
+    first = client.post("/memories/", htmx=htmx, data=form)
+    assert first.status_code in (200, 303)
+    again = client.post("/memories/", htmx=htmx, data={**form, "content": "  prefers METRIC units "})
+    assert again.status_code == 409
+    assert "Already remembered: “Prefers metric units” (preference)" in text(again)
+    assert 'aria-invalid="true"' in text(again)
+    assert [r["content"] for r in on_disk(settings)] == ["Prefers metric units"]
+
+
 @pytest.mark.parametrize("data, message", [
     ({"content": "   ", "category": "general"}, "cannot be empty"),
     ({"content": "x" * 10_001, "category": "general"}, "10,001 characters"),

@@ -15,6 +15,7 @@ from .conversations import (
 )
 from .errors import (
     ConflictError,
+    DuplicateMemoryError,
     MemoryFullError,
     NotFoundError,
     StoreBusyError,
@@ -42,6 +43,7 @@ from .skills import (
 __all__ = [
     "CATEGORIES",
     "ConflictError",
+    "DuplicateMemoryError",
     "ConversationStore",
     "ConversationSummary",
     "ConversationTurn",

@@ -71,6 +71,14 @@ class MemoryFullError(StoreError):
         super().__init__(message)
 
 
+class DuplicateMemoryError(StoreError, ValueError):
+    """The very same fact is already remembered; ``existing`` is that memory."""
+
+    def __init__(self, existing: Any) -> None:
+        self.existing = existing
+        super().__init__(f"This is already remembered (id {existing.id}); nothing was added.")
+
+
 class ConflictError(StoreError):
     """The record changed since the caller read it; ``current`` is what is stored now."""
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .errors import ConflictError, MemoryFullError
+from .errors import ConflictError, DuplicateMemoryError, MemoryFullError
 from .history import HistoryLog
 from .jsonfile import JsonFile, Unchanged
 from .textfold import fold
@@ -242,12 +242,22 @@ class MemoryStore:
         return on_commit
 
     def add(self, content: str, *, category: str = "general", source: str | None = None,
-            actor: str | None = None) -> Memory:
-        """Remember a new fact; raises ValueError for empty content, MemoryFullError at the caps."""
+            actor: str | None = None, allow_duplicate: bool = True) -> Memory:
+        """Remember a new fact; raises ValueError for empty content, MemoryFullError at the caps.
+
+        With ``allow_duplicate=False`` a fact already stored (the same text up to case, width
+        and Chinese script) raises DuplicateMemoryError instead — checked under the lock, so a
+        form submitted twice or a retried tool call adds it once.
+        """
         content = clean_content(content)
         category = check_category(category)
+        wanted = fold(content)
 
         def mutate(records: list[dict[str, Any]]):
+            if not allow_duplicate:
+                same = next((r for r in records if fold(str(r.get("content", ""))) == wanted), None)
+                if same is not None:
+                    raise DuplicateMemoryError(Memory.from_dict(same))
             self._check_caps(records, 1, len(content))
             taken = {r.get("id") for r in records}
             memory_id = secrets.token_hex(6)

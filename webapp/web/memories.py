@@ -10,7 +10,7 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 from flask_htmx import make_response
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ..stores import CATEGORIES, ConflictError, Memory, MemoryFullError
+from ..stores import CATEGORIES, ConflictError, DuplicateMemoryError, Memory, MemoryFullError
 from ..stores.timefmt import parse_ts
 from .context import actor, stores, wants_partial
 from .memory_listing import (
@@ -126,9 +126,14 @@ def add():
     status = 422
     if not errors:
         try:
-            memory = store.add(content, category=category, source="dashboard", actor=actor())
+            memory = store.add(content, category=category, source="dashboard", actor=actor(),
+                               allow_duplicate=False)
         except MemoryFullError as exc:
             errors["content"] = str(exc)
+            status = 409
+        except DuplicateMemoryError as exc:
+            errors["content"] = (f"Already remembered: “{exc.existing.content}” "
+                                 f"({exc.existing.category}). Edit that one instead.")
             status = 409
         else:
             if not wants_partial():
