@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
 from ..stores import ConflictError, MemoryFullError, NotFoundError
@@ -18,9 +18,6 @@ bp = Blueprint("review", __name__, url_prefix="/review")
 
 TABS = ("pending", "decided")
 PAGE_SIZE = 50  # a flood of proposals must not make one huge page
-# Endpoints the Conversations page may name its thread view; the first that exists is linked.
-THREAD_ENDPOINTS = ("conversations.thread", "conversations.show", "conversations.detail",
-                    "conversations.view")
 # Chinese/Japanese/Korean characters compare one by one; other text word by word.
 _DIFF_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
                          r"|\w+|\s+|[^\w\s]", re.UNICODE)
@@ -62,22 +59,6 @@ def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
     return segments
 
 
-def thread_url(conversation_id: str | None) -> str | None:
-    """The conversation page of ``conversation_id`` when the dashboard has one, else None."""
-    if not conversation_id:
-        return None
-    for endpoint in THREAD_ENDPOINTS:
-        rules = list(current_app.url_map.iter_rules(endpoint)) \
-            if endpoint in current_app.view_functions else []
-        for rule in rules:
-            if len(rule.arguments) == 1:
-                try:
-                    return url_for(endpoint, **{next(iter(rule.arguments)): conversation_id})
-                except Exception:  # noqa: BLE001 - an id the route cannot express gets no link
-                    return None
-    return None
-
-
 @bp.app_template_global()
 def review_diff(before: str, after: str) -> list[tuple[str, str]]:
     """Template access to ``diff_segments``."""
@@ -86,8 +67,10 @@ def review_diff(before: str, after: str) -> list[tuple[str, str]]:
 
 @bp.app_template_global()
 def review_thread_url(conversation_id: str | None) -> str | None:
-    """Template access to ``thread_url``."""
-    return thread_url(conversation_id)
+    """The conversation page a fact came from, or None for a fact from no thread."""
+    if not conversation_id:
+        return None
+    return url_for("conversations.thread", conversation_id=conversation_id)
 
 
 def _tab() -> str:
