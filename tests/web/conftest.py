@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -212,12 +213,19 @@ def page(browser, color_scheme):
     context.close()
 
 
-def screenshot(page, name: str) -> Path:
-    """Save a full-page screenshot under test-artifacts/screenshots/ (git-ignored)."""
+def screenshot(page, name: str, doc_name: str | None = None) -> Path:
+    """Save a full-page screenshot under test-artifacts/screenshots/ (git-ignored).
+
+    With UPDATE_DOC_SCREENSHOTS=1 it also replaces docs/screenshots/<doc_name or name>.png
+    when the README shows a picture of that name; otherwise the committed copies stay as they are.
+    """
     folder = ARTIFACTS / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
+    committed = REPO / "docs" / "screenshots" / f"{doc_name or name}.png"
+    if os.environ.get("UPDATE_DOC_SCREENSHOTS") and committed.exists():
+        shutil.copyfile(path, committed)
     return path
 
 

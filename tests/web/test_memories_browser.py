@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import REPO, assert_accessible, screenshot
+from .conftest import assert_accessible, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -272,12 +270,8 @@ def test_screenshots(live_server, page, color_scheme):
     page.get_by_role("searchbox", name="Search").press("Enter")
     expect(page.locator("#memory-rows tr")).to_have_count(len(SAMPLE))
     page.get_by_role("searchbox", name="Search").blur()
-    desktop = screenshot(page, f"memories-{color_scheme}-desktop")
+    screenshot(page, f"memories-{color_scheme}-desktop", doc_name=f"memories-{color_scheme}")
     page.set_viewport_size({"width": 360, "height": 800})
     screenshot(page, f"memories-{color_scheme}-360")
-    if os.environ.get("UPDATE_DOC_SCREENSHOTS"):  # refresh the committed copies on purpose only
-        docs = REPO / "docs" / "screenshots"
-        docs.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(desktop, docs / f"memories-{color_scheme}.png")
     assert_accessible(page, f"at 360 px in the {color_scheme} theme")
     clean(page)
