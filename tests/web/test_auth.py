@@ -159,6 +159,17 @@ def test_ingress_requests_skip_the_login(tmp_path):
     assert direct.status_code == 303 and "/login" in direct.headers["Location"]
 
 
+def test_standalone_ingress_headers_never_replace_the_login(tmp_path):
+    # A standalone server behind a trusted proxy (say, a container at 172.30.32.2 on a
+    # Docker bridge) still asks for the token: only Home Assistant's ingress logs users in.
+    app = create_app(make_settings(tmp_path, dashboard_token=TOKEN, is_addon=False))
+    client = app.test_client()
+    response = client.get("/memories/", headers={"X-Ingress-Path": "/api/hassio_ingress/abc"},
+                          environ_base={"REMOTE_ADDR": "172.30.32.2"})
+    assert response.status_code == 303
+    assert response.headers["Location"].startswith("/api/hassio_ingress/abc/login")
+
+
 @pytest.mark.parametrize("given, expected", [
     (TOKEN, True), (TOKEN + " ", False), (TOKEN[:-1], False), ("", False),
     ("x" * 100_000, False), ("ünïcode", False),

@@ -1,8 +1,8 @@
 """Standalone access control: an access token, a login page that sets a session, logout.
 
 Active only when a token is configured (``MEMORY_DASHBOARD_TOKEN`` or ``--token-file``).
-Requests that Home Assistant's ingress forwarded are already authenticated by Home
-Assistant and skip it. Failed logins are counted per client address in a small JSON file
+In the add-on, requests that Home Assistant's ingress forwarded are already authenticated
+by Home Assistant and skip it. Failed logins are counted per client address in a small JSON file
 in the data folder, so every worker process and thread shares the same counters.
 """
 
@@ -50,8 +50,13 @@ def _session_mark(token: str) -> str:
 
 
 def login_enabled() -> bool:
-    """True when this request must come from a logged-in session."""
-    return bool(settings().dashboard_token) and not via_ingress()
+    """True when this request must come from a logged-in session.
+
+    Only in the add-on does ingress stand in for a login (Home Assistant authenticated the
+    user); a standalone server behind some proxy still asks for the token.
+    """
+    current = settings()
+    return bool(current.dashboard_token) and not (current.is_addon and via_ingress())
 
 
 def logged_in() -> bool:
