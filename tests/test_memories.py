@@ -332,3 +332,26 @@ def test_add_refuses_the_same_fact_twice_when_asked(store):
     assert [m.content for m in store.get_all()] == ["我喜歡喝無糖綠茶"]
     assert len(store.add("我喜歡喝無糖綠茶").id) == 12  # the default still adds, as the API promises
     assert len(store.get_all()) == 2
+
+
+@pytest.mark.parametrize("record", [
+    # What Python's isoformat() writes: microseconds and an offset.
+    {"createdAt": "2026-11-22T01:54:44.120999+00:00", "updatedAt": "2026-11-22T01:54:44.120999+00:00"},
+    {"createdAt": "2026-11-22T03:54:44.120999+02:00", "updatedAt": "2026-11-22T03:54:44.120999+02:00"},
+    # Unix milliseconds with a fraction (JavaScript's performance-based clocks).
+    {"createdAt": 1731900000123.7, "updatedAt": 1731900000123.7},
+    # Hand-edited: no updatedAt, only createdAt.
+    {"createdAt": "2026-11-22T01:54:44.120Z"},
+    {},
+], ids=["microseconds", "offset-microseconds", "fractional-ms", "no-updatedAt", "no-timestamps"])
+def test_the_version_a_reader_was_given_lets_it_save(data_dir, record):
+    """An edit form carries ``memory.version``; a file written by another program must not make
+    every save of that memory a conflict."""
+    path = data_dir / "memories.json"
+    path.write_text(json.dumps([{"id": "ext", "content": "from a host", **record}]), encoding="utf-8")
+    store = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    memory = store.get("ext")
+    assert store.update("ext", "edited", expected_updated_at=memory.version).content == "edited"
+    with pytest.raises(ConflictError):  # and the old version is stale now
+        store.update("ext", "again", expected_updated_at=memory.version)
+    assert store.update("ext", "again", expected_updated_at=store.get("ext").updated_at).content == "again"

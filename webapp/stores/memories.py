@@ -116,16 +116,32 @@ def check_category(category: Any) -> str:
     return str(category)
 
 
+def _to_ms(moment: datetime) -> datetime:
+    """``moment`` cut to whole milliseconds, the precision of ``Memory.version``."""
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+
+
+def _stored_version(record: dict[str, Any]) -> Any:
+    """The record's updatedAt as ``Memory.from_dict`` reads it (createdAt when missing)."""
+    return record.get("updatedAt", record.get("createdAt"))
+
+
 def _same_instant(stored: Any, expected: Any) -> bool:
-    if isinstance(expected, datetime):
-        return parse_ts(stored) == expected
-    return stored == expected or parse_ts(stored) == parse_ts(expected)
+    """True when ``expected`` (a version token, a datetime or the raw value) names ``stored``.
+
+    Compared to the millisecond: ``Memory.version`` has no more, and files written by other
+    programs may (Python's isoformat() writes microseconds).
+    """
+    if stored == expected and not isinstance(expected, datetime):
+        return True
+    wanted = expected if isinstance(expected, datetime) else parse_ts(expected)
+    return _to_ms(parse_ts(stored)) == _to_ms(wanted)
 
 
 def _later_than(previous: Any) -> str:
-    """A new updatedAt strictly after ``previous`` (so a version token always changes)."""
-    now = parse_ts(now_iso())
-    before = parse_ts(previous)
+    """A new updatedAt at least a millisecond after ``previous`` (so a version token always changes)."""
+    now = _to_ms(parse_ts(now_iso()))
+    before = _to_ms(parse_ts(previous))
     if now <= before:
         now = before + timedelta(milliseconds=1)
     return to_iso(now)
@@ -291,7 +307,7 @@ class MemoryStore:
             else:
                 return Unchanged(None)
             if expected_updated_at is not None and not _same_instant(
-                record.get("updatedAt"), expected_updated_at
+                _stored_version(record), expected_updated_at
             ):
                 raise ConflictError(Memory.from_dict(record))
             new_category = category or record.get("category") or "general"
