@@ -107,3 +107,33 @@ def test_repair_without_a_backup_starts_an_empty_store(filled):
     [moved] = [p for p in path.parent.iterdir() if ".corrupt-" in p.name]
     assert moved.read_bytes() == b'["not", "an", "object"]'
     assert json.loads(path.read_bytes()) == {}
+
+
+@pytest.mark.parametrize("command", [["stats"], ["export"], ["repair"], ["demo"]])
+def test_an_unreadable_memory_file_is_one_clear_line_not_a_traceback(data_dir, command):
+    # A folder where the file belongs cannot be read even by root (unlike chmod 000).
+    (data_dir / "memories.json").mkdir()
+    done = run_cli(*command, "--data-dir", str(data_dir))
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()[-1:]
+    assert line.startswith("Error: ") and "memories.json" in line
+    assert (data_dir / "memories.json").is_dir()
+
+
+def test_stats_names_the_unreadable_file_and_still_reports_the_others(filled):
+    path = filled / "memories.json"
+    path.unlink()
+    path.mkdir()
+    done = run_cli("stats", "--data-dir", str(filled))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"Memories:      {path} [unreadable]" in done.stdout
+    assert "1 threads, 2 turns" in done.stdout
+    assert "Is a directory" in done.stderr
+
+
+def test_a_data_dir_setting_that_is_a_file_is_one_clear_line(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    done = run_cli("stats", env_extra={"MEMORY_DATA_DIR": str(tmp_path / "afile")})
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("Error: ")

@@ -35,7 +35,7 @@ def data_dir_option(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn settings and store errors into a one-line message and exit status 2."""
+    """Turn settings, store and file-system errors into a one-line message and exit status 2."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -44,8 +44,26 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         except (SettingsError, StoreError) as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(2)
+        except OSError as exc:  # unreadable file or folder, a file where a folder belongs…
+            click.echo(f"Error: {describe_os_error(exc)}", err=True)
+            sys.exit(2)
 
     return wrapper
+
+
+def describe_os_error(exc: OSError) -> str:
+    """An OSError as one line that names the file: ``Cannot use data/x.json: Permission denied``."""
+    if exc.filename is None:
+        return str(exc)
+    return f"Cannot use {exc.filename}: {exc.strerror or exc}."
+
+
+def file_status(store_file: Any) -> str:
+    """``status()`` of a store file, or 'unreadable' when it cannot even be opened."""
+    try:
+        return store_file.status()
+    except OSError:
+        return "unreadable"
 
 
 def memory_store(settings: Settings, actor: str = "cli") -> MemoryStore:
@@ -73,16 +91,16 @@ def stats(data_dir: str | None) -> None:
     memories = memory_store(settings)
     conversations = conversation_store(settings)
     mode = "Home Assistant add-on" if settings.is_addon else "standalone"
-    problems: list[StoreError] = []
+    problems: list[Exception] = []
     click.echo(f"Memory Curator ({mode}), data in {settings.data_dir}")
-    click.echo(f"Memories:      {settings.memory_file} [{memories.file.status()}]")
+    click.echo(f"Memories:      {settings.memory_file} [{file_status(memories.file)}]")
     try:
         used = memories.stats()
         click.echo(f"  {used['items']} of {used['max_items']} memories, "
                    f"{used['chars']} of {used['max_chars']} characters")
-    except StoreError as exc:
+    except (StoreError, OSError) as exc:
         problems.append(exc)
-    click.echo(f"Conversations: {settings.conversation_file} [{conversations.file.status()}]")
+    click.echo(f"Conversations: {settings.conversation_file} [{file_status(conversations.file)}]")
     try:
         threads = conversations.list_conversations()
         turns = sum(t.turn_count for t in threads)
@@ -90,10 +108,12 @@ def stats(data_dir: str | None) -> None:
                    f"(cap {settings.conversation_max_turns} turns / "
                    f"{settings.conversation_max_chars} characters per thread, "
                    f"{settings.conversation_max_age_days} days)")
-    except StoreError as exc:
+    except (StoreError, OSError) as exc:
         problems.append(exc)
     for problem in problems:
-        click.echo(f"Error: {problem}", err=True)
+        text = describe_os_error(problem) if isinstance(problem, OSError) and \
+            not isinstance(problem, StoreError) else problem
+        click.echo(f"Error: {text}", err=True)
     if problems:
         sys.exit(1)
 
