@@ -189,3 +189,37 @@ def test_a_lone_surrogate_is_refused_and_nothing_is_written(data_dir):
     with pytest.raises(ValueError, match="Unicode"):
         store.add_exchange("t", "bad \udc80", "reply")
     assert json.loads(store.path.read_text(encoding="utf-8")) == {}
+
+
+def _hand_edited(data_dir, threads: dict) -> ConversationStore:
+    path = data_dir / "conversations" / "conversations.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(threads), encoding="utf-8")
+    return make_store(data_dir)
+
+
+@pytest.mark.parametrize("trimmed", ["many", "3", [1], {"n": 1}, -2, 2.5])
+def test_a_hand_edited_trimmed_count_does_not_break_listing_or_adding(data_dir, trimmed):
+    store = _hand_edited(data_dir, {"slack:1": {
+        "turns": [{"role": "user", "content": "hi", "timestamp": ago(minutes=1)}],
+        "trimmed": trimmed}})
+    [summary] = store.list_conversations()
+    assert summary.turn_count == 1 and isinstance(summary.trimmed, int) and summary.trimmed >= 0
+    store.add_exchange("slack:1", "again", "sure")
+    assert [t.content for t in store.get_history("slack:1")] == ["hi", "again", "sure"]
+
+
+def test_a_turn_without_a_timestamp_does_not_expire_a_live_thread(data_dir):
+    """A hand-edited turn with no (or an unreadable) timestamp must not make init() drop the
+    whole thread: its last activity is the newest time the thread does record."""
+    store = _hand_edited(data_dir, {
+        "slack:recent": {"createdAt": ago(hours=1), "turns": [
+            {"role": "user", "content": "typed by hand"}]},
+        "slack:mixed": {"turns": [
+            {"role": "user", "content": "old", "timestamp": ago(hours=2)},
+            {"role": "assistant", "content": "no time", "timestamp": "yesterday-ish"}]},
+        "slack:stale": {"createdAt": ago(days=30), "turns": [{"role": "user", "content": "x"}]},
+    })
+    assert sorted(s.id for s in store.list_conversations()) == ["slack:mixed", "slack:recent"]
+    assert [t.content for t in store.get_history("slack:recent")] == ["typed by hand"]
+    assert len(store.get_history("slack:mixed")) == 2

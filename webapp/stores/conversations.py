@@ -100,10 +100,27 @@ def _entry(value: Any) -> dict[str, Any]:
 
 
 def _last_activity(entry: dict[str, Any]) -> datetime:
-    turns = entry.get("turns") or []
-    if turns:
-        return parse_ts(turns[-1].get("timestamp"))
+    """The newest time the thread records: its last readable turn timestamp, else createdAt.
+
+    A hand-edited turn without a (readable) timestamp must not make a live thread look
+    decades old, or cleanup() would drop it.
+    """
+    for turn in reversed(entry.get("turns") or []):
+        moment = parse_ts(turn.get("timestamp"))
+        if moment != EPOCH:
+            return moment
     return parse_ts(entry.get("createdAt"))
+
+
+def _trimmed_count(entry: dict[str, Any]) -> int:
+    """The thread's count of trimmed turns; a hand-edited value that is not a count reads as 0."""
+    value = entry.get("trimmed")
+    if isinstance(value, bool):
+        return 0
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def trim_turns(turns: list[dict[str, Any]], max_turns: int, max_chars: int) -> int:
@@ -181,7 +198,7 @@ class ConversationStore:
             entry["turns"].append({"role": "user", "content": user_message, "timestamp": stamp})
             entry["turns"].append({"role": "assistant", "content": assistant_response,
                                    "timestamp": stamp})
-            entry["trimmed"] = int(entry.get("trimmed") or 0) + trim_turns(
+            entry["trimmed"] = _trimmed_count(entry) + trim_turns(
                 entry["turns"], self.max_turns, self.max_chars)
             data[conversation_id] = entry
 
@@ -241,7 +258,7 @@ class ConversationStore:
             result.append(ConversationSummary(
                 id=key, interface=interface_of(key), turn_count=len(turns),
                 chars=sum(len(t.get("content", "")) for t in turns), created_at=created,
-                last_activity=last, trimmed=int(entry.get("trimmed") or 0),
+                last_activity=last, trimmed=_trimmed_count(entry),
                 expires_at=last + timedelta(days=self.max_age_days),
             ))
         result.sort(key=lambda s: s.last_activity, reverse=True)
