@@ -234,6 +234,7 @@ def assert_accessible(page, context: str = "") -> None:
     from axe_playwright_python.sync_playwright import Axe
 
     page.wait_for_load_state("load")  # colour-contrast needs the stylesheets applied
+    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')")
     results = Axe().run(page)
     bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
     details = "\n".join(
