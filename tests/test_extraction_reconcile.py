@@ -256,3 +256,18 @@ def test_extract_due_reads_only_new_messages_and_respects_pacing(settings):
     assert [i.content for i in forced.queued] == ["I prefer tea"]
     [after] = extract_due(settings, all_threads=True, caller=None)
     assert after.reason == "no new messages"
+
+
+def test_auto_mode_run_twice_at_once_adds_the_fact_once(data_dir):
+    """Two processes (the dashboard's Extract facts and `memory-curator extract`) reconcile
+    against the same memory before either writes; the fact must still be stored once."""
+    first = MemoryExtractor(MemoryStore(data_dir / "memories.json", max_items=100,
+                                       max_chars=10000, lock_timeout=5), mode="auto")
+    second = MemoryExtractor(MemoryStore(data_dir / "memories.json", max_items=100,
+                                        max_chars=10000, lock_timeout=5), mode="auto")
+    both = [first.reconcile(["Uses tmux", "Prefers tea"]), second.reconcile(["Uses tmux"])]
+    assert first.submit(both[0]).applied and len(both[1]) == 1
+    result = second.submit(both[1])
+    assert sorted(m.content for m in first.store.get_all()) == ["Prefers tea", "Uses tmux"]
+    assert result.applied == [] and result.skipped == 1
+    assert second.apply(first.reconcile(["Uses tmux"]) or both[1]) == []

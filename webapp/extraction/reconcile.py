@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..stores.errors import MemoryFullError
+from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from .llm import LlmMemoryExtractor, StructuredFact
@@ -109,8 +109,12 @@ class MemoryExtractor:
         if action.action == "update" and action.id and self.store.get(action.id) is not None:
             return self.store.update(action.id, action.content, actor=self.actor)
         if action.action in ("add", "update"):
-            return self.store.add(action.content, category=action.category, source="extracted",
-                                  actor=self.actor)
+            try:
+                # Checked under the lock: another run may have stored it since we reconciled.
+                return self.store.add(action.content, category=action.category,
+                                      source="extracted", actor=self.actor, allow_duplicate=False)
+            except DuplicateMemoryError:
+                return None
         return None
 
     def submit(self, actions: Iterable[ReconcileAction], *, conversation_id: str | None = None,
@@ -144,6 +148,8 @@ class MemoryExtractor:
                 return result
             if memory is not None:
                 result.applied.append(memory)
+            else:
+                result.skipped += 1
         return result
 
     # ----------------------------------------------------------------- pacing

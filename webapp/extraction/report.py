@@ -25,7 +25,7 @@ def describe_result(result: ExtractionResult, *, mode: str, dry_run: bool) -> st
         elif action.content in applied or action.action == "delete" and mode == "auto":
             status = "applied"
         else:
-            status = "skipped (already proposed or rejected)"
+            status = "skipped (already remembered, proposed or rejected)"
         target = f" {action.id}" if action.id else ""
         lines.append(f"  {status}: {action.action}{target} [{action.category}] {action.content}")
         if action.current_content:
