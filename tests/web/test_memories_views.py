@@ -282,6 +282,30 @@ def test_unknown_memory_is_404(client, method, url):
     assert htmx.status_code == 404 and htmx.headers["HX-Retarget"] == "#banner"
 
 
+@pytest.mark.parametrize("htmx", [True, False])
+def test_saving_a_memory_deleted_elsewhere_keeps_the_text_and_says_so(client, store, settings, htmx):
+    memory = store.add("Old wording", category="workflow")
+    store.delete(memory.id)
+    response = client.post(f"/memories/{memory.id}", htmx=htmx, data={
+        "content": "My careful new wording", "category": "workflow",
+        "expected_updated_at": memory.version})
+    assert response.status_code == 409 and "HX-Retarget" not in response.headers
+    html = text(response)
+    assert "deleted elsewhere" in html and "My careful new wording" in html
+    assert 'class="field-error"' in html
+    assert on_disk(settings) == []
+
+
+def test_cancel_of_a_memory_deleted_elsewhere_offers_undo(client, store, settings):
+    memory = store.add("Deleted by another tab")
+    store.delete(memory.id)
+    response = client.get(f"/memories/{memory.id}/row", htmx=True)
+    assert response.status_code == 200 and "HX-Retarget" not in response.headers
+    html = text(response)
+    assert f'id="memory-{memory.id}"' in html and "Deleted “Deleted by another tab”" in html
+    assert f'name="ref" value="{memory.id}"' in html
+
+
 # ------------------------------------------------------------------ delete / undo
 def test_delete_offers_undo_that_restores(client, store, settings):
     memory = store.add("Temporary fact", category="workflow")

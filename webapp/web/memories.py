@@ -53,6 +53,24 @@ def get_memory_or_404(memory_id: str) -> Memory:
     return memory
 
 
+def deleted_memory(memory_id: str) -> Memory | None:
+    """The last state of a memory that was deleted, so a form left open elsewhere can say so."""
+    store = stores().memories
+    if store.get(memory_id) is not None:
+        return None
+    deletions = [e for e in store.history(memory_id) if e.get("action") == "delete"]
+    before = deletions[-1].get("before") if deletions else None
+    try:
+        return Memory.from_dict(before) if isinstance(before, dict) else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+DELETED_ELSEWHERE = ("This memory was deleted elsewhere after you opened it, so nothing was "
+                     "saved. Your text is still here: copy it into a new memory, or press "
+                     "Cancel to get an Undo for the deletion.")
+
+
 def current_listing() -> Listing:
     """The list as the request's filters ask for (query string or form fields)."""
     args = request.values
@@ -150,10 +168,16 @@ def add():
 # ------------------------------------------------------------------ one row
 @bp.get("/<memory_id>/row")
 def row(memory_id: str):
-    """One memory's row (used by Cancel); focus goes back to its Edit button."""
-    memory = get_memory_or_404(memory_id)
+    """One memory's row (used by Cancel); focus goes back to its Edit button.
+
+    A memory deleted elsewhere meanwhile comes back as its "Deleted … Undo" row.
+    """
+    gone = deleted_memory(memory_id)
+    memory = gone or get_memory_or_404(memory_id)
     if not wants_partial():
         return redirect(url_for("memories.index"), 303)
+    if gone is not None:
+        return render_template("memories/_deleted_row.html", memory=gone)
     return render_template("memories/_row.html", memory=memory, query="", focus_edit=True)
 
 
@@ -172,10 +196,13 @@ def edit(memory_id: str):
 def update(memory_id: str):
     """Save an edit, refusing (409) when the memory changed since the form was loaded."""
     store = stores().memories
-    memory = get_memory_or_404(memory_id)
+    gone = deleted_memory(memory_id)
+    memory = gone or get_memory_or_404(memory_id)
     content, category, errors = validate_memory_form(request.form)
     version = request.form.get("expected_updated_at") or ""
     form = {"content": request.form.get("content", ""), "category": category}
+    if gone is not None:
+        return _edit_error(gone, form, {"content": DELETED_ELSEWHERE}, version, 409)
     if not version:
         errors["content"] = "This form has no version token; reload the page and edit again."
     if errors:
