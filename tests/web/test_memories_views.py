@@ -352,6 +352,15 @@ def test_bulk_delete_without_selection_is_422(client, store, settings):
     assert len(on_disk(settings)) == 1
 
 
+def test_bulk_delete_without_selection_and_without_javascript_says_why(client, store, settings):
+    store.add("untouched")
+    response = client.post("/memories/delete-many", data={})
+    assert response.status_code == 422
+    html = text(response)
+    assert "<html" in html and "Select at least one memory" in html
+    assert len(on_disk(settings)) == 1
+
+
 def test_bulk_delete_without_htmx_redirects(client, store, settings):
     ids = [store.add(f"n{i}").id for i in range(2)]
     response = client.post("/memories/delete-many", data={"ids": ids})

@@ -260,6 +260,8 @@ def delete_many():
     ids = [i for i in request.form.getlist("ids") if i]
     if not ids:
         notice = {"kind": "error", "text": "Select at least one memory to delete."}
+        if not wants_partial():
+            return render_template("memories/page.html", **page_context(notice=notice)), 422
         return _results_or_redirect(notice, status=422)
     removed = stores().memories.delete_many(ids, actor=actor())
     if not wants_partial():
