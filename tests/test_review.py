@@ -196,3 +196,15 @@ def test_two_queue_objects_see_each_others_decisions(data_dir, store):
     second.approve(item.id)
     assert first.approve(item.id).status == "approved"
     assert len(store.get_all()) == 1
+
+
+def test_approving_a_fact_someone_stored_meanwhile_adds_no_copy_and_undo_keeps_theirs(queue, store):
+    """The assistant (MCP) remembered the fact while it waited for review."""
+    [item] = queue.submit([_add("Prefers tea")])
+    theirs = store.add("Prefers tea", source="mcp")
+    approved = queue.approve(item.id)
+    assert approved.status == "approved" and approved.applied_memory_id == theirs.id
+    assert [m.id for m in store.get_all()] == [theirs.id]
+    queue.undo(item.id)
+    assert [m.id for m in store.get_all()] == [theirs.id]
+    assert queue.get(item.id).status == "pending"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import ConflictError, NotFoundError
+from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import MemoryStore, check_category, clean_content
 from .timefmt import now_iso, parse_ts
@@ -240,8 +240,14 @@ class ReviewQueue:
             if memory is not None:
                 return {"appliedMemoryId": memory.id, "appliedContent": text,
                         "appliedAction": "update", "currentContent": before.content}
-        memory = self.store.add(text, category=record.get("category") or "general",
-                                source="extracted", actor=actor)
+        try:
+            memory = self.store.add(text, category=record.get("category") or "general",
+                                    source="extracted", actor=actor, allow_duplicate=False)
+        except DuplicateMemoryError as exc:
+            # Someone (the assistant, the dashboard) stored it while it waited: no copy, and
+            # undo must leave their memory alone.
+            return {"appliedMemoryId": exc.existing.id, "appliedContent": text,
+                    "appliedAction": "none"}
         return {"appliedMemoryId": memory.id, "appliedContent": text, "appliedAction": "add"}
 
     def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
@@ -282,6 +288,8 @@ class ReviewQueue:
         if not memory_id:
             return
         applied = record.get("appliedAction") or record["action"]
+        if applied == "none":
+            return
         if applied == "delete":
             if self.store.get(memory_id) is None:
                 self.store.restore(memory_id, actor=actor)
