@@ -137,3 +137,27 @@ def test_a_data_dir_setting_that_is_a_file_is_one_clear_line(tmp_path):
     done = run_cli("stats", env_extra={"MEMORY_DATA_DIR": str(tmp_path / "afile")})
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("Error: ")
+
+
+def test_repair_also_mends_the_review_queue_and_the_extraction_state(filled):
+    """The error for a damaged review file says to run `repair`; repair must then fix it."""
+    review, state = filled / "review.json", filled / "extraction-state.json"
+    review.write_bytes(b'[{"broken')
+    state.write_bytes(b"\x00\x00")
+    first = run_cli("repair", "--data-dir", str(filled))
+    assert first.returncode == 0, first.stderr
+    assert f"{review}: damaged; moved to" in first.stdout
+    assert f"{state}: damaged; moved to" in first.stdout
+    assert json.loads(review.read_bytes()) == [] and json.loads(state.read_bytes()) == {}
+    kept = sorted(p.read_bytes() for p in filled.iterdir() if ".corrupt-" in p.name)
+    assert kept == [b"\x00\x00", b'[{"broken']
+    second = run_cli("repair", "--data-dir", str(filled))
+    assert second.returncode == 0 and second.stdout.count(": ok") == 4
+
+
+def test_stats_reports_a_damaged_review_queue(filled):
+    (filled / "review.json").write_bytes(b"{")
+    done = run_cli("stats", "--data-dir", str(filled))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"Review queue:  {filled / 'review.json'} [corrupt]" in done.stdout
+    assert "review.json is damaged" in done.stderr

@@ -110,6 +110,7 @@ def stats(data_dir: str | None) -> None:
                    f"{settings.conversation_max_age_days} days)")
     except (StoreError, OSError) as exc:
         problems.append(exc)
+    problems += _review_stats(settings)
     for problem in problems:
         text = describe_os_error(problem) if isinstance(problem, OSError) and \
             not isinstance(problem, StoreError) else problem
@@ -118,14 +119,42 @@ def stats(data_dir: str | None) -> None:
         sys.exit(1)
 
 
+def _review_stats(settings: Settings) -> list[Exception]:
+    """Print the review queue's line of ``stats`` (when it exists); return its problem if any."""
+    from .stores import ReviewQueue
+
+    queue = ReviewQueue(settings.review_file, memory_store(settings),
+                        lock_timeout=settings.lock_timeout)
+    if not queue.path.exists():
+        return []
+    click.echo(f"Review queue:  {queue.path} [{file_status(queue.file)}]")
+    try:
+        click.echo(f"  {queue.pending_count()} facts wait for review")
+    except (StoreError, OSError) as exc:
+        return [exc]
+    return []
+
+
+def repairable_files(settings: Settings) -> list[Any]:
+    """Every JSON store file ``repair`` looks after, including the review queue and its state."""
+    from .extraction.reconcile import STATE_FILE_NAME
+    from .extraction.state import ExtractionState
+    from .stores import ReviewQueue
+
+    memories = memory_store(settings)
+    state_path = settings.review_file.with_name(STATE_FILE_NAME)
+    return [memories.file, conversation_store(settings).file,
+            ReviewQueue(settings.review_file, memories, lock_timeout=settings.lock_timeout).file,
+            ExtractionState(state_path, lock_timeout=settings.lock_timeout).file]
+
+
 @main.command()
 @data_dir_option
 @friendly_errors
 def repair(data_dir: str | None) -> None:
     """Set damaged store files aside (bytes intact) and start from the last good backup."""
     settings = load_settings(data_dir)
-    files = [memory_store(settings).file, conversation_store(settings).file]
-    for store_file in files:
+    for store_file in repairable_files(settings):
         if not store_file.path.exists():
             continue
         moved = store_file.repair()
