@@ -141,6 +141,25 @@ def test_bulk_reject_selected_by_keyboard(live_server, page):
     assert live_server.memories().get_all() == []
 
 
+def test_deciding_one_fact_keeps_the_edit_and_ticks_of_others(live_server, page):
+    propose(live_server, [ReconcileAction("add", None, "User likes jazz", "preference"),
+                          ReconcileAction("add", None, "User likes rain", "preference"),
+                          ReconcileAction("add", None, "User likes cats", "preference")])
+    page.goto(live_server.url + "/review/")
+    card(page, "jazz").get_by_role("link", name="Edit").click()
+    page.get_by_label("Content to remember").fill("User likes modal jazz")
+    card(page, "cats").get_by_role("checkbox", name="Select this fact").check()
+    card(page, "rain").get_by_role("button", name="Reject").click()
+    expect(card(page, "rain")).to_have_count(0)
+    expect(page.get_by_label("Content to remember")).to_have_value("User likes modal jazz")
+    expect(card(page, "cats").get_by_role("checkbox", name="Select this fact")).to_be_checked()
+    page.get_by_role("button", name="Approve edited").click()
+    expect(card(page, "jazz")).to_have_count(0)
+    assert [m.content for m in live_server.memories().get_all()] == ["User likes modal jazz"]
+    assert page.watch.console_errors == [] and page.watch.page_errors == []
+
+
+
 def test_full_store_approve_is_explained_and_nothing_is_lost(tmp_path, page):
     server = start_server(tmp_path / "data", env_extra={"MEMORY_MAX_ITEMS": "1"})
     try:

@@ -208,6 +208,23 @@ def test_edit_with_empty_content_is_refused_next_to_the_field(client, settings):
     assert stores_of(settings)[0].get_all() == []
 
 
+def test_deciding_one_fact_keeps_open_edits_and_ticks_of_the_others(client, settings):
+    editing = queue_fact(settings, "User prefers tabs")
+    ticked = queue_fact(settings, "User likes jazz")
+    rejected = queue_fact(settings, "User likes rain")
+    response = client.post(f"/review/{rejected.id}/reject", htmx=True, data={
+        f"draft-{editing.id}": "User prefers tabs <b>always</b>", "keep_selected": [ticked.id],
+        f"draft-{rejected.id}": "gone with its item"})
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert re.search(rf'<textarea id="edit-{editing.id}"[^>]*>User prefers tabs '
+                     r'&lt;b&gt;always&lt;/b&gt;</textarea>', html)
+    assert re.search(rf'value="{ticked.id}"[^>]*\schecked', html)
+    assert "gone with its item" not in html
+    assert status_of(settings, rejected.id) == "rejected"
+    assert status_of(settings, editing.id) == "pending"
+
+
 def test_reject_remembers_and_the_fact_is_not_proposed_again(client, settings):
     item = queue_fact(settings)
     response = client.post(f"/review/{item.id}/reject", htmx=True)

@@ -35,6 +35,7 @@ class ReviewPage:
     editing: dict[str, str] = field(default_factory=dict)  # item id -> text in its open edit form
     errors: dict[str, str] = field(default_factory=dict)  # item id -> validation message
     focus: str | None = None  # element id that gets focus after the swap
+    selected: set[str] = field(default_factory=set)  # item ids whose checkbox stays ticked
     page: int = 1  # which page of PAGE_SIZE items is shown
     total: int = 0  # items in the tab, all pages
 
@@ -83,7 +84,19 @@ def _page() -> int:
     return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
 
 
+def _kept_from_page() -> tuple[dict[str, str], set[str]]:
+    """Open edits and ticks of other items that review.js sends along, so a swap keeps them."""
+    if request.method != "POST":
+        return {}, set()
+    drafts = {key[len("draft-"):]: value for key, value in request.form.items(multi=True)
+              if key.startswith("draft-")}
+    return drafts, set(request.form.getlist("keep_selected"))
+
+
 def _build(tab: str, **extra: Any) -> ReviewPage:
+    drafts, selected = _kept_from_page()
+    extra["editing"] = {**drafts, **extra.get("editing", {})}
+    extra.setdefault("selected", selected)
     queue = stores().review
     items = queue.pending() if tab == "pending" else queue.decided()
     page = min(_page(), max(1, -(-len(items) // PAGE_SIZE)))
