@@ -141,7 +141,7 @@ def test_bulk_reject_selected_by_keyboard(live_server, page):
     assert live_server.memories().get_all() == []
 
 
-def test_deciding_one_fact_keeps_the_edit_and_ticks_of_others(live_server, page):
+def test_deciding_one_fact_keeps_the_edit_and_ticks_of_others(live_server, page, browser):
     propose(live_server, [ReconcileAction("add", None, "User likes jazz", "preference"),
                           ReconcileAction("add", None, "User likes rain", "preference"),
                           ReconcileAction("add", None, "User likes cats", "preference")])
@@ -158,6 +158,15 @@ def test_deciding_one_fact_keeps_the_edit_and_ticks_of_others(live_server, page)
     assert [m.content for m in live_server.memories().get_all()] == ["User likes modal jazz"]
     assert page.watch.console_errors == [] and page.watch.page_errors == []
 
+    # Without JavaScript "Select all" cannot work, so it is not offered.
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        plain = context.new_page()
+        plain.goto(live_server.url + "/review/")
+        expect(plain.get_by_role("button", name="Approve selected")).to_be_visible()
+        expect(plain.get_by_label("Select all")).to_be_hidden()
+    finally:
+        context.close()
 
 
 def test_full_store_approve_is_explained_and_nothing_is_lost(tmp_path, page):
