@@ -223,3 +223,14 @@ def test_a_turn_without_a_timestamp_does_not_expire_a_live_thread(data_dir):
     assert sorted(s.id for s in store.list_conversations()) == ["slack:mixed", "slack:recent"]
     assert [t.content for t in store.get_history("slack:recent")] == ["typed by hand"]
     assert len(store.get_history("slack:mixed")) == 2
+
+
+@pytest.mark.parametrize("days", [999_999, 10**9, 10**20])
+def test_a_max_age_beyond_the_calendar_means_threads_never_expire(data_dir, days):
+    """CONVERSATION_MAX_AGE_DAYS=999999 ("keep forever") must not crash get_history or init."""
+    store = make_store(data_dir, max_age_days=days)
+    store.add_exchange("slack:1", "hi", "hello")
+    assert [t.content for t in store.get_history("slack:1")] == ["hi", "hello"]
+    assert store.cleanup() == 0 and store.init() is store
+    [summary] = store.list_conversations()
+    assert summary.expires_at > summary.last_activity

@@ -112,6 +112,15 @@ def _last_activity(entry: dict[str, Any]) -> datetime:
     return parse_ts(entry.get("createdAt"))
 
 
+def _shifted(moment: datetime, days: int) -> datetime:
+    """``moment`` moved by ``days``, stopping at the ends of the calendar instead of overflowing."""
+    try:
+        return moment + timedelta(days=days)
+    except OverflowError:
+        edge = datetime.max if days > 0 else datetime.min
+        return edge.replace(tzinfo=timezone.utc)
+
+
 def _trimmed_count(entry: dict[str, Any]) -> int:
     """The thread's count of trimmed turns; a hand-edited value that is not a count reads as 0."""
     value = entry.get("trimmed")
@@ -181,7 +190,8 @@ class ConversationStore:
         return self
 
     def _cutoff(self) -> datetime:
-        return datetime.now(timezone.utc) - timedelta(days=self.max_age_days)
+        """Threads last active before this have expired (none, for an age beyond the calendar)."""
+        return _shifted(datetime.now(timezone.utc), -self.max_age_days)
 
     def add_exchange(self, conversation_id: str, user_message: str, assistant_response: str) -> None:
         """Append the user's message and the assistant's reply, trim the thread, save."""
@@ -259,7 +269,7 @@ class ConversationStore:
                 id=key, interface=interface_of(key), turn_count=len(turns),
                 chars=sum(len(t.get("content", "")) for t in turns), created_at=created,
                 last_activity=last, trimmed=_trimmed_count(entry),
-                expires_at=last + timedelta(days=self.max_age_days),
+                expires_at=_shifted(last, self.max_age_days),
             ))
         result.sort(key=lambda s: s.last_activity, reverse=True)
         return result
