@@ -271,3 +271,24 @@ def test_auto_mode_run_twice_at_once_adds_the_fact_once(data_dir):
     assert sorted(m.content for m in first.store.get_all()) == ["Prefers tea", "Uses tmux"]
     assert result.applied == [] and result.skipped == 1
     assert second.apply(first.reconcile(["Uses tmux"]) or both[1]) == []
+
+
+def test_a_nul_or_lone_surrogate_in_a_message_does_not_stop_extraction(settings):
+    """Messages a host stored with a NUL (pasted binary) or a lone surrogate (JSON's "\\ud800"
+    written by another program) are extracted without them, not a crash of the whole run."""
+    _thread(settings, "slack:1", ("I prefer green tea\x00 with honey.", "Noted."),
+            ("Weather?", "Rain."))
+    path = settings.conversation_file
+    path.write_text(path.read_text(encoding="utf-8").replace("honey", "honey\\ud800"),
+                    encoding="utf-8")
+    result = extract_conversation(settings, "slack:1", caller=None)
+    assert [i.content for i in result.queued] == ["I prefer green tea with honey"]
+    llm = LlmMemoryExtractor(FixedCaller(json.dumps([{
+        "content": "Prefers tea\ud800", "category": "preference", "confidence": 0.9,
+        "evidence": "tea\x00, always"}])))
+    store = MemoryStore(settings.memory_file, max_items=10, max_chars=1000, lock_timeout=5)
+    queue = ReviewQueue(settings.review_file, store)
+    extractor = MemoryExtractor(store, llm_extractor=llm, review_queue=queue)
+    facts = extractor.extract_candidates_smartly(_user("whatever"))
+    [item] = extractor.submit(extractor.reconcile(facts)).queued
+    assert (item.content, item.evidence) == ("Prefers tea", "tea, always")

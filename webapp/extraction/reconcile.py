@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -172,14 +173,25 @@ def _category_for(categories: Sequence[str] | Mapping[str, str] | None, index: i
     return categories[index] if index < len(categories) else None
 
 
+# Characters a message may carry (pasted binary, a lone surrogate from another program's
+# JSON) that memory cannot store: NUL and other C0 controls except tab and newlines.
+_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def storable(text: str | None) -> str | None:
+    """``text`` without the characters memory refuses, so one odd message cannot stop a run."""
+    return None if text is None else _UNSTORABLE.sub("", text)
+
+
 def _as_fact(candidate: str | StructuredFact, category: str | None) -> StructuredFact:
     if isinstance(candidate, StructuredFact):
         chosen = category or candidate.category
-        return StructuredFact(candidate.content.strip(), chosen if chosen in CATEGORIES else "general",
-                              candidate.confidence, evidence=candidate.evidence,
+        return StructuredFact(storable(candidate.content).strip(),
+                              chosen if chosen in CATEGORIES else "general",
+                              candidate.confidence, evidence=storable(candidate.evidence),
                               extractor=candidate.extractor)
     chosen = category if category in CATEGORIES else "general"
-    return StructuredFact(str(candidate).strip(), chosen, 1.0, extractor="regex")
+    return StructuredFact(storable(str(candidate)).strip(), chosen, 1.0, extractor="regex")
 
 
 def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction:
