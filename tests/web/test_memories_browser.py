@@ -275,3 +275,30 @@ def test_screenshots(live_server, page, color_scheme):
     screenshot(page, f"memories-{color_scheme}-360")
     assert_accessible(page, f"at 360 px in the {color_scheme} theme")
     clean(page)
+
+
+def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server, page):
+    first = live_server.memories().add("Waters the plants on Sundays", category="workflow")
+    open_page(page, live_server)
+    row_of(page, first.id).get_by_role("link", name="Edit").click()
+    box = row_of(page, first.id).get_by_label("Memory text")
+    box.fill("Waters the plants on Sundays and Wednesdays")
+
+    # Adding another memory reloads the list; the half-typed edit stays as it was.
+    page.get_by_label("What should the assistant remember?").fill("Keeps basil on the balcony")
+    page.get_by_role("button", name="Add memory").click()
+    expect(page.locator("#results")).to_contain_text("Keeps basil on the balcony")
+    expect(box).to_have_value("Waters the plants on Sundays and Wednesdays")
+
+    # Deleted in another tab meanwhile: Save keeps the text and says why next to the field.
+    live_server.memories().delete(first.id)
+    row_of(page, first.id).get_by_role("button", name="Save").click()
+    expect(row_of(page, first.id).locator(".field-error")).to_contain_text("deleted elsewhere")
+    expect(box).to_have_value("Waters the plants on Sundays and Wednesdays")
+    expect(box).to_be_focused()
+    page.keyboard.press("Escape")
+    row_of(page, first.id).get_by_role("button", name="Undo").click()
+    expect(row_of(page, first.id).get_by_role("link", name="Edit")).to_be_visible()
+    expect(row_of(page, first.id)).to_contain_text("Waters the plants on Sundays")
+    assert first.id in [r["id"] for r in on_disk(live_server)]
+    clean(page, 409)

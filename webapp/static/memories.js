@@ -1,4 +1,4 @@
-// Memories page: select all, close history.
+// Memories page: select all, close history, keep open edits when the list reloads.
 // No inline scripts (CSP); every URL comes from the markup (rendered with url_for).
 (function () {
   "use strict";
@@ -7,6 +7,26 @@
     if (event.target.id !== "select-all") return;
     var boxes = document.querySelectorAll("#memory-rows .row-select");
     for (var i = 0; i < boxes.length; i++) boxes[i].checked = event.target.checked;
+  });
+
+  // The list reloads itself after an add, a search or a bulk action; a row being edited is
+  // carried over as it is (same element, so the typed text and its version token stay).
+  var openEdits = [];
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || target.id !== "results" || !event.detail.shouldSwap) return;
+    openEdits = Array.prototype.slice.call(target.querySelectorAll("tr.editing[id]"));
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var edits = openEdits;
+    openEdits = [];
+    var rows = document.getElementById("memory-rows");
+    edits.forEach(function (edit) {
+      if (document.body.contains(edit)) return;
+      var fresh = document.getElementById(edit.id);
+      if (fresh) fresh.replaceWith(edit);
+      else if (rows) rows.insertBefore(edit, rows.firstChild);  // not in this list: keep it on top
+    });
   });
 
   document.addEventListener("click", function (event) {
