@@ -292,3 +292,22 @@ def test_a_nul_or_lone_surrogate_in_a_message_does_not_stop_extraction(settings)
     facts = extractor.extract_candidates_smartly(_user("whatever"))
     [item] = extractor.submit(extractor.reconcile(facts)).queued
     assert (item.content, item.evidence) == ("Prefers tea", "tea, always")
+
+
+def test_messages_with_microsecond_timestamps_are_not_new_again_after_a_run(settings):
+    """A host that writes Python isoformat() times (microseconds): once read, a message is
+    not counted as new on every later run."""
+    from datetime import datetime, timedelta, timezone
+
+    start = datetime.now(timezone.utc) - timedelta(minutes=5)
+    turns = [{"role": role, "content": text,
+              "timestamp": (start + timedelta(seconds=i, microseconds=123_456)).isoformat()}
+             for i, (role, text) in enumerate([("user", "I always use metric units."),
+                                               ("assistant", "Noted."), ("user", "Weather?"),
+                                               ("assistant", "Rain.")])]
+    settings.conversation_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.conversation_file.write_text(json.dumps({"slack:1": {"turns": turns}}), encoding="utf-8")
+    [first] = extract_due(settings, all_threads=True, caller=None)
+    assert first.ran and first.new_messages == 4
+    [again] = extract_due(settings, all_threads=True, caller=None)
+    assert (again.ran, again.new_messages) == (False, 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ..settings import Settings
@@ -85,10 +86,19 @@ def extract_due(settings: Settings, *, all_threads: bool = False, dry_run: bool 
     return results
 
 
+def _whole_ms(moment: datetime) -> datetime:
+    """``moment`` cut to milliseconds, the precision ``lastTurnAt`` is stored with.
+
+    Without this a message stamped with microseconds (Python's isoformat()) would look newer
+    than the stored ``lastTurnAt`` forever and count as new on every run.
+    """
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+
+
 def _run(extractor: MemoryExtractor, conversation_id: str, turns: list[ConversationTurn], *,
          force: bool, dry_run: bool, ignore_pacing: bool = False) -> ExtractionResult:
     seen_until = extractor.state.last_turn_at(conversation_id)
-    new = [turn for turn in turns if turn.timestamp > seen_until]
+    new = [turn for turn in turns if _whole_ms(turn.timestamp) > seen_until]
     result = ExtractionResult(conversation_id, new_messages=len(new))
     if not force:
         if not new:
