@@ -130,3 +130,28 @@ def test_threads_sharing_one_store(data_dir):
     contents = [m.content for m in store.get_all()]
     assert len(contents) == len(set(contents)) == 240
     assert set(contents) == {f"thread {w} fact {n}" for w in range(6) for n in range(40)}
+
+
+def test_every_kind_of_client_at_once_loses_nothing(tmp_path):
+    """A short run of benchmarks/soak_shared_folder.py: dashboard-style store, MCP server,
+    `memory-curator extract`, a host's add_exchange, a reviewer and a reader in separate
+    processes on one folder; then its checks (files parse, acknowledged adds kept, history
+    replays to the file, exchanges in order, no temp files) must hold — and must catch a loss."""
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "soak_shared_folder.py"
+    done = subprocess.run([sys.executable, str(script), "--seconds", "3", "--keep", str(tmp_path / "soak")],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "all invariants hold" in done.stdout
+    adds = int(done.stdout.split("acknowledged adds: ")[1].split()[0])
+    assert adds > 0 and "MCP calls: None" not in done.stdout
+
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("soak", script)
+    soak = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(soak)
+    data, logs = tmp_path / "soak" / "data", tmp_path / "soak" / "logs"
+    memories = json.loads((data / "memories.json").read_text(encoding="utf-8"))
+    (data / "memories.json").write_text(json.dumps(memories[1:]), encoding="utf-8")
+    assert soak.check(data, logs), "dropping a memory behind the history's back must be caught"
