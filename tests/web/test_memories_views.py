@@ -180,6 +180,8 @@ def test_the_same_memory_submitted_twice_is_added_once(client, settings, htmx):
 
 @pytest.mark.parametrize("data, message", [
     ({"content": "   ", "category": "general"}, "cannot be empty"),
+    ({"content": "\u200b\u200b", "category": "general"}, "cannot be empty"),
+    ({"content": " \ufeff\u2060\u200d ", "category": "general"}, "cannot be empty"),
     ({"content": "x" * 10_001, "category": "general"}, "10,001 characters"),
     ({"content": "fine", "category": "gossip"}, "Unknown category"),
 ])
@@ -191,6 +193,14 @@ def test_add_validation_is_shown_next_to_the_field(client, settings, data, messa
     assert 'class="field-error"' in html and message in html
     assert 'aria-invalid="true"' in html
     assert on_disk(settings) == []
+
+
+def test_add_trims_invisible_characters_at_the_ends_but_keeps_emoji_joiners(client, settings):
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+    response = client.post("/memories/", htmx=True,
+                           data={"content": f"\u200b Family emoji {family}\ufeff ", "category": "general"})
+    assert response.status_code == 200
+    assert [r["content"] for r in on_disk(settings)] == [f"Family emoji {family}"]
 
 
 def test_add_to_a_full_store_is_explained(tmp_path):
@@ -241,6 +251,7 @@ def test_cancel_returns_the_unchanged_row(client, store):
 
 @pytest.mark.parametrize("data, status, message", [
     ({"content": "", "category": "general"}, 422, "cannot be empty"),
+    ({"content": "\u200b", "category": "general"}, 422, "cannot be empty"),
     ({"content": "ok", "category": "nope"}, 422, "Unknown category"),
     ({"content": "ok", "category": "general", "expected_updated_at": ""}, 422, "version token"),
 ])

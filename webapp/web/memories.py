@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from datetime import datetime, timezone
 from typing import Any
 
@@ -117,10 +118,25 @@ def meter():
 
 
 # ------------------------------------------------------------------ add
+def _blank(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char) == "Cf"
+
+
+def trim_invisible(raw: str) -> str:
+    """The text without whitespace or invisible format characters (zero-width space, BOM) at
+    either end, so a memory cannot look empty; joiners inside an emoji stay."""
+    start, end = 0, len(raw)
+    while start < end and _blank(raw[start]):
+        start += 1
+    while end > start and _blank(raw[end - 1]):
+        end -= 1
+    return raw[start:end]
+
+
 def validate_memory_form(form: Any) -> tuple[str, str, dict[str, str]]:
     """Content and category from a form, with a message per bad field."""
     store = stores().memories
-    content = (form.get("content") or "").strip()
+    content = trim_invisible(form.get("content") or "")
     category = form.get("category") or "general"
     errors = {}
     if not content:
