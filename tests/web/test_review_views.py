@@ -197,9 +197,10 @@ def test_edit_then_approve_stores_the_edited_text(client, settings):
     assert queue.get(item.id).applied_content == "User prefers tabs"
 
 
-def test_edit_with_empty_content_is_refused_next_to_the_field(client, settings):
+@pytest.mark.parametrize("blank", ["   ", "\u200b\u200b", "\ufeff \u2060"])
+def test_edit_with_empty_content_is_refused_next_to_the_field(client, settings, blank):
     item = queue_fact(settings)
-    response = client.post(f"/review/{item.id}/approve", data={"content": "   "}, htmx=True)
+    response = client.post(f"/review/{item.id}/approve", data={"content": blank}, htmx=True)
     html = response.get_data(as_text=True)
     assert response.status_code == 422
     assert f'id="edit-{item.id}-error"' in html and "cannot be empty" in html

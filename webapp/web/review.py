@@ -13,6 +13,7 @@ from flask_htmx import make_response
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.review import ReviewItem
 from .context import actor, stores, wants_partial
+from .memories import trim_invisible
 
 bp = Blueprint("review", __name__, url_prefix="/review")
 
@@ -170,7 +171,7 @@ def approve(item_id: str):
     """Apply the fact to long-term memory, with the edited content when given."""
     item = get_item_or_404(item_id)
     content = request.form.get("content")
-    if content is not None and not content.strip():
+    if content is not None and not trim_invisible(content):
         return _render(_build("pending", editing={item.id: content},
                               errors={item.id: "Content cannot be empty."},
                               focus=f"edit-{item.id}"), 422)
