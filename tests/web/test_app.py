@@ -81,3 +81,12 @@ def test_secret_key_is_shared_by_every_app_on_the_same_data(settings):
     assert create_app(settings).secret_key == create_app(settings).secret_key
     key_file = settings.data_dir / ".secret_key"
     assert key_file.stat().st_mode & 0o077 == 0
+
+
+def test_healthz_reports_an_unreadable_store_as_json(client, settings: Settings):
+    settings.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.memory_file.mkdir()  # a folder where the file belongs: unreadable even as root
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.get_json()
+    assert body["status"] == "unreadable" and body["stores"]["memories"] == "unreadable"

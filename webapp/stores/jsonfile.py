@@ -222,13 +222,15 @@ class JsonFile:
             return snapshot.views.setdefault(key, value)
 
     def status(self) -> str:
-        """'ok', 'missing' or 'corrupt' — for /healthz."""
+        """'ok', 'missing', 'corrupt' or 'unreadable' (permissions, a folder in its place)."""
         if not self.path.exists():
             return "missing"
         try:
             self.read()
         except StoreCorruptError:
             return "corrupt"
+        except OSError:
+            return "unreadable"
         return "ok"
 
     def backup_status(self) -> str:

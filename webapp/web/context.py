@@ -42,7 +42,7 @@ class Stores:
         return SkillDocumentStore(s.skills_dir, lock_timeout=s.lock_timeout)
 
     def health(self) -> dict[str, str]:
-        """Status of each store file: ok, missing or corrupt."""
+        """Status of each store file: ok, missing, corrupt or unreadable."""
         return {
             "memories": self.memories.file.status(),
             "conversations": self.conversations.file.status(),

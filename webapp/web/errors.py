@@ -56,9 +56,11 @@ def _store_error(exc: StoreError):
 
 
 def _os_error(exc: OSError):
+    where = f" ({exc.filename})" if exc.filename else ""
     return banner_response(
-        "The data folder could not be written", f"{exc.strerror or exc} ({exc.filename or ''})",
-        "Nothing was changed. Check free disk space and permissions of the data folder.", 507)
+        "The data folder could not be used", f"{exc.strerror or exc}{where}",
+        "Nothing was changed. Check the permissions and free disk space of the data folder.",
+        507)
 
 
 def _csrf_error(exc: CSRFError):

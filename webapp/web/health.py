@@ -11,9 +11,10 @@ bp = Blueprint("health", __name__)
 
 @bp.get("/healthz")
 def healthz():
-    """Each store file: ok, missing or corrupt; HTTP 503 when any is corrupt."""
+    """Each store file: ok, missing, corrupt or unreadable; HTTP 503 when any is not usable."""
     files = stores().health()
-    status = "corrupt" if "corrupt" in files.values() else "ok"
+    broken = [state for state in ("corrupt", "unreadable") if state in files.values()]
+    status = broken[0] if broken else "ok"
     response = jsonify({"status": status, "stores": files})
-    response.status_code = 503 if status == "corrupt" else 200
+    response.status_code = 503 if broken else 200
     return response
