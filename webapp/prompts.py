@@ -10,16 +10,22 @@ MEMORY_OPEN, MEMORY_CLOSE = "<long_term_memory>", "</long_term_memory>"
 HISTORY_OPEN, HISTORY_CLOSE = "<conversation_history>", "</conversation_history>"
 _ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 
+# A remembered fact or an old message must not close its block (or open another) and so
+# speak outside it: such tags inside content are written with ‹ › instead of < >.
+_BLOCK_TAG = re.compile(r"<\s*(/?)\s*(long_term_memory|conversation_history)\s*>", re.IGNORECASE)
+
 # CJK ideographs, kana and hangul: roughly one token per character for Claude's tokenizer.
 _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def _content(item: Any) -> str:
     if isinstance(item, str):
-        return item
-    if isinstance(item, Mapping):
-        return str(item.get("content", ""))
-    return str(getattr(item, "content", item))
+        text = item
+    elif isinstance(item, Mapping):
+        text = str(item.get("content", ""))
+    else:
+        text = str(getattr(item, "content", item))
+    return _BLOCK_TAG.sub(lambda m: f"‹{m.group(1)}{m.group(2)}›", text)
 
 
 def _role(item: Any) -> str:
