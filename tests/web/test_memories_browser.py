@@ -301,4 +301,16 @@ def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server
     expect(row_of(page, first.id).get_by_role("link", name="Edit")).to_be_visible()
     expect(row_of(page, first.id)).to_contain_text("Waters the plants on Sundays")
     assert first.id in [r["id"] for r in on_disk(live_server)]
+
+    # Paging: the address names each filter once, so it can be copied and reloaded as is.
+    live_server.memories().import_records([{"id": f"p{i:03d}", "content": f"Paged fact {i}"}
+                                           for i in range(55)])
+    open_page(page, live_server)
+    page.get_by_role("link", name="Next →").click()
+    expect(page.locator("#results-summary")).to_contain_text("Showing 51–")
+    query = page.url.split("?", 1)[1].split("&")
+    assert sorted(query) == sorted(set(query)) and query.count("page=2") == 1, page.url
+    assert not any(part.startswith("page=") and part != "page=2" for part in query), page.url
+    page.reload()
+    expect(page.locator("#results-summary")).to_contain_text("Showing 51–")
     clean(page, 409)
