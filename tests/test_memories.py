@@ -355,3 +355,15 @@ def test_the_version_a_reader_was_given_lets_it_save(data_dir, record):
     with pytest.raises(ConflictError):  # and the old version is stale now
         store.update("ext", "again", expected_updated_at=memory.version)
     assert store.update("ext", "again", expected_updated_at=store.get("ext").updated_at).content == "again"
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200b\u200c\ufeff", " \u2060\t\n", "\u200e"])
+def test_text_with_nothing_visible_is_empty(store, invisible):
+    with pytest.raises(ValueError, match="cannot be empty"):
+        store.add(invisible)
+    memory = store.add("\u200bLikes tea\ufeff ")
+    assert memory.content == "Likes tea"
+    with pytest.raises(ValueError, match="cannot be empty"):
+        store.update(memory.id, invisible)
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # joiners inside an emoji stay
+    assert store.add(f"Family {family}").content == f"Family {family}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -84,11 +85,26 @@ def _validate_records(data: Any) -> str | None:
     return None
 
 
+def _blank(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char) == "Cf"
+
+
+def trim_invisible(raw: str) -> str:
+    """The text without whitespace or invisible format characters (zero-width space, BOM) at
+    either end, so a memory cannot look empty; joiners inside an emoji stay."""
+    start, end = 0, len(raw)
+    while start < end and _blank(raw[start]):
+        start += 1
+    while end > start and _blank(raw[end - 1]):
+        end -= 1
+    return raw[start:end]
+
+
 def clean_content(content: Any) -> str:
-    """Strip the content and refuse empty or non-text input with a clear message."""
+    """Trim the content and refuse empty, invisible-only or non-text input with a clear message."""
     if not isinstance(content, str):
         raise ValueError("Memory content must be text.")
-    cleaned = content.strip()
+    cleaned = trim_invisible(content)
     if not cleaned:
         raise ValueError("Memory content cannot be empty.")
     if "\x00" in cleaned:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import unicodedata
 from datetime import datetime, timezone
 from typing import Any
 
@@ -12,6 +11,7 @@ from flask_htmx import make_response
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores import CATEGORIES, ConflictError, DuplicateMemoryError, Memory, MemoryFullError
+from ..stores.memories import trim_invisible
 from ..stores.timefmt import parse_ts
 from .context import actor, stores, wants_partial
 from .memory_listing import (
@@ -118,21 +118,6 @@ def meter():
 
 
 # ------------------------------------------------------------------ add
-def _blank(char: str) -> bool:
-    return char.isspace() or unicodedata.category(char) == "Cf"
-
-
-def trim_invisible(raw: str) -> str:
-    """The text without whitespace or invisible format characters (zero-width space, BOM) at
-    either end, so a memory cannot look empty; joiners inside an emoji stay."""
-    start, end = 0, len(raw)
-    while start < end and _blank(raw[start]):
-        start += 1
-    while end > start and _blank(raw[end - 1]):
-        end -= 1
-    return raw[start:end]
-
-
 def validate_memory_form(form: Any) -> tuple[str, str, dict[str, str]]:
     """Content and category from a form, with a message per bad field."""
     store = stores().memories

@@ -13,7 +13,7 @@ from flask_htmx import make_response
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.review import ReviewItem
 from .context import actor, stores, wants_partial
-from .memories import trim_invisible
+from ..stores.memories import trim_invisible
 
 bp = Blueprint("review", __name__, url_prefix="/review")
 
