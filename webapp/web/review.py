@@ -11,9 +11,9 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
 from ..stores import ConflictError, MemoryFullError, NotFoundError
+from ..stores.memories import trim_invisible
 from ..stores.review import ReviewItem
 from .context import actor, stores, wants_partial
-from ..stores.memories import trim_invisible
 
 bp = Blueprint("review", __name__, url_prefix="/review")
 
