@@ -19,8 +19,8 @@ from webapp.extraction import (
     extract_conversation,
     extract_due,
 )
-from webapp.stores import MemoryFullError, MemoryStore, NotFoundError, ReviewQueue
 from webapp.extraction.run import stores_for
+from webapp.stores import MemoryFullError, MemoryStore, NotFoundError, ReviewQueue
 
 LLM_REPLY = json.dumps([{"content": "Prefers concise code", "category": "preference",
                          "confidence": 0.85, "evidence": "this code is too ugly"}])

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.extraction import near_identical, normalize, rule_facts, similarity, split_sentences
+from webapp.extraction import (
+    near_identical,
+    normalize,
+    rule_facts,
+    similarity,
+    split_sentences,
+)
 from webapp.extraction.similarity import is_variant
 
 

@@ -8,8 +8,7 @@ import tempfile
 
 import pytest
 
-from webapp.stores import MemoryStore, StoreError, StoreWriteError
-from webapp.stores import jsonfile
+from webapp.stores import MemoryStore, StoreError, StoreWriteError, jsonfile
 
 STEPS = ["temp create", "chmod", "write", "short write", "fsync", "close", "replace"]
 ERRORS = [errno.ENOSPC, errno.EIO]

@@ -9,8 +9,7 @@ import textwrap
 
 import pytest
 
-from webapp.stores import MemoryStore, StoreBusyError
-from webapp.stores import jsonfile
+from webapp.stores import MemoryStore, StoreBusyError, jsonfile
 from webapp.stores.jsonfile import JsonFile, encode, write_atomic
 
 

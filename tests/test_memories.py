@@ -8,7 +8,13 @@ from datetime import datetime, timezone
 
 import pytest
 
-from webapp.stores import ConflictError, DuplicateMemoryError, Memory, MemoryFullError, MemoryStore
+from webapp.stores import (
+    ConflictError,
+    DuplicateMemoryError,
+    Memory,
+    MemoryFullError,
+    MemoryStore,
+)
 
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 

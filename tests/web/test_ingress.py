@@ -17,8 +17,12 @@ from webapp import create_app
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
 from webapp.web.context import actor
-from webapp.web.ingress import (IngressMiddleware, header_text, ingress_prefix,
-                                prefixed_location)
+from webapp.web.ingress import (
+    IngressMiddleware,
+    header_text,
+    ingress_prefix,
+    prefixed_location,
+)
 
 from .conftest import make_settings
 

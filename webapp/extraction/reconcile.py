@@ -12,7 +12,7 @@ from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from .llm import LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts
-from .similarity import normalize, similarity, VARIANT_THRESHOLD
+from .similarity import VARIANT_THRESHOLD, normalize, similarity
 from .state import ExtractionState
 
 MODES = ("manual", "auto")

@@ -15,8 +15,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import (Blueprint, Flask, Response, current_app, redirect, render_template,
-                   request, session, url_for)
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
 from ..stores import StoreCorruptError
 from ..stores.jsonfile import JsonFile, Unchanged

@@ -6,11 +6,25 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_htmx import make_response
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ..stores import CATEGORIES, ConflictError, DuplicateMemoryError, Memory, MemoryFullError
+from ..stores import (
+    CATEGORIES,
+    ConflictError,
+    DuplicateMemoryError,
+    Memory,
+    MemoryFullError,
+)
 from ..stores.memories import trim_invisible
 from ..stores.timefmt import parse_ts
 from .context import actor, stores, wants_partial

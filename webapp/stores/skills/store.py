@@ -19,8 +19,19 @@ from ..errors import StoreBusyError
 from ..jsonfile import encode, fsync_dir, write_atomic
 from ..timefmt import now_ms
 from .archive import unpacked_skill
-from .documents import SkillDocument, as_document, derive_snippet, safe_key, sort_key, to_ms
-from .errors import InvalidSkillDocumentError, SkillDocumentConflictError, UnsafeNameError
+from .documents import (
+    SkillDocument,
+    as_document,
+    derive_snippet,
+    safe_key,
+    sort_key,
+    to_ms,
+)
+from .errors import (
+    InvalidSkillDocumentError,
+    SkillDocumentConflictError,
+    UnsafeNameError,
+)
 from .folder import DEPRECATED_DIR, FolderCache, SkillDocumentProblem, Snapshot
 from .importing import ImportReport, read_skill_folder
 from .merge import MergedMemory, RuntimeSource, merge_memories
