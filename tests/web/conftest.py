@@ -229,12 +229,26 @@ def screenshot(page, name: str, doc_name: str | None = None) -> Path:
     return path
 
 
+def wait_for_htmx(page, timeout: float = 10.0) -> None:
+    """Wait until no htmx request, swap or settle is under way.
+
+    Polls from Python: Playwright's wait_for_function evaluates its predicate with eval inside
+    the page, which the dashboard's CSP (rightly) forbids.
+    """
+    deadline = time.monotonic() + timeout
+    busy = "() => !!document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
+    while page.evaluate(busy):
+        if time.monotonic() > deadline:
+            raise AssertionError("htmx was still busy after %.0f s" % timeout)
+        time.sleep(0.05)
+
+
 def assert_accessible(page, context: str = "") -> None:
     """Run axe-core in the page; fail on any serious or critical violation."""
     from axe_playwright_python.sync_playwright import Axe
 
     page.wait_for_load_state("load")  # colour-contrast needs the stylesheets applied
-    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')")
+    wait_for_htmx(page)
     results = Axe().run(page)
     bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
     details = "\n".join(

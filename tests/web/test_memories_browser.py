@@ -23,7 +23,7 @@ def is_focused(locator) -> bool:
 
 def open_page(page, server):
     page.goto(server.url + "/memories/")
-    page.wait_for_function("window.htmx !== undefined")
+    page.wait_for_function("() => window.htmx !== undefined")
 
 
 def row_of(page, memory_id: str):

@@ -125,7 +125,7 @@ def test_payloads_are_shown_as_text(seeded, page, name):
     unexpected = watch_requests(page, server)
     response = page.goto(server.url + path)
     assert response.status == 200, f"{name}: {path} answered {response.status}"
-    page.wait_for_function("window.htmx !== undefined")
+    page.wait_for_function("() => window.htmx !== undefined")
     text = visible_text(page)
     missing = [p for p in shown if p not in text]
     assert missing == [], f"{name}: these payloads are not visible as text"
@@ -150,7 +150,7 @@ def test_inline_edit_and_history_panel_keep_payloads_inert(seeded, page):
     ids = seeded["ids"]
     unexpected = watch_requests(page, server)
     page.goto(server.url + "/memories/")
-    page.wait_for_function("window.htmx !== undefined")
+    page.wait_for_function("() => window.htmx !== undefined")
     row = page.locator(f"#memory-{ids[15]}")
     row.get_by_role("link", name="Edit").click()
     assert row.get_by_label("Memory text").input_value() == PAYLOADS[15]
