@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
 
+import anthropic  # noqa: F401 - imported here, in the main thread, before any server thread
+import openai  # noqa: F401 - runs (CPython 3.11 can trip over a lazy import racing a thread)
 import pytest
 
 from webapp.extraction import (
