@@ -106,15 +106,10 @@ class LiveServer:
     process: subprocess.Popen
 
     def memories(self) -> MemoryStore:
-        s = self.settings
-        return MemoryStore(s.memory_file, max_items=s.memory_max_items,
-                           max_chars=s.memory_max_chars, actor="test", lock_timeout=5)
+        return MemoryStore.from_settings(self.settings, actor="test")
 
     def conversations(self) -> ConversationStore:
-        s = self.settings
-        return ConversationStore(s.conversation_file, max_turns=s.conversation_max_turns,
-                                 max_chars=s.conversation_max_chars,
-                                 max_age_days=s.conversation_max_age_days, lock_timeout=5)
+        return ConversationStore.from_settings(self.settings)
 
 
 def start_server(data_dir: Path, env_extra: dict | None = None, args: list[str] | None = None) -> LiveServer:

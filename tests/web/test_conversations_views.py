@@ -21,15 +21,11 @@ SCHEDULE = "schedule:morning-briefing"
 
 
 def conversations(settings: Settings) -> ConversationStore:
-    return ConversationStore(settings.conversation_file, max_turns=settings.conversation_max_turns,
-                             max_chars=settings.conversation_max_chars,
-                             max_age_days=settings.conversation_max_age_days, lock_timeout=5)
+    return ConversationStore.from_settings(settings)
 
 
 def review_queue(settings: Settings) -> ReviewQueue:
-    memories = MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
-                           max_chars=settings.memory_max_chars, lock_timeout=5)
-    return ReviewQueue(settings.review_file, memories, lock_timeout=5)
+    return ReviewQueue(settings.review_file, MemoryStore.from_settings(settings), lock_timeout=5)
 
 
 @pytest.fixture

@@ -18,8 +18,7 @@ from .conftest import CsrfClient, make_settings
 
 def store_of(settings) -> MemoryStore:
     """A second MemoryStore on the same file, as another process would have."""
-    return MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
-                       max_chars=settings.memory_max_chars, actor="other", lock_timeout=5)
+    return MemoryStore.from_settings(settings, actor="other")
 
 
 def on_disk(settings) -> list[dict]:

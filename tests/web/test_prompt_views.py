@@ -19,13 +19,8 @@ _PRE = re.compile(r'<pre id="prompt-text" class="prompt-text">(.*?)</pre>', re.S
 
 
 def stores(settings: Settings) -> tuple[MemoryStore, ConversationStore]:
-    memories = MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
-                           max_chars=settings.memory_max_chars, lock_timeout=5)
-    conversations = ConversationStore(settings.conversation_file,
-                                      max_turns=settings.conversation_max_turns,
-                                      max_chars=settings.conversation_max_chars,
-                                      max_age_days=settings.conversation_max_age_days,
-                                      lock_timeout=5)
+    memories = MemoryStore.from_settings(settings)
+    conversations = ConversationStore.from_settings(settings)
     return memories, conversations
 
 

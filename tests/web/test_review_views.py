@@ -18,8 +18,7 @@ from .conftest import CsrfClient, make_settings
 
 def stores_of(settings):
     """A memory store and review queue on the app's files, as another process would open them."""
-    memories = MemoryStore(settings.memory_file, max_items=settings.memory_max_items,
-                           max_chars=settings.memory_max_chars, actor="test", lock_timeout=5)
+    memories = MemoryStore.from_settings(settings, actor="test")
     return memories, ReviewQueue(settings.review_file, memories, lock_timeout=5)
 
 
