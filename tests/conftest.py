@@ -1,8 +1,13 @@
-"""Fixtures shared by every test module: a throw-away data folder and settings pointing at it."""
+"""Fixtures shared by every test module: a throw-away data folder, settings pointing at it, and
+fake LLM servers on 127.0.0.1 that speak the providers' wire formats."""
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -24,3 +29,87 @@ def settings(data_dir: Path, tmp_path: Path) -> Settings:
         environ={"MEMORY_DATA_DIR": str(data_dir)},
         options_file=tmp_path / "no-options.json",
     )
+
+
+# ----------------------------------------------------------------- LLM providers, for real
+FACTS = '[{"content": "Prefers tea", "category": "preference", "confidence": 0.9}]'
+
+
+def openai_body(text: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000,
+            "model": "local-model",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+def anthropic_body(text: str) -> dict[str, Any]:
+    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
+
+
+class FakeLlmServer:
+    """A real HTTP server on 127.0.0.1 that answers in one provider's wire format."""
+
+    def __init__(self, body_for, reply: str = FACTS, hold_seconds: float = 10) -> None:
+        self.body_for = body_for
+        self.reply = reply
+        self.mode = "ok"  # ok | slow (answers once released) | error (HTTP 500) | garbage
+        self.requests: list[tuple[str, dict[str, str], Any]] = []
+        self.release = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                payload = json.loads(self.rfile.read(length) or b"null")
+                server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, payload))
+                if server.mode == "slow":
+                    server.release.wait(hold_seconds)
+                if server.mode == "error":
+                    self._send(500, b'{"error": {"message": "boom", "type": "server_error"}}')
+                elif server.mode == "garbage":
+                    self._send(200, b"<html>definitely not json", "text/html")
+                else:
+                    self._send(200, json.dumps(server.body_for(server.reply)).encode())
+
+            def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", kind)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                       daemon=True)
+
+    def __enter__(self) -> "FakeLlmServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def openai_server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer(openai_body) as server:
+        yield server
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer(anthropic_body) as server:
+        yield server

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-import threading
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
 
 import anthropic  # noqa: F401 - imported here, in the main thread, before any server thread
 import openai  # noqa: F401 - runs (CPython 3.11 can trip over a lazy import racing a thread)
@@ -24,87 +20,9 @@ from webapp.extraction import (
     caller_from_settings,
 )
 
-FACTS = '[{"content": "Prefers tea", "category": "preference", "confidence": 0.9}]'
+from .conftest import FACTS, FakeLlmServer, openai_body
+
 PROMPT = "Extract facts from: 我喜歡喝茶 — <b>and</b> \"quotes\""
-
-
-def openai_body(text: str) -> dict[str, Any]:
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000,
-            "model": "local-model",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
-
-
-def anthropic_body(text: str) -> dict[str, Any]:
-    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
-
-
-class FakeLlmServer:
-    """A real HTTP server on 127.0.0.1 that answers in one provider's wire format."""
-
-    def __init__(self, body_for) -> None:
-        self.body_for = body_for
-        self.mode = "ok"
-        self.requests: list[tuple[str, dict[str, str], Any]] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                payload = json.loads(self.rfile.read(length) or b"null")
-                server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, payload))
-                if server.mode == "slow":
-                    server.release.wait(10)
-                if server.mode == "error":
-                    self._send(500, b'{"error": {"message": "boom", "type": "server_error"}}')
-                elif server.mode == "garbage":
-                    self._send(200, b"<html>definitely not json", "text/html")
-                else:
-                    self._send(200, json.dumps(server.body_for(FACTS)).encode())
-
-            def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", kind)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
-
-    def __enter__(self) -> "FakeLlmServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-@pytest.fixture
-def openai_server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer(openai_body) as server:
-        yield server
-
-
-@pytest.fixture
-def anthropic_server() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer(anthropic_body) as server:
-        yield server
 
 
 # ----------------------------------------------------------------- OpenAI-compatible
@@ -220,11 +138,11 @@ def test_factory_builds_each_provider(settings, openai_server, anthropic_server)
                                          llm_base_url=openai_server.url + "/v1", llm_timeout=1),
                                  environ={})
     assert local.call(PROMPT) == FACTS
-    anthropic = caller_from_settings(replace(settings, llm_provider="anthropic",
-                                             llm_model="claude-test", llm_timeout=1,
-                                             llm_base_url=anthropic_server.url),
-                                     environ={"ANTHROPIC_API_KEY": "ak-env"})
-    assert anthropic.call(PROMPT) == FACTS
+    hosted = caller_from_settings(replace(settings, llm_provider="anthropic",
+                                          llm_model="claude-test", llm_timeout=1,
+                                          llm_base_url=anthropic_server.url),
+                                  environ={"ANTHROPIC_API_KEY": "ak-env"})
+    assert hosted.call(PROMPT) == FACTS
     assert _sent_key(anthropic_server.requests[-1][1]) == "ak-env"
 
 

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -14,6 +11,7 @@ from playwright.sync_api import expect
 from webapp.demo import DEMO_DATA
 from webapp.stores.review import ReviewQueue
 
+from ..conftest import FakeLlmServer, openai_body
 from .conftest import assert_accessible, screenshot, start_server, stop_server
 
 pytestmark = pytest.mark.browser
@@ -34,50 +32,6 @@ XSS = [
 ]
 
 
-class HeldLlm:
-    """An OpenAI-compatible chat-completions server on 127.0.0.1 that answers only when released."""
-
-    def __init__(self, reply: str) -> None:
-        self.release = threading.Event()
-        self.requests: list[Any] = []
-        held = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                held.requests.append(json.loads(self.rfile.read(length)))
-                held.release.wait(30)
-                body = json.dumps({
-                    "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000,
-                    "model": "test-model",
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "HeldLlm":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def add_long_thread(server) -> None:
     """12 exchanges against a cap of 20 turns: the 4 oldest turns are trimmed."""
     store = server.conversations()
@@ -88,7 +42,8 @@ def add_long_thread(server) -> None:
 def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
     reply = json.dumps([{"content": FACT, "category": "workflow", "confidence": 0.95,
                          "evidence": PLANTS}])
-    with HeldLlm(reply) as llm:
+    with FakeLlmServer(openai_body, reply=reply, hold_seconds=30) as llm:
+        llm.mode = "slow"  # answers only once the test has seen the progress indicator
         server = start_server(tmp_path / "data", args=["--demo"], env_extra={
             "MEMORY_LLM_PROVIDER": "openai", "MEMORY_LLM_MODEL": "test-model",
             "MEMORY_LLM_BASE_URL": llm.url + "/v1", "MEMORY_LLM_API_KEY": "sk-test"})
@@ -118,7 +73,9 @@ def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
             expect(page.locator("#announcer")).to_contain_text("landed in Review")
             pending = ReviewQueue(server.settings.review_file, server.memories()).pending()
             assert [(p.content, p.conversation_id) for p in pending] == [(FACT, LONG)]
-            assert PLANTS in llm.requests[0]["messages"][0]["content"]
+            path, _, payload = llm.requests[0]
+            assert path == "/v1/chat/completions"
+            assert PLANTS in payload["messages"][0]["content"]
             review_link = result.get_by_role("link", name="Open Review")
             assert review_link.get_attribute("href") == "/review/"
 
