@@ -143,3 +143,43 @@ def test_a_failing_folder_fsync_after_the_replace_reports_success(store, monkeyp
     store.add("third")
     assert [m.content for m in store.get_all()] == ["first", "second", "third"]
     assert "could not fsync" in caplog.text
+
+
+@pytest.mark.parametrize("code", ERRORS, ids=["ENOSPC", "EIO"])
+def test_a_change_whose_history_entry_cannot_be_written_does_not_happen(store, monkeypatch, code):
+    """The history entry is written first: a deletion is never saved without the entry that
+    lets a person restore it."""
+    from webapp.stores import history
+
+    first = store.get_all()[0]
+    original, log = store.path.read_bytes(), store.history_path.read_bytes()
+
+    def write_half_then_fail(real, fd, data):
+        real(fd, bytes(data[: len(data) // 2]))
+        raise OSError(code, os.strerror(code))
+
+    faulty = Faulty(os, "write", write_half_then_fail)
+    monkeypatch.setattr(history, "os", faulty)
+    with pytest.raises(StoreWriteError) as caught:
+        store.delete(first.id)
+    assert faulty.triggered
+    assert caught.value.errno == code and str(store.path) in str(caught.value)
+    assert store.path.read_bytes() == original
+    assert store.history_path.read_bytes() == log  # the half-written entry was cut off again
+
+    monkeypatch.undo()
+    assert store.delete(first.id) is True
+    assert store.restore(first.id).content == first.content
+
+
+@pytest.mark.parametrize("step", ["write", "fsync", "replace"])
+def test_a_deletion_that_cannot_be_saved_leaves_memory_and_history_as_they_were(store, monkeypatch, step):
+    first = store.get_all()[0]
+    original, log = store.path.read_bytes(), store.history_path.read_bytes()
+    inject(monkeypatch, step, errno.ENOSPC, store.path)
+    with pytest.raises(OSError):
+        store.delete(first.id)
+    monkeypatch.undo()
+    assert store.path.read_bytes() == original
+    assert store.history_path.read_bytes() == log
+    assert store.get(first.id) is not None

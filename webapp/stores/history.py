@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from .errors import StoreWriteError
 from .timefmt import now_iso
+
+log = logging.getLogger(__name__)
 
 
 class HistoryLog:
@@ -17,6 +21,7 @@ class HistoryLog:
 
     def __init__(self, store_path: str | os.PathLike[str]) -> None:
         store_path = Path(store_path)
+        self.store_path = store_path
         stem = store_path.name[: -len(".json")] if store_path.name.endswith(".json") else store_path.name
         self.path = store_path.with_name(f"{stem}.history.jsonl")
         self._guard = threading.Lock()
@@ -36,21 +41,42 @@ class HistoryLog:
             "after": after,
         }
 
-    def append(self, entries: list[dict[str, Any]]) -> None:
-        """Append entries durably; call it while holding the store's lock."""
+    def append(self, entries: list[dict[str, Any]]) -> Callable[[], None]:
+        """Append entries durably; call it while holding the store's lock.
+
+        Returns an undo that cuts the log back to where it was (the store calls it when the
+        change these entries describe could not be saved). A failed append undoes itself.
+        """
         if not entries:
-            return
+            return lambda: None
         payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode("utf-8")
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            if _ends_mid_line(fd):
+            size = os.fstat(fd).st_size
+            if _ends_mid_line(fd, size):
                 # A writer died mid-line; without this newline our first entry would be
                 # glued to its fragment and lost with it.
                 payload = b"\n" + payload
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            try:
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            except OSError as exc:
+                _cut(fd, size, self.path)
+                # To the caller the change was not saved: name the store, like any write error.
+                raise StoreWriteError(self.store_path, exc) from exc
+            except BaseException:
+                _cut(fd, size, self.path)
+                raise
+        finally:
+            os.close(fd)
+        return lambda: self._cut_back(size)
+
+    def _cut_back(self, size: int) -> None:
+        fd = os.open(self.path, os.O_RDWR)
+        try:
+            _cut(fd, size, self.path)
         finally:
             os.close(fd)
 
@@ -112,7 +138,15 @@ class HistoryLog:
         return entries
 
 
-def _ends_mid_line(fd: int) -> bool:
+def _ends_mid_line(fd: int, size: int) -> bool:
     """True when the file is non-empty and its last byte is not a newline."""
-    size = os.fstat(fd).st_size
     return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
+def _cut(fd: int, size: int, path: Path) -> None:
+    """Truncate the log back to ``size`` bytes; a failure is logged (the log stays readable)."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError as exc:
+        log.warning("Could not cut %s back to %d bytes: %s", path, size, exc)

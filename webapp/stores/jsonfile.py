@@ -291,12 +291,14 @@ class JsonFile:
         return _BoundedLock(self)
 
     def update(self, mutate: Callable[[Any], Any],
-               on_commit: Callable[[Any], None] | None = None) -> Any:
+               journal: Callable[[Any], Callable[[], None] | None] | None = None) -> Any:
         """Apply ``mutate`` to a fresh copy of the document under the lock and save it.
 
         ``mutate`` changes the document in place and returns a result; returning
-        ``Unchanged(result)`` skips the write. ``on_commit(result)`` runs after the
-        file is replaced, still under the lock (the history log).
+        ``Unchanged(result)`` skips the write. ``journal(result)`` (the history log) runs
+        under the lock *before* the file is replaced, so no change can land without its
+        entry — a deletion stays restorable even when the disk fills up right after it;
+        it returns an undo, called when the write then fails.
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.locked():
@@ -304,9 +306,13 @@ class JsonFile:
             result = mutate(data)
             if isinstance(result, Unchanged):
                 return result.value
-            self.write_locked(data)
-            if on_commit is not None:
-                on_commit(result)
+            undo = journal(result) if journal is not None else None
+            try:
+                self.write_locked(data)
+            except BaseException:
+                if undo is not None:
+                    undo()
+                raise
             return result
 
     def write_locked(self, data: Any) -> None:

@@ -266,12 +266,13 @@ class MemoryStore:
                 items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars,
             )
 
-    def _commit(self, actor: str | None, action: str):
-        def on_commit(result: tuple[Any, Any, Any]) -> None:
+    def _journal(self, actor: str | None, action: str):
+        def journal(result: tuple[Any, Any, Any]):
             _, before, after = result
             record_id = (after or before)["id"]
-            self._history.append([HistoryLog.entry(actor or self.actor, action, record_id, before, after)])
-        return on_commit
+            return self._history.append(
+                [HistoryLog.entry(actor or self.actor, action, record_id, before, after)])
+        return journal
 
     def add(self, content: str, *, category: str = "general", source: str | None = None,
             actor: str | None = None, allow_duplicate: bool = True) -> Memory:
@@ -303,7 +304,7 @@ class MemoryStore:
             records.append(record)
             return record, None, record
 
-        record, _, _ = self._file.update(mutate, self._commit(actor, "add"))
+        record, _, _ = self._file.update(mutate, self._journal(actor, "add"))
         return Memory.from_dict(record)
 
     def update(self, memory_id: str, content: str, *, expected_updated_at: Any = None,
@@ -336,7 +337,7 @@ class MemoryStore:
                           updatedAt=_later_than(record.get("updatedAt")))
             return record, before, dict(record)
 
-        result = self._file.update(mutate, self._commit(actor, "update"))
+        result = self._file.update(mutate, self._journal(actor, "update"))
         if result is None:
             return None
         record = result[0] if isinstance(result, tuple) else result
@@ -357,11 +358,12 @@ class MemoryStore:
             records[:] = [r for r in records if r.get("id") not in wanted]
             return removed
 
-        def on_commit(removed: list[dict[str, Any]]) -> None:
+        def journal(removed: list[dict[str, Any]]):
             who = actor or self.actor
-            self._history.append([HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed])
+            return self._history.append(
+                [HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed])
 
-        return len(self._file.update(mutate, on_commit))
+        return len(self._file.update(mutate, journal))
 
     def restore(self, ref: str, *, actor: str | None = None) -> Memory:
         """Bring back a deleted memory (by its id) or the state before a history entry (by its hid).
@@ -398,7 +400,7 @@ class MemoryStore:
             records.insert(position, restored)
             return restored, None, restored
 
-        record, _, _ = self._file.update(mutate, self._commit(actor, "restore"))
+        record, _, _ = self._file.update(mutate, self._journal(actor, "restore"))
         return Memory.from_dict(record)
 
     def purge(self, memory_id: str, *, actor: str | None = None) -> bool:
@@ -458,11 +460,12 @@ class MemoryStore:
                 )
             return counts, entries
 
-        def on_commit(result):
+        def journal(result):
             who = actor or self.actor
-            self._history.append([HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]])
+            return self._history.append(
+                [HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]])
 
-        return self._file.update(mutate, on_commit)[0]
+        return self._file.update(mutate, journal)[0]
 
 
 def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
