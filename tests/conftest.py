@@ -3,8 +3,10 @@ fake LLM servers on 127.0.0.1 that speak the providers' wire formats."""
 
 from __future__ import annotations
 
+import io
 import json
 import threading
+import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
@@ -29,6 +31,16 @@ def settings(data_dir: Path, tmp_path: Path) -> Settings:
         environ={"MEMORY_DATA_DIR": str(data_dir)},
         options_file=tmp_path / "no-options.json",
     )
+
+
+def zip_of(folder: Path, prefix: str = "") -> bytes:
+    """A .zip of ``folder``'s files (as a person would upload a skill folder), names under ``prefix``."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, prefix + path.relative_to(folder).as_posix())
+    return buffer.getvalue()
 
 
 # ----------------------------------------------------------------- LLM providers, for real

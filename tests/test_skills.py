@@ -27,6 +27,8 @@ from webapp.stores import (
 )
 from webapp.stores.skills import kebab_case, reference_slug, schema
 
+from .conftest import zip_of
+
 SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"  # copy of ../shared/samples
 OLD_NS = 1_600_000_000 * 10**9  # 2020: far outside the "recently changed" window
 
@@ -389,15 +391,6 @@ def test_a_broken_skill_folder_is_refused_and_nothing_is_saved(store, src, break
 
 
 # --------------------------------------------------------------------------- zip import
-def zip_of(folder: Path, prefix: str = "") -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                archive.write(path, prefix + path.relative_to(folder).as_posix())
-    return buffer.getvalue()
-
-
 @pytest.mark.parametrize("prefix", ["", "poem-writer/"])
 def test_import_skill_zip_matches_the_folder_import(store, src, prefix):
     report = store.import_skill_zip(zip_of(src / "poem-writer", prefix))

@@ -15,21 +15,14 @@ import pytest
 from webapp.stores import SkillDocumentStore
 from webapp.web.skills import render_markdown
 
+from ..conftest import zip_of
+
 SAMPLE = Path(__file__).resolve().parents[2] / "webapp" / "demo_data" / "skills" / "poem-writer"
 
 
 def skill_store(settings) -> SkillDocumentStore:
     """The skills folder opened as another process would."""
     return SkillDocumentStore(settings.skills_dir, lock_timeout=5)
-
-
-def zip_folder(folder: Path, prefix: str = "poem-writer/") -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                archive.write(path, prefix + path.relative_to(folder).as_posix())
-    return buffer.getvalue()
 
 
 @pytest.fixture
@@ -301,7 +294,7 @@ def test_csrf_is_required(client, settings, imported, path):
 
 # ----------------------------------------------------------------- import
 def test_import_zip_then_reimport_changes_nothing(client, settings, poem):
-    data = zip_folder(poem)
+    data = zip_of(poem, "poem-writer/")
     response = upload(client, data)
     html = response.get_data(as_text=True)
     assert response.status_code == 200
@@ -314,7 +307,7 @@ def test_import_zip_then_reimport_changes_nothing(client, settings, poem):
 
 
 def test_import_without_htmx_renders_the_page(client, settings, poem):
-    response = upload(client, zip_folder(poem, prefix=""), htmx=False)
+    response = upload(client, zip_of(poem), htmx=False)
     assert response.status_code == 200
     assert "<!doctype html>" in response.get_data(as_text=True)
     assert len(files_in(settings.skills_dir)) == 3
@@ -376,6 +369,6 @@ def test_import_without_a_file(client):
 
 
 def test_import_needs_csrf(client, settings, poem):
-    response = upload(client, zip_folder(poem), csrf=False)
+    response = upload(client, zip_of(poem, "poem-writer/"), csrf=False)
     assert response.status_code == 400
     assert files_in(settings.skills_dir) == []
