@@ -8,6 +8,8 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 WORKDIR /opt/memory-curator
 COPY pyproject.toml README.md ./
 COPY webapp ./webapp
+COPY templates ./templates
+COPY static ./static
 RUN pip install --no-cache-dir . \
     && rm -rf /opt/memory-curator/build
 

@@ -21,6 +21,8 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from datetime import UTC
+
 from webapp import create_app  # noqa: E402
 from webapp.settings import Settings  # noqa: E402
 from webapp.stores import CATEGORIES, MemoryStore  # noqa: E402
@@ -31,16 +33,22 @@ WORDS = ["coffee", "tea", "project", "deadline", "Python", "咖啡", "會議", "
 
 def populate(path: Path, count: int) -> None:
     """Write ``count`` memories straight into the file (the format MemoryStore reads)."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
     records = []
     for i in range(count):
         stamp = to_iso(start + timedelta(minutes=i))
-        records.append({"id": f"m{i:06d}", "content": f"Memory {i}: likes {WORDS[i % len(WORDS)]} "
-                        f"and {WORDS[(i * 7) % len(WORDS)]} on day {i % 365}",
-                        "createdAt": stamp, "updatedAt": stamp,
-                        "category": CATEGORIES[i % len(CATEGORIES)]})
+        records.append(
+            {
+                "id": f"m{i:06d}",
+                "content": f"Memory {i}: likes {WORDS[i % len(WORDS)]} "
+                f"and {WORDS[(i * 7) % len(WORDS)]} on day {i % 365}",
+                "createdAt": stamp,
+                "updatedAt": stamp,
+                "category": CATEGORIES[i % len(CATEGORIES)],
+            }
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     settle(path)
@@ -84,7 +92,11 @@ def main() -> None:
     args = parser.parse_args()
     cases = [
         ("full page, newest first", "/memories/", False),
-        ("full page, page 100, A–Z", "/memories/?" + urlencode({"sort": "alpha", "page": 100}), False),
+        (
+            "full page, page 100, A–Z",
+            "/memories/?" + urlencode({"sort": "alpha", "page": 100}),
+            False,
+        ),
         ("search partial 'coffee'", "/memories/?" + urlencode({"q": "coffee"}), True),
         ("search partial '咖啡'", "/memories/?" + urlencode({"q": "咖啡"}), True),
         ("search partial, no match", "/memories/?" + urlencode({"q": "zzzz-nothing"}), True),
@@ -93,8 +105,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = settings_for(Path(tmp), args.memories)
         populate(settings.memory_file, args.memories)
-        print(f"{args.memories:,} memories, {settings.memory_file.stat().st_size / 1e6:.1f} MB; "
-              f"warm = median of {args.repeat}")
+        print(
+            f"{args.memories:,} memories, {settings.memory_file.stat().st_size / 1e6:.1f} MB; "
+            f"warm = median of {args.repeat}"
+        )
         print(f"{'request':32} {'cold':>11} {'warm':>11} {'warm max':>11}")
         for label, url, htmx in cases:
             app = create_app(settings)  # a new app: nothing cached yet
@@ -104,8 +118,13 @@ def main() -> None:
         app = create_app(settings)
         client = app.test_client()
         client.get("/memories/")
-        other = MemoryStore(settings.memory_file, max_items=args.memories * 2,
-                            max_chars=args.memories * 200, actor="bench", lock_timeout=5)
+        other = MemoryStore(
+            settings.memory_file,
+            max_items=args.memories * 2,
+            max_chars=args.memories * 200,
+            actor="bench",
+            lock_timeout=5,
+        )
         other.add("A change from another process")
         settle(settings.memory_file)
         start = time.perf_counter()

@@ -23,10 +23,17 @@ def populate(folder: Path, count: int) -> None:
     folder.mkdir(parents=True)
     for i in range(count):
         skill = f"skill-{i // 10:04d}"
-        record = {"id": f"doc-{i}", "type": "reference" if i % 10 else "skill", "skill": skill,
-                  "skillDescription": "Benchmark skill 基準測試", "snippet": f"document {i}",
-                  "content": f"# Document {i}\n" + "七言絕句 tonal patterns and rhyme. " * 20,
-                  "meta": {"name": f"Doc {i}"}, "createdAt": 1, "updatedAt": 1}
+        record = {
+            "id": f"doc-{i}",
+            "type": "reference" if i % 10 else "skill",
+            "skill": skill,
+            "skillDescription": "Benchmark skill 基準測試",
+            "snippet": f"document {i}",
+            "content": f"# Document {i}\n" + "七言絕句 tonal patterns and rhyme. " * 20,
+            "meta": {"name": f"Doc {i}"},
+            "createdAt": 1,
+            "updatedAt": 1,
+        }
         if i % 10:
             record["reference"] = f"references/ref-{i}.md"
         (folder / document_file_name(record)).write_bytes(encode(record))
@@ -63,11 +70,15 @@ def main() -> None:
         count = len(cold_store.list())
     print(f"{count} documents in {folder.name}/")
     print(f"list() cold (new store, every file parsed):        {cold * 1000:8.1f} ms")
-    print(f"list() unchanged (median of 50):                   {statistics.median(warm) * 1000:8.2f} ms")
+    print(
+        f"list() unchanged (median of 50):                   {statistics.median(warm) * 1000:8.2f} ms"
+    )
     print(f"list() unchanged (worst of 50):                    {max(warm) * 1000:8.2f} ms")
     print(f"list() after one save (one file re-read):          {after_change * 1000:8.1f} ms")
     print(f"list() right after writing all files (bytes compared): {racy * 1000:5.1f} ms")
-    print(f"search('七言絕句 rhyme') over all (median of 5):      {statistics.median(search) * 1000:8.1f} ms")
+    print(
+        f"search('七言絕句 rhyme') over all (median of 5):      {statistics.median(search) * 1000:8.1f} ms"
+    )
     print(f"(files per second cold: {count / cold:,.0f}; os.cpu_count()={os.cpu_count()})")
 
 

@@ -1,6 +1,6 @@
 """Figures for the stores: write throughput, cached vs cold reads, search. Prints, asserts nothing.
 
-    .venv/bin/python benchmarks/bench_stores.py [--memories 10000] [--adds 200] [--processes 4]
+.venv/bin/python benchmarks/bench_stores.py [--memories 10000] [--adds 200] [--processes 4]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from webapp.stores import ConversationStore, MemoryStore  # noqa: E402
 from webapp.stores.jsonfile import encode  # noqa: E402
 from webapp.stores.timefmt import now_iso  # noqa: E402
 
-BIG = dict(max_items=10_000_000, max_chars=10_000_000_000, lock_timeout=60)
+BIG = {"max_items": 10_000_000, "max_chars": 10_000_000_000, "lock_timeout": 60}
 
 
 def timed(func, repeat: int = 1) -> float:
@@ -43,14 +43,22 @@ def bench_writes(folder: Path, adds: int) -> None:
     start = time.perf_counter()
     for n in range(adds):
         store.add(f"fact number {n}: prefers tea over coffee in the afternoon")
-    report(f"add (one process, {adds} adds, file grows to {adds})",
-           (time.perf_counter() - start) / adds, "add")
-    conversations = ConversationStore(folder / "conversations.json", max_turns=20, max_chars=8000,
-                                      max_age_days=7, lock_timeout=60).init()
+    report(
+        f"add (one process, {adds} adds, file grows to {adds})",
+        (time.perf_counter() - start) / adds,
+        "add",
+    )
+    conversations = ConversationStore(
+        folder / "conversations.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=60
+    ).init()
     start = time.perf_counter()
     for n in range(adds):
         conversations.add_exchange(f"slack:{n % 10}", f"question {n}", f"answer {n}")
-    report(f"add_exchange ({adds} calls over 10 conversations)", (time.perf_counter() - start) / adds, "call")
+    report(
+        f"add_exchange ({adds} calls over 10 conversations)",
+        (time.perf_counter() - start) / adds,
+        "call",
+    )
 
 
 WORKER = textwrap.dedent("""
@@ -67,22 +75,38 @@ def bench_processes(folder: Path, processes: int, adds: int) -> None:
     MemoryStore(path, **BIG).init()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     start = time.perf_counter()
-    workers = [subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(adds)], env=env)
-               for _ in range(processes)]
+    workers = [
+        subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(adds)], env=env)
+        for _ in range(processes)
+    ]
     for worker in workers:
         worker.wait()
     elapsed = time.perf_counter() - start
     total = len(MemoryStore(path, **BIG).get_all())
-    report(f"add ({processes} processes x {adds}, incl. start-up; {total} stored)",
-           elapsed / (processes * adds), "add")
+    report(
+        f"add ({processes} processes x {adds}, incl. start-up; {total} stored)",
+        elapsed / (processes * adds),
+        "add",
+    )
 
 
 def bench_reads(folder: Path, count: int) -> None:
     path = folder / "big.json"
     stamp = now_iso()
-    path.write_bytes(encode([
-        {"id": f"m{n:06d}", "content": f"memory {n}: the user likes topic {n % 97} and 咖啡 {n}",
-         "createdAt": stamp, "updatedAt": stamp, "category": "general"} for n in range(count)]))
+    path.write_bytes(
+        encode(
+            [
+                {
+                    "id": f"m{n:06d}",
+                    "content": f"memory {n}: the user likes topic {n % 97} and 咖啡 {n}",
+                    "createdAt": stamp,
+                    "updatedAt": stamp,
+                    "category": "general",
+                }
+                for n in range(count)
+            ]
+        )
+    )
     old = time.time_ns() - 60 * 10**9  # past the racy window, as a file at rest would be
     os.utime(path, ns=(old, old))
     print(f"  (file of {count:,} memories, {path.stat().st_size / 1e6:.1f} MB)")
@@ -90,18 +114,21 @@ def bench_reads(folder: Path, count: int) -> None:
     store = MemoryStore(path, **BIG)
     store.get_all()
     report(f"get_all on {count:,}, cached", timed(store.get_all, 200))
-    report(f"get_all on {count:,}, cold (new store object each time)",
-           timed(lambda: MemoryStore(path, **BIG).get_all(), 3))
+    report(
+        f"get_all on {count:,}, cold (new store object each time)",
+        timed(lambda: MemoryStore(path, **BIG).get_all(), 3),
+    )
     store.search("topic")
     report(f"search on {count:,}, cached (matches all)", timed(lambda: store.search("TOPIC"), 20))
-    report(f"search on {count:,}, cached (matches one)", timed(lambda: store.search("咖啡 9999"), 20))
+    report(
+        f"search on {count:,}, cached (matches one)", timed(lambda: store.search("咖啡 9999"), 20)
+    )
     fresh = MemoryStore(path, **BIG)
     report(f"get on {count:,}, cached", timed(lambda: fresh.get(f"m{count // 2:06d}"), 1000))
     start = time.perf_counter()
     store.add("one more")
     report(f"add to a file of {count:,}", time.perf_counter() - start, "add")
-    report(f"get_all on {count:,} right after a change (byte compare)",
-           timed(store.get_all, 20))
+    report(f"get_all on {count:,} right after a change (byte compare)", timed(store.get_all, 20))
 
 
 def main() -> None:

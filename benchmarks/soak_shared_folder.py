@@ -33,18 +33,29 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-ENV = {"MEMORY_MAX_ITEMS": "100000", "MEMORY_MAX_CHARS": "10000000",
-       "CONVERSATION_MAX_TURNS": "100000", "CONVERSATION_MAX_CHARS": "100000000",
-       "MEMORY_LOCK_TIMEOUT": "30"}
-FACTS = ["I prefer {} units", "I always use {} for notes", "my editor is {}", "記住我喜歡{}",
-         "以后都用{}", "I never drink {} after 6pm"]
+ENV = {
+    "MEMORY_MAX_ITEMS": "100000",
+    "MEMORY_MAX_CHARS": "10000000",
+    "CONVERSATION_MAX_TURNS": "100000",
+    "CONVERSATION_MAX_CHARS": "100000000",
+    "MEMORY_LOCK_TIMEOUT": "30",
+}
+FACTS = [
+    "I prefer {} units",
+    "I always use {} for notes",
+    "my editor is {}",
+    "記住我喜歡{}",
+    "以后都用{}",
+    "I never drink {} after 6pm",
+]
 
 
 def _settings(data_dir: Path):
     from webapp.settings import Settings
 
-    return Settings.from_env(environ={"MEMORY_DATA_DIR": str(data_dir), **ENV},
-                             options_file=data_dir / "no-options.json")
+    return Settings.from_env(
+        environ={"MEMORY_DATA_DIR": str(data_dir), **ENV}, options_file=data_dir / "no-options.json"
+    )
 
 
 def _log(out: Path, record: dict) -> None:
@@ -102,8 +113,13 @@ def extractor(data_dir: Path, until: float, out: Path) -> None:
     runs = failures = 0
     while time.time() < until:
         env["MEMORY_REVIEW_MODE"] = "auto" if runs % 2 else "manual"
-        done = subprocess.run([sys.executable, "-m", "webapp", "extract", "--all"], env=env,
-                              capture_output=True, text=True, cwd=REPO)
+        done = subprocess.run(
+            [sys.executable, "-m", "webapp", "extract", "--all"],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+        )
         runs += 1
         if done.returncode != 0:
             failures += 1
@@ -116,8 +132,11 @@ def reviewer(data_dir: Path, until: float, out: Path) -> None:
     from webapp.stores import MemoryStore, ReviewQueue
 
     settings = _settings(data_dir)
-    queue = ReviewQueue(settings.review_file, MemoryStore.from_settings(settings, actor="review"),
-                        lock_timeout=settings.lock_timeout)
+    queue = ReviewQueue(
+        settings.review_file,
+        MemoryStore.from_settings(settings, actor="review"),
+        lock_timeout=settings.lock_timeout,
+    )
     rng = random.Random(3)
     while time.time() < until:
         pending = queue.pending() if settings.review_file.exists() else []
@@ -137,9 +156,12 @@ def mcp_client(data_dir: Path, until: float, out: Path) -> None:
     from mcp.client.stdio import stdio_client
 
     async def session_loop() -> None:
-        params = StdioServerParameters(command=sys.executable,
-                                       args=["-m", "webapp", "mcp", "--data-dir", str(data_dir)],
-                                       env={**ENV}, cwd=str(REPO))
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "webapp", "mcp", "--data-dir", str(data_dir)],
+            env={**ENV},
+            cwd=str(REPO),
+        )
         rng, n, errors = random.Random(4), 0, 0
         with open(os.devnull, "w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
@@ -150,7 +172,8 @@ def mcp_client(data_dir: Path, until: float, out: Path) -> None:
                         roll = rng.random()
                         if roll < 0.6:
                             result = await session.call_tool(
-                                "manage_memory", {"action": "add", "content": f"mcp fact {n}"})
+                                "manage_memory", {"action": "add", "content": f"mcp fact {n}"}
+                            )
                             text = result.content[0].text
                             found = re.match(r"Added \[([0-9a-f]+)\]", text)
                             if found:
@@ -175,8 +198,12 @@ def mcp_client(data_dir: Path, until: float, out: Path) -> None:
 
 def reader(data_dir: Path, until: float, out: Path) -> None:
     """Parses every store file over and over; a half-written file would show up here."""
-    files = [data_dir / "memories.json", data_dir / "conversations" / "conversations.json",
-             data_dir / "review.json", data_dir / "extraction-state.json"]
+    files = [
+        data_dir / "memories.json",
+        data_dir / "conversations" / "conversations.json",
+        data_dir / "review.json",
+        data_dir / "extraction-state.json",
+    ]
     reads = bad = 0
     while time.time() < until:
         for path in files:
@@ -201,11 +228,15 @@ def check(data_dir: Path, logs: Path) -> list[str]:
     from webapp.stores.jsonfile import temp_files_of
 
     failures: list[str] = []
-    records = [json.loads(line) for p in logs.glob("*.jsonl") for line in p.read_text().splitlines()]
+    records = [
+        json.loads(line) for p in logs.glob("*.jsonl") for line in p.read_text().splitlines()
+    ]
     memory_file = data_dir / "memories.json"
     stored = {r["id"]: r for r in json.loads(memory_file.read_bytes())}
-    history = [json.loads(line) for line in
-               (data_dir / "memories.history.jsonl").read_text(encoding="utf-8").splitlines()]
+    history = [
+        json.loads(line)
+        for line in (data_dir / "memories.history.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     replay: dict[str, dict] = {}
     for entry in history:
         if entry["after"] is None:
@@ -218,20 +249,30 @@ def check(data_dir: Path, logs: Path) -> list[str]:
     if lost:
         failures.append(f"{len(lost)} acknowledged adds are gone without a delete: {lost[:5]}")
     if set(replay) != set(stored):
-        failures.append(f"history replay has {len(replay)} ids, file has {len(stored)}: "
-                        f"only in replay {sorted(set(replay) - set(stored))[:5]}, "
-                        f"only in file {sorted(set(stored) - set(replay))[:5]}")
+        failures.append(
+            f"history replay has {len(replay)} ids, file has {len(stored)}: "
+            f"only in replay {sorted(set(replay) - set(stored))[:5]}, "
+            f"only in file {sorted(set(stored) - set(replay))[:5]}"
+        )
     differ = [i for i in stored if i in replay and replay[i].get("content") != stored[i]["content"]]
     if differ:
         failures.append(f"{len(differ)} memories differ from the history replay: {differ[:5]}")
     threads = json.loads((data_dir / "conversations" / "conversations.json").read_bytes())
     for thread in {r["thread"] for r in records if r["op"] == "exchange"}:
         sent = [r["user"] for r in records if r["op"] == "exchange" and r["thread"] == thread]
-        kept = [t["content"] for t in threads.get(thread, {}).get("turns", []) if t["role"] == "user"]
+        kept = [
+            t["content"] for t in threads.get(thread, {}).get("turns", []) if t["role"] == "user"
+        ]
         if kept != sent:
-            failures.append(f"thread {thread}: {len(sent)} messages sent, {len(kept)} kept in order")
-    for path in [memory_file, data_dir / "review.json", data_dir / "extraction-state.json",
-                 data_dir / "conversations" / "conversations.json"]:
+            failures.append(
+                f"thread {thread}: {len(sent)} messages sent, {len(kept)} kept in order"
+            )
+    for path in [
+        memory_file,
+        data_dir / "review.json",
+        data_dir / "extraction-state.json",
+        data_dir / "conversations" / "conversations.json",
+    ]:
         try:
             json.loads(path.read_bytes())
         except (OSError, ValueError) as exc:
@@ -239,7 +280,9 @@ def check(data_dir: Path, logs: Path) -> list[str]:
         if temp_files_of(path):
             failures.append(f"temp files left next to {path.name}: {temp_files_of(path)}")
     failures += [f"reader saw a half-written {r['file']}" for r in records if r["op"] == "bad-read"]
-    failures += [f"extract failed: {r['stderr']}" for r in records if r["op"] == "extract-failed"][:3]
+    failures += [f"extract failed: {r['stderr']}" for r in records if r["op"] == "extract-failed"][
+        :3
+    ]
     failures += [f"MCP error: {r['text']}" for r in records if r["op"] == "mcp-error"][:3]
     _report(records, stored, history)
     return failures
@@ -252,8 +295,10 @@ def _report(records: list[dict], stored: dict, history: list[dict]) -> None:
     runs = next((r for r in records if r["op"] == "extract-runs"), {})
     print(f"acknowledged adds: {count('add')} (+{count('approved')} approved from review)")
     print(f"memories in the file: {len(stored)}; history entries: {len(history)}")
-    print(f"exchanges: {count('exchange')}; MCP calls: {mcp.get('calls')}; "
-          f"extract runs: {runs.get('runs')} ({runs.get('failures')} failed)")
+    print(
+        f"exchanges: {count('exchange')}; MCP calls: {mcp.get('calls')}; "
+        f"extract runs: {runs.get('runs')} ({runs.get('failures')} failed)"
+    )
     print(f"reader parses: {reads.get('reads')} ({reads.get('bad')} failed)")
 
 
@@ -268,8 +313,9 @@ def main() -> int:
     data_dir.mkdir(parents=True)
     logs.mkdir()
     until = time.time() + args.seconds
-    processes = [mp.Process(target=w, args=(data_dir, until, logs / f"{w.__name__}.jsonl"))
-                 for w in WORKERS]
+    processes = [
+        mp.Process(target=w, args=(data_dir, until, logs / f"{w.__name__}.jsonl")) for w in WORKERS
+    ]
     for process in processes:
         process.start()
     for process in processes:

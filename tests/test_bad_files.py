@@ -13,8 +13,17 @@ import pytest
 from webapp.stores import ConversationStore, MemoryStore, StoreCorruptError
 from webapp.stores.jsonfile import encode
 
-GOOD = encode([{"id": "m1", "content": "a good memory", "createdAt": "2026-01-01T00:00:00.000Z",
-                "updatedAt": "2026-01-01T00:00:00.000Z", "category": "general"}])
+GOOD = encode(
+    [
+        {
+            "id": "m1",
+            "content": "a good memory",
+            "createdAt": "2026-01-01T00:00:00.000Z",
+            "updatedAt": "2026-01-01T00:00:00.000Z",
+            "category": "general",
+        }
+    ]
+)
 
 # (name, bytes, what the message must say about the position)
 BAD_MEMORY_FILES = [
@@ -24,8 +33,11 @@ BAD_MEMORY_FILES = [
     ("trailing garbage", GOOD + b"}\n]", "at line 10, column 1"),
     ("NUL bytes", b"\x00" * 64, "at line 1, column 1"),
     ("NUL after data", GOOD + b"\x00\x00\x00", "at line 10, column 1"),
-    ("invalid UTF-8", GOOD.replace(b"a good", b"a \xff\xfe good"),
-     f"at byte {GOOD.index(b'a good') + 2}"),
+    (
+        "invalid UTF-8",
+        GOOD.replace(b"a good", b"a \xff\xfe good"),
+        f"at byte {GOOD.index(b'a good') + 2}",
+    ),
     ("object instead of array", b'{"id": "m1", "content": "x"}', "JSON array"),
     ("array of strings", b'["just text"]', "item 0"),
 ]
@@ -40,8 +52,9 @@ def quarantined(folder, name):
     return [p for p in folder.iterdir() if pattern.fullmatch(p.name)]
 
 
-@pytest.mark.parametrize("name, content, where", BAD_MEMORY_FILES,
-                         ids=[case[0] for case in BAD_MEMORY_FILES])
+@pytest.mark.parametrize(
+    "name, content, where", BAD_MEMORY_FILES, ids=[case[0] for case in BAD_MEMORY_FILES]
+)
 def test_a_bad_memory_file_is_reported_and_never_overwritten(data_dir, name, content, where):
     path = data_dir / "memories.json"
     path.write_bytes(content)
@@ -52,8 +65,13 @@ def test_a_bad_memory_file_is_reported_and_never_overwritten(data_dir, name, con
     message = str(caught.value)
     assert str(path) in message and where in message and "repair" in message
 
-    for attempt in (lambda: store.add("new"), store.get_all, lambda: store.delete("m1"),
-                    lambda: store.update("m1", "changed"), lambda: store.search("a")):
+    for attempt in (
+        lambda: store.add("new"),
+        store.get_all,
+        lambda: store.delete("m1"),
+        lambda: store.update("m1", "changed"),
+        lambda: store.search("a"),
+    ):
         with pytest.raises(StoreCorruptError):
             attempt()
     assert path.read_bytes() == content
@@ -78,8 +96,9 @@ def test_a_utf8_bom_is_accepted(data_dir):
     assert [m.content for m in memory_store(path).init().get_all()] == ["a good memory"]
 
 
-@pytest.mark.parametrize("name, content, where", BAD_MEMORY_FILES[:4],
-                         ids=[case[0] for case in BAD_MEMORY_FILES[:4]])
+@pytest.mark.parametrize(
+    "name, content, where", BAD_MEMORY_FILES[:4], ids=[case[0] for case in BAD_MEMORY_FILES[:4]]
+)
 def test_repair_quarantines_and_restarts_from_the_backup(data_dir, name, content, where):
     path = data_dir / "memories.json"
     store = memory_store(path).init()
@@ -122,13 +141,20 @@ def test_two_repairs_never_overwrite_a_quarantined_file(data_dir):
         path.write_bytes(content)
         store.file.repair()
     assert sorted(p.read_bytes() for p in quarantined(data_dir, "memories.json")) == [
-        b"first damage", b"second damage"]
+        b"first damage",
+        b"second damage",
+    ]
 
 
 def run_cli(*args, data_dir) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_"))}
-    return subprocess.run([sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-                          capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
 
 
 def test_the_repair_command(data_dir):
@@ -145,7 +171,9 @@ def test_the_repair_command(data_dir):
     assert done.returncode == 0, done.stderr
     [moved] = quarantined(data_dir, "memories.json")
     assert moved.read_bytes() == b"\x00\x00garbage"
-    assert f"{memories}: damaged; moved to {moved}, started from the last good backup" in done.stdout
+    assert (
+        f"{memories}: damaged; moved to {moved}, started from the last good backup" in done.stdout
+    )
     assert f"{conversations}: ok" in done.stdout
     assert json.loads(memories.read_bytes())[0]["content"] == "a good memory"
     assert run_cli("repair", data_dir=data_dir).stdout.count(": ok") == 2

@@ -13,22 +13,36 @@ from webapp.stores import ConversationStore, MemoryStore
 
 
 def run_cli(*args: str, env_extra: dict[str, str] | None = None, cwd=None):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"
+    }
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "webapp", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
 
 
 @pytest.fixture
 def filled(data_dir):
-    memories = MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000,
-                           lock_timeout=5).init()
+    memories = MemoryStore(
+        data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
+    ).init()
     memories.add("Prefers tea", category="preference")
     memories.add("喜欢喝咖啡")
-    conversations = ConversationStore(data_dir / "conversations" / "conversations.json",
-                                      max_turns=20, max_chars=8000, max_age_days=7,
-                                      lock_timeout=5).init()
+    conversations = ConversationStore(
+        data_dir / "conversations" / "conversations.json",
+        max_turns=20,
+        max_chars=8000,
+        max_age_days=7,
+        lock_timeout=5,
+    ).init()
     conversations.add_exchange("slack:1", "hi", "hello")
     return data_dir
 
@@ -77,7 +91,9 @@ def test_export_to_a_file(filled, tmp_path):
 
 
 def test_export_to_an_impossible_place_is_a_clear_error(filled, tmp_path):
-    done = run_cli("export", "--data-dir", str(filled), "-o", str(tmp_path / "no" / "such" / "x.json"))
+    done = run_cli(
+        "export", "--data-dir", str(filled), "-o", str(tmp_path / "no" / "such" / "x.json")
+    )
     assert done.returncode == 1
     assert "Could not write" in done.stderr and "Traceback" not in done.stderr
 

@@ -42,8 +42,12 @@ WORKER = textwrap.dedent("""
 def run_workers(kind: str, path, tmp_path) -> list[list]:
     go = tmp_path / "go"
     workers = [
-        subprocess.Popen([sys.executable, "-c", WORKER, kind, str(path), str(w), str(CALLS), str(go)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, kind, str(path), str(w), str(CALLS), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for w in range(PROCESSES)
     ]
     go.touch()
@@ -78,8 +82,9 @@ def test_processes_adding_memories_at_once(data_dir, tmp_path):
 
 def test_processes_adding_exchanges_to_different_conversations_of_one_file(data_dir, tmp_path):
     path = data_dir / "conversations.json"
-    ConversationStore(path, max_turns=100_000, max_chars=10_000_000, max_age_days=7,
-                      lock_timeout=5).init()
+    ConversationStore(
+        path, max_turns=100_000, max_chars=10_000_000, max_age_days=7, lock_timeout=5
+    ).init()
 
     run_workers("conversations", path, tmp_path)
 
@@ -92,8 +97,9 @@ def test_processes_adding_exchanges_to_different_conversations_of_one_file(data_
 
 def test_threads_sharing_one_store(data_dir):
     """Like waitress threads sharing one MemoryStore: writers and readers at once."""
-    store = MemoryStore(data_dir / "memories.json", max_items=100_000, max_chars=10_000_000,
-                        lock_timeout=60).init()
+    store = MemoryStore(
+        data_dir / "memories.json", max_items=100_000, max_chars=10_000_000, lock_timeout=60
+    ).init()
     errors: list[BaseException] = []
     writing = threading.Event()
 
@@ -140,14 +146,19 @@ def test_every_kind_of_client_at_once_loses_nothing(tmp_path):
     from pathlib import Path
 
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "soak_shared_folder.py"
-    done = subprocess.run([sys.executable, str(script), "--seconds", "3", "--keep", str(tmp_path / "soak")],
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, str(script), "--seconds", "3", "--keep", str(tmp_path / "soak")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all invariants hold" in done.stdout
     adds = int(done.stdout.split("acknowledged adds: ")[1].split()[0])
     assert adds > 0 and "MCP calls: None" not in done.stdout
 
     import importlib.util
+
     spec = importlib.util.spec_from_file_location("soak", script)
     soak = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(soak)

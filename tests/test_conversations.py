@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -20,12 +20,13 @@ from webapp.stores.timefmt import to_iso
 
 def make_store(data_dir, **caps) -> ConversationStore:
     caps = {"max_turns": 20, "max_chars": 8000, "max_age_days": 7, **caps}
-    return ConversationStore(data_dir / "conversations" / "conversations.json",
-                             lock_timeout=5, **caps).init()
+    return ConversationStore(
+        data_dir / "conversations" / "conversations.json", lock_timeout=5, **caps
+    ).init()
 
 
 def ago(**delta) -> str:
-    return to_iso(datetime.now(timezone.utc) - timedelta(**delta))
+    return to_iso(datetime.now(UTC) - timedelta(**delta))
 
 
 def test_init_creates_the_folder_and_an_empty_object(data_dir):
@@ -39,7 +40,11 @@ def test_add_exchange_appends_a_user_and_an_assistant_turn(data_dir):
     store.add_exchange("slack:1", "Weather?", "Rain.")
     history = store.get_history("slack:1")
     assert [(t.role, t.content) for t in history] == [
-        ("user", "Hi"), ("assistant", "Hello!"), ("user", "Weather?"), ("assistant", "Rain.")]
+        ("user", "Hi"),
+        ("assistant", "Hello!"),
+        ("user", "Weather?"),
+        ("assistant", "Rain."),
+    ]
     assert all(isinstance(t, ConversationTurn) and t.timestamp.tzinfo for t in history)
     turns = json.loads(store.path.read_text(encoding="utf-8"))["slack:1"]["turns"]
     assert set(turns[0]) == {"role", "content", "timestamp"}
@@ -105,13 +110,17 @@ def write_raw(store: ConversationStore, data: dict) -> None:
 
 
 def old_thread(days: float) -> dict:
-    return {"turns": [{"role": "user", "content": "hi", "timestamp": ago(days=days)}],
-            "createdAt": ago(days=days), "trimmed": 0}
+    return {
+        "turns": [{"role": "user", "content": "hi", "timestamp": ago(days=days)}],
+        "createdAt": ago(days=days),
+        "trimmed": 0,
+    }
 
 
 def test_cleanup_removes_threads_idle_longer_than_max_age(data_dir):
-    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
-                              lock_timeout=1)
+    store = ConversationStore(
+        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
+    )
     write_raw(store, {"old": old_thread(8), "older": old_thread(30), "fresh": old_thread(6.9)})
     assert store.cleanup() == 2
     assert list(json.loads(store.path.read_text(encoding="utf-8"))) == ["fresh"]
@@ -119,16 +128,18 @@ def test_cleanup_removes_threads_idle_longer_than_max_age(data_dir):
 
 
 def test_init_runs_cleanup(data_dir):
-    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=1,
-                              lock_timeout=1)
+    store = ConversationStore(
+        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=1, lock_timeout=1
+    )
     write_raw(store, {"old": old_thread(2), "new": old_thread(0.5)})
     store.init()
     assert [s.id for s in store.list_conversations()] == ["new"]
 
 
 def test_an_expired_thread_has_no_history_even_before_cleanup(data_dir):
-    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
-                              lock_timeout=1)
+    store = ConversationStore(
+        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
+    )
     write_raw(store, {"old": old_thread(10)})
     assert store.get_history("old") == []
 
@@ -154,25 +165,46 @@ def test_key_helpers():
 
 
 def test_unknown_fields_and_unix_ms_timestamps_are_kept(data_dir):
-    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
-                              lock_timeout=1)
-    now_ms = int(datetime.now(timezone.utc).timestamp() * 1000)
-    write_raw(store, {"t": {"turns": [{"role": "user", "content": "old", "timestamp": now_ms,
-                                       "channel": "C1"}],
-                            "createdAt": now_ms, "trimmed": 0, "topic": "weather"}})
+    store = ConversationStore(
+        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
+    )
+    now_ms = int(datetime.now(UTC).timestamp() * 1000)
+    write_raw(
+        store,
+        {
+            "t": {
+                "turns": [{"role": "user", "content": "old", "timestamp": now_ms, "channel": "C1"}],
+                "createdAt": now_ms,
+                "trimmed": 0,
+                "topic": "weather",
+            }
+        },
+    )
     store.add_exchange("t", "q", "r")
     entry = json.loads(store.path.read_text(encoding="utf-8"))["t"]
     assert entry["topic"] == "weather"
-    assert entry["turns"][0] == {"role": "user", "content": "old", "timestamp": now_ms,
-                                 "channel": "C1"}
+    assert entry["turns"][0] == {
+        "role": "user",
+        "content": "old",
+        "timestamp": now_ms,
+        "channel": "C1",
+    }
     assert [t.content for t in store.get_history("t")] == ["old", "q", "r"]
 
 
 def test_the_older_bare_array_shape_is_read(data_dir):
-    store = ConversationStore(data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7,
-                              lock_timeout=1)
-    write_raw(store, {"t": [{"role": "user", "content": "hi", "timestamp": ago(minutes=1)},
-                            {"role": "assistant", "content": "hello", "timestamp": ago(minutes=1)}]})
+    store = ConversationStore(
+        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
+    )
+    write_raw(
+        store,
+        {
+            "t": [
+                {"role": "user", "content": "hi", "timestamp": ago(minutes=1)},
+                {"role": "assistant", "content": "hello", "timestamp": ago(minutes=1)},
+            ]
+        },
+    )
     assert [t.content for t in store.get_history("t")] == ["hi", "hello"]
     store.add_exchange("t", "q", "r")
     assert len(store.get_history("t")) == 4
@@ -200,9 +232,15 @@ def _hand_edited(data_dir, threads: dict) -> ConversationStore:
 
 @pytest.mark.parametrize("trimmed", ["many", "3", [1], {"n": 1}, -2, 2.5])
 def test_a_hand_edited_trimmed_count_does_not_break_listing_or_adding(data_dir, trimmed):
-    store = _hand_edited(data_dir, {"slack:1": {
-        "turns": [{"role": "user", "content": "hi", "timestamp": ago(minutes=1)}],
-        "trimmed": trimmed}})
+    store = _hand_edited(
+        data_dir,
+        {
+            "slack:1": {
+                "turns": [{"role": "user", "content": "hi", "timestamp": ago(minutes=1)}],
+                "trimmed": trimmed,
+            }
+        },
+    )
     [summary] = store.list_conversations()
     assert summary.turn_count == 1 and isinstance(summary.trimmed, int) and summary.trimmed >= 0
     store.add_exchange("slack:1", "again", "sure")
@@ -212,14 +250,22 @@ def test_a_hand_edited_trimmed_count_does_not_break_listing_or_adding(data_dir, 
 def test_a_turn_without_a_timestamp_does_not_expire_a_live_thread(data_dir):
     """A hand-edited turn with no (or an unreadable) timestamp must not make init() drop the
     whole thread: its last activity is the newest time the thread does record."""
-    store = _hand_edited(data_dir, {
-        "slack:recent": {"createdAt": ago(hours=1), "turns": [
-            {"role": "user", "content": "typed by hand"}]},
-        "slack:mixed": {"turns": [
-            {"role": "user", "content": "old", "timestamp": ago(hours=2)},
-            {"role": "assistant", "content": "no time", "timestamp": "yesterday-ish"}]},
-        "slack:stale": {"createdAt": ago(days=30), "turns": [{"role": "user", "content": "x"}]},
-    })
+    store = _hand_edited(
+        data_dir,
+        {
+            "slack:recent": {
+                "createdAt": ago(hours=1),
+                "turns": [{"role": "user", "content": "typed by hand"}],
+            },
+            "slack:mixed": {
+                "turns": [
+                    {"role": "user", "content": "old", "timestamp": ago(hours=2)},
+                    {"role": "assistant", "content": "no time", "timestamp": "yesterday-ish"},
+                ]
+            },
+            "slack:stale": {"createdAt": ago(days=30), "turns": [{"role": "user", "content": "x"}]},
+        },
+    )
     assert sorted(s.id for s in store.list_conversations()) == ["slack:mixed", "slack:recent"]
     assert [t.content for t in store.get_history("slack:recent")] == ["typed by hand"]
     assert len(store.get_history("slack:mixed")) == 2

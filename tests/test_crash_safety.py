@@ -13,8 +13,8 @@ import select
 import signal
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -47,8 +47,9 @@ def naive_writer(path: Path, trial: int, pipe: int) -> None:
         n += 1
 
 
-def run_killed(writer: Writer, path: Path, trial: int, wait_for: int,
-               delay: float) -> tuple[set[str], str | None]:
+def run_killed(
+    writer: Writer, path: Path, trial: int, wait_for: int, delay: float
+) -> tuple[set[str], str | None]:
     """Fork ``writer``; once it reported ``wait_for`` adds, SIGKILL it ``delay`` seconds later.
 
     Waiting for reports (not for time) keeps the test meaningful on a loaded machine.
@@ -115,9 +116,16 @@ def crash_loop(writer: Writer, path: Path, trials: int, seed: int) -> list[str]:
 
 def seeded_file(path: Path) -> None:
     """A file with some content, so a write takes long enough to be interrupted."""
-    records = [{"id": f"seed-{n}", "content": f"seed memory number {n} " * 3,
-                "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
-                "category": "general"} for n in range(300)]
+    records = [
+        {
+            "id": f"seed-{n}",
+            "content": f"seed memory number {n} " * 3,
+            "createdAt": "2026-01-01T00:00:00.000Z",
+            "updatedAt": "2026-01-01T00:00:00.000Z",
+            "category": "general",
+        }
+        for n in range(300)
+    ]
     path.write_bytes(encode(records))
 
 

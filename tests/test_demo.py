@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -40,12 +40,14 @@ def test_the_package_ships_the_samples():
 
 
 def test_demo_fills_an_empty_folder_with_fresh_timestamps(settings: Settings):
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     report = load(settings)
     memories, conversations, skills = stores(settings)
 
     loaded = {m.id: m for m in memories.get_all()}
-    assert {r["id"]: r["content"] for r in SAMPLE_MEMORIES} == {k: m.content for k, m in loaded.items()}
+    assert {r["id"]: r["content"] for r in SAMPLE_MEMORIES} == {
+        k: m.content for k, m in loaded.items()
+    }
     newest = max(m.updated_at for m in loaded.values())
     assert started - NEWEST_MEMORY_AGE - timedelta(seconds=5) <= newest <= started
     for record in SAMPLE_MEMORIES:  # the samples' spacing in time is kept
@@ -81,11 +83,17 @@ def test_forced_demo_is_idempotent_and_keeps_other_data(settings: Settings):
     mine = memories.add("Someone's real memory")
     conversations.add_exchange("slack:mine", "hello", "hi")
     load(settings, force=True)
-    first = (len(memories.get_all()), {s.id: s.turn_count for s in conversations.list_conversations()},
-             len(skills.list()))
+    first = (
+        len(memories.get_all()),
+        {s.id: s.turn_count for s in conversations.list_conversations()},
+        len(skills.list()),
+    )
     report = load(settings, force=True)
-    second = (len(memories.get_all()), {s.id: s.turn_count for s in conversations.list_conversations()},
-              len(skills.list()))
+    second = (
+        len(memories.get_all()),
+        {s.id: s.turn_count for s in conversations.list_conversations()},
+        len(skills.list()),
+    )
     assert first == second
     assert first[0] == len(SAMPLE_MEMORIES) + 1 and memories.get(mine.id) is not None
     assert first[1]["slack:mine"] == 2
@@ -93,10 +101,14 @@ def test_forced_demo_is_idempotent_and_keeps_other_data(settings: Settings):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"}
-    return subprocess.run([sys.executable, "-m", "webapp", *args], capture_output=True, text=True,
-                          env=env, timeout=60)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", *args], capture_output=True, text=True, env=env, timeout=60
+    )
 
 
 def test_demo_command(tmp_path: Path):

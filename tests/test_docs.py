@@ -25,7 +25,9 @@ def _commands(group: click.Group, prefix: str = "memory-curator") -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("variable", [env for _, env, _, _ in _SPECS] + ["MEMORY_DATA_DIR", "MEMORY_SKILLS_DIR"])
+@pytest.mark.parametrize(
+    "variable", [env for _, env, _, _ in _SPECS] + ["MEMORY_DATA_DIR", "MEMORY_SKILLS_DIR"]
+)
 def test_every_setting_is_documented(variable):
     assert f"`{variable}`" in README, f"README.md does not mention the setting {variable}"
 
@@ -43,10 +45,14 @@ def test_every_picture_the_readme_shows_exists():
 
 
 def test_quick_start_commands_exist_and_ci_runs_the_same_test_command():
-    quick_start = README[README.index("## Quick start"):README.index("\n## ", README.index("## Quick start") + 5)]
+    quick_start = README[
+        README.index("## Quick start") : README.index("\n## ", README.index("## Quick start") + 5)
+    ]
     assert "./run.sh" in quick_start and "./test.sh" in quick_start
     for script in ("run.sh", "test.sh", ".ci/run"):
         mode = (REPO / script).stat().st_mode
         assert mode & stat.S_IXUSR, f"{script} is not executable"
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert re.search(r"^exec \./test\.sh\b", ci, re.MULTILINE), ".ci/run must run the README's test command"
+    assert re.search(r"^exec \./test\.sh\b", ci, re.MULTILINE), (
+        ".ci/run must run the README's test command"
+    )

@@ -12,12 +12,19 @@ import pytest
 
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
-SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "threads.json"  # copy of ../shared/samples
+SAMPLES = (
+    Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "threads.json"
+)  # copy of ../shared/samples
 
 
 def _load_samples(data_dir: Path) -> None:
-    store = ConversationStore(data_dir / "conversations" / "conversations.json", max_turns=20,
-                              max_chars=8000, max_age_days=7, lock_timeout=5)
+    store = ConversationStore(
+        data_dir / "conversations" / "conversations.json",
+        max_turns=20,
+        max_chars=8000,
+        max_age_days=7,
+        lock_timeout=5,
+    )
     for key, exchanges in json.loads(SAMPLES.read_text("utf-8")).items():
         for user, assistant in exchanges:
             store.add_exchange(key, user, assistant)
@@ -26,12 +33,19 @@ def _load_samples(data_dir: Path) -> None:
 def _run(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     environ.update(env)
-    return subprocess.run([sys.executable, "-m", "webapp", "extract", "--data-dir", str(data_dir),
-                           *args], capture_output=True, text=True, env=environ, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", "extract", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
+    )
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -44,7 +58,10 @@ def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
     before = _snapshot(samples_dir)
     result = _run(samples_dir, "--all", "--dry-run")
     assert result.returncode == 0, result.stderr
-    assert "would queue: add [preference] I prefer the hallway lights at 30% after 22:00" in result.stdout
+    assert (
+        "would queue: add [preference] I prefer the hallway lights at 30% after 22:00"
+        in result.stdout
+    )
     assert "我习惯用 VS Code 编辑 Home Assistant 的配置文件" in result.stdout
     assert _snapshot(samples_dir) == before
 
@@ -52,7 +69,9 @@ def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
 def test_manual_mode_queues_for_review(samples_dir):
     result = _run(samples_dir, "--all")
     assert result.returncode == 0, result.stderr
-    memories = MemoryStore(samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    memories = MemoryStore(
+        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
+    )
     queue = ReviewQueue(samples_dir / "review.json", memories)
     contents = {item.content for item in queue.pending()}
     assert "記住我喜歡喝無糖綠茶，不要推薦含糖飲料" not in contents
@@ -65,12 +84,17 @@ def test_manual_mode_queues_for_review(samples_dir):
 
 
 def test_auto_mode_applies_one_forced_conversation(samples_dir):
-    result = _run(samples_dir, "--conversation", "slack:1731986400.000200", MEMORY_REVIEW_MODE="auto")
+    result = _run(
+        samples_dir, "--conversation", "slack:1731986400.000200", MEMORY_REVIEW_MODE="auto"
+    )
     assert result.returncode == 0, result.stderr
-    memories = MemoryStore(samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    memories = MemoryStore(
+        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
+    )
     assert {(m.content, m.source) for m in memories.get_all()} == {
         ("我喜歡喝無糖綠茶，不要推薦含糖飲料", "extracted"),
-        ("我的辦公室在三樓，冷氣遙控器的實體叫 climate.office_ac", "extracted")}
+        ("我的辦公室在三樓，冷氣遙控器的實體叫 climate.office_ac", "extracted"),
+    }
 
 
 def test_default_run_only_extracts_threads_that_are_due(samples_dir):
@@ -79,12 +103,15 @@ def test_default_run_only_extracts_threads_that_are_due(samples_dir):
     assert "slack:1732050000.777000: 4 new message(s) - 2 proposal(s)" in result.stdout
 
 
-@pytest.mark.parametrize("args, env, message", [
-    (["--conversation", "slack:nope"], {}, "No conversation 'slack:nope'"),
-    (["--all", "--conversation", "x"], {}, "not both"),
-    ([], {"MEMORY_LLM_PROVIDER": "openai"}, "MEMORY_LLM_MODEL"),
-    ([], {"MEMORY_REVIEW_MODE": "sometimes"}, "MEMORY_REVIEW_MODE"),
-])
+@pytest.mark.parametrize(
+    "args, env, message",
+    [
+        (["--conversation", "slack:nope"], {}, "No conversation 'slack:nope'"),
+        (["--all", "--conversation", "x"], {}, "not both"),
+        ([], {"MEMORY_LLM_PROVIDER": "openai"}, "MEMORY_LLM_MODEL"),
+        ([], {"MEMORY_REVIEW_MODE": "sometimes"}, "MEMORY_REVIEW_MODE"),
+    ],
+)
 def test_bad_input_gives_a_clear_message(samples_dir, args, env, message):
     result = _run(samples_dir, *args, **env)
     assert result.returncode == 2
@@ -98,7 +125,12 @@ def test_llm_failure_falls_back_to_regex(samples_dir, tmp_path):
     stub = bin_dir / "claude"
     stub.write_text("#!/bin/sh\nexit 1\n")
     stub.chmod(0o755)
-    result = _run(samples_dir, "--conversation", "slack:1731900000.123456",
-                  MEMORY_LLM_PROVIDER="claude-cli", PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    result = _run(
+        samples_dir,
+        "--conversation",
+        "slack:1731900000.123456",
+        MEMORY_LLM_PROVIDER="claude-cli",
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+    )
     assert result.returncode == 0, result.stderr
     assert "by regex (the LLM gave nothing usable)" in result.stdout

@@ -59,8 +59,10 @@ def test_regex_precision_and_recall(record_property):
     recall = true_pos / (true_pos + false_neg)
     record_property("regex_precision", round(precision, 3))
     record_property("regex_recall", round(recall, 3))
-    print(f"\nregex extraction: precision {precision:.2%} recall {recall:.2%} "
-          f"({true_pos} found, {false_pos} wrong, {false_neg} missed)")
+    print(
+        f"\nregex extraction: precision {precision:.2%} recall {recall:.2%} "
+        f"({true_pos} found, {false_pos} wrong, {false_neg} missed)"
+    )
     print("  missed (implicit, left to the LLM):", *missed, sep="\n    ")
     assert precision >= PRECISION_FLOOR, wrong
     assert recall >= RECALL_FLOOR, missed
@@ -69,8 +71,10 @@ def test_regex_precision_and_recall(record_property):
 @pytest.fixture
 def seeded_store(tmp_path: Path) -> MemoryStore:
     store = MemoryStore(tmp_path / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
-    records = [dict(m, createdAt="2026-01-01T00:00:00.000Z", updatedAt="2026-01-01T00:00:00.000Z")
-               for m in _data()["memories"]]
+    records = [
+        dict(m, createdAt="2026-01-01T00:00:00.000Z", updatedAt="2026-01-01T00:00:00.000Z")
+        for m in _data()["memories"]
+    ]
     store.import_records(records)
     return store
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,16 @@ from webapp.extraction import (
 from webapp.extraction.run import stores_for
 from webapp.stores import MemoryFullError, MemoryStore, NotFoundError, ReviewQueue
 
-LLM_REPLY = json.dumps([{"content": "Prefers concise code", "category": "preference",
-                         "confidence": 0.85, "evidence": "this code is too ugly"}])
+LLM_REPLY = json.dumps(
+    [
+        {
+            "content": "Prefers concise code",
+            "category": "preference",
+            "confidence": 0.85,
+            "evidence": "this code is too ugly",
+        }
+    ]
+)
 
 
 class FixedCaller:
@@ -52,8 +61,9 @@ def _user(*texts: str) -> list[dict[str, str]]:
 
 # ----------------------------------------------------------------- candidates
 def test_extract_candidates_is_the_regex_over_user_messages(store):
-    messages = _user("I always use metric units.", "What time is it?") + \
-        [{"role": "assistant", "content": "I prefer tea."}]
+    messages = _user("I always use metric units.", "What time is it?") + [
+        {"role": "assistant", "content": "I prefer tea."}
+    ]
     assert MemoryExtractor(store).extract_candidates(messages) == ["I always use metric units"]
 
 
@@ -71,7 +81,8 @@ def test_smart_extraction_falls_back_to_regex(store, reply):
     facts = extractor.extract_candidates_smartly(_user("I prefer tea."))
     assert caller.calls == 1
     assert [(f.content, f.category, f.extractor) for f in facts] == [
-        ("I prefer tea", "preference", "regex")]
+        ("I prefer tea", "preference", "regex")
+    ]
 
 
 def test_smart_extraction_without_llm_is_the_regex(store):
@@ -107,7 +118,8 @@ def test_close_variant_in_chinese_yields_update(store):
 def test_new_fact_yields_add_with_general_by_default(store):
     store.add("User prefers vim")
     assert MemoryExtractor(store).reconcile(["My daughter's name is Ana"]) == [
-        ReconcileAction("add", None, "My daughter's name is Ana", "general")]
+        ReconcileAction("add", None, "My daughter's name is Ana", "general")
+    ]
 
 
 def test_categories_flow_into_add_actions(store):
@@ -129,8 +141,9 @@ def test_duplicate_candidates_in_one_batch_give_one_action(store):
 def test_apply_writes_adds_and_updates_as_extracted(store):
     old = store.add("User prefers vim", category="tool")
     extractor = MemoryExtractor(store)
-    extractor.apply(extractor.reconcile(["User prefers neovim instead of vim", "Uses tmux"],
-                                        ["tool", "tool"]))
+    extractor.apply(
+        extractor.reconcile(["User prefers neovim instead of vim", "Uses tmux"], ["tool", "tool"])
+    )
     memories = {m.content: m for m in store.get_all()}
     assert set(memories) == {"User prefers neovim instead of vim", "Uses tmux"}
     assert memories["User prefers neovim instead of vim"].id == old.id
@@ -141,12 +154,20 @@ def test_apply_writes_adds_and_updates_as_extracted(store):
 # ----------------------------------------------------------------- submit
 def test_manual_mode_queues_and_writes_nothing(store, queue):
     extractor = MemoryExtractor(store, review_queue=queue)
-    result = extractor.submit(extractor.reconcile(["Uses tmux"], ["tool"]),
-                              conversation_id="slack:1", evidence="I use tmux daily.")
+    result = extractor.submit(
+        extractor.reconcile(["Uses tmux"], ["tool"]),
+        conversation_id="slack:1",
+        evidence="I use tmux daily.",
+    )
     assert store.get_all() == []
     [item] = queue.pending()
     assert (item.content, item.category, item.conversation_id, item.evidence, item.status) == (
-        "Uses tmux", "tool", "slack:1", "I use tmux daily.", "pending")
+        "Uses tmux",
+        "tool",
+        "slack:1",
+        "I use tmux daily.",
+        "pending",
+    )
     assert result.queued == [item]
 
 
@@ -208,8 +229,10 @@ def test_should_extract_needs_four_new_messages_and_sixty_seconds(data_dir):
 def test_pacing_state_lives_in_a_file_shared_by_processes(data_dir, store, queue):
     extractor = MemoryExtractor(store, review_queue=queue)
     assert extractor.state.path == data_dir / "extraction-state.json"
-    code = ("import sys; from webapp.extraction import ExtractionState; "
-            "ExtractionState(sys.argv[1]).mark_extracted('slack:1')")
+    code = (
+        "import sys; from webapp.extraction import ExtractionState; "
+        "ExtractionState(sys.argv[1]).mark_extracted('slack:1')"
+    )
     subprocess.run([sys.executable, "-c", code, str(extractor.state.path)], check=True)
     assert not extractor.should_extract("slack:1", 10)
     assert extractor.should_extract("slack:2", 10)
@@ -240,7 +263,8 @@ def test_extract_conversation_with_llm_in_auto_mode_applies(settings):
     assert result.extractor == "llm"
     memories, _, _ = stores_for(settings)
     assert [(m.content, m.category, m.source) for m in memories.get_all()] == [
-        ("Prefers concise code", "preference", "extracted")]
+        ("Prefers concise code", "preference", "extracted")
+    ]
 
 
 def test_extract_conversation_unknown_thread_is_not_found(settings):
@@ -261,10 +285,14 @@ def test_extract_due_reads_only_new_messages_and_respects_pacing(settings):
 def test_auto_mode_run_twice_at_once_adds_the_fact_once(data_dir):
     """Two processes (the dashboard's Extract facts and `memory-curator extract`) reconcile
     against the same memory before either writes; the fact must still be stored once."""
-    first = MemoryExtractor(MemoryStore(data_dir / "memories.json", max_items=100,
-                                       max_chars=10000, lock_timeout=5), mode="auto")
-    second = MemoryExtractor(MemoryStore(data_dir / "memories.json", max_items=100,
-                                        max_chars=10000, lock_timeout=5), mode="auto")
+    first = MemoryExtractor(
+        MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5),
+        mode="auto",
+    )
+    second = MemoryExtractor(
+        MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5),
+        mode="auto",
+    )
     both = [first.reconcile(["Uses tmux", "Prefers tea"]), second.reconcile(["Uses tmux"])]
     assert first.submit(both[0]).applied and len(both[1]) == 1
     result = second.submit(both[1])
@@ -276,16 +304,29 @@ def test_auto_mode_run_twice_at_once_adds_the_fact_once(data_dir):
 def test_a_nul_or_lone_surrogate_in_a_message_does_not_stop_extraction(settings):
     """Messages a host stored with a NUL (pasted binary) or a lone surrogate (JSON's "\\ud800"
     written by another program) are extracted without them, not a crash of the whole run."""
-    _thread(settings, "slack:1", ("I prefer green tea\x00 with honey.", "Noted."),
-            ("Weather?", "Rain."))
+    _thread(
+        settings, "slack:1", ("I prefer green tea\x00 with honey.", "Noted."), ("Weather?", "Rain.")
+    )
     path = settings.conversation_file
-    path.write_text(path.read_text(encoding="utf-8").replace("honey", "honey\\ud800"),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("honey", "honey\\ud800"), encoding="utf-8"
+    )
     result = extract_conversation(settings, "slack:1", caller=None)
     assert [i.content for i in result.queued] == ["I prefer green tea with honey"]
-    llm = LlmMemoryExtractor(FixedCaller(json.dumps([{
-        "content": "Prefers tea\ud800", "category": "preference", "confidence": 0.9,
-        "evidence": "tea\x00, always"}])))
+    llm = LlmMemoryExtractor(
+        FixedCaller(
+            json.dumps(
+                [
+                    {
+                        "content": "Prefers tea\ud800",
+                        "category": "preference",
+                        "confidence": 0.9,
+                        "evidence": "tea\x00, always",
+                    }
+                ]
+            )
+        )
+    )
     store = MemoryStore(settings.memory_file, max_items=10, max_chars=1000, lock_timeout=5)
     queue = ReviewQueue(settings.review_file, store)
     extractor = MemoryExtractor(store, llm_extractor=llm, review_queue=queue)
@@ -297,16 +338,28 @@ def test_a_nul_or_lone_surrogate_in_a_message_does_not_stop_extraction(settings)
 def test_messages_with_microsecond_timestamps_are_not_new_again_after_a_run(settings):
     """A host that writes Python isoformat() times (microseconds): once read, a message is
     not counted as new on every later run."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    start = datetime.now(timezone.utc) - timedelta(minutes=5)
-    turns = [{"role": role, "content": text,
-              "timestamp": (start + timedelta(seconds=i, microseconds=123_456)).isoformat()}
-             for i, (role, text) in enumerate([("user", "I always use metric units."),
-                                               ("assistant", "Noted."), ("user", "Weather?"),
-                                               ("assistant", "Rain.")])]
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    turns = [
+        {
+            "role": role,
+            "content": text,
+            "timestamp": (start + timedelta(seconds=i, microseconds=123_456)).isoformat(),
+        }
+        for i, (role, text) in enumerate(
+            [
+                ("user", "I always use metric units."),
+                ("assistant", "Noted."),
+                ("user", "Weather?"),
+                ("assistant", "Rain."),
+            ]
+        )
+    ]
     settings.conversation_file.parent.mkdir(parents=True, exist_ok=True)
-    settings.conversation_file.write_text(json.dumps({"slack:1": {"turns": turns}}), encoding="utf-8")
+    settings.conversation_file.write_text(
+        json.dumps({"slack:1": {"turns": turns}}), encoding="utf-8"
+    )
     [first] = extract_due(settings, all_threads=True, caller=None)
     assert first.ran and first.new_messages == 4
     [again] = extract_due(settings, all_threads=True, caller=None)

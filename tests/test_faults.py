@@ -12,7 +12,12 @@ from webapp.stores import MemoryStore, StoreError, StoreWriteError, jsonfile
 
 STEPS = ["temp create", "chmod", "write", "short write", "fsync", "close", "replace"]
 ERRORS = [errno.ENOSPC, errno.EIO]
-EXPECTED_FILES = {"memories.json", "memories.json.lock", "memories.json.bak", "memories.history.jsonl"}
+EXPECTED_FILES = {
+    "memories.json",
+    "memories.json.lock",
+    "memories.json.bak",
+    "memories.history.jsonl",
+}
 
 
 class Faulty:
@@ -37,6 +42,7 @@ class Faulty:
 def raiser(code: int):
     def fail(real, *args, **kwargs):
         raise OSError(code, os.strerror(code))
+
     return fail
 
 
@@ -77,8 +83,9 @@ def inject(monkeypatch, step: str, code: int, target) -> Faulty:
 
 @pytest.fixture
 def store(data_dir) -> MemoryStore:
-    store = MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000,
-                        lock_timeout=5).init()
+    store = MemoryStore(
+        data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
+    ).init()
     store.add("first")
     store.add("second")  # now a .bak exists too
     return store
@@ -173,7 +180,9 @@ def test_a_change_whose_history_entry_cannot_be_written_does_not_happen(store, m
 
 
 @pytest.mark.parametrize("step", ["write", "fsync", "replace"])
-def test_a_deletion_that_cannot_be_saved_leaves_memory_and_history_as_they_were(store, monkeypatch, step):
+def test_a_deletion_that_cannot_be_saved_leaves_memory_and_history_as_they_were(
+    store, monkeypatch, step
+):
     first = store.get_all()[0]
     original, log = store.path.read_bytes(), store.history_path.read_bytes()
     inject(monkeypatch, step, errno.ENOSPC, store.path)

@@ -28,13 +28,19 @@ def parse_calls(monkeypatch) -> list[int]:
 
 
 def run_python(code: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=60, **kw)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        **kw,
+    )
 
 
 def store_at(path, **kw) -> MemoryStore:
-    return MemoryStore(path, max_items=1000, max_chars=100_000, lock_timeout=kw.pop("timeout", 5),
-                       **kw)
+    return MemoryStore(
+        path, max_items=1000, max_chars=100_000, lock_timeout=kw.pop("timeout", 5), **kw
+    )
 
 
 def test_an_unchanged_file_is_not_re_parsed(data_dir, parse_calls):
@@ -109,8 +115,12 @@ def test_a_held_lock_gives_store_busy_error_not_a_hang(data_dir):
     store = store_at(path, timeout=0.3).init()
     store.add("before")
     original = path.read_bytes()
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(HOLD_LOCK), f"{path}.lock"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(HOLD_LOCK), f"{path}.lock"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(StoreBusyError) as caught:
@@ -152,4 +162,4 @@ def test_write_atomic_keeps_the_file_mode(data_dir):
 def test_files_are_utf8_with_non_ascii_kept(data_dir):
     store = store_at(data_dir / "memories.json").init()
     store.add("喜欢喝咖啡 ☕")
-    assert "喜欢喝咖啡 ☕".encode("utf-8") in store.path.read_bytes()
+    assert "喜欢喝咖啡 ☕".encode() in store.path.read_bytes()

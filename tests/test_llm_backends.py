@@ -22,13 +22,14 @@ from webapp.extraction import (
 
 from .conftest import FACTS, FakeLlmServer, openai_body
 
-PROMPT = "Extract facts from: 我喜歡喝茶 — <b>and</b> \"quotes\""
+PROMPT = 'Extract facts from: 我喜歡喝茶 — <b>and</b> "quotes"'
 
 
 # ----------------------------------------------------------------- OpenAI-compatible
 def _openai(server: FakeLlmServer) -> OpenAiCaller:
-    return OpenAiCaller(model="local-model", base_url=server.url + "/v1", api_key="sk-test",
-                        timeout=1)
+    return OpenAiCaller(
+        model="local-model", base_url=server.url + "/v1", api_key="sk-test", timeout=1
+    )
 
 
 def test_openai_success_sends_the_prompt_in_chat_format(openai_server):
@@ -49,7 +50,8 @@ def test_openai_failures_give_none_without_retries(openai_server, mode):
 
 def test_openai_caller_drives_the_extractor(openai_server):
     facts = LlmMemoryExtractor(_openai(openai_server)).extract_facts(
-        [{"role": "user", "content": "I prefer tea."}])
+        [{"role": "user", "content": "I prefer tea."}]
+    )
     assert [f.content for f in facts] == ["Prefers tea"]
 
 
@@ -104,8 +106,9 @@ def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_claude_cli_gets_the_prompt_on_stdin_with_print(bin_dir, tmp_path):
     log = tmp_path / "seen"
-    _stub_claude(bin_dir, f'echo "$@" > "{log}.args"\ncat > "{log}.stdin"\n'
-                          f"printf '%s' '{FACTS}'\n")
+    _stub_claude(
+        bin_dir, f'echo "$@" > "{log}.args"\ncat > "{log}.stdin"\nprintf \'%s\' \'{FACTS}\'\n'
+    )
     assert ClaudeCliCaller(model="sonnet", timeout=5).call(PROMPT) == FACTS
     assert (tmp_path / "seen.args").read_text().split() == ["--print", "--model", "sonnet"]
     assert (tmp_path / "seen.stdin").read_text("utf-8") == PROMPT
@@ -134,23 +137,39 @@ def test_provider_none_means_regex_only(settings):
 def test_factory_builds_each_provider(settings, openai_server, anthropic_server):
     claude = caller_from_settings(replace(settings, llm_provider="claude-cli"))
     assert isinstance(claude, ClaudeCliCaller)
-    local = caller_from_settings(replace(settings, llm_provider="openai", llm_model="local-model",
-                                         llm_base_url=openai_server.url + "/v1", llm_timeout=1),
-                                 environ={})
+    local = caller_from_settings(
+        replace(
+            settings,
+            llm_provider="openai",
+            llm_model="local-model",
+            llm_base_url=openai_server.url + "/v1",
+            llm_timeout=1,
+        ),
+        environ={},
+    )
     assert local.call(PROMPT) == FACTS
-    hosted = caller_from_settings(replace(settings, llm_provider="anthropic",
-                                          llm_model="claude-test", llm_timeout=1,
-                                          llm_base_url=anthropic_server.url),
-                                  environ={"ANTHROPIC_API_KEY": "ak-env"})
+    hosted = caller_from_settings(
+        replace(
+            settings,
+            llm_provider="anthropic",
+            llm_model="claude-test",
+            llm_timeout=1,
+            llm_base_url=anthropic_server.url,
+        ),
+        environ={"ANTHROPIC_API_KEY": "ak-env"},
+    )
     assert hosted.call(PROMPT) == FACTS
     assert _sent_key(anthropic_server.requests[-1][1]) == "ak-env"
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"llm_provider": "openai"}, "MEMORY_LLM_MODEL"),
-    ({"llm_provider": "openai", "llm_model": "gpt"}, "MEMORY_LLM_API_KEY"),
-    ({"llm_provider": "anthropic", "llm_model": "claude"}, "ANTHROPIC_API_KEY"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"llm_provider": "openai"}, "MEMORY_LLM_MODEL"),
+        ({"llm_provider": "openai", "llm_model": "gpt"}, "MEMORY_LLM_API_KEY"),
+        ({"llm_provider": "anthropic", "llm_model": "claude"}, "ANTHROPIC_API_KEY"),
+    ],
+)
 def test_factory_explains_missing_settings(settings, changes, message):
     with pytest.raises(LlmConfigError, match=message):
         caller_from_settings(replace(settings, **changes), environ={})

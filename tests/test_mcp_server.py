@@ -13,9 +13,10 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
 
 import filelock
 import pytest
@@ -38,8 +39,11 @@ async def connect(server_dir: Path, errlog: Any) -> AsyncIterator[ClientSession]
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "webapp", "mcp", "--data-dir", str(server_dir)],
-        env={"MEMORY_MAX_ITEMS": str(MAX_ITEMS), "MEMORY_MAX_CHARS": str(MAX_CHARS),
-             "MEMORY_LOCK_TIMEOUT": "1"},
+        env={
+            "MEMORY_MAX_ITEMS": str(MAX_ITEMS),
+            "MEMORY_MAX_CHARS": str(MAX_CHARS),
+            "MEMORY_LOCK_TIMEOUT": "1",
+        },
         cwd=REPO,
     )
     async with stdio_client(params, errlog=errlog) as (read, write):
@@ -101,8 +105,9 @@ def memory_file(server_dir: Path) -> Path:
 @pytest.fixture
 def dashboard(memory_file: Path) -> MemoryStore:
     """The store as the web dashboard in another process would open it."""
-    return MemoryStore(memory_file, max_items=MAX_ITEMS, max_chars=MAX_CHARS,
-                       actor="dashboard", lock_timeout=5)
+    return MemoryStore(
+        memory_file, max_items=MAX_ITEMS, max_chars=MAX_CHARS, actor="dashboard", lock_timeout=5
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -143,8 +148,14 @@ def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
 
 def test_description_tells_the_model_what_to_remember(client: McpClient) -> None:
     description = client.list_tools().tools[0].description
-    for guidance in ("durable", "long-term", "not store one-off requests", "secrets",
-                     "Search before adding", "update that memory"):
+    for guidance in (
+        "durable",
+        "long-term",
+        "not store one-off requests",
+        "secrets",
+        "Search before adding",
+        "update that memory",
+    ):
         assert guidance in description
     for action in ACTIONS:
         assert f"- {action}:" in description
@@ -152,9 +163,11 @@ def test_description_tells_the_model_what_to_remember(client: McpClient) -> None
 
 # ------------------------------------------------------------------ each action
 def test_add_writes_the_file_and_the_dashboard_sees_it(
-        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
-    text = client.ok(action="add", content="  Calls the living-room lamp 'Luna'.  ",
-                     category="tool")
+    client: McpClient, dashboard: MemoryStore, memory_file: Path
+) -> None:
+    text = client.ok(
+        action="add", content="  Calls the living-room lamp 'Luna'.  ", category="tool"
+    )
     memory_id = added_id(text)
     assert text.splitlines() == [
         f"Added [{memory_id}] (tool) Calls the living-room lamp 'Luna'.",
@@ -171,7 +184,9 @@ def test_add_writes_the_file_and_the_dashboard_sees_it(
     assert (entry["actor"], entry["action"]) == ("mcp", "add")
 
 
-def test_add_without_a_category_files_it_under_general(client: McpClient, memory_file: Path) -> None:
+def test_add_without_a_category_files_it_under_general(
+    client: McpClient, memory_file: Path
+) -> None:
     memory_id = added_id(client.ok(action="add", content="Has a cat named Miso."))
     [record] = on_disk(memory_file)
     assert record["category"] == "general"
@@ -187,7 +202,8 @@ def test_adding_the_same_fact_twice_keeps_one_copy(client: McpClient, memory_fil
 
 def test_list_shows_ids_categories_and_usage(client: McpClient, dashboard: MemoryStore) -> None:
     assert client.ok(action="list") == (
-        f"No memories yet.\nMemory use: 0/{MAX_ITEMS} items, 0/{MAX_CHARS} chars.")
+        f"No memories yet.\nMemory use: 0/{MAX_ITEMS} items, 0/{MAX_CHARS} chars."
+    )
     first = dashboard.add("Prefers metric units.", category="preference")
     second = dashboard.add("喜歡喝綠茶", category="preference")
     chars = len(first.content) + len(second.content)
@@ -212,9 +228,15 @@ def test_list_shows_ids_categories_and_usage(client: McpClient, dashboard: Memor
     ],
 )
 def test_search_finds_memories_containing_the_keyword(
-        client: McpClient, dashboard: MemoryStore, keyword: str, expected: list[str]) -> None:
-    stored = {m.content: m for m in (dashboard.add(text, category="preference") for text in
-                                     ("Likes green tea in the morning.", "喜歡喝綠茶", "晚上不喝绿茶"))}
+    client: McpClient, dashboard: MemoryStore, keyword: str, expected: list[str]
+) -> None:
+    stored = {
+        m.content: m
+        for m in (
+            dashboard.add(text, category="preference")
+            for text in ("Likes green tea in the morning.", "喜歡喝綠茶", "晚上不喝绿茶")
+        )
+    }
     text = client.ok(action="search", keyword=keyword)
     if not expected:
         assert text == f'No memory contains "{keyword}".'
@@ -226,12 +248,19 @@ def test_search_finds_memories_containing_the_keyword(
 
 
 def test_update_changes_content_and_category(
-        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    client: McpClient, dashboard: MemoryStore, memory_file: Path
+) -> None:
     memory = dashboard.add("Likes green tea.", category="general")
-    text = client.ok(action="update", id=f"[{memory.id}]", content="Prefers black tea now.",
-                     category="preference")
-    assert text.splitlines()[:2] == [f"Updated [{memory.id}] (preference) Prefers black tea now.",
-                                     "(was: Likes green tea.)"]
+    text = client.ok(
+        action="update",
+        id=f"[{memory.id}]",
+        content="Prefers black tea now.",
+        category="preference",
+    )
+    assert text.splitlines()[:2] == [
+        f"Updated [{memory.id}] (preference) Prefers black tea now.",
+        "(was: Likes green tea.)",
+    ]
     [record] = on_disk(memory_file)
     assert (record["content"], record["category"]) == ("Prefers black tea now.", "preference")
     assert record["createdAt"] == memory.to_dict()["createdAt"]
@@ -243,17 +272,22 @@ def test_update_changes_content_and_category(
 
 
 def test_update_to_the_same_text_changes_nothing(
-        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    client: McpClient, dashboard: MemoryStore, memory_file: Path
+) -> None:
     memory = dashboard.add("Works from home on Fridays.", category="workflow")
     before = memory_file.read_bytes()
     text = client.ok(action="update", id=memory.id, content="Works from home on Fridays.")
-    assert text == f"No change: [{memory.id}] (workflow) Works from home on Fridays. already says that."
+    assert (
+        text
+        == f"No change: [{memory.id}] (workflow) Works from home on Fridays. already says that."
+    )
     assert memory_file.read_bytes() == before
     assert [e["actor"] for e in dashboard.history(memory.id)] == ["dashboard"]
 
 
 def test_delete_removes_it_from_the_file(
-        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    client: McpClient, dashboard: MemoryStore, memory_file: Path
+) -> None:
     keep = dashboard.add("Speaks Dutch and English.")
     gone = dashboard.add("Is planning a trip to Kyoto.", category="project")
     text = client.ok(action="delete", id=gone.id)
@@ -269,14 +303,15 @@ def test_sees_changes_the_dashboard_makes(client: McpClient, dashboard: MemorySt
     memory = dashboard.add("Calls the bedroom heater 'Toasty'.", category="tool")
     assert "Toasty" in client.ok(action="search", keyword="heater")
     dashboard.update(memory.id, "Calls the bedroom heater 'Blaze'.")
-    assert f"[{memory.id}] (tool) Calls the bedroom heater 'Blaze'." in \
-        client.ok(action="search", keyword="heater")
+    assert f"[{memory.id}] (tool) Calls the bedroom heater 'Blaze'." in client.ok(
+        action="search", keyword="heater"
+    )
     dashboard.delete(memory.id)
     assert client.ok(action="search", keyword="heater") == 'No memory contains "heater".'
 
 
 def test_hostile_text_is_stored_as_plain_text(client: McpClient, memory_file: Path) -> None:
-    content = "<script>alert(1)</script> ../../etc/passwd \"quotes\" & ampersands"
+    content = '<script>alert(1)</script> ../../etc/passwd "quotes" & ampersands'
     memory_id = added_id(client.ok(action="add", content=content))
     assert on_disk(memory_file)[0]["content"] == content
     assert f"[{memory_id}] (general) {content}" in client.ok(action="list")
@@ -293,36 +328,53 @@ def review_queue(server_dir: Path, dashboard: MemoryStore) -> Iterator[ReviewQue
 def test_review_memory_is_read_only_and_takes_no_arguments(client: McpClient) -> None:
     review = {tool.name: tool for tool in client.list_tools().tools}["review_memory"]
     assert review.annotations.read_only_hint is True
-    assert review.input_schema == {"type": "object", "properties": {},
-                                   "additionalProperties": False}
+    assert review.input_schema == {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+    }
 
 
 def test_review_memory_lists_pending_facts(
-        client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue) -> None:
+    client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue
+) -> None:
     assert client.ok(name="review_memory") == "No facts wait for review."
     lamp = dashboard.add("Calls the desk lamp 'Lamp'.", category="tool")
-    tea, rename, dropped = review_queue.submit([
-        Proposal("add", "喜歡喝綠茶", category="preference", confidence=0.9, extractor="llm"),
-        Proposal("update", "Calls the desk lamp 'Luna'.", category="tool", memory_id=lamp.id,
-                 current_content=lamp.content, confidence=0.75, extractor="llm"),
-        Proposal("add", "Is tired today.", extractor="regex"),
-    ])
+    tea, rename, dropped = review_queue.submit(
+        [
+            Proposal("add", "喜歡喝綠茶", category="preference", confidence=0.9, extractor="llm"),
+            Proposal(
+                "update",
+                "Calls the desk lamp 'Luna'.",
+                category="tool",
+                memory_id=lamp.id,
+                current_content=lamp.content,
+                confidence=0.75,
+                extractor="llm",
+            ),
+            Proposal("add", "Is tired today.", extractor="regex"),
+        ]
+    )
     review_queue.reject(dropped.id)
     lines = client.ok(name="review_memory").splitlines()
     assert lines[0] == "2 facts wait for review (the user decides in the dashboard):"
-    assert sorted(lines[1:]) == sorted([
-        f"[{tea.id}] add (preference) 喜歡喝綠茶 (confidence 0.90)",
-        f"[{rename.id}] update [{lamp.id}] (tool) Calls the desk lamp 'Luna'. "
-        f"(now: Calls the desk lamp 'Lamp'.) (confidence 0.75)",
-    ])
+    assert sorted(lines[1:]) == sorted(
+        [
+            f"[{tea.id}] add (preference) 喜歡喝綠茶 (confidence 0.90)",
+            f"[{rename.id}] update [{lamp.id}] (tool) Calls the desk lamp 'Luna'. "
+            f"(now: Calls the desk lamp 'Lamp'.) (confidence 0.75)",
+        ]
+    )
     assert dashboard.get(lamp.id).content == "Calls the desk lamp 'Lamp'."
 
 
-def test_review_memory_reports_a_damaged_review_file(client: McpClient, server_dir: Path,
-                                                     review_queue: ReviewQueue) -> None:
+def test_review_memory_reports_a_damaged_review_file(
+    client: McpClient, server_dir: Path, review_queue: ReviewQueue
+) -> None:
     (server_dir / "review.json").write_bytes(b"{not json")
-    assert f"The store file {server_dir / 'review.json'} is damaged" in \
-        client.error(name="review_memory")
+    assert f"The store file {server_dir / 'review.json'} is damaged" in client.error(
+        name="review_memory"
+    )
     assert (server_dir / "review.json").read_bytes() == b"{not json"
 
 
@@ -335,8 +387,10 @@ def test_review_memory_reports_a_damaged_review_file(client: McpClient, server_d
         ({"action": "add"}, 'The action "add" needs the argument "content"'),
         ({"action": "add", "content": "   "}, "Memory content cannot be empty."),
         ({"action": "add", "content": "a\x00b"}, "cannot contain NUL"),
-        ({"action": "add", "content": "x", "category": "secret"},
-         'Unknown category "secret"; use one of preference, project, workflow'),
+        (
+            {"action": "add", "content": "x", "category": "secret"},
+            'Unknown category "secret"; use one of preference, project, workflow',
+        ),
         ({"action": "add", "content": 42}, 'The argument "content" must be a string'),
         ({"action": "add", "text": "Likes tea"}, "Unknown argument(s): text."),
         ({"action": "search"}, 'The action "search" needs the argument "keyword"'),
@@ -348,7 +402,8 @@ def test_review_memory_reports_a_damaged_review_file(client: McpClient, server_d
     ],
 )
 def test_bad_arguments_are_tool_errors(
-        client: McpClient, memory_file: Path, arguments: dict[str, Any], message: str) -> None:
+    client: McpClient, memory_file: Path, arguments: dict[str, Any], message: str
+) -> None:
     assert message in client.error(**arguments)
     assert on_disk(memory_file) == []
 
@@ -357,8 +412,10 @@ def test_bad_arguments_are_tool_errors(
 def test_unknown_id_is_a_tool_error(client: McpClient, dashboard: MemoryStore, action: str) -> None:
     dashboard.add("Has two kids.")
     text = client.error(action=action, id="feedfacecafe", content="Has three kids.")
-    assert text == ('No memory has the id "feedfacecafe". Use the action "list" or "search" '
-                    "to find the right id.")
+    assert text == (
+        'No memory has the id "feedfacecafe". Use the action "list" or "search" '
+        "to find the right id."
+    )
     assert [m.content for m in dashboard.get_all()] == ["Has two kids."]
 
 
@@ -368,7 +425,8 @@ def test_unknown_tool_is_a_tool_error(client: McpClient) -> None:
 
 
 def test_full_memory_says_how_full_and_what_to_do(
-        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    client: McpClient, dashboard: MemoryStore, memory_file: Path
+) -> None:
     for number in range(MAX_ITEMS):
         dashboard.add(f"Fact number {number}.")
     before = memory_file.read_bytes()
@@ -379,7 +437,8 @@ def test_full_memory_says_how_full_and_what_to_do(
 
 
 def test_too_many_characters_is_a_full_memory_error(
-        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    client: McpClient, dashboard: MemoryStore, memory_file: Path
+) -> None:
     dashboard.add("Short fact.")
     text = client.error(action="add", content="x" * 100_000)
     assert f"11 of {MAX_CHARS} characters are used and this needs 100000 more" in text
@@ -387,11 +446,15 @@ def test_too_many_characters_is_a_full_memory_error(
 
 
 def test_corrupt_file_is_a_tool_error_and_left_untouched(
-        client: McpClient, memory_file: Path) -> None:
+    client: McpClient, memory_file: Path
+) -> None:
     damaged = b'[{"id": "a1", "content": "Likes tea"'
     memory_file.write_bytes(damaged)
-    for arguments in ({"action": "list"}, {"action": "search", "keyword": "tea"},
-                      {"action": "add", "content": "Likes coffee."}):
+    for arguments in (
+        {"action": "list"},
+        {"action": "search", "keyword": "tea"},
+        {"action": "add", "content": "Likes coffee."},
+    ):
         text = client.error(**arguments)
         assert f"The store file {memory_file} is damaged" in text
         assert "memory-curator repair" in text
@@ -401,7 +464,8 @@ def test_corrupt_file_is_a_tool_error_and_left_untouched(
 
 
 def test_busy_lock_is_a_tool_error_and_reads_still_work(
-        client: McpClient, dashboard: MemoryStore, memory_file: Path) -> None:
+    client: McpClient, dashboard: MemoryStore, memory_file: Path
+) -> None:
     memory = dashboard.add("Goes running on Sundays.", category="workflow")
     before = memory_file.read_bytes()
     with filelock.FileLock(f"{memory_file}.lock", timeout=0):
@@ -417,9 +481,12 @@ def test_busy_lock_is_a_tool_error_and_reads_still_work(
 
 def test_other_commands_do_not_load_the_mcp_sdk() -> None:
     """Only `memory-curator mcp` pays for importing the SDK."""
-    probe = "import sys, webapp.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))"
-    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True,
-                            text=True, check=True)
+    probe = (
+        "import sys, webapp.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"
 
 
@@ -442,8 +509,14 @@ def test_garbage_on_the_wire_never_stops_the_server(tmp_path: Path) -> None:
 
 
 def _call(request_id: int, arguments: Any) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                       "params": {"name": TOOL_NAME, "arguments": arguments}}).encode()
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": TOOL_NAME, "arguments": arguments},
+        }
+    ).encode()
 
 
 class RawServer:
@@ -453,15 +526,31 @@ class RawServer:
         self.args = [sys.executable, "-m", "webapp", "mcp", "--data-dir", str(server_dir)]
         self.returncode: int | None = None
 
-    def __enter__(self) -> "RawServer":
-        self.process = subprocess.Popen(self.args, cwd=REPO, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def __enter__(self) -> RawServer:
+        self.process = subprocess.Popen(
+            self.args,
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.reader = threading.Thread(target=self._read_lines, daemon=True)
         self.reader.start()
-        self.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw-test", "version": "1"}}}).encode())
+        self.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw-test", "version": "1"},
+                    },
+                }
+            ).encode()
+        )
         self.answers_until(1)
         self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
         return self

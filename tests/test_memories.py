@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -21,8 +21,9 @@ ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 @pytest.fixture
 def store(data_dir) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000,
-                       actor="tester", lock_timeout=5).init()
+    return MemoryStore(
+        data_dir / "memories.json", max_items=100, max_chars=10000, actor="tester", lock_timeout=5
+    ).init()
 
 
 def on_disk(store: MemoryStore) -> list[dict]:
@@ -131,7 +132,10 @@ def test_update_with_a_stale_version_raises_conflict_with_the_current_memory(sto
     assert caught.value.current.content == "second"
     assert store.get(memory.id).content == "second"
     # With the current version the update goes through; the ISO string works as well.
-    assert store.update(memory.id, "third", expected_updated_at=someone_else.version).content == "third"
+    assert (
+        store.update(memory.id, "third", expected_updated_at=someone_else.version).content
+        == "third"
+    )
 
 
 def test_delete(store):
@@ -141,39 +145,63 @@ def test_delete(store):
     assert store.delete(memory.id) is False
 
 
-@pytest.mark.parametrize("keyword, expected", [
-    ("python", ["Uses Python 3.12", "PYTHON scripts live in ~/bin"]),
-    ("PyThOn", ["Uses Python 3.12", "PYTHON scripts live in ~/bin"]),
-    ("STRASSE", ["Lives on Hauptstraße"]),
-    ("咖啡", ["喜欢喝咖啡，不加糖"]),
-    ("綠茶", ["我喜歡喝無糖綠茶", "晚上不喝绿茶"]),  # traditional and simplified find each other
-    ("无糖绿茶", ["我喜歡喝無糖綠茶"]),
-    ("kubernetes", []),
-])
+@pytest.mark.parametrize(
+    "keyword, expected",
+    [
+        ("python", ["Uses Python 3.12", "PYTHON scripts live in ~/bin"]),
+        ("PyThOn", ["Uses Python 3.12", "PYTHON scripts live in ~/bin"]),
+        ("STRASSE", ["Lives on Hauptstraße"]),
+        ("咖啡", ["喜欢喝咖啡，不加糖"]),
+        (
+            "綠茶",
+            ["我喜歡喝無糖綠茶", "晚上不喝绿茶"],
+        ),  # traditional and simplified find each other
+        ("无糖绿茶", ["我喜歡喝無糖綠茶"]),
+        ("kubernetes", []),
+    ],
+)
 def test_search_ignores_case_and_works_for_chinese(store, keyword, expected):
-    for text in ["Uses Python 3.12", "PYTHON scripts live in ~/bin", "Lives on Hauptstraße",
-                 "喜欢喝咖啡，不加糖", "我喜歡喝無糖綠茶", "晚上不喝绿茶"]:
+    for text in [
+        "Uses Python 3.12",
+        "PYTHON scripts live in ~/bin",
+        "Lives on Hauptstraße",
+        "喜欢喝咖啡，不加糖",
+        "我喜歡喝無糖綠茶",
+        "晚上不喝绿茶",
+    ]:
         store.add(text)
     assert [m.content for m in store.search(keyword)] == expected
 
 
 def test_memory_to_dict_is_the_camel_case_form():
-    moment = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=timezone.utc)
-    memory = Memory(id="m1", content="c", created_at=moment, updated_at=moment,
-                    category="tool", source="mcp")
-    assert memory.to_dict() == {"id": "m1", "content": "c", "createdAt": "2026-01-02T03:04:05.678Z",
-                                "updatedAt": "2026-01-02T03:04:05.678Z", "category": "tool",
-                                "source": "mcp"}
+    moment = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+    memory = Memory(
+        id="m1", content="c", created_at=moment, updated_at=moment, category="tool", source="mcp"
+    )
+    assert memory.to_dict() == {
+        "id": "m1",
+        "content": "c",
+        "createdAt": "2026-01-02T03:04:05.678Z",
+        "updatedAt": "2026-01-02T03:04:05.678Z",
+        "category": "tool",
+        "source": "mcp",
+    }
 
 
 def test_unknown_fields_and_unix_ms_timestamps_survive_a_rewrite(data_dir):
     path = data_dir / "memories.json"
-    foreign = {"id": "ext-1", "content": "from another tool", "createdAt": 1731900000000,
-               "updatedAt": 1731900000123, "pinned": True, "tags": ["a", "b"]}
+    foreign = {
+        "id": "ext-1",
+        "content": "from another tool",
+        "createdAt": 1731900000000,
+        "updatedAt": 1731900000123,
+        "pinned": True,
+        "tags": ["a", "b"],
+    }
     path.write_text(json.dumps([foreign]), encoding="utf-8")
     store = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
     [memory] = store.get_all()
-    assert memory.created_at == datetime(2024, 11, 18, 3, 20, tzinfo=timezone.utc)
+    assert memory.created_at == datetime(2024, 11, 18, 3, 20, tzinfo=UTC)
     assert memory.to_dict()["pinned"] is True
     store.add("another")
     assert on_disk(store)[0] == foreign
@@ -189,7 +217,10 @@ def test_history_records_each_change_with_the_actor(store):
     store.delete(memory.id)
     entries = store.history(memory.id)
     assert [(e["action"], e["actor"]) for e in entries] == [
-        ("add", "tester"), ("update", "dashboard"), ("delete", "tester")]
+        ("add", "tester"),
+        ("update", "dashboard"),
+        ("delete", "tester"),
+    ]
     assert entries[0]["before"] is None and entries[0]["after"]["content"] == "one"
     assert entries[1]["before"]["content"] == "one" and entries[1]["after"]["content"] == "two"
     assert entries[2]["before"]["content"] == "two" and entries[2]["after"] is None
@@ -244,7 +275,9 @@ def test_a_half_written_history_line_does_not_swallow_the_next_entry(store):
         handle.write(b'{"hid": "dead", "ts": "2026-')  # a writer killed mid-line
     memory = store.add("after the crash")
     assert [e["after"]["content"] for e in store.history() if e["action"] == "add"] == [
-        "before the crash", "after the crash"]
+        "before the crash",
+        "after the crash",
+    ]
     assert store.history(memory.id)[0]["id"] == memory.id
 
 
@@ -257,11 +290,14 @@ def test_two_store_objects_on_one_file_see_each_other(data_dir):
     assert [m.content for m in one.get_all()] == ["written by two"]
 
 
-@pytest.mark.parametrize("content, message", [
-    ("bad \ud800 surrogate", "not valid Unicode"),
-    ("nul \x00 inside", "NUL"),
-    (None, "must be text"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("bad \ud800 surrogate", "not valid Unicode"),
+        ("nul \x00 inside", "NUL"),
+        (None, "must be text"),
+    ],
+)
 def test_content_that_cannot_be_stored_is_refused_clearly(store, content, message):
     with pytest.raises(ValueError, match=message):
         store.add(content)
@@ -289,12 +325,19 @@ def test_purge_leaves_no_copy_in_any_file(store):
 def test_import_adds_new_ids_updates_changed_ones_and_keeps_the_rest(store):
     kept = store.add("Likes tea", category="preference")
     changed = store.add("Uses vim")
-    plan = store.plan_import([
-        {"id": kept.id, "content": "Likes tea", "category": "preference"},
-        {"id": changed.id, "content": "Uses neovim", "category": "tool"},
-        {"id": "from-backup_1", "content": "每週日倒垃圾", "category": "workflow",
-         "createdAt": "2026-10-13T20:00:00.000Z", "color": "kept as is"},
-    ])
+    plan = store.plan_import(
+        [
+            {"id": kept.id, "content": "Likes tea", "category": "preference"},
+            {"id": changed.id, "content": "Uses neovim", "category": "tool"},
+            {
+                "id": "from-backup_1",
+                "content": "每週日倒垃圾",
+                "category": "workflow",
+                "createdAt": "2026-10-13T20:00:00.000Z",
+                "color": "kept as is",
+            },
+        ]
+    )
     assert [action for action, _, _ in plan] == ["same", "update", "add"]
 
     counts = store.import_records([record for _, record, _ in plan], actor="importer")
@@ -304,10 +347,15 @@ def test_import_adds_new_ids_updates_changed_ones_and_keeps_the_rest(store):
     assert by_id["from-backup_1"]["createdAt"] == "2026-10-13T20:00:00.000Z"
     assert by_id["from-backup_1"]["color"] == "kept as is"
     imports = [e for e in store.history() if e["action"] == "import"]
-    assert {(e["id"], e["actor"]) for e in imports} == {(changed.id, "importer"),
-                                                        ("from-backup_1", "importer")}
+    assert {(e["id"], e["actor"]) for e in imports} == {
+        (changed.id, "importer"),
+        ("from-backup_1", "importer"),
+    }
     assert store.import_records([record for _, record, _ in plan]) == {
-        "added": 0, "updated": 0, "unchanged": 3}
+        "added": 0,
+        "updated": 0,
+        "unchanged": 3,
+    }
 
 
 @pytest.mark.parametrize("bad_id", ["../etc", "a/b", "has space", "x" * 101, "<script>", 7])
@@ -319,8 +367,9 @@ def test_import_refuses_ids_that_are_not_url_safe(store, bad_id):
 
 
 def test_import_over_the_caps_writes_nothing(data_dir):
-    store = MemoryStore(data_dir / "memories.json", max_items=2, max_chars=1000,
-                        lock_timeout=5).init()
+    store = MemoryStore(
+        data_dir / "memories.json", max_items=2, max_chars=1000, lock_timeout=5
+    ).init()
     store.add("one")
     before = store.path.read_bytes()
     with pytest.raises(MemoryFullError, match="Nothing was imported"):
@@ -336,31 +385,48 @@ def test_add_refuses_the_same_fact_twice_when_asked(store):
             store.add(again, allow_duplicate=False)
         assert caught.value.existing.id == first.id
     assert [m.content for m in store.get_all()] == ["我喜歡喝無糖綠茶"]
-    assert len(store.add("我喜歡喝無糖綠茶").id) == 12  # the default still adds, as the API promises
+    assert (
+        len(store.add("我喜歡喝無糖綠茶").id) == 12
+    )  # the default still adds, as the API promises
     assert len(store.get_all()) == 2
 
 
-@pytest.mark.parametrize("record", [
-    # What Python's isoformat() writes: microseconds and an offset.
-    {"createdAt": "2026-11-22T01:54:44.120999+00:00", "updatedAt": "2026-11-22T01:54:44.120999+00:00"},
-    {"createdAt": "2026-11-22T03:54:44.120999+02:00", "updatedAt": "2026-11-22T03:54:44.120999+02:00"},
-    # Unix milliseconds with a fraction (JavaScript's performance-based clocks).
-    {"createdAt": 1731900000123.7, "updatedAt": 1731900000123.7},
-    # Hand-edited: no updatedAt, only createdAt.
-    {"createdAt": "2026-11-22T01:54:44.120Z"},
-    {},
-], ids=["microseconds", "offset-microseconds", "fractional-ms", "no-updatedAt", "no-timestamps"])
+@pytest.mark.parametrize(
+    "record",
+    [
+        # What Python's isoformat() writes: microseconds and an offset.
+        {
+            "createdAt": "2026-11-22T01:54:44.120999+00:00",
+            "updatedAt": "2026-11-22T01:54:44.120999+00:00",
+        },
+        {
+            "createdAt": "2026-11-22T03:54:44.120999+02:00",
+            "updatedAt": "2026-11-22T03:54:44.120999+02:00",
+        },
+        # Unix milliseconds with a fraction (JavaScript's performance-based clocks).
+        {"createdAt": 1731900000123.7, "updatedAt": 1731900000123.7},
+        # Hand-edited: no updatedAt, only createdAt.
+        {"createdAt": "2026-11-22T01:54:44.120Z"},
+        {},
+    ],
+    ids=["microseconds", "offset-microseconds", "fractional-ms", "no-updatedAt", "no-timestamps"],
+)
 def test_the_version_a_reader_was_given_lets_it_save(data_dir, record):
     """An edit form carries ``memory.version``; a file written by another program must not make
     every save of that memory a conflict."""
     path = data_dir / "memories.json"
-    path.write_text(json.dumps([{"id": "ext", "content": "from a host", **record}]), encoding="utf-8")
+    path.write_text(
+        json.dumps([{"id": "ext", "content": "from a host", **record}]), encoding="utf-8"
+    )
     store = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
     memory = store.get("ext")
     assert store.update("ext", "edited", expected_updated_at=memory.version).content == "edited"
     with pytest.raises(ConflictError):  # and the old version is stale now
         store.update("ext", "again", expected_updated_at=memory.version)
-    assert store.update("ext", "again", expected_updated_at=store.get("ext").updated_at).content == "again"
+    assert (
+        store.update("ext", "again", expected_updated_at=store.get("ext").updated_at).content
+        == "again"
+    )
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u200b\u200c\ufeff", " \u2060\t\n", "\u200e"])
@@ -371,5 +437,5 @@ def test_text_with_nothing_visible_is_empty(store, invisible):
     assert memory.content == "Likes tea"
     with pytest.raises(ValueError, match="cannot be empty"):
         store.update(memory.id, invisible)
-    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # joiners inside an emoji stay
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # joiners inside an emoji stay
     assert store.add(f"Family {family}").content == f"Family {family}"

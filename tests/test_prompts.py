@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,7 +14,7 @@ from webapp.prompts import (
 )
 from webapp.stores import ConversationTurn, Memory
 
-MOMENT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def memory(content: str) -> Memory:
@@ -25,13 +25,17 @@ def turn(role: str, content: str) -> ConversationTurn:
     return ConversationTurn(role=role, content=content, timestamp=MOMENT)
 
 
-@pytest.mark.parametrize("memories", [
-    [memory("content 1"), memory("content 2")],
-    ["content 1", "content 2"],
-])
+@pytest.mark.parametrize(
+    "memories",
+    [
+        [memory("content 1"), memory("content 2")],
+        ["content 1", "content 2"],
+    ],
+)
 def test_memory_block_exact_string(memories):
     assert build_prompt_with_memory(memories, "Question?") == (
-        "<long_term_memory>\n- content 1\n- content 2\n</long_term_memory>\n\nQuestion?")
+        "<long_term_memory>\n- content 1\n- content 2\n</long_term_memory>\n\nQuestion?"
+    )
 
 
 def test_no_memories_gives_the_prompt_alone():
@@ -41,7 +45,8 @@ def test_no_memories_gives_the_prompt_alone():
 def test_history_block_exact_string():
     history = [turn("user", "msg"), turn("assistant", "reply")]
     assert build_prompt_with_history(history, "Next") == (
-        "<conversation_history>\n[User]: msg\n[Assistant]: reply\n</conversation_history>\n\nNext")
+        "<conversation_history>\n[User]: msg\n[Assistant]: reply\n</conversation_history>\n\nNext"
+    )
 
 
 def test_no_history_gives_the_prompt_alone():
@@ -55,7 +60,8 @@ def test_compose_prompt_is_history_around_memory_around_prompt():
     assert compose_prompt(memories, history, "And now?") == expected
     assert expected == (
         "<conversation_history>\n[User]: Hi\n[Assistant]: Hello\n</conversation_history>\n\n"
-        "<long_term_memory>\n- Likes tea\n</long_term_memory>\n\nAnd now?")
+        "<long_term_memory>\n- Likes tea\n</long_term_memory>\n\nAnd now?"
+    )
 
 
 def test_compose_prompt_accepts_generators():
@@ -85,7 +91,10 @@ def test_token_estimate_counts_chinese_characters_individually():
 def test_empty_sections_are_empty():
     composed = compose_prompt_sections([], [], "Only this")
     assert [(s.name, s.chars) for s in composed.sections] == [
-        ("history", 0), ("memory", 0), ("prompt", 9)]
+        ("history", 0),
+        ("memory", 0),
+        ("prompt", 9),
+    ]
 
 
 def test_content_cannot_close_its_block_or_open_the_other():

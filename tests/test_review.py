@@ -28,15 +28,29 @@ def queue(data_dir: Path, store: MemoryStore) -> ReviewQueue:
 
 
 def _add(content: str, **kw) -> Proposal:
-    return Proposal("add", content, kw.pop("category", "preference"), confidence=0.9,
-                    extractor="llm", evidence=f"said: {content}", **kw)
+    return Proposal(
+        "add",
+        content,
+        kw.pop("category", "preference"),
+        confidence=0.9,
+        extractor="llm",
+        evidence=f"said: {content}",
+        **kw,
+    )
 
 
 def test_submitted_item_holds_everything_a_reviewer_needs(queue):
     [item] = queue.submit([_add("Prefers tea")], conversation_id="slack:1")
-    assert (item.action, item.content, item.category, item.confidence, item.extractor,
-            item.conversation_id, item.evidence, item.status) == (
-        "add", "Prefers tea", "preference", 0.9, "llm", "slack:1", "said: Prefers tea", "pending")
+    assert (
+        item.action,
+        item.content,
+        item.category,
+        item.confidence,
+        item.extractor,
+        item.conversation_id,
+        item.evidence,
+        item.status,
+    ) == ("add", "Prefers tea", "preference", 0.9, "llm", "slack:1", "said: Prefers tea", "pending")
     assert item.created_at.endswith("Z") and item.decided_at is None
     assert queue.get(item.id) == item and queue.get("nope") is None
 
@@ -60,7 +74,11 @@ def test_approve_add_writes_the_memory_once(queue, store):
     assert approved.status == "approved" and approved.decided_by == "dashboard"
     assert queue.approve(item.id).status == "approved"
     [memory] = store.get_all()
-    assert (memory.content, memory.category, memory.source) == ("Prefers tea", "preference", "extracted")
+    assert (memory.content, memory.category, memory.source) == (
+        "Prefers tea",
+        "preference",
+        "extracted",
+    )
     assert queue.pending() == [] and queue.decided()[0].id == item.id
 
 
@@ -79,8 +97,17 @@ def test_approve_with_empty_edit_is_refused_and_item_stays_pending(queue):
 
 def test_approve_update_changes_that_memory(queue, store):
     memory = store.add("User prefers vim", category="tool")
-    [item] = queue.submit([Proposal("update", "User prefers neovim", "tool", memory_id=memory.id,
-                                    current_content=memory.content)])
+    [item] = queue.submit(
+        [
+            Proposal(
+                "update",
+                "User prefers neovim",
+                "tool",
+                memory_id=memory.id,
+                current_content=memory.content,
+            )
+        ]
+    )
     assert (item.memory_id, item.current_content) == (memory.id, "User prefers vim")
     queue.approve(item.id)
     assert store.get(memory.id).content == "User prefers neovim"
@@ -137,8 +164,17 @@ def test_undo_approved_add_deletes_the_memory_and_reopens(queue, store):
 
 def test_undo_approved_update_restores_the_old_content(queue, store):
     memory = store.add("User prefers vim", category="tool")
-    [item] = queue.submit([Proposal("update", "User prefers neovim", "tool", memory_id=memory.id,
-                                    current_content=memory.content)])
+    [item] = queue.submit(
+        [
+            Proposal(
+                "update",
+                "User prefers neovim",
+                "tool",
+                memory_id=memory.id,
+                current_content=memory.content,
+            )
+        ]
+    )
     queue.approve(item.id)
     queue.undo(item.id)
     assert store.get(memory.id).content == "User prefers vim"
@@ -146,8 +182,13 @@ def test_undo_approved_update_restores_the_old_content(queue, store):
 
 def test_undo_approved_update_refuses_to_clobber_a_later_edit(queue, store):
     memory = store.add("User prefers vim")
-    [item] = queue.submit([Proposal("update", "User prefers neovim", memory_id=memory.id,
-                                    current_content=memory.content)])
+    [item] = queue.submit(
+        [
+            Proposal(
+                "update", "User prefers neovim", memory_id=memory.id, current_content=memory.content
+            )
+        ]
+    )
     queue.approve(item.id)
     store.update(memory.id, "User prefers helix")
     with pytest.raises(ConflictError):
@@ -176,9 +217,22 @@ def test_file_is_a_json_array_in_camel_case(queue, data_dir):
 
     queue.submit([_add("Prefers tea")], conversation_id="slack:1")
     [record] = json.loads((data_dir / "review.json").read_text("utf-8"))
-    assert {"id", "action", "content", "category", "confidence", "extractor", "conversationId",
-            "evidence", "memoryId", "currentContent", "status", "createdAt", "decidedAt",
-            "decidedBy"} <= set(record)
+    assert {
+        "id",
+        "action",
+        "content",
+        "category",
+        "confidence",
+        "extractor",
+        "conversationId",
+        "evidence",
+        "memoryId",
+        "currentContent",
+        "status",
+        "createdAt",
+        "decidedAt",
+        "decidedBy",
+    } <= set(record)
 
 
 def test_damaged_file_is_never_overwritten(queue, data_dir):

@@ -74,7 +74,9 @@ def test_a_limit_that_is_not_a_positive_integer_names_the_variable(tmp_path, var
 
 def test_addon_options_are_read_and_the_environment_wins(tmp_path):
     options = {"memory_max_items": 30, "conversation_max_turns": 8}
-    settings = from_env(tmp_path, {"SUPERVISOR_TOKEN": "x", "CONVERSATION_MAX_TURNS": "12"}, options)
+    settings = from_env(
+        tmp_path, {"SUPERVISOR_TOKEN": "x", "CONVERSATION_MAX_TURNS": "12"}, options
+    )
     assert settings.memory_max_items == 30
     assert settings.conversation_max_turns == 12
 

@@ -29,7 +29,9 @@ from webapp.stores.skills import kebab_case, reference_slug, schema
 
 from .conftest import zip_of
 
-SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"  # copy of ../shared/samples
+SAMPLES = (
+    Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"
+)  # copy of ../shared/samples
 OLD_NS = 1_600_000_000 * 10**9  # 2020: far outside the "recently changed" window
 
 
@@ -76,31 +78,52 @@ def age(*paths: Path) -> None:
 
 
 # --------------------------------------------------------------------------- names
-@pytest.mark.parametrize("name, expected", [
-    ("poem-writer", "poem-writer"),
-    ("Poem Writer", "poem-writer"),
-    ("PoemWriter", "poem-writer"),
-    ("poem_writer", "poem-writer"),
-    ("ＰＯＥＭ－writer", "poem-writer"),
-    ("  home--climate  ", "home-climate"),
-    ("詩人 Helper", "詩人-helper"),
-    ("v2.1 notes", "v2-1-notes"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("poem-writer", "poem-writer"),
+        ("Poem Writer", "poem-writer"),
+        ("PoemWriter", "poem-writer"),
+        ("poem_writer", "poem-writer"),
+        ("ＰＯＥＭ－writer", "poem-writer"),
+        ("  home--climate  ", "home-climate"),
+        ("詩人 Helper", "詩人-helper"),
+        ("v2.1 notes", "v2-1-notes"),
+    ],
+)
 def test_kebab_case(name, expected):
     assert kebab_case(name) == expected
 
 
-@pytest.mark.parametrize("reference, expected", [
-    ("references/qijue.md", "qijue"),
-    ("references/forms/Qi Jue.md", "forms-qi-jue"),
-    ("references/七言.md", "七言"),
-])
+@pytest.mark.parametrize(
+    "reference, expected",
+    [
+        ("references/qijue.md", "qijue"),
+        ("references/forms/Qi Jue.md", "forms-qi-jue"),
+        ("references/七言.md", "七言"),
+    ],
+)
 def test_reference_slug(reference, expected):
     assert reference_slug(reference) == expected
 
 
-HOSTILE_NAMES = ["../x", "..", "/etc/passwd", "a/b", "a\\b", "C:\\x", "x\x00y", "tab\tname",
-                 "bell\x07", "\u202eexe.txt", "", "   ", "---", "a" * 300, "詩" * 40]
+HOSTILE_NAMES = [
+    "../x",
+    "..",
+    "/etc/passwd",
+    "a/b",
+    "a\\b",
+    "C:\\x",
+    "x\x00y",
+    "tab\tname",
+    "bell\x07",
+    "\u202eexe.txt",
+    "",
+    "   ",
+    "---",
+    "a" * 300,
+    "詩" * 40,
+]
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
@@ -114,8 +137,17 @@ def test_hostile_skill_names_are_refused_and_nothing_is_written(store, tmp_path,
     assert everything_under(tmp_path) - before <= {"skills", "skills/.lock"}
 
 
-@pytest.mark.parametrize("reference", ["../../x.md", "/abs.md", "references/../x.md",
-                                       "C:\\refs\\x.md", "references//x.md", "refs/\x00.md"])
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "../../x.md",
+        "/abs.md",
+        "references/../x.md",
+        "C:\\refs\\x.md",
+        "references//x.md",
+        "refs/\x00.md",
+    ],
+)
 def test_hostile_reference_paths_are_refused(store, tmp_path, reference):
     before = everything_under(tmp_path)
     with pytest.raises(UnsafeNameError):
@@ -154,8 +186,14 @@ def test_save_creates_a_valid_file_named_by_content_hash(store):
 
 
 def test_reference_file_name_and_snippet(store):
-    saved = store.save(doc(type="reference", reference="references/green.md", content="Details",
-                           meta={"name": "Green tea", "description": "Temperatures"}))
+    saved = store.save(
+        doc(
+            type="reference",
+            reference="references/green.md",
+            content="Details",
+            meta={"name": "Green tea", "description": "Temperatures"},
+        )
+    )
     assert saved.file_name == f"tea-brewing-reference-green-{sha8('Details')}.json"
     assert saved.snippet == "Green tea — Temperatures"
 
@@ -182,9 +220,18 @@ def test_saving_the_same_content_writes_nothing(store):
 
 def test_unknown_fields_are_kept_on_rewrite(store, folder):
     folder.mkdir()
-    record = {"id": "x1", "type": "skill", "skill": "tea", "skillDescription": "", "snippet": "s",
-              "content": "old", "meta": {"name": "Tea", "license": "MIT"}, "createdAt": 5,
-              "updatedAt": 6, "reviewedBy": "ana"}
+    record = {
+        "id": "x1",
+        "type": "skill",
+        "skill": "tea",
+        "skillDescription": "",
+        "snippet": "s",
+        "content": "old",
+        "meta": {"name": "Tea", "license": "MIT"},
+        "createdAt": 5,
+        "updatedAt": 6,
+        "reviewedBy": "ana",
+    }
     (folder / "hand-written.json").write_text(json.dumps(record), "utf-8")
     saved = store.save({"id": "x1", "content": "new"})
     on_disk = json.loads((folder / saved.file_name).read_text("utf-8"))
@@ -193,16 +240,19 @@ def test_unknown_fields_are_kept_on_rewrite(store, folder):
     assert files(folder) == [saved.file_name]
 
 
-@pytest.mark.parametrize("record, reason", [
-    (doc(content=""), "content"),
-    (doc(type="recipe"), "type"),
-    (doc(type="reference"), "reference"),
-    (doc(reference="references/x.md"), "must not have a 'reference'"),
-    (doc(content="bad \ud800 surrogate"), "not valid Unicode"),
-    (doc(content="nul \x00 inside"), "NUL"),
-    (doc(meta={"name": 5}), "meta/name"),
-    (["not", "a", "mapping"], "mapping"),
-])
+@pytest.mark.parametrize(
+    "record, reason",
+    [
+        (doc(content=""), "content"),
+        (doc(type="recipe"), "type"),
+        (doc(type="reference"), "reference"),
+        (doc(reference="references/x.md"), "must not have a 'reference'"),
+        (doc(content="bad \ud800 surrogate"), "not valid Unicode"),
+        (doc(content="nul \x00 inside"), "NUL"),
+        (doc(meta={"name": 5}), "meta/name"),
+        (["not", "a", "mapping"], "mapping"),
+    ],
+)
 def test_invalid_documents_are_refused_with_the_reason(store, record, reason):
     with pytest.raises(InvalidSkillDocumentError, match=reason):
         store.save(record)
@@ -258,13 +308,38 @@ BAD_FILES = {
     "latin1.json": ('{"content": "caf\xe9"}'.encode("latin-1"), "not valid UTF-8"),
     "empty.json": (b"", "empty"),
     "array.json": (b"[1, 2]", "expected a JSON object"),
-    "wrong-types.json": (json.dumps({"id": "a", "type": "skill", "skill": "s", "content": "c",
-                                     "snippet": "", "skillDescription": "", "meta": {},
-                                     "createdAt": "yesterday", "updatedAt": 1}).encode(),
-                         "createdAt: 'yesterday' is not of type 'integer'"),
-    "traversal.json": (json.dumps({"id": "b", "type": "skill", "skill": "../etc", "content": "c",
-                                   "snippet": "", "skillDescription": "", "meta": {},
-                                   "createdAt": 1, "updatedAt": 1}).encode(), "path separator"),
+    "wrong-types.json": (
+        json.dumps(
+            {
+                "id": "a",
+                "type": "skill",
+                "skill": "s",
+                "content": "c",
+                "snippet": "",
+                "skillDescription": "",
+                "meta": {},
+                "createdAt": "yesterday",
+                "updatedAt": 1,
+            }
+        ).encode(),
+        "createdAt: 'yesterday' is not of type 'integer'",
+    ),
+    "traversal.json": (
+        json.dumps(
+            {
+                "id": "b",
+                "type": "skill",
+                "skill": "../etc",
+                "content": "c",
+                "snippet": "",
+                "skillDescription": "",
+                "meta": {},
+                "createdAt": 1,
+                "updatedAt": 1,
+            }
+        ).encode(),
+        "path separator",
+    ),
 }
 
 
@@ -327,13 +402,17 @@ def test_import_skill_reads_skill_md_and_references(store, src):
     assert skill.snippet == skill.skill_description
     assert (qijue.reference, wulv.reference) == ("references/qijue.md", "references/wulv.md")
     assert qijue.meta["name"] == "七言絕句"
-    assert qijue.snippet == "七言絕句 — Tonal patterns and rhyme rules for seven-character quatrains."
+    assert (
+        qijue.snippet == "七言絕句 — Tonal patterns and rhyme rules for seven-character quatrains."
+    )
     assert qijue.skill_description == skill.skill_description
-    assert files(store.directory) == sorted([
-        f"poem-writer-skill-{sha8(skill.content)}.json",
-        f"poem-writer-reference-qijue-{sha8(qijue.content)}.json",
-        f"poem-writer-reference-wulv-{sha8(wulv.content)}.json",
-    ])
+    assert files(store.directory) == sorted(
+        [
+            f"poem-writer-skill-{sha8(skill.content)}.json",
+            f"poem-writer-reference-qijue-{sha8(qijue.content)}.json",
+            f"poem-writer-reference-wulv-{sha8(wulv.content)}.json",
+        ]
+    )
 
 
 def test_reimporting_unchanged_content_changes_nothing(store, src, folder):
@@ -370,19 +449,30 @@ def test_nested_references_are_named_by_their_path(store, src):
     nested.mkdir()
     (nested / "Ping Shui.md").write_text("# 平水韻\n一東 二冬", "utf-8")
     store.import_skill(src / "poem-writer")
-    assert any(n.startswith("poem-writer-reference-rhymes-ping-shui-") for n in files(store.directory))
+    assert any(
+        n.startswith("poem-writer-reference-rhymes-ping-shui-") for n in files(store.directory)
+    )
 
 
-@pytest.mark.parametrize("breakage, message", [
-    (lambda d: (d / "SKILL.md").unlink(), "no SKILL.md"),
-    (lambda d: (d / "SKILL.md").write_text("# no front matter", "utf-8"), "needs a `name`"),
-    (lambda d: (d / "SKILL.md").write_text("---\nname: [unclosed\n---\nbody", "utf-8"), "YAML"),
-    (lambda d: (d / "SKILL.md").write_text("---\nname: ../evil\n---\nbody", "utf-8"), "path separator"),
-    (lambda d: (d / "SKILL.md").write_text("---\nname: a..b\n---\nbody", "utf-8"), "'..'"),
-    (lambda d: (d / "references" / "qijue.md").write_bytes(b"\xff\xfe bad"), "not valid UTF-8"),
-    (lambda d: (d / "references" / "empty.md").write_text("---\nname: x\n---\n", "utf-8"), "empty"),
-    (lambda d: (d / "references" / "link.md").symlink_to("/etc/hostname"), "outside"),
-])
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        (lambda d: (d / "SKILL.md").unlink(), "no SKILL.md"),
+        (lambda d: (d / "SKILL.md").write_text("# no front matter", "utf-8"), "needs a `name`"),
+        (lambda d: (d / "SKILL.md").write_text("---\nname: [unclosed\n---\nbody", "utf-8"), "YAML"),
+        (
+            lambda d: (d / "SKILL.md").write_text("---\nname: ../evil\n---\nbody", "utf-8"),
+            "path separator",
+        ),
+        (lambda d: (d / "SKILL.md").write_text("---\nname: a..b\n---\nbody", "utf-8"), "'..'"),
+        (lambda d: (d / "references" / "qijue.md").write_bytes(b"\xff\xfe bad"), "not valid UTF-8"),
+        (
+            lambda d: (d / "references" / "empty.md").write_text("---\nname: x\n---\n", "utf-8"),
+            "empty",
+        ),
+        (lambda d: (d / "references" / "link.md").symlink_to("/etc/hostname"), "outside"),
+    ],
+)
 def test_a_broken_skill_folder_is_refused_and_nothing_is_saved(store, src, breakage, message):
     breakage(src / "poem-writer")
     with pytest.raises((SkillImportError, UnsafeNameError), match=message):
@@ -411,15 +501,18 @@ def hostile_zip(members: dict[str, bytes], symlink: str | None = None) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("members, symlink, message", [
-    ({"../evil.md": b"x"}, None, "climbs out"),
-    ({"references/../../evil.md": b"x"}, None, "climbs out"),
-    ({"/tmp/evil.md": b"x"}, None, "absolute"),
-    ({"C:/evil.md": b"x"}, None, "absolute"),
-    ({"references\\evil.md": b"x"}, None, "Windows-style"),
-    ({}, "references/link.md", "symbolic link"),
-    ({"references/bomb.md": b"0" * 25_000_000}, None, "more than"),
-])
+@pytest.mark.parametrize(
+    "members, symlink, message",
+    [
+        ({"../evil.md": b"x"}, None, "climbs out"),
+        ({"references/../../evil.md": b"x"}, None, "climbs out"),
+        ({"/tmp/evil.md": b"x"}, None, "absolute"),
+        ({"C:/evil.md": b"x"}, None, "absolute"),
+        ({"references\\evil.md": b"x"}, None, "Windows-style"),
+        ({}, "references/link.md", "symbolic link"),
+        ({"references/bomb.md": b"0" * 25_000_000}, None, "more than"),
+    ],
+)
 def test_hostile_zips_are_refused(store, tmp_path, members, symlink, message):
     before = everything_under(tmp_path)
     with pytest.raises(SkillImportError, match=message):
@@ -461,7 +554,11 @@ def test_merge_keys_references_by_reference(store, src):
     extra = runtime(type="reference", reference="references/qiyan-lushi.md", content="七言律詩")
     merged = merge_memories(store.list(), [extra])
     assert [(m.key[2], m.origin) for m in merged] == [
-        ("", "document"), ("qijue", "document"), ("qiyan-lushi", "runtime"), ("wulv", "document")]
+        ("", "document"),
+        ("qijue", "document"),
+        ("qiyan-lushi", "runtime"),
+        ("wulv", "document"),
+    ]
     assert merged[2].to_dict()["origin"] == "runtime"
 
 
@@ -488,14 +585,17 @@ def imported(store, src) -> SkillDocumentStore:
     return store
 
 
-@pytest.mark.parametrize("query, first", [
-    ("七言絕句", "references/qijue.md"),
-    ("對仗", "references/wulv.md"),
-    ("律詩 對仗", "references/wulv.md"),
-    ("CLIMATE entities", "references/entities.md"),
-    ("ｃｌｉｍａｔｅ ｅｎｔｉｔｉｅｓ", "references/entities.md"),
-    ("poem writter", "poem-writer"),
-])
+@pytest.mark.parametrize(
+    "query, first",
+    [
+        ("七言絕句", "references/qijue.md"),
+        ("對仗", "references/wulv.md"),
+        ("律詩 對仗", "references/wulv.md"),
+        ("CLIMATE entities", "references/entities.md"),
+        ("ｃｌｉｍａｔｅ ｅｎｔｉｔｉｅｓ", "references/entities.md"),
+        ("poem writter", "poem-writer"),
+    ],
+)
 def test_search_ranks_case_insensitively_and_in_chinese(imported, query, first):
     hits = imported.search(query)
     top = hits[0].document
@@ -519,9 +619,16 @@ def test_search_includes_runtime_memories(imported, folder):
 
 # --------------------------------------------------------------------------- export, lock, settings
 def test_export_runtime_writes_documents_once(store):
-    memories = [runtime(skill="tea-brewing", createdAt=1000, updatedAt=2000),
-                runtime(skill="tea-brewing", type="reference", reference="references/green.md",
-                        content="80°C", meta={"name": "Green", "description": "temps"})]
+    memories = [
+        runtime(skill="tea-brewing", createdAt=1000, updatedAt=2000),
+        runtime(
+            skill="tea-brewing",
+            type="reference",
+            reference="references/green.md",
+            content="80°C",
+            meta={"name": "Green", "description": "temps"},
+        ),
+    ]
     report = store.export_runtime(memories)
     assert len(report.added) == 2
     assert store.export_runtime(memories).changed is False
@@ -536,11 +643,16 @@ def test_export_runtime_writes_documents_once(store):
 def test_a_held_lock_gives_store_busy(store, folder):
     folder.mkdir()
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import filelock, sys, time\n"
-         f"lock = filelock.FileLock({str(folder / '.lock')!r}); lock.acquire()\n"
-         "print('held', flush=True); time.sleep(30)"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import filelock, sys, time\n"
+            f"lock = filelock.FileLock({str(folder / '.lock')!r}); lock.acquire()\n"
+            "print('held', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         busy = SkillDocumentStore(folder, lock_timeout=0.2)

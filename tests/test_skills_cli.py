@@ -11,14 +11,22 @@ from pathlib import Path
 
 import pytest
 
-SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"  # copy of ../shared/samples
+SAMPLES = (
+    Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"
+)  # copy of ../shared/samples
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "webapp", "skills", *args], capture_output=True,
-                          text=True, encoding="utf-8", env=full_env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", "skills", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=full_env,
+        timeout=60,
+    )
 
 
 @pytest.fixture
@@ -31,8 +39,10 @@ def src(tmp_path: Path) -> Path:
 def test_import_list_check_round_trip(src, data_dir):
     first = run("import", str(src), "--data-dir", str(data_dir))
     assert first.returncode == 0, first.stderr
-    assert first.stdout.splitlines() == ["home-climate: 2 added, 0 updated, 0 unchanged",
-                                         "poem-writer: 3 added, 0 updated, 0 unchanged"]
+    assert first.stdout.splitlines() == [
+        "home-climate: 2 added, 0 updated, 0 unchanged",
+        "poem-writer: 3 added, 0 updated, 0 unchanged",
+    ]
     again = run("import", str(src / "poem-writer"), "--data-dir", str(data_dir))
     assert again.stdout.strip() == "poem-writer: 0 added, 0 updated, 3 unchanged"
     listing = run("list", "--data-dir", str(data_dir))

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 
-def create_app(settings: "Settings | None" = None, **overrides: Any) -> "Flask":
+def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     """Build the dashboard application (see ``webapp.web``)."""
     from .web import create_app as _create_app
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -96,24 +97,31 @@ def stats(data_dir: str | None) -> None:
     click.echo(f"Memories:      {settings.memory_file} [{file_status(memories.file)}]")
     try:
         used = memories.stats()
-        click.echo(f"  {used['items']} of {used['max_items']} memories, "
-                   f"{used['chars']} of {used['max_chars']} characters")
+        click.echo(
+            f"  {used['items']} of {used['max_items']} memories, "
+            f"{used['chars']} of {used['max_chars']} characters"
+        )
     except (StoreError, OSError) as exc:
         problems.append(exc)
     click.echo(f"Conversations: {settings.conversation_file} [{file_status(conversations.file)}]")
     try:
         threads = conversations.list_conversations()
         turns = sum(t.turn_count for t in threads)
-        click.echo(f"  {len(threads)} threads, {turns} turns "
-                   f"(cap {settings.conversation_max_turns} turns / "
-                   f"{settings.conversation_max_chars} characters per thread, "
-                   f"{settings.conversation_max_age_days} days)")
+        click.echo(
+            f"  {len(threads)} threads, {turns} turns "
+            f"(cap {settings.conversation_max_turns} turns / "
+            f"{settings.conversation_max_chars} characters per thread, "
+            f"{settings.conversation_max_age_days} days)"
+        )
     except (StoreError, OSError) as exc:
         problems.append(exc)
     problems += _review_stats(settings)
     for problem in problems:
-        text = describe_os_error(problem) if isinstance(problem, OSError) and \
-            not isinstance(problem, StoreError) else problem
+        text = (
+            describe_os_error(problem)
+            if isinstance(problem, OSError) and not isinstance(problem, StoreError)
+            else problem
+        )
         click.echo(f"Error: {text}", err=True)
     if problems:
         sys.exit(1)
@@ -123,8 +131,9 @@ def _review_stats(settings: Settings) -> list[Exception]:
     """Print the review queue's line of ``stats`` (when it exists); return its problem if any."""
     from .stores import ReviewQueue
 
-    queue = ReviewQueue(settings.review_file, memory_store(settings),
-                        lock_timeout=settings.lock_timeout)
+    queue = ReviewQueue(
+        settings.review_file, memory_store(settings), lock_timeout=settings.lock_timeout
+    )
     if not queue.path.exists():
         return []
     click.echo(f"Review queue:  {queue.path} [{file_status(queue.file)}]")
@@ -143,9 +152,12 @@ def repairable_files(settings: Settings) -> list[Any]:
 
     memories = memory_store(settings)
     state_path = settings.review_file.with_name(STATE_FILE_NAME)
-    return [memories.file, conversation_store(settings).file,
-            ReviewQueue(settings.review_file, memories, lock_timeout=settings.lock_timeout).file,
-            ExtractionState(state_path, lock_timeout=settings.lock_timeout).file]
+    return [
+        memories.file,
+        conversation_store(settings).file,
+        ReviewQueue(settings.review_file, memories, lock_timeout=settings.lock_timeout).file,
+        ExtractionState(state_path, lock_timeout=settings.lock_timeout).file,
+    ]
 
 
 @main.command()
@@ -161,15 +173,21 @@ def repair(data_dir: str | None) -> None:
         if moved is None:
             click.echo(f"{store_file.path}: ok")
         else:
-            source = ("the last good backup" if store_file.backup_status() == "ok"
-                      else "an empty store")
+            source = (
+                "the last good backup" if store_file.backup_status() == "ok" else "an empty store"
+            )
             click.echo(f"{store_file.path}: damaged; moved to {moved}, started from {source}")
 
 
 @main.command(name="export")
 @data_dir_option
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (default: standard output).")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="File to write (default: standard output).",
+)
 @friendly_errors
 def export_memories(data_dir: str | None, output: Path | None) -> None:
     """Write every memory as a JSON array (the on-disk form), for backup or import."""
@@ -199,19 +217,39 @@ def mcp_command(data_dir: str | None) -> None:
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8099, show_default=True, type=click.IntRange(1, 65535),
-              help="Port to listen on.")
-@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64),
-              help="Worker threads.")
-@click.option("--token-file", type=click.Path(dir_okay=False), default=None,
-              help="File holding the access token for direct visitors "
-                   "(instead of MEMORY_DASHBOARD_TOKEN); needed to listen beyond 127.0.0.1.")
-@click.option("--demo", "with_demo", is_flag=True,
-              help="Fill an empty data folder with the demo content first (see `demo`).")
+@click.option(
+    "--port",
+    default=8099,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="Port to listen on.",
+)
+@click.option(
+    "--threads", default=8, show_default=True, type=click.IntRange(1, 64), help="Worker threads."
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="File holding the access token for direct visitors "
+    "(instead of MEMORY_DASHBOARD_TOKEN); needed to listen beyond 127.0.0.1.",
+)
+@click.option(
+    "--demo",
+    "with_demo",
+    is_flag=True,
+    help="Fill an empty data folder with the demo content first (see `demo`).",
+)
 @data_dir_option
 @friendly_errors
-def serve(host: str, port: int, threads: int, token_file: str | None, with_demo: bool,
-          data_dir: str | None) -> None:
+def serve(
+    host: str,
+    port: int,
+    threads: int,
+    token_file: str | None,
+    with_demo: bool,
+    data_dir: str | None,
+) -> None:
     """Serve the web dashboard (production server, not Flask's development server)."""
     from .web.serve import check_exposure, run, with_token_file
 
@@ -225,15 +263,25 @@ def serve(host: str, port: int, threads: int, token_file: str | None, with_demo:
 
 
 @main.command()
-@click.option("--conversation", "conversation_id", default=None, metavar="ID",
-              help="Extract from this thread only, every message, even if not due.")
-@click.option("--all", "all_threads", is_flag=True,
-              help="Every thread with new messages, even if fewer than 4 or within 60 s.")
+@click.option(
+    "--conversation",
+    "conversation_id",
+    default=None,
+    metavar="ID",
+    help="Extract from this thread only, every message, even if not due.",
+)
+@click.option(
+    "--all",
+    "all_threads",
+    is_flag=True,
+    help="Every thread with new messages, even if fewer than 4 or within 60 s.",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be proposed; save nothing.")
 @data_dir_option
 @friendly_errors
-def extract(conversation_id: str | None, all_threads: bool, dry_run: bool,
-            data_dir: str | None) -> None:
+def extract(
+    conversation_id: str | None, all_threads: bool, dry_run: bool, data_dir: str | None
+) -> None:
     """Find durable facts in conversations; queue them for review or apply them (MEMORY_REVIEW_MODE)."""
     from .extraction import LlmConfigError, extract_conversation, extract_due
     from .extraction.report import describe_result
@@ -243,7 +291,9 @@ def extract(conversation_id: str | None, all_threads: bool, dry_run: bool,
     settings = load_settings(data_dir)
     try:
         if conversation_id is not None:
-            results = [extract_conversation(settings, conversation_id, dry_run=dry_run, actor="cli")]
+            results = [
+                extract_conversation(settings, conversation_id, dry_run=dry_run, actor="cli")
+            ]
         else:
             results = extract_due(settings, all_threads=all_threads, dry_run=dry_run, actor="cli")
     except LlmConfigError as exc:
@@ -337,7 +387,9 @@ def check_skills(data_dir: str | None) -> None:
     if not problems:
         click.echo(f"{store.directory}: {len(documents)} document(s), all valid.")
         return
-    click.echo(f"{store.directory}: {len(documents)} valid document(s), {len(problems)} problem(s):")
+    click.echo(
+        f"{store.directory}: {len(documents)} valid document(s), {len(problems)} problem(s):"
+    )
     for problem in problems:
         click.echo(f"  {problem}")
     sys.exit(1)
@@ -349,12 +401,19 @@ def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -
     from .demo import DemoRefusedError, fill_demo
 
     try:
-        report = fill_demo(memory_store(settings, actor="demo"), conversation_store(settings),
-                           settings.skills_dir, force=force, lock_timeout=settings.lock_timeout)
+        report = fill_demo(
+            memory_store(settings, actor="demo"),
+            conversation_store(settings),
+            settings.skills_dir,
+            force=force,
+            lock_timeout=settings.lock_timeout,
+        )
     except DemoRefusedError as exc:
         if keep_existing:
-            click.echo("Demo not loaded: the data folder already holds data; serving it as it is.",
-                       err=True)
+            click.echo(
+                "Demo not loaded: the data folder already holds data; serving it as it is.",
+                err=True,
+            )
             return
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
@@ -365,9 +424,12 @@ def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -
 
 @main.command()
 @data_dir_option
-@click.option("--force", is_flag=True,
-              help="Load even into a data folder that holds data (the demo's own items are "
-                   "replaced, everything else is kept).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Load even into a data folder that holds data (the demo's own items are "
+    "replaced, everything else is kept).",
+)
 @friendly_errors
 def demo(data_dir: str | None, force: bool) -> None:
     """Fill a data folder with sample memories, conversations and skills, freshly dated."""

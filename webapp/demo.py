@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +38,10 @@ class DemoReport:
     def lines(self) -> list[str]:
         """A readable summary, one line per store."""
         m = self.memories
-        lines = [f"Memories: {m['added']} added, {m['updated']} updated, {m['unchanged']} unchanged",
-                 f"Conversations: {self.threads} threads, {self.exchanges} exchanges (dated now)"]
+        lines = [
+            f"Memories: {m['added']} added, {m['updated']} updated, {m['unchanged']} unchanged",
+            f"Conversations: {self.threads} threads, {self.exchanges} exchanges (dated now)",
+        ]
         if self.skills is None:
             lines.append("Skills: skipped — this installation has no skill document store.")
         else:
@@ -54,13 +56,16 @@ def skill_store_class() -> Any | None:
     return getattr(stores, "SkillDocumentStore", None)
 
 
-def existing_content(memories: MemoryStore, conversations: ConversationStore,
-                     skills: Any | None) -> list[str]:
+def existing_content(
+    memories: MemoryStore, conversations: ConversationStore, skills: Any | None
+) -> list[str]:
     """What the stores already hold, e.g. ['3 memories', '1 conversation']; [] when empty."""
     found = []
-    counts = (("memory", "memories", len(memories.get_all())),
-              ("conversation", "conversations", len(conversations.list_conversations())),
-              ("skill document", "skill documents", len(skills.list(True)) if skills else 0))
+    counts = (
+        ("memory", "memories", len(memories.get_all())),
+        ("conversation", "conversations", len(conversations.list_conversations())),
+        ("skill document", "skill documents", len(skills.list(True)) if skills else 0),
+    )
     for one, many, count in counts:
         if count:
             found.append(f"{count} {one if count == 1 else many}")
@@ -75,8 +80,9 @@ def shifted_memories(records: list[dict[str, Any]], now: datetime) -> list[dict[
     for record in records:
         created = parse_ts(record.get("createdAt"))
         updated = parse_ts(record.get("updatedAt") or record.get("createdAt"))
-        shifted.append({**record, "createdAt": to_iso(created + delta),
-                        "updatedAt": to_iso(updated + delta)})
+        shifted.append(
+            {**record, "createdAt": to_iso(created + delta), "updatedAt": to_iso(updated + delta)}
+        )
     return shifted
 
 
@@ -100,9 +106,16 @@ def load_skills(skills: Any, folder: Path) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def fill_demo(memories: MemoryStore, conversations: ConversationStore, skills_dir: Path, *,
-              force: bool = False, lock_timeout: float = 10.0, source: Path = DEMO_DATA,
-              now: datetime | None = None) -> DemoReport:
+def fill_demo(
+    memories: MemoryStore,
+    conversations: ConversationStore,
+    skills_dir: Path,
+    *,
+    force: bool = False,
+    lock_timeout: float = 10.0,
+    source: Path = DEMO_DATA,
+    now: datetime | None = None,
+) -> DemoReport:
     """Load the demo into the stores; refuse (DemoRefusedError) when they hold data, unless ``force``.
 
     With ``force`` the demo's own memories (by id), threads (by key) and skills (by name) are
@@ -116,12 +129,14 @@ def fill_demo(memories: MemoryStore, conversations: ConversationStore, skills_di
     if found and not force:
         raise DemoRefusedError(
             f"The data folder already holds {', '.join(found)}; nothing was changed. "
-            "Use --force to load the demo anyway (its own items are replaced, the rest is kept).")
-    now = now or datetime.now(timezone.utc)
+            "Use --force to load the demo anyway (its own items are replaced, the rest is kept)."
+        )
+    now = now or datetime.now(UTC)
     records = json.loads((source / "memories.json").read_text(encoding="utf-8"))
     threads = json.loads((source / "threads.json").read_text(encoding="utf-8"))
     counts = memories.import_records(shifted_memories(records, now), actor="demo")
     exchanges = load_threads(conversations, threads)
     skill_lines = load_skills(skills, source / "skills") if skills else None
-    return DemoReport(memories=counts, threads=len(threads), exchanges=exchanges,
-                      skills=skill_lines)
+    return DemoReport(
+        memories=counts, threads=len(threads), exchanges=exchanges, skills=skill_lines
+    )

@@ -13,8 +13,9 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import logging
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -143,8 +144,10 @@ def describe(memory: Memory) -> str:
 def usage_line(store: MemoryStore) -> str:
     """How full the memory is, so the model knows when to tidy up."""
     used = store.stats()
-    return (f"Memory use: {used['items']}/{used['max_items']} items, "
-            f"{used['chars']}/{used['max_chars']} chars.")
+    return (
+        f"Memory use: {used['items']}/{used['max_items']} items, "
+        f"{used['chars']}/{used['max_chars']} chars."
+    )
 
 
 class MemoryTool:
@@ -161,8 +164,9 @@ class MemoryTool:
     def do_add(self, content: str, category: str | None = None, **_: Any) -> str:
         """Remember a new fact, unless the very same text is already stored."""
         try:
-            memory = self.store.add(content, category=category or "general", source=ACTOR,
-                                    allow_duplicate=False)
+            memory = self.store.add(
+                content, category=category or "general", source=ACTOR, allow_duplicate=False
+            )
         except DuplicateMemoryError as exc:
             # A retried or repeated call must not fill the memory with copies.
             return f"Already remembered: {describe(exc.existing)}\nNothing was added."
@@ -180,7 +184,7 @@ class MemoryTool:
         """The memories whose text contains ``keyword``."""
         keyword = keyword.strip()
         if not keyword:
-            raise ToolInputError('The keyword is empty; give a word or short phrase to look for.')
+            raise ToolInputError("The keyword is empty; give a word or short phrase to look for.")
         found = self.store.search(keyword)
         if not found:
             return f'No memory contains "{keyword}".'
@@ -193,10 +197,17 @@ class MemoryTool:
         memory = self.store.update(id, content, category=category)
         if memory is None:
             raise ToolInputError(_unknown_id(id))
-        if before is not None and before.content == memory.content \
-                and before.category == memory.category:
+        if (
+            before is not None
+            and before.content == memory.content
+            and before.category == memory.category
+        ):
             return f"No change: {describe(memory)} already says that."
-        was = f"\n(was: {before.content})" if before is not None and before.content != memory.content else ""
+        was = (
+            f"\n(was: {before.content})"
+            if before is not None and before.content != memory.content
+            else ""
+        )
         return f"Updated {describe(memory)}{was}\n{usage_line(self.store)}"
 
     def do_delete(self, id: str, **_: Any) -> str:
@@ -230,8 +241,10 @@ def _describe_review_item(item: ReviewItem) -> str:
 
 
 def _unknown_id(memory_id: str) -> str:
-    return (f'No memory has the id "{memory_id}". Use the action "list" or "search" to find '
-            f"the right id.")
+    return (
+        f'No memory has the id "{memory_id}". Use the action "list" or "search" to find '
+        f"the right id."
+    )
 
 
 def _check_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -285,8 +298,10 @@ def _text(name: str, value: Any) -> str:
 def error_message(exc: Exception) -> str:
     """The text the model sees for a failed call: what went wrong and what to do next."""
     if isinstance(exc, MemoryFullError):
-        return (f"{exc} (Now {exc.items}/{exc.max_items} items, {exc.chars}/{exc.max_chars} "
-                f'chars.) Use "list", then "delete" or "update" a memory that matters less.')
+        return (
+            f"{exc} (Now {exc.items}/{exc.max_items} items, {exc.chars}/{exc.max_chars} "
+            f'chars.) Use "list", then "delete" or "update" a memory that matters less.'
+        )
     if isinstance(exc, StoreBusyError):
         return f"{exc} (Another program is writing the memory file; retry in a moment.)"
     if isinstance(exc, StoreCorruptError):
@@ -321,8 +336,11 @@ def tool_definition() -> types.Tool:
         description=TOOL_DESCRIPTION,
         input_schema=INPUT_SCHEMA,
         annotations=types.ToolAnnotations(
-            title="Long-term memory", read_only_hint=False, destructive_hint=True,
-            idempotent_hint=False, open_world_hint=False,
+            title="Long-term memory",
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
         ),
     )
 
@@ -334,8 +352,9 @@ def review_tool_definition() -> types.Tool:
         title="Facts waiting for review",
         description=REVIEW_DESCRIPTION,
         input_schema={"type": "object", "properties": {}, "additionalProperties": False},
-        annotations=types.ToolAnnotations(title="Facts waiting for review", read_only_hint=True,
-                                          open_world_hint=False),
+        annotations=types.ToolAnnotations(
+            title="Facts waiting for review", read_only_hint=True, open_world_hint=False
+        ),
     )
 
 
@@ -346,7 +365,10 @@ def build_server(store: MemoryStore, review: ReviewQueue | None = None) -> Serve
         TOOL_NAME: (tool_definition(), tool.run),
     }
     if review is not None:
-        tools[REVIEW_TOOL_NAME] = (review_tool_definition(), lambda arguments: pending_review(review))
+        tools[REVIEW_TOOL_NAME] = (
+            review_tool_definition(),
+            lambda arguments: pending_review(review),
+        )
     # One call at a time: file work runs in a worker thread so the event loop stays
     # responsive (pings, cancellation) while a call waits for another process's lock.
     serial = anyio.Lock()
@@ -361,8 +383,13 @@ def build_server(store: MemoryStore, review: ReviewQueue | None = None) -> Serve
         async with serial:
             return await anyio.to_thread.run_sync(call_tool_safely, run)
 
-    return Server(SERVER_NAME, version=_package_version(), instructions=SERVER_INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        SERVER_NAME,
+        version=_package_version(),
+        instructions=SERVER_INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 def _package_version() -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 MEMORY_OPEN, MEMORY_CLOSE = "<long_term_memory>", "</long_term_memory>"
 HISTORY_OPEN, HISTORY_CLOSE = "<conversation_history>", "</conversation_history>"
@@ -61,7 +62,9 @@ def build_prompt_with_history(history: Iterable[Any], new_prompt: str) -> str:
 
 def compose_prompt(memories: Iterable[Any], history: Iterable[Any], prompt: str) -> str:
     """What every interface sends: history, then memory, then the prompt."""
-    return build_prompt_with_history(list(history), build_prompt_with_memory(list(memories), prompt))
+    return build_prompt_with_history(
+        list(history), build_prompt_with_memory(list(memories), prompt)
+    )
 
 
 def approx_tokens(text: str) -> int:
@@ -102,8 +105,9 @@ class ComposedPrompt:
         return sum(section.tokens for section in self.sections)
 
 
-def compose_prompt_sections(memories: Iterable[Any], history: Iterable[Any],
-                            prompt: str) -> ComposedPrompt:
+def compose_prompt_sections(
+    memories: Iterable[Any], history: Iterable[Any], prompt: str
+) -> ComposedPrompt:
     """``compose_prompt`` plus the size of each section; the text is exactly compose_prompt's."""
     memories, history = list(memories), list(history)
     text = compose_prompt(memories, history, prompt)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 ADDON_OPTIONS_FILE = Path("/data/options.json")
 ADDON_DATA_DIR = Path("/data")
@@ -83,7 +84,7 @@ class Settings:
         *,
         options_file: Path | None = None,
         cwd: Path | None = None,
-    ) -> "Settings":
+    ) -> Settings:
         """Build settings from ``environ`` (default ``os.environ``) and the add-on options file."""
         env = dict(os.environ if environ is None else environ)
         options_path = ADDON_OPTIONS_FILE if options_file is None else Path(options_file)
@@ -102,7 +103,7 @@ class Settings:
         paths = _paths(env, is_addon, Path.cwd() if cwd is None else Path(cwd))
         return cls(is_addon=is_addon, **paths, **values)
 
-    def with_data_dir(self, data_dir: str | os.PathLike[str]) -> "Settings":
+    def with_data_dir(self, data_dir: str | os.PathLike[str]) -> Settings:
         """The same settings with every store under ``data_dir`` (standalone layout)."""
         paths = _standalone_paths(Path(data_dir))
         current = {f.name: getattr(self, f.name) for f in fields(self)}

@@ -11,9 +11,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -24,9 +24,15 @@ from webapp.stores import ConversationStore, MemoryStore
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync",
-                 "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
 _TOKEN = re.compile(r'"X-CSRFToken": "([^"]+)"')
 
 
@@ -75,13 +81,19 @@ class CsrfClient:
     def get(self, url: str, *, htmx: bool = False, headers: dict | None = None, **kw):
         return self.raw.get(url, headers=self._headers(htmx, False, headers), **kw)
 
-    def post(self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw):
+    def post(
+        self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw
+    ):
         return self.raw.post(url, headers=self._headers(htmx, csrf, headers), **kw)
 
-    def put(self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw):
+    def put(
+        self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw
+    ):
         return self.raw.put(url, headers=self._headers(htmx, csrf, headers), **kw)
 
-    def delete(self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw):
+    def delete(
+        self, url: str, *, htmx: bool = False, csrf: bool = True, headers: dict | None = None, **kw
+    ):
         return self.raw.delete(url, headers=self._headers(htmx, csrf, headers), **kw)
 
 
@@ -112,15 +124,33 @@ class LiveServer:
         return ConversationStore.from_settings(self.settings)
 
 
-def start_server(data_dir: Path, env_extra: dict | None = None, args: list[str] | None = None) -> LiveServer:
+def start_server(
+    data_dir: Path, env_extra: dict | None = None, args: list[str] | None = None
+) -> LiveServer:
     """Start the dashboard as its own process and wait until it answers."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))
+    }
     env.update(env_extra or {})
-    command = [sys.executable, "-m", "webapp", "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--data-dir", str(data_dir), *(args or [])]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "webapp",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        *(args or []),
+    ]
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -134,8 +164,10 @@ def start_server(data_dir: Path, env_extra: dict | None = None, args: list[str] 
     else:
         process.kill()
         raise RuntimeError("the server did not start within 30 s")
-    settings = Settings.from_env(environ={k: v for k, v in (env_extra or {}).items()},
-                                 options_file=data_dir / "no-options.json").with_data_dir(data_dir)
+    settings = Settings.from_env(
+        environ=dict((env_extra or {}).items()),
+        options_file=data_dir / "no-options.json",
+    ).with_data_dir(data_dir)
     return LiveServer(f"http://127.0.0.1:{port}", data_dir, settings, process)
 
 
@@ -165,9 +197,13 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: run ./test.sh (it installs Debian's chromium)")
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: run ./test.sh (it installs Debian's chromium)"
+        )
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
         yield browser
         browser.close()
 
@@ -188,7 +224,9 @@ def color_scheme(request) -> str:
 
 @pytest.fixture
 def page(browser, color_scheme):
-    context = browser.new_context(color_scheme=color_scheme, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        color_scheme=color_scheme, viewport={"width": 1280, "height": 900}
+    )
     page = context.new_page()
     watch = PageWatch([], [], [])
 
@@ -200,7 +238,10 @@ def page(browser, color_scheme):
             dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    page.on("console", lambda msg: watch.console_errors.append(msg.text) if msg.type == "error" else None)
+    page.on(
+        "console",
+        lambda msg: watch.console_errors.append(msg.text) if msg.type == "error" else None,
+    )
     page.on("pageerror", lambda exc: watch.page_errors.append(str(exc)))
     page.watch = watch
     page.set_default_timeout(10_000)
@@ -234,7 +275,7 @@ def wait_for_htmx(page, timeout: float = 10.0) -> None:
     busy = "() => !!document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
     while page.evaluate(busy):
         if time.monotonic() > deadline:
-            raise AssertionError("htmx was still busy after %.0f s" % timeout)
+            raise AssertionError(f"htmx was still busy after {timeout:.0f} s")
         time.sleep(0.05)
 
 
@@ -248,7 +289,10 @@ def assert_accessible(page, context: str = "") -> None:
     bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
     details = "\n".join(
         f"- {v['id']} ({v['impact']}): {v['help']} -> "
-        + "; ".join(node["target"][0] if isinstance(node["target"][0], str) else str(node["target"])
-                    for node in v["nodes"][:5])
-        for v in bad)
+        + "; ".join(
+            node["target"][0] if isinstance(node["target"][0], str) else str(node["target"])
+            for node in v["nodes"][:5]
+        )
+        for v in bad
+    )
     assert not bad, f"axe-core found serious/critical violations {context}:\n{details}"

@@ -64,12 +64,18 @@ def test_htmx_error_is_retargeted_to_banner(client):
 def test_csrf_token_is_sent_by_htmx_from_body_attribute(client, settings):
     html = client.get("/memories/").get_data(as_text=True)
     start = html.index("hx-headers='") + len("hx-headers='")
-    headers = json.loads(html[start:html.index("'", start)])
-    response = client.raw.post("/memories/", data={"content": "Likes tea", "category": "general"},
-                               headers={"HX-Request": "true", **headers})
+    headers = json.loads(html[start : html.index("'", start)])
+    response = client.raw.post(
+        "/memories/",
+        data={"content": "Likes tea", "category": "general"},
+        headers={"HX-Request": "true", **headers},
+    )
     assert response.status_code < 400
-    refused = client.raw.post("/memories/", data={"content": "Likes coffee", "category": "general"},
-                              headers={"HX-Request": "true"})
+    refused = client.raw.post(
+        "/memories/",
+        data={"content": "Likes coffee", "category": "general"},
+        headers={"HX-Request": "true"},
+    )
     assert refused.status_code == 400
     contents = [r["content"] for r in json.loads(settings.memory_file.read_text("utf-8"))]
     assert contents == ["Likes tea"]

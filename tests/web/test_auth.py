@@ -67,7 +67,9 @@ def test_pages_redirect_to_login(token_app, path):
 
 def test_partials_get_hx_redirect(token_app):
     response = token_app.test_client().get(
-        "/memories/?q=x", headers={"HX-Request": "true", "HX-Current-URL": "http://127.0.0.1:1/memories/?q=x"})
+        "/memories/?q=x",
+        headers={"HX-Request": "true", "HX-Current-URL": "http://127.0.0.1:1/memories/?q=x"},
+    )
     assert response.status_code == 401
     assert response.headers["HX-Redirect"] == "/login?next=/memories/?q%3Dx"
     assert response.get_data() == b""
@@ -77,7 +79,10 @@ def test_state_changes_without_session_go_to_login_not_through(token_app, token_
     client = token_app.test_client()
     response = client.post("/memories/", data={"content": "sneaky", "category": "general"})
     assert response.status_code == 303 and "/login" in response.headers["Location"]
-    assert not token_settings.memory_file.exists() or "sneaky" not in token_settings.memory_file.read_text()
+    assert (
+        not token_settings.memory_file.exists()
+        or "sneaky" not in token_settings.memory_file.read_text()
+    )
 
 
 def test_healthz_and_static_stay_open(token_app):
@@ -127,10 +132,19 @@ def test_login_requires_csrf(token_app):
     assert client.get("/memories/").status_code == 303
 
 
-@pytest.mark.parametrize("evil", [
-    "//evil.example/", "https://evil.example/", "/\\evil.example", "\\\\evil.example",
-    "javascript:alert(1)", "/memories/\r\nSet-Cookie: x=1", "evil.example", "http:/evil.example",
-])
+@pytest.mark.parametrize(
+    "evil",
+    [
+        "//evil.example/",
+        "https://evil.example/",
+        "/\\evil.example",
+        "\\\\evil.example",
+        "javascript:alert(1)",
+        "/memories/\r\nSet-Cookie: x=1",
+        "evil.example",
+        "http:/evil.example",
+    ],
+)
 def test_next_can_only_be_a_local_path(token_app, evil):
     response = log_in(token_app.test_client(), next_url=evil)
     assert response.status_code == 303
@@ -149,11 +163,15 @@ def test_a_new_token_ends_old_sessions(tmp_path, token_settings):
 
 
 def test_ingress_requests_skip_the_login(tmp_path):
-    app = create_app(make_settings(tmp_path, dashboard_token=TOKEN, is_addon=True,
-                                   allow_direct_access=True))
+    app = create_app(
+        make_settings(tmp_path, dashboard_token=TOKEN, is_addon=True, allow_direct_access=True)
+    )
     client = app.test_client()
-    via_ha = client.get("/memories/", headers={"X-Ingress-Path": "/api/hassio_ingress/abc"},
-                        environ_base={"REMOTE_ADDR": "172.30.32.2"})
+    via_ha = client.get(
+        "/memories/",
+        headers={"X-Ingress-Path": "/api/hassio_ingress/abc"},
+        environ_base={"REMOTE_ADDR": "172.30.32.2"},
+    )
     assert via_ha.status_code == 200
     direct = client.get("/memories/", environ_base={"REMOTE_ADDR": "192.168.1.9"})
     assert direct.status_code == 303 and "/login" in direct.headers["Location"]
@@ -164,16 +182,26 @@ def test_standalone_ingress_headers_never_replace_the_login(tmp_path):
     # Docker bridge) still asks for the token: only Home Assistant's ingress logs users in.
     app = create_app(make_settings(tmp_path, dashboard_token=TOKEN, is_addon=False))
     client = app.test_client()
-    response = client.get("/memories/", headers={"X-Ingress-Path": "/api/hassio_ingress/abc"},
-                          environ_base={"REMOTE_ADDR": "172.30.32.2"})
+    response = client.get(
+        "/memories/",
+        headers={"X-Ingress-Path": "/api/hassio_ingress/abc"},
+        environ_base={"REMOTE_ADDR": "172.30.32.2"},
+    )
     assert response.status_code == 303
     assert response.headers["Location"].startswith("/api/hassio_ingress/abc/login")
 
 
-@pytest.mark.parametrize("given, expected", [
-    (TOKEN, True), (TOKEN + " ", False), (TOKEN[:-1], False), ("", False),
-    ("x" * 100_000, False), ("ünïcode", False),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        (TOKEN, True),
+        (TOKEN + " ", False),
+        (TOKEN[:-1], False),
+        ("", False),
+        ("x" * 100_000, False),
+        ("ünïcode", False),
+    ],
+)
 def test_token_comparison(given, expected):
     assert token_matches(given, TOKEN) is expected
     assert token_matches(given, "") is False
@@ -197,7 +225,9 @@ def test_failed_logins_are_rate_limited_across_workers(token_settings):
     counters = json.loads((token_settings.data_dir / ".login_attempts.json").read_text())
     assert len(counters["203.0.113.9"]) == MAX_FAILURES
     # another address is not affected
-    assert log_in(create_app(token_settings).test_client(), remote="198.51.100.4").status_code == 303
+    assert (
+        log_in(create_app(token_settings).test_client(), remote="198.51.100.4").status_code == 303
+    )
 
 
 def test_a_good_login_clears_the_failures(token_settings):
@@ -252,21 +282,41 @@ def test_session_cookie_is_http_only_and_app_specific(token_app):
 
 
 def serve_command(port: int, data_dir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "webapp", "serve", "--host", "0.0.0.0", "--port", str(port),
-            "--data-dir", str(data_dir), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "webapp",
+        "serve",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        *extra,
+    ]
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))
+    }
     env.update(extra)
     return env
 
 
 def test_serve_refuses_a_public_address_without_a_token(tmp_path):
     data_dir = tmp_path / "data"
-    result = subprocess.run(serve_command(free_port(), data_dir), env=clean_env(),
-                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    result = subprocess.run(
+        serve_command(free_port(), data_dir),
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert result.returncode == 2
     assert "Refusing to listen on 0.0.0.0" in result.stderr
     assert "MEMORY_DASHBOARD_TOKEN" in result.stderr and "--token-file" in result.stderr
@@ -274,15 +324,25 @@ def test_serve_refuses_a_public_address_without_a_token(tmp_path):
     assert not data_dir.exists(), "nothing is created when it refuses"
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "must hold one line"), (b"short\n", "too short"), (b"\xff\xfe", "not UTF-8"),
-    (b"line-one-is-long\nline-two-is-long\n", "must hold one line"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "must hold one line"),
+        (b"short\n", "too short"),
+        (b"\xff\xfe", "not UTF-8"),
+        (b"line-one-is-long\nline-two-is-long\n", "must hold one line"),
+    ],
+)
 def test_serve_rejects_a_bad_token_file(tmp_path, content, message):
     token_file = tmp_path / "token"
     token_file.write_bytes(content)
-    result = subprocess.run(serve_command(free_port(), tmp_path / "data", "--token-file", str(token_file)),
-                            env=clean_env(), capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        serve_command(free_port(), tmp_path / "data", "--token-file", str(token_file)),
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert message in result.stderr
 
@@ -291,9 +351,13 @@ def test_serve_with_token_file_listens_publicly_and_requires_login(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     port = free_port()
-    process = subprocess.Popen(serve_command(port, tmp_path / "data", "--token-file", str(token_file)),
-                               env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        serve_command(port, tmp_path / "data", "--token-file", str(token_file)),
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         wait_for_port(port, process)
 
@@ -317,9 +381,13 @@ def test_serve_with_token_file_listens_publicly_and_requires_login(tmp_path):
 
 def test_serve_with_env_token_listens_publicly(tmp_path):
     port = free_port()
-    process = subprocess.Popen(serve_command(port, tmp_path / "data"),
-                               env=clean_env(MEMORY_DASHBOARD_TOKEN=TOKEN), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        serve_command(port, tmp_path / "data"),
+        env=clean_env(MEMORY_DASHBOARD_TOKEN=TOKEN),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         wait_for_port(port, process)
     finally:

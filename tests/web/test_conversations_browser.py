@@ -24,10 +24,10 @@ XSS = [
     "<script>window.__xss=1;alert(1)</script>",
     "<img src=x onerror=alert(2)>",
     "<svg onload=alert(3)>",
-    "<a href=\"javascript:alert(4)\">click</a>",
-    "<button hx-get=\"/healthz\" hx-trigger=\"load\" hx-on::load=\"alert(5)\">x</button>",
-    "\"><script>alert(6)</script>",
-    "<iframe src=\"javascript:alert(7)\"></iframe>",
+    '<a href="javascript:alert(4)">click</a>',
+    '<button hx-get="/healthz" hx-trigger="load" hx-on::load="alert(5)">x</button>',
+    '"><script>alert(6)</script>',
+    '<iframe src="javascript:alert(7)"></iframe>',
     "{{ 7*7 }} <details open ontoggle=alert(8)>",
 ]
 
@@ -40,13 +40,21 @@ def add_long_thread(server) -> None:
 
 
 def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
-    reply = json.dumps([{"content": FACT, "category": "workflow", "confidence": 0.95,
-                         "evidence": PLANTS}])
+    reply = json.dumps(
+        [{"content": FACT, "category": "workflow", "confidence": 0.95, "evidence": PLANTS}]
+    )
     with FakeLlmServer(openai_body, reply=reply, hold_seconds=30) as llm:
         llm.mode = "slow"  # answers only once the test has seen the progress indicator
-        server = start_server(tmp_path / "data", args=["--demo"], env_extra={
-            "MEMORY_LLM_PROVIDER": "openai", "MEMORY_LLM_MODEL": "test-model",
-            "MEMORY_LLM_BASE_URL": llm.url + "/v1", "MEMORY_LLM_API_KEY": "sk-test"})
+        server = start_server(
+            tmp_path / "data",
+            args=["--demo"],
+            env_extra={
+                "MEMORY_LLM_PROVIDER": "openai",
+                "MEMORY_LLM_MODEL": "test-model",
+                "MEMORY_LLM_BASE_URL": llm.url + "/v1",
+                "MEMORY_LLM_API_KEY": "sk-test",
+            },
+        )
         try:
             add_long_thread(server)
             page.goto(server.url + "/conversations/")
@@ -54,7 +62,9 @@ def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
             expect(rows).to_have_count(len(SAMPLE_THREADS) + 1)
             expect(rows.first).to_contain_text(LONG)  # the most recent activity comes first
             expect(rows.first).to_contain_text("Slack")
-            expect(page.get_by_role("row", name="schedule:morning-briefing")).to_contain_text("Schedule")
+            expect(page.get_by_role("row", name="schedule:morning-briefing")).to_contain_text(
+                "Schedule"
+            )
 
             page.get_by_role("link", name=LONG).click()
             expect(page.locator("#trimmed-note")).to_contain_text("4 older turns trimmed")
@@ -87,7 +97,8 @@ def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
             page.get_by_role("button", name="Clear…").click()
             page.wait_for_url("**/conversations/?cleared=*")
             assert page.watch.dialogs == [
-                "confirm: Clear this conversation? The assistant forgets all 20 turns of it."]
+                "confirm: Clear this conversation? The assistant forgets all 20 turns of it."
+            ]
             expect(page.locator(".status-note")).to_contain_text(f"Cleared conversation {LONG}")
             expect(page.get_by_role("link", name=LONG)).to_have_count(0)
             on_disk = json.loads(server.settings.conversation_file.read_text(encoding="utf-8"))

@@ -33,8 +33,9 @@ def threads(settings: Settings) -> ConversationStore:
     store = conversations(settings)
     store.add_exchange(SCHEDULE, "Run the morning briefing.", "Good morning! 12°C and clear.")
     store.add_exchange(CLI, "我习惯用 VS Code 编辑配置文件。", "好的。")
-    store.add_exchange(SLACK, "Remember that I prefer the hallway lights at 30% after 22:00.",
-                       "Got it.")
+    store.add_exchange(
+        SLACK, "Remember that I prefer the hallway lights at 30% after 22:00.", "Got it."
+    )
     return store
 
 
@@ -78,7 +79,9 @@ def test_thread_links_round_trip_ids_with_colons_dots_and_slashes(client: CsrfCl
     assert "Weekly report please." in page.get_data(as_text=True)
 
 
-def test_thread_full_page_and_partial_show_the_turns_and_trimmed_count(client: CsrfClient, settings):
+def test_thread_full_page_and_partial_show_the_turns_and_trimmed_count(
+    client: CsrfClient, settings
+):
     store = conversations(settings)
     for n in range(12):  # 24 turns against a cap of 20: the 4 oldest are trimmed
         store.add_exchange(SLACK, f"question {n} <script>alert({n})</script>", f"answer {n}")
@@ -102,18 +105,23 @@ def test_thread_without_trimming_says_so(client: CsrfClient, threads):
     assert "我习惯用 VS Code 编辑配置文件。" in html
 
 
-@pytest.mark.parametrize("method, url", [
-    ("get", "/conversations/thread/slack:nope"),
-    ("post", "/conversations/clear/slack:nope"),
-    ("post", "/conversations/extract/slack:nope"),
-])
+@pytest.mark.parametrize(
+    "method, url",
+    [
+        ("get", "/conversations/thread/slack:nope"),
+        ("post", "/conversations/clear/slack:nope"),
+        ("post", "/conversations/extract/slack:nope"),
+    ],
+)
 def test_unknown_conversation_is_404(client: CsrfClient, threads, method, url):
     response = getattr(client, method)(url)
     assert response.status_code == 404
     assert "Not found" in response.get_data(as_text=True)
 
 
-def test_clear_without_csrf_token_is_rejected_and_changes_nothing(client: CsrfClient, threads, settings):
+def test_clear_without_csrf_token_is_rejected_and_changes_nothing(
+    client: CsrfClient, threads, settings
+):
     before = settings.conversation_file.read_bytes()
     response = client.post(f"/conversations/clear/{SLACK}", csrf=False)
     assert response.status_code == 400
@@ -160,8 +168,7 @@ def test_extract_partial_queues_facts_for_review(client: CsrfClient, threads, se
     assert "<html" not in html
     assert "landed in Review" in json.loads(response.headers["HX-Trigger"])["announce"]
     # The navigation's Review badge is refreshed out of band with the new count.
-    assert (f'<span id="review-badge" hx-swap-oob="true"><span class="badge">{len(pending)}<'
-            in html)
+    assert f'<span id="review-badge" hx-swap-oob="true"><span class="badge">{len(pending)}<' in html
 
 
 def test_extract_full_page_shows_the_result_on_the_thread(client: CsrfClient, threads, settings):
@@ -194,9 +201,18 @@ def test_extract_with_a_misconfigured_llm_says_what_to_fix(tmp_path, settings: S
 def test_expired_thread_is_marked_and_shows_no_turns(client: CsrfClient, settings):
     settings.conversation_file.parent.mkdir(parents=True, exist_ok=True)
     old = "2020-01-01T00:00:00.000Z"
-    settings.conversation_file.write_text(json.dumps({"slack:old": {
-        "turns": [{"role": "user", "content": "ancient words", "timestamp": old}],
-        "createdAt": old, "trimmed": 0}}), encoding="utf-8")
+    settings.conversation_file.write_text(
+        json.dumps(
+            {
+                "slack:old": {
+                    "turns": [{"role": "user", "content": "ancient words", "timestamp": old}],
+                    "createdAt": old,
+                    "trimmed": 0,
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
     listing = client.get("/conversations/").get_data(as_text=True)
     assert "expired" in listing
     page = client.get("/conversations/thread/slack:old").get_data(as_text=True)
@@ -204,7 +220,9 @@ def test_expired_thread_is_marked_and_shows_no_turns(client: CsrfClient, setting
 
 
 @pytest.mark.parametrize("url", ["/conversations/", "/conversations/thread/slack:x", "/prompt/"])
-def test_damaged_conversations_file_is_a_banner_and_stays_untouched(client: CsrfClient, settings, url):
+def test_damaged_conversations_file_is_a_banner_and_stays_untouched(
+    client: CsrfClient, settings, url
+):
     settings.conversation_file.parent.mkdir(parents=True, exist_ok=True)
     damaged = b'{"slack:x": [{"role": "user", "content": "half'
     settings.conversation_file.write_bytes(damaged)
@@ -220,8 +238,9 @@ def test_serve_demo_leaves_a_folder_with_data_alone(tmp_path):
     from .conftest import start_server, stop_server
 
     data = tmp_path / "data"
-    conversations(replace(Settings(), conversation_file=data / "conversations" / "conversations.json")
-                  ).add_exchange("cli:session-1", "my own thread", "kept")
+    conversations(
+        replace(Settings(), conversation_file=data / "conversations" / "conversations.json")
+    ).add_exchange("cli:session-1", "my own thread", "kept")
     before = (data / "conversations" / "conversations.json").read_bytes()
     server = start_server(data, args=["--demo"])
     try:
@@ -231,5 +250,7 @@ def test_serve_demo_leaves_a_folder_with_data_alone(tmp_path):
         stop_server(server)
     assert "cli:session-1" in listing and SLACK not in listing
     assert (data / "conversations" / "conversations.json").read_bytes() == before
-    assert not (data / "memories.json").exists() or json.loads(
-        (data / "memories.json").read_text(encoding="utf-8")) == []
+    assert (
+        not (data / "memories.json").exists()
+        or json.loads((data / "memories.json").read_text(encoding="utf-8")) == []
+    )

@@ -30,7 +30,9 @@ PREFIX = "/api/hassio_ingress/Tok3n_abc-XYZ"
 HA = "172.30.32.2"
 
 
-def run_middleware(settings: Settings, remote: str, headers: dict[str, str], path: str = "/memories/"):
+def run_middleware(
+    settings: Settings, remote: str, headers: dict[str, str], path: str = "/memories/"
+):
     """Call the middleware around a WSGI app that records the environ it was given."""
     seen: dict = {}
 
@@ -54,9 +56,15 @@ def addon(tmp_path: Path, **changes) -> Settings:
 
 
 def test_trusted_proxy_sets_prefix_and_user(tmp_path):
-    status, _, env = run_middleware(addon(tmp_path), HA, {
-        "X-Ingress-Path": PREFIX, "X-Remote-User-Display-Name": "Ada Lovelace",
-        "X-Remote-User-Id": "u123"})
+    status, _, env = run_middleware(
+        addon(tmp_path),
+        HA,
+        {
+            "X-Ingress-Path": PREFIX,
+            "X-Remote-User-Display-Name": "Ada Lovelace",
+            "X-Remote-User-Id": "u123",
+        },
+    )
     assert status.startswith("200")
     assert env["SCRIPT_NAME"] == PREFIX
     assert env["PATH_INFO"] == "/memories/"
@@ -67,26 +75,30 @@ def test_trusted_proxy_sets_prefix_and_user(tmp_path):
 @pytest.mark.parametrize("remote", ["10.0.0.7", "172.30.32.3", "127.0.0.1", "::1", "", "not-an-ip"])
 def test_forged_ingress_headers_from_untrusted_address_are_ignored(tmp_path, remote):
     settings = make_settings(tmp_path)  # standalone: the request goes through, without the headers
-    status, _, env = run_middleware(settings, remote, {
-        "X-Ingress-Path": PREFIX, "X-Remote-User-Display-Name": "Mallory"})
+    status, _, env = run_middleware(
+        settings, remote, {"X-Ingress-Path": PREFIX, "X-Remote-User-Display-Name": "Mallory"}
+    )
     assert status.startswith("200")
     assert env["SCRIPT_NAME"] == ""
     assert "HTTP_X_INGRESS_PATH" not in env and "HTTP_X_REMOTE_USER_DISPLAY_NAME" not in env
     assert "memory_curator.user_name" not in env
 
 
-@pytest.mark.parametrize("forged", [
-    "/api/hassio_ingress/",
-    "/api/hassio_ingress/abc/extra",
-    "/api/hassio_ingress/abc/../../admin",
-    "//evil.example/api/hassio_ingress/abc",
-    "https://evil.example/api/hassio_ingress/abc",
-    "/api/hassio_ingress/a b",
-    "/api/hassio_ingress/abc\"><script>",
-    "/api/hassio_ingress/abc%2F..",
-    "/somewhere/else",
-    "",
-])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        "/api/hassio_ingress/",
+        "/api/hassio_ingress/abc/extra",
+        "/api/hassio_ingress/abc/../../admin",
+        "//evil.example/api/hassio_ingress/abc",
+        "https://evil.example/api/hassio_ingress/abc",
+        "/api/hassio_ingress/a b",
+        '/api/hassio_ingress/abc"><script>',
+        "/api/hassio_ingress/abc%2F..",
+        "/somewhere/else",
+        "",
+    ],
+)
 def test_malformed_ingress_path_is_ignored_even_from_the_proxy(tmp_path, forged):
     status, _, env = run_middleware(addon(tmp_path), HA, {"X-Ingress-Path": forged})
     assert status.startswith("200")
@@ -103,20 +115,24 @@ def test_addon_refuses_other_addresses(tmp_path, remote):
 
 
 def test_addon_direct_access_when_the_user_opted_in(tmp_path):
-    status, _, env = run_middleware(addon(tmp_path, allow_direct_access=True), "192.168.1.20",
-                                    {"X-Ingress-Path": PREFIX})
+    status, _, env = run_middleware(
+        addon(tmp_path, allow_direct_access=True), "192.168.1.20", {"X-Ingress-Path": PREFIX}
+    )
     assert status.startswith("200")
     assert env["SCRIPT_NAME"] == "", "a direct visitor still cannot choose the prefix"
 
 
-@pytest.mark.parametrize("proxies, remote, trusted", [
-    (("172.30.32.0/23",), "172.30.33.9", True),
-    (("172.30.32.0/23",), "172.30.34.1", False),
-    (("127.0.0.1",), "::ffff:127.0.0.1", True),
-    (("::1",), "::1", True),
-    (("bogus", "127.0.0.1"), "127.0.0.1", True),
-    ((), HA, False),
-])
+@pytest.mark.parametrize(
+    "proxies, remote, trusted",
+    [
+        (("172.30.32.0/23",), "172.30.33.9", True),
+        (("172.30.32.0/23",), "172.30.34.1", False),
+        (("127.0.0.1",), "::ffff:127.0.0.1", True),
+        (("::1",), "::1", True),
+        (("bogus", "127.0.0.1"), "127.0.0.1", True),
+        ((), HA, False),
+    ],
+)
 def test_trusted_proxy_list(tmp_path, proxies, remote, trusted):
     settings = make_settings(tmp_path, trusted_proxies=proxies)
     _, _, env = run_middleware(settings, remote, {"X-Ingress-Path": PREFIX})
@@ -124,29 +140,37 @@ def test_trusted_proxy_list(tmp_path, proxies, remote, trusted):
 
 
 def test_unstripped_path_from_proxy_still_routes(tmp_path):
-    _, _, env = run_middleware(addon(tmp_path), HA, {"X-Ingress-Path": PREFIX}, path=PREFIX + "/review/")
+    _, _, env = run_middleware(
+        addon(tmp_path), HA, {"X-Ingress-Path": PREFIX}, path=PREFIX + "/review/"
+    )
     assert env["SCRIPT_NAME"] == PREFIX and env["PATH_INFO"] == "/review/"
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("Zoë Ånström".encode("utf-8").decode("latin-1"), "Zoë Ånström"),
-    ("张伟".encode("utf-8").decode("latin-1"), "张伟"),
-    ("Eve\x00\x1b[31m", "Eve[31m"),
-    ("   ", None),
-    ("x" * 500, "x" * 100),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("Zoë Ånström".encode().decode("latin-1"), "Zoë Ånström"),
+        ("张伟".encode().decode("latin-1"), "张伟"),
+        ("Eve\x00\x1b[31m", "Eve[31m"),
+        ("   ", None),
+        ("x" * 500, "x" * 100),
+    ],
+)
 def test_user_name_header_is_decoded_and_cleaned(raw, expected):
     assert header_text(raw) == expected
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("/memories/", PREFIX + "/memories/"),
-    (PREFIX + "/memories/", PREFIX + "/memories/"),
-    (PREFIX, PREFIX),
-    ("//evil.example/", "//evil.example/"),
-    ("https://example.com/x", "https://example.com/x"),
-    ("memories/", "memories/"),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("/memories/", PREFIX + "/memories/"),
+        (PREFIX + "/memories/", PREFIX + "/memories/"),
+        (PREFIX, PREFIX),
+        ("//evil.example/", "//evil.example/"),
+        ("https://example.com/x", "https://example.com/x"),
+        ("memories/", "memories/"),
+    ],
+)
 def test_stray_root_absolute_redirect_gets_the_prefix(value, expected):
     assert prefixed_location(value, PREFIX) == expected
 
@@ -177,10 +201,26 @@ def addon_app(tmp_path):
     return app
 
 
-URL_ATTRS = ("href", "src", "action", "hx-get", "hx-post", "hx-put", "hx-delete", "hx-patch",
-             "formaction", "poster", "data-url", "hx-push-url", "hx-replace-url")
-URL_ATTR = re.compile(r'\s(' + "|".join(re.escape(a) for a in URL_ATTRS) + r'|data-[\w-]*url[\w-]*)'
-                      r'\s*=\s*(["\'])(.*?)\2', re.I | re.S)
+URL_ATTRS = (
+    "href",
+    "src",
+    "action",
+    "hx-get",
+    "hx-post",
+    "hx-put",
+    "hx-delete",
+    "hx-patch",
+    "formaction",
+    "poster",
+    "data-url",
+    "hx-push-url",
+    "hx-replace-url",
+)
+URL_ATTR = re.compile(
+    r"\s(" + "|".join(re.escape(a) for a in URL_ATTRS) + r"|data-[\w-]*url[\w-]*)"
+    r'\s*=\s*(["\'])(.*?)\2',
+    re.I | re.S,
+)
 HEADERS_WITH_URLS = ("Location", "HX-Redirect", "HX-Location", "HX-Push-Url", "HX-Replace-Url")
 
 
@@ -192,7 +232,7 @@ def unprefixed_urls(html: str) -> list[str]:
         if value.startswith("/") and not value.startswith(PREFIX + "/") and value != PREFIX:
             bad.append(f"{attr}={value}")
     srcset = re.findall(r'srcset\s*=\s*"([^"]*)"', html)
-    bad += [f"srcset={s}" for s in srcset if re.search(r'(^|,\s*)/(?!api/hassio_ingress/)', s)]
+    bad += [f"srcset={s}" for s in srcset if re.search(r"(^|,\s*)/(?!api/hassio_ingress/)", s)]
     return bad
 
 
@@ -211,8 +251,11 @@ def header_urls(response) -> list[str]:
 def test_every_page_and_partial_carries_the_prefix(addon_app):
     """Crawl every GET URL the app links to (pages and htmx partials) and check every URL."""
     client = addon_app.test_client()
-    start = [rule.rule for rule in addon_app.url_map.iter_rules()
-             if "GET" in rule.methods and not rule.arguments and rule.endpoint != "static"]
+    start = [
+        rule.rule
+        for rule in addon_app.url_map.iter_rules()
+        if "GET" in rule.methods and not rule.arguments and rule.endpoint != "static"
+    ]
     queue = [PREFIX + path for path in start]
     seen: set[str] = set()
     problems: list[str] = []
@@ -223,7 +266,7 @@ def test_every_page_and_partial_carries_the_prefix(addon_app):
             continue
         seen.add(url)
         for htmx in (False, True):
-            response = ingress_get(client, url[len(PREFIX):], htmx=htmx)
+            response = ingress_get(client, url[len(PREFIX) :], htmx=htmx)
             visited += 1
             for target in header_urls(response):
                 if target.startswith("/") and not target.startswith(PREFIX + "/"):
@@ -249,14 +292,18 @@ def test_redirects_carry_the_prefix(addon_app):
 
 def test_scanner_catches_a_stray_url():
     """The scan above must be able to fail."""
-    html = ('<a href="/memories/">x</a><form action="/x"></form><div hx-get=\'/p\'></div>'
-            f'<a href="{PREFIX}/ok">ok</a><img src="data:," alt="">')
+    html = (
+        '<a href="/memories/">x</a><form action="/x"></form><div hx-get=\'/p\'></div>'
+        f'<a href="{PREFIX}/ok">ok</a><img src="data:," alt="">'
+    )
     assert unprefixed_urls(html) == ["href=/memories/", "action=/x", "hx-get=/p"]
 
 
 def test_user_name_is_shown_and_escaped(addon_app):
     client = addon_app.test_client()
-    html = ingress_get(client, "/memories/", name="Zoë <script>alert(1)</script>").get_data(as_text=True)
+    html = ingress_get(client, "/memories/", name="Zoë <script>alert(1)</script>").get_data(
+        as_text=True
+    )
     assert "Zoë &lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script>alert(1)" not in html
 
@@ -267,15 +314,23 @@ def test_user_name_becomes_the_history_actor(addon_app):
         return actor()
 
     client = addon_app.test_client()
-    assert ingress_get(client, "/_test/actor", name="Ada Lovelace").get_data(as_text=True) == "Ada Lovelace"
+    assert (
+        ingress_get(client, "/_test/actor", name="Ada Lovelace").get_data(as_text=True)
+        == "Ada Lovelace"
+    )
     assert ingress_get(client, "/_test/actor", name=None).get_data(as_text=True) == "dashboard"
-    forged = client.get("/_test/actor", headers={"X-Remote-User-Display-Name": "Mallory"},
-                        environ_base={"REMOTE_ADDR": "10.1.1.1"})
+    forged = client.get(
+        "/_test/actor",
+        headers={"X-Remote-User-Display-Name": "Mallory"},
+        environ_base={"REMOTE_ADDR": "10.1.1.1"},
+    )
     assert forged.status_code == 403
 
 
 def test_addon_app_refuses_direct_visitors_with_headers(addon_app):
-    response = addon_app.test_client().get("/memories/", environ_base={"REMOTE_ADDR": "192.168.1.5"})
+    response = addon_app.test_client().get(
+        "/memories/", environ_base={"REMOTE_ADDR": "192.168.1.5"}
+    )
     assert response.status_code == 403
     assert "memory_allow_direct_access" in response.get_data(as_text=True)
 
@@ -299,8 +354,9 @@ def test_cookie_names_differ_per_ingress_path(tmp_path):
     other = "/api/hassio_ingress/another_token"
     names = set()
     for prefix in (PREFIX, other):
-        response = app.test_client().get("/memories/", headers={"X-Ingress-Path": prefix},
-                                          environ_base={"REMOTE_ADDR": HA})
+        response = app.test_client().get(
+            "/memories/", headers={"X-Ingress-Path": prefix}, environ_base={"REMOTE_ADDR": HA}
+        )
         names.add(response.headers["Set-Cookie"].split("=", 1)[0])
     assert len(names) == 2
 
@@ -313,10 +369,16 @@ def test_post_through_ingress_keeps_session_and_records_actor(addon_app):
     token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
     with addon_app.test_request_context():
         add_url = url_for("memories.add")
-    response = client.post(PREFIX + add_url, data={"content": "Likes ingress", "category": "general"},
-                           headers={"X-Ingress-Path": PREFIX, "X-CSRFToken": token,
-                                    "X-Remote-User-Display-Name": "Ada Lovelace"},
-                           environ_base={"REMOTE_ADDR": HA})
+    response = client.post(
+        PREFIX + add_url,
+        data={"content": "Likes ingress", "category": "general"},
+        headers={
+            "X-Ingress-Path": PREFIX,
+            "X-CSRFToken": token,
+            "X-Remote-User-Display-Name": "Ada Lovelace",
+        },
+        environ_base={"REMOTE_ADDR": HA},
+    )
     assert response.status_code < 400, response.get_data(as_text=True)[:300]
     if "Location" in response.headers:
         assert response.headers["Location"].startswith(PREFIX + "/")

@@ -14,9 +14,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -102,12 +102,19 @@ def seed(settings: Settings) -> None:
     memories.add("Works on the garden irrigation project", category="project", source="slack")
     memories.add("Uses vim with relative line numbers", category="tool", source="cli")
     conversations = ConversationStore(settings.conversation_file).init()
-    conversations.add_exchange("slack:1731900000.123456", "Remind me what I prefer to drink?",
-                               "You prefer tea in the morning.")
+    conversations.add_exchange(
+        "slack:1731900000.123456",
+        "Remind me what I prefer to drink?",
+        "You prefer tea in the morning.",
+    )
     queue = ReviewQueue(settings.review_file, memories).init()
-    queue.submit([Proposal("add", "Owns a cat named Miso", "general", 0.9, "regex"),
-                  Proposal("add", "Likes hiking on weekends", "preference", 0.8, "regex")],
-                 conversation_id="slack:1731900000.123456")
+    queue.submit(
+        [
+            Proposal("add", "Owns a cat named Miso", "general", 0.9, "regex"),
+            Proposal("add", "Likes hiking on weekends", "preference", 0.8, "regex"),
+        ],
+        conversation_id="slack:1731900000.123456",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -115,10 +122,16 @@ def ingress(tmp_path_factory) -> Iterator[Ingress]:
     root = tmp_path_factory.mktemp("ingress")
     data_dir = root / "data"
     app_port, nginx_port = free_port(), free_port()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))}
-    env.update(SUPERVISOR_TOKEN="test-supervisor-token", MEMORY_TRUSTED_PROXIES="127.0.0.1",
-               MEMORY_DATA_DIR=str(data_dir))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))
+    }
+    env.update(
+        SUPERVISOR_TOKEN="test-supervisor-token",
+        MEMORY_TRUSTED_PROXIES="127.0.0.1",
+        MEMORY_DATA_DIR=str(data_dir),
+    )
     settings = Settings.from_env(environ=env, options_file=root / "no-options.json")
     assert settings.is_addon and settings.data_dir == data_dir
     seed(settings)
@@ -129,25 +142,46 @@ def ingress(tmp_path_factory) -> Iterator[Ingress]:
     # and a temporary data folder instead of /data.
     argv[argv.index("--port") + 1] = str(app_port)
     argv += ["--data-dir", str(data_dir)]
-    app = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           start_new_session=True)
+    app = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
     nginx_dir = root / "nginx"
     nginx_dir.mkdir()
-    fill = {"@DIR@": str(nginx_dir), "@PORT@": str(nginx_port), "@APP_PORT@": str(app_port),
-            "@TOKEN@": TOKEN, "@USER_NAME@": USER_NAME,
-            "@USER@": "user root;" if os.geteuid() == 0 else ""}
+    fill = {
+        "@DIR@": str(nginx_dir),
+        "@PORT@": str(nginx_port),
+        "@APP_PORT@": str(app_port),
+        "@TOKEN@": TOKEN,
+        "@USER_NAME@": USER_NAME,
+        "@USER@": "user root;" if os.geteuid() == 0 else "",
+    }
     for name, target in (("nginx.conf.template", "nginx.conf"), ("ha.html", "ha.html")):
         text = (REPO / "tests" / "nginx" / name).read_text(encoding="utf-8")
         for key, value in fill.items():
             text = text.replace(key, value)
         (nginx_dir / target).write_text(text, encoding="utf-8")
-    nginx = subprocess.Popen([NGINX, "-p", str(nginx_dir), "-c", str(nginx_dir / "nginx.conf"),
-                              "-e", str(nginx_dir / "error.log"), "-g", "daemon off;"],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    nginx = subprocess.Popen(
+        [
+            NGINX,
+            "-p",
+            str(nginx_dir),
+            "-c",
+            str(nginx_dir / "nginx.conf"),
+            "-e",
+            str(nginx_dir / "error.log"),
+            "-g",
+            "daemon off;",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         wait_for(app_port, app, "the add-on")
         wait_for(nginx_port, nginx, "nginx")
-        yield Ingress(f"http://127.0.0.1:{nginx_port}", data_dir, nginx_dir / "access.log", settings)
+        yield Ingress(
+            f"http://127.0.0.1:{nginx_port}", data_dir, nginx_dir / "access.log", settings
+        )
     finally:
         stop(nginx)
         stop(app)
@@ -166,8 +200,9 @@ def test_the_add_on_refuses_direct_requests(ingress):
     if host_ip is None:
         pytest.fail("this machine has no non-loopback address to test a direct request from")
     direct = app_url.replace("127.0.0.1", host_ip) + "memories/"
-    request = urllib.request.Request(direct, headers={"X-Ingress-Path": PREFIX,
-                                                      "X-Remote-User-Display-Name": "Mallory"})
+    request = urllib.request.Request(
+        direct, headers={"X-Ingress-Path": PREFIX, "X-Remote-User-Display-Name": "Mallory"}
+    )
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=10)
     assert caught.value.code == 403
@@ -245,8 +280,13 @@ def test_panel_in_an_iframe_uses_every_page_under_the_prefix(ingress, page):
     assert not [e for e in page.watch.console_errors if "Content Security Policy" in e]
 
     # Every request the browser made stayed under the prefix (or was the HA page itself).
-    outside = [u for u in requests if urlsplit(u).path != "/" and not urlsplit(u).path.startswith(PREFIX + "/")
-               and not u.startswith("data:")]
+    outside = [
+        u
+        for u in requests
+        if urlsplit(u).path != "/"
+        and not urlsplit(u).path.startswith(PREFIX + "/")
+        and not u.startswith("data:")
+    ]
     assert not outside, f"requests outside the ingress prefix: {outside}"
     assert len(requests) > 20, "the journey made too few requests to mean anything"
     # ... and nginx saw nothing outside it either.
@@ -267,7 +307,13 @@ def test_panel_in_an_iframe_uses_every_page_under_the_prefix(ingress, page):
 def test_nginx_config_is_what_the_test_uses():
     """The template is complete: every placeholder the fixture fills, and only those."""
     text = (REPO / "tests" / "nginx" / "nginx.conf.template").read_text(encoding="utf-8")
-    assert set(re.findall(r"@[A-Z_]+@", text)) == {"@DIR@", "@PORT@", "@APP_PORT@", "@TOKEN@",
-                                                   "@USER_NAME@", "@USER@"}
+    assert set(re.findall(r"@[A-Z_]+@", text)) == {
+        "@DIR@",
+        "@PORT@",
+        "@APP_PORT@",
+        "@TOKEN@",
+        "@USER_NAME@",
+        "@USER@",
+    }
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
     assert image_start_command()[-1] == str(config["ingress_port"])

@@ -35,7 +35,9 @@ def clean(page, *expected_statuses: int) -> None:
     assert page.watch.dialogs == []
     assert page.watch.page_errors == []
     expected = tuple(f"status of {code} " for code in expected_statuses)
-    assert [m for m in page.watch.console_errors if not (expected and any(e in m for e in expected))] == []
+    assert [
+        m for m in page.watch.console_errors if not (expected and any(e in m for e in expected))
+    ] == []
 
 
 def test_add_search_edit_and_cancel(live_server, page):
@@ -58,7 +60,9 @@ def test_add_search_edit_and_cancel(live_server, page):
     expect(page.locator("#results")).to_contain_text("烏龍茶")
     records = on_disk(live_server)
     assert [(r["content"], r["category"]) for r in records] == [
-        ("Drinks coffee black, no sugar", "preference"), ("我喜歡喝咖啡，也喜歡烏龍茶", "general")]
+        ("Drinks coffee black, no sugar", "preference"),
+        ("我喜歡喝咖啡，也喜歡烏龍茶", "general"),
+    ]
     assert_accessible(page, "on the memories page with data")
 
     search = page.get_by_role("searchbox", name="Search")
@@ -224,7 +228,10 @@ def test_export_then_import_with_preview(live_server, page, tmp_path):
     expect(page.locator("#import-panel")).to_contain_text("1 added, 1 updated, 1 already the same")
     expect(page.locator("#results")).to_contain_text("Imported fact 匯入")
     assert {r["id"]: r["content"] for r in on_disk(live_server)} == {
-        kept.id: "Kept as is", changed.id: "New wording", "imported1": "Imported fact 匯入"}
+        kept.id: "Kept as is",
+        changed.id: "New wording",
+        "imported1": "Imported fact 匯入",
+    }
     clean(page, 422)
 
 
@@ -303,8 +310,9 @@ def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server
     assert first.id in [r["id"] for r in on_disk(live_server)]
 
     # Paging: the address names each filter once, so it can be copied and reloaded as is.
-    live_server.memories().import_records([{"id": f"p{i:03d}", "content": f"Paged fact {i}"}
-                                           for i in range(55)])
+    live_server.memories().import_records(
+        [{"id": f"p{i:03d}", "content": f"Paged fact {i}"} for i in range(55)]
+    )
     open_page(page, live_server)
     page.get_by_role("link", name="Next →").click()
     expect(page.locator("#results-summary")).to_contain_text("Showing 51–")

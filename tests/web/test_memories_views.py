@@ -82,16 +82,19 @@ def test_search_escapes_before_highlighting(client, store):
     assert "&lt;<mark>script</mark>&gt;" in html
 
 
-@pytest.mark.parametrize("content, query, expected", [
-    ("Hello World", "world", "Hello <mark>World</mark>"),
-    ("a<b>a", "a", "<mark>a</mark>&lt;b&gt;<mark>a</mark>"),
-    ("我喜歡喝咖啡", "咖啡", "我喜歡喝<mark>咖啡</mark>"),
-    ("我喜歡喝無糖綠茶", "无糖绿茶", "我喜歡喝<mark>無糖綠茶</mark>"),
-    ("Straße", "STRASSE", "<mark>Straße</mark>"),
-    ("ＡＢＣ full width", "abc", "<mark>ＡＢＣ</mark> full width"),
-    ("no match", "zzz", "no match"),
-    ("x & y", "", "x &amp; y"),
-])
+@pytest.mark.parametrize(
+    "content, query, expected",
+    [
+        ("Hello World", "world", "Hello <mark>World</mark>"),
+        ("a<b>a", "a", "<mark>a</mark>&lt;b&gt;<mark>a</mark>"),
+        ("我喜歡喝咖啡", "咖啡", "我喜歡喝<mark>咖啡</mark>"),
+        ("我喜歡喝無糖綠茶", "无糖绿茶", "我喜歡喝<mark>無糖綠茶</mark>"),
+        ("Straße", "STRASSE", "<mark>Straße</mark>"),
+        ("ＡＢＣ full width", "abc", "<mark>ＡＢＣ</mark> full width"),
+        ("no match", "zzz", "no match"),
+        ("x & y", "", "x &amp; y"),
+    ],
+)
 def test_highlight_escapes_then_marks(content, query, expected):
     assert str(highlight(content, query)) == expected
 
@@ -103,18 +106,23 @@ def test_filter_by_category(client, store):
     assert "Apollo" in html and "short answers" not in html
 
 
-@pytest.mark.parametrize("sort, expected", [
-    ("newest", ["banana", "apple", "cherry, updated"]),
-    ("oldest", ["cherry, updated", "apple", "banana"]),
-    ("alpha", ["apple", "banana", "cherry, updated"]),
-    ("updated", ["cherry, updated", "banana", "apple"]),
-])
+@pytest.mark.parametrize(
+    "sort, expected",
+    [
+        ("newest", ["banana", "apple", "cherry, updated"]),
+        ("oldest", ["cherry, updated", "apple", "banana"]),
+        ("alpha", ["apple", "banana", "cherry, updated"]),
+        ("updated", ["cherry, updated", "banana", "apple"]),
+    ],
+)
 def test_sort_orders(client, store, sort, expected):
-    store.import_records([
-        {"id": "c", "content": "cherry", "createdAt": "2025-01-01T00:00:00.000Z"},
-        {"id": "a", "content": "apple", "createdAt": "2025-01-02T00:00:00.000Z"},
-        {"id": "b", "content": "banana", "createdAt": "2025-01-03T00:00:00.000Z"},
-    ])
+    store.import_records(
+        [
+            {"id": "c", "content": "cherry", "createdAt": "2025-01-01T00:00:00.000Z"},
+            {"id": "a", "content": "apple", "createdAt": "2025-01-02T00:00:00.000Z"},
+            {"id": "b", "content": "banana", "createdAt": "2025-01-03T00:00:00.000Z"},
+        ]
+    )
     store.update("c", "cherry, updated")
     html = text(client.get(f"/memories/?sort={sort}", htmx=True))
     assert re.findall(r'<td class="content" data-label="Memory">([^<]*)</td>', html) == expected
@@ -122,8 +130,9 @@ def test_sort_orders(client, store, sort, expected):
 
 def test_pagination_shows_one_page_and_links_the_next(tmp_path):
     client, settings = small_client(tmp_path, memory_max_items=500, memory_max_chars=100_000)
-    store_of(settings).import_records([{"id": f"m{i:03d}", "content": f"memory number {i}"}
-                                       for i in range(120)])
+    store_of(settings).import_records(
+        [{"id": f"m{i:03d}", "content": f"memory number {i}"} for i in range(120)]
+    )
     html = text(client.get("/memories/?sort=oldest&page=2", htmx=True))
     rows = re.findall(r'<tr id="memory-', html)
     assert len(rows) == PAGE_SIZE
@@ -149,10 +158,14 @@ def test_meter_warns_near_the_cap_and_explains_when_full(tmp_path):
 
 # ------------------------------------------------------------------ add
 def test_add_without_htmx_redirects_303(client, settings):
-    response = client.post("/memories/", data={"content": "  Lives in Taipei  ", "category": "general"})
+    response = client.post(
+        "/memories/", data={"content": "  Lives in Taipei  ", "category": "general"}
+    )
     assert response.status_code == 303
     assert response.headers["Location"].startswith("/memories/")
-    assert [(r["content"], r["category"]) for r in on_disk(settings)] == [("Lives in Taipei", "general")]
+    assert [(r["content"], r["category"]) for r in on_disk(settings)] == [
+        ("Lives in Taipei", "general")
+    ]
 
 
 def test_add_with_htmx_returns_fresh_form_and_triggers_reload(client, settings):
@@ -170,20 +183,25 @@ def test_the_same_memory_submitted_twice_is_added_once(client, settings, htmx):
     form = {"content": "Prefers metric units", "category": "preference"}
     first = client.post("/memories/", htmx=htmx, data=form)
     assert first.status_code in (200, 303)
-    again = client.post("/memories/", htmx=htmx, data={**form, "content": "  prefers METRIC units "})
+    again = client.post(
+        "/memories/", htmx=htmx, data={**form, "content": "  prefers METRIC units "}
+    )
     assert again.status_code == 409
     assert "Already remembered: “Prefers metric units” (preference)" in text(again)
     assert 'aria-invalid="true"' in text(again)
     assert [r["content"] for r in on_disk(settings)] == ["Prefers metric units"]
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"content": "   ", "category": "general"}, "cannot be empty"),
-    ({"content": "\u200b\u200b", "category": "general"}, "cannot be empty"),
-    ({"content": " \ufeff\u2060\u200d ", "category": "general"}, "cannot be empty"),
-    ({"content": "x" * 10_001, "category": "general"}, "10,001 characters"),
-    ({"content": "fine", "category": "gossip"}, "Unknown category"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"content": "   ", "category": "general"}, "cannot be empty"),
+        ({"content": "\u200b\u200b", "category": "general"}, "cannot be empty"),
+        ({"content": " \ufeff\u2060\u200d ", "category": "general"}, "cannot be empty"),
+        ({"content": "x" * 10_001, "category": "general"}, "10,001 characters"),
+        ({"content": "fine", "category": "gossip"}, "Unknown category"),
+    ],
+)
 @pytest.mark.parametrize("htmx", [True, False])
 def test_add_validation_is_shown_next_to_the_field(client, settings, data, message, htmx):
     response = client.post("/memories/", htmx=htmx, data=data)
@@ -195,9 +213,12 @@ def test_add_validation_is_shown_next_to_the_field(client, settings, data, messa
 
 
 def test_add_trims_invisible_characters_at_the_ends_but_keeps_emoji_joiners(client, settings):
-    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
-    response = client.post("/memories/", htmx=True,
-                           data={"content": f"\u200b Family emoji {family}\ufeff ", "category": "general"})
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    response = client.post(
+        "/memories/",
+        htmx=True,
+        data={"content": f"\u200b Family emoji {family}\ufeff ", "category": "general"},
+    )
     assert response.status_code == 200
     assert [r["content"] for r in on_disk(settings)] == [f"Family emoji {family}"]
 
@@ -224,8 +245,11 @@ def test_edit_partial_and_full_page(client, store):
 
 def test_save_returns_the_row_with_focus_on_edit(client, store, settings):
     memory = store.add("Old text", category="general")
-    response = client.post(f"/memories/{memory.id}", htmx=True, data={
-        "content": "New text", "category": "project", "expected_updated_at": memory.version})
+    response = client.post(
+        f"/memories/{memory.id}",
+        htmx=True,
+        data={"content": "New text", "category": "project", "expected_updated_at": memory.version},
+    )
     assert response.status_code == 200
     html = text(response)
     assert html.lstrip().startswith(f'<tr id="memory-{memory.id}"') and "New text" in html
@@ -235,8 +259,10 @@ def test_save_returns_the_row_with_focus_on_edit(client, store, settings):
 
 def test_save_without_htmx_redirects(client, store, settings):
     memory = store.add("Old")
-    response = client.post(f"/memories/{memory.id}", data={
-        "content": "New", "category": "general", "expected_updated_at": memory.version})
+    response = client.post(
+        f"/memories/{memory.id}",
+        data={"content": "New", "category": "general", "expected_updated_at": memory.version},
+    )
     assert response.status_code == 303
     assert on_disk(settings)[0]["content"] == "New"
 
@@ -248,12 +274,15 @@ def test_cancel_returns_the_unchanged_row(client, store):
     assert "data-autofocus" in text(response)
 
 
-@pytest.mark.parametrize("data, status, message", [
-    ({"content": "", "category": "general"}, 422, "cannot be empty"),
-    ({"content": "\u200b", "category": "general"}, 422, "cannot be empty"),
-    ({"content": "ok", "category": "nope"}, 422, "Unknown category"),
-    ({"content": "ok", "category": "general", "expected_updated_at": ""}, 422, "version token"),
-])
+@pytest.mark.parametrize(
+    "data, status, message",
+    [
+        ({"content": "", "category": "general"}, 422, "cannot be empty"),
+        ({"content": "\u200b", "category": "general"}, 422, "cannot be empty"),
+        ({"content": "ok", "category": "nope"}, 422, "Unknown category"),
+        ({"content": "ok", "category": "general", "expected_updated_at": ""}, 422, "version token"),
+    ],
+)
 def test_save_validation(client, store, settings, data, status, message):
     memory = store.add("Original")
     data = {"expected_updated_at": memory.version, **data}
@@ -267,9 +296,15 @@ def test_save_validation(client, store, settings, data, status, message):
 def test_save_after_a_change_elsewhere_is_refused_with_both_versions(client, store, settings, htmx):
     memory = store.add("Meeting on Monday")
     store.update(memory.id, "Meeting moved to Tuesday")  # another process, after the page loaded
-    response = client.post(f"/memories/{memory.id}", htmx=htmx, data={
-        "content": "Meeting on Wednesday", "category": "general",
-        "expected_updated_at": memory.version})
+    response = client.post(
+        f"/memories/{memory.id}",
+        htmx=htmx,
+        data={
+            "content": "Meeting on Wednesday",
+            "category": "general",
+            "expected_updated_at": memory.version,
+        },
+    )
     assert response.status_code == 409
     html = text(response)
     assert "Changed elsewhere" in html and "by other" in html
@@ -279,11 +314,16 @@ def test_save_after_a_change_elsewhere_is_refused_with_both_versions(client, sto
     assert f'name="expected_updated_at" value="{current.version}"' in html
 
 
-@pytest.mark.parametrize("method, url", [
-    ("get", "/memories/nope/edit"), ("get", "/memories/nope/row"),
-    ("get", "/memories/nope/history"), ("post", "/memories/nope"),
-    ("post", "/memories/nope/delete"),
-])
+@pytest.mark.parametrize(
+    "method, url",
+    [
+        ("get", "/memories/nope/edit"),
+        ("get", "/memories/nope/row"),
+        ("get", "/memories/nope/history"),
+        ("post", "/memories/nope"),
+        ("post", "/memories/nope/delete"),
+    ],
+)
 def test_unknown_memory_is_404(client, method, url):
     data = {"content": "x", "expected_updated_at": "2020-01-01T00:00:00.000Z"}
     response = client.get(url) if method == "get" else client.post(url, data=data)
@@ -293,12 +333,20 @@ def test_unknown_memory_is_404(client, method, url):
 
 
 @pytest.mark.parametrize("htmx", [True, False])
-def test_saving_a_memory_deleted_elsewhere_keeps_the_text_and_says_so(client, store, settings, htmx):
+def test_saving_a_memory_deleted_elsewhere_keeps_the_text_and_says_so(
+    client, store, settings, htmx
+):
     memory = store.add("Old wording", category="workflow")
     store.delete(memory.id)
-    response = client.post(f"/memories/{memory.id}", htmx=htmx, data={
-        "content": "My careful new wording", "category": "workflow",
-        "expected_updated_at": memory.version})
+    response = client.post(
+        f"/memories/{memory.id}",
+        htmx=htmx,
+        data={
+            "content": "My careful new wording",
+            "category": "workflow",
+            "expected_updated_at": memory.version,
+        },
+    )
     assert response.status_code == 409 and "HX-Retarget" not in response.headers
     html = text(response)
     assert "deleted elsewhere" in html and "My careful new wording" in html
@@ -326,7 +374,8 @@ def test_delete_offers_undo_that_restores(client, store, settings):
     undo = client.post("/memories/restore", htmx=True, data={"ref": memory.id, "return": "row"})
     assert undo.status_code == 200 and "Temporary fact" in text(undo)
     assert [(r["id"], r["content"], r["category"]) for r in on_disk(settings)] == [
-        (memory.id, "Temporary fact", "workflow")]
+        (memory.id, "Temporary fact", "workflow")
+    ]
 
 
 def test_delete_without_htmx_redirects_with_undo_notice(client, store, settings):
@@ -343,14 +392,16 @@ def test_delete_without_htmx_redirects_with_undo_notice(client, store, settings)
 def test_bulk_delete_and_undo_all(client, store, settings):
     keep = store.add("keep me")
     gone = [store.add(f"bulk {i}") for i in range(3)]
-    response = client.post("/memories/delete-many", htmx=True,
-                           data={"ids": [m.id for m in gone], "q": ""})
+    response = client.post(
+        "/memories/delete-many", htmx=True, data={"ids": [m.id for m in gone], "q": ""}
+    )
     assert response.status_code == 200
     html = text(response)
     assert "Deleted 3 memories." in html and html.lstrip().startswith('<div id="results"')
     assert [r["id"] for r in on_disk(settings)] == [keep.id]
-    undo = client.post("/memories/restore", htmx=True,
-                       data={"ref": [m.id for m in gone], "return": "results"})
+    undo = client.post(
+        "/memories/restore", htmx=True, data={"ref": [m.id for m in gone], "return": "results"}
+    )
     assert undo.status_code == 200 and "Restored 3 memories." in text(undo)
     assert sorted(r["id"] for r in on_disk(settings)) == sorted([keep.id] + [m.id for m in gone])
 
@@ -388,13 +439,14 @@ def test_history_shows_who_what_when_and_restores(client, store, settings):
     partial = client.get(f"/memories/{memory.id}/history", htmx=True)
     html = text(partial)
     assert partial.status_code == 200 and "<html" not in html
-    assert "Changed" in html and "by other" in html and "Version one" in html and "Version two" in html
+    assert (
+        "Changed" in html and "by other" in html and "Version one" in html and "Version two" in html
+    )
     hid = store.history(memory.id)[-1]["hid"]
     assert f'value="{hid}"' in html
     full = client.get(f"/memories/{memory.id}/history")
     assert full.status_code == 200 and "<html" in text(full)
-    restored = client.post("/memories/restore", htmx=True,
-                           data={"ref": hid, "return": "history"})
+    restored = client.post("/memories/restore", htmx=True, data={"ref": hid, "return": "history"})
     assert restored.status_code == 200 and "Restored" in text(restored)
     assert "memories-changed" in restored.headers["HX-Trigger"]
     assert on_disk(settings)[0]["content"] == "Version one"
@@ -420,15 +472,22 @@ def test_export_downloads_every_memory_as_json(client, store):
 
 
 def upload(client, payload: bytes, htmx=True, url="/memories/import"):
-    return client.post(url, htmx=htmx, content_type="multipart/form-data",
-                       data={"file": (io.BytesIO(payload), "memories.json")})
+    return client.post(
+        url,
+        htmx=htmx,
+        content_type="multipart/form-data",
+        data={"file": (io.BytesIO(payload), "memories.json")},
+    )
 
 
 def test_import_previews_then_applies(client, store, settings):
     same = store.add("Unchanged")
     changed = store.add("Will change")
-    records = [same.to_dict(), {**changed.to_dict(), "content": "Changed by import"},
-               {"id": "newone", "content": "Brand new", "category": "project"}]
+    records = [
+        same.to_dict(),
+        {**changed.to_dict(), "content": "Changed by import"},
+        {"id": "newone", "content": "Brand new", "category": "project"},
+    ]
     preview = upload(client, json.dumps(records).encode())
     html = text(preview)
     assert preview.status_code == 200
@@ -438,22 +497,30 @@ def test_import_previews_then_applies(client, store, settings):
     assert len(on_disk(settings)) == 2  # a preview writes nothing
     payload = re.search(r'name="payload" value="([^"]*)"', html).group(1)
     import html as htmlmod
-    confirm = client.post("/memories/import/confirm", htmx=True,
-                          data={"payload": htmlmod.unescape(payload)})
+
+    confirm = client.post(
+        "/memories/import/confirm", htmx=True, data={"payload": htmlmod.unescape(payload)}
+    )
     assert confirm.status_code == 200 and "1 added, 1 updated, 1 already the same" in text(confirm)
     assert {r["id"]: r["content"] for r in on_disk(settings)} == {
-        same.id: "Unchanged", changed.id: "Changed by import", "newone": "Brand new"}
+        same.id: "Unchanged",
+        changed.id: "Changed by import",
+        "newone": "Brand new",
+    }
 
 
-@pytest.mark.parametrize("payload, message", [
-    (b"", "empty"),
-    (b'[{"id": "a", "content": "x"},', "not valid JSON"),
-    (b'\xff\xfe[]', "not valid UTF-8"),
-    (b'{"id": "a"}', "JSON array"),
-    (b'[{"id": "a", "content": ""}]', "cannot be empty"),
-    (b'[{"id": "a", "content": "x", "category": "bogus"}]', "Unknown category"),
-    (b"[" + b'"x",' * (3 * 1024 * 1024) + b'"x"]', "larger than"),
-])
+@pytest.mark.parametrize(
+    "payload, message",
+    [
+        (b"", "empty"),
+        (b'[{"id": "a", "content": "x"},', "not valid JSON"),
+        (b"\xff\xfe[]", "not valid UTF-8"),
+        (b'{"id": "a"}', "JSON array"),
+        (b'[{"id": "a", "content": ""}]', "cannot be empty"),
+        (b'[{"id": "a", "content": "x", "category": "bogus"}]', "Unknown category"),
+        (b"[" + b'"x",' * (3 * 1024 * 1024) + b'"x"]', "larger than"),
+    ],
+)
 def test_bad_import_files_change_nothing(client, store, settings, payload, message):
     store.add("Safe")
     before = settings.memory_file.read_bytes()
@@ -468,7 +535,9 @@ def test_import_that_would_overflow_is_refused_in_preview(tmp_path):
     records = [{"id": f"x{i}", "content": f"fact {i}"} for i in range(3)]
     html = text(upload(client, json.dumps(records).encode()))
     assert "more than the store can hold" in html and "Apply the import" not in html
-    confirm = client.post("/memories/import/confirm", htmx=True, data={"payload": json.dumps(records)})
+    confirm = client.post(
+        "/memories/import/confirm", htmx=True, data={"payload": json.dumps(records)}
+    )
     assert confirm.status_code == 409 and on_disk(settings) == []
 
 
@@ -478,17 +547,21 @@ def test_import_without_htmx_renders_a_page(client):
 
 
 # ------------------------------------------------------------------ CSRF
-@pytest.mark.parametrize("url, data", [
-    ("/memories/", {"content": "sneaky"}),
-    ("/memories/{id}", {"content": "sneaky", "expected_updated_at": "{version}"}),
-    ("/memories/{id}/delete", {}),
-    ("/memories/delete-many", {"ids": "{id}"}),
-    ("/memories/restore", {"ref": "{id}"}),
-    ("/memories/import/confirm", {"payload": '[{"id": "zz", "content": "sneaky"}]'}),
-])
+@pytest.mark.parametrize(
+    "url, data",
+    [
+        ("/memories/", {"content": "sneaky"}),
+        ("/memories/{id}", {"content": "sneaky", "expected_updated_at": "{version}"}),
+        ("/memories/{id}/delete", {}),
+        ("/memories/delete-many", {"ids": "{id}"}),
+        ("/memories/restore", {"ref": "{id}"}),
+        ("/memories/import/confirm", {"payload": '[{"id": "zz", "content": "sneaky"}]'}),
+    ],
+)
 def test_state_changes_without_csrf_token_are_rejected(client, store, settings, url, data):
     memory = store.add("Protected")
     before = settings.memory_file.read_bytes()
+
     def fill(value: str) -> str:
         return value.replace("{id}", memory.id).replace("{version}", memory.version)
 

@@ -27,8 +27,10 @@ def stores(settings: Settings) -> tuple[MemoryStore, ConversationStore]:
 @pytest.fixture
 def data(settings: Settings) -> tuple[MemoryStore, ConversationStore]:
     memories, conversations = stores(settings)
-    memories.add("User's name is Mei-Ling; she prefers replies in Traditional Chinese.",
-                 category="preference")
+    memories.add(
+        "User's name is Mei-Ling; she prefers replies in Traditional Chinese.",
+        category="preference",
+    )
     memories.add("客廳的吸頂燈叫 light.living_room_main，使用者稱它「大燈」。")
     memories.add("Never show <script>alert('m')</script> raw", category="convention")
     conversations.add_exchange(THREAD, "記住我喜歡喝無糖綠茶。", "好的，我記住了。")
@@ -57,8 +59,9 @@ MESSAGES = [
 @pytest.mark.parametrize("conversation", [THREAD, ""])
 def test_preview_partial_is_exactly_compose_prompt(client: CsrfClient, data, message, conversation):
     memories, conversations = data
-    response = client.post("/prompt/preview", htmx=True,
-                           data={"conversation": conversation, "message": message})
+    response = client.post(
+        "/prompt/preview", htmx=True, data={"conversation": conversation, "message": message}
+    )
     assert response.status_code == 200
     body = response.get_data(as_text=True)
     assert "<html" not in body and 'id="prompt-preview"' in body
@@ -67,32 +70,39 @@ def test_preview_partial_is_exactly_compose_prompt(client: CsrfClient, data, mes
 
 
 @pytest.mark.parametrize("message", MESSAGES[1:5])
-def test_full_page_prefilled_from_the_query_is_exactly_compose_prompt(client: CsrfClient, data, message):
+def test_full_page_prefilled_from_the_query_is_exactly_compose_prompt(
+    client: CsrfClient, data, message
+):
     memories, conversations = data
     response = client.get("/prompt/", query_string={"conversation": THREAD, "message": message})
     assert response.status_code == 200
     body = response.get_data(as_text=True)
     assert "<html" in body and 'id="prompt-form"' in body
-    assert shown_text(body) == compose_prompt(memories.get_all(), conversations.get_history(THREAD),
-                                              message)
+    assert shown_text(body) == compose_prompt(
+        memories.get_all(), conversations.get_history(THREAD), message
+    )
     assert f'<option value="{THREAD}" selected>' in body
     # the textarea gives the message back unchanged (its first newline is eaten by the parser)
-    textarea = re.search(r'<textarea[^>]*>\n(.*?)</textarea>', body, re.S).group(1)
+    textarea = re.search(r"<textarea[^>]*>\n(.*?)</textarea>", body, re.S).group(1)
     assert htmlmod.unescape(textarea) == message
 
 
 def test_browser_line_breaks_are_the_typed_ones(client: CsrfClient, data):
     memories, _ = data
-    body = client.post("/prompt/preview", htmx=True,
-                       data={"message": "line one\r\nline two\r\n"}).get_data(as_text=True)
+    body = client.post(
+        "/prompt/preview", htmx=True, data={"message": "line one\r\nline two\r\n"}
+    ).get_data(as_text=True)
     assert shown_text(body) == compose_prompt(memories.get_all(), [], "line one\nline two\n")
 
 
 def test_sections_are_told_apart_with_sizes(client: CsrfClient, data):
     memories, conversations = data
-    body = client.post("/prompt/preview", htmx=True,
-                       data={"conversation": THREAD, "message": "明天呢？"}).get_data(as_text=True)
-    composed = compose_prompt_sections(memories.get_all(), conversations.get_history(THREAD), "明天呢？")
+    body = client.post(
+        "/prompt/preview", htmx=True, data={"conversation": THREAD, "message": "明天呢？"}
+    ).get_data(as_text=True)
+    composed = compose_prompt_sections(
+        memories.get_all(), conversations.get_history(THREAD), "明天呢？"
+    )
     for section in composed.sections:
         item = re.search(rf'data-section="{section.name}">(.*?)</li>', body, re.S).group(1)
         assert f'<span class="legend-chars">{section.chars}</span>' in item
@@ -118,10 +128,16 @@ def test_huge_message_gets_a_message_next_to_the_field(client: CsrfClient, data)
     response = client.post("/prompt/preview", htmx=True, data={"message": huge})
     assert response.status_code == 422
     body = response.get_data(as_text=True)
-    assert 'id="message-error" class="field-error" hx-swap-oob="true">The message is too long' in body
+    assert (
+        'id="message-error" class="field-error" hx-swap-oob="true">The message is too long' in body
+    )
     assert "prompt-text" not in body and "No preview until" in body
-    assert client.post("/prompt/preview", htmx=True,
-                       data={"message": "x" * MAX_MESSAGE_CHARS}).status_code == 200
+    assert (
+        client.post(
+            "/prompt/preview", htmx=True, data={"message": "x" * MAX_MESSAGE_CHARS}
+        ).status_code
+        == 200
+    )
 
 
 def test_huge_message_on_the_full_page_keeps_the_form(client: CsrfClient, data):
@@ -133,8 +149,9 @@ def test_huge_message_on_the_full_page_keeps_the_form(client: CsrfClient, data):
 
 
 def test_unknown_conversation_is_a_field_error(client: CsrfClient, data):
-    response = client.post("/prompt/preview", htmx=True,
-                           data={"conversation": "slack:gone", "message": "hi"})
+    response = client.post(
+        "/prompt/preview", htmx=True, data={"conversation": "slack:gone", "message": "hi"}
+    )
     assert response.status_code == 422
     body = response.get_data(as_text=True)
     assert re.search(r'id="conversation-error"[^>]*>There is no conversation', body)

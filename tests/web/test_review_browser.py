@@ -20,8 +20,12 @@ def queue_of(server) -> ReviewQueue:
     return ReviewQueue(server.settings.review_file, server.memories(), lock_timeout=5)
 
 
-def propose(server, facts, conversation_id="slack:C0TEAM:1732240000.000100",
-            evidence="I always use tabs. 我住在台北。"):
+def propose(
+    server,
+    facts,
+    conversation_id="slack:C0TEAM:1732240000.000100",
+    evidence="I always use tabs. 我住在台北。",
+):
     """Queue facts the way extraction does (MemoryExtractor.submit in manual mode)."""
     extractor = MemoryExtractor(server.memories(), review_queue=queue_of(server), mode="manual")
     return extractor.submit(facts, conversation_id=conversation_id, evidence=evidence).queued
@@ -41,15 +45,25 @@ def status(server, item_id):
 
 def test_review_journey_approve_edit_reject_bulk_undo(live_server, page):
     vim = live_server.memories().add("User prefers vim", category="tool")
-    items = propose(live_server, [
-        ReconcileAction("add", None, "User indents with tabs", "convention"),
-        ReconcileAction("add", None, "用戶住在台北", "general"),
-        ReconcileAction("add", None, "User drinks oolong tea", "preference"),
-        ReconcileAction("update", vim.id, "User prefers neovim instead of vim", "tool",
-                        current_content=vim.content, confidence=0.82, extractor="llm"),
-        ReconcileAction("add", None, "User works on Memory Curator", "project"),
-        ReconcileAction("add", None, "User deploys with Docker", "tool"),
-    ])
+    items = propose(
+        live_server,
+        [
+            ReconcileAction("add", None, "User indents with tabs", "convention"),
+            ReconcileAction("add", None, "用戶住在台北", "general"),
+            ReconcileAction("add", None, "User drinks oolong tea", "preference"),
+            ReconcileAction(
+                "update",
+                vim.id,
+                "User prefers neovim instead of vim",
+                "tool",
+                current_content=vim.content,
+                confidence=0.82,
+                extractor="llm",
+            ),
+            ReconcileAction("add", None, "User works on Memory Curator", "project"),
+            ReconcileAction("add", None, "User deploys with Docker", "tool"),
+        ],
+    )
     ids = {item.content: item.id for item in items}
     assert len(ids) == 6
 
@@ -124,9 +138,14 @@ def test_review_journey_approve_edit_reject_bulk_undo(live_server, page):
 
 
 def test_bulk_reject_selected_by_keyboard(live_server, page):
-    propose(live_server, [ReconcileAction("add", None, "User likes jazz", "preference"),
-                          ReconcileAction("add", None, "User likes rain", "preference"),
-                          ReconcileAction("add", None, "User likes cats", "preference")])
+    propose(
+        live_server,
+        [
+            ReconcileAction("add", None, "User likes jazz", "preference"),
+            ReconcileAction("add", None, "User likes rain", "preference"),
+            ReconcileAction("add", None, "User likes cats", "preference"),
+        ],
+    )
     page.goto(live_server.url + "/review/")
     for text in ("jazz", "rain"):
         card(page, text).get_by_role("checkbox", name="Select this fact").focus()
@@ -136,15 +155,22 @@ def test_bulk_reject_selected_by_keyboard(live_server, page):
     expect(page.get_by_role("heading", name="1 pending fact")).to_be_visible()
     expect(card(page, "cats")).to_be_visible()
     queue = queue_of(live_server)
-    assert sorted(i.content for i in queue.decided() if i.status == "rejected") == \
-        ["User likes jazz", "User likes rain"]
+    assert sorted(i.content for i in queue.decided() if i.status == "rejected") == [
+        "User likes jazz",
+        "User likes rain",
+    ]
     assert live_server.memories().get_all() == []
 
 
 def test_deciding_one_fact_keeps_the_edit_and_ticks_of_others(live_server, page, browser):
-    propose(live_server, [ReconcileAction("add", None, "User likes jazz", "preference"),
-                          ReconcileAction("add", None, "User likes rain", "preference"),
-                          ReconcileAction("add", None, "User likes cats", "preference")])
+    propose(
+        live_server,
+        [
+            ReconcileAction("add", None, "User likes jazz", "preference"),
+            ReconcileAction("add", None, "User likes rain", "preference"),
+            ReconcileAction("add", None, "User likes cats", "preference"),
+        ],
+    )
     page.goto(live_server.url + "/review/")
     card(page, "jazz").get_by_role("link", name="Edit").click()
     page.get_by_label("Content to remember").fill("User likes modal jazz")
@@ -193,14 +219,31 @@ def test_full_store_approve_is_explained_and_nothing_is_lost(tmp_path, page):
 @pytest.mark.parametrize("color_scheme", ["dark", "light"], indirect=True)
 def test_review_screenshots(live_server, page, color_scheme):
     vim = live_server.memories().add("User prefers vim for quick edits", category="tool")
-    propose(live_server, [
-        ReconcileAction("update", vim.id, "User prefers neovim for quick edits", "tool",
-                        current_content=vim.content, confidence=0.9, extractor="llm"),
-        ReconcileAction("add", None, "使用者以後都用繁體中文回覆", "preference", confidence=0.95,
-                        extractor="llm"),
-        ReconcileAction("add", None, "User keeps commit messages under 72 characters",
-                        "convention"),
-    ])
+    propose(
+        live_server,
+        [
+            ReconcileAction(
+                "update",
+                vim.id,
+                "User prefers neovim for quick edits",
+                "tool",
+                current_content=vim.content,
+                confidence=0.9,
+                extractor="llm",
+            ),
+            ReconcileAction(
+                "add",
+                None,
+                "使用者以後都用繁體中文回覆",
+                "preference",
+                confidence=0.95,
+                extractor="llm",
+            ),
+            ReconcileAction(
+                "add", None, "User keeps commit messages under 72 characters", "convention"
+            ),
+        ],
+    )
     page.goto(live_server.url + "/review/")
     expect(page.get_by_role("heading", name="3 pending facts")).to_be_visible()
     assert_accessible(page, f"on the review page in the {color_scheme} theme")

@@ -26,9 +26,15 @@ def queue_fact(settings, content="User prefers tabs over spaces", **kw):
     """Queue one proposal the way the extractor does and return the review item."""
     _, queue = stores_of(settings)
     conversation_id = kw.pop("conversation_id", "slack:C01:1700")
-    proposal = Proposal(kw.pop("action", "add"), content, kw.pop("category", "convention"),
-                        confidence=kw.pop("confidence", 0.9), extractor=kw.pop("extractor", "llm"),
-                        evidence=kw.pop("evidence", "I always use tabs, never spaces."), **kw)
+    proposal = Proposal(
+        kw.pop("action", "add"),
+        content,
+        kw.pop("category", "convention"),
+        confidence=kw.pop("confidence", 0.9),
+        extractor=kw.pop("extractor", "llm"),
+        evidence=kw.pop("evidence", "I always use tabs, never spaces."),
+        **kw,
+    )
     [item] = queue.submit([proposal], conversation_id=conversation_id)
     return item
 
@@ -74,8 +80,10 @@ def test_newest_first(client, settings):
     first = queue_fact(settings, "User lives in Taipei")
     second = queue_fact(settings, "User works on the Memory Curator project", category="project")
     html = client.get("/review/").get_data(as_text=True)
-    assert html.index(f"item-{second.id}") < html.index(f"item-{first.id}") or \
-        first.created_at == second.created_at
+    assert (
+        html.index(f"item-{second.id}") < html.index(f"item-{first.id}")
+        or first.created_at == second.created_at
+    )
 
 
 def test_empty_state_says_what_the_page_is_for(client):
@@ -90,6 +98,7 @@ def test_conversation_links_to_its_thread_when_that_page_exists(app, client, set
     if "conversations.thread" in app.view_functions:
         with app.test_request_context():
             from flask import url_for
+
             link = url_for("conversations.thread", conversation_id="slack:C01:1700")
         assert f'href="{link}"' in html
     assert "slack:C01:1700" in html
@@ -107,8 +116,14 @@ def test_hostile_fact_and_evidence_are_escaped(client, settings):
 def test_update_shows_a_diff_against_the_memory_it_changes(client, settings):
     memories, _ = stores_of(settings)
     memory = memories.add("User prefers vim <b>", category="tool")
-    queue_fact(settings, "User prefers neovim instead of vim <b>", action="update",
-               memory_id=memory.id, current_content=memory.content, category="tool")
+    queue_fact(
+        settings,
+        "User prefers neovim instead of vim <b>",
+        action="update",
+        memory_id=memory.id,
+        current_content=memory.content,
+        category="tool",
+    )
     html = client.get("/review/").get_data(as_text=True)
     assert "Update memory" in html
     ins = re.findall(r"<ins>(.*?)</ins>", html, re.S)
@@ -116,12 +131,15 @@ def test_update_shows_a_diff_against_the_memory_it_changes(client, settings):
     assert "&lt;b&gt;" in html and "vim <b>" not in html
 
 
-@pytest.mark.parametrize("before, after, deleted, inserted", [
-    ("User prefers vim", "User prefers neovim", ["vim"], ["neovim"]),
-    ("我喜歡用 vim 寫程式", "我喜歡用 neovim 寫程式", ["vim"], ["neovim"]),
-    ("我住在台北", "我住在台中", ["北"], ["中"]),
-    ("<b>old</b>", "<b>new</b>", ["old"], ["new"]),
-])
+@pytest.mark.parametrize(
+    "before, after, deleted, inserted",
+    [
+        ("User prefers vim", "User prefers neovim", ["vim"], ["neovim"]),
+        ("我喜歡用 vim 寫程式", "我喜歡用 neovim 寫程式", ["vim"], ["neovim"]),
+        ("我住在台北", "我住在台中", ["北"], ["中"]),
+        ("<b>old</b>", "<b>new</b>", ["old"], ["new"]),
+    ],
+)
 def test_diff_segments_word_and_chinese_character_level(before, after, deleted, inserted):
     segments = diff_segments(before, after)
     assert [t for op, t in segments if op == "del"] == deleted
@@ -188,8 +206,9 @@ def test_cancel_edit_returns_the_card(client, settings):
 
 def test_edit_then_approve_stores_the_edited_text(client, settings):
     item = queue_fact(settings, "User prefer tab")
-    response = client.post(f"/review/{item.id}/approve", data={"content": "  User prefers tabs  "},
-                           htmx=True)
+    response = client.post(
+        f"/review/{item.id}/approve", data={"content": "  User prefers tabs  "}, htmx=True
+    )
     assert response.status_code == 200
     memories, queue = stores_of(settings)
     assert [m.content for m in memories.get_all()] == ["User prefers tabs"]
@@ -212,13 +231,22 @@ def test_deciding_one_fact_keeps_open_edits_and_ticks_of_the_others(client, sett
     editing = queue_fact(settings, "User prefers tabs")
     ticked = queue_fact(settings, "User likes jazz")
     rejected = queue_fact(settings, "User likes rain")
-    response = client.post(f"/review/{rejected.id}/reject", htmx=True, data={
-        f"draft-{editing.id}": "User prefers tabs <b>always</b>", "keep_selected": [ticked.id],
-        f"draft-{rejected.id}": "gone with its item"})
+    response = client.post(
+        f"/review/{rejected.id}/reject",
+        htmx=True,
+        data={
+            f"draft-{editing.id}": "User prefers tabs <b>always</b>",
+            "keep_selected": [ticked.id],
+            f"draft-{rejected.id}": "gone with its item",
+        },
+    )
     assert response.status_code == 200
     html = response.get_data(as_text=True)
-    assert re.search(rf'<textarea id="edit-{editing.id}"[^>]*>User prefers tabs '
-                     r'&lt;b&gt;always&lt;/b&gt;</textarea>', html)
+    assert re.search(
+        rf'<textarea id="edit-{editing.id}"[^>]*>User prefers tabs '
+        r"&lt;b&gt;always&lt;/b&gt;</textarea>",
+        html,
+    )
     assert re.search(rf'value="{ticked.id}"[^>]*\schecked', html)
     assert "gone with its item" not in html
     assert status_of(settings, rejected.id) == "rejected"
@@ -236,10 +264,16 @@ def test_reject_remembers_and_the_fact_is_not_proposed_again(client, settings):
     assert again == []
 
 
-@pytest.mark.parametrize("method, path", [
-    ("get", "/review/nope/edit"), ("get", "/review/nope"), ("post", "/review/nope/approve"),
-    ("post", "/review/nope/reject"), ("post", "/review/nope/undo"),
-])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/review/nope/edit"),
+        ("get", "/review/nope"),
+        ("post", "/review/nope/approve"),
+        ("post", "/review/nope/reject"),
+        ("post", "/review/nope/undo"),
+    ],
+)
 @pytest.mark.parametrize("htmx", [False, True])
 def test_unknown_item_is_404(client, method, path, htmx):
     response = getattr(client, method)(path, htmx=htmx)
@@ -251,8 +285,12 @@ def test_unknown_item_is_404(client, method, path, htmx):
 @pytest.mark.parametrize("path", ["/review/{id}/approve", "/review/{id}/reject", "/review/bulk"])
 def test_csrf_is_required(client, settings, path):
     item = queue_fact(settings)
-    response = client.post(path.format(id=item.id), data={"ids": [item.id], "decision": "approve"},
-                           csrf=False, htmx=True)
+    response = client.post(
+        path.format(id=item.id),
+        data={"ids": [item.id], "decision": "approve"},
+        csrf=False,
+        htmx=True,
+    )
     assert response.status_code == 400
     assert status_of(settings, item.id) == "pending"
     assert stores_of(settings)[0].get_all() == []
@@ -263,8 +301,9 @@ def test_bulk_approve_and_reject_selected(client, settings):
     a = queue_fact(settings, "User lives in Taipei", category="general")
     b = queue_fact(settings, "User prefers dark roast coffee", category="preference")
     c = queue_fact(settings, "User works on Memory Curator", category="project")
-    response = client.post("/review/bulk", data={"decision": "approve", "ids": [a.id, b.id]},
-                           htmx=True)
+    response = client.post(
+        "/review/bulk", data={"decision": "approve", "ids": [a.id, b.id]}, htmx=True
+    )
     assert response.status_code == 200
     assert badge(response.get_data(as_text=True)) == "1"
     response = client.post("/review/bulk", data={"decision": "reject", "ids": [c.id]}, htmx=True)
@@ -274,10 +313,13 @@ def test_bulk_approve_and_reject_selected(client, settings):
     assert "Nothing to review" in response.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"decision": "approve"}, "Select at least one fact"),
-    ({"decision": "explode", "ids": ["x"]}, "Choose Approve selected or Reject selected"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"decision": "approve"}, "Select at least one fact"),
+        ({"decision": "explode", "ids": ["x"]}, "Choose Approve selected or Reject selected"),
+    ],
+)
 def test_bulk_validation(client, settings, data, message):
     item = queue_fact(settings)
     response = client.post("/review/bulk", data=data, htmx=True)
@@ -317,8 +359,13 @@ def test_undo_an_approval_removes_the_memory_and_requeues(client, settings):
 def test_undo_an_update_restores_the_old_text(client, settings):
     memories, _ = stores_of(settings)
     memory = memories.add("User prefers vim", category="tool")
-    item = queue_fact(settings, "User prefers neovim", action="update", memory_id=memory.id,
-                      current_content=memory.content)
+    item = queue_fact(
+        settings,
+        "User prefers neovim",
+        action="update",
+        memory_id=memory.id,
+        current_content=memory.content,
+    )
     client.post(f"/review/{item.id}/approve", htmx=True)
     assert stores_of(settings)[0].get(memory.id).content == "User prefers neovim"
     client.post(f"/review/{item.id}/undo")
@@ -328,8 +375,13 @@ def test_undo_an_update_restores_the_old_text(client, settings):
 def test_undo_refused_when_the_memory_changed_since(client, settings):
     memories, _ = stores_of(settings)
     memory = memories.add("User prefers vim", category="tool")
-    item = queue_fact(settings, "User prefers neovim", action="update", memory_id=memory.id,
-                      current_content=memory.content)
+    item = queue_fact(
+        settings,
+        "User prefers neovim",
+        action="update",
+        memory_id=memory.id,
+        current_content=memory.content,
+    )
     client.post(f"/review/{item.id}/approve", htmx=True)
     memories.update(memory.id, "User prefers emacs now")
     response = client.post(f"/review/{item.id}/undo", htmx=True)
@@ -366,8 +418,9 @@ def test_full_store_approve_is_explained_and_nothing_is_lost(full_client):
 def test_full_store_keeps_the_edited_text_in_the_form(full_client):
     client, settings = full_client
     item = queue_fact(settings)
-    response = client.post(f"/review/{item.id}/approve", data={"content": "My edited fact"},
-                           htmx=True)
+    response = client.post(
+        f"/review/{item.id}/approve", data={"content": "My edited fact"}, htmx=True
+    )
     html = response.get_data(as_text=True)
     assert response.status_code == 409
     assert "My edited fact</textarea>" in html
@@ -378,8 +431,9 @@ def test_full_store_bulk_approve_stops_and_says_how_many(full_client):
     client, settings = full_client
     a = queue_fact(settings, "User lives in Taipei")
     b = queue_fact(settings, "User drinks tea")
-    response = client.post("/review/bulk", data={"decision": "approve", "ids": [a.id, b.id]},
-                           htmx=True)
+    response = client.post(
+        "/review/bulk", data={"decision": "approve", "ids": [a.id, b.id]}, htmx=True
+    )
     assert response.status_code == 409
     assert "these 2 facts are still pending" in response.get_data(as_text=True)
     assert {status_of(settings, a.id), status_of(settings, b.id)} == {"pending"}
@@ -389,9 +443,14 @@ def test_full_store_bulk_approve_stops_and_says_how_many(full_client):
 def test_nav_badge_counts_pending_on_other_pages(client, settings):
     memories, queue = stores_of(settings)
     extractor = MemoryExtractor(memories, review_queue=queue)
-    extractor.submit([ReconcileAction("add", None, "User prefers tea", "preference"),
-                      ReconcileAction("add", None, "User lives in Taipei", "general")],
-                     conversation_id="cli:me", evidence="I prefer tea. I live in Taipei.")
+    extractor.submit(
+        [
+            ReconcileAction("add", None, "User prefers tea", "preference"),
+            ReconcileAction("add", None, "User lives in Taipei", "general"),
+        ],
+        conversation_id="cli:me",
+        evidence="I prefer tea. I live in Taipei.",
+    )
     html = client.get("/memories/").get_data(as_text=True)
     assert badge(html) == "2"
 
@@ -414,5 +473,7 @@ def test_a_flood_of_proposals_is_paged(client, settings):
     assert "120 pending facts" in html and "Page 1 of 3" in html and ">Older</a>" in html
     last = client.get("/review/?page=3", htmx=True).get_data(as_text=True)
     assert last.count('class="card review-item') == 20 and ">Newer</a>" in last
-    assert client.get("/review/?page=99").get_data(as_text=True).count('class="card review-item') == 20
+    assert (
+        client.get("/review/?page=99").get_data(as_text=True).count('class="card review-item') == 20
+    )
     assert client.get("/review/?page=-1").status_code == 200

@@ -33,14 +33,17 @@ def test_a_loopback_server_answers_only_to_this_machines_names(live_server):
         assert "addressed to this machine" in body
 
 
-@pytest.mark.parametrize("changes, host, expected", [
-    ({}, "127.0.0.1", {"localhost", "127.0.0.1", "::1"}),
-    ({}, "127.0.0.2", {"localhost", "127.0.0.1", "::1", "127.0.0.2"}),
-    ({}, "[::1]", {"localhost", "127.0.0.1", "::1"}),
-    ({"dashboard_token": "a-long-enough-token"}, "127.0.0.1", None),
-    ({"is_addon": True}, "0.0.0.0", None),
-    ({"dashboard_token": "a-long-enough-token"}, "0.0.0.0", None),
-])
+@pytest.mark.parametrize(
+    "changes, host, expected",
+    [
+        ({}, "127.0.0.1", {"localhost", "127.0.0.1", "::1"}),
+        ({}, "127.0.0.2", {"localhost", "127.0.0.1", "::1", "127.0.0.2"}),
+        ({}, "[::1]", {"localhost", "127.0.0.1", "::1"}),
+        ({"dashboard_token": "a-long-enough-token"}, "127.0.0.1", None),
+        ({"is_addon": True}, "0.0.0.0", None),
+        ({"dashboard_token": "a-long-enough-token"}, "0.0.0.0", None),
+    ],
+)
 def test_which_servers_check_the_host(settings, changes, host, expected):
     result = allowed_hosts(replace(settings, **changes), host)
     assert (None if result is None else set(result)) == expected

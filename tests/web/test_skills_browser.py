@@ -25,18 +25,18 @@ XSS_PAYLOADS = [
     "<iframe src=javascript:alert(4)></iframe>",
     "[click](javascript:alert(5))",
     "[data](data:text/html,<script>alert(6)</script>)",
-    "<a href=\"javascript:alert(7)\">x</a>",
+    '<a href="javascript:alert(7)">x</a>',
     "<body onload=alert(8)>",
     "<details open ontoggle=alert(9)>",
-    "<button hx-get=\"/\" hx-trigger=\"load\" hx-on::after-request=\"alert(10)\">x</button>",
-    "<div hx-post=\"x\" hx-trigger=\"load\">y</div>",
-    "\"><script>alert(11)</script>",
+    '<button hx-get="/" hx-trigger="load" hx-on::after-request="alert(10)">x</button>',
+    '<div hx-post="x" hx-trigger="load">y</div>',
+    '"><script>alert(11)</script>',
     "'><img src=x onerror=alert(12)>",
     "<math><mtext><table><mglyph><style><img src=x onerror=alert(13)>",
     "![x](javascript:alert(14))",
     "<input autofocus onfocus=alert(15)>",
     "<style>body{display:none}</style>",
-    "<object data=\"javascript:alert(16)\"></object>",
+    '<object data="javascript:alert(16)"></object>',
 ]
 
 
@@ -151,10 +151,24 @@ def test_create_document_with_validation(live_server, page):
 def test_hostile_skill_text_never_runs(live_server, page):
     store = skill_store(live_server)
     body = "\n\n".join(XSS_PAYLOADS)
-    doc = store.save({"type": "skill", "skill": "xss-battery", "content": body,
-                      "skillDescription": XSS_PAYLOADS[1], "meta": {"name": XSS_PAYLOADS[0]}})
-    store.save({"type": "reference", "skill": "xss-battery", "reference": "references/x.md",
-                "content": body, "meta": {"name": XSS_PAYLOADS[2], "description": XSS_PAYLOADS[3]}})
+    doc = store.save(
+        {
+            "type": "skill",
+            "skill": "xss-battery",
+            "content": body,
+            "skillDescription": XSS_PAYLOADS[1],
+            "meta": {"name": XSS_PAYLOADS[0]},
+        }
+    )
+    store.save(
+        {
+            "type": "reference",
+            "skill": "xss-battery",
+            "reference": "references/x.md",
+            "content": body,
+            "meta": {"name": XSS_PAYLOADS[2], "description": XSS_PAYLOADS[3]},
+        }
+    )
     page.goto(live_server.url + "/skills/")
     expect(page.locator("section.skill-group")).to_contain_text("<script>alert(1)</script>")
     page.goto(live_server.url + f"/skills/{doc.id}")
@@ -164,9 +178,14 @@ def test_hostile_skill_text_never_runs(live_server, page):
     rendered = page.locator(".markdown") if page.locator(".markdown").count() else None
     assert rendered is None  # the edit form shows text only
     page.goto(live_server.url + f"/skills/{doc.id}")
-    assert page.locator(".markdown script, .markdown img, .markdown iframe, .markdown svg, "
-                        ".markdown [hx-get], .markdown [hx-post], .markdown [onload], "
-                        ".markdown input, .markdown object, .markdown style").count() == 0
+    assert (
+        page.locator(
+            ".markdown script, .markdown img, .markdown iframe, .markdown svg, "
+            ".markdown [hx-get], .markdown [hx-post], .markdown [onload], "
+            ".markdown input, .markdown object, .markdown style"
+        ).count()
+        == 0
+    )
     hrefs = page.eval_on_selector_all(".markdown a", "links => links.map(a => a.href)")
     assert all(h.startswith(("http://", "https://")) for h in hrefs)
     assert page.watch.dialogs == []

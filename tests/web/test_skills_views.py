@@ -35,13 +35,21 @@ def poem(tmp_path) -> Path:
 def imported(settings, poem):
     """The sample skill imported into the app's skills folder."""
     skill_store(settings).import_skill(poem)
-    return {d.type + (":" + d.reference if d.reference else ""): d
-            for d in skill_store(settings).list()}
+    return {
+        d.type + (":" + d.reference if d.reference else ""): d for d in skill_store(settings).list()
+    }
 
 
-def upload(client, data: bytes, name: str = "poem-writer.zip", htmx: bool = True, csrf: bool = True):
-    return client.post("/skills/import", data={"archive": (io.BytesIO(data), name)},
-                       content_type="multipart/form-data", htmx=htmx, csrf=csrf)
+def upload(
+    client, data: bytes, name: str = "poem-writer.zip", htmx: bool = True, csrf: bool = True
+):
+    return client.post(
+        "/skills/import",
+        data={"archive": (io.BytesIO(data), name)},
+        content_type="multipart/form-data",
+        htmx=htmx,
+        csrf=csrf,
+    )
 
 
 def field_error(html: str) -> str:
@@ -50,8 +58,11 @@ def field_error(html: str) -> str:
 
 
 def files_in(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.json")) \
-        if folder.exists() else []
+    return (
+        sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.json"))
+        if folder.exists()
+        else []
+    )
 
 
 # ----------------------------------------------------------------- the list
@@ -66,7 +77,9 @@ def test_list_groups_documents_by_skill(client, imported):
     assert "<!doctype html>" in html
     assert html.count('class="card skill-group"') == 1
     skill = imported["skill"]
-    assert html.index(f'id="doc-{skill.id}"') < html.index(f'id="doc-{imported["reference:references/qijue.md"].id}"')
+    assert html.index(f'id="doc-{skill.id}"') < html.index(
+        f'id="doc-{imported["reference:references/qijue.md"].id}"'
+    )
     assert "references/wulv.md" in html and "Valid" in html
     assert skill.snippet[:40] in html
     assert "Skills (3)" in html and "Deprecated (0)" in html
@@ -91,9 +104,11 @@ def test_invalid_files_are_listed_with_the_reason(client, settings, imported):
 
 # ----------------------------------------------------------------- one document
 def test_document_view_renders_markdown_safely(client, settings):
-    hostile = ("# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
-               "[bad](javascript:alert(3)) [rel](references/x.md) [ok](https://example.org)\n\n"
-               "![remote](https://example.org/a.png)\n\n<div hx-get=\"/x\">y</div>")
+    hostile = (
+        "# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+        "[bad](javascript:alert(3)) [rel](references/x.md) [ok](https://example.org)\n\n"
+        '![remote](https://example.org/a.png)\n\n<div hx-get="/x">y</div>'
+    )
     doc = skill_store(settings).save({"type": "skill", "skill": "hostile", "content": hostile})
     response = client.get(f"/skills/{doc.id}")
     html = response.get_data(as_text=True)
@@ -107,14 +122,17 @@ def test_document_view_renders_markdown_safely(client, settings):
     assert "<h1>Title</h1>" in main
 
 
-@pytest.mark.parametrize("markdown, forbidden", [
-    ("<b onclick=x>hi</b>", "<b"),
-    ("[x](javascript:alert(1))", 'href="javascript'),
-    ("[x](data:text/html,hi)", 'href="data'),
-    ("![a](https://evil.example/t.png)", "<img"),
-    ("<iframe src=https://evil.example></iframe>", "<iframe"),
-    ("<a href=\"https://ok.example\" onmouseover=\"x\">a</a>", "<a href"),
-])
+@pytest.mark.parametrize(
+    "markdown, forbidden",
+    [
+        ("<b onclick=x>hi</b>", "<b"),
+        ("[x](javascript:alert(1))", 'href="javascript'),
+        ("[x](data:text/html,hi)", 'href="data'),
+        ("![a](https://evil.example/t.png)", "<img"),
+        ("<iframe src=https://evil.example></iframe>", "<iframe"),
+        ('<a href="https://ok.example" onmouseover="x">a</a>', "<a href"),
+    ],
+)
 def test_render_markdown_allow_list(markdown, forbidden):
     assert forbidden not in render_markdown(markdown)
 
@@ -139,9 +157,15 @@ def test_edit_form_full_page_and_partial(client, imported):
 
 def test_edit_saves_content_and_description(client, settings, imported):
     doc = imported["skill"]
-    response = client.post(f"/skills/{doc.id}/edit", htmx=True, data={
-        "content": "# Poem writer\r\n\r\nNew rules.", "description": "Writes poems.",
-        "version": str(doc.updated_at)})
+    response = client.post(
+        f"/skills/{doc.id}/edit",
+        htmx=True,
+        data={
+            "content": "# Poem writer\r\n\r\nNew rules.",
+            "description": "Writes poems.",
+            "version": str(doc.updated_at),
+        },
+    )
     assert response.status_code == 200
     assert response.headers["HX-Redirect"].endswith(f"/skills/{doc.id}?saved=1")
     saved = skill_store(settings).get(doc.id)
@@ -155,24 +179,35 @@ def test_edit_saves_content_and_description(client, settings, imported):
 
 def test_edit_reference_description_goes_to_its_front_matter(client, settings, imported):
     doc = imported["reference:references/qijue.md"]
-    client.post(f"/skills/{doc.id}/edit", data={"content": doc.content, "description": "Quatrains",
-                                                "version": str(doc.updated_at)})
+    client.post(
+        f"/skills/{doc.id}/edit",
+        data={"content": doc.content, "description": "Quatrains", "version": str(doc.updated_at)},
+    )
     assert skill_store(settings).get(doc.id).meta["description"] == "Quatrains"
 
 
 def test_edit_without_htmx_redirects_to_the_document(client, imported):
     doc = imported["skill"]
-    response = client.post(f"/skills/{doc.id}/edit", data={"content": "changed", "description": "",
-                                                           "version": str(doc.updated_at)})
+    response = client.post(
+        f"/skills/{doc.id}/edit",
+        data={"content": "changed", "description": "", "version": str(doc.updated_at)},
+    )
     assert response.status_code == 303
     assert response.headers["Location"].endswith(f"/skills/{doc.id}?saved=1")
 
 
-@pytest.mark.parametrize("data, field, message", [
-    ({"content": "  ", "description": ""}, "content", "Content cannot be empty."),
-    ({"content": "x" * 1_000_001, "description": ""}, "content", "Content is too long"),
-    ({"content": "ok", "description": "d" * 4001}, "description", "The description is too long"),
-])
+@pytest.mark.parametrize(
+    "data, field, message",
+    [
+        ({"content": "  ", "description": ""}, "content", "Content cannot be empty."),
+        ({"content": "x" * 1_000_001, "description": ""}, "content", "Content is too long"),
+        (
+            {"content": "ok", "description": "d" * 4001},
+            "description",
+            "The description is too long",
+        ),
+    ],
+)
 def test_edit_validation_keeps_the_file(client, settings, imported, data, field, message):
     doc = imported["skill"]
     before = files_in(settings.skills_dir)
@@ -187,8 +222,11 @@ def test_edit_validation_keeps_the_file(client, settings, imported, data, field,
 def test_edit_refused_when_changed_elsewhere(client, settings, imported):
     doc = imported["skill"]
     skill_store(settings).save({"id": doc.id, "content": "Changed by another process"})
-    response = client.post(f"/skills/{doc.id}/edit", htmx=True, data={
-        "content": "My edit", "description": "", "version": str(doc.updated_at)})
+    response = client.post(
+        f"/skills/{doc.id}/edit",
+        htmx=True,
+        data={"content": "My edit", "description": "", "version": str(doc.updated_at)},
+    )
     html = response.get_data(as_text=True)
     assert response.status_code == 409
     assert "changed elsewhere" in html
@@ -205,30 +243,50 @@ def test_new_form_full_and_partial(client):
 
 
 def test_create_skill_and_reference(client, settings):
-    response = client.post("/skills/new", data={"type": "skill", "skill": "Tea Brewer",
-                                                "description": "Brews tea", "content": "# Tea"})
+    response = client.post(
+        "/skills/new",
+        data={
+            "type": "skill",
+            "skill": "Tea Brewer",
+            "description": "Brews tea",
+            "content": "# Tea",
+        },
+    )
     assert response.status_code == 303
-    response = client.post("/skills/new", htmx=True, data={
-        "type": "reference", "skill": "Tea Brewer", "reference": "references/green.md",
-        "description": "", "content": "Green tea at 80°C"})
+    response = client.post(
+        "/skills/new",
+        htmx=True,
+        data={
+            "type": "reference",
+            "skill": "Tea Brewer",
+            "reference": "references/green.md",
+            "description": "",
+            "content": "Green tea at 80°C",
+        },
+    )
     assert response.status_code == 200 and "HX-Redirect" in response.headers
     names = files_in(settings.skills_dir)
     assert len(names) == 2
-    assert names[0].startswith("tea-brewer-reference-green-") and names[1].startswith("tea-brewer-skill-")
+    assert names[0].startswith("tea-brewer-reference-green-") and names[1].startswith(
+        "tea-brewer-skill-"
+    )
     docs = skill_store(settings).list()
     assert {d.type for d in docs} == {"skill", "reference"}
 
 
-@pytest.mark.parametrize("data, field", [
-    ({"type": "skill", "skill": "", "content": "x"}, "skill"),
-    ({"type": "skill", "skill": "../../etc", "content": "x"}, "skill"),
-    ({"type": "skill", "skill": "a\x00b", "content": "x"}, "skill"),
-    ({"type": "skill", "skill": "/abs", "content": "x"}, "skill"),
-    ({"type": "skill", "skill": "ok", "content": ""}, "content"),
-    ({"type": "reference", "skill": "ok", "reference": "", "content": "x"}, "reference"),
-    ({"type": "reference", "skill": "ok", "reference": "../x.md", "content": "x"}, "reference"),
-    ({"type": "evil", "skill": "ok", "content": "x"}, "type"),
-])
+@pytest.mark.parametrize(
+    "data, field",
+    [
+        ({"type": "skill", "skill": "", "content": "x"}, "skill"),
+        ({"type": "skill", "skill": "../../etc", "content": "x"}, "skill"),
+        ({"type": "skill", "skill": "a\x00b", "content": "x"}, "skill"),
+        ({"type": "skill", "skill": "/abs", "content": "x"}, "skill"),
+        ({"type": "skill", "skill": "ok", "content": ""}, "content"),
+        ({"type": "reference", "skill": "ok", "reference": "", "content": "x"}, "reference"),
+        ({"type": "reference", "skill": "ok", "reference": "../x.md", "content": "x"}, "reference"),
+        ({"type": "evil", "skill": "ok", "content": "x"}, "type"),
+    ],
+)
 def test_create_validation_writes_nothing(client, settings, tmp_path, data, field):
     data = {"description": "", "reference": "", **data}
     response = client.post("/skills/new", data=data, htmx=True)
@@ -239,8 +297,11 @@ def test_create_validation_writes_nothing(client, settings, tmp_path, data, fiel
 
 
 def test_create_duplicate_skill_is_a_conflict(client, settings, imported):
-    response = client.post("/skills/new", htmx=True, data={
-        "type": "skill", "skill": "Poem-Writer", "description": "", "content": "other"})
+    response = client.post(
+        "/skills/new",
+        htmx=True,
+        data={"type": "skill", "skill": "Poem-Writer", "description": "", "content": "other"},
+    )
     assert response.status_code == 409
     assert "already exists" in response.get_data(as_text=True)
     assert len(files_in(settings.skills_dir)) == 3
@@ -286,8 +347,12 @@ def test_restore_refused_when_a_live_one_took_its_place(client, settings, import
 def test_csrf_is_required(client, settings, imported, path):
     doc = imported["skill"]
     before = files_in(settings.skills_dir)
-    response = client.post(path.format(id=doc.id), data={"content": "x", "skill": "y", "type": "skill"},
-                           csrf=False, htmx=True)
+    response = client.post(
+        path.format(id=doc.id),
+        data={"content": "x", "skill": "y", "type": "skill"},
+        csrf=False,
+        htmx=True,
+    )
     assert response.status_code == 400
     assert files_in(settings.skills_dir) == before
 
@@ -300,10 +365,14 @@ def test_import_zip_then_reimport_changes_nothing(client, settings, poem):
     assert response.status_code == 200
     assert "Imported poem-writer: 3 added, 0 updated, 0 unchanged." in html
     assert len(files_in(settings.skills_dir)) == 3
-    before = {p: (settings.skills_dir / p).stat().st_mtime_ns for p in files_in(settings.skills_dir)}
+    before = {
+        p: (settings.skills_dir / p).stat().st_mtime_ns for p in files_in(settings.skills_dir)
+    }
     html = upload(client, data).get_data(as_text=True)
     assert "0 added, 0 updated, 3 unchanged" in html
-    assert {p: (settings.skills_dir / p).stat().st_mtime_ns for p in files_in(settings.skills_dir)} == before
+    assert {
+        p: (settings.skills_dir / p).stat().st_mtime_ns for p in files_in(settings.skills_dir)
+    } == before
 
 
 def test_import_without_htmx_renders_the_page(client, settings, poem):
@@ -328,23 +397,33 @@ def _zip_with(entries: dict[str, bytes], symlink: str | None = None) -> bytes:
 SKILL_MD = b"---\nname: tiny\ndescription: A tiny skill\n---\n# Tiny\n\nDo it.\n"
 
 
-@pytest.mark.parametrize("data, name, message", [
-    (b"", "skill.zip", "not a readable zip"),
-    (b"PK\x03\x04 garbage", "skill.zip", "not a readable zip"),
-    (b"%PDF-1.4", "skill.pdf", "is not a .zip file"),
-    (_zip_with({"../evil/SKILL.md": SKILL_MD}), "skill.zip", "climbs out"),
-    (_zip_with({"/etc/SKILL.md": SKILL_MD}), "skill.zip", "absolute"),
-    (_zip_with({"SKILL.md": SKILL_MD}, symlink="references/link.md"), "skill.zip", "link"),
-    (_zip_with({"SKILL.md": b"---\nname: bad\n---\n\xff\xfe not utf-8"}), "skill.zip", "UTF-8"),
-    (_zip_with({"README.md": b"hello"}), "skill.zip", "no SKILL.md"),
-    (_zip_with({"SKILL.md": b"no front matter"}), "skill.zip", "name"),
-    (_zip_with({f"references/r{i}.md": b"x" for i in range(1001)} | {"SKILL.md": SKILL_MD}),
-     "skill.zip", "1000"),
-    (_zip_with({"SKILL.md": SKILL_MD, "references/big.md": b"a" * 21_000_000}), "skill.zip",
-     "more than"),
-])
-def test_hostile_or_broken_uploads_are_refused_and_nothing_is_written(client, settings, tmp_path,
-                                                                      data, name, message):
+@pytest.mark.parametrize(
+    "data, name, message",
+    [
+        (b"", "skill.zip", "not a readable zip"),
+        (b"PK\x03\x04 garbage", "skill.zip", "not a readable zip"),
+        (b"%PDF-1.4", "skill.pdf", "is not a .zip file"),
+        (_zip_with({"../evil/SKILL.md": SKILL_MD}), "skill.zip", "climbs out"),
+        (_zip_with({"/etc/SKILL.md": SKILL_MD}), "skill.zip", "absolute"),
+        (_zip_with({"SKILL.md": SKILL_MD}, symlink="references/link.md"), "skill.zip", "link"),
+        (_zip_with({"SKILL.md": b"---\nname: bad\n---\n\xff\xfe not utf-8"}), "skill.zip", "UTF-8"),
+        (_zip_with({"README.md": b"hello"}), "skill.zip", "no SKILL.md"),
+        (_zip_with({"SKILL.md": b"no front matter"}), "skill.zip", "name"),
+        (
+            _zip_with({f"references/r{i}.md": b"x" for i in range(1001)} | {"SKILL.md": SKILL_MD}),
+            "skill.zip",
+            "1000",
+        ),
+        (
+            _zip_with({"SKILL.md": SKILL_MD, "references/big.md": b"a" * 21_000_000}),
+            "skill.zip",
+            "more than",
+        ),
+    ],
+)
+def test_hostile_or_broken_uploads_are_refused_and_nothing_is_written(
+    client, settings, tmp_path, data, name, message
+):
     response = upload(client, data, name)
     html = response.get_data(as_text=True)
     assert response.status_code == 422

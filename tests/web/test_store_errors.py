@@ -32,9 +32,15 @@ def test_a_busy_lock_gives_a_banner_and_changes_nothing(quick):
     memory = store.add("Stays as it is")
     before = settings.memory_file.read_bytes()
     with filelock.FileLock(str(settings.memory_file) + ".lock"):
-        response = client.post(f"/memories/{memory.id}", htmx=True, data={
-            "content": "Typed while another program writes", "category": "general",
-            "expected_updated_at": memory.version})
+        response = client.post(
+            f"/memories/{memory.id}",
+            htmx=True,
+            data={
+                "content": "Typed while another program writes",
+                "category": "general",
+                "expected_updated_at": memory.version,
+            },
+        )
     assert response.status_code == 503
     assert response.headers["HX-Retarget"] == "#banner"
     html = response.get_data(as_text=True)
@@ -52,7 +58,9 @@ def test_a_full_disk_gives_a_banner_and_changes_nothing(quick, monkeypatch):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr("webapp.stores.jsonfile.os.fsync", disk_full)
-    response = client.post("/memories/", htmx=True, data={"content": "One more", "category": "general"})
+    response = client.post(
+        "/memories/", htmx=True, data={"content": "One more", "category": "general"}
+    )
     monkeypatch.undo()
     assert response.status_code == 507
     assert response.headers["HX-Retarget"] == "#banner"
@@ -94,8 +102,9 @@ def test_an_edit_saved_while_another_process_holds_the_lock_is_not_lost(tmp_path
 
         context = multiprocessing.get_context("fork")
         locked, release = context.Event(), context.Event()
-        holder = context.Process(target=_hold_lock,
-                                 args=(str(server.settings.memory_file) + ".lock", locked, release))
+        holder = context.Process(
+            target=_hold_lock, args=(str(server.settings.memory_file) + ".lock", locked, release)
+        )
         holder.start()
         try:
             assert locked.wait(10)

@@ -52,30 +52,46 @@ def seeded(tmp_path_factory) -> dict:
     server = start_server(tmp_path_factory.mktemp("xss") / "data")
     memories = server.memories()
     ids = [memories.add(p, category="general", source=p[:40]).id for p in PAYLOADS]
-    memories.update(ids[0], PAYLOADS[1] + " (edited)")  # a history entry with payloads on both sides
+    memories.update(
+        ids[0], PAYLOADS[1] + " (edited)"
+    )  # a history entry with payloads on both sides
     conversations = server.conversations()
     threads = [cli_session_key(1_700_000_000_000), schedule_key("nightly"), schedule_key("weekly")]
     chunks = [PAYLOADS[i::3] for i in range(3)]  # 7 exchanges each: under the 20-turn trim
-    for thread, chunk in zip(threads, chunks):
+    for thread, chunk in zip(threads, chunks, strict=False):
         for payload in chunk:
             conversations.add_exchange(thread, payload, "reply: " + payload)
     skills = SkillDocumentStore(server.settings.skills_dir, lock_timeout=5)
-    doc = skills.save({"type": "skill", "skill": "hostile-skill", "content": skill_markdown(),
-                       "skillDescription": PAYLOADS[1] + " " + PAYLOADS[3],
-                       "meta": {"name": "hostile", "description": PAYLOADS[0]}})
+    doc = skills.save(
+        {
+            "type": "skill",
+            "skill": "hostile-skill",
+            "content": skill_markdown(),
+            "skillDescription": PAYLOADS[1] + " " + PAYLOADS[3],
+            "meta": {"name": "hostile", "description": PAYLOADS[0]},
+        }
+    )
     pages = {
         "memories list": ("/memories/", PAYLOADS[1:]),
-        "search highlight (script)": ("/memories/?q=script",
-                                      [p for p in PAYLOADS[1:] if "script" in p.lower()]),
-        "search highlight (<img)": ("/memories/?" + urlencode({"q": "<img"}),
-                                    [p for p in PAYLOADS[1:] if "<img" in p]),
+        "search highlight (script)": (
+            "/memories/?q=script",
+            [p for p in PAYLOADS[1:] if "script" in p.lower()],
+        ),
+        "search highlight (<img)": (
+            "/memories/?" + urlencode({"q": "<img"}),
+            [p for p in PAYLOADS[1:] if "<img" in p],
+        ),
         "edit form": (f"/memories/{ids[15]}/edit", []),
         "history": (f"/memories/{ids[0]}/history", [PAYLOADS[0], PAYLOADS[1] + " (edited)"]),
         "conversations list": ("/conversations/", []),
-        **{f"conversation thread {i + 1}": ("/conversations/thread/" + quote(t, safe=""), chunk)
-           for i, (t, chunk) in enumerate(zip(threads, chunks))},
-        "prompt": ("/prompt/?" + urlencode({"conversation": threads[1], "message": PAYLOADS[0]}),
-                   PAYLOADS[1:] + chunks[1]),
+        **{
+            f"conversation thread {i + 1}": ("/conversations/thread/" + quote(t, safe=""), chunk)
+            for i, (t, chunk) in enumerate(zip(threads, chunks, strict=False))
+        },
+        "prompt": (
+            "/prompt/?" + urlencode({"conversation": threads[1], "message": PAYLOADS[0]}),
+            PAYLOADS[1:] + chunks[1],
+        ),
         "skills list": ("/skills/", []),
         "skill document": (f"/skills/{doc.id}", PAYLOADS),
         "skill edit form": (f"/skills/{doc.id}/edit", []),
@@ -113,12 +129,24 @@ def visible_text(page) -> str:
     return page.evaluate("document.body.innerText")
 
 
-@pytest.mark.parametrize("name", [
-    "memories list", "search highlight (script)", "search highlight (<img)", "edit form",
-    "history", "conversations list", "conversation thread 1", "conversation thread 2",
-    "conversation thread 3", "prompt",
-    "skills list", "skill document", "skill edit form",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "memories list",
+        "search highlight (script)",
+        "search highlight (<img)",
+        "edit form",
+        "history",
+        "conversations list",
+        "conversation thread 1",
+        "conversation thread 2",
+        "conversation thread 3",
+        "prompt",
+        "skills list",
+        "skill document",
+        "skill edit form",
+    ],
+)
 def test_payloads_are_shown_as_text(seeded, page, name):
     server = seeded["server"]
     path, shown = seeded["pages"][name]

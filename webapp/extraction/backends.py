@@ -11,7 +11,8 @@ import os
 import shutil
 import signal
 import subprocess
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..settings import Settings
 from .llm import MemoryLlmCaller
@@ -45,8 +46,13 @@ class ClaudeCliCaller:
             log.warning("LLM extraction skipped: %r is not on PATH", self.command)
             return None
         # A new session so a timeout can kill the whole process group, not just the parent.
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         try:
             out, err = process.communicate(prompt.encode("utf-8"), timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -55,8 +61,11 @@ class ClaudeCliCaller:
             log.warning("claude --print timed out after %s s", self.timeout)
             return None
         if process.returncode != 0:
-            log.warning("claude --print exited with %s: %s", process.returncode,
-                        err.decode("utf-8", "replace")[:500])
+            log.warning(
+                "claude --print exited with %s: %s",
+                process.returncode,
+                err.decode("utf-8", "replace")[:500],
+            )
             return None
         text = out.decode("utf-8", "replace").strip()
         return text or None
@@ -65,20 +74,33 @@ class ClaudeCliCaller:
 class OpenAiCaller:
     """Chat completions on any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM, llama.cpp)."""
 
-    def __init__(self, *, model: str, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 60) -> None:
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60,
+    ) -> None:
         import openai
 
         self.model = model
         # Local servers want no key, but the SDK insists on one.
-        self.client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url or None,
-                                    timeout=timeout, max_retries=0)
+        self.client = openai.OpenAI(
+            api_key=api_key or "not-needed",
+            base_url=base_url or None,
+            timeout=timeout,
+            max_retries=0,
+        )
 
     def call(self, prompt: str) -> str | None:
         try:
             reply = self.client.chat.completions.create(
-                model=self.model, temperature=0, max_tokens=MAX_REPLY_TOKENS,
-                messages=[{"role": "user", "content": prompt}])
+                model=self.model,
+                temperature=0,
+                max_tokens=MAX_REPLY_TOKENS,
+                messages=[{"role": "user", "content": prompt}],
+            )
             text = reply.choices[0].message.content
         except Exception as exc:  # any SDK, transport or shape error means "the call failed"
             log.warning("OpenAI-compatible LLM call failed: %s", exc)
@@ -91,22 +113,33 @@ class OpenAiCaller:
 class AnthropicCaller:
     """The Messages API through the official ``anthropic`` SDK (the optional extra)."""
 
-    def __init__(self, *, model: str, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 60) -> None:
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60,
+    ) -> None:
         try:
             import anthropic
         except ImportError as exc:
-            raise LlmConfigError("MEMORY_LLM_PROVIDER=anthropic needs the anthropic SDK: "
-                                 "pip install 'memory-curator[anthropic]'.") from exc
+            raise LlmConfigError(
+                "MEMORY_LLM_PROVIDER=anthropic needs the anthropic SDK: "
+                "pip install 'memory-curator[anthropic]'."
+            ) from exc
         self.model = model
-        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None,
-                                          timeout=timeout, max_retries=0)
+        self.client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=0
+        )
 
     def call(self, prompt: str) -> str | None:
         try:
             reply = self.client.messages.create(
-                model=self.model, max_tokens=MAX_REPLY_TOKENS,
-                messages=[{"role": "user", "content": prompt}])
+                model=self.model,
+                max_tokens=MAX_REPLY_TOKENS,
+                messages=[{"role": "user", "content": prompt}],
+            )
             text = "".join(block.text for block in reply.content if block.type == "text")
         except Exception as exc:  # any SDK, transport or shape error means "the call failed"
             log.warning("Anthropic LLM call failed: %s", exc)
@@ -114,8 +147,9 @@ class AnthropicCaller:
         return text.strip() or None
 
 
-def caller_from_settings(settings: Settings,
-                         environ: Mapping[str, str] | None = None) -> MemoryLlmCaller | None:
+def caller_from_settings(
+    settings: Settings, environ: Mapping[str, str] | None = None
+) -> MemoryLlmCaller | None:
     """The caller MEMORY_LLM_PROVIDER selects, or None for ``none`` (regex only)."""
     env = os.environ if environ is None else environ
     provider = settings.llm_provider
@@ -125,28 +159,40 @@ def caller_from_settings(settings: Settings,
     if provider == "claude-cli":
         return ClaudeCliCaller(model=settings.llm_model, timeout=timeout)
     if not settings.llm_model:
-        raise LlmConfigError(f"MEMORY_LLM_PROVIDER={provider} needs MEMORY_LLM_MODEL "
-                             f"(e.g. the model name your endpoint serves).")
+        raise LlmConfigError(
+            f"MEMORY_LLM_PROVIDER={provider} needs MEMORY_LLM_MODEL "
+            f"(e.g. the model name your endpoint serves)."
+        )
     if provider == "openai":
         key = settings.llm_api_key or env.get("OPENAI_API_KEY", "")
         base_url = settings.llm_base_url or env.get("OPENAI_BASE_URL", "")
         if not key and not base_url:
-            raise LlmConfigError("MEMORY_LLM_PROVIDER=openai needs MEMORY_LLM_API_KEY (or "
-                                 "OPENAI_API_KEY), or MEMORY_LLM_BASE_URL for a local server.")
-        return OpenAiCaller(model=settings.llm_model, base_url=base_url, api_key=key,
-                            timeout=timeout)
+            raise LlmConfigError(
+                "MEMORY_LLM_PROVIDER=openai needs MEMORY_LLM_API_KEY (or "
+                "OPENAI_API_KEY), or MEMORY_LLM_BASE_URL for a local server."
+            )
+        return OpenAiCaller(
+            model=settings.llm_model, base_url=base_url, api_key=key, timeout=timeout
+        )
     if provider == "anthropic":
         key = settings.llm_api_key or env.get("ANTHROPIC_API_KEY", "")
         if not key:
-            raise LlmConfigError("MEMORY_LLM_PROVIDER=anthropic needs MEMORY_LLM_API_KEY "
-                                 "(or ANTHROPIC_API_KEY).")
-        return AnthropicCaller(model=settings.llm_model, api_key=key,
-                               base_url=settings.llm_base_url or env.get("ANTHROPIC_BASE_URL"),
-                               timeout=timeout)
+            raise LlmConfigError(
+                "MEMORY_LLM_PROVIDER=anthropic needs MEMORY_LLM_API_KEY (or ANTHROPIC_API_KEY)."
+            )
+        return AnthropicCaller(
+            model=settings.llm_model,
+            api_key=key,
+            base_url=settings.llm_base_url or env.get("ANTHROPIC_BASE_URL"),
+            timeout=timeout,
+        )
     raise LlmConfigError(f"Unknown MEMORY_LLM_PROVIDER {provider!r}.")
 
 
 def describe(caller: Any) -> str:
     """A short name for output: 'regex', 'claude-cli', 'openai' or 'anthropic'."""
-    return {ClaudeCliCaller: "claude-cli", OpenAiCaller: "openai",
-            AnthropicCaller: "anthropic"}.get(type(caller), "regex" if caller is None else "custom")
+    return {
+        ClaudeCliCaller: "claude-cli",
+        OpenAiCaller: "openai",
+        AnthropicCaller: "anthropic",
+    }.get(type(caller), "regex" if caller is None else "custom")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..stores.memories import CATEGORIES
 
@@ -166,8 +167,13 @@ def _fact(item: Any) -> StructuredFact | None:
 class LlmMemoryExtractor:
     """Asks an LLM for the durable facts in the last messages of a conversation."""
 
-    def __init__(self, caller: MemoryLlmCaller, *, max_messages: int = 20,
-                 min_confidence: float = MIN_CONFIDENCE) -> None:
+    def __init__(
+        self,
+        caller: MemoryLlmCaller,
+        *,
+        max_messages: int = 20,
+        min_confidence: float = MIN_CONFIDENCE,
+    ) -> None:
         if max_messages < 1:
             raise ValueError("max_messages must be at least 1.")
         self.caller = caller
@@ -180,8 +186,9 @@ class LlmMemoryExtractor:
         recent = list(messages)[-limit:] if limit > 0 else []
         return build_extraction_prompt(recent)
 
-    def extract_facts(self, messages: Iterable[Any],
-                      max_messages: int | None = None) -> list[StructuredFact] | None:
+    def extract_facts(
+        self, messages: Iterable[Any], max_messages: int | None = None
+    ) -> list[StructuredFact] | None:
         """The facts the LLM finds; None when the call failed or the reply was not usable."""
         reply = self.caller.call(self.prompt_for(messages, max_messages))
         if reply is None:

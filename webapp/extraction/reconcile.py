@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
@@ -50,9 +51,16 @@ class ManualModeError(ValueError):
 class MemoryExtractor:
     """Finds durable facts in conversations and routes them to review (manual) or memory (auto)."""
 
-    def __init__(self, store: MemoryStore, *, llm_extractor: LlmMemoryExtractor | None = None,
-                 review_queue: ReviewQueue | None = None, mode: str = "manual",
-                 state: ExtractionState | None = None, actor: str = "extractor") -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        llm_extractor: LlmMemoryExtractor | None = None,
+        review_queue: ReviewQueue | None = None,
+        mode: str = "manual",
+        state: ExtractionState | None = None,
+        actor: str = "extractor",
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"Unknown review mode {mode!r}; use manual or auto.")
         self.store = store
@@ -78,8 +86,11 @@ class MemoryExtractor:
         return rule_facts(messages)
 
     # ----------------------------------------------------------------- reconciling
-    def reconcile(self, candidates: Sequence[str | StructuredFact],
-                  categories: Sequence[str] | Mapping[str, str] | None = None) -> list[ReconcileAction]:
+    def reconcile(
+        self,
+        candidates: Sequence[str | StructuredFact],
+        categories: Sequence[str] | Mapping[str, str] | None = None,
+    ) -> list[ReconcileAction]:
         """Compare candidates with the store: known → nothing, close variant → update, new → add."""
         memories = self.store.get_all()
         known = {normalize(m.content) for m in memories}
@@ -112,14 +123,24 @@ class MemoryExtractor:
         if action.action in ("add", "update"):
             try:
                 # Checked under the lock: another run may have stored it since we reconciled.
-                return self.store.add(action.content, category=action.category,
-                                      source="extracted", actor=self.actor, allow_duplicate=False)
+                return self.store.add(
+                    action.content,
+                    category=action.category,
+                    source="extracted",
+                    actor=self.actor,
+                    allow_duplicate=False,
+                )
             except DuplicateMemoryError:
                 return None
         return None
 
-    def submit(self, actions: Iterable[ReconcileAction], *, conversation_id: str | None = None,
-               evidence: str | None = None) -> Submitted:
+    def submit(
+        self,
+        actions: Iterable[ReconcileAction],
+        *,
+        conversation_id: str | None = None,
+        evidence: str | None = None,
+    ) -> Submitted:
         """Queue the actions for review (manual mode) or write them to memory (auto mode).
 
         In auto mode, actions that do not fit a full store are queued for review instead
@@ -130,12 +151,14 @@ class MemoryExtractor:
             return self._submit_auto(actions, conversation_id, evidence)
         if self.review_queue is None:
             raise ManualModeError("Manual review mode needs a review queue to put facts in.")
-        queued = self.review_queue.submit([_proposal(a, evidence) for a in actions],
-                                          conversation_id=conversation_id)
+        queued = self.review_queue.submit(
+            [_proposal(a, evidence) for a in actions], conversation_id=conversation_id
+        )
         return Submitted(queued=queued, skipped=len(actions) - len(queued))
 
-    def _submit_auto(self, actions: list[ReconcileAction], conversation_id: str | None,
-                     evidence: str | None) -> Submitted:
+    def _submit_auto(
+        self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
+    ) -> Submitted:
         result = Submitted()
         for index, action in enumerate(actions):
             try:
@@ -163,8 +186,11 @@ class MemoryExtractor:
         self.state.mark_extracted(conversation_id, **kwargs)
 
 
-def _category_for(categories: Sequence[str] | Mapping[str, str] | None, index: int,
-                  candidate: str | StructuredFact) -> str | None:
+def _category_for(
+    categories: Sequence[str] | Mapping[str, str] | None,
+    index: int,
+    candidate: str | StructuredFact,
+) -> str | None:
     if categories is None:
         return None
     if isinstance(categories, Mapping):
@@ -186,10 +212,13 @@ def storable(text: str | None) -> str | None:
 def _as_fact(candidate: str | StructuredFact, category: str | None) -> StructuredFact:
     if isinstance(candidate, StructuredFact):
         chosen = category or candidate.category
-        return StructuredFact(storable(candidate.content).strip(),
-                              chosen if chosen in CATEGORIES else "general",
-                              candidate.confidence, evidence=storable(candidate.evidence),
-                              extractor=candidate.extractor)
+        return StructuredFact(
+            storable(candidate.content).strip(),
+            chosen if chosen in CATEGORIES else "general",
+            candidate.confidence,
+            evidence=storable(candidate.evidence),
+            extractor=candidate.extractor,
+        )
     chosen = category if category in CATEGORIES else "general"
     return StructuredFact(storable(str(candidate)).strip(), chosen, 1.0, extractor="regex")
 
@@ -201,15 +230,22 @@ def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction
         value = similarity(fact.content, memory.content)
         if value > score:
             best, score = memory, value
-    extra = dict(confidence=fact.confidence, extractor=fact.extractor, evidence=fact.evidence)
+    extra = {"confidence": fact.confidence, "extractor": fact.extractor, "evidence": fact.evidence}
     if best is not None and score >= VARIANT_THRESHOLD:
-        return ReconcileAction("update", best.id, fact.content, best.category,
-                               current_content=best.content, **extra)
+        return ReconcileAction(
+            "update", best.id, fact.content, best.category, current_content=best.content, **extra
+        )
     return ReconcileAction("add", None, fact.content, fact.category, **extra)
 
 
 def _proposal(action: ReconcileAction, evidence: str | None) -> Proposal:
-    return Proposal(action=action.action, content=action.content, category=action.category,
-                    memory_id=action.id, current_content=action.current_content,
-                    confidence=action.confidence, extractor=action.extractor,
-                    evidence=action.evidence or evidence)
+    return Proposal(
+        action=action.action,
+        content=action.content,
+        category=action.category,
+        memory_id=action.id,
+        current_content=action.current_content,
+        confidence=action.confidence,
+        extractor=action.extractor,
+        evidence=action.evidence or evidence,
+    )

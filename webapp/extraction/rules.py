@@ -9,8 +9,9 @@ one-off request nor a secret.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .llm import StructuredFact, message_content, message_role
 
@@ -22,21 +23,28 @@ _I = re.IGNORECASE
 # Fillers in front of a fact: "Also,", "And", "Oh and", "請", "另外".
 _LEADING_FILLER = re.compile(
     r"^(?:(?:also|and|oh|ok|okay|btw|by the way|one more thing)\b[,:]?\s*)+|^(?:另外|還有|还有|對了|对了)[，,]?",
-    _I)
-_TRAILING_FILLER = re.compile(r"(?:[,，]?\s*(?:please|thanks|thank you|谢谢|謝謝|拜託|拜托))?[\s.!。！;；,，]*$", _I)
+    _I,
+)
+_TRAILING_FILLER = re.compile(
+    r"(?:[,，]?\s*(?:please|thanks|thank you|谢谢|謝謝|拜託|拜托))?[\s.!。！;；,，]*$", _I
+)
 
 _QUESTION = re.compile(
     r"[?？]\s*$|(?:嗎|吗|呢)[\s。]*$|^(?:can|could|would|will|do|does|did|is|are|what|when|where|why|"
     r"how|which|who|should)\b|^(?:你(?:記得|记得|知道)|請問|请问|幾點|几点|什麼|什么|怎麼|怎么|為什麼|为什么)",
-    _I)
+    _I,
+)
 _SECRET = re.compile(
     r"\b(?:password|passcode|passwd|api[ _-]?key|secret|token|pin code|credit card|iban)\b|"
-    r"密碼|密码|口令|金鑰|密钥|信用卡|驗證碼|验证码", _I)
+    r"密碼|密码|口令|金鑰|密钥|信用卡|驗證碼|验证码",
+    _I,
+)
 # Today-only requests: "right now", "for now", "tonight", 現在, 今天, 這次…
 _ONE_OFF = re.compile(
     r"\b(?:right now|for now|just now|today|tonight|this (?:time|once|morning|evening|afternoon)|"
     r"at the moment)\b|(?<!from )\bnow\b|現在|现在|今天|今晚|這次|这次|馬上|马上|立刻|等一下|暫時|暂时",
-    _I)
+    _I,
+)
 
 
 @dataclass(frozen=True)
@@ -50,51 +58,118 @@ class Rule:
     allows_one_off: bool = False
 
 
-def _rule(name: str, pattern: str, category: str, confidence: float = 0.75,
-          allows_one_off: bool = False) -> Rule:
+def _rule(
+    name: str, pattern: str, category: str, confidence: float = 0.75, allows_one_off: bool = False
+) -> Rule:
     return Rule(name, re.compile(pattern, _I), category, confidence, allows_one_off)
 
 
 # "remember" rules capture the fact after the trigger; the others keep the whole sentence.
 RULES: tuple[Rule, ...] = (
-    _rule("remember-en", r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)"
-                         r"(?:\s+that|\s*[:,])?\s+(?P<fact>.{3,})", "general", 0.9, True),
-    _rule("remember-zh", r"^(?:請|请|幫我|帮我)?(?:記住|记住|記下|记下|別忘了|别忘了)[，,:：\s]*(?P<fact>.{2,})",
-          "general", 0.9, True),
-    _rule("prefer-en", r"\bI(?:\s+really|\s+much|\s+strongly)?\s+(?:prefer|like|love|hate|dislike|"
-                       r"can't stand|cannot stand|enjoy)\b", "preference"),
-    _rule("habit-en", r"\bI\s+(?:always|usually|normally|generally|never|tend to|mostly)\b", "workflow"),
+    _rule(
+        "remember-en",
+        r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)"
+        r"(?:\s+that|\s*[:,])?\s+(?P<fact>.{3,})",
+        "general",
+        0.9,
+        True,
+    ),
+    _rule(
+        "remember-zh",
+        r"^(?:請|请|幫我|帮我)?(?:記住|记住|記下|记下|別忘了|别忘了)[，,:：\s]*(?P<fact>.{2,})",
+        "general",
+        0.9,
+        True,
+    ),
+    _rule(
+        "prefer-en",
+        r"\bI(?:\s+really|\s+much|\s+strongly)?\s+(?:prefer|like|love|hate|dislike|"
+        r"can't stand|cannot stand|enjoy)\b",
+        "preference",
+    ),
+    _rule(
+        "habit-en",
+        r"\bI\s+(?:always|usually|normally|generally|never|tend to|mostly)\b",
+        "workflow",
+    ),
     _rule("imperative-en", r"^(?:please\s+)?(?:always|never)\s+\w+", "preference"),
-    _rule("dont-ever-en", r"^(?:please\s+)?(?:don't|do not)\b.*\b(?:ever|again|anymore|any more)\b",
-          "preference"),
-    _rule("from-now-on-en", r"\b(?:from now on|going forward|in (?:the )?future|by default|"
-                            r"every time|whenever)\b", "workflow"),
-    _rule("my-x-is-en", r"\bmy\s+(?!question|bad|guess|point)(?:[\w'’-]+\s+){0,3}?(?:is|are)\b",
-          "general"),
-    _rule("i-am-en", r"\bI(?:'m|’m| am)\s+(?:a|an|allergic|vegetarian|vegan|based|from|left-handed|"
-                     r"colou?r-?blind)\b|\bI\s+(?:live|work)\s+(?:in|at|as|for|from)\b", "general"),
-    _rule("we-use-en", r"\b(?:we|our team)\s+(?:always\s+)?(?:use|follow|name|prefix|write)\b",
-          "convention"),
-    _rule("prefer-zh", r"我(?:很|最|比較|比较|一向|向來|向来|真的|不太|不)?(?:喜歡|喜欢|偏好|偏愛|偏爱|愛用|爱用|"
-                       r"討厭|讨厌|受不了)", "preference"),
-    _rule("habit-zh", r"我(?:一直|通常|總是|总是|平常|平時|平时|都)?(?:習慣|习惯|固定|一律)", "workflow"),
-    _rule("from-now-on-zh", r"(?:以後|以后|今後|今后|從現在開始|从现在开始|從今以後|从今以后|往後|往后|每次|"
-                            r"下次開始|下次开始).*?(?:都|一律|請|请|要|不要|別|别|用|改)", "workflow"),
-    _rule("dont-zh", r"^(?:請|请|你)?(?:不要|別再|别再|不准|千萬不要|千万不要|永遠不要|永远不要|絕對不要|绝对不要)",
-          "preference"),
-    _rule("my-x-is-zh", r"^我(?:們|们)?的(?!問題|问题|意思)[^，,。]{1,12}?(?:是|在|叫|為|为)", "general"),
-    _rule("family-zh", r"^我(?:的)?(?:女兒|女儿|兒子|儿子|太太|老婆|先生|老公|媽媽|妈妈|爸爸|狗|貓|猫)(?:叫|是|的名字)",
-          "general"),
-    _rule("i-am-zh", r"^我(?:住在|在[^，,。]{1,10}(?:工作|上班)|是(?:素食|左撇子|色盲)|對[^，,。]{1,8}過敏|对[^，,。]{1,8}过敏)",
-          "general"),
-    _rule("we-use-zh", r"^我(?:們|们)(?:都|一律|統一|统一|團隊|团队|公司){0,2}(?:用|使用|規定|规定|約定|约定)", "convention"),
+    _rule(
+        "dont-ever-en",
+        r"^(?:please\s+)?(?:don't|do not)\b.*\b(?:ever|again|anymore|any more)\b",
+        "preference",
+    ),
+    _rule(
+        "from-now-on-en",
+        r"\b(?:from now on|going forward|in (?:the )?future|by default|"
+        r"every time|whenever)\b",
+        "workflow",
+    ),
+    _rule(
+        "my-x-is-en",
+        r"\bmy\s+(?!question|bad|guess|point)(?:[\w'’-]+\s+){0,3}?(?:is|are)\b",
+        "general",
+    ),
+    _rule(
+        "i-am-en",
+        r"\bI(?:'m|’m| am)\s+(?:a|an|allergic|vegetarian|vegan|based|from|left-handed|"
+        r"colou?r-?blind)\b|\bI\s+(?:live|work)\s+(?:in|at|as|for|from)\b",
+        "general",
+    ),
+    _rule(
+        "we-use-en",
+        r"\b(?:we|our team)\s+(?:always\s+)?(?:use|follow|name|prefix|write)\b",
+        "convention",
+    ),
+    _rule(
+        "prefer-zh",
+        r"我(?:很|最|比較|比较|一向|向來|向来|真的|不太|不)?(?:喜歡|喜欢|偏好|偏愛|偏爱|愛用|爱用|"
+        r"討厭|讨厌|受不了)",
+        "preference",
+    ),
+    _rule(
+        "habit-zh",
+        r"我(?:一直|通常|總是|总是|平常|平時|平时|都)?(?:習慣|习惯|固定|一律)",
+        "workflow",
+    ),
+    _rule(
+        "from-now-on-zh",
+        r"(?:以後|以后|今後|今后|從現在開始|从现在开始|從今以後|从今以后|往後|往后|每次|"
+        r"下次開始|下次开始).*?(?:都|一律|請|请|要|不要|別|别|用|改)",
+        "workflow",
+    ),
+    _rule(
+        "dont-zh",
+        r"^(?:請|请|你)?(?:不要|別再|别再|不准|千萬不要|千万不要|永遠不要|永远不要|絕對不要|绝对不要)",
+        "preference",
+    ),
+    _rule(
+        "my-x-is-zh",
+        r"^我(?:們|们)?的(?!問題|问题|意思)[^，,。]{1,12}?(?:是|在|叫|為|为)",
+        "general",
+    ),
+    _rule(
+        "family-zh",
+        r"^我(?:的)?(?:女兒|女儿|兒子|儿子|太太|老婆|先生|老公|媽媽|妈妈|爸爸|狗|貓|猫)(?:叫|是|的名字)",
+        "general",
+    ),
+    _rule(
+        "i-am-zh",
+        r"^我(?:住在|在[^，,。]{1,10}(?:工作|上班)|是(?:素食|左撇子|色盲)|對[^，,。]{1,8}過敏|对[^，,。]{1,8}过敏)",
+        "general",
+    ),
+    _rule(
+        "we-use-zh",
+        r"^我(?:們|们)(?:都|一律|統一|统一|團隊|团队|公司){0,2}(?:用|使用|規定|规定|約定|约定)",
+        "convention",
+    ),
 )
 
 # Words that make a habit a tool fact ("I always use neovim", "我习惯用 VS Code").
 _TOOL_WORDS = re.compile(
     r"\b(?:vs ?code|vim|neovim|emacs|git|docker|kubernetes|python|node|npm|pnpm|yarn|terminal|"
     r"zsh|bash|fish|tmux|ide|editor|intellij|pycharm|homebrew|obsidian|notion)\b|編輯器|编辑器|終端|终端",
-    _I)
+    _I,
+)
 _HABIT_RULES = {"habit-en", "habit-zh", "we-use-en"}
 
 
@@ -148,6 +223,9 @@ def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
             if fact is None or fact.content.casefold() in seen:
                 continue
             seen.add(fact.content.casefold())
-            facts.append(StructuredFact(fact.content, fact.category, fact.confidence,
-                                        evidence=text, extractor="regex"))
+            facts.append(
+                StructuredFact(
+                    fact.content, fact.category, fact.confidence, evidence=text, extractor="regex"
+                )
+            )
     return facts

@@ -35,7 +35,9 @@ class ExtractionResult:
     skipped: int = 0  # actions left out as duplicates of pending or rejected items
 
 
-def stores_for(settings: Settings, actor: str = "extractor") -> tuple[MemoryStore, ConversationStore, ReviewQueue]:
+def stores_for(
+    settings: Settings, actor: str = "extractor"
+) -> tuple[MemoryStore, ConversationStore, ReviewQueue]:
     """The memory store, conversation store and review queue the settings describe."""
     memories = MemoryStore.from_settings(settings, actor=actor)
     conversations = ConversationStore.from_settings(settings)
@@ -43,20 +45,28 @@ def stores_for(settings: Settings, actor: str = "extractor") -> tuple[MemoryStor
     return memories, conversations, queue
 
 
-def build_extractor(settings: Settings, caller: MemoryLlmCaller | None = FROM_SETTINGS,
-                    actor: str = "extractor") -> MemoryExtractor:
+def build_extractor(
+    settings: Settings, caller: MemoryLlmCaller | None = FROM_SETTINGS, actor: str = "extractor"
+) -> MemoryExtractor:
     """A MemoryExtractor wired to the configured stores, LLM and review mode."""
     memories, _, queue = stores_for(settings, actor)
     if caller is FROM_SETTINGS:
         caller = caller_from_settings(settings)
     llm = LlmMemoryExtractor(caller) if caller is not None else None
-    return MemoryExtractor(memories, llm_extractor=llm, review_queue=queue,
-                           mode=settings.review_mode, actor=actor)
+    return MemoryExtractor(
+        memories, llm_extractor=llm, review_queue=queue, mode=settings.review_mode, actor=actor
+    )
 
 
-def extract_conversation(settings: Settings, conversation_id: str, *, force: bool = True,
-                         dry_run: bool = False, caller: MemoryLlmCaller | None = FROM_SETTINGS,
-                         actor: str = "extractor") -> ExtractionResult:
+def extract_conversation(
+    settings: Settings,
+    conversation_id: str,
+    *,
+    force: bool = True,
+    dry_run: bool = False,
+    caller: MemoryLlmCaller | None = FROM_SETTINGS,
+    actor: str = "extractor",
+) -> ExtractionResult:
     """Extract facts from one conversation and submit them (queue or apply, by the review mode).
 
     With ``force`` every message of the thread is read, regardless of the pacing rules;
@@ -71,9 +81,14 @@ def extract_conversation(settings: Settings, conversation_id: str, *, force: boo
     return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run)
 
 
-def extract_due(settings: Settings, *, all_threads: bool = False, dry_run: bool = False,
-                caller: MemoryLlmCaller | None = FROM_SETTINGS,
-                actor: str = "extractor") -> list[ExtractionResult]:
+def extract_due(
+    settings: Settings,
+    *,
+    all_threads: bool = False,
+    dry_run: bool = False,
+    caller: MemoryLlmCaller | None = FROM_SETTINGS,
+    actor: str = "extractor",
+) -> list[ExtractionResult]:
     """Extract from every thread that is due (or, with ``all_threads``, has any new message)."""
     extractor = build_extractor(settings, caller, actor)
     _, conversations, _ = stores_for(settings, actor)
@@ -81,8 +96,16 @@ def extract_due(settings: Settings, *, all_threads: bool = False, dry_run: bool 
     for summary in conversations.list_conversations():
         turns = conversations.get_history(summary.id)
         if turns:
-            results.append(_run(extractor, summary.id, turns, force=False,
-                                dry_run=dry_run, ignore_pacing=all_threads))
+            results.append(
+                _run(
+                    extractor,
+                    summary.id,
+                    turns,
+                    force=False,
+                    dry_run=dry_run,
+                    ignore_pacing=all_threads,
+                )
+            )
     return results
 
 
@@ -95,8 +118,15 @@ def _whole_ms(moment: datetime) -> datetime:
     return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
-def _run(extractor: MemoryExtractor, conversation_id: str, turns: list[ConversationTurn], *,
-         force: bool, dry_run: bool, ignore_pacing: bool = False) -> ExtractionResult:
+def _run(
+    extractor: MemoryExtractor,
+    conversation_id: str,
+    turns: list[ConversationTurn],
+    *,
+    force: bool,
+    dry_run: bool,
+    ignore_pacing: bool = False,
+) -> ExtractionResult:
     seen_until = extractor.state.last_turn_at(conversation_id)
     new = [turn for turn in turns if _whole_ms(turn.timestamp) > seen_until]
     result = ExtractionResult(conversation_id, new_messages=len(new))
@@ -116,6 +146,10 @@ def _run(extractor: MemoryExtractor, conversation_id: str, turns: list[Conversat
     if dry_run:
         return result
     submitted = extractor.submit(result.actions, conversation_id=conversation_id)
-    result.queued, result.applied, result.skipped = submitted.queued, submitted.applied, submitted.skipped
+    result.queued, result.applied, result.skipped = (
+        submitted.queued,
+        submitted.applied,
+        submitted.skipped,
+    )
     extractor.mark_extracted(conversation_id, last_turn_at=turns[-1].timestamp)
     return result

@@ -25,13 +25,82 @@ _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
 _DIGITS = re.compile(r"\d+")
 
 # Words that say who holds the fact or how strongly, not what it is about.
-_LATIN_FILLER = frozenset("""
-a an the and or of to in on at for with by from is are be was were am it its this that
-i me my mine we our you your user users s he she they their his her
-prefer prefers preferred preference like likes liked love loves want wants wanted
-always usually never often use uses used using please should would will
-instead rather than also just very really
-""".split())
+_LATIN_FILLER = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "is",
+        "are",
+        "be",
+        "was",
+        "were",
+        "am",
+        "it",
+        "its",
+        "this",
+        "that",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "our",
+        "you",
+        "your",
+        "user",
+        "users",
+        "s",
+        "he",
+        "she",
+        "they",
+        "their",
+        "his",
+        "her",
+        "prefer",
+        "prefers",
+        "preferred",
+        "preference",
+        "like",
+        "likes",
+        "liked",
+        "love",
+        "loves",
+        "want",
+        "wants",
+        "wanted",
+        "always",
+        "usually",
+        "never",
+        "often",
+        "use",
+        "uses",
+        "used",
+        "using",
+        "please",
+        "should",
+        "would",
+        "will",
+        "instead",
+        "rather",
+        "than",
+        "also",
+        "just",
+        "very",
+        "really",
+    ]
+)
 # Chinese filler, removed before bigrams: pronouns, "user", "likes", "always", particles.
 _CJK_FILLER = re.compile(
     "用戶|用户|使用者|我們|我们|我的|喜歡|喜欢|偏好|習慣|习惯|總是|总是|一直|希望|比較|比较|"
@@ -65,7 +134,7 @@ def _bigrams(text: str) -> list[str]:
     for run in text.split():
         if len(run) == 1:
             grams.append(run)
-        grams.extend(run[i:i + 2] for i in range(len(run) - 1))
+        grams.extend(run[i : i + 2] for i in range(len(run) - 1))
     return grams
 
 
@@ -98,4 +167,7 @@ def near_identical(a: str, b: str) -> bool:
     terms_a, terms_b = key_terms(a), key_terms(b)
     if not terms_a or not terms_b:
         return fuzz.ratio(normalize(a), normalize(b)) / 100 >= NEAR_IDENTICAL_THRESHOLD
-    return fuzz.token_sort_ratio(" ".join(terms_a), " ".join(terms_b)) / 100 >= NEAR_IDENTICAL_THRESHOLD
+    return (
+        fuzz.token_sort_ratio(" ".join(terms_a), " ".join(terms_b)) / 100
+        >= NEAR_IDENTICAL_THRESHOLD
+    )

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..stores.jsonfile import JsonFile
 from ..stores.timefmt import EPOCH, parse_ts, to_iso
@@ -22,17 +23,26 @@ MIN_INTERVAL_SECONDS = 60.0
 
 def _validate(data: Any) -> str | None:
     if not isinstance(data, dict):
-        return f"expected a JSON object keyed by conversation id, found a JSON {type(data).__name__}"
+        return (
+            f"expected a JSON object keyed by conversation id, found a JSON {type(data).__name__}"
+        )
     return None
 
 
 class ExtractionState:
     """Per-conversation bookkeeping: how recently extraction ran and which messages it has seen."""
 
-    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 10.0,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        lock_timeout: float = 10.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.path = Path(path)
-        self._file = JsonFile(self.path, default=dict, validate=_validate, lock_timeout=lock_timeout)
+        self._file = JsonFile(
+            self.path, default=dict, validate=_validate, lock_timeout=lock_timeout
+        )
         self._clock = clock
 
     @property

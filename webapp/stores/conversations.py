@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,9 +33,12 @@ class ConversationTurn:
     timestamp: datetime
 
     @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> "ConversationTurn":
-        return cls(role=str(record.get("role", "user")), content=str(record.get("content", "")),
-                   timestamp=parse_ts(record.get("timestamp")))
+    def from_dict(cls, record: dict[str, Any]) -> ConversationTurn:
+        return cls(
+            role=str(record.get("role", "user")),
+            content=str(record.get("content", "")),
+            timestamp=parse_ts(record.get("timestamp")),
+        )
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,9 @@ def interface_of(conversation_id: str) -> str:
 
 def _validate(data: Any) -> str | None:
     if not isinstance(data, dict):
-        return f"expected a JSON object keyed by conversation id, found a JSON {type(data).__name__}"
+        return (
+            f"expected a JSON object keyed by conversation id, found a JSON {type(data).__name__}"
+        )
     for key, value in data.items():
         turns = value.get("turns") if isinstance(value, dict) else value
         if not isinstance(turns, list):
@@ -95,8 +100,11 @@ def _entry(value: Any) -> dict[str, Any]:
         value.setdefault("trimmed", 0)
         return value
     turns = value if isinstance(value, list) else []
-    return {"turns": turns, "createdAt": turns[0].get("timestamp") if turns else now_iso(),
-            "trimmed": 0}
+    return {
+        "turns": turns,
+        "createdAt": turns[0].get("timestamp") if turns else now_iso(),
+        "trimmed": 0,
+    }
 
 
 def _last_activity(entry: dict[str, Any]) -> datetime:
@@ -118,7 +126,7 @@ def _shifted(moment: datetime, days: int) -> datetime:
         return moment + timedelta(days=days)
     except OverflowError:
         edge = datetime.max if days > 0 else datetime.min
-        return edge.replace(tzinfo=timezone.utc)
+        return edge.replace(tzinfo=UTC)
 
 
 def _trimmed_count(entry: dict[str, Any]) -> int:
@@ -166,24 +174,28 @@ class ConversationStore:
         self.path = Path(path) if path is not None else settings.conversation_file
         self.max_turns = max_turns if max_turns is not None else settings.conversation_max_turns
         self.max_chars = max_chars if max_chars is not None else settings.conversation_max_chars
-        self.max_age_days = (max_age_days if max_age_days is not None
-                             else settings.conversation_max_age_days)
+        self.max_age_days = (
+            max_age_days if max_age_days is not None else settings.conversation_max_age_days
+        )
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
         self._file = JsonFile(self.path, default=dict, validate=_validate, lock_timeout=timeout)
 
     @classmethod
-    def from_settings(cls, settings: "Settings") -> "ConversationStore":
+    def from_settings(cls, settings: Settings) -> ConversationStore:
         """The conversation store ``settings`` describe: its file, trimming and lock timeout."""
-        return cls(settings.conversation_file, max_turns=settings.conversation_max_turns,
-                   max_chars=settings.conversation_max_chars,
-                   max_age_days=settings.conversation_max_age_days,
-                   lock_timeout=settings.lock_timeout)
+        return cls(
+            settings.conversation_file,
+            max_turns=settings.conversation_max_turns,
+            max_chars=settings.conversation_max_chars,
+            max_age_days=settings.conversation_max_age_days,
+            lock_timeout=settings.lock_timeout,
+        )
 
     @property
     def file(self) -> JsonFile:
         return self._file
 
-    def init(self) -> "ConversationStore":
+    def init(self) -> ConversationStore:
         """Create the folder and file if missing, then drop expired conversations."""
         self._file.ensure()
         self.cleanup()
@@ -191,9 +203,11 @@ class ConversationStore:
 
     def _cutoff(self) -> datetime:
         """Threads last active before this have expired (none, for an age beyond the calendar)."""
-        return _shifted(datetime.now(timezone.utc), -self.max_age_days)
+        return _shifted(datetime.now(UTC), -self.max_age_days)
 
-    def add_exchange(self, conversation_id: str, user_message: str, assistant_response: str) -> None:
+    def add_exchange(
+        self, conversation_id: str, user_message: str, assistant_response: str
+    ) -> None:
         """Append the user's message and the assistant's reply, trim the thread, save."""
         if not isinstance(conversation_id, str) or not conversation_id.strip():
             raise ValueError("A conversation id must be non-empty text.")
@@ -206,10 +220,12 @@ class ConversationStore:
             entry = _entry(data.get(conversation_id))
             stamp = now_iso()
             entry["turns"].append({"role": "user", "content": user_message, "timestamp": stamp})
-            entry["turns"].append({"role": "assistant", "content": assistant_response,
-                                   "timestamp": stamp})
+            entry["turns"].append(
+                {"role": "assistant", "content": assistant_response, "timestamp": stamp}
+            )
             entry["trimmed"] = _trimmed_count(entry) + trim_turns(
-                entry["turns"], self.max_turns, self.max_chars)
+                entry["turns"], self.max_turns, self.max_chars
+            )
             data[conversation_id] = entry
 
         self._file.update(mutate)
@@ -238,8 +254,10 @@ class ConversationStore:
     def cleanup(self) -> int:
         """Remove threads whose last activity is older than ``max_age_days``; return how many."""
         cutoff = self._cutoff()
-        if not any(_last_activity(_entry(dict(v) if isinstance(v, dict) else v)) < cutoff
-                   for v in self._file.read().values()):
+        if not any(
+            _last_activity(_entry(dict(v) if isinstance(v, dict) else v)) < cutoff
+            for v in self._file.read().values()
+        ):
             return 0
 
         def mutate(data: dict[str, Any]):
@@ -265,11 +283,17 @@ class ConversationStore:
             created = parse_ts(entry.get("createdAt")) if entry.get("createdAt") else last
             if created == EPOCH and turns:
                 created = parse_ts(turns[0].get("timestamp"))
-            result.append(ConversationSummary(
-                id=key, interface=interface_of(key), turn_count=len(turns),
-                chars=sum(len(t.get("content", "")) for t in turns), created_at=created,
-                last_activity=last, trimmed=_trimmed_count(entry),
-                expires_at=_shifted(last, self.max_age_days),
-            ))
+            result.append(
+                ConversationSummary(
+                    id=key,
+                    interface=interface_of(key),
+                    turn_count=len(turns),
+                    chars=sum(len(t.get("content", "")) for t in turns),
+                    created_at=created,
+                    last_activity=last,
+                    trimmed=_trimmed_count(entry),
+                    expires_at=_shifted(last, self.max_age_days),
+                )
+            )
         result.sort(key=lambda s: s.last_activity, reverse=True)
         return result

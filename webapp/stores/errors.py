@@ -13,8 +13,15 @@ class StoreError(Exception):
 class StoreCorruptError(StoreError):
     """A store file does not parse or has the wrong shape; it is never overwritten."""
 
-    def __init__(self, path: Path | str, reason: str, *, line: int | None = None,
-                 column: int | None = None, offset: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        reason: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        offset: int | None = None,
+    ) -> None:
         self.path = Path(path)
         self.reason = reason
         self.line = line
@@ -62,8 +69,9 @@ class StoreWriteError(StoreError, OSError):
 class MemoryFullError(StoreError):
     """Adding would exceed the memory store's item or character cap."""
 
-    def __init__(self, message: str, *, items: int, max_items: int, chars: int,
-                 max_chars: int) -> None:
+    def __init__(
+        self, message: str, *, items: int, max_items: int, chars: int, max_chars: int
+    ) -> None:
         self.items = items
         self.max_items = max_items
         self.chars = chars

@@ -7,8 +7,9 @@ import logging
 import os
 import secrets
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import StoreWriteError
 from .timefmt import now_iso
@@ -22,7 +23,11 @@ class HistoryLog:
     def __init__(self, store_path: str | os.PathLike[str]) -> None:
         store_path = Path(store_path)
         self.store_path = store_path
-        stem = store_path.name[: -len(".json")] if store_path.name.endswith(".json") else store_path.name
+        stem = (
+            store_path.name[: -len(".json")]
+            if store_path.name.endswith(".json")
+            else store_path.name
+        )
         self.path = store_path.with_name(f"{stem}.history.jsonl")
         self._guard = threading.Lock()
         self._sig: tuple[int, int, int] | None = None
@@ -60,7 +65,7 @@ class HistoryLog:
             try:
                 view = memoryview(payload)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             except OSError as exc:
                 _cut(fd, size, self.path)
@@ -124,7 +129,7 @@ class HistoryLog:
         """Every readable entry of the file as it is now (damaged lines are skipped)."""
         entries: list[dict[str, Any]] = []
         try:
-            handle = open(self.path, "rb")
+            handle = open(self.path, "rb")  # noqa: SIM115 - only a missing file is caught here
         except FileNotFoundError:
             return entries
         with handle:

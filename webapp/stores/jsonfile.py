@@ -16,10 +16,11 @@ import re
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import filelock
 
@@ -149,7 +150,7 @@ def _keep_backup(path: Path, backup: Path) -> None:
 
 def utc_stamp() -> str:
     """A UTC timestamp safe in a file name, e.g. 20261122T015444123456Z."""
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
 
 
 def temp_files_of(path: Path) -> list[Path]:
@@ -246,7 +247,7 @@ class JsonFile:
     def _load(self) -> _Snapshot | None:
         """The current snapshot, re-read only when the file may have changed; None if missing."""
         try:
-            handle = open(self.path, "rb")
+            handle = open(self.path, "rb")  # noqa: SIM115 - only a missing file is caught here
         except FileNotFoundError:
             return None
         with handle:
@@ -290,8 +291,11 @@ class JsonFile:
         """The sidecar lock, bounded: raises StoreBusyError instead of hanging."""
         return _BoundedLock(self)
 
-    def update(self, mutate: Callable[[Any], Any],
-               journal: Callable[[Any], Callable[[], None] | None] | None = None) -> Any:
+    def update(
+        self,
+        mutate: Callable[[Any], Any],
+        journal: Callable[[Any], Callable[[], None] | None] | None = None,
+    ) -> Any:
         """Apply ``mutate`` to a fresh copy of the document under the lock and save it.
 
         ``mutate`` changes the document in place and returns a result; returning
@@ -390,8 +394,9 @@ def _checked(snapshot: _Snapshot) -> _Snapshot:
     """The snapshot, or a fresh copy of its error (re-raising one instance grows its traceback)."""
     error = snapshot.error
     if error is not None:
-        raise StoreCorruptError(error.path, error.reason, line=error.line, column=error.column,
-                                offset=error.offset)
+        raise StoreCorruptError(
+            error.path, error.reason, line=error.line, column=error.column, offset=error.offset
+        )
     return snapshot
 
 
@@ -401,7 +406,7 @@ class _BoundedLock:
     def __init__(self, owner: JsonFile) -> None:
         self._owner = owner
 
-    def __enter__(self) -> "_BoundedLock":
+    def __enter__(self) -> _BoundedLock:
         try:
             # Poll more often than filelock's 50 ms default: writes take milliseconds, and a
             # dashboard request waiting on another process should not idle for most of that.

@@ -6,10 +6,11 @@ import os
 import re
 import secrets
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConflictError, DuplicateMemoryError, MemoryFullError
 from .history import HistoryLog
@@ -39,7 +40,7 @@ class Memory:
     raw_updated_at: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> "Memory":
+    def from_dict(cls, record: dict[str, Any]) -> Memory:
         """Read the on-disk camelCase form (ISO or Unix-ms timestamps)."""
         return cls(
             id=str(record.get("id", "")),
@@ -185,16 +186,21 @@ class MemoryStore:
         self.max_chars = max_chars if max_chars is not None else settings.memory_max_chars
         self.actor = actor
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
-        self._file = JsonFile(self.path, default=list, validate=_validate_records,
-                              lock_timeout=timeout)
+        self._file = JsonFile(
+            self.path, default=list, validate=_validate_records, lock_timeout=timeout
+        )
         self._history = HistoryLog(self.path)
 
     @classmethod
-    def from_settings(cls, settings: "Settings", *, actor: str = "library") -> "MemoryStore":
+    def from_settings(cls, settings: Settings, *, actor: str = "library") -> MemoryStore:
         """The memory store ``settings`` describe: its file, caps and lock timeout."""
-        return cls(settings.memory_file, max_items=settings.memory_max_items,
-                   max_chars=settings.memory_max_chars, actor=actor,
-                   lock_timeout=settings.lock_timeout)
+        return cls(
+            settings.memory_file,
+            max_items=settings.memory_max_items,
+            max_chars=settings.memory_max_chars,
+            actor=actor,
+            lock_timeout=settings.lock_timeout,
+        )
 
     @property
     def file(self) -> JsonFile:
@@ -205,7 +211,7 @@ class MemoryStore:
     def history_path(self) -> Path:
         return self._history.path
 
-    def init(self) -> "MemoryStore":
+    def init(self) -> MemoryStore:
         """Create the folder and an empty file if missing; fail loudly if the file is damaged."""
         self._file.ensure()
         return self
@@ -219,7 +225,9 @@ class MemoryStore:
         return self._file.view("memories", lambda data: tuple(Memory.from_dict(r) for r in data))
 
     def _index(self) -> dict[str, Memory]:
-        return self._file.view("by_id", lambda data: {str(r["id"]): Memory.from_dict(r) for r in data})
+        return self._file.view(
+            "by_id", lambda data: {str(r["id"]): Memory.from_dict(r) for r in data}
+        )
 
     def _folded(self) -> tuple[tuple[str, Memory], ...]:
         return self._file.view(
@@ -250,20 +258,28 @@ class MemoryStore:
         return self._history.read(memory_id)
 
     # ----------------------------------------------------------------- writing
-    def _check_caps(self, records: list[dict[str, Any]], added_items: int, added_chars: int) -> None:
+    def _check_caps(
+        self, records: list[dict[str, Any]], added_items: int, added_chars: int
+    ) -> None:
         items = len(records)
         chars = sum(len(r.get("content", "")) for r in records)
         if added_items and items + added_items > self.max_items:
             raise MemoryFullError(
                 f"The memory store is full: {items} of {self.max_items} memories are used. "
                 f"Delete or update a memory before adding another.",
-                items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars,
+                items=items,
+                max_items=self.max_items,
+                chars=chars,
+                max_chars=self.max_chars,
             )
         if added_chars > 0 and chars + added_chars > self.max_chars:
             raise MemoryFullError(
                 f"The memory store is full: {chars} of {self.max_chars} characters are used and "
                 f"this needs {added_chars} more. Shorten, delete or update memories first.",
-                items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars,
+                items=items,
+                max_items=self.max_items,
+                chars=chars,
+                max_chars=self.max_chars,
             )
 
     def _journal(self, actor: str | None, action: str):
@@ -271,11 +287,20 @@ class MemoryStore:
             _, before, after = result
             record_id = (after or before)["id"]
             return self._history.append(
-                [HistoryLog.entry(actor or self.actor, action, record_id, before, after)])
+                [HistoryLog.entry(actor or self.actor, action, record_id, before, after)]
+            )
+
         return journal
 
-    def add(self, content: str, *, category: str = "general", source: str | None = None,
-            actor: str | None = None, allow_duplicate: bool = True) -> Memory:
+    def add(
+        self,
+        content: str,
+        *,
+        category: str = "general",
+        source: str | None = None,
+        actor: str | None = None,
+        allow_duplicate: bool = True,
+    ) -> Memory:
         """Remember a new fact; raises ValueError for empty content, MemoryFullError at the caps.
 
         With ``allow_duplicate=False`` a fact already stored (the same text up to case, width
@@ -297,8 +322,13 @@ class MemoryStore:
             while memory_id in taken:
                 memory_id = secrets.token_hex(6)
             stamp = now_iso()
-            record: dict[str, Any] = {"id": memory_id, "content": content, "createdAt": stamp,
-                                      "updatedAt": stamp, "category": category}
+            record: dict[str, Any] = {
+                "id": memory_id,
+                "content": content,
+                "createdAt": stamp,
+                "updatedAt": stamp,
+                "category": category,
+            }
             if source is not None:
                 record["source"] = source
             records.append(record)
@@ -307,8 +337,15 @@ class MemoryStore:
         record, _, _ = self._file.update(mutate, self._journal(actor, "add"))
         return Memory.from_dict(record)
 
-    def update(self, memory_id: str, content: str, *, expected_updated_at: Any = None,
-               category: str | None = None, actor: str | None = None) -> Memory | None:
+    def update(
+        self,
+        memory_id: str,
+        content: str,
+        *,
+        expected_updated_at: Any = None,
+        category: str | None = None,
+        actor: str | None = None,
+    ) -> Memory | None:
         """Change a memory's content (and optionally category); None when the id is unknown.
 
         With ``expected_updated_at``, raise ConflictError if someone changed it meanwhile.
@@ -328,13 +365,19 @@ class MemoryStore:
             ):
                 raise ConflictError(Memory.from_dict(record))
             new_category = category or record.get("category") or "general"
-            if record.get("content") == content and record.get("category", "general") == new_category:
+            if (
+                record.get("content") == content
+                and record.get("category", "general") == new_category
+            ):
                 return Unchanged(record)
             growth = len(content) - len(record.get("content", ""))
             self._check_caps(records, 0, growth)
             before = dict(record)
-            record.update(content=content, category=new_category,
-                          updatedAt=_later_than(record.get("updatedAt")))
+            record.update(
+                content=content,
+                category=new_category,
+                updatedAt=_later_than(record.get("updatedAt")),
+            )
             return record, before, dict(record)
 
         result = self._file.update(mutate, self._journal(actor, "update"))
@@ -361,7 +404,8 @@ class MemoryStore:
         def journal(removed: list[dict[str, Any]]):
             who = actor or self.actor
             return self._history.append(
-                [HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed])
+                [HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed]
+            )
 
         return len(self._file.update(mutate, journal))
 
@@ -383,20 +427,25 @@ class MemoryStore:
         def mutate(records: list[dict[str, Any]]):
             for record in records:
                 if record.get("id") == target["id"]:
-                    if record.get("content") == target.get("content") and \
-                            record.get("category") == target.get("category"):
+                    if record.get("content") == target.get("content") and record.get(
+                        "category"
+                    ) == target.get("category"):
                         return Unchanged((record, None, None))
                     self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
                     before = dict(record)
-                    record.update(content=target["content"],
-                                  category=target.get("category", "general"),
-                                  updatedAt=_later_than(record.get("updatedAt")))
+                    record.update(
+                        content=target["content"],
+                        category=target.get("category", "general"),
+                        updatedAt=_later_than(record.get("updatedAt")),
+                    )
                     return record, before, dict(record)
             self._check_caps(records, 1, len(target.get("content", "")))
             restored = dict(target)
             created = parse_ts(restored.get("createdAt"))
-            position = next((i for i, r in enumerate(records)
-                             if parse_ts(r.get("createdAt")) > created), len(records))
+            position = next(
+                (i for i, r in enumerate(records) if parse_ts(r.get("createdAt")) > created),
+                len(records),
+            )
             records.insert(position, restored)
             return restored, None, restored
 
@@ -410,7 +459,9 @@ class MemoryStore:
             self._file.refresh_backup()
             return self._history.rewrite_without(memory_id) > 0
 
-    def plan_import(self, records: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, Any], Memory | None]]:
+    def plan_import(
+        self, records: Iterable[dict[str, Any]]
+    ) -> list[tuple[str, dict[str, Any], Memory | None]]:
         """What importing ``records`` would do: ('add' | 'update' | 'same', record, current)."""
         index = self._index()
         plan = []
@@ -424,7 +475,9 @@ class MemoryStore:
                 plan.append(("update", record, current))
         return plan
 
-    def import_records(self, records: Iterable[dict[str, Any]], *, actor: str | None = None) -> dict[str, int]:
+    def import_records(
+        self, records: Iterable[dict[str, Any]], *, actor: str | None = None
+    ) -> dict[str, int]:
         """Add unknown ids and update changed ones in one write; caps apply to the result."""
         incoming = _clean_import(records)
 
@@ -439,13 +492,18 @@ class MemoryStore:
                     by_id[record["id"]] = record
                     entries.append((record["id"], None, record))
                     counts["added"] += 1
-                elif current["content"] == record["content"] and \
-                        current.get("category", "general") == record["category"]:
+                elif (
+                    current["content"] == record["content"]
+                    and current.get("category", "general") == record["category"]
+                ):
                     counts["unchanged"] += 1
                 else:
                     before = dict(current)
-                    current.update(content=record["content"], category=record["category"],
-                                   updatedAt=_later_than(current.get("updatedAt")))
+                    current.update(
+                        content=record["content"],
+                        category=record["category"],
+                        updatedAt=_later_than(current.get("updatedAt")),
+                    )
                     entries.append((current["id"], before, dict(current)))
                     counts["updated"] += 1
             if not entries:
@@ -456,14 +514,18 @@ class MemoryStore:
                 raise MemoryFullError(
                     f"Importing would leave {items} memories and {chars} characters; the caps are "
                     f"{self.max_items} memories and {self.max_chars} characters. Nothing was imported.",
-                    items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars,
+                    items=items,
+                    max_items=self.max_items,
+                    chars=chars,
+                    max_chars=self.max_chars,
                 )
             return counts, entries
 
         def journal(result):
             who = actor or self.actor
             return self._history.append(
-                [HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]])
+                [HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]]
+            )
 
         return self._file.update(mutate, journal)[0]
 
@@ -479,8 +541,10 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             raise ValueError(f"Item {index + 1} is not a memory object.")
         memory_id = record.get("id") or secrets.token_hex(6)
         if not isinstance(memory_id, str) or not _SAFE_ID.fullmatch(memory_id):
-            raise ValueError(f"Item {index + 1} has an unusable id: ids are 1 to 100 letters, "
-                             f"digits, '-' or '_'.")
+            raise ValueError(
+                f"Item {index + 1} has an unusable id: ids are 1 to 100 letters, "
+                f"digits, '-' or '_'."
+            )
         if memory_id in seen:
             raise ValueError(f"Item {index + 1} repeats the id {memory_id!r}.")
         seen.add(memory_id)
@@ -491,8 +555,12 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             raise ValueError(f"Item {index + 1}: {exc}") from None
         stamp = now_iso()
         clean = dict(record)
-        clean.update(id=memory_id, content=content, category=category,
-                     createdAt=record.get("createdAt") or stamp,
-                     updatedAt=record.get("updatedAt") or stamp)
+        clean.update(
+            id=memory_id,
+            content=content,
+            category=category,
+            createdAt=record.get("createdAt") or stamp,
+            updatedAt=record.get("updatedAt") or stamp,
+        )
         cleaned.append(clean)
     return cleaned

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
@@ -49,7 +50,7 @@ class ReviewItem:
     applied_content: str | None = None
 
     @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> "ReviewItem":
+    def from_dict(cls, record: dict[str, Any]) -> ReviewItem:
         """Read the on-disk camelCase form."""
         confidence = record.get("confidence")
         return cls(
@@ -57,8 +58,9 @@ class ReviewItem:
             action=str(record.get("action", "add")),
             content=str(record.get("content", "")),
             category=str(record.get("category") or "general"),
-            confidence=float(confidence) if isinstance(confidence, (int, float))
-            and not isinstance(confidence, bool) else None,
+            confidence=float(confidence)
+            if isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
+            else None,
             extractor=str(record.get("extractor") or "regex"),
             conversation_id=record.get("conversationId"),
             evidence=record.get("evidence"),
@@ -94,7 +96,9 @@ def _validate(data: Any) -> str | None:
         if not isinstance(record, dict) or not isinstance(record.get("id"), str):
             return f"item {index} is not a review item with a string id"
         if record.get("status") not in STATUSES:
-            return f"item {index} (id {record['id']!r}) has an unknown status {record.get('status')!r}"
+            return (
+                f"item {index} (id {record['id']!r}) has an unknown status {record.get('status')!r}"
+            )
         if record.get("action") not in ACTIONS or not isinstance(record.get("content"), str):
             return f"item {index} (id {record['id']!r}) has no valid action and content"
     return None
@@ -110,18 +114,21 @@ def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
 class ReviewQueue:
     """The review file, safe for several processes; decisions are applied through MemoryStore."""
 
-    def __init__(self, path: str | os.PathLike[str], store: MemoryStore, *,
-                 lock_timeout: float = 10.0) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], store: MemoryStore, *, lock_timeout: float = 10.0
+    ) -> None:
         self.path = Path(path)
         self.store = store
-        self._file = JsonFile(self.path, default=list, validate=_validate, lock_timeout=lock_timeout)
+        self._file = JsonFile(
+            self.path, default=list, validate=_validate, lock_timeout=lock_timeout
+        )
 
     @property
     def file(self) -> JsonFile:
         """The underlying JSON file (status, repair)."""
         return self._file
 
-    def init(self) -> "ReviewQueue":
+    def init(self) -> ReviewQueue:
         """Create the file if missing; fail loudly if it is damaged."""
         self._file.ensure()
         return self
@@ -144,7 +151,8 @@ class ReviewQueue:
     def pending_count(self) -> int:
         """How many items wait for a decision (cached until the file changes)."""
         return self._file.view(
-            "pending_count", lambda data: sum(1 for r in data if r.get("status") == "pending"))
+            "pending_count", lambda data: sum(1 for r in data if r.get("status") == "pending")
+        )
 
     def decided(self) -> list[ReviewItem]:
         """Approved and rejected items, most recently decided first."""
@@ -152,8 +160,9 @@ class ReviewQueue:
         return sorted(items, key=lambda item: parse_ts(item.decided_at), reverse=True)
 
     # ----------------------------------------------------------------- proposing
-    def submit(self, proposals: Iterable[Proposal], *,
-               conversation_id: str | None = None) -> list[ReviewItem]:
+    def submit(
+        self, proposals: Iterable[Proposal], *, conversation_id: str | None = None
+    ) -> list[ReviewItem]:
         """Queue proposals; duplicates of pending items and of rejected facts are left out."""
         from ..extraction.similarity import near_identical, normalize
 
@@ -174,16 +183,23 @@ class ReviewQueue:
         return [ReviewItem.from_dict(r) for r in self._file.update(mutate)]
 
     @staticmethod
-    def _is_known(records: list[dict[str, Any]], proposal: Proposal, normalize, near_identical) -> bool:
+    def _is_known(
+        records: list[dict[str, Any]], proposal: Proposal, normalize, near_identical
+    ) -> bool:
         """True when the proposal repeats a pending item, an approved one or a rejected fact."""
         key = normalize(proposal.content)
         for record in records:
-            same = normalize(record.get("content", "")) == key and \
-                record.get("action") == proposal.action
+            same = (
+                normalize(record.get("content", "")) == key
+                and record.get("action") == proposal.action
+            )
             if same and record.get("status") in ("pending", "approved"):
                 return True
-            if record.get("status") == "rejected" and record.get("action") == proposal.action \
-                    and near_identical(record.get("content", ""), proposal.content):
+            if (
+                record.get("status") == "rejected"
+                and record.get("action") == proposal.action
+                and near_identical(record.get("content", ""), proposal.content)
+            ):
                 return True
         return False
 
@@ -207,8 +223,9 @@ class ReviewQueue:
         }
 
     # ----------------------------------------------------------------- deciding
-    def approve(self, item_id: str, *, content: str | None = None,
-                actor: str = "review") -> ReviewItem:
+    def approve(
+        self, item_id: str, *, content: str | None = None, actor: str = "review"
+    ) -> ReviewItem:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
         Approving an approved item does nothing. A full store raises MemoryFullError and the
@@ -238,16 +255,28 @@ class ReviewQueue:
             before = self.store.get(memory_id)
             memory = self.store.update(memory_id, text, actor=actor)
             if memory is not None:
-                return {"appliedMemoryId": memory.id, "appliedContent": text,
-                        "appliedAction": "update", "currentContent": before.content}
+                return {
+                    "appliedMemoryId": memory.id,
+                    "appliedContent": text,
+                    "appliedAction": "update",
+                    "currentContent": before.content,
+                }
         try:
-            memory = self.store.add(text, category=record.get("category") or "general",
-                                    source="extracted", actor=actor, allow_duplicate=False)
+            memory = self.store.add(
+                text,
+                category=record.get("category") or "general",
+                source="extracted",
+                actor=actor,
+                allow_duplicate=False,
+            )
         except DuplicateMemoryError as exc:
             # Someone (the assistant, the dashboard) stored it while it waited: no copy, and
             # undo must leave their memory alone.
-            return {"appliedMemoryId": exc.existing.id, "appliedContent": text,
-                    "appliedAction": "none"}
+            return {
+                "appliedMemoryId": exc.existing.id,
+                "appliedContent": text,
+                "appliedAction": "none",
+            }
         return {"appliedMemoryId": memory.id, "appliedContent": text, "appliedAction": "add"}
 
     def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
@@ -275,8 +304,13 @@ class ReviewQueue:
                 return Unchanged(record)
             if record["status"] == "approved":
                 self._revert(record, actor)
-            for key in ("decidedAt", "decidedBy", "appliedMemoryId", "appliedContent",
-                        "appliedAction"):
+            for key in (
+                "decidedAt",
+                "decidedBy",
+                "appliedMemoryId",
+                "appliedContent",
+                "appliedAction",
+            ):
                 record.pop(key, None)
             record.update(status="pending", decidedAt=None, decidedBy=None)
             return record
@@ -299,8 +333,12 @@ class ReviewQueue:
                 return
             if memory.content != record.get("appliedContent"):
                 raise ConflictError(memory)
-            self.store.update(memory_id, record["currentContent"],
-                              expected_updated_at=memory.updated_at, actor=actor)
+            self.store.update(
+                memory_id,
+                record["currentContent"],
+                expected_updated_at=memory.updated_at,
+                actor=actor,
+            )
         else:
             self.store.delete(memory_id, actor=actor)
 

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def to_iso(moment: datetime) -> str:
     """What JavaScript's ``toISOString()`` writes, e.g. 2026-11-22T01:54:44.120Z."""
-    moment = moment.astimezone(timezone.utc)
+    moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def now_iso() -> str:
     """The current time in the on-disk ISO form."""
-    return to_iso(datetime.now(timezone.utc))
+    return to_iso(datetime.now(UTC))
 
 
 def now_ms() -> int:
@@ -31,7 +31,7 @@ def parse_ts(value: Any) -> datetime:
         return EPOCH
     if isinstance(value, (int, float)):
         try:
-            return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+            return datetime.fromtimestamp(value / 1000, tz=UTC)
         except (OverflowError, OSError, ValueError):
             return EPOCH
     if isinstance(value, str) and value:
@@ -43,6 +43,6 @@ def parse_ts(value: Any) -> datetime:
         except ValueError:
             return EPOCH
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        return moment.astimezone(timezone.utc)
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC)
     return EPOCH

@@ -18,6 +18,14 @@ from .context import Stores, secret_key_for
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
+
+def resource_dir(name: str) -> Path:
+    """Where ``templates`` or ``static`` live: inside the installed package (the wheel puts
+    them there), else at the top of the source checkout (their place in the repository)."""
+    installed = PACKAGE_DIR / name
+    return installed if installed.is_dir() else PACKAGE_DIR.parent / name
+
+
 htmx = HTMX()
 csrf = CSRFProtect()
 
@@ -27,8 +35,8 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(
         "webapp",
-        template_folder=str(PACKAGE_DIR / "templates"),
-        static_folder=str(PACKAGE_DIR / "static"),
+        template_folder=str(resource_dir("templates")),
+        static_folder=str(resource_dir("static")),
     )
     app.config.update(
         SECRET_KEY=secret_key_for(settings),
@@ -61,9 +69,12 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(health.bp)
     app.register_blueprint(memories.bp)
     from . import conversations, prompt
+
     app.register_blueprint(conversations.bp)
     app.register_blueprint(prompt.bp)
     from . import review
+
     app.register_blueprint(review.bp)
     from . import skills
+
     app.register_blueprint(skills.bp)

@@ -78,8 +78,9 @@ def logged_in() -> bool:
 class LoginLimiter:
     """Failed-login counters per client address, shared through a JSON file."""
 
-    def __init__(self, path: Path, *, max_failures: int = MAX_FAILURES,
-                 window: float = WINDOW_SECONDS) -> None:
+    def __init__(
+        self, path: Path, *, max_failures: int = MAX_FAILURES, window: float = WINDOW_SECONDS
+    ) -> None:
         self.file = JsonFile(path, default=dict, validate=_validate_attempts, lock_timeout=5)
         self.max_failures = max_failures
         self.window = window
@@ -103,6 +104,7 @@ class LoginLimiter:
 
     def succeeded(self, client: str) -> None:
         """Forget the client's failures after a good login."""
+
         def mutate(data: dict[str, list[float]]) -> Any:
             return data.pop(client, None) if client in data else Unchanged(None)
 
@@ -119,7 +121,9 @@ class LoginLimiter:
             if not data[client]:
                 del data[client]
         if len(data) > MAX_TRACKED_CLIENTS:
-            for client in sorted(data, key=lambda c: data[c][-1])[: len(data) - MAX_TRACKED_CLIENTS]:
+            for client in sorted(data, key=lambda c: data[c][-1])[
+                : len(data) - MAX_TRACKED_CLIENTS
+            ]:
                 del data[client]
 
     def _update(self, mutate) -> Any:
@@ -133,7 +137,8 @@ class LoginLimiter:
 
 def _validate_attempts(data: Any) -> str | None:
     if not isinstance(data, dict) or not all(
-            isinstance(v, list) and all(isinstance(t, (int, float)) for t in v) for v in data.values()):
+        isinstance(v, list) and all(isinstance(t, (int, float)) for t in v) for v in data.values()
+    ):
         return "login attempts must be an object of number lists"
     return None
 
@@ -199,8 +204,12 @@ def login():
     wait = limiter().begin_attempt(client)
     if wait:
         minutes = max(1, round(wait / 60))
-        response = _login_page(next_url, error=f"Too many failed attempts. Try again in about "
-                               f"{minutes} minute{'s' if minutes != 1 else ''}.", status=429)
+        response = _login_page(
+            next_url,
+            error=f"Too many failed attempts. Try again in about "
+            f"{minutes} minute{'s' if minutes != 1 else ''}.",
+            status=429,
+        )
         response.headers["Retry-After"] = str(int(wait) + 1)
         return response
     if not token_matches(request.form.get("token", ""), token):
@@ -212,8 +221,15 @@ def login():
 
 
 def _login_page(next_url: str | None, *, error: str | None = None, status: int = 200) -> Response:
-    html = render_template("auth/login.html", next_url=next_url, error=error,
-                           page_title="Log in", nav_items=[], nav_pending=0, store_health={})
+    html = render_template(
+        "auth/login.html",
+        next_url=next_url,
+        error=error,
+        page_title="Log in",
+        nav_items=[],
+        nav_pending=0,
+        store_health={},
+    )
     return Response(html, status, mimetype="text/html")
 
 

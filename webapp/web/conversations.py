@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import (
@@ -48,9 +48,12 @@ def moment(when: datetime, now: datetime) -> Moment:
     seconds = (when - now).total_seconds()
     span = _span(abs(seconds))
     relative = "just now" if not span else f"in {span}" if seconds > 0 else f"{span} ago"
-    utc = when.astimezone(timezone.utc)
-    return Moment(iso=utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
-                  absolute=utc.strftime("%Y-%m-%d %H:%M UTC"), relative=relative)
+    utc = when.astimezone(UTC)
+    return Moment(
+        iso=utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        absolute=utc.strftime("%Y-%m-%d %H:%M UTC"),
+        relative=relative,
+    )
 
 
 @dataclass(frozen=True)
@@ -76,13 +79,16 @@ def thread_row(summary: ConversationSummary, now: datetime) -> ThreadRow:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _limits() -> dict[str, int]:
     s = settings()
-    return {"max_turns": s.conversation_max_turns, "max_chars": s.conversation_max_chars,
-            "max_age_days": s.conversation_max_age_days}
+    return {
+        "max_turns": s.conversation_max_turns,
+        "max_chars": s.conversation_max_chars,
+        "max_age_days": s.conversation_max_age_days,
+    }
 
 
 def get_thread_or_404(conversation_id: str) -> ThreadRow:
@@ -99,18 +105,26 @@ def index():
     now, limits = _now(), _limits()
     rows = [thread_row(s, now) for s in stores().conversations.list_conversations()]
     template = "conversations/_list.html" if wants_partial() else "conversations/page.html"
-    return render_template(template, rows=rows, limits=limits,
-                           cleared=request.args.get("cleared", "")[:300],
-                           page_title="Conversations")
+    return render_template(
+        template,
+        rows=rows,
+        limits=limits,
+        cleared=request.args.get("cleared", "")[:300],
+        page_title="Conversations",
+    )
 
 
 def _thread_context(conversation_id: str) -> dict[str, Any]:
     row = get_thread_or_404(conversation_id)
     turns: list[ConversationTurn] = stores().conversations.get_history(conversation_id)
     now = _now()
-    return dict(row=row, turns=turns, limits=_limits(),
-                turn_times=[moment(t.timestamp, now) for t in turns],
-                page_title=f"Conversation {conversation_id}")
+    return {
+        "row": row,
+        "turns": turns,
+        "limits": _limits(),
+        "turn_times": [moment(t.timestamp, now) for t in turns],
+        "page_title": f"Conversation {conversation_id}",
+    }
 
 
 @bp.get("/thread/<path:conversation_id>")
@@ -137,14 +151,21 @@ def extract(conversation_id: str):
     """Run the configured extractor on a thread; the facts it finds land in Review."""
     get_thread_or_404(conversation_id)
     outcome = run_extraction(conversation_id)
-    review_url = (url_for("review.index") if "review.index" in current_app.view_functions
-                  else None)
+    review_url = url_for("review.index") if "review.index" in current_app.view_functions else None
     if wants_partial():
-        html = render_template("conversations/_extract_result.html", outcome=outcome,
-                               review_url=review_url, oob_badge=True)
+        html = render_template(
+            "conversations/_extract_result.html",
+            outcome=outcome,
+            review_url=review_url,
+            oob_badge=True,
+        )
         return make_response(html, 200, trigger={"announce": outcome.message})
-    return render_template("conversations/thread.html", outcome=outcome, review_url=review_url,
-                           **_thread_context(conversation_id))
+    return render_template(
+        "conversations/thread.html",
+        outcome=outcome,
+        review_url=review_url,
+        **_thread_context(conversation_id),
+    )
 
 
 @dataclass(frozen=True)

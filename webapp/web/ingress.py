@@ -13,7 +13,8 @@ import ipaddress
 import json
 import logging
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from flask import Flask, g, request
 
@@ -37,9 +38,11 @@ PROXY_HEADERS = (
 MAX_NAME_LENGTH = 100
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
-FORBIDDEN_BODY = (b"Forbidden: in the Home Assistant add-on this dashboard is reached through "
-                  b"the Home Assistant sidebar (ingress). To open its port directly, turn on "
-                  b"the add-on option memory_allow_direct_access.\n")
+FORBIDDEN_BODY = (
+    b"Forbidden: in the Home Assistant add-on this dashboard is reached through "
+    b"the Home Assistant sidebar (ingress). To open its port directly, turn on "
+    b"the add-on option memory_allow_direct_access.\n"
+)
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict, StartResponse], Iterable[bytes]]
@@ -60,8 +63,13 @@ class IngressMiddleware:
             for name in PROXY_HEADERS:
                 environ.pop(name, None)
             if self.settings.is_addon and not self.settings.allow_direct_access:
-                start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8"),
-                                                 ("Content-Length", str(len(FORBIDDEN_BODY)))])
+                start_response(
+                    "403 Forbidden",
+                    [
+                        ("Content-Type", "text/plain; charset=utf-8"),
+                        ("Content-Length", str(len(FORBIDDEN_BODY))),
+                    ],
+                )
                 return [FORBIDDEN_BODY]
             return self.app(environ, start_response)
         prefix = ingress_prefix(environ.get("HTTP_X_INGRESS_PATH", ""))
@@ -71,9 +79,10 @@ class IngressMiddleware:
             path = environ.get("PATH_INFO", "")
             if path == prefix or path.startswith(prefix + "/"):
                 # A proxy that forwards the full path (not stripped) still routes right.
-                environ["PATH_INFO"] = path[len(prefix):] or "/"
+                environ["PATH_INFO"] = path[len(prefix) :] or "/"
         name = header_text(environ.get("HTTP_X_REMOTE_USER_DISPLAY_NAME")) or header_text(
-            environ.get("HTTP_X_REMOTE_USER_NAME"))
+            environ.get("HTTP_X_REMOTE_USER_NAME")
+        )
         if name:
             environ[USER_KEY] = name
         user_id = header_text(environ.get("HTTP_X_REMOTE_USER_ID"))
@@ -82,7 +91,9 @@ class IngressMiddleware:
         return self.app(environ, start_response)
 
 
-def parse_networks(entries: Iterable[str]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+def parse_networks(
+    entries: Iterable[str],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
     """Trusted proxies as networks: a single address or a CIDR block each; junk is ignored."""
     networks = []
     for entry in entries:
@@ -137,8 +148,11 @@ def _load_user() -> None:
 
 def prefixed_location(value: str, prefix: str) -> str:
     """A root-absolute URL without the prefix gets it; anything else is returned unchanged."""
-    if value.startswith("/") and not value.startswith("//") and not (
-            value == prefix or value.startswith(prefix + "/")):
+    if (
+        value.startswith("/")
+        and not value.startswith("//")
+        and not (value == prefix or value.startswith(prefix + "/"))
+    ):
         log.warning("Root-absolute URL %r lacked the ingress prefix; fixed", value)
         return prefix + value
     return value
@@ -153,7 +167,9 @@ def _guard_redirects(response):
         if header in response.headers:
             response.headers[header] = prefixed_location(response.headers[header], prefix)
     if "HX-Location" in response.headers:
-        response.headers["HX-Location"] = _prefixed_hx_location(response.headers["HX-Location"], prefix)
+        response.headers["HX-Location"] = _prefixed_hx_location(
+            response.headers["HX-Location"], prefix
+        )
     return response
 
 

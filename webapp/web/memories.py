@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import (
@@ -57,7 +57,7 @@ def _highlight_filter(text: str, query: str):
 def _when_filter(moment: Any) -> str:
     if not isinstance(moment, datetime):
         moment = parse_ts(moment)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def get_memory_or_404(memory_id: str) -> Memory:
@@ -81,25 +81,39 @@ def deleted_memory(memory_id: str) -> Memory | None:
         return None
 
 
-DELETED_ELSEWHERE = ("This memory was deleted elsewhere after you opened it, so nothing was "
-                     "saved. Your text is still here: copy it into a new memory, or press "
-                     "Cancel to get an Undo for the deletion.")
+DELETED_ELSEWHERE = (
+    "This memory was deleted elsewhere after you opened it, so nothing was "
+    "saved. Your text is still here: copy it into a new memory, or press "
+    "Cancel to get an Undo for the deletion."
+)
 
 
 def current_listing() -> Listing:
     """The list as the request's filters ask for (query string or form fields)."""
     args = request.values
-    return build_listing(stores().memories, query=args.get("q", ""),
-                         category=args.get("category", ""), sort=args.get("sort", ""),
-                         page=args.get("page", "1"))
+    return build_listing(
+        stores().memories,
+        query=args.get("q", ""),
+        category=args.get("category", ""),
+        sort=args.get("sort", ""),
+        page=args.get("page", "1"),
+    )
 
 
 def page_context(**extra: Any) -> dict[str, Any]:
     """Everything the full page renders; views add their own bits."""
     store = stores().memories
-    context = dict(listing=current_listing(), usage=usage_of(store), categories=CATEGORIES,
-                   sorts=SORTS, page_size=PAGE_SIZE, page_title="Memories",
-                   form={}, errors={}, undo_refs=_undo_refs())
+    context = {
+        "listing": current_listing(),
+        "usage": usage_of(store),
+        "categories": CATEGORIES,
+        "sorts": SORTS,
+        "page_size": PAGE_SIZE,
+        "page_title": "Memories",
+        "form": {},
+        "errors": {},
+        "undo_refs": _undo_refs(),
+    }
     context.update(extra)
     return context
 
@@ -141,8 +155,10 @@ def validate_memory_form(form: Any) -> tuple[str, str, dict[str, str]]:
     if not content:
         errors["content"] = "Write what the assistant should remember; it cannot be empty."
     elif len(content) > store.max_chars:
-        errors["content"] = (f"This is {len(content):,} characters; one memory can hold at most "
-                             f"{store.max_chars:,} (the whole store's limit). Shorten it.")
+        errors["content"] = (
+            f"This is {len(content):,} characters; one memory can hold at most "
+            f"{store.max_chars:,} (the whole store's limit). Shorten it."
+        )
     elif "\x00" in content:
         errors["content"] = "The text contains a NUL character; remove it."
     if category not in CATEGORIES:
@@ -159,24 +175,38 @@ def add():
     status = 422
     if not errors:
         try:
-            memory = store.add(content, category=category, source="dashboard", actor=actor(),
-                               allow_duplicate=False)
+            memory = store.add(
+                content, category=category, source="dashboard", actor=actor(), allow_duplicate=False
+            )
         except MemoryFullError as exc:
             errors["content"] = str(exc)
             status = 409
         except DuplicateMemoryError as exc:
-            errors["content"] = (f"Already remembered: “{exc.existing.content}” "
-                                 f"({exc.existing.category}). Edit that one instead.")
+            errors["content"] = (
+                f"Already remembered: “{exc.existing.content}” "
+                f"({exc.existing.category}). Edit that one instead."
+            )
             status = 409
         else:
             if not wants_partial():
                 return redirect(url_for("memories.index", added=memory.id), 303)
-            html = render_template("memories/_add_form.html", form={}, errors={},
-                                   categories=CATEGORIES, added=memory, usage=usage_of(store))
+            html = render_template(
+                "memories/_add_form.html",
+                form={},
+                errors={},
+                categories=CATEGORIES,
+                added=memory,
+                usage=usage_of(store),
+            )
             return _triggered(html, announce="Memory added.")
     if wants_partial():
-        return render_template("memories/_add_form.html", form=form, errors=errors,
-                               categories=CATEGORIES, usage=usage_of(store)), status
+        return render_template(
+            "memories/_add_form.html",
+            form=form,
+            errors=errors,
+            categories=CATEGORIES,
+            usage=usage_of(store),
+        ), status
     return render_template("memories/page.html", **page_context(form=form, errors=errors)), status
 
 
@@ -200,8 +230,13 @@ def row(memory_id: str):
 def edit(memory_id: str):
     """The row as an edit form (a page of its own without JavaScript)."""
     memory = get_memory_or_404(memory_id)
-    context = dict(memory=memory, form={"content": memory.content, "category": memory.category},
-                   errors={}, version=memory.version, categories=CATEGORIES)
+    context = {
+        "memory": memory,
+        "form": {"content": memory.content, "category": memory.category},
+        "errors": {},
+        "version": memory.version,
+        "categories": CATEGORIES,
+    }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context)
     return render_template("memories/edit_page.html", page_title="Edit memory", **context)
@@ -223,8 +258,9 @@ def update(memory_id: str):
     if errors:
         return _edit_error(memory, form, errors, version, 422)
     try:
-        saved = store.update(memory_id, content, category=category,
-                             expected_updated_at=version, actor=actor())
+        saved = store.update(
+            memory_id, content, category=category, expected_updated_at=version, actor=actor()
+        )
     except ConflictError as exc:
         return _conflict(exc.current, form)
     except MemoryFullError as exc:
@@ -238,8 +274,13 @@ def update(memory_id: str):
 
 
 def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: int):
-    context = dict(memory=memory, form=form, errors=errors, version=version or memory.version,
-                   categories=CATEGORIES)
+    context = {
+        "memory": memory,
+        "form": form,
+        "errors": errors,
+        "version": version or memory.version,
+        "categories": CATEGORIES,
+    }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context), status
     return render_template("memories/edit_page.html", page_title="Edit memory", **context), status
@@ -249,12 +290,17 @@ def _conflict(current: Memory, form: dict):
     """The 'changed elsewhere' answer: both versions, nothing overwritten."""
     changes = stores().memories.history(current.id)
     last = changes[-1] if changes else None
-    context = dict(memory=current, mine=form, changed_by=last.get("actor") if last else None,
-                   categories=CATEGORIES)
+    context = {
+        "memory": current,
+        "mine": form,
+        "changed_by": last.get("actor") if last else None,
+        "categories": CATEGORIES,
+    }
     if wants_partial():
         return render_template("memories/_conflict_row.html", **context), 409
-    return render_template("memories/conflict_page.html", page_title="Changed elsewhere",
-                           **context), 409
+    return render_template(
+        "memories/conflict_page.html", page_title="Changed elsewhere", **context
+    ), 409
 
 
 # ------------------------------------------------------------------ delete / undo
@@ -333,14 +379,19 @@ def history(memory_id: str):
         abort(404)
     if wants_partial():
         return _history_html(memory_id)
-    return render_template("memories/history_page.html", page_title="Memory history",
-                           **_history_context(memory_id))
+    return render_template(
+        "memories/history_page.html", page_title="Memory history", **_history_context(memory_id)
+    )
 
 
 def _history_context(memory_id: str, restored_now: bool = False) -> dict[str, Any]:
     entries = list(reversed(stores().memories.history(memory_id)))
-    return dict(memory_id=memory_id, memory=stores().memories.get(memory_id), entries=entries,
-                restored_now=restored_now)
+    return {
+        "memory_id": memory_id,
+        "memory": stores().memories.get(memory_id),
+        "entries": entries,
+        "restored_now": restored_now,
+    }
 
 
 def _history_html(memory_id: str, restored_now: bool = False) -> str:
@@ -352,10 +403,13 @@ def _history_html(memory_id: str, restored_now: bool = False) -> str:
 def export():
     """Every memory as a JSON file download (the on-disk form, extra fields kept)."""
     records = [m.to_dict() for m in stores().memories.get_all()]
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     body = json.dumps(records, ensure_ascii=False, indent=2) + "\n"
-    return Response(body, mimetype="application/json", headers={
-        "Content-Disposition": f'attachment; filename="memories-{stamp}.json"'})
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="memories-{stamp}.json"'},
+    )
 
 
 def read_import_file() -> tuple[list[dict[str, Any]], str]:
@@ -368,18 +422,23 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
     if not raw.strip():
         raise ImportProblem("Choose a JSON file exported from this page; the file was empty.")
     if len(raw) > MAX_IMPORT_BYTES:
-        raise ImportProblem(f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; "
-                            "that is not a memory export.")
+        raise ImportProblem(
+            f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; "
+            "that is not a memory export."
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ImportProblem(f"The file is not valid UTF-8 text (bad byte at position "
-                            f"{exc.start}); export it again as JSON.") from None
+        raise ImportProblem(
+            f"The file is not valid UTF-8 text (bad byte at position "
+            f"{exc.start}); export it again as JSON."
+        ) from None
     try:
         records = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ImportProblem(f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                            f"column {exc.colno}.") from None
+        raise ImportProblem(
+            f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+        ) from None
     return records, text
 
 
@@ -402,13 +461,23 @@ def import_preview():
         return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
     counts = {kind: sum(1 for k, _, _ in plan if k == kind) for kind in ("add", "update", "same")}
     usage = usage_of(store)
-    added_chars = sum(len(r["content"]) - (len(c.content) if c else 0)
-                      for k, r, c in plan if k != "same")
-    too_big = (usage["items"] + counts["add"] > usage["max_items"]
-               or usage["chars"] + added_chars > usage["max_chars"])
+    added_chars = sum(
+        len(r["content"]) - (len(c.content) if c else 0) for k, r, c in plan if k != "same"
+    )
+    too_big = (
+        usage["items"] + counts["add"] > usage["max_items"]
+        or usage["chars"] + added_chars > usage["max_chars"]
+    )
     changes = [(k, r, c) for k, r, c in plan if k != "same"]
-    return _import_answer(plan=changes[:200], more=max(0, len(changes) - 200), counts=counts,
-                          payload=text, too_big=too_big, usage=usage, added_chars=added_chars)
+    return _import_answer(
+        plan=changes[:200],
+        more=max(0, len(changes) - 200),
+        counts=counts,
+        payload=text,
+        too_big=too_big,
+        usage=usage,
+        added_chars=added_chars,
+    )
 
 
 @bp.post("/import/confirm")
@@ -425,8 +494,10 @@ def import_confirm():
         return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
     if not wants_partial():
         return redirect(url_for("memories.index"), 303)
-    text = (f"Imported: {counts['added']} added, {counts['updated']} updated, "
-            f"{counts['unchanged']} already the same.")
+    text = (
+        f"Imported: {counts['added']} added, {counts['updated']} updated, "
+        f"{counts['unchanged']} already the same."
+    )
     html = render_template("memories/_import.html", done=text)
     return _triggered(html, announce=text)
 
@@ -434,11 +505,15 @@ def import_confirm():
 def _import_answer(status: int = 200, **context: Any):
     if wants_partial():
         return render_template("memories/_import.html", **context), status
-    return render_template("memories/import_page.html", page_title="Import memories",
-                           **context), status
+    return render_template(
+        "memories/import_page.html", page_title="Import memories", **context
+    ), status
 
 
 @bp.errorhandler(RequestEntityTooLarge)
 def _too_large(exc):
-    return _import_answer(error="The upload is too large; a memory export is a few megabytes "
-                          "at most. Nothing was changed.", status=413)
+    return _import_answer(
+        error="The upload is too large; a memory export is a few megabytes "
+        "at most. Nothing was changed.",
+        status=413,
+    )

@@ -63,10 +63,13 @@ def _sort_key(sort: str):
 
 def sorted_folded(store: MemoryStore, sort: str) -> tuple[tuple[str, Memory], ...]:
     """(folded content, memory) in ``sort`` order, cached until the file changes."""
+
     def build(records: list[dict[str, Any]]) -> tuple[tuple[str, Memory], ...]:
         key, reverse = _sort_key(sort)
         rows = [(i, fold(m.content), m) for i, m in enumerate(map(Memory.from_dict, records))]
-        return tuple((folded, memory) for _, folded, memory in sorted(rows, key=key, reverse=reverse))
+        return tuple(
+            (folded, memory) for _, folded, memory in sorted(rows, key=key, reverse=reverse)
+        )
 
     return store.file.view(f"web.sorted.{sort}", build)
 
@@ -78,8 +81,9 @@ def _page_number(raw: Any) -> int:
         return 1
 
 
-def build_listing(store: MemoryStore, *, query: str = "", category: str = "", sort: str = "",
-                  page: Any = 1) -> Listing:
+def build_listing(
+    store: MemoryStore, *, query: str = "", category: str = "", sort: str = "", page: Any = 1
+) -> Listing:
     """The page of memories the filters select."""
     query = (query or "").strip()[:500]
     category = category if category in CATEGORIES else ""
@@ -88,12 +92,13 @@ def build_listing(store: MemoryStore, *, query: str = "", category: str = "", so
     store_total = len(pairs)
     if query or category:
         needle = fold(query)
-        pairs = tuple(p for p in pairs
-                      if needle in p[0] and (not category or p[1].category == category))
+        pairs = tuple(
+            p for p in pairs if needle in p[0] and (not category or p[1].category == category)
+        )
     pages = max(1, -(-len(pairs) // PAGE_SIZE))
     number = min(_page_number(page), pages)
     start = (number - 1) * PAGE_SIZE
-    rows = [memory for _, memory in pairs[start:start + PAGE_SIZE]]
+    rows = [memory for _, memory in pairs[start : start + PAGE_SIZE]]
     args = {k: v for k, v in (("q", query), ("category", category), ("sort", sort)) if v}
     return Listing(rows, len(pairs), store_total, number, pages, query, category, sort, args)
 
@@ -137,8 +142,12 @@ def _totals(records: list[dict[str, Any]]) -> tuple[int, int]:
 def usage_of(store: MemoryStore) -> dict[str, Any]:
     """Items and characters against the caps, with warn/full flags (totals cached per file)."""
     items, chars = store.file.view("web.usage", _totals)
-    usage: dict[str, Any] = {"items": items, "chars": chars, "max_items": store.max_items,
-                             "max_chars": store.max_chars}
+    usage: dict[str, Any] = {
+        "items": items,
+        "chars": chars,
+        "max_items": store.max_items,
+        "max_chars": store.max_chars,
+    }
     usage["items_full"] = items >= store.max_items
     usage["chars_full"] = chars >= store.max_chars
     usage["full"] = usage["items_full"] or usage["chars_full"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from flask import Blueprint, render_template, request
 
@@ -16,11 +16,16 @@ bp = Blueprint("prompt", __name__, url_prefix="/prompt")
 # Far above any real message, low enough that every keystroke's preview stays quick.
 MAX_MESSAGE_CHARS = 100_000
 
-SECTION_LABELS = {"history": "Conversation history", "memory": "Long-term memory",
-                  "prompt": "Your message"}
-EMPTY_SECTION_NOTES = {"history": "none — no conversation picked, or it has no turns",
-                       "memory": "none — no memories yet",
-                       "prompt": "empty — type a message"}
+SECTION_LABELS = {
+    "history": "Conversation history",
+    "memory": "Long-term memory",
+    "prompt": "Your message",
+}
+EMPTY_SECTION_NOTES = {
+    "history": "none — no conversation picked, or it has no turns",
+    "memory": "none — no memories yet",
+    "prompt": "empty — type a message",
+}
 
 
 @dataclass
@@ -39,14 +44,20 @@ def normalise_newlines(text: str) -> str:
 
 def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> PromptForm:
     """Parse and check the conversation and message from a query string or a form body."""
-    form = PromptForm(conversation=values.get("conversation", "").strip(),
-                      message=normalise_newlines(values.get("message", "")))
+    form = PromptForm(
+        conversation=values.get("conversation", "").strip(),
+        message=normalise_newlines(values.get("message", "")),
+    )
     if len(form.message) > MAX_MESSAGE_CHARS:
-        form.errors["message"] = (f"The message is too long to preview: {len(form.message):,} "
-                                  f"characters; the preview takes up to {MAX_MESSAGE_CHARS:,}.")
+        form.errors["message"] = (
+            f"The message is too long to preview: {len(form.message):,} "
+            f"characters; the preview takes up to {MAX_MESSAGE_CHARS:,}."
+        )
     if form.conversation and form.conversation not in {t.id for t in threads}:
-        form.errors["conversation"] = (f"There is no conversation {form.conversation[:200]!r}; "
-                                       "it may have been cleared or expired. Pick another one.")
+        form.errors["conversation"] = (
+            f"There is no conversation {form.conversation[:200]!r}; "
+            "it may have been cleared or expired. Pick another one."
+        )
     return form
 
 
@@ -61,9 +72,15 @@ def compose_for(form: PromptForm) -> ComposedPrompt | None:
 def _render(values: Mapping[str, str]):
     threads = stores().conversations.list_conversations()
     form = read_form(values, threads)
-    context = dict(form=form, composed=compose_for(form), threads=threads,
-                   labels=SECTION_LABELS, empty_notes=EMPTY_SECTION_NOTES,
-                   max_message_chars=MAX_MESSAGE_CHARS, page_title="Prompt preview")
+    context = {
+        "form": form,
+        "composed": compose_for(form),
+        "threads": threads,
+        "labels": SECTION_LABELS,
+        "empty_notes": EMPTY_SECTION_NOTES,
+        "max_message_chars": MAX_MESSAGE_CHARS,
+        "page_title": "Prompt preview",
+    }
     status = 422 if form.errors else 200
     if wants_partial():
         return render_template("prompt/_preview.html", oob=True, **context), status

@@ -20,8 +20,11 @@ bp = Blueprint("review", __name__, url_prefix="/review")
 TABS = ("pending", "decided")
 PAGE_SIZE = 50  # a flood of proposals must not make one huge page
 # Chinese/Japanese/Korean characters compare one by one; other text word by word.
-_DIFF_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
-                         r"|\w+|\s+|[^\w\s]", re.UNICODE)
+_DIFF_TOKEN = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
+    r"|\w+|\s+|[^\w\s]",
+    re.UNICODE,
+)
 
 
 @dataclass
@@ -89,8 +92,11 @@ def _kept_from_page() -> tuple[dict[str, str], set[str]]:
     """Open edits and ticks of other items that review.js sends along, so a swap keeps them."""
     if request.method != "POST":
         return {}, set()
-    drafts = {key[len("draft-"):]: value for key, value in request.form.items(multi=True)
-              if key.startswith("draft-")}
+    drafts = {
+        key[len("draft-") :]: value
+        for key, value in request.form.items(multi=True)
+        if key.startswith("draft-")
+    }
     return drafts, set(request.form.getlist("keep_selected"))
 
 
@@ -101,9 +107,15 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
     queue = stores().review
     items = queue.pending() if tab == "pending" else queue.decided()
     page = min(_page(), max(1, -(-len(items) // PAGE_SIZE)))
-    shown = items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
-    return ReviewPage(tab=tab, items=shown, pending_count=stores().pending_count(), page=page,
-                      total=len(items), **extra)
+    shown = items[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    return ReviewPage(
+        tab=tab,
+        items=shown,
+        pending_count=stores().pending_count(),
+        page=page,
+        total=len(items),
+        **extra,
+    )
 
 
 def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
@@ -133,10 +145,12 @@ def get_item_or_404(item_id: str) -> ReviewItem:
 def _full_notice(exc: MemoryFullError, count: int = 1) -> str:
     """Why approving failed, what is used, and that nothing was lost."""
     what = "this fact is" if count == 1 else f"these {count} facts are"
-    return (f"Memory is full: {exc.items} of {exc.max_items} memories and {exc.chars} of "
-            f"{exc.max_chars} characters are used. Nothing was lost: {what} still pending. "
-            f"Delete or shorten memories you no longer need on the Memories page, then approve "
-            f"again.")
+    return (
+        f"Memory is full: {exc.items} of {exc.max_items} memories and {exc.chars} of "
+        f"{exc.max_chars} characters are used. Nothing was lost: {what} still pending. "
+        f"Delete or shorten memories you no longer need on the Memories page, then approve "
+        f"again."
+    )
 
 
 @bp.get("/")
@@ -172,18 +186,34 @@ def approve(item_id: str):
     item = get_item_or_404(item_id)
     content = request.form.get("content")
     if content is not None and not trim_invisible(content):
-        return _render(_build("pending", editing={item.id: content},
-                              errors={item.id: "Content cannot be empty."},
-                              focus=f"edit-{item.id}"), 422)
+        return _render(
+            _build(
+                "pending",
+                editing={item.id: content},
+                errors={item.id: "Content cannot be empty."},
+                focus=f"edit-{item.id}",
+            ),
+            422,
+        )
     try:
         stores().review.approve(item.id, content=content, actor=actor())
     except MemoryFullError as exc:
         editing = {item.id: content} if content is not None else {}
-        return _render(_build("pending", notice=_full_notice(exc), editing=editing,
-                              focus="review-notice"), 409, announce="Memory is full; nothing lost.")
+        return _render(
+            _build("pending", notice=_full_notice(exc), editing=editing, focus="review-notice"),
+            409,
+            announce="Memory is full; nothing lost.",
+        )
     except ValueError as exc:
-        return _render(_build("pending", editing={item.id: content or item.content},
-                              errors={item.id: str(exc)}, focus=f"edit-{item.id}"), 422)
+        return _render(
+            _build(
+                "pending",
+                editing={item.id: content or item.content},
+                errors={item.id: str(exc)},
+                focus=f"edit-{item.id}",
+            ),
+            422,
+        )
     return _done("pending", "Approved. Long-term memory updated.")
 
 
@@ -202,9 +232,16 @@ def undo(item_id: str):
     try:
         stores().review.undo(item.id, actor=actor())
     except ConflictError:
-        return _render(_build("decided", notice="That memory was changed after the approval, so "
-                              "the decision was not undone. Edit the memory on the Memories page "
-                              "instead.", focus="review-notice"), 409)
+        return _render(
+            _build(
+                "decided",
+                notice="That memory was changed after the approval, so "
+                "the decision was not undone. Edit the memory on the Memories page "
+                "instead.",
+                focus="review-notice",
+            ),
+            409,
+        )
     return _done("decided", "Undone: the fact is pending again.")
 
 
@@ -214,11 +251,18 @@ def bulk():
     decision = request.form.get("decision")
     ids = [i for i in request.form.getlist("ids") if i]
     if decision not in ("approve", "reject"):
-        return _render(_build("pending", notice="Choose Approve selected or Reject selected.",
-                              focus="review-notice"), 422)
+        return _render(
+            _build(
+                "pending",
+                notice="Choose Approve selected or Reject selected.",
+                focus="review-notice",
+            ),
+            422,
+        )
     if not ids:
-        return _render(_build("pending", notice="Select at least one fact first.",
-                              focus="review-notice"), 422)
+        return _render(
+            _build("pending", notice="Select at least one fact first.", focus="review-notice"), 422
+        )
     done, queue = 0, stores().review
     for item_id in ids:
         try:
@@ -231,8 +275,11 @@ def bulk():
         except MemoryFullError as exc:
             left = len(ids) - done
             notice = (f"Approved {done} of {len(ids)}. " if done else "") + _full_notice(exc, left)
-            return _render(_build("pending", notice=notice, focus="review-notice"), 409,
-                           announce="Memory is full; nothing lost.")
+            return _render(
+                _build("pending", notice=notice, focus="review-notice"),
+                409,
+                announce="Memory is full; nothing lost.",
+            )
         done += 1
     verb = "Approved" if decision == "approve" else "Rejected"
     return _done("pending", f"{verb} {done} fact{'s' if done != 1 else ''}.")

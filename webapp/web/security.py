@@ -8,18 +8,20 @@ import hashlib
 from flask import Flask, Response, current_app, request
 from flask.sessions import SecureCookieSessionInterface
 
-CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'self'",
-])
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'self'",
+    ]
+)
 
 
 def add_security_headers(response: Response) -> Response:
@@ -59,7 +61,7 @@ def request_hostname() -> str:
     """The request's Host header without its port (IPv6 brackets removed)."""
     host = request.host.lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host[1:]
+        return host[1 : host.find("]")] if "]" in host else host[1:]
     return host.rsplit(":", 1)[0]
 
 
@@ -72,9 +74,12 @@ def check_host() -> Response | None:
     allowed = current_app.config.get("MEMORY_ALLOWED_HOSTS")
     if allowed is None or request_hostname() in allowed:
         return None
-    return Response("This dashboard answers only requests addressed to this machine "
-                    "(localhost / 127.0.0.1). Open it by that address.\n",
-                    status=400, mimetype="text/plain")
+    return Response(
+        "This dashboard answers only requests addressed to this machine "
+        "(localhost / 127.0.0.1). Open it by that address.\n",
+        status=400,
+        mimetype="text/plain",
+    )
 
 
 def init_app(app: Flask) -> None:

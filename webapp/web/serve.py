@@ -30,8 +30,9 @@ def check_exposure(settings: Settings, host: str) -> None:
     raise UnsafeBindError(
         f"Refusing to listen on {host} without an access token: anyone who can reach this "
         "address could read and change every memory. Set one with "
-        "MEMORY_DASHBOARD_TOKEN=<long random text> (e.g. from `python3 -c \"import secrets; "
-        "print(secrets.token_urlsafe(32))\"`) or --token-file FILE, or listen on 127.0.0.1.")
+        'MEMORY_DASHBOARD_TOKEN=<long random text> (e.g. from `python3 -c "import secrets; '
+        'print(secrets.token_urlsafe(32))"`) or --token-file FILE, or listen on 127.0.0.1.'
+    )
 
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -77,14 +78,26 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
     app = create_app(settings)
     app.config["MEMORY_ALLOWED_HOSTS"] = allowed_hosts(settings, host)
     if settings.is_addon and settings.allow_direct_access and not settings.dashboard_token:
-        print("Warning: direct access is on and no access token is set: anyone who can reach "
-              f"port {port} can use the dashboard. Set memory_dashboard_token.", flush=True)
+        print(
+            "Warning: direct access is on and no access token is set: anyone who can reach "
+            f"port {port} can use the dashboard. Set memory_dashboard_token.",
+            flush=True,
+        )
     elif settings.dashboard_token:
         print("Access token set: direct visitors must log in.", flush=True)
-    print(f"Memory Curator dashboard on http://{_display_host(host)}:{port}/ "
-          f"(data in {settings.data_dir})", flush=True)
-    waitress.serve(app, host=host, port=port, threads=threads, ident="memory-curator",
-                   clear_untrusted_proxy_headers=True)
+    print(
+        f"Memory Curator dashboard on http://{_display_host(host)}:{port}/ "
+        f"(data in {settings.data_dir})",
+        flush=True,
+    )
+    waitress.serve(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="memory-curator",
+        clear_untrusted_proxy_headers=True,
+    )
 
 
 def _display_host(host: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import nh3
@@ -30,9 +30,34 @@ TABS = ("live", "deprecated")
 MAX_CONTENT_CHARS = 1_000_000  # the schema's limit for ``content``
 MAX_DESCRIPTION_CHARS = 4000  # the schema's limit for ``skillDescription``
 # What sanitised Markdown may keep: text structure and http(s) links; no images, no raw HTML.
-ALLOWED_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "strong", "em", "code",
-                "pre", "blockquote", "a", "table", "thead", "tbody", "tr", "th", "td", "hr", "br",
-                "del", "s"}
+ALLOWED_TAGS = {
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "li",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "blockquote",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "hr",
+    "br",
+    "del",
+    "s",
+}
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
 
 
@@ -51,9 +76,14 @@ def _only_web_links(tag: str, attr: str, value: str) -> str | None:
 def render_markdown(text: str) -> str:
     """Markdown → HTML that is safe to show: markdown-it without HTML, then nh3's allow-list."""
     html = _markdown().render(text or "")
-    return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
-                     attribute_filter=_only_web_links, url_schemes={"http", "https"},
-                     link_rel="noopener noreferrer nofollow")
+    return nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=_only_web_links,
+        url_schemes={"http", "https"},
+        link_rel="noopener noreferrer nofollow",
+    )
 
 
 @bp.app_template_filter("skill_markdown")
@@ -68,7 +98,7 @@ def skill_markdown(text: str):
 def skill_time(ms: int) -> str:
     """Unix milliseconds as ``YYYY-MM-DD HH:MM UTC``."""
     try:
-        moment = datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc)
+        moment = datetime.fromtimestamp(int(ms) / 1000, tz=UTC)
     except (TypeError, ValueError, OverflowError, OSError):
         return "—"
     return moment.strftime("%Y-%m-%d %H:%M UTC")
@@ -78,7 +108,7 @@ def skill_time(ms: int) -> str:
 def skill_iso(ms: int) -> str:
     """Unix milliseconds as an ISO 8601 value for ``<time datetime>``."""
     try:
-        return datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc).isoformat()
+        return datetime.fromtimestamp(int(ms) / 1000, tz=UTC).isoformat()
     except (TypeError, ValueError, OverflowError, OSError):
         return ""
 
@@ -137,9 +167,14 @@ def _build(tab: str, **extra: Any) -> SkillsPage:
     everything = store.list(include_deprecated=True)
     live = [d for d in everything if not d.deprecated]
     dead = [d for d in everything if d.deprecated]
-    return SkillsPage(tab=tab, groups=_group(dead if tab == "deprecated" else live),
-                      problems=store.problems(), live_count=len(live), deprecated_count=len(dead),
-                      **extra)
+    return SkillsPage(
+        tab=tab,
+        groups=_group(dead if tab == "deprecated" else live),
+        problems=store.problems(),
+        live_count=len(live),
+        deprecated_count=len(dead),
+        **extra,
+    )
 
 
 def _render(view: SkillsPage, status: int = 200, announce: str | None = None):
@@ -181,8 +216,10 @@ def restore(doc_id: str):
     try:
         stores().skills.restore(doc.id)
     except SkillDocumentConflictError as exc:
-        return _render(_build("deprecated", notice=str(exc), notice_level="warning",
-                              focus="skills-notice"), 409)
+        return _render(
+            _build("deprecated", notice=str(exc), notice_level="warning", focus="skills-notice"),
+            409,
+        )
     return _after_move(doc, "deprecated", f"Restored “{doc.title}”.")
 
 
@@ -205,12 +242,18 @@ def import_zip():
     if upload is None or not upload.filename:
         return _import_failed("Choose a .zip file of a skill folder to import.")
     if not upload.filename.lower().endswith(".zip"):
-        return _import_failed(f"“{upload.filename}” is not a .zip file. Zip the skill folder "
-                              "(the one holding SKILL.md) and upload that.")
+        return _import_failed(
+            f"“{upload.filename}” is not a .zip file. Zip the skill folder "
+            "(the one holding SKILL.md) and upload that."
+        )
     try:
         report = stores().skills.import_skill_zip(upload.stream.read())
-    except (SkillImportError, UnsafeNameError, InvalidSkillDocumentError,
-            SkillDocumentConflictError) as exc:
+    except (
+        SkillImportError,
+        UnsafeNameError,
+        InvalidSkillDocumentError,
+        SkillDocumentConflictError,
+    ) as exc:
         return _import_failed(f"Nothing was imported: {exc}")
     docs = report.added + report.updated + report.unchanged
     name = docs[0].skill if docs else "the skill"
@@ -266,12 +309,16 @@ def _check_text(values: dict[str, str], errors: dict[str, str]) -> None:
     if not content.strip():
         errors["content"] = "Content cannot be empty."
     elif len(content) > MAX_CONTENT_CHARS:
-        errors["content"] = f"Content is too long ({len(content):,} characters; at most {MAX_CONTENT_CHARS:,})."
+        errors["content"] = (
+            f"Content is too long ({len(content):,} characters; at most {MAX_CONTENT_CHARS:,})."
+        )
     elif "\x00" in content:
         errors["content"] = "Content cannot contain NUL characters."
     if len(values["description"]) > MAX_DESCRIPTION_CHARS:
-        errors["description"] = (f"The description is too long ({len(values['description']):,} "
-                                 f"characters; at most {MAX_DESCRIPTION_CHARS:,}).")
+        errors["description"] = (
+            f"The description is too long ({len(values['description']):,} "
+            f"characters; at most {MAX_DESCRIPTION_CHARS:,})."
+        )
 
 
 def _form_values(*names: str) -> dict[str, str]:
@@ -282,9 +329,13 @@ def _form_values(*names: str) -> dict[str, str]:
 def new():
     """The form for a new skill or reference document."""
     kind = request.args.get("type", "skill")
-    values = {"type": kind if kind in ("skill", "reference") else "skill",
-              "skill": request.args.get("skill", ""), "reference": "", "description": "",
-              "content": ""}
+    values = {
+        "type": kind if kind in ("skill", "reference") else "skill",
+        "skill": request.args.get("skill", ""),
+        "reference": "",
+        "description": "",
+        "content": "",
+    }
     return _form_response(DocumentForm(values))
 
 
@@ -297,9 +348,13 @@ def create():
     _check_text(values, form.errors)
     if form.errors:
         return _form_response(form, 422)
-    record = {"type": values["type"], "skill": values["skill"].strip(),
-              "skillDescription": values["description"].strip(), "content": values["content"],
-              "meta": {"name": values["skill"].strip()} if values["type"] == "skill" else {}}
+    record = {
+        "type": values["type"],
+        "skill": values["skill"].strip(),
+        "skillDescription": values["description"].strip(),
+        "content": values["content"],
+        "meta": {"name": values["skill"].strip()} if values["type"] == "skill" else {},
+    }
     if values["type"] == "reference":
         record["reference"] = values["reference"].strip()
     return _save_or_explain(record, form, "Created.")
@@ -342,8 +397,11 @@ def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
 def edit(doc_id: str):
     """The edit form of a document: its content and description."""
     doc = get_document_or_404(doc_id)
-    values = {"content": doc.content, "description": _description_of(doc),
-              "version": str(doc.updated_at)}
+    values = {
+        "content": doc.content,
+        "description": _description_of(doc),
+        "version": str(doc.updated_at),
+    }
     return _form_response(DocumentForm(values, doc=doc))
 
 
@@ -357,9 +415,11 @@ def update(doc_id: str):
     if form.errors:
         return _form_response(form, 422)
     if values["version"] and values["version"] != str(doc.updated_at):
-        form.errors["form"] = ("This document was changed elsewhere since you opened it; nothing "
-                               "was overwritten. Its current text is shown below: copy what you "
-                               "need, then save again.")
+        form.errors["form"] = (
+            "This document was changed elsewhere since you opened it; nothing "
+            "was overwritten. Its current text is shown below: copy what you "
+            "need, then save again."
+        )
         form.current = doc
         form.values["version"] = str(doc.updated_at)
         return _form_response(form, 409)

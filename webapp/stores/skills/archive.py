@@ -9,8 +9,9 @@ import re
 import stat
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, BinaryIO, Iterator
+from typing import TYPE_CHECKING, BinaryIO
 
 from .errors import SkillImportError
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     import zipfile
 
 MAX_ZIP_MEMBERS = 1_000
-MAX_ZIP_BYTES = 20_000_000      # total unpacked size of an uploaded zip
+MAX_ZIP_BYTES = 20_000_000  # total unpacked size of an uploaded zip
 
 
 @contextlib.contextmanager
@@ -81,12 +82,15 @@ def _copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, bu
                 budget -= len(chunk)
                 if budget < 0:
                     raise SkillImportError(
-                        f"The zip unpacks to more than {MAX_ZIP_BYTES} bytes; it was not imported.")
+                        f"The zip unpacks to more than {MAX_ZIP_BYTES} bytes; it was not imported."
+                    )
                 out.write(chunk)
     except FileExistsError as exc:
         raise SkillImportError(f"The zip holds {info.filename!r} twice.") from exc
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
-        raise SkillImportError(f"The zip entry {info.filename!r} cannot be unpacked: {exc}") from exc
+        raise SkillImportError(
+            f"The zip entry {info.filename!r} cannot be unpacked: {exc}"
+        ) from exc
     return budget
 
 

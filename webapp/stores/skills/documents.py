@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ..memories import fold
 from ..timefmt import parse_ts
@@ -14,8 +15,18 @@ from .validation import validate_record
 
 TYPES = ("skill", "reference")
 SNIPPET_CHARS = 200
-_KNOWN_KEYS = {"id", "createdAt", "updatedAt", "type", "skill", "skillDescription", "reference",
-               "snippet", "content", "meta"}
+_KNOWN_KEYS = {
+    "id",
+    "createdAt",
+    "updatedAt",
+    "type",
+    "skill",
+    "skillDescription",
+    "reference",
+    "snippet",
+    "content",
+    "meta",
+}
 
 
 def derive_snippet(record: Mapping[str, Any]) -> str:
@@ -76,8 +87,9 @@ class SkillDocument:
     deprecated: bool = field(default=False, compare=False)
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any], *, file_name: str | None = None,
-                  deprecated: bool = False) -> "SkillDocument":
+    def from_dict(
+        cls, record: Mapping[str, Any], *, file_name: str | None = None, deprecated: bool = False
+    ) -> SkillDocument:
         """Build from the on-disk camelCase form (assumed valid; see ``validate_record``)."""
         return cls(
             id=str(record["id"]),
@@ -97,12 +109,21 @@ class SkillDocument:
 
     def to_dict(self) -> dict[str, Any]:
         """The on-disk camelCase form, known fields first, unknown ones kept."""
-        record: dict[str, Any] = {"id": self.id, "type": self.type, "skill": self.skill,
-                                  "skillDescription": self.skill_description}
+        record: dict[str, Any] = {
+            "id": self.id,
+            "type": self.type,
+            "skill": self.skill,
+            "skillDescription": self.skill_description,
+        }
         if self.reference is not None:
             record["reference"] = self.reference
-        record.update(snippet=self.snippet, content=self.content, meta=dict(self.meta),
-                      createdAt=self.created_at, updatedAt=self.updated_at)
+        record.update(
+            snippet=self.snippet,
+            content=self.content,
+            meta=dict(self.meta),
+            createdAt=self.created_at,
+            updatedAt=self.updated_at,
+        )
         for key, value in self.extra.items():
             record.setdefault(key, value)
         return record
@@ -132,8 +153,9 @@ class SkillDocument:
         """Folded (name, summary, content) texts for ranking, computed once per document."""
         meta = self.meta if isinstance(self.meta, Mapping) else {}
         names = " ".join(str(x) for x in (self.skill, meta.get("name"), self.reference) if x)
-        summary = " ".join(str(x) for x in (self.snippet, self.skill_description,
-                                            meta.get("description")) if x)
+        summary = " ".join(
+            str(x) for x in (self.snippet, self.skill_description, meta.get("description")) if x
+        )
         return fold(names), fold(summary), fold(self.content)
 
 
@@ -151,7 +173,9 @@ def safe_key(doc: SkillDocument) -> tuple[str, str, str]:
         return (fold(doc.skill), doc.type, fold(doc.reference or ""))
 
 
-def as_document(item: SkillDocument | Mapping[str, Any], what: str = "A runtime memory") -> SkillDocument:
+def as_document(
+    item: SkillDocument | Mapping[str, Any], what: str = "A runtime memory"
+) -> SkillDocument:
     """A ``SkillDocument`` from a runtime memory (dict or document), defaults filled, validated.
 
     Missing ``id`` becomes ``runtime:<skill>:<type>[:<reference>]``; missing timestamps 0 (so
@@ -170,6 +194,12 @@ def as_document(item: SkillDocument | Mapping[str, Any], what: str = "A runtime 
     for stamp in ("createdAt", "updatedAt"):
         record[stamp] = to_ms(record.get(stamp)) or 0
     if not record.get("id") and isinstance(record.get("skill"), str):
-        record["id"] = ":".join(["runtime", record["skill"], str(record.get("type")),
-                                 *([str(record["reference"])] if record.get("reference") else [])])
+        record["id"] = ":".join(
+            [
+                "runtime",
+                record["skill"],
+                str(record.get("type")),
+                *([str(record["reference"])] if record.get("reference") else []),
+            ]
+        )
     return SkillDocument.from_dict(validate_record(record, what), deprecated=deprecated)

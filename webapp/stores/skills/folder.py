@@ -22,7 +22,7 @@ from .naming import is_document_name
 from .validation import validate_record
 
 DEPRECATED_DIR = ".deprecated"
-MAX_FILE_BYTES = 4_000_000      # a document file larger than this is reported, not read
+MAX_FILE_BYTES = 4_000_000  # a document file larger than this is reported, not read
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,9 @@ class Snapshot:
     trusted: bool = False
 
 
-def _read_entry(path: Path, sig: tuple[int, int, int], deprecated: bool,
-                previous: _Entry | None, now_ns: int) -> _Entry:
+def _read_entry(
+    path: Path, sig: tuple[int, int, int], deprecated: bool, previous: _Entry | None, now_ns: int
+) -> _Entry:
     """Parse one document file (or reuse the previous parse when the bytes are the same)."""
     if sig[2] > MAX_FILE_BYTES:
         return _Entry(sig, None, f"the file is larger than {MAX_FILE_BYTES} bytes", None)
@@ -129,8 +130,13 @@ class FolderCache:
     def _scan_names(self) -> tuple[str, ...]:
         try:
             with os.scandir(self.folder) as it:
-                return tuple(sorted(e.name for e in it if is_document_name(e.name)
-                                    and e.is_file(follow_symlinks=False)))
+                return tuple(
+                    sorted(
+                        e.name
+                        for e in it
+                        if is_document_name(e.name) and e.is_file(follow_symlinks=False)
+                    )
+                )
         except (FileNotFoundError, NotADirectoryError):
             return ()
 
@@ -141,10 +147,17 @@ class FolderCache:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)
 
-    def _rebuild(self, folder_sig: tuple[int, int], names_trusted: bool, names: tuple[str, ...],
-                 sigs: tuple[Any, ...], previous: Snapshot, now_ns: int) -> Snapshot:
+    def _rebuild(
+        self,
+        folder_sig: tuple[int, int],
+        names_trusted: bool,
+        names: tuple[str, ...],
+        sigs: tuple[Any, ...],
+        previous: Snapshot,
+        now_ns: int,
+    ) -> Snapshot:
         entries: dict[str, _Entry] = {}
-        for name, sig in zip(names, sigs):
+        for name, sig in zip(names, sigs, strict=False):
             if sig is None:
                 continue
             old = previous.entries.get(name)
@@ -159,8 +172,11 @@ class FolderCache:
 
     def _index(self, snap: Snapshot) -> None:
         """Fill documents/by_id/problems; of several files with one id the newest is used."""
-        problems = [SkillDocumentProblem(n, self.folder / n, e.problem, self.deprecated)
-                    for n, e in snap.entries.items() if e.problem is not None]
+        problems = [
+            SkillDocumentProblem(n, self.folder / n, e.problem, self.deprecated)
+            for n, e in snap.entries.items()
+            if e.problem is not None
+        ]
         for name, entry in snap.entries.items():
             doc = entry.document
             if doc is None:
@@ -173,9 +189,14 @@ class FolderCache:
             used = snap.by_id[doc_id].file_name
             for name in names:
                 if name != used:
-                    problems.append(SkillDocumentProblem(
-                        name, self.folder / name,
-                        f"an older copy of document {doc_id!r}; {used} is used", self.deprecated))
+                    problems.append(
+                        SkillDocumentProblem(
+                            name,
+                            self.folder / name,
+                            f"an older copy of document {doc_id!r}; {used} is used",
+                            self.deprecated,
+                        )
+                    )
         snap.documents = tuple(sorted(snap.by_id.values(), key=sort_key))
         for doc in snap.documents:
             snap.by_key.setdefault(doc.key, doc)

@@ -12,7 +12,7 @@ from .documents import SkillDocument, derive_snippet
 from .errors import SkillImportError
 from .validation import validate_record
 
-MAX_SOURCE_BYTES = 1_000_000    # one SKILL.md or reference file in an import
+MAX_SOURCE_BYTES = 1_000_000  # one SKILL.md or reference file in an import
 MAX_REFERENCES = 500
 
 
@@ -31,7 +31,9 @@ class ImportReport:
 
     def summary(self) -> str:
         """E.g. ``3 added, 0 updated, 0 unchanged``."""
-        text = f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
+        text = (
+            f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
+        )
         if self.not_in_source:
             text += f"; {len(self.not_in_source)} stored but no longer in the source"
         return text
@@ -41,8 +43,10 @@ def read_skill_folder(folder: Path) -> list[dict[str, Any]]:
     """The folder's records (skill first), each checked against the schema; nothing is written."""
     records = _skill_records(Path(folder))
     for record in records:
-        validate_record({**record, "id": "import", "createdAt": 0, "updatedAt": 0},
-                        f"{record.get('reference') or 'SKILL.md'}")
+        validate_record(
+            {**record, "id": "import", "createdAt": 0, "updatedAt": 0},
+            f"{record.get('reference') or 'SKILL.md'}",
+        )
     return records
 
 
@@ -57,7 +61,9 @@ def _read_markdown(path: Path, root: Path) -> tuple[dict[str, Any], str]:
     try:
         size = path.stat().st_size
         if size > MAX_SOURCE_BYTES:
-            raise SkillImportError(f"{shown} is too large ({size} bytes; at most {MAX_SOURCE_BYTES}).")
+            raise SkillImportError(
+                f"{shown} is too large ({size} bytes; at most {MAX_SOURCE_BYTES})."
+            )
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SkillImportError(f"{shown} is not valid UTF-8 (byte {exc.start}).") from exc
@@ -87,17 +93,29 @@ def _skill_records(folder: Path) -> list[dict[str, Any]]:
     if not body:
         raise SkillImportError("SKILL.md has no instructions after its front matter.")
     name = name.strip()
-    skill = {"type": "skill", "skill": name, "skillDescription": description.strip(),
-             "content": body, "meta": meta}
+    skill = {
+        "type": "skill",
+        "skill": name,
+        "skillDescription": description.strip(),
+        "content": body,
+        "meta": meta,
+    }
     records = [skill]
     for ref_path in _reference_files(folder):
         ref_meta, ref_body = _read_markdown(ref_path, folder)
         reference = ref_path.relative_to(folder).as_posix()
         if not ref_body:
             raise SkillImportError(f"{reference} is empty.")
-        records.append({"type": "reference", "skill": name, "reference": reference,
-                        "skillDescription": description.strip(), "content": ref_body,
-                        "meta": ref_meta})
+        records.append(
+            {
+                "type": "reference",
+                "skill": name,
+                "reference": reference,
+                "skillDescription": description.strip(),
+                "content": ref_body,
+                "meta": ref_meta,
+            }
+        )
     for record in records:
         record["snippet"] = derive_snippet(record)
     return records
@@ -111,8 +129,13 @@ def _reference_files(folder: Path) -> list[Path]:
     found = []
     for root, dirs, files in os.walk(base, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root) / f for f in sorted(files)
-                     if f.lower().endswith(".md") and not f.startswith("."))
+        found.extend(
+            Path(root) / f
+            for f in sorted(files)
+            if f.lower().endswith(".md") and not f.startswith(".")
+        )
     if len(found) > MAX_REFERENCES:
-        raise SkillImportError(f"The skill has {len(found)} reference files; at most {MAX_REFERENCES}.")
+        raise SkillImportError(
+            f"The skill has {len(found)} reference files; at most {MAX_REFERENCES}."
+        )
     return found

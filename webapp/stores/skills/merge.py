@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Literal, Mapping, Union
+from typing import Any, Literal
 
 from .documents import SkillDocument, as_document, safe_key, sort_key
 
 Origin = Literal["document", "runtime"]
-RuntimeSource = Union[Iterable[Any], Callable[[], Iterable[Any]], None]
+RuntimeSource = Iterable[Any] | Callable[[], Iterable[Any]] | None
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,10 @@ class MergedMemory:
         return {**self.document.to_dict(), "origin": self.origin}
 
 
-def merge_memories(documented: Iterable[SkillDocument | Mapping[str, Any]],
-                   runtime: Iterable[SkillDocument | Mapping[str, Any]]) -> list[MergedMemory]:
+def merge_memories(
+    documented: Iterable[SkillDocument | Mapping[str, Any]],
+    runtime: Iterable[SkillDocument | Mapping[str, Any]],
+) -> list[MergedMemory]:
     """One entry per key (skill, type, reference): the documented one wins unless it is older.
 
     A runtime memory replaces the document only when the document's ``updatedAt`` is strictly

@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import UnsafeNameError
 
-MAX_NAME_BYTES = 100            # per kebab part: keeps a full file name under 255 bytes
+MAX_NAME_BYTES = 100  # per kebab part: keeps a full file name under 255 bytes
 
 
 def _reject_hostile(name: Any, what: str) -> str:

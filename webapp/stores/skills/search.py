@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..memories import fold
 from .documents import SkillDocument, sort_key
@@ -34,7 +34,7 @@ def _query_terms(query: str) -> list[str]:
             if part.isascii() or len(part) == 1:
                 terms.append(part)
             else:
-                terms.extend(part[i:i + 2] for i in range(len(part) - 1))
+                terms.extend(part[i : i + 2] for i in range(len(part) - 1))
     return list(dict.fromkeys(terms))
 
 
@@ -47,7 +47,7 @@ def score_document(doc: SkillDocument, query: str, terms: list[str]) -> float:
     from rapidfuzz import fuzz  # deferred: only a search needs it, not every CLI start
 
     score, found = 0.0, set()
-    for weight, text in zip(_WEIGHTS, doc.search_fields):
+    for weight, text in zip(_WEIGHTS, doc.search_fields, strict=False):
         if not text:
             continue
         if query in text:
@@ -65,7 +65,9 @@ def score_document(doc: SkillDocument, query: str, terms: list[str]) -> float:
     return score if coverage >= 0.5 or score >= 2.4 else 0.0
 
 
-def search_entries(entries: Iterable[MergedMemory], query: str, limit: int | None = 20) -> list[SearchHit]:
+def search_entries(
+    entries: Iterable[MergedMemory], query: str, limit: int | None = 20
+) -> list[SearchHit]:
     """Rank ``entries`` against ``query``, case-insensitively; an empty query lists them all."""
     needle = fold(" ".join((query or "").split()))[:MAX_QUERY_CHARS]
     entries = list(entries)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Mapping
+from typing import Any, BinaryIO
 
 import filelock
 
@@ -50,8 +51,13 @@ class SkillDocumentStore:
     when those are called without their own ``runtime``.
     """
 
-    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
-                 runtime: RuntimeSource = None, lock_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        directory: str | os.PathLike[str] | None = None,
+        *,
+        runtime: RuntimeSource = None,
+        lock_timeout: float | None = None,
+    ) -> None:
         settings = None
         if directory is None or lock_timeout is None:
             from ...settings import Settings
@@ -59,7 +65,9 @@ class SkillDocumentStore:
             settings = Settings.from_env()
         self.directory = Path(directory) if directory is not None else settings.skills_dir
         self.deprecated_directory = self.directory / DEPRECATED_DIR
-        self.lock_timeout = float(lock_timeout if lock_timeout is not None else settings.lock_timeout)
+        self.lock_timeout = float(
+            lock_timeout if lock_timeout is not None else settings.lock_timeout
+        )
         self.lock_path = self.directory / LOCK_NAME
         self._lock = filelock.FileLock(str(self.lock_path), timeout=self.lock_timeout)
         self._runtime = runtime
@@ -94,22 +102,32 @@ class SkillDocumentStore:
         for doc in live.documents:
             other = by_key.setdefault(doc.key, doc)
             if other is not doc:
-                found.append(SkillDocumentProblem(
-                    doc.file_name or "", self.directory / (doc.file_name or ""),
-                    f"same skill/type/reference as {other.file_name}; deprecate one of them"))
+                found.append(
+                    SkillDocumentProblem(
+                        doc.file_name or "",
+                        self.directory / (doc.file_name or ""),
+                        f"same skill/type/reference as {other.file_name}; deprecate one of them",
+                    )
+                )
         for doc in dead.documents:
             if doc.id in live.by_id:
-                found.append(SkillDocumentProblem(
-                    doc.file_name or "", self.deprecated_directory / (doc.file_name or ""),
-                    f"document {doc.id!r} is also live as {live.by_id[doc.id].file_name}", True))
+                found.append(
+                    SkillDocumentProblem(
+                        doc.file_name or "",
+                        self.deprecated_directory / (doc.file_name or ""),
+                        f"document {doc.id!r} is also live as {live.by_id[doc.id].file_name}",
+                        True,
+                    )
+                )
         return found
 
     def merged(self, runtime: RuntimeSource = None) -> list[MergedMemory]:
         """``merge_memories(list(), runtime)``; ``runtime`` defaults to the constructor's."""
         return merge_memories(self.list(), self._runtime_items(runtime))
 
-    def search(self, query: str, *, runtime: RuntimeSource = None,
-               limit: int | None = 20) -> list[SearchHit]:
+    def search(
+        self, query: str, *, runtime: RuntimeSource = None, limit: int | None = 20
+    ) -> list[SearchHit]:
         """Rank documents and runtime memories (merged first) against ``query``.
 
         Case- and width-insensitive; Chinese works (character bigrams, not whitespace words).
@@ -164,8 +182,11 @@ class SkillDocumentStore:
             report = self._upsert_all(records)
             skill_key = document_key(records[0])[0]
             seen = {document_key(r) for r in records}
-            stale = tuple(d for d in self._live.snapshot().documents
-                          if d.key[0] == skill_key and d.key not in seen)
+            stale = tuple(
+                d
+                for d in self._live.snapshot().documents
+                if d.key[0] == skill_key and d.key not in seen
+            )
         return replace(report, not_in_source=stale)
 
     def import_skill_zip(self, source: bytes | BinaryIO | str | os.PathLike[str]) -> ImportReport:
@@ -188,7 +209,7 @@ class SkillDocumentStore:
             return self._upsert_all(records)
 
     # ----------------------------------------------------------------- internals
-    def _locked(self) -> "_FolderLock":
+    def _locked(self) -> _FolderLock:
         return _FolderLock(self)
 
     def _upsert_all(self, records: list[dict[str, Any]]) -> ImportReport:
@@ -243,7 +264,11 @@ class SkillDocumentStore:
         key = document_key(record)
         other = self._live_by_key(key)
         if other is not None and other.id != record["id"]:
-            what = f"reference {key[2]!r} of skill {key[0]!r}" if key[1] == "reference" else f"skill {key[0]!r}"
+            what = (
+                f"reference {key[2]!r} of skill {key[0]!r}"
+                if key[1] == "reference"
+                else f"skill {key[0]!r}"
+            )
             raise SkillDocumentConflictError(
                 f"A document for the {what} already exists ({other.file_name}, id {other.id}); "
                 f"edit that one or deprecate it first."
@@ -287,11 +312,13 @@ def _check_free(snap: Snapshot, name: str, doc_id: str) -> None:
     if occupant.document is None:
         raise SkillDocumentConflictError(
             f"{name} already exists and is not a valid document ({occupant.problem}); "
-            f"it was left untouched. Fix or remove it first.")
+            f"it was left untouched. Fix or remove it first."
+        )
     if occupant.document.id != doc_id:
         raise SkillDocumentConflictError(
             f"{name} already holds document {occupant.document.id!r} with the same content; "
-            f"nothing was changed.")
+            f"nothing was changed."
+        )
 
 
 def _remove_other_copies(folder: Path, snap: Snapshot, doc_id: str, keep: str) -> None:
@@ -326,7 +353,7 @@ class _FolderLock:
     def __init__(self, store: SkillDocumentStore) -> None:
         self._store = store
 
-    def __enter__(self) -> "_FolderLock":
+    def __enter__(self) -> _FolderLock:
         self._store.directory.mkdir(parents=True, exist_ok=True)
         try:
             self._store._lock.acquire()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable, Mapping
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidSkillDocumentError
 from .naming import document_key
@@ -19,7 +20,9 @@ def _validator() -> jsonschema.protocols.Validator:
     """The schema shipped in the package, compiled once (on first use, not at import)."""
     import jsonschema  # deferred: slow to import, and most commands never validate
 
-    text = resources.files("webapp").joinpath("schemas/skill-document.schema.json").read_text("utf-8")
+    text = (
+        resources.files("webapp").joinpath("schemas/skill-document.schema.json").read_text("utf-8")
+    )
     schema = json.loads(text)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -80,7 +83,9 @@ def _strings(value: Any) -> Iterable[str]:
 def validate_record(record: Any, what: str = "The skill document") -> dict[str, Any]:
     """Check ``record`` against the schema and the naming rules; InvalidSkillDocumentError or UnsafeNameError."""
     if not isinstance(record, Mapping):
-        raise InvalidSkillDocumentError([f"expected a JSON object, found {type(record).__name__}"], what)
+        raise InvalidSkillDocumentError(
+            [f"expected a JSON object, found {type(record).__name__}"], what
+        )
     record = dict(record)
     reasons = _schema_reasons(record)
     if reasons:
