@@ -9,7 +9,12 @@
     region.textContent = "";
     window.setTimeout(function () { region.textContent = text; }, 50);
   }
-  window.memoryCurator = { announce: announce };
+  // The page's language: the server renders the translation of every literal string passed to
+  // gettext in these scripts into <html data-messages> (scripts/i18n.sh extracts them for the catalogs).
+  var messages = {};
+  try { messages = JSON.parse(document.documentElement.getAttribute("data-messages") || "{}"); } catch (e) { messages = {}; }
+  function gettext(text) { return Object.prototype.hasOwnProperty.call(messages, text) ? messages[text] : text; }
+  window.memoryCurator = { announce: announce, gettext: gettext };
 
   document.addEventListener("click", function (event) {
     var dismiss = event.target.closest("[data-dismiss='banner']");
@@ -23,7 +28,7 @@
       var source = document.getElementById(copy.getAttribute("data-copy-target"));
       if (!source) return;
       var text = source.textContent;
-      var done = function () { announce(copy.getAttribute("data-copied-message") || "Copied"); copy.setAttribute("data-copied", "true"); };
+      var done = function () { announce(copy.getAttribute("data-copied-message") || gettext("Copied")); copy.setAttribute("data-copied", "true"); };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
       } else { fallbackCopy(text); done(); }

@@ -18,6 +18,7 @@ ADDON_DATA_DIR = Path("/data")
 REVIEW_MODES = ("manual", "auto")
 LLM_PROVIDERS = ("none", "claude-cli", "openai", "anthropic")
 THEMES = ("auto", "light", "dark")
+LANGUAGES = ("auto", "en", "zh-Hant", "zh-Hans")
 
 
 class SettingsError(ValueError):
@@ -40,6 +41,7 @@ _SPECS: tuple[tuple[str, str, str, Any], ...] = (
     ("llm_timeout", "MEMORY_LLM_TIMEOUT", "posint", 60),
     ("lock_timeout", "MEMORY_LOCK_TIMEOUT", "posint", 10),
     ("theme", "MEMORY_THEME", THEMES, "auto"),
+    ("language", "MEMORY_LANGUAGE", LANGUAGES, "auto"),
     ("dashboard_token", "MEMORY_DASHBOARD_TOKEN", "str", ""),
     ("allow_direct_access", "MEMORY_ALLOW_DIRECT_ACCESS", "bool", False),
     ("trusted_proxies", "MEMORY_TRUSTED_PROXIES", "list", ("172.30.32.2",)),
@@ -73,6 +75,7 @@ class Settings:
     llm_timeout: int = 60
     lock_timeout: int = 10
     theme: str = "auto"
+    language: str = "auto"
     dashboard_token: str = ""
     allow_direct_access: bool = False
     trusted_proxies: tuple[str, ...] = ("172.30.32.2",)

@@ -405,4 +405,4 @@ def test_theme_option_reaches_the_page(tmp_path, theme):
     """prefers-color-scheme by default (auto); the add-on's memory_theme option overrides it."""
     app = create_app(addon(tmp_path, theme=theme))
     html = ingress_get(app.test_client(), "/memories/").get_data(as_text=True)
-    assert f'<html lang="en" data-theme="{theme}">' in html
+    assert f'<html lang="en" data-theme="{theme}"' in html

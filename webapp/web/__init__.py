@@ -13,7 +13,7 @@ from flask_htmx import HTMX
 from flask_wtf.csrf import CSRFProtect
 
 from ..settings import Settings
-from . import auth, context, errors, health, ingress, security
+from . import auth, context, errors, health, i18n, ingress, security
 from .context import Stores, secret_key_for
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     csrf.init_app(app)
     security.init_app(app)
     context.init_app(app)
+    i18n.init_app(app)
     errors.init_app(app)
     _register_blueprints(app)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))

@@ -38,7 +38,7 @@ MAX_FAILURES = 5
 WINDOW_SECONDS = 15 * 60
 MAX_TRACKED_CLIENTS = 5000
 MAX_TOKEN_LENGTH = 4096
-OPEN_ENDPOINTS = frozenset({"auth.login", "health.healthz", "static"})
+OPEN_ENDPOINTS = frozenset({"auth.login", "health.healthz", "static", "i18n.set_language"})
 ATTEMPTS_FILE = ".login_attempts.json"
 
 

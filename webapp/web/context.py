@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import current_app, g, request
+from flask_babel import lazy_gettext as _l
 
 from ..settings import Settings
 from ..stores import ConversationStore, MemoryStore, StoreError
@@ -103,11 +104,11 @@ def wants_partial() -> bool:
 
 
 NAV_ITEMS = (
-    ("memories.index", "Memories"),
-    ("conversations.index", "Conversations"),
-    ("prompt.index", "Prompt"),
-    ("review.index", "Review"),
-    ("skills.index", "Skills"),
+    ("memories.index", _l("Memories")),
+    ("conversations.index", _l("Conversations")),
+    ("prompt.index", _l("Prompt")),
+    ("review.index", _l("Review")),
+    ("skills.index", _l("Skills")),
 )
 
 

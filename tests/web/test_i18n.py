@@ -1,0 +1,200 @@
+"""The dashboard speaks the person's language: complete catalogs, the language each request
+gets, the switcher, and formatting for the language."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
+
+from webapp import create_app
+from webapp.web.i18n import format_ago, language_of
+
+from .conftest import CsrfClient, make_settings
+
+REPO = Path(__file__).resolve().parents[2]
+LOCALES = REPO / "webapp" / "locales"
+TRANSLATED = ("zh_Hant", "zh_Hans")
+
+
+def read_catalog(path: Path):
+    with path.open("rb") as handle:
+        return read_mo(handle) if path.suffix == ".mo" else read_po(handle)
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory) -> dict:
+    """Every message in the code now: pybabel over templates, Python views and JavaScript."""
+    pot = tmp_path_factory.mktemp("pot") / "messages.pot"
+    subprocess.run(
+        [
+            Path(sys.executable).with_name("pybabel"),
+            "-q",
+            "extract",
+            "-F",
+            "babel.cfg",
+            "-k",
+            "_l",
+            "-o",
+            str(pot),
+            ".",
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    return {m.id: m for m in read_catalog(pot) if m.id}
+
+
+def test_extraction_covers_templates_python_and_javascript(extracted):
+    places = {path for message in extracted.values() for path, _line in message.locations}
+    assert any(p.startswith("templates/") for p in places)
+    assert any(p.startswith("webapp/web/") for p in places)
+    assert any(p.startswith("static/") and p.endswith(".js") for p in places)
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_catalog_translates_every_message(extracted, language):
+    """A message the code shows but the catalog lacks (or marks fuzzy) would appear in English."""
+    catalog = {
+        m.id: m for m in read_catalog(LOCALES / language / "LC_MESSAGES" / "messages.po") if m.id
+    }
+    missing = [
+        str(msgid)
+        for msgid in extracted
+        if msgid not in catalog
+        or not catalog[msgid].string
+        or (isinstance(catalog[msgid].string, tuple) and not all(catalog[msgid].string))
+    ]
+    fuzzy = [str(msgid) for msgid, m in catalog.items() if m.fuzzy]
+    assert not missing, f"{language} lacks translations for {missing}"
+    assert not fuzzy, f"{language} has fuzzy translations for {fuzzy}"
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_compiled_catalog_matches_its_source(language):
+    """The .mo the app loads holds exactly the .po's translations (run scripts/i18n.sh)."""
+    folder = LOCALES / language / "LC_MESSAGES"
+    source = {m.id: m.string for m in read_catalog(folder / "messages.po") if m.id and m.string}
+    compiled = {m.id: m.string for m in read_catalog(folder / "messages.mo") if m.id}
+    assert compiled == source
+
+
+@pytest.mark.parametrize(
+    ("tag", "language"),
+    [
+        ("zh-TW", "zh_Hant"),
+        ("zh-HK", "zh_Hant"),
+        ("zh-MO", "zh_Hant"),
+        ("zh-Hant", "zh_Hant"),
+        ("zh-Hant-TW", "zh_Hant"),
+        ("zh_TW", "zh_Hant"),
+        ("zh-CN", "zh_Hans"),
+        ("zh-SG", "zh_Hans"),
+        ("zh-Hans", "zh_Hans"),
+        ("zh-Hans-HK", "zh_Hans"),
+        ("zh", "zh_Hans"),
+        ("en", "en"),
+        ("en-GB", "en"),
+        ("fr-FR", None),
+        ("", None),
+    ],
+)
+def test_language_tags_map_to_catalogs(tag, language):
+    assert language_of(tag) == language
+
+
+def html_lang(response) -> str:
+    match = re.search(r'<html lang="([^"]+)"', response.get_data(as_text=True))
+    assert match
+    return match.group(1)
+
+
+@pytest.mark.parametrize(
+    ("header", "lang", "nav"),
+    [
+        ("zh-TW,zh;q=0.9,en;q=0.8", "zh-Hant", "記憶"),
+        ("zh-CN,zh;q=0.9", "zh-Hans", "记忆"),
+        ("fr-FR,zh-HK;q=0.8", "zh-Hant", "記憶"),
+        ("en-US,en;q=0.9", "en", "Memories"),
+        ("de-DE", "en", "Memories"),
+    ],
+)
+def test_language_follows_accept_language(client: CsrfClient, header, lang, nav):
+    response = client.get("/memories/", headers={"Accept-Language": header})
+    assert response.status_code == 200
+    assert html_lang(response) == lang
+    assert f">{nav}" in response.get_data(as_text=True)
+
+
+def test_setting_fixes_the_language(tmp_path):
+    app = create_app(make_settings(tmp_path, language="zh-Hans"))
+    app.config.update(TESTING=True)
+    response = app.test_client().get("/memories/", headers={"Accept-Language": "en-US"})
+    assert html_lang(response) == "zh-Hans"
+
+
+def test_switcher_is_remembered_in_the_session(client: CsrfClient):
+    response = client.post("/language", data={"language": "zh_Hant", "next": "/conversations/"})
+    assert response.status_code == 303 and response.headers["Location"].endswith("/conversations/")
+    page = client.get("/review/", headers={"Accept-Language": "zh-CN"})
+    assert html_lang(page) == "zh-Hant", "the person's pick beats the browser's header"
+    client.post("/language", data={"language": "en", "next": "/"})
+    assert html_lang(client.get("/memories/", headers={"Accept-Language": "zh-CN"})) == "en"
+
+
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:x"]
+)
+def test_switcher_goes_back_only_inside_the_app(client: CsrfClient, target):
+    response = client.post("/language", data={"language": "zh_Hans", "next": target})
+    assert response.status_code == 303
+    assert (
+        "evil" not in response.headers["Location"]
+        and "javascript" not in response.headers["Location"]
+    )
+
+
+def test_switcher_ignores_unknown_languages(client: CsrfClient):
+    client.post("/language", data={"language": "xx", "next": "/memories/"})
+    assert html_lang(client.get("/memories/", headers={"Accept-Language": "zh-TW"})) == "zh-Hant"
+
+
+def test_switcher_needs_the_csrf_token(client: CsrfClient):
+    response = client.post("/language", data={"language": "zh_Hant"}, csrf=False)
+    assert response.status_code == 400
+
+
+def test_javascript_messages_are_rendered_translated(client: CsrfClient):
+    page = client.get("/memories/", headers={"Accept-Language": "zh-TW"}).get_data(as_text=True)
+    match = re.search(r'data-messages="([^"]*)"', page)
+    assert match
+    messages = json.loads(html.unescape(match.group(1)))
+    assert messages["Copied"] == "已複製"  # gettext("Copied") in static/app.js
+
+
+@pytest.mark.parametrize(
+    ("language", "delta", "expected"),
+    [
+        ("en", timedelta(days=-3), "3 days ago"),
+        ("en", timedelta(days=6), "in 6 days"),
+        ("zh_Hant", timedelta(days=-3), "3 天前"),
+        ("zh_Hans", timedelta(days=6), "6天后"),
+        ("en", timedelta(seconds=-10), "just now"),
+    ],
+)
+def test_relative_times_in_the_language(app, language, delta, expected):
+    now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    with app.test_request_context("/"):
+        from flask import session
+
+        session["language"] = language
+        assert format_ago(now + delta, now).replace("\u202f", " ") == expected

@@ -1,0 +1,154 @@
+"""The dashboard's language: which one a request gets, the switcher, and formatting for it.
+
+Interface text goes through gettext (Flask-Babel) with catalogs in ``webapp/locales``;
+what is stored (memories, turns, skill documents) is never translated. The language is,
+in order: the one picked on the page (kept in the session), ``MEMORY_LANGUAGE`` when it is
+not ``auto``, the browser's ``Accept-Language`` (Home Assistant's ingress passes it
+through), else English.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, redirect, request, session, url_for
+from flask_babel import Babel, format_datetime, format_decimal, format_timedelta, get_locale
+from flask_babel import gettext as _
+from werkzeug.wrappers import Response
+
+# Catalog name -> what the switcher shows (each in its own language).
+LANGUAGES: dict[str, str] = {"en": "English", "zh_Hant": "繁體中文", "zh_Hans": "简体中文"}
+# Catalog name -> the BCP 47 tag for <html lang> and MEMORY_LANGUAGE.
+HTML_LANG: dict[str, str] = {"en": "en", "zh_Hant": "zh-Hant", "zh_Hans": "zh-Hans"}
+SESSION_KEY = "language"
+LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+STATIC_JS_GETTEXT = re.compile(r"""\bgettext\(\s*"((?:[^"\\\n]|\\.)*)"\s*\)""")
+
+bp = Blueprint("i18n", __name__)
+
+
+def language_of(tag: str) -> str | None:
+    """The catalog for a language tag: zh-TW/zh-HK/zh-MO/zh-Hant-* are Traditional,
+    zh/zh-CN/zh-SG/zh-Hans-* Simplified, en-* English; None for anything else."""
+    parts = tag.strip().replace("_", "-").lower().split("-")
+    if parts[0] == "en":
+        return "en"
+    if parts[0] != "zh":
+        return None
+    rest = parts[1:]
+    if "hans" in rest:
+        return "zh_Hans"
+    if "hant" in rest or any(region in ("tw", "hk", "mo") for region in rest):
+        return "zh_Hant"
+    return "zh_Hans"
+
+
+def select_language() -> str:
+    """The catalog for this request (see the module's docstring for the order)."""
+    chosen = session.get(SESSION_KEY)
+    if isinstance(chosen, str) and chosen in LANGUAGES:
+        return chosen
+    fixed = current_app.config["MEMORY_SETTINGS"].language
+    if fixed != "auto":
+        return language_of(fixed) or "en"
+    for tag, _quality in request.accept_languages:
+        found = language_of(tag)
+        if found:
+            return found
+    return "en"
+
+
+def current_language() -> str:
+    """The catalog name of the language this request is answered in."""
+    locale = get_locale()
+    if locale is None:
+        return "en"
+    name = str(locale)
+    return name if name in LANGUAGES else "en"
+
+
+@bp.post("/language")
+def set_language() -> Response:
+    """Remember the language picked on the page and go back to where the person was."""
+    picked = request.form.get("language", "")
+    if picked in LANGUAGES:
+        session[SESSION_KEY] = picked
+    return redirect(_safe_next(request.form.get("next", "")), code=303)
+
+
+def _safe_next(target: str) -> str:
+    """Only a path of this app (under the ingress prefix) is a place to go back to."""
+    root = request.script_root
+    if (
+        target.startswith(root + "/")
+        and not target.startswith("//")
+        and "\\" not in target
+        and not any(ord(c) < 32 for c in target)
+    ):
+        return target
+    return url_for("index")
+
+
+@cache
+def _js_message_ids(static_folder: str) -> tuple[str, ...]:
+    """Every literal ``gettext("…")`` in the static JavaScript (what pybabel extracts too)."""
+    found: set[str] = set()
+    for script in sorted(Path(static_folder).rglob("*.js")):
+        if "vendor" in script.parts:
+            continue
+        text = script.read_text(encoding="utf-8")
+        found.update(m.encode().decode("unicode_escape") for m in STATIC_JS_GETTEXT.findall(text))
+    return tuple(sorted(found))
+
+
+def js_messages() -> dict[str, str]:
+    """The JavaScript's messages in this request's language (rendered into the page)."""
+    return {msgid: _(msgid) for msgid in _js_message_ids(current_app.static_folder or "")}
+
+
+def format_when(moment: datetime) -> str:
+    """An absolute date and time in the page's language (the stored value is UTC)."""
+    return format_datetime(moment, "medium")
+
+
+def format_ago(moment: datetime, now: datetime | None = None) -> str:
+    """A relative time in the page's language: "3 days ago", "in 6 days", "3 天前"."""
+    now = now or datetime.now(UTC)
+    delta = moment - now
+    if abs(delta.total_seconds()) < 45:
+        return _("just now")
+    return format_timedelta(delta, add_direction=True, threshold=0.9)
+
+
+def format_number(value: int | float) -> str:
+    """A number with the language's grouping ("10,000")."""
+    return format_decimal(value)
+
+
+def template_globals() -> dict[str, Any]:
+    """What base.html needs: the page's language tag, the switcher, the JS messages."""
+    language = current_language()
+    return {
+        "html_lang": HTML_LANG[language],
+        "current_language": language,
+        "languages": LANGUAGES,
+        "html_lang_of": HTML_LANG,
+        "js_messages": js_messages(),
+    }
+
+
+def init_app(app: Flask) -> None:
+    """Set up Flask-Babel with our catalogs, the language switcher and the formatting filters."""
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(LOCALES_DIR))
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", "en")
+    app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "UTC")
+    Babel(app, locale_selector=select_language)
+    app.register_blueprint(bp)
+    app.context_processor(template_globals)
+    app.add_template_filter(format_when, "when")
+    app.add_template_filter(format_ago, "ago")
+    app.add_template_filter(format_number, "number")
