@@ -75,7 +75,8 @@ class ExtractionState:
         stamp = to_iso(datetime.fromtimestamp(self._clock(), tz=EPOCH.tzinfo))
 
         def mutate(data: dict[str, Any]) -> None:
-            entry = data.get(conversation_id) if isinstance(data.get(conversation_id), dict) else {}
+            found = data.get(conversation_id)
+            entry: dict[str, Any] = found if isinstance(found, dict) else {}
             entry["extractedAt"] = stamp
             entry["lastTurnAt"] = to_iso(last_turn_at) if last_turn_at is not None else stamp
             data[conversation_id] = entry

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..text import near_identical, normalize
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import MemoryStore, check_category, clean_content
@@ -164,16 +165,14 @@ class ReviewQueue:
         self, proposals: Iterable[Proposal], *, conversation_id: str | None = None
     ) -> list[ReviewItem]:
         """Queue proposals; duplicates of pending items and of rejected facts are left out."""
-        from ..extraction.similarity import near_identical, normalize
-
         wanted = [p for p in proposals if p.action in ACTIONS and p.content.strip()]
         if not wanted:
             return []
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             added: list[dict[str, Any]] = []
             for proposal in wanted:
-                if self._is_known(records, proposal, normalize, near_identical):
+                if self._is_known(records, proposal):
                     continue
                 record = self._record(proposal, conversation_id)
                 records.append(record)
@@ -183,9 +182,7 @@ class ReviewQueue:
         return [ReviewItem.from_dict(r) for r in self._file.update(mutate)]
 
     @staticmethod
-    def _is_known(
-        records: list[dict[str, Any]], proposal: Proposal, normalize, near_identical
-    ) -> bool:
+    def _is_known(records: list[dict[str, Any]], proposal: Proposal) -> bool:
         """True when the proposal repeats a pending item, an approved one or a rejected fact."""
         key = normalize(proposal.content)
         for record in records:
@@ -233,7 +230,7 @@ class ReviewQueue:
         """
         edited = clean_content(content) if content is not None else None
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
@@ -251,9 +248,9 @@ class ReviewQueue:
         if action == "delete" and memory_id:
             self.store.delete(memory_id, actor=actor)
             return {"appliedMemoryId": memory_id, "appliedContent": None}
-        if action == "update" and memory_id and self.store.get(memory_id) is not None:
-            before = self.store.get(memory_id)
-            memory = self.store.update(memory_id, text, actor=actor)
+        before = self.store.get(memory_id) if action == "update" and memory_id else None
+        if before is not None:
+            memory = self.store.update(before.id, text, actor=actor)
             if memory is not None:
                 return {
                     "appliedMemoryId": memory.id,
@@ -282,7 +279,7 @@ class ReviewQueue:
     def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
         """Mark the item rejected; the fact will not be proposed again. Rejecting twice does nothing."""
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
@@ -298,7 +295,7 @@ class ReviewQueue:
         Raises ConflictError when the memory was changed since the approval.
         """
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] == "pending":
                 return Unchanged(record)

@@ -15,6 +15,7 @@ from ..settings import Settings
 from ..stores import ConversationStore, MemoryStore, StoreError
 from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
+from .extensions import htmx
 
 
 @dataclass
@@ -97,8 +98,6 @@ def secret_key_for(settings: Settings) -> str:
 
 def wants_partial() -> bool:
     """True for an htmx request that is not a boosted full-page navigation."""
-    from . import htmx
-
     return bool(htmx) and not htmx.boosted and not request.headers.get("HX-History-Restore-Request")
 
 
