@@ -14,10 +14,9 @@ from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .llm import LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts
-from .state import ExtractionState
+from .state import STATE_FILE_NAME, ExtractionState
 
 MODES = ("manual", "auto")
-STATE_FILE_NAME = "extraction-state.json"
 
 
 @dataclass(frozen=True)

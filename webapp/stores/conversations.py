@@ -153,7 +153,12 @@ def trim_turns(turns: list[dict[str, Any]], max_turns: int, max_chars: int) -> i
 
 
 class ConversationStore:
-    """The conversations file, safe for several processes at once."""
+    """The conversations file, safe for several processes at once.
+
+    Build it with ``ConversationStore.from_settings(settings)``. The constructor reads the
+    environment only when it is given no ``path`` (then everything comes from
+    ``Settings.from_env()``); with a path it uses what it is given and the defaults for the rest.
+    """
 
     def __init__(
         self,
@@ -164,8 +169,7 @@ class ConversationStore:
         max_age_days: int | None = None,
         lock_timeout: float | None = None,
     ) -> None:
-        unset = None in (path, max_turns, max_chars, max_age_days, lock_timeout)
-        settings = Settings.from_env() if unset else Settings()
+        settings = Settings.from_env() if path is None else Settings()
         self.path = Path(path) if path is not None else settings.conversation_file
         self.max_turns = max_turns if max_turns is not None else settings.conversation_max_turns
         self.max_chars = max_chars if max_chars is not None else settings.conversation_max_chars

@@ -163,7 +163,12 @@ def _later_than(previous: Any) -> str:
 
 
 class MemoryStore:
-    """The long-term memory file (a JSON array), safe for several processes at once."""
+    """The long-term memory file (a JSON array), safe for several processes at once.
+
+    Build it with ``MemoryStore.from_settings(settings)``. The constructor reads the environment
+    only when it is given no ``path`` (then everything comes from ``Settings.from_env()``); with a
+    path it uses what it is given and the documented defaults for the rest.
+    """
 
     def __init__(
         self,
@@ -174,8 +179,7 @@ class MemoryStore:
         actor: str = "library",
         lock_timeout: float | None = None,
     ) -> None:
-        unset = path is None or max_items is None or max_chars is None or lock_timeout is None
-        settings = Settings.from_env() if unset else Settings()
+        settings = Settings.from_env() if path is None else Settings()
         self.path = Path(path) if path is not None else settings.memory_file
         self.max_items = max_items if max_items is not None else settings.memory_max_items
         self.max_chars = max_chars if max_chars is not None else settings.memory_max_chars

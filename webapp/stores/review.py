@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..settings import Settings
 from ..text import near_identical, normalize
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
@@ -123,6 +124,15 @@ class ReviewQueue:
         self._file = JsonFile(
             self.path, default=list, validate=_validate, lock_timeout=lock_timeout
         )
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, store: MemoryStore | None = None, *, actor: str = "library"
+    ) -> ReviewQueue:
+        """The review queue ``settings`` describe, approving into ``store`` (by default the
+        memory store of the same settings, writing as ``actor``)."""
+        memories = store if store is not None else MemoryStore.from_settings(settings, actor=actor)
+        return cls(settings.review_file, memories, lock_timeout=settings.lock_timeout)
 
     @property
     def file(self) -> JsonFile:

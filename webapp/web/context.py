@@ -34,13 +34,11 @@ class Stores:
 
     @cached_property
     def review(self) -> ReviewQueue:
-        s = self.settings
-        return ReviewQueue(s.review_file, self.memories, lock_timeout=s.lock_timeout)
+        return ReviewQueue.from_settings(self.settings, self.memories)
 
     @cached_property
     def skills(self) -> SkillDocumentStore:
-        s = self.settings
-        return SkillDocumentStore(s.skills_dir, lock_timeout=s.lock_timeout)
+        return SkillDocumentStore.from_settings(self.settings)
 
     def health(self) -> dict[str, str]:
         """Status of each store file: ok, missing, corrupt or unreadable."""

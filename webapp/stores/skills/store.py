@@ -48,7 +48,9 @@ LOCK_NAME = ".lock"
 class SkillDocumentStore:
     """The skills folder: list, get, save, deprecate/restore, search, import and export documents.
 
-    ``directory`` defaults to ``Settings.from_env().skills_dir``; ``runtime`` (a list or a
+    Build it with ``SkillDocumentStore.from_settings(settings)``. The constructor reads the
+    environment only when it is given no ``directory`` (then the folder and lock timeout come
+    from ``Settings.from_env()``); with one, the lock timeout defaults to 10 s. ``runtime`` (a list or a
     zero-argument callable returning runtime memories) is merged into ``search`` and ``merged``
     when those are called without their own ``runtime``.
     """
@@ -60,8 +62,7 @@ class SkillDocumentStore:
         runtime: RuntimeSource = None,
         lock_timeout: float | None = None,
     ) -> None:
-        unset = directory is None or lock_timeout is None
-        settings = Settings.from_env() if unset else Settings()
+        settings = Settings.from_env() if directory is None else Settings()
         self.directory = Path(directory) if directory is not None else settings.skills_dir
         self.deprecated_directory = self.directory / DEPRECATED_DIR
         self.lock_timeout = float(
@@ -72,6 +73,13 @@ class SkillDocumentStore:
         self._runtime = runtime
         self._live = FolderCache(self.directory, deprecated=False)
         self._dead = FolderCache(self.deprecated_directory, deprecated=True)
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, runtime: RuntimeSource = None
+    ) -> SkillDocumentStore:
+        """The skills folder ``settings`` describe, with their lock timeout."""
+        return cls(settings.skills_dir, runtime=runtime, lock_timeout=settings.lock_timeout)
 
     # ----------------------------------------------------------------- reading
     def list(self, include_deprecated: bool = False) -> list[SkillDocument]:
