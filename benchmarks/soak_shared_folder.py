@@ -129,14 +129,10 @@ def extractor(data_dir: Path, until: float, out: Path) -> None:
 
 def reviewer(data_dir: Path, until: float, out: Path) -> None:
     """Approves or rejects pending facts as a person in the Review page would."""
-    from webapp.stores import MemoryStore, ReviewQueue
+    from webapp.stores import ReviewQueue
 
     settings = _settings(data_dir)
-    queue = ReviewQueue(
-        settings.review_file,
-        MemoryStore.from_settings(settings, actor="review"),
-        lock_timeout=settings.lock_timeout,
-    )
+    queue = ReviewQueue.from_settings(settings, actor="review")
     rng = random.Random(3)
     while time.time() < until:
         pending = queue.pending() if settings.review_file.exists() else []

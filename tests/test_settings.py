@@ -121,3 +121,49 @@ def test_stores_built_without_arguments_follow_the_environment(tmp_path, monkeyp
     assert memories.max_items == 3
     assert conversations.path == tmp_path / "env-data" / "conversations" / "conversations.json"
     assert conversations.max_turns == 4
+
+
+def test_a_store_given_a_path_ignores_the_environment(tmp_path, monkeypatch):
+    from webapp.stores import ConversationStore, MemoryStore, SkillDocumentStore
+
+    for name in ("MEMORY_MAX_ITEMS", "MEMORY_MAX_CHARS", "CONVERSATION_MAX_TURNS"):
+        monkeypatch.setenv(name, "3")
+    monkeypatch.setenv("MEMORY_LOCK_TIMEOUT", "99")
+    memories = MemoryStore(tmp_path / "m.json", max_chars=500)
+    conversations = ConversationStore(tmp_path / "c.json")
+    skills = SkillDocumentStore(tmp_path / "skills")
+    assert (memories.max_items, memories.max_chars) == (100, 500)
+    assert memories.file.lock_timeout == 10
+    assert conversations.max_turns == 20
+    assert skills.lock_timeout == 10
+
+
+def test_every_store_is_built_from_settings(tmp_path):
+    from webapp.extraction import ExtractionState
+    from webapp.stores import ConversationStore, MemoryStore, ReviewQueue, SkillDocumentStore
+
+    settings = from_env(
+        tmp_path,
+        {
+            "MEMORY_DATA_DIR": str(tmp_path / "d"),
+            "MEMORY_MAX_ITEMS": "7",
+            "MEMORY_LOCK_TIMEOUT": "3",
+        },
+    )
+    memories = MemoryStore.from_settings(settings, actor="host")
+    assert (memories.path, memories.max_items, memories.actor) == (settings.memory_file, 7, "host")
+    assert memories.file.lock_timeout == 3
+    assert ConversationStore.from_settings(settings).file.lock_timeout == 3
+    skills = SkillDocumentStore.from_settings(settings)
+    assert (skills.directory, skills.lock_timeout) == (settings.skills_dir, 3)
+    queue = ReviewQueue.from_settings(settings, actor="reviewer")
+    assert (queue.path, queue.file.lock_timeout) == (settings.review_file, 3)
+    assert (queue.store.path, queue.store.max_items, queue.store.actor) == (
+        settings.memory_file,
+        7,
+        "reviewer",
+    )
+    assert ReviewQueue.from_settings(settings, memories).store is memories
+    state = ExtractionState.from_settings(settings)
+    assert state.path == tmp_path / "d" / "extraction-state.json"
+    assert state.file.lock_timeout == 3

@@ -131,9 +131,7 @@ def _review_stats(settings: Settings) -> list[Exception]:
     """Print the review queue's line of ``stats`` (when it exists); return its problem if any."""
     from .stores import ReviewQueue
 
-    queue = ReviewQueue(
-        settings.review_file, memory_store(settings), lock_timeout=settings.lock_timeout
-    )
+    queue = ReviewQueue.from_settings(settings, memory_store(settings))
     if not queue.path.exists():
         return []
     click.echo(f"Review queue:  {queue.path} [{file_status(queue.file)}]")
@@ -146,17 +144,15 @@ def _review_stats(settings: Settings) -> list[Exception]:
 
 def repairable_files(settings: Settings) -> list[Any]:
     """Every JSON store file ``repair`` looks after, including the review queue and its state."""
-    from .extraction.reconcile import STATE_FILE_NAME
-    from .extraction.state import ExtractionState
+    from .extraction import ExtractionState
     from .stores import ReviewQueue
 
     memories = memory_store(settings)
-    state_path = settings.review_file.with_name(STATE_FILE_NAME)
     return [
         memories.file,
         conversation_store(settings).file,
-        ReviewQueue(settings.review_file, memories, lock_timeout=settings.lock_timeout).file,
-        ExtractionState(state_path, lock_timeout=settings.lock_timeout).file,
+        ReviewQueue.from_settings(settings, memories).file,
+        ExtractionState.from_settings(settings).file,
     ]
 
 
@@ -210,9 +206,11 @@ def export_memories(data_dir: str | None, output: Path | None) -> None:
 def mcp_command(data_dir: str | None) -> None:
     """Serve the manage_memory (and review_memory) tools to an assistant over MCP (stdio)."""
     from .mcp_server import serve  # the MCP SDK is loaded only for this command
+    from .stores import ReviewQueue
 
     settings = load_settings(data_dir)
-    serve(memory_store(settings, actor="mcp"), settings.review_file)
+    store = memory_store(settings, actor="mcp")
+    serve(store, ReviewQueue.from_settings(settings, store))
 
 
 @main.command()
@@ -310,7 +308,7 @@ def skill_store(settings: Settings) -> Any:
     """The skill documents folder as the settings describe it (``SkillDocumentStore``)."""
     from .stores import SkillDocumentStore
 
-    return SkillDocumentStore(settings.skills_dir, lock_timeout=settings.lock_timeout)
+    return SkillDocumentStore.from_settings(settings)
 
 
 @main.group()

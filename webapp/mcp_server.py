@@ -14,7 +14,6 @@ import functools
 import importlib.metadata
 import logging
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -406,16 +405,13 @@ async def serve_stdio(store: MemoryStore, review: ReviewQueue | None) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve(store: MemoryStore, review_file: Path | None = None) -> None:
+def serve(store: MemoryStore, review: ReviewQueue | None = None) -> None:
     """Run the stdio server over ``store`` (built once, with actor ``mcp``); Ctrl+C ends it quietly.
 
     The stores re-read their files whenever another process (the dashboard, the CLI)
-    changed them, so one store serves the whole session. With ``review_file``, the
+    changed them, so one store serves the whole session. With ``review``, the
     read-only ``review_memory`` tool lists the facts waiting for review.
     """
-    review = None
-    if review_file is not None:
-        review = ReviewQueue(review_file, store, lock_timeout=store.file.lock_timeout)
     try:
         anyio.run(serve_stdio, store, review)
     except KeyboardInterrupt:

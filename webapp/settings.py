@@ -27,7 +27,7 @@ class SettingsError(ValueError):
 
 # (field name, environment variable, kind, default). The add-on option key is the
 # lower-case environment variable name, so config.yaml and the environment agree.
-_SPECS: tuple[tuple[str, str, str, Any], ...] = (
+_SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("memory_max_items", "MEMORY_MAX_ITEMS", "posint", 100),
     ("memory_max_chars", "MEMORY_MAX_CHARS", "posint", 10000),
     ("conversation_max_turns", "CONVERSATION_MAX_TURNS", "posint", 20),
@@ -103,8 +103,8 @@ class Settings:
             if env.get(var, "") != "":
                 raw, source = env[var], var
             values[name] = _coerce(raw, kind, source) if raw is not default else default
-        paths = _paths(env, is_addon, Path.cwd() if cwd is None else Path(cwd))
-        return cls(is_addon=is_addon, **paths, **values)
+        values.update(_paths(env, is_addon, Path.cwd() if cwd is None else Path(cwd)))
+        return cls(is_addon=is_addon, **values)
 
     def with_data_dir(self, data_dir: str | os.PathLike[str]) -> Settings:
         """The same settings with every store under ``data_dir`` (standalone layout)."""

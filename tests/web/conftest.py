@@ -125,9 +125,17 @@ class LiveServer:
 
 
 def start_server(
-    data_dir: Path, env_extra: dict | None = None, args: list[str] | None = None
+    data_dir: Path,
+    env_extra: dict | None = None,
+    args: list[str] | None = None,
+    *,
+    program: list[str] | None = None,
+    cwd: Path | None = None,
 ) -> LiveServer:
-    """Start the dashboard as its own process and wait until it answers."""
+    """Start the dashboard as its own process and wait until it answers.
+
+    ``program`` replaces ``python -m webapp`` (e.g. another environment's ``memory-curator``).
+    """
     port = free_port()
     env = {
         k: v
@@ -136,9 +144,7 @@ def start_server(
     }
     env.update(env_extra or {})
     command = [
-        sys.executable,
-        "-m",
-        "webapp",
+        *(program or [sys.executable, "-m", "webapp"]),
         "serve",
         "--host",
         "127.0.0.1",
@@ -149,7 +155,12 @@ def start_server(
         *(args or []),
     ]
     process = subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        command,
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

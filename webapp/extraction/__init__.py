@@ -4,6 +4,7 @@ Everything public is importable from here; the modules behind it are internal.
 """
 
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
+from ..text import is_variant, near_identical, normalize, similarity
 from .backends import (
     AnthropicCaller,
     ClaudeCliCaller,
@@ -22,7 +23,6 @@ from .llm import (
 from .reconcile import ManualModeError, MemoryExtractor, ReconcileAction, Submitted
 from .rules import rule_facts, split_sentences
 from .run import ExtractionResult, build_extractor, extract_conversation, extract_due
-from .similarity import is_variant, near_identical, normalize, similarity
 from .state import ExtractionState
 
 __all__ = [

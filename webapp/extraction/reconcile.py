@@ -6,18 +6,17 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
+from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .llm import LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts
-from .similarity import VARIANT_THRESHOLD, normalize, similarity
-from .state import ExtractionState
+from .state import STATE_FILE_NAME, ExtractionState
 
 MODES = ("manual", "auto")
-STATE_FILE_NAME = "extraction-state.json"
 
 
 @dataclass(frozen=True)
@@ -204,6 +203,10 @@ def _category_for(
 _UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 
+@overload
+def storable(text: str) -> str: ...
+@overload
+def storable(text: None) -> None: ...
 def storable(text: str | None) -> str | None:
     """``text`` without the characters memory refuses, so one odd message cannot stop a run."""
     return None if text is None else _UNSTORABLE.sub("", text)
@@ -230,12 +233,17 @@ def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction
         value = similarity(fact.content, memory.content)
         if value > score:
             best, score = memory, value
-    extra = {"confidence": fact.confidence, "extractor": fact.extractor, "evidence": fact.evidence}
-    if best is not None and score >= VARIANT_THRESHOLD:
-        return ReconcileAction(
-            "update", best.id, fact.content, best.category, current_content=best.content, **extra
-        )
-    return ReconcileAction("add", None, fact.content, fact.category, **extra)
+    target = best if best is not None and score >= VARIANT_THRESHOLD else None
+    return ReconcileAction(
+        "add" if target is None else "update",
+        None if target is None else target.id,
+        fact.content,
+        fact.category if target is None else target.category,
+        confidence=fact.confidence,
+        extractor=fact.extractor,
+        evidence=fact.evidence,
+        current_content=None if target is None else target.content,
+    )
 
 
 def _proposal(action: ReconcileAction, evidence: str | None) -> Proposal:

@@ -41,7 +41,7 @@ def stores_for(
     """The memory store, conversation store and review queue the settings describe."""
     memories = MemoryStore.from_settings(settings, actor=actor)
     conversations = ConversationStore.from_settings(settings)
-    queue = ReviewQueue(settings.review_file, memories, lock_timeout=settings.lock_timeout)
+    queue = ReviewQueue.from_settings(settings, memories)
     return memories, conversations, queue
 
 

@@ -14,9 +14,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..settings import Settings
 from ..stores.jsonfile import JsonFile
 from ..stores.timefmt import EPOCH, parse_ts, to_iso
 
+STATE_FILE_NAME = "extraction-state.json"
 MIN_NEW_MESSAGES = 4
 MIN_INTERVAL_SECONDS = 60.0
 
@@ -44,6 +46,13 @@ class ExtractionState:
             self.path, default=dict, validate=_validate, lock_timeout=lock_timeout
         )
         self._clock = clock
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ExtractionState:
+        """The state file ``settings`` describe: next to the review queue, same lock timeout."""
+        return cls(
+            settings.review_file.with_name(STATE_FILE_NAME), lock_timeout=settings.lock_timeout
+        )
 
     @property
     def file(self) -> JsonFile:
@@ -75,7 +84,8 @@ class ExtractionState:
         stamp = to_iso(datetime.fromtimestamp(self._clock(), tz=EPOCH.tzinfo))
 
         def mutate(data: dict[str, Any]) -> None:
-            entry = data.get(conversation_id) if isinstance(data.get(conversation_id), dict) else {}
+            found = data.get(conversation_id)
+            entry: dict[str, Any] = found if isinstance(found, dict) else {}
             entry["extractedAt"] = stamp
             entry["lastTurnAt"] = to_iso(last_turn_at) if last_turn_at is not None else stamp
             data[conversation_id] = entry

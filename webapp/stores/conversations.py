@@ -12,14 +12,12 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..settings import Settings
 from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
 from .timefmt import EPOCH, now_iso, parse_ts
-
-if TYPE_CHECKING:
-    from ..settings import Settings
 
 ROLES = ("user", "assistant")
 
@@ -132,7 +130,7 @@ def _shifted(moment: datetime, days: int) -> datetime:
 def _trimmed_count(entry: dict[str, Any]) -> int:
     """The thread's count of trimmed turns; a hand-edited value that is not a count reads as 0."""
     value = entry.get("trimmed")
-    if isinstance(value, bool):
+    if value is None or isinstance(value, bool):
         return 0
     try:
         return max(0, int(value))
@@ -155,7 +153,12 @@ def trim_turns(turns: list[dict[str, Any]], max_turns: int, max_chars: int) -> i
 
 
 class ConversationStore:
-    """The conversations file, safe for several processes at once."""
+    """The conversations file, safe for several processes at once.
+
+    Build it with ``ConversationStore.from_settings(settings)``. The constructor reads the
+    environment only when it is given no ``path`` (then everything comes from
+    ``Settings.from_env()``); with a path it uses what it is given and the defaults for the rest.
+    """
 
     def __init__(
         self,
@@ -166,11 +169,7 @@ class ConversationStore:
         max_age_days: int | None = None,
         lock_timeout: float | None = None,
     ) -> None:
-        settings = None
-        if None in (path, max_turns, max_chars, max_age_days, lock_timeout):
-            from ..settings import Settings
-
-            settings = Settings.from_env()
+        settings = Settings.from_env() if path is None else Settings()
         self.path = Path(path) if path is not None else settings.conversation_file
         self.max_turns = max_turns if max_turns is not None else settings.conversation_max_turns
         self.max_chars = max_chars if max_chars is not None else settings.conversation_max_chars
@@ -216,7 +215,7 @@ class ConversationStore:
         if not all(map(is_valid_unicode, (conversation_id, user_message, assistant_response))):
             raise ValueError("Messages must be valid Unicode text (no lone surrogates).")
 
-        def mutate(data: dict[str, Any]):
+        def mutate(data: dict[str, Any]) -> Any:
             entry = _entry(data.get(conversation_id))
             stamp = now_iso()
             entry["turns"].append({"role": "user", "content": user_message, "timestamp": stamp})
@@ -243,13 +242,13 @@ class ConversationStore:
     def clear(self, conversation_id: str) -> bool:
         """Forget every turn of a thread; False if it did not exist."""
 
-        def mutate(data: dict[str, Any]):
+        def mutate(data: dict[str, Any]) -> Any:
             if conversation_id not in data:
                 return Unchanged(False)
             del data[conversation_id]
             return True
 
-        return self._file.update(mutate)
+        return bool(self._file.update(mutate))
 
     def cleanup(self) -> int:
         """Remove threads whose last activity is older than ``max_age_days``; return how many."""
@@ -260,7 +259,7 @@ class ConversationStore:
         ):
             return 0
 
-        def mutate(data: dict[str, Any]):
+        def mutate(data: dict[str, Any]) -> Any:
             expired = [k for k, v in data.items() if _last_activity(_entry(v)) < cutoff]
             if not expired:
                 return Unchanged(0)
@@ -268,7 +267,7 @@ class ConversationStore:
                 del data[key]
             return len(expired)
 
-        return self._file.update(mutate)
+        return int(self._file.update(mutate))
 
     def list_conversations(self) -> list[ConversationSummary]:
         """Every live thread with its size and activity, most recent first."""

@@ -94,10 +94,8 @@ class HistoryLog:
 
     def find(self, hid: str) -> dict[str, Any] | None:
         """The entry with history id ``hid``."""
-        for entry in reversed(self._load()):
-            if entry.get("hid") == hid:
-                return entry
-        return None
+        entries: list[dict[str, Any]] = self._load()
+        return next((e for e in reversed(entries) if e.get("hid") == hid), None)
 
     def rewrite_without(self, record_id: str) -> int:
         """Drop every entry of ``record_id`` (purge); the caller holds the store's lock."""

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import filelock
 
@@ -217,10 +217,10 @@ class JsonFile:
             return build(self._default())
         with self._cache_guard:
             if key in snapshot.views:
-                return snapshot.views[key]
+                return cast(T, snapshot.views[key])
         value = build(snapshot.data)
         with self._cache_guard:
-            return snapshot.views.setdefault(key, value)
+            return cast(T, snapshot.views.setdefault(key, value))
 
     def status(self) -> str:
         """'ok', 'missing', 'corrupt' or 'unreadable' (permissions, a folder in its place)."""
@@ -287,7 +287,7 @@ class JsonFile:
         return self._parse(raw)
 
     # ----------------------------------------------------------------- writing
-    def locked(self) -> filelock.BaseFileLock:
+    def locked(self) -> _BoundedLock:
         """The sidecar lock, bounded: raises StoreBusyError instead of hanging."""
         return _BoundedLock(self)
 

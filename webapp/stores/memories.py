@@ -6,20 +6,18 @@ import os
 import re
 import secrets
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
+from ..settings import Settings
+from ..text import fold
 from .errors import ConflictError, DuplicateMemoryError, MemoryFullError
 from .history import HistoryLog
 from .jsonfile import JsonFile, Unchanged
-from .textfold import fold
 from .timefmt import now_iso, parse_ts, to_iso
-
-if TYPE_CHECKING:
-    from ..settings import Settings
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
@@ -165,7 +163,12 @@ def _later_than(previous: Any) -> str:
 
 
 class MemoryStore:
-    """The long-term memory file (a JSON array), safe for several processes at once."""
+    """The long-term memory file (a JSON array), safe for several processes at once.
+
+    Build it with ``MemoryStore.from_settings(settings)``. The constructor reads the environment
+    only when it is given no ``path`` (then everything comes from ``Settings.from_env()``); with a
+    path it uses what it is given and the documented defaults for the rest.
+    """
 
     def __init__(
         self,
@@ -176,11 +179,7 @@ class MemoryStore:
         actor: str = "library",
         lock_timeout: float | None = None,
     ) -> None:
-        settings = None
-        if path is None or max_items is None or max_chars is None or lock_timeout is None:
-            from ..settings import Settings
-
-            settings = Settings.from_env()
+        settings = Settings.from_env() if path is None else Settings()
         self.path = Path(path) if path is not None else settings.memory_file
         self.max_items = max_items if max_items is not None else settings.memory_max_items
         self.max_chars = max_chars if max_chars is not None else settings.memory_max_chars
@@ -282,8 +281,10 @@ class MemoryStore:
                 max_chars=self.max_chars,
             )
 
-    def _journal(self, actor: str | None, action: str):
-        def journal(result: tuple[Any, Any, Any]):
+    def _journal(
+        self, actor: str | None, action: str
+    ) -> Callable[[tuple[Any, Any, Any]], Callable[[], None]]:
+        def journal(result: tuple[Any, Any, Any]) -> Callable[[], None]:
             _, before, after = result
             record_id = (after or before)["id"]
             return self._history.append(
@@ -311,7 +312,7 @@ class MemoryStore:
         category = check_category(category)
         wanted = fold(content)
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             if not allow_duplicate:
                 same = next((r for r in records if fold(str(r.get("content", ""))) == wanted), None)
                 if same is not None:
@@ -354,7 +355,7 @@ class MemoryStore:
         if category is not None:
             category = check_category(category)
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             for record in records:
                 if record.get("id") == memory_id:
                     break
@@ -394,20 +395,20 @@ class MemoryStore:
         """Forget several memories in one write; returns how many existed."""
         wanted = set(memory_ids)
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             removed = [r for r in records if r.get("id") in wanted]
             if not removed:
                 return Unchanged([])
             records[:] = [r for r in records if r.get("id") not in wanted]
             return removed
 
-        def journal(removed: list[dict[str, Any]]):
+        def journal(removed: list[dict[str, Any]]) -> Callable[[], None]:
             who = actor or self.actor
             return self._history.append(
                 [HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed]
             )
 
-        return len(self._file.update(mutate, journal))
+        return len(cast(list[dict[str, Any]], self._file.update(mutate, journal)))
 
     def restore(self, ref: str, *, actor: str | None = None) -> Memory:
         """Bring back a deleted memory (by its id) or the state before a history entry (by its hid).
@@ -424,7 +425,7 @@ class MemoryStore:
         if not isinstance(target, dict) or "id" not in target:
             raise KeyError(f"History entry {ref!r} created the memory; there is no earlier state.")
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             for record in records:
                 if record.get("id") == target["id"]:
                     if record.get("content") == target.get("content") and record.get(
@@ -464,7 +465,7 @@ class MemoryStore:
     ) -> list[tuple[str, dict[str, Any], Memory | None]]:
         """What importing ``records`` would do: ('add' | 'update' | 'same', record, current)."""
         index = self._index()
-        plan = []
+        plan: list[tuple[str, dict[str, Any], Memory | None]] = []
         for record in _clean_import(records):
             current = index.get(record["id"])
             if current is None:
@@ -481,9 +482,9 @@ class MemoryStore:
         """Add unknown ids and update changed ones in one write; caps apply to the result."""
         incoming = _clean_import(records)
 
-        def mutate(existing: list[dict[str, Any]]):
+        def mutate(existing: list[dict[str, Any]]) -> Any:
             by_id = {r["id"]: r for r in existing}
-            entries = []
+            entries: list[tuple[str, dict[str, Any] | None, dict[str, Any]]] = []
             counts = {"added": 0, "updated": 0, "unchanged": 0}
             for record in incoming:
                 current = by_id.get(record["id"])
@@ -521,13 +522,14 @@ class MemoryStore:
                 )
             return counts, entries
 
-        def journal(result):
+        def journal(result: tuple[dict[str, int], list[Any]]) -> Callable[[], None]:
             who = actor or self.actor
             return self._history.append(
                 [HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]]
             )
 
-        return self._file.update(mutate, journal)[0]
+        counts: dict[str, int] = self._file.update(mutate, journal)[0]
+        return counts
 
 
 def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..settings import Settings
+from ..text import near_identical, normalize
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import MemoryStore, check_category, clean_content
@@ -123,6 +125,15 @@ class ReviewQueue:
             self.path, default=list, validate=_validate, lock_timeout=lock_timeout
         )
 
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, store: MemoryStore | None = None, *, actor: str = "library"
+    ) -> ReviewQueue:
+        """The review queue ``settings`` describe, approving into ``store`` (by default the
+        memory store of the same settings, writing as ``actor``)."""
+        memories = store if store is not None else MemoryStore.from_settings(settings, actor=actor)
+        return cls(settings.review_file, memories, lock_timeout=settings.lock_timeout)
+
     @property
     def file(self) -> JsonFile:
         """The underlying JSON file (status, repair)."""
@@ -164,16 +175,14 @@ class ReviewQueue:
         self, proposals: Iterable[Proposal], *, conversation_id: str | None = None
     ) -> list[ReviewItem]:
         """Queue proposals; duplicates of pending items and of rejected facts are left out."""
-        from ..extraction.similarity import near_identical, normalize
-
         wanted = [p for p in proposals if p.action in ACTIONS and p.content.strip()]
         if not wanted:
             return []
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             added: list[dict[str, Any]] = []
             for proposal in wanted:
-                if self._is_known(records, proposal, normalize, near_identical):
+                if self._is_known(records, proposal):
                     continue
                 record = self._record(proposal, conversation_id)
                 records.append(record)
@@ -183,9 +192,7 @@ class ReviewQueue:
         return [ReviewItem.from_dict(r) for r in self._file.update(mutate)]
 
     @staticmethod
-    def _is_known(
-        records: list[dict[str, Any]], proposal: Proposal, normalize, near_identical
-    ) -> bool:
+    def _is_known(records: list[dict[str, Any]], proposal: Proposal) -> bool:
         """True when the proposal repeats a pending item, an approved one or a rejected fact."""
         key = normalize(proposal.content)
         for record in records:
@@ -233,7 +240,7 @@ class ReviewQueue:
         """
         edited = clean_content(content) if content is not None else None
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
@@ -251,9 +258,9 @@ class ReviewQueue:
         if action == "delete" and memory_id:
             self.store.delete(memory_id, actor=actor)
             return {"appliedMemoryId": memory_id, "appliedContent": None}
-        if action == "update" and memory_id and self.store.get(memory_id) is not None:
-            before = self.store.get(memory_id)
-            memory = self.store.update(memory_id, text, actor=actor)
+        before = self.store.get(memory_id) if action == "update" and memory_id else None
+        if before is not None:
+            memory = self.store.update(before.id, text, actor=actor)
             if memory is not None:
                 return {
                     "appliedMemoryId": memory.id,
@@ -282,7 +289,7 @@ class ReviewQueue:
     def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
         """Mark the item rejected; the fact will not be proposed again. Rejecting twice does nothing."""
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
@@ -298,7 +305,7 @@ class ReviewQueue:
         Raises ConflictError when the memory was changed since the approval.
         """
 
-        def mutate(records: list[dict[str, Any]]):
+        def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] == "pending":
                 return Unchanged(record)

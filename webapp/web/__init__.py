@@ -9,12 +9,26 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, redirect, url_for
-from flask_htmx import HTMX
-from flask_wtf.csrf import CSRFProtect
 
 from ..settings import Settings
-from . import auth, context, errors, health, i18n, ingress, security
+from . import (
+    auth,
+    context,
+    conversations,
+    errors,
+    health,
+    i18n,
+    ingress,
+    memories,
+    prompt,
+    review,
+    security,
+    skills,
+)
 from .context import Stores, secret_key_for
+from .extensions import csrf, htmx
+
+__all__ = ["create_app", "csrf", "htmx", "resource_dir"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -24,10 +38,6 @@ def resource_dir(name: str) -> Path:
     them there), else at the top of the source checkout (their place in the repository)."""
     installed = PACKAGE_DIR / name
     return installed if installed.is_dir() else PACKAGE_DIR.parent / name
-
-
-htmx = HTMX()
-csrf = CSRFProtect()
 
 
 def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
@@ -59,23 +69,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     context.init_app(app)
     i18n.init_app(app)
     errors.init_app(app)
-    _register_blueprints(app)
+    for area in (health, memories, conversations, prompt, review, skills):
+        app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app
-
-
-def _register_blueprints(app: Flask) -> None:
-    from . import memories
-
-    app.register_blueprint(health.bp)
-    app.register_blueprint(memories.bp)
-    from . import conversations, prompt
-
-    app.register_blueprint(conversations.bp)
-    app.register_blueprint(prompt.bp)
-    from . import review
-
-    app.register_blueprint(review.bp)
-    from . import skills
-
-    app.register_blueprint(skills.bp)

@@ -26,6 +26,7 @@ from flask import (
     session,
     url_for,
 )
+from werkzeug.wrappers import Response as BaseResponse
 
 from ..stores import StoreCorruptError
 from ..stores.jsonfile import JsonFile, Unchanged
@@ -172,7 +173,7 @@ def _current_location() -> str | None:
     return safe_next(path + (f"?{query}" if query else ""))
 
 
-def _to_login() -> Response:
+def _to_login() -> BaseResponse:
     """htmx gets HX-Redirect (a swap would put the login page inside a partial); others a 303."""
     target = url_for("auth.login", next=_current_location())
     if request.headers.get("HX-Request"):
@@ -182,7 +183,7 @@ def _to_login() -> Response:
     return redirect(target, 303)
 
 
-def require_login() -> Response | None:
+def require_login() -> BaseResponse | None:
     """Before every request: send a visitor without a session to the login page."""
     if not login_enabled() or request.endpoint in OPEN_ENDPOINTS:
         return None

@@ -16,6 +16,7 @@ from ..settings import Settings
 from ..stores import ConversationStore, MemoryStore, StoreError
 from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
+from .extensions import htmx
 
 
 @dataclass
@@ -34,13 +35,11 @@ class Stores:
 
     @cached_property
     def review(self) -> ReviewQueue:
-        s = self.settings
-        return ReviewQueue(s.review_file, self.memories, lock_timeout=s.lock_timeout)
+        return ReviewQueue.from_settings(self.settings, self.memories)
 
     @cached_property
     def skills(self) -> SkillDocumentStore:
-        s = self.settings
-        return SkillDocumentStore(s.skills_dir, lock_timeout=s.lock_timeout)
+        return SkillDocumentStore.from_settings(self.settings)
 
     def health(self) -> dict[str, str]:
         """Status of each store file: ok, missing, corrupt or unreadable."""
@@ -98,8 +97,6 @@ def secret_key_for(settings: Settings) -> str:
 
 def wants_partial() -> bool:
     """True for an htmx request that is not a boosted full-page navigation."""
-    from . import htmx
-
     return bool(htmx) and not htmx.boosted and not request.headers.get("HX-History-Restore-Request")
 
 

@@ -80,11 +80,11 @@ class IngressMiddleware:
             if path == prefix or path.startswith(prefix + "/"):
                 # A proxy that forwards the full path (not stripped) still routes right.
                 environ["PATH_INFO"] = path[len(prefix) :] or "/"
-        name = header_text(environ.get("HTTP_X_REMOTE_USER_DISPLAY_NAME")) or header_text(
+        user_name = header_text(environ.get("HTTP_X_REMOTE_USER_DISPLAY_NAME")) or header_text(
             environ.get("HTTP_X_REMOTE_USER_NAME")
         )
-        if name:
-            environ[USER_KEY] = name
+        if user_name:
+            environ[USER_KEY] = user_name
         user_id = header_text(environ.get("HTTP_X_REMOTE_USER_ID"))
         if user_id:
             environ[USER_ID_KEY] = user_id

@@ -320,7 +320,7 @@ def delete_many():
     """Forget every selected memory in one write; the answer offers Undo of all."""
     ids = [i for i in request.form.getlist("ids") if i]
     if not ids:
-        notice = {"kind": "error", "text": "Select at least one memory to delete."}
+        notice: dict[str, Any] = {"kind": "error", "text": "Select at least one memory to delete."}
         if not wants_partial():
             return render_template("memories/page.html", **page_context(notice=notice)), 422
         return _results_or_redirect(notice, status=422)

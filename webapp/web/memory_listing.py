@@ -13,7 +13,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from ..stores import CATEGORIES, Memory, MemoryStore
-from ..stores.memories import fold
+from ..text import fold
 
 PAGE_SIZE = 50
 SORTS = {

@@ -30,7 +30,7 @@ model), ``folder`` (the read cache), ``merge``, ``search``, ``importing`` (skill
 importable from here.
 """
 
-from ..memories import fold
+from ...text import fold
 from .archive import MAX_ZIP_BYTES, MAX_ZIP_MEMBERS
 from .documents import SNIPPET_CHARS, TYPES, SkillDocument, as_document, derive_snippet
 from .errors import (

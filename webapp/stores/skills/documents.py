@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..memories import fold
+from ...text import fold
 from ..timefmt import parse_ts
 from .errors import InvalidSkillDocumentError, SkillDocumentError
 from .naming import content_hash, document_key
@@ -31,7 +31,8 @@ _KNOWN_KEYS = {
 
 def derive_snippet(record: Mapping[str, Any]) -> str:
     """A short summary for listings: ``name — description`` for references, else the description."""
-    meta = record.get("meta") if isinstance(record.get("meta"), Mapping) else {}
+    found = record.get("meta")
+    meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     name, description = meta.get("name"), meta.get("description")
     if record.get("type") == "reference" and name and description:
         return _shorten(f"{name} — {description}")

@@ -126,7 +126,7 @@ def _reference_files(folder: Path) -> list[Path]:
     base = folder / "references"
     if not base.is_dir() or base.is_symlink():
         return []
-    found = []
+    found: list[Path] = []
     for root, dirs, files in os.walk(base, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..memories import fold
+from ...text import fold
 from .documents import SkillDocument, sort_key
 from .merge import MergedMemory
 

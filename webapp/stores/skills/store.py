@@ -7,6 +7,7 @@ key (kebab skill, type, kebab reference) and a second one is refused with
 
 from __future__ import annotations
 
+import builtins
 import os
 import uuid
 from collections.abc import Iterable, Mapping
@@ -16,6 +17,7 @@ from typing import Any, BinaryIO
 
 import filelock
 
+from ...settings import Settings
 from ..errors import StoreBusyError
 from ..jsonfile import encode, fsync_dir, write_atomic
 from ..timefmt import now_ms
@@ -46,7 +48,9 @@ LOCK_NAME = ".lock"
 class SkillDocumentStore:
     """The skills folder: list, get, save, deprecate/restore, search, import and export documents.
 
-    ``directory`` defaults to ``Settings.from_env().skills_dir``; ``runtime`` (a list or a
+    Build it with ``SkillDocumentStore.from_settings(settings)``. The constructor reads the
+    environment only when it is given no ``directory`` (then the folder and lock timeout come
+    from ``Settings.from_env()``); with one, the lock timeout defaults to 10 s. ``runtime`` (a list or a
     zero-argument callable returning runtime memories) is merged into ``search`` and ``merged``
     when those are called without their own ``runtime``.
     """
@@ -58,11 +62,7 @@ class SkillDocumentStore:
         runtime: RuntimeSource = None,
         lock_timeout: float | None = None,
     ) -> None:
-        settings = None
-        if directory is None or lock_timeout is None:
-            from ...settings import Settings
-
-            settings = Settings.from_env()
+        settings = Settings.from_env() if directory is None else Settings()
         self.directory = Path(directory) if directory is not None else settings.skills_dir
         self.deprecated_directory = self.directory / DEPRECATED_DIR
         self.lock_timeout = float(
@@ -74,6 +74,13 @@ class SkillDocumentStore:
         self._live = FolderCache(self.directory, deprecated=False)
         self._dead = FolderCache(self.deprecated_directory, deprecated=True)
 
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, runtime: RuntimeSource = None
+    ) -> SkillDocumentStore:
+        """The skills folder ``settings`` describe, with their lock timeout."""
+        return cls(settings.skills_dir, runtime=runtime, lock_timeout=settings.lock_timeout)
+
     # ----------------------------------------------------------------- reading
     def list(self, include_deprecated: bool = False) -> list[SkillDocument]:
         """Valid documents sorted by skill (skill first, then its references); invalid files skipped."""
@@ -83,9 +90,9 @@ class SkillDocumentStore:
             docs.sort(key=sort_key)
         return docs
 
-    def by_skill(self, include_deprecated: bool = False) -> dict[str, list[SkillDocument]]:
+    def by_skill(self, include_deprecated: bool = False) -> dict[str, builtins.list[SkillDocument]]:
         """``list()`` grouped by kebab skill name (for a page that shows one block per skill)."""
-        groups: dict[str, list[SkillDocument]] = {}
+        groups: dict[str, builtins.list[SkillDocument]] = {}
         for doc in self.list(include_deprecated):
             groups.setdefault(safe_key(doc)[0], []).append(doc)
         return groups
@@ -94,7 +101,7 @@ class SkillDocumentStore:
         """The document with that id (live first, then deprecated), or None."""
         return self._live.snapshot().by_id.get(doc_id) or self._dead.snapshot().by_id.get(doc_id)
 
-    def problems(self) -> list[SkillDocumentProblem]:
+    def problems(self) -> builtins.list[SkillDocumentProblem]:
         """Files that are skipped and why: unparseable, invalid, stale copies, clashing keys."""
         live, dead = self._live.snapshot(), self._dead.snapshot()
         found = list(live.problems) + list(dead.problems)
@@ -121,13 +128,13 @@ class SkillDocumentStore:
                 )
         return found
 
-    def merged(self, runtime: RuntimeSource = None) -> list[MergedMemory]:
+    def merged(self, runtime: RuntimeSource = None) -> builtins.list[MergedMemory]:
         """``merge_memories(list(), runtime)``; ``runtime`` defaults to the constructor's."""
         return merge_memories(self.list(), self._runtime_items(runtime))
 
     def search(
         self, query: str, *, runtime: RuntimeSource = None, limit: int | None = 20
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         """Rank documents and runtime memories (merged first) against ``query``.
 
         Case- and width-insensitive; Chinese works (character bigrams, not whitespace words).
@@ -135,7 +142,7 @@ class SkillDocumentStore:
         """
         return search_entries(self.merged(runtime), query, limit)
 
-    def _runtime_items(self, runtime: RuntimeSource) -> list[Any]:
+    def _runtime_items(self, runtime: RuntimeSource) -> builtins.list[Any]:
         source = self._runtime if runtime is None else runtime
         if source is None:
             return []
@@ -212,8 +219,10 @@ class SkillDocumentStore:
     def _locked(self) -> _FolderLock:
         return _FolderLock(self)
 
-    def _upsert_all(self, records: list[dict[str, Any]]) -> ImportReport:
-        added, updated, unchanged = [], [], []
+    def _upsert_all(self, records: builtins.list[dict[str, Any]]) -> ImportReport:
+        added: builtins.list[SkillDocument] = []
+        updated: builtins.list[SkillDocument] = []
+        unchanged: builtins.list[SkillDocument] = []
         for record in records:
             existing = self._live_by_key(document_key(record))
             if existing is not None:
@@ -330,8 +339,11 @@ def _remove_other_copies(folder: Path, snap: Snapshot, doc_id: str, keep: str) -
 
 def _same(stored: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
     """Equal apart from the timestamps."""
-    strip = lambda r: {k: v for k, v in r.items() if k not in ("createdAt", "updatedAt")}  # noqa: E731
-    return strip(stored) == strip(record)
+    return _without_times(stored) == _without_times(record)
+
+
+def _without_times(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in ("createdAt", "updatedAt")}
 
 
 def _plain(document: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import functools
 import json
 from collections.abc import Iterable, Mapping
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import InvalidSkillDocumentError
 from .naming import document_key
@@ -31,18 +31,23 @@ def _validator() -> jsonschema.protocols.Validator:
 
 def schema() -> dict[str, Any]:
     """The JSON Schema every skill document file must satisfy."""
-    return dict(_validator().schema)
+    schema = _validator().schema
+    assert isinstance(schema, Mapping)  # a bool schema is never shipped
+    return dict(schema)
 
 
 def _schema_reasons(record: Any) -> list[str]:
     """Readable schema errors: missing fields in one line, then each wrong value with its path."""
     if _validator().is_valid(record):
         return []
-    missing, reasons = [], []
+    missing: list[str] = []
+    reasons: list[str] = []
     for error in sorted(_validator().iter_errors(record), key=lambda e: list(map(str, e.path))):
         where = "/".join(str(p) for p in error.path)
         if error.validator == "required" and not where:
-            missing.extend(f for f in error.validator_value if f not in record)
+            missing.extend(
+                str(f) for f in cast(list[Any], error.validator_value) if f not in record
+            )
         elif error.validator == "not" and not where:
             reasons.append("a skill document must not have a 'reference'")
         else:
@@ -86,12 +91,12 @@ def validate_record(record: Any, what: str = "The skill document") -> dict[str, 
         raise InvalidSkillDocumentError(
             [f"expected a JSON object, found {type(record).__name__}"], what
         )
-    record = dict(record)
-    reasons = _schema_reasons(record)
+    checked: dict[str, Any] = dict(record)
+    reasons = _schema_reasons(checked)
     if reasons:
         raise InvalidSkillDocumentError(reasons, what)
-    document_key(record)
-    reasons = _text_reasons(record)
+    document_key(checked)
+    reasons = _text_reasons(checked)
     if reasons:
         raise InvalidSkillDocumentError(reasons, what)
-    return record
+    return checked

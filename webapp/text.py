@@ -1,18 +1,42 @@
-"""How alike two facts are, for English and Chinese alike.
+"""Text tools every layer may use: folding for matching, and how alike two facts are.
 
-Text is reduced to its key terms: Latin words without filler ("user", "prefers", "the"…)
-and, for Chinese, character bigrams of each run of ideographs (Chinese has no spaces, so
-whitespace words would compare whole sentences). rapidfuzz then compares the term sets.
+Folding ignores case, width and Chinese script, so 綠茶 finds 绿茶 and ＡＢＣ finds abc.
+Traditional characters map to simplified ones one by one (OpenCC's TSCharacters table, shipped
+in the opencc-purepy package, Apache-2.0). Character by character keeps every folded character
+traceable to the original one, which the dashboard's highlighting relies on.
+
+Similarity reduces text to its key terms: Latin words without filler ("user", "prefers",
+"the"…) and, for Chinese, character bigrams of each run of ideographs (Chinese has no spaces,
+so whitespace words would compare whole sentences). rapidfuzz then compares the term sets.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from importlib.resources import files
 
 from rapidfuzz import fuzz
 
-from ..stores.textfold import fold
+
+@functools.cache
+def traditional_to_simplified() -> dict[int, str]:
+    """A str.translate table from each traditional character to its usual simplified form."""
+    lines = files("opencc_purepy").joinpath("dicts/TSCharacters.txt").read_text("utf-8")
+    table: dict[int, str] = {}
+    for line in lines.splitlines():
+        source, _, targets = line.partition("\t")
+        target = targets.split(" ")[0] if targets else ""
+        if len(source) == 1 and len(target) == 1:
+            table[ord(source)] = target
+    return table
+
+
+def fold(text: str) -> str:
+    """Case-, width- and script-insensitive form (NFKC, case folding, traditional → simplified)."""
+    return unicodedata.normalize("NFKC", text).casefold().translate(traditional_to_simplified())
+
 
 # A close variant of an existing memory ("prefers neovim instead of vim" vs "prefers vim").
 VARIANT_THRESHOLD = 0.75

@@ -1,0 +1,64 @@
+"""The project's own checks, run by the test command so CI enforces them: ruff (lint and
+format), mypy (strict for the library) and the import-linter layer contracts in pyproject.toml."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = Path(sysconfig.get_path("scripts"))
+
+
+def run_tool(name: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    tool = TOOLS / name
+    assert tool.exists(), f"{name} is not installed in {TOOLS}: pip install -e '.[test]'"
+    return subprocess.run(
+        [str(tool), *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(("ruff", "check", "."), id="ruff-check"),
+        pytest.param(("ruff", "format", "--check", "."), id="ruff-format"),
+        pytest.param(("mypy",), id="mypy"),
+        pytest.param(("lint-imports", "--no-logo"), id="layer-contracts"),
+    ],
+)
+def test_check_passes(command: tuple[str, ...]) -> None:
+    done = run_tool(*command)
+    assert done.returncode == 0, (
+        f"`{' '.join(command)}` found problems:\n{done.stdout}{done.stderr}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "broken"),
+    [
+        ("webapp/stores/review.py", "from ..extraction import run", "webapp.extraction"),
+        ("webapp/text.py", "import flask", "flask"),
+        ("webapp/prompts.py", "from .web import htmx", "webapp.web"),
+        ("webapp/extraction/run.py", "import click", "click"),
+        ("webapp/settings.py", "from . import stores", "webapp.stores"),
+    ],
+)
+def test_layer_contracts_refuse_a_crossing(
+    tmp_path: Path, module: str, line: str, broken: str
+) -> None:
+    """A copy of the package with one forbidden import added fails lint-imports, naming it."""
+    shutil.copytree(
+        ROOT / "webapp", tmp_path / "webapp", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    with open(tmp_path / module, "a", encoding="utf-8") as handle:
+        handle.write(f"\n{line}  # noqa\n")
+    done = run_tool("lint-imports", "--no-logo", "--no-cache", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "BROKEN" in done.stdout
+    assert f"is not allowed to import {broken}" in done.stdout
