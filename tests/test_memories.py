@@ -439,3 +439,63 @@ def test_text_with_nothing_visible_is_empty(store, invisible):
         store.update(memory.id, invisible)
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # joiners inside an emoji stay
     assert store.add(f"Family {family}").content == f"Family {family}"
+
+
+# ----------------------------------------------------------------- what the forms call
+@pytest.mark.parametrize(
+    ("content", "category", "errors"),
+    [
+        ("  Likes tea \u200b", "preference", {}),
+        ("", "general", {"content": "Memory content cannot be empty."}),
+        ("\u200b\ufeff", "general", {"content": "Memory content cannot be empty."}),
+        ("a\x00b", "general", {"content": "Memory content cannot contain NUL characters."}),
+        ("x" * 51, "general", {"content": "This is 51 characters; one memory can hold at most 50"}),
+        ("fine", "gossip", {"category": "Unknown category 'gossip'; use one of: preference"}),
+        ("", "gossip", {"content": "cannot be empty", "category": "Unknown category"}),
+    ],
+)
+def test_check_input_says_what_add_would_refuse(data_dir, content, category, errors):
+    store = MemoryStore(data_dir / "m.json", max_chars=50)
+    cleaned, checked, found = store.check_input(content, category)
+    assert found.keys() == errors.keys()
+    for field, message in errors.items():
+        assert message in found[field]
+    if not errors:
+        assert (cleaned, checked) == ("Likes tea", "preference")
+        assert store.add(cleaned, category=checked).content == "Likes tea"
+    elif "content" in errors:  # add refuses it too (too long: the caps)
+        with pytest.raises((ValueError, MemoryFullError)):
+            store.add(content, category="general")
+
+
+def test_deleted_gives_the_last_state_of_a_deleted_memory_only(store):
+    memory = store.add("Feeds the cat at 7")
+    store.update(memory.id, "Feeds the cat at 8")
+    assert store.deleted(memory.id) is None
+    store.delete(memory.id)
+    gone = store.deleted(memory.id)
+    assert gone is not None and (gone.id, gone.content) == (memory.id, "Feeds the cat at 8")
+    store.restore(memory.id)
+    assert store.deleted(memory.id) is None
+    assert store.deleted("never-existed") is None
+
+
+def test_preview_import_counts_the_changes_and_checks_the_caps(data_dir):
+    store = MemoryStore(data_dir / "m.json", max_items=3, max_chars=40).init()
+    kept = store.add("Likes tea")
+    changed = store.add("Uses vim")
+    records = [
+        {"id": kept.id, "content": "Likes tea", "category": "general"},
+        {"id": changed.id, "content": "Uses neovim", "category": "tool"},
+        {"id": "new-1", "content": "Walks at 6"},
+    ]
+    preview = store.preview_import(records)
+    assert preview.counts == {"add": 1, "update": 1, "same": 1}
+    assert [kind for kind, _, _ in preview.changes] == ["update", "add"]
+    assert preview.added_chars == len("Uses neovim") - len("Uses vim") + len("Walks at 6")
+    assert preview.fits
+    too_many = [*records, {"id": "new-2", "content": "Reads at 9"}]
+    assert not store.preview_import(too_many).fits
+    with pytest.raises(MemoryFullError):
+        store.import_records(too_many)
+    assert len(store.get_all()) == 2
