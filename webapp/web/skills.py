@@ -19,16 +19,17 @@ from ..stores.skills import (
     SkillDocumentProblem,
     SkillImportError,
     UnsafeNameError,
-    kebab_case,
-    reference_slug,
+    description_of,
+    edited_record,
+    name_problems,
+    new_record,
+    text_problems,
 )
 from .context import stores, wants_partial
 
 bp = Blueprint("skills", __name__, url_prefix="/skills")
 
 TABS = ("live", "deprecated")
-MAX_CONTENT_CHARS = 1_000_000  # the schema's limit for ``content``
-MAX_DESCRIPTION_CHARS = 4000  # the schema's limit for ``skillDescription``
 # What sanitised Markdown may keep: text structure and http(s) links; no images, no raw HTML.
 ALLOWED_TAGS = {
     "p",
@@ -304,23 +305,6 @@ def _saved(doc: SkillDocument, message: str):
     return redirect(target, code=303)
 
 
-def _check_text(values: dict[str, str], errors: dict[str, str]) -> None:
-    content = values["content"]
-    if not content.strip():
-        errors["content"] = "Content cannot be empty."
-    elif len(content) > MAX_CONTENT_CHARS:
-        errors["content"] = (
-            f"Content is too long ({len(content):,} characters; at most {MAX_CONTENT_CHARS:,})."
-        )
-    elif "\x00" in content:
-        errors["content"] = "Content cannot contain NUL characters."
-    if len(values["description"]) > MAX_DESCRIPTION_CHARS:
-        errors["description"] = (
-            f"The description is too long ({len(values['description']):,} "
-            f"characters; at most {MAX_DESCRIPTION_CHARS:,})."
-        )
-
-
 def _form_values(*names: str) -> dict[str, str]:
     return {name: request.form.get(name, "").replace("\r\n", "\n") for name in names}
 
@@ -343,39 +327,14 @@ def new():
 def create():
     """Create a skill or reference document."""
     values = _form_values("type", "skill", "reference", "description", "content")
+    kind, skill, reference = values["type"], values["skill"], values["reference"]
     form = DocumentForm(values)
-    _check_new(values, form.errors)
-    _check_text(values, form.errors)
+    form.errors.update(name_problems(kind, skill, reference))
+    form.errors.update(text_problems(values["content"], values["description"]))
     if form.errors:
         return _form_response(form, 422)
-    record = {
-        "type": values["type"],
-        "skill": values["skill"].strip(),
-        "skillDescription": values["description"].strip(),
-        "content": values["content"],
-        "meta": {"name": values["skill"].strip()} if values["type"] == "skill" else {},
-    }
-    if values["type"] == "reference":
-        record["reference"] = values["reference"].strip()
+    record = new_record(kind, skill, reference, values["description"], values["content"])
     return _save_or_explain(record, form, "Created.")
-
-
-def _check_new(values: dict[str, str], errors: dict[str, str]) -> None:
-    if values["type"] not in ("skill", "reference"):
-        errors["type"] = "Choose Skill or Reference."
-        return
-    try:
-        kebab_case(values["skill"])
-    except UnsafeNameError as exc:
-        errors["skill"] = str(exc)
-    if values["type"] == "reference":
-        if not values["reference"].strip():
-            errors["reference"] = "A reference needs its path, e.g. references/qijue.md."
-            return
-        try:
-            reference_slug(values["reference"].strip())
-        except UnsafeNameError as exc:
-            errors["reference"] = str(exc)
 
 
 def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
@@ -399,7 +358,7 @@ def edit(doc_id: str):
     doc = get_document_or_404(doc_id)
     values = {
         "content": doc.content,
-        "description": _description_of(doc),
+        "description": description_of(doc),
         "version": str(doc.updated_at),
     }
     return _form_response(DocumentForm(values, doc=doc))
@@ -411,7 +370,7 @@ def update(doc_id: str):
     doc = get_document_or_404(doc_id)
     values = _form_values("content", "description", "version")
     form = DocumentForm(values, doc=doc)
-    _check_text(values, form.errors)
+    form.errors.update(text_problems(values["content"], values["description"]))
     if form.errors:
         return _form_response(form, 422)
     if values["version"] and values["version"] != str(doc.updated_at):
@@ -423,25 +382,5 @@ def update(doc_id: str):
         form.current = doc
         form.values["version"] = str(doc.updated_at)
         return _form_response(form, 409)
-    return _save_or_explain(_edited_record(doc, values), form, "Saved.")
-
-
-def _description_of(doc: SkillDocument) -> str:
-    if doc.type == "reference":
-        return str(doc.meta.get("description", "")) if isinstance(doc.meta, dict) else ""
-    return doc.skill_description
-
-
-def _edited_record(doc: SkillDocument, values: dict[str, str]) -> dict[str, Any]:
-    """A skill's description is its skillDescription; a reference's is its front matter's."""
-    description = values["description"].strip()
-    record: dict[str, Any] = {"id": doc.id, "content": values["content"]}
-    meta = dict(doc.meta)
-    if doc.type == "reference":
-        meta["description"] = description
-    else:
-        record["skillDescription"] = description
-        if "description" in meta:
-            meta["description"] = description
-    record["meta"] = meta
-    return record
+    record = edited_record(doc, values["content"], values["description"])
+    return _save_or_explain(record, form, "Saved.")
