@@ -25,7 +25,7 @@ from ..stores import (
     Memory,
     MemoryFullError,
 )
-from ..stores.timefmt import parse_ts
+from ..text import count_noun
 from .context import actor, stores, wants_partial
 from .memory_listing import (
     PAGE_SIZE,
@@ -50,13 +50,6 @@ class ImportProblem(ValueError):
 @bp.app_template_filter("highlight")
 def _highlight_filter(text: str, query: str):
     return highlight(text, query)
-
-
-@bp.app_template_filter("when")
-def _when_filter(moment: Any) -> str:
-    if not isinstance(moment, datetime):
-        moment = parse_ts(moment)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def get_memory_or_404(memory_id: str) -> Memory:
@@ -299,9 +292,9 @@ def delete_many():
     removed = stores().memories.delete_many(ids, actor=actor())
     if not wants_partial():
         return redirect(url_for("memories.index", undo=",".join(ids)), 303)
-    noun = "memory" if removed == 1 else "memories"
-    notice = {"kind": "deleted", "text": f"Deleted {removed} {noun}.", "refs": ids}
-    return _results_or_redirect(notice, announce=f"Deleted {removed} {noun}. Undo is available.")
+    deleted = count_noun(removed, "memory", "memories")
+    notice = {"kind": "deleted", "text": f"Deleted {deleted}.", "refs": ids}
+    return _results_or_redirect(notice, announce=f"Deleted {deleted}. Undo is available.")
 
 
 @bp.post("/restore")
@@ -329,8 +322,10 @@ def restore():
     if back_to == "row" and restored:
         html = render_template("memories/_row.html", memory=restored[0], query="", focus_edit=True)
         return _triggered(html, event=USAGE_CHANGED, announce="Memory restored.")
-    noun = "memory" if len(restored) == 1 else "memories"
-    notice = {"kind": "restored", "text": f"Restored {len(restored)} {noun}."}
+    notice = {
+        "kind": "restored",
+        "text": f"Restored {count_noun(len(restored), 'memory', 'memories')}.",
+    }
     return _results_or_redirect(notice, announce=notice["text"])
 
 

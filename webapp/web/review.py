@@ -13,6 +13,7 @@ from flask_htmx import make_response
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.memories import trim_invisible
 from ..stores.review import ReviewItem
+from ..text import count_noun
 from .context import actor, stores, wants_partial
 
 bp = Blueprint("review", __name__, url_prefix="/review")
@@ -282,4 +283,4 @@ def bulk():
             )
         done += 1
     verb = "Approved" if decision == "approve" else "Rejected"
-    return _done("pending", f"{verb} {done} fact{'s' if done != 1 else ''}.")
+    return _done("pending", f"{verb} {count_noun(done, 'fact')}.")

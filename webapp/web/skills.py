@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import nh3
@@ -93,25 +92,6 @@ def skill_markdown(text: str):
     from markupsafe import Markup
 
     return Markup(render_markdown(text))  # noqa: S704 - nh3 allow-list output
-
-
-@bp.app_template_filter("skill_time")
-def skill_time(ms: int) -> str:
-    """Unix milliseconds as ``YYYY-MM-DD HH:MM UTC``."""
-    try:
-        moment = datetime.fromtimestamp(int(ms) / 1000, tz=UTC)
-    except (TypeError, ValueError, OverflowError, OSError):
-        return "—"
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-@bp.app_template_filter("skill_iso")
-def skill_iso(ms: int) -> str:
-    """Unix milliseconds as an ISO 8601 value for ``<time datetime>``."""
-    try:
-        return datetime.fromtimestamp(int(ms) / 1000, tz=UTC).isoformat()
-    except (TypeError, ValueError, OverflowError, OSError):
-        return ""
 
 
 # ----------------------------------------------------------------- page data
