@@ -16,6 +16,8 @@ from webapp.stores import (
     MemoryStore,
 )
 
+from .conftest import on_disk
+
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
@@ -24,10 +26,6 @@ def store(data_dir) -> MemoryStore:
     return MemoryStore(
         data_dir / "memories.json", max_items=100, max_chars=10000, actor="tester", lock_timeout=5
     ).init()
-
-
-def on_disk(store: MemoryStore) -> list[dict]:
-    return json.loads(store.path.read_bytes().decode("utf-8"))
 
 
 def test_init_creates_the_folder_and_an_empty_array(tmp_path):
@@ -50,7 +48,7 @@ def test_add_saves_a_memory_with_id_and_timestamps(store):
     assert memory.content == "Prefers concise answers."
     assert re.fullmatch(r"[A-Za-z0-9_-]+", memory.id)
     assert memory.category == "preference" and memory.source == "manual"
-    [record] = on_disk(store)
+    [record] = on_disk(store.path)
     assert record["id"] == memory.id
     assert ISO_MS.fullmatch(record["createdAt"]) and record["createdAt"] == record["updatedAt"]
     assert record == memory.to_dict()
@@ -65,7 +63,7 @@ def test_ids_are_unique(store):
 def test_empty_content_is_refused(store, content):
     with pytest.raises(ValueError, match="empty"):
         store.add(content)
-    assert on_disk(store) == []
+    assert on_disk(store.path) == []
 
 
 def test_unknown_category_is_refused(store):
@@ -141,7 +139,7 @@ def test_update_with_a_stale_version_raises_conflict_with_the_current_memory(sto
 def test_delete(store):
     memory = store.add("to forget")
     assert store.delete(memory.id) is True
-    assert store.get(memory.id) is None and on_disk(store) == []
+    assert store.get(memory.id) is None and on_disk(store.path) == []
     assert store.delete(memory.id) is False
 
 
@@ -204,9 +202,9 @@ def test_unknown_fields_and_unix_ms_timestamps_survive_a_rewrite(data_dir):
     assert memory.created_at == datetime(2024, 11, 18, 3, 20, tzinfo=UTC)
     assert memory.to_dict()["pinned"] is True
     store.add("another")
-    assert on_disk(store)[0] == foreign
+    assert on_disk(store.path)[0] == foreign
     store.update("ext-1", "changed", expected_updated_at=1731900000123)
-    record = on_disk(store)[0]
+    record = on_disk(store.path)[0]
     assert record["pinned"] is True and record["tags"] == ["a", "b"]
     assert record["createdAt"] == 1731900000000 and record["content"] == "changed"
 
@@ -301,14 +299,14 @@ def test_two_store_objects_on_one_file_see_each_other(data_dir):
 def test_content_that_cannot_be_stored_is_refused_clearly(store, content, message):
     with pytest.raises(ValueError, match=message):
         store.add(content)
-    assert on_disk(store) == []
+    assert on_disk(store.path) == []
 
 
 def test_hostile_text_is_stored_as_is(store):
     text = '<script>alert("x")</script> ../../etc/passwd {"id": 1} 🙂'
     memory = store.add(text)
     assert store.get(memory.id).content == text
-    assert on_disk(store)[0]["content"] == text
+    assert on_disk(store.path)[0]["content"] == text
 
 
 def test_purge_leaves_no_copy_in_any_file(store):
@@ -342,7 +340,7 @@ def test_import_adds_new_ids_updates_changed_ones_and_keeps_the_rest(store):
 
     counts = store.import_records([record for _, record, _ in plan], actor="importer")
     assert counts == {"added": 1, "updated": 1, "unchanged": 1}
-    by_id = {r["id"]: r for r in on_disk(store)}
+    by_id = {r["id"]: r for r in on_disk(store.path)}
     assert (by_id[changed.id]["content"], by_id[changed.id]["category"]) == ("Uses neovim", "tool")
     assert by_id["from-backup_1"]["createdAt"] == "2026-10-13T20:00:00.000Z"
     assert by_id["from-backup_1"]["color"] == "kept as is"
