@@ -223,7 +223,7 @@ def login():
 
 def _login_page(next_url: str | None, *, error: str | None = None, status: int = 200) -> Response:
     html = render_template(
-        "auth/login.html",
+        "auth/login_page.html",
         next_url=next_url,
         error=error,
         page_title="Log in",

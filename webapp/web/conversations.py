@@ -102,7 +102,7 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
 def thread(conversation_id: str):
     """One thread's turns as the assistant sees them after trimming."""
     context = _thread_context(conversation_id)
-    template = "conversations/_thread.html" if wants_partial() else "conversations/thread.html"
+    template = "conversations/_thread.html" if wants_partial() else "conversations/thread_page.html"
     return render_template(template, **context)
 
 
@@ -132,7 +132,7 @@ def extract(conversation_id: str):
         )
         return make_response(html, 200, trigger={"announce": outcome.message})
     return render_template(
-        "conversations/thread.html",
+        "conversations/thread_page.html",
         outcome=outcome,
         review_url=review_url,
         **_thread_context(conversation_id),

@@ -256,7 +256,7 @@ def _too_large(exc):
 def document(doc_id: str):
     """One document: its details and its content, Markdown rendered through the sanitiser."""
     doc = get_document_or_404(doc_id)
-    return render_template("skills/document.html", doc=doc, page_title=doc.title)
+    return render_template("skills/document_page.html", doc=doc, page_title=doc.title)
 
 
 @dataclass
@@ -274,7 +274,7 @@ def _form_response(form: DocumentForm, status: int = 200):
     if wants_partial():
         return render_template("skills/_form.html", form=form), status
     title = f"Edit {form.doc.title}" if form.doc else "New skill document"
-    return render_template("skills/form.html", form=form, page_title=title), status
+    return render_template("skills/form_page.html", form=form, page_title=title), status
 
 
 def _saved(doc: SkillDocument, message: str):
