@@ -311,23 +311,24 @@ class MemoryStore:
         items = len(records)
         chars = sum(len(r.get("content", "")) for r in records)
         if added_items and items + added_items > self.max_items:
-            raise MemoryFullError(
+            raise self._full(
                 f"The memory store is full: {items} of {self.max_items} memories are used. "
                 f"Delete or update a memory before adding another.",
-                items=items,
-                max_items=self.max_items,
-                chars=chars,
-                max_chars=self.max_chars,
+                items,
+                chars,
             )
         if added_chars > 0 and chars + added_chars > self.max_chars:
-            raise MemoryFullError(
+            raise self._full(
                 f"The memory store is full: {chars} of {self.max_chars} characters are used and "
                 f"this needs {added_chars} more. Shorten, delete or update memories first.",
-                items=items,
-                max_items=self.max_items,
-                chars=chars,
-                max_chars=self.max_chars,
+                items,
+                chars,
             )
+
+    def _full(self, message: str, items: int, chars: int) -> MemoryFullError:
+        return MemoryFullError(
+            message, items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars
+        )
 
     def _journal(
         self, actor: str | None, action: str
@@ -574,13 +575,11 @@ class MemoryStore:
             items = len(existing)
             chars = sum(len(r["content"]) for r in existing)
             if not self._fits(items, chars):
-                raise MemoryFullError(
+                raise self._full(
                     f"Importing would leave {items} memories and {chars} characters; the caps are "
                     f"{self.max_items} memories and {self.max_chars} characters. Nothing was imported.",
-                    items=items,
-                    max_items=self.max_items,
-                    chars=chars,
-                    max_chars=self.max_chars,
+                    items,
+                    chars,
                 )
             return counts, entries
 
