@@ -17,7 +17,8 @@ from flask import (
 )
 from flask_htmx import make_response
 
-from ..stores import ConversationSummary, ConversationTurn
+from ..extraction import LlmConfigError, extract_conversation
+from ..stores import ConversationSummary, ConversationTurn, NotFoundError
 from ..text import count_noun
 from .context import actor, settings, stores, wants_partial
 
@@ -149,10 +150,7 @@ class ExtractOutcome:
 
 
 def run_extraction(conversation_id: str) -> ExtractOutcome:
-    """Run the configured extractor over the whole thread (imported lazily: it may load an SDK)."""
-    from ..extraction import LlmConfigError, extract_conversation
-    from ..stores import NotFoundError
-
+    """Run the configured extractor over the whole thread."""
     try:
         result = extract_conversation(settings(), conversation_id, force=True, actor=actor())
     except LlmConfigError as exc:

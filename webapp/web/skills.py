@@ -9,6 +9,7 @@ import nh3
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores.skills import (
@@ -89,8 +90,6 @@ def render_markdown(text: str) -> str:
 @bp.app_template_filter("skill_markdown")
 def skill_markdown(text: str):
     """Template filter: sanitised Markdown (the only place this blueprint marks HTML safe)."""
-    from markupsafe import Markup
-
     return Markup(render_markdown(text))  # noqa: S704 - nh3 allow-list output
 
 
