@@ -11,7 +11,6 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
 from ..stores import ConflictError, MemoryFullError, NotFoundError
-from ..stores.memories import trim_invisible
 from ..stores.review import ReviewItem
 from ..text import count_noun
 from .context import actor, stores, wants_partial
@@ -178,16 +177,6 @@ def approve(item_id: str):
     """Apply the fact to long-term memory, with the edited content when given."""
     item = get_item_or_404(item_id)
     content = request.form.get("content")
-    if content is not None and not trim_invisible(content):
-        return _render(
-            _build(
-                "pending",
-                editing={item.id: content},
-                errors={item.id: "Content cannot be empty."},
-                focus=f"edit-{item.id}",
-            ),
-            422,
-        )
     try:
         stores().review.approve(item.id, content=content, actor=actor())
     except MemoryFullError as exc:
@@ -197,11 +186,11 @@ def approve(item_id: str):
             409,
             announce="Memory is full; nothing lost.",
         )
-    except ValueError as exc:
+    except ValueError as exc:  # the library's message: empty, NUL, …
         return _render(
             _build(
                 "pending",
-                editing={item.id: content or item.content},
+                editing={item.id: item.content if content is None else content},
                 errors={item.id: str(exc)},
                 focus=f"edit-{item.id}",
             ),
