@@ -94,7 +94,7 @@ def proposals_by_conversation(stdout: str) -> dict[str, list[tuple[str, str | No
 def score(found: dict[str, list[tuple[str, str | None, str]]]) -> dict[str, Any]:
     """Right-target rate over the change cases; false changes over the look-alikes."""
     right, wrong, false_changes = 0, [], []
-    changes_total = 0
+    changes_total = heldout_total = heldout_right = 0
     for case in labelled()["cases"]:
         proposals = found.get(case["id"], [])
         changes = {(a, t) for a, t, _ in proposals if a in ("update", "delete")}
@@ -103,16 +103,19 @@ def score(found: dict[str, list[tuple[str, str | None, str]]]) -> dict[str, Any]
                 false_changes.append((case["text"], sorted(changes)))
             continue
         changes_total += 1
+        heldout_total += bool(case.get("heldout"))
         action, target = case["expect"].split(":")
         stores_request = case["kind"] == "forget" and any(a == "add" for a, _, _ in proposals)
         if changes == {(action, target)} and not stores_request:
             right += 1
+            heldout_right += bool(case.get("heldout"))
         else:
             wrong.append((case["id"], case["expect"], proposals))
     return {
         "rate": right / changes_total,
         "right": right,
         "total": changes_total,
+        "heldout": (heldout_right, heldout_total),
         "wrong": wrong,
         "false_changes": false_changes,
     }
@@ -123,7 +126,8 @@ def _report(label: str, result: dict[str, Any], record_property: Callable[..., N
     record_property(f"{label}_false_changes", len(result["false_changes"]))
     print(
         f"\n{label}: right target and action {result['right']} of {result['total']} "
-        f"({result['rate']:.0%}); false changes on look-alikes: {len(result['false_changes'])}"
+        f"({result['rate']:.0%}; held-out cases {result['heldout'][0]} of "
+        f"{result['heldout'][1]}); false changes on look-alikes: {len(result['false_changes'])}"
     )
     for item in result["wrong"]:
         print("  wrong:", *item)
