@@ -39,11 +39,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 # --------------------------------------------------------------------------- what is a change
 _EN_FORGET = re.compile(
     r"^(?:please\s+|(?:you\s+)?(?:can|could|would|will)\s+you\s+|you can\s+|just\s+)*"
-    r"(?:forget|stop remembering|(?:don't|do not) remember|unremember|"
+    r"(?P<verb>forget|stop remembering|(?:don't|do not) remember|unremember|"
     r"(?:delete|remove|erase|drop|clear)\s+(?:the\s+)?(?:memory|memories|note|notes|fact|"
     r"what you (?:remember|know|have|stored|saved))(?:\s+(?:about|of|that|on))?)\b"
-    r"(?:\s+(?:that|about|what you (?:know|remember) about|the (?:thing|bit|part|fact|memory|"
-    r"note) (?:about|that)|the memory (?:about|of)))?\s*(?P<about>.*)$",
+    r"(?:\s+(?P<link>that|about|what you (?:know|remember) about|the (?:thing|bit|part|fact|"
+    r"memory|note) (?:about|that)|the memory (?:about|of)))?\s*(?P<about>.*)$",
     _I,
 )
 _EN_REVERSALS = (
@@ -86,24 +86,32 @@ _EN_REPLACEMENT = re.compile(
 )
 # Requests about doing something, not about a memory.
 _EN_REMINDER = re.compile(r"^(?:please\s+)?(?:don't|do not|never)\s+forget\s+to\b", _I)
-_EN_NOT_ABOUT_A_FACT = re.compile(
-    r"^(?:remember|recall|know|need|see|hear|understand|care|mind|get|think)\b", _I
-)
+_EN_NOT_ABOUT_A_FACT = re.compile(r"^(?:remember|recall|know|see|hear|understand)\b", _I)
+# A bare "forget X" must be about the user ("Forget my old address"), not "Forget the milk".
+_EN_ABOUT_THE_USER = re.compile(r"^(?:I|I'm|I’m|I've|I’ve|my|me|mine)\b", _I)
 _EN_PRONOUN_ONLY = re.compile(r"^(?:it|this|that|them|everything|all|about it)\b", _I)
 
 _ZH_FORGET = re.compile(
-    r"^(?:請|请|麻煩|麻烦|拜託|拜托)?(?:你|幫我|帮我)?(?:可以)?"
-    r"(?:忘掉|忘記|忘记|忘了|刪掉|删掉|刪除|删除|"
+    r"^(?P<lead>請|请|麻煩|麻烦|拜託|拜托)?(?P<who>你|幫我|帮我)?(?:可以)?"
+    r"(?:(?P<bare>忘掉|忘記|忘记|忘了|刪掉|删掉|刪除|删除)|"
     r"(?:不要|不用|不必|別|别)再?(?:記得|记得|記住|记住)|(?:不要|別|别)再?記著|(?:不要|別|别)再?记着)"
-    r"(?:關於|关于|有關|有关)?(?P<about>.+)$"
+    r"(?P<link>關於|关于|有關|有关)?(?P<about>.+)$"
 )
 _ZH_FORGET_BA = re.compile(
     r"^(?:請|请|麻煩|麻烦)?(?:你|幫我|帮我)?把(?P<about>.+?)(?:的?記憶|的?记忆|這條|这条|這件事|这件事)?"
     r"(?:刪掉|删掉|刪除|删除|忘掉|忘記|忘记|拿掉|去掉)"
 )
 _ZH_NO_LONGER = re.compile(
-    r"^(?:以後|以后|之後|之后|從現在開始|从现在开始)?(?:都)?(?:你)?(?:不用再|不必再|不需要再)(?P<about>.+)$"
+    r"^(?:(?:以後|以后|之後|之后|從現在開始|从现在开始)(?:都)?(?:你)?(?:不用|不必|不需要)再?|"
+    r"(?:你)?(?:不用再|不必再|不需要再))(?P<about>.+)$"
 )
+# "我不喜歡喝無糖綠茶了": 了 says it changed (without it, "我不喜歡燈一直閃" is a dislike).
+_ZH_NO_LONGER_LIKE = re.compile(
+    r"^我(?:現在|现在|已經|已经)?不(?:再)?(?P<about>(?:喜歡|喜欢|愛|爱|習慣|习惯)[^，,。；;]+?)了$"
+)
+# A bare 忘記/忘了 ("忘记带伞了" = I forgot the umbrella) asks to forget only when it is about
+# the user or names the memory ("忘掉我喜欢喝拿铁这件事吧").
+_ZH_ABOUT_THE_USER = re.compile(r"^我|這件事|这件事|那件事|這條|这条|吧$")
 _ZH_REVERSAL = re.compile(
     r"^(?:其實|其实)?我?(?:(?:現在|现在|已經|已经|目前|早就|最近)+(?:不再|不|沒有再|没有再|沒在|没在)|不再)"
     r"(?P<about>[^，,。；;]+?)(?:了|啦)"
@@ -153,7 +161,7 @@ class ChangeOfMind:
 
 
 def _clean(text: str) -> str:
-    return text.strip().strip(" ,，.。!！;；:：")
+    return text.strip().strip(" ,，.。!！?？;；:：")
 
 
 def _first_clause(text: str) -> str:
@@ -199,12 +207,21 @@ def _forget(body: str, question: bool) -> ChangeOfMind | None:
         about = _about_en(found.group("about"))
         if not about or _EN_PRONOUN_ONLY.match(about):
             return None
+        explicit = found.group("verb").casefold() != "forget" or (
+            found.group("link") or ""
+        ).casefold() not in ("", "about")
+        if not explicit and not _EN_ABOUT_THE_USER.match(about):
+            return None
         return ChangeOfMind("forget", about, body)
     if question:
         return None
     for pattern in (_ZH_FORGET_BA, _ZH_FORGET):
         found = pattern.match(body)
         if found is not None:
+            groups = found.groupdict()
+            bare = groups.get("bare") and not (groups.get("lead") or groups.get("who"))
+            if bare and not groups.get("link") and not _ZH_ABOUT_THE_USER.search(found["about"]):
+                continue
             about = _about_zh(found.group("about"))
             if len(about) >= 2 and about not in ("這個", "这个", "它", "那個", "那个"):
                 return ChangeOfMind("forget", about, body)
@@ -259,7 +276,7 @@ def _reversal(body: str) -> ChangeOfMind | None:
         replaces = bool(_EN_REPLACEMENT.search(tail or rest))
         return ChangeOfMind("reversal", about, body, replaces)
     replaces = bool(_ZH_REPLACEMENT.search(body))
-    found = _ZH_NO_LONGER.match(body)
+    found = _ZH_NO_LONGER.match(body) or _ZH_NO_LONGER_LIKE.match(body)
     if found is not None:
         about = _about_zh(found.group("about"))
         return ChangeOfMind("reversal", about, body, replaces) if len(about) >= 2 else None
