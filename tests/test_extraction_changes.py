@@ -268,6 +268,9 @@ def test_a_rejected_forget_is_not_proposed_again_for_the_same_memory_and_evidenc
     again = extract_conversation(settings, "slack:1", caller=None)
     assert [a.action for a in again.actions] == ["delete"] and again.queued == []
     assert again.skipped == 1
+    # The same sentence in another message: the same evidence, still not proposed again.
+    conversations.add_exchange("slack:3", "Hi! Forget that I like green tea. Thanks", "OK")
+    assert extract_conversation(settings, "slack:3", caller=None).queued == []
     # Other words asking the same: a new proposal the person decides on again.
     conversations.add_exchange("slack:2", "Please forget that I like green tea, really.", "OK")
     [other] = extract_conversation(settings, "slack:2", caller=None).queued

@@ -15,6 +15,7 @@ for a reminder, "I don't remember if…" and "我忘了帶鑰匙" say the user f
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -298,15 +299,16 @@ def _reversal(body: str) -> ChangeOfMind | None:
 
 
 def find_changes(messages: Iterable[Any]) -> list[ChangeOfMind]:
-    """The changes of mind in the user messages, each with the message as evidence."""
+    """The changes of mind in the user messages, each with the user's sentence as evidence."""
     changes: list[ChangeOfMind] = []
+    seen: set[tuple[str, str]] = set()
     for message in messages:
         if message_role(message) != "user":
             continue
-        text = message_content(message)
-        for sentence in split_sentences(text):
+        for sentence in split_sentences(message_content(message)):
             change = match_change(sentence)
-            if change is not None:
+            if change is not None and (change.kind, change.sentence) not in seen:
+                seen.add((change.kind, change.sentence))
                 changes.append(
                     ChangeOfMind(
                         change.kind,
@@ -315,7 +317,7 @@ def find_changes(messages: Iterable[Any]) -> list[ChangeOfMind]:
                         change.replaces,
                         change.old,
                         change.new,
-                        evidence=text,
+                        evidence=sentence,
                     )
                 )
     return changes
@@ -455,7 +457,8 @@ def _stem(word: str) -> str:
     return word
 
 
-def _terms(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
     """Content words (stemmed) and Chinese characters and character pairs, script-folded."""
     folded = fold(text)
     terms: set[str] = set()
@@ -468,10 +471,10 @@ def _terms(text: str) -> set[str]:
                 terms.update(part[i : i + 2] for i in range(len(part) - 1))
         elif word not in _STOP and len(word) > 1:
             terms.add(_stem(word))
-    return terms
+    return frozenset(terms)
 
 
-def _match(term: str, terms: set[str]) -> bool:
+def _match(term: str, terms: frozenset[str]) -> bool:
     if term in terms:
         return True
     if len(term) < 4 or _CJK_CHAR.search(term):
