@@ -68,3 +68,11 @@ def test_a_memory_deleted_meanwhile_is_not_brought_back_by_undo(client, settings
     assert queue.get(item.id).status == "approved"
     client.post(f"/review/{item.id}/undo")
     assert memories.get(memory.id) is None
+
+
+def test_a_deletion_has_no_edit_form(client, settings):
+    _, item = queue_delete(settings, "Likes green tea.", "Forget that I like green tea.")
+    partial = client.get(f"/review/{item.id}/edit", htmx=True).get_data(as_text=True)
+    assert "<textarea" not in partial and '<del class="review-content">' in partial
+    response = client.get(f"/review/{item.id}/edit")
+    assert response.status_code == 303 and f"#item-{item.id}" in response.headers["Location"]
