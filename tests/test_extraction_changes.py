@@ -63,11 +63,11 @@ def _seed(data_dir: Path, tmp_path: Path) -> None:
         conversations.add_exchange(case["id"], case["text"], "OK.")
 
 
-def run_extract(data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def run_extract(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     environ.update(env)
     return subprocess.run(
-        [sys.executable, "-m", "webapp", "extract", "--all", "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "webapp", "extract", "--all", "--data-dir", str(data_dir), *args],
         capture_output=True,
         text=True,
         env=environ,
@@ -243,6 +243,9 @@ def test_a_forget_request_naming_no_memory_is_not_stored_either(store):
 def test_auto_mode_never_deletes_by_itself(data_dir, tmp_path):
     """In auto mode updates are applied, deletions wait for a person."""
     _seed(data_dir, tmp_path)
+    dry = run_extract(data_dir, "--dry-run", MEMORY_REVIEW_MODE="auto")
+    assert "  would queue: delete m-greentea" in dry.stdout
+    assert "would apply: delete" not in dry.stdout
     result = run_extract(data_dir, MEMORY_REVIEW_MODE="auto")
     assert result.returncode == 0, result.stderr
     settings = _settings(data_dir, tmp_path)
