@@ -92,6 +92,8 @@ class FakeLlmServer:
     def __init__(self, body_for, reply: str = FACTS, hold_seconds: float = 10) -> None:
         self.body_for = body_for
         self.reply = reply
+        # When set, called with each request's JSON payload to choose the reply text.
+        self.reply_for: Any = None
         self.mode = "ok"  # ok | slow (answers once released) | error (HTTP 500) | garbage
         self.requests: list[tuple[str, dict[str, str], Any]] = []
         self.release = threading.Event()
@@ -114,7 +116,8 @@ class FakeLlmServer:
                 elif server.mode == "garbage":
                     self._send(200, b"<html>definitely not json", "text/html")
                 else:
-                    self._send(200, json.dumps(server.body_for(server.reply)).encode())
+                    text = server.reply_for(payload) if server.reply_for else server.reply
+                    self._send(200, json.dumps(server.body_for(text)).encode())
 
             def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
                 try:

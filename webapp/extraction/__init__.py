@@ -12,6 +12,7 @@ from .backends import (
     OpenAiCaller,
     caller_from_settings,
 )
+from .changes import ChangeOfMind, find_changes
 from .llm import (
     EXTRACTION_PROMPT,
     LlmMemoryExtractor,
@@ -27,6 +28,7 @@ from .state import ExtractionState
 
 __all__ = [
     "AnthropicCaller",
+    "ChangeOfMind",
     "ClaudeCliCaller",
     "EXTRACTION_PROMPT",
     "ExtractionResult",
@@ -48,6 +50,7 @@ __all__ = [
     "caller_from_settings",
     "extract_conversation",
     "extract_due",
+    "find_changes",
     "is_variant",
     "near_identical",
     "normalize",

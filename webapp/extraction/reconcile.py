@@ -12,11 +12,17 @@ from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..text import VARIANT_THRESHOLD, normalize, similarity
+from .changes import ChangeOfMind, find_changes, find_target, replaced_content
 from .llm import LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts
 from .state import STATE_FILE_NAME, ExtractionState
 
 MODES = ("manual", "auto")
+# How sure the rules are of a change of mind they matched to a memory.
+CHANGE_CONFIDENCE = 0.85
+
+# What extraction hands to reconcile: a fact (or an LLM operation), or a change of mind.
+Candidate = StructuredFact | ChangeOfMind
 
 
 @dataclass(frozen=True)
@@ -75,26 +81,46 @@ class MemoryExtractor:
         """The regex fallback: facts stated outright in the user messages."""
         return [fact.content for fact in rule_facts(messages)]
 
-    def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[StructuredFact]:
-        """The LLM's facts when it answers with some; otherwise the regex candidates."""
+    def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[Candidate]:
+        """The LLM's facts and operations when it answers with some; otherwise the rules'.
+
+        The LLM sees the stored memories with their ids; a reply naming an id that is not
+        in the store is unusable, and the rules run instead. The rules' candidates are the
+        changes of mind (forget, reversal, correction) and the facts stated outright.
+        """
         messages = list(messages)
         if self.llm_extractor is not None:
-            facts = self.llm_extractor.extract_facts(messages)
+            facts = self.llm_extractor.extract_facts(messages, memories=self.store.get_all())
             if facts:
-                return facts
-        return rule_facts(messages)
+                return list(facts)
+        return [*find_changes(messages), *rule_facts(messages)]
 
     # ----------------------------------------------------------------- reconciling
     def reconcile(
         self,
-        candidates: Sequence[str | StructuredFact],
+        candidates: Sequence[str | Candidate],
         categories: Sequence[str] | Mapping[str, str] | None = None,
     ) -> list[ReconcileAction]:
-        """Compare candidates with the store: known → nothing, close variant → update, new → add."""
+        """Compare candidates with the store: known → nothing, close variant → update, new → add.
+
+        A change of mind becomes a ``delete`` of the memory it is about (or an ``update``
+        when it states what replaces it); one whose memory is unclear becomes nothing. An
+        LLM ``update``/``delete`` applies to the memory it names, if that memory still exists.
+        At most one change per memory.
+        """
         memories = self.store.get_all()
         known = {normalize(m.content) for m in memories}
         actions: list[ReconcileAction] = []
+        changed: set[str] = set()
         for index, candidate in enumerate(candidates):
+            if isinstance(candidate, ChangeOfMind) or (
+                isinstance(candidate, StructuredFact) and candidate.action != "add"
+            ):
+                change = _change_action(candidate, memories)
+                if change is not None and change.id not in changed:
+                    changed.add(str(change.id))
+                    actions.append(change)
+                continue
             fact = _as_fact(candidate, _category_for(categories, index, candidate))
             key = normalize(fact.content)
             if not key or key in known:
@@ -158,7 +184,17 @@ class MemoryExtractor:
     def _submit_auto(
         self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
     ) -> Submitted:
+        """Apply adds and updates; deletions always wait for a person in the review queue."""
         result = Submitted()
+        deletions = [a for a in actions if a.action == "delete"]
+        actions = [a for a in actions if a.action != "delete"]
+        if deletions:
+            if self.review_queue is None:
+                result.skipped += len(deletions)
+            else:
+                waiting = [_proposal(a, evidence) for a in deletions]
+                result.queued = self.review_queue.submit(waiting, conversation_id=conversation_id)
+                result.skipped += len(waiting) - len(result.queued)
         for index, action in enumerate(actions):
             try:
                 memory = self._apply_one(action)
@@ -166,8 +202,9 @@ class MemoryExtractor:
                 if self.review_queue is None:
                     raise
                 rest = [_proposal(a, evidence) for a in actions[index:]]
-                result.queued = self.review_queue.submit(rest, conversation_id=conversation_id)
-                result.skipped += len(rest) - len(result.queued)
+                queued = self.review_queue.submit(rest, conversation_id=conversation_id)
+                result.queued.extend(queued)
+                result.skipped += len(rest) - len(queued)
                 return result
             if memory is not None:
                 result.applied.append(memory)
@@ -185,15 +222,50 @@ class MemoryExtractor:
         self.state.mark_extracted(conversation_id, **kwargs)
 
 
+def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAction | None:
+    """The delete or update a change of mind (rules) or an LLM operation asks for, or None."""
+    if isinstance(candidate, StructuredFact):
+        target = next((m for m in memories if m.id == candidate.memory_id), None)
+        content = storable(candidate.content) or ""
+        if candidate.action == "update":
+            content = content.strip()
+    else:
+        target = find_target(candidate, memories)
+        content = ""
+        if target is not None and candidate.kind != "forget" and candidate.replaces:
+            content = storable(replaced_content(candidate, target)) or ""
+    if target is None:
+        return None
+    confidence = (
+        candidate.confidence if isinstance(candidate, StructuredFact) else CHANGE_CONFIDENCE
+    )
+    if content and normalize(content) != normalize(target.content):
+        action, text = "update", content
+    elif isinstance(candidate, StructuredFact) and candidate.action == "update":
+        return None  # an "update" to the same text changes nothing
+    else:
+        action, text = "delete", target.content
+    return ReconcileAction(
+        action,
+        target.id,
+        text,
+        target.category,
+        confidence=confidence,
+        extractor=candidate.extractor,
+        evidence=storable(candidate.evidence),
+        current_content=target.content,
+    )
+
+
 def _category_for(
     categories: Sequence[str] | Mapping[str, str] | None,
     index: int,
-    candidate: str | StructuredFact,
+    candidate: str | Candidate,
 ) -> str | None:
     if categories is None:
         return None
     if isinstance(categories, Mapping):
-        content = candidate.content if isinstance(candidate, StructuredFact) else candidate
+        content = candidate.content if isinstance(candidate, StructuredFact) else str(candidate)
         return categories.get(content)
     return categories[index] if index < len(categories) else None
 
@@ -212,18 +284,18 @@ def storable(text: str | None) -> str | None:
     return None if text is None else _UNSTORABLE.sub("", text)
 
 
-def _as_fact(candidate: str | StructuredFact, category: str | None) -> StructuredFact:
+def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact:
     if isinstance(candidate, StructuredFact):
         chosen = category or candidate.category
         return StructuredFact(
-            storable(candidate.content).strip(),
+            (storable(candidate.content) or "").strip(),
             chosen if chosen in CATEGORIES else "general",
             candidate.confidence,
             evidence=storable(candidate.evidence),
             extractor=candidate.extractor,
         )
     chosen = category if category in CATEGORIES else "general"
-    return StructuredFact(storable(str(candidate)).strip(), chosen, 1.0, extractor="regex")
+    return StructuredFact((storable(str(candidate)) or "").strip(), chosen, 1.0, extractor="regex")
 
 
 def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction:

@@ -19,10 +19,11 @@ def describe_result(result: ExtractionResult, *, mode: str, dry_run: bool) -> st
     applied = {memory.content for memory in result.applied}
     for action in result.actions:
         if dry_run:
-            status = verb
+            # Deletions always wait for a person, in auto mode too.
+            status = "would queue" if action.action == "delete" else verb
         elif (action.action, action.content) in queued:
             status = "queued"
-        elif action.content in applied or action.action == "delete" and mode == "auto":
+        elif action.content in applied and action.action != "delete":
             status = "applied"
         else:
             status = "skipped (already remembered, proposed or rejected)"

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact, message_content, message_role
 
 MAX_SENTENCE_CHARS = 300
@@ -188,6 +189,10 @@ def match_sentence(sentence: str) -> StructuredFact | None:
     """The fact a sentence states, or None when no rule applies or it must not be kept."""
     body = _LEADING_FILLER.sub("", sentence.strip())
     if not body or len(body) > MAX_SENTENCE_CHARS or _QUESTION.search(body) or _SECRET.search(body):
+        return None
+    # "Forget that I like green tea" takes a fact back, "Don't forget to water the plants" asks
+    # for a reminder: neither is a fact to store (changes.py handles the first).
+    if is_change_sentence(body) or is_reminder_request(body):
         return None
     one_off = bool(_ONE_OFF.search(body))
     for rule in RULES:

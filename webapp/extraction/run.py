@@ -12,8 +12,8 @@ from ..stores.errors import NotFoundError
 from ..stores.memories import Memory, MemoryStore
 from ..stores.review import ReviewItem, ReviewQueue
 from .backends import caller_from_settings
-from .llm import LlmMemoryExtractor, MemoryLlmCaller, StructuredFact
-from .reconcile import MemoryExtractor, ReconcileAction
+from .llm import LlmMemoryExtractor, MemoryLlmCaller
+from .reconcile import Candidate, MemoryExtractor, ReconcileAction
 
 FROM_SETTINGS: Any = object()
 
@@ -28,7 +28,7 @@ class ExtractionResult:
     reason: str = ""  # why it did not run ("nothing new", "fewer than 4 new messages…")
     extractor: str = "regex"  # which extractor produced the facts: "llm" or "regex"
     fell_back: bool = False  # an LLM is configured but gave no facts, so the regex ran
-    facts: list[StructuredFact] = field(default_factory=list)
+    facts: list[Candidate] = field(default_factory=list)  # facts, operations, changes of mind
     actions: list[ReconcileAction] = field(default_factory=list)
     queued: list[ReviewItem] = field(default_factory=list)
     applied: list[Memory] = field(default_factory=list)

@@ -193,20 +193,27 @@ class ReviewQueue:
 
     @staticmethod
     def _is_known(records: list[dict[str, Any]], proposal: Proposal) -> bool:
-        """True when the proposal repeats a pending item, an approved one or a rejected fact."""
+        """True when the proposal repeats a pending item, an approved one or a rejected one.
+
+        An update or delete repeats another only on the same memory. A rejected delete (a
+        "forget" the person turned down) is not proposed again for the same memory and
+        evidence; a rejected add or update not for a near-identical text.
+        """
         key = normalize(proposal.content)
         for record in records:
-            same = (
-                normalize(record.get("content", "")) == key
-                and record.get("action") == proposal.action
-            )
-            if same and record.get("status") in ("pending", "approved"):
+            if record.get("action") != proposal.action:
+                continue
+            if proposal.action != "add" and record.get("memoryId") != proposal.memory_id:
+                continue
+            status = record.get("status")
+            if status in ("pending", "approved") and normalize(record.get("content", "")) == key:
                 return True
-            if (
-                record.get("status") == "rejected"
-                and record.get("action") == proposal.action
-                and near_identical(record.get("content", ""), proposal.content)
-            ):
+            if status != "rejected":
+                continue
+            if proposal.action == "delete":
+                if normalize(record.get("evidence") or "") == normalize(proposal.evidence or ""):
+                    return True
+            elif near_identical(record.get("content", ""), proposal.content):
                 return True
         return False
 
@@ -256,8 +263,14 @@ class ReviewQueue:
         text = edited or record["content"]
         action, memory_id = record["action"], record.get("memoryId")
         if action == "delete" and memory_id:
-            self.store.delete(memory_id, actor=actor)
-            return {"appliedMemoryId": memory_id, "appliedContent": None}
+            if not self.store.delete(memory_id, actor=actor):
+                # Gone already (deleted elsewhere meanwhile): undo must not bring it back.
+                return {
+                    "appliedMemoryId": memory_id,
+                    "appliedContent": None,
+                    "appliedAction": "none",
+                }
+            return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
         before = self.store.get(memory_id) if action == "update" and memory_id else None
         if before is not None:
             memory = self.store.update(before.id, text, actor=actor)

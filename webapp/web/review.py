@@ -155,6 +155,8 @@ def index():
 def edit(item_id: str):
     """The item turned into a form to edit its content before approving."""
     item = get_item_or_404(item_id)
+    if item.action == "delete":
+        return show(item.id)  # a deletion has no text to edit: the card as it is
     editing = {item.id: item.content}
     if wants_partial():
         view = ReviewPage("pending", [], 0, editing=editing, focus=f"edit-{item.id}")
