@@ -8,6 +8,7 @@ import json
 import threading
 import zipfile
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -25,13 +26,24 @@ def data_dir(tmp_path: Path) -> Path:
     return folder
 
 
+def make_settings(folder: Path, **changes: Any) -> Settings:
+    """Standalone settings for tests: the defaults (nothing from the real environment) with
+    ``changes``, every store under ``folder / "data"``."""
+    base = Settings.from_env(environ={}, options_file=folder / "no-options.json", cwd=folder)
+    return replace(base, **changes).with_data_dir(folder / "data")
+
+
 @pytest.fixture
 def settings(data_dir: Path, tmp_path: Path) -> Settings:
     """Standalone settings (default caps) with every store under ``data_dir``."""
-    return Settings.from_env(
-        environ={"MEMORY_DATA_DIR": str(data_dir)},
-        options_file=tmp_path / "no-options.json",
-    )
+    return make_settings(tmp_path)
+
+
+def on_disk(memory_file: Path) -> list[dict[str, Any]]:
+    """The memories file as parsed JSON, read straight from the disk ([] when it is missing)."""
+    if not memory_file.exists():
+        return []
+    return json.loads(memory_file.read_bytes().decode("utf-8"))
 
 
 def zip_of(folder: Path, prefix: str = "") -> bytes:

@@ -3,6 +3,7 @@ format), mypy (strict for the library) and the import-linter layer contracts in 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sysconfig
@@ -62,3 +63,27 @@ def test_layer_contracts_refuse_a_crossing(
     assert done.returncode == 1, done.stdout + done.stderr
     assert "BROKEN" in done.stdout
     assert f"is not allowed to import {broken}" in done.stdout
+
+
+def test_templates_are_pages_or_partials() -> None:
+    """One naming pattern in every area: full pages end in ``page.html``, partials start with
+    ``_``; ``base.html`` is the layout they extend."""
+    names = sorted(p.relative_to(ROOT / "templates") for p in (ROOT / "templates").rglob("*.html"))
+    assert names
+    odd = [
+        str(name)
+        for name in names
+        if str(name) != "base.html"
+        and not name.name.startswith("_")
+        and not (name.name == "page.html" or name.name.endswith("_page.html"))
+    ]
+    assert odd == [], f"templates named neither page nor partial: {odd}"
+
+
+def test_every_template_the_code_names_exists() -> None:
+    named = set()
+    for source in [*(ROOT / "webapp").rglob("*.py"), *(ROOT / "templates").rglob("*.html")]:
+        text = source.read_text(encoding="utf-8")
+        named.update(re.findall(r"""["']((?:[\w-]+/)*[\w-]+\.html)["']""", text))
+    missing = sorted(name for name in named if not (ROOT / "templates" / name).is_file())
+    assert len(named) > 20 and missing == []

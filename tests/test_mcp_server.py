@@ -27,6 +27,8 @@ from mcp.client.stdio import stdio_client
 from webapp.mcp_server import ACTIONS, TOOL_NAME
 from webapp.stores import CATEGORIES, MemoryStore, Proposal, ReviewQueue
 
+from .conftest import on_disk
+
 REPO = Path(__file__).resolve().parent.parent
 MAX_ITEMS = 5
 MAX_CHARS = 300
@@ -120,10 +122,6 @@ def empty_store(client: McpClient, dashboard: MemoryStore, memory_file: Path) ->
             memory_file.write_bytes(b"[]\n")
     dashboard.init()  # the first test of a worker may run before anything created the file
     dashboard.delete_many([m.id for m in dashboard.get_all()])
-
-
-def on_disk(memory_file: Path) -> list[dict[str, Any]]:
-    return json.loads(memory_file.read_text(encoding="utf-8"))
 
 
 def added_id(text: str) -> str:

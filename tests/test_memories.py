@@ -16,6 +16,8 @@ from webapp.stores import (
     MemoryStore,
 )
 
+from .conftest import on_disk
+
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
@@ -24,10 +26,6 @@ def store(data_dir) -> MemoryStore:
     return MemoryStore(
         data_dir / "memories.json", max_items=100, max_chars=10000, actor="tester", lock_timeout=5
     ).init()
-
-
-def on_disk(store: MemoryStore) -> list[dict]:
-    return json.loads(store.path.read_bytes().decode("utf-8"))
 
 
 def test_init_creates_the_folder_and_an_empty_array(tmp_path):
@@ -50,7 +48,7 @@ def test_add_saves_a_memory_with_id_and_timestamps(store):
     assert memory.content == "Prefers concise answers."
     assert re.fullmatch(r"[A-Za-z0-9_-]+", memory.id)
     assert memory.category == "preference" and memory.source == "manual"
-    [record] = on_disk(store)
+    [record] = on_disk(store.path)
     assert record["id"] == memory.id
     assert ISO_MS.fullmatch(record["createdAt"]) and record["createdAt"] == record["updatedAt"]
     assert record == memory.to_dict()
@@ -65,7 +63,7 @@ def test_ids_are_unique(store):
 def test_empty_content_is_refused(store, content):
     with pytest.raises(ValueError, match="empty"):
         store.add(content)
-    assert on_disk(store) == []
+    assert on_disk(store.path) == []
 
 
 def test_unknown_category_is_refused(store):
@@ -141,7 +139,7 @@ def test_update_with_a_stale_version_raises_conflict_with_the_current_memory(sto
 def test_delete(store):
     memory = store.add("to forget")
     assert store.delete(memory.id) is True
-    assert store.get(memory.id) is None and on_disk(store) == []
+    assert store.get(memory.id) is None and on_disk(store.path) == []
     assert store.delete(memory.id) is False
 
 
@@ -204,9 +202,9 @@ def test_unknown_fields_and_unix_ms_timestamps_survive_a_rewrite(data_dir):
     assert memory.created_at == datetime(2024, 11, 18, 3, 20, tzinfo=UTC)
     assert memory.to_dict()["pinned"] is True
     store.add("another")
-    assert on_disk(store)[0] == foreign
+    assert on_disk(store.path)[0] == foreign
     store.update("ext-1", "changed", expected_updated_at=1731900000123)
-    record = on_disk(store)[0]
+    record = on_disk(store.path)[0]
     assert record["pinned"] is True and record["tags"] == ["a", "b"]
     assert record["createdAt"] == 1731900000000 and record["content"] == "changed"
 
@@ -301,14 +299,14 @@ def test_two_store_objects_on_one_file_see_each_other(data_dir):
 def test_content_that_cannot_be_stored_is_refused_clearly(store, content, message):
     with pytest.raises(ValueError, match=message):
         store.add(content)
-    assert on_disk(store) == []
+    assert on_disk(store.path) == []
 
 
 def test_hostile_text_is_stored_as_is(store):
     text = '<script>alert("x")</script> ../../etc/passwd {"id": 1} 🙂'
     memory = store.add(text)
     assert store.get(memory.id).content == text
-    assert on_disk(store)[0]["content"] == text
+    assert on_disk(store.path)[0]["content"] == text
 
 
 def test_purge_leaves_no_copy_in_any_file(store):
@@ -342,7 +340,7 @@ def test_import_adds_new_ids_updates_changed_ones_and_keeps_the_rest(store):
 
     counts = store.import_records([record for _, record, _ in plan], actor="importer")
     assert counts == {"added": 1, "updated": 1, "unchanged": 1}
-    by_id = {r["id"]: r for r in on_disk(store)}
+    by_id = {r["id"]: r for r in on_disk(store.path)}
     assert (by_id[changed.id]["content"], by_id[changed.id]["category"]) == ("Uses neovim", "tool")
     assert by_id["from-backup_1"]["createdAt"] == "2026-10-13T20:00:00.000Z"
     assert by_id["from-backup_1"]["color"] == "kept as is"
@@ -439,3 +437,63 @@ def test_text_with_nothing_visible_is_empty(store, invisible):
         store.update(memory.id, invisible)
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # joiners inside an emoji stay
     assert store.add(f"Family {family}").content == f"Family {family}"
+
+
+# ----------------------------------------------------------------- what the forms call
+@pytest.mark.parametrize(
+    ("content", "category", "errors"),
+    [
+        ("  Likes tea \u200b", "preference", {}),
+        ("", "general", {"content": "Memory content cannot be empty."}),
+        ("\u200b\ufeff", "general", {"content": "Memory content cannot be empty."}),
+        ("a\x00b", "general", {"content": "Memory content cannot contain NUL characters."}),
+        ("x" * 51, "general", {"content": "This is 51 characters; one memory can hold at most 50"}),
+        ("fine", "gossip", {"category": "Unknown category 'gossip'; use one of: preference"}),
+        ("", "gossip", {"content": "cannot be empty", "category": "Unknown category"}),
+    ],
+)
+def test_check_input_says_what_add_would_refuse(data_dir, content, category, errors):
+    store = MemoryStore(data_dir / "m.json", max_chars=50)
+    cleaned, checked, found = store.check_input(content, category)
+    assert found.keys() == errors.keys()
+    for field, message in errors.items():
+        assert message in found[field]
+    if not errors:
+        assert (cleaned, checked) == ("Likes tea", "preference")
+        assert store.add(cleaned, category=checked).content == "Likes tea"
+    elif "content" in errors:  # add refuses it too (too long: the caps)
+        with pytest.raises((ValueError, MemoryFullError)):
+            store.add(content, category="general")
+
+
+def test_deleted_gives_the_last_state_of_a_deleted_memory_only(store):
+    memory = store.add("Feeds the cat at 7")
+    store.update(memory.id, "Feeds the cat at 8")
+    assert store.deleted(memory.id) is None
+    store.delete(memory.id)
+    gone = store.deleted(memory.id)
+    assert gone is not None and (gone.id, gone.content) == (memory.id, "Feeds the cat at 8")
+    store.restore(memory.id)
+    assert store.deleted(memory.id) is None
+    assert store.deleted("never-existed") is None
+
+
+def test_preview_import_counts_the_changes_and_checks_the_caps(data_dir):
+    store = MemoryStore(data_dir / "m.json", max_items=3, max_chars=40).init()
+    kept = store.add("Likes tea")
+    changed = store.add("Uses vim")
+    records = [
+        {"id": kept.id, "content": "Likes tea", "category": "general"},
+        {"id": changed.id, "content": "Uses neovim", "category": "tool"},
+        {"id": "new-1", "content": "Walks at 6"},
+    ]
+    preview = store.preview_import(records)
+    assert preview.counts == {"add": 1, "update": 1, "same": 1}
+    assert [kind for kind, _, _ in preview.changes] == ["update", "add"]
+    assert preview.added_chars == len("Uses neovim") - len("Uses vim") + len("Walks at 6")
+    assert preview.fits
+    too_many = [*records, {"id": "new-2", "content": "Reads at 9"}]
+    assert not store.preview_import(too_many).fits
+    with pytest.raises(MemoryFullError):
+        store.import_records(too_many)
+    assert len(store.get_all()) == 2

@@ -25,7 +25,17 @@ from webapp.stores import (
     UnsafeNameError,
     merge_memories,
 )
-from webapp.stores.skills import kebab_case, reference_slug, schema
+from webapp.stores.skills import (
+    description_of,
+    edited_record,
+    kebab_case,
+    name_problems,
+    new_record,
+    reference_slug,
+    schema,
+    text_problems,
+)
+from webapp.stores.skills.drafts import max_length
 
 from .conftest import zip_of
 
@@ -676,3 +686,53 @@ def test_default_folder_comes_from_the_settings(tmp_path, monkeypatch):
 def test_documents_round_trip_through_to_dict(store):
     saved = store.save(doc(meta={"name": "Tea"}))
     assert SkillDocument.from_dict(saved.to_dict()) == saved
+
+
+# ----------------------------------------------------------------- what the forms send
+@pytest.mark.parametrize(
+    ("content", "description", "problems"),
+    [
+        ("Brew at 80°C.", "", {}),
+        ("  \n", "", {"content": "Content cannot be empty."}),
+        ("a\x00b", "", {"content": "Content cannot contain NUL characters."}),
+        ("x" * 1_000_001, "", {"content": "at most 1,000,000"}),
+        ("ok", "d" * 4001, {"description": "at most 4,000"}),
+    ],
+)
+def test_text_problems_follow_the_schema(content, description, problems):
+    found = text_problems(content, description)
+    assert found.keys() == problems.keys()
+    for field, message in problems.items():
+        assert message in found[field]
+    assert max_length("content") == schema()["properties"]["content"]["maxLength"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "skill", "reference", "fields"),
+    [
+        ("skill", "Poem Writer", "", set()),
+        ("reference", "poem-writer", "references/qijue.md", set()),
+        ("script", "poem-writer", "", {"type"}),
+        ("skill", "../etc", "", {"skill"}),
+        ("reference", "poem-writer", "  ", {"reference"}),
+        ("reference", "", "../../x.md", {"skill", "reference"}),
+    ],
+)
+def test_name_problems_name_the_bad_fields(kind, skill, reference, fields):
+    assert set(name_problems(kind, skill, reference)) == fields
+
+
+def test_records_from_a_form_are_saved_as_typed(store):
+    skill = store.save(new_record("skill", " Tea ", "", " How to brew ", "Brew at 80°C."))
+    assert (skill.skill, skill.skill_description, skill.meta["name"]) == (
+        "Tea",
+        "How to brew",
+        "Tea",
+    )
+    ref = store.save(new_record("reference", "Tea", "references/green.md", "Green", "80°C"))
+    assert (ref.reference, ref.skill_description) == ("references/green.md", "Green")
+    assert description_of(skill) == "How to brew"
+    edited = store.save(edited_record(ref, "75°C", " Greener "))
+    assert (edited.id, edited.content, description_of(edited)) == (ref.id, "75°C", "Greener")
+    edited = store.save(edited_record(skill, "Brew at 75°C.", "Cooler"))
+    assert (edited.skill_description, edited.meta["name"]) == ("Cooler", "Tea")

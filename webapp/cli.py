@@ -16,7 +16,15 @@ from typing import Any
 import click
 
 from .settings import Settings, SettingsError
-from .stores import ConversationStore, MemoryStore, StoreError
+from .stores import (
+    ConversationStore,
+    MemoryStore,
+    ReviewQueue,
+    SkillDocumentError,
+    SkillDocumentStore,
+    StoreError,
+)
+from .stores.jsonfile import encode, write_atomic
 
 
 def load_settings(data_dir: str | None = None) -> Settings:
@@ -129,8 +137,6 @@ def stats(data_dir: str | None) -> None:
 
 def _review_stats(settings: Settings) -> list[Exception]:
     """Print the review queue's line of ``stats`` (when it exists); return its problem if any."""
-    from .stores import ReviewQueue
-
     queue = ReviewQueue.from_settings(settings, memory_store(settings))
     if not queue.path.exists():
         return []
@@ -145,7 +151,6 @@ def _review_stats(settings: Settings) -> list[Exception]:
 def repairable_files(settings: Settings) -> list[Any]:
     """Every JSON store file ``repair`` looks after, including the review queue and its state."""
     from .extraction import ExtractionState
-    from .stores import ReviewQueue
 
     memories = memory_store(settings)
     return [
@@ -187,8 +192,6 @@ def repair(data_dir: str | None) -> None:
 @friendly_errors
 def export_memories(data_dir: str | None, output: Path | None) -> None:
     """Write every memory as a JSON array (the on-disk form), for backup or import."""
-    from .stores.jsonfile import encode, write_atomic
-
     payload = encode([m.to_dict() for m in memory_store(load_settings(data_dir)).get_all()])
     if output is None:
         click.echo(payload.decode("utf-8"), nl=False)
@@ -206,7 +209,6 @@ def export_memories(data_dir: str | None, output: Path | None) -> None:
 def mcp_command(data_dir: str | None) -> None:
     """Serve the manage_memory (and review_memory) tools to an assistant over MCP (stdio)."""
     from .mcp_server import serve  # the MCP SDK is loaded only for this command
-    from .stores import ReviewQueue
 
     settings = load_settings(data_dir)
     store = memory_store(settings, actor="mcp")
@@ -306,8 +308,6 @@ def extract(
 # ----------------------------------------------------------------- skill documents
 def skill_store(settings: Settings) -> Any:
     """The skill documents folder as the settings describe it (``SkillDocumentStore``)."""
-    from .stores import SkillDocumentStore
-
     return SkillDocumentStore.from_settings(settings)
 
 
@@ -335,8 +335,6 @@ def import_skills(path: Path, data_dir: str | None) -> None:
 
     Unchanged content is left alone; changed content updates the stored documents.
     """
-    from .stores import SkillDocumentError
-
     store = skill_store(load_settings(data_dir))
     failed = 0
     for source in _skill_sources(path):

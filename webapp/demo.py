@@ -16,6 +16,7 @@ from typing import Any
 
 from .stores import ConversationStore, MemoryStore
 from .stores.timefmt import parse_ts, to_iso
+from .text import count_noun
 
 DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 # The newest sample memory is shown as updated this long ago.
@@ -68,7 +69,7 @@ def existing_content(
     )
     for one, many, count in counts:
         if count:
-            found.append(f"{count} {one if count == 1 else many}")
+            found.append(count_noun(count, one, many))
     return found
 
 

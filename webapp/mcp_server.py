@@ -34,6 +34,7 @@ from .stores import (
     StoreCorruptError,
     StoreError,
 )
+from .text import count_noun
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +177,7 @@ class MemoryTool:
         memories = self.store.get_all()
         if not memories:
             return f"No memories yet.\n{usage_line(self.store)}"
-        heading = "1 memory:" if len(memories) == 1 else f"{len(memories)} memories:"
+        heading = f"{count_noun(len(memories), 'memory', 'memories')}:"
         return "\n".join([heading, *map(describe, memories), usage_line(self.store)])
 
     def do_search(self, keyword: str, **_: Any) -> str:

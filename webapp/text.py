@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from importlib.resources import files
 
 from rapidfuzz import fuzz
@@ -195,3 +196,23 @@ def near_identical(a: str, b: str) -> bool:
         fuzz.token_sort_ratio(" ".join(terms_a), " ".join(terms_b)) / 100
         >= NEAR_IDENTICAL_THRESHOLD
     )
+
+
+def english_ngettext(singular: str, plural: str, count: int) -> str:
+    """English plurals: ``singular`` for exactly one, else ``plural`` (gettext's signature)."""
+    return singular if count == 1 else plural
+
+
+def count_noun(
+    count: int,
+    singular: str,
+    plural: str | None = None,
+    ngettext: Callable[[str, str, int], str] = english_ngettext,
+) -> str:
+    """A count with its noun: ``1 memory``, ``1,204 memories``.
+
+    ``plural`` defaults to ``singular + "s"``; ``ngettext`` picks the form, so a gettext
+    catalog (``gettext.ngettext``, Flask-Babel's) can take over from English later.
+    """
+    noun = ngettext(singular, plural if plural is not None else singular + "s", count)
+    return f"{count:,} {noun}"

@@ -21,6 +21,10 @@ from webapp import create_app
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
 
+from ..conftest import make_settings
+
+__all__ = ["make_settings"]  # the web tests import it from here too
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -34,19 +38,6 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 _TOKEN = re.compile(r'"X-CSRFToken": "([^"]+)"')
-
-
-def make_settings(data_dir: Path, **changes) -> Settings:
-    """Settings for tests: everything under ``data_dir``, nothing from the real environment."""
-    base = Settings.from_env(environ={}, options_file=data_dir / "no-options.json", cwd=data_dir)
-    values = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    values.update(changes)
-    return Settings(**values).with_data_dir(data_dir / "data")
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return make_settings(tmp_path)
 
 
 @pytest.fixture

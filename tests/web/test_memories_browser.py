@@ -7,14 +7,10 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from ..conftest import on_disk
 from .conftest import assert_accessible, screenshot
 
 pytestmark = pytest.mark.browser
-
-
-def on_disk(server) -> list[dict]:
-    path = server.settings.memory_file
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
 
 
 def is_focused(locator) -> bool:
@@ -48,7 +44,7 @@ def test_add_search_edit_and_cancel(live_server, page):
     content = page.get_by_label("What should the assistant remember?")
     page.get_by_role("button", name="Add memory").click()
     expect(page.locator("#add-content-error")).to_contain_text("cannot be empty")
-    assert on_disk(live_server) == []
+    assert on_disk(live_server.settings.memory_file) == []
 
     content.fill("Drinks coffee black, no sugar")
     page.get_by_label("Category", exact=True).first.select_option("preference")
@@ -58,7 +54,7 @@ def test_add_search_edit_and_cancel(live_server, page):
     page.get_by_label("What should the assistant remember?").fill("我喜歡喝咖啡，也喜歡烏龍茶")
     page.get_by_role("button", name="Add memory").click()
     expect(page.locator("#results")).to_contain_text("烏龍茶")
-    records = on_disk(live_server)
+    records = on_disk(live_server.settings.memory_file)
     assert [(r["content"], r["category"]) for r in records] == [
         ("Drinks coffee black, no sugar", "preference"),
         ("我喜歡喝咖啡，也喜歡烏龍茶", "general"),
@@ -106,7 +102,7 @@ def test_add_search_edit_and_cancel(live_server, page):
     row.get_by_role("button", name="Save").click()
     expect(row.locator("td.content")).to_have_text("Drinks coffee with oat milk")
     expect(row.get_by_role("link", name="Edit")).to_be_focused()
-    saved = {r["id"]: r for r in on_disk(live_server)}[first]
+    saved = {r["id"]: r for r in on_disk(live_server.settings.memory_file)}[first]
     assert (saved["content"], saved["category"]) == ("Drinks coffee with oat milk", "workflow")
     clean(page, 422)
 
@@ -122,11 +118,13 @@ def test_delete_undo_and_bulk_delete(live_server, page):
     undo = row.get_by_role("button", name="Undo")
     expect(undo).to_be_focused()
     expect(page.locator("#meter")).to_contain_text("3 / 100")
-    assert ids[0] not in [r["id"] for r in on_disk(live_server)]
+    assert ids[0] not in [r["id"] for r in on_disk(live_server.settings.memory_file)]
     undo.click()
     expect(row.get_by_role("link", name="Edit")).to_be_visible()
     expect(row).to_contain_text("Alpha fact")
-    assert [r["id"] for r in on_disk(live_server)] == ids  # back in its original place
+    assert [
+        r["id"] for r in on_disk(live_server.settings.memory_file)
+    ] == ids  # back in its original place
 
     for memory_id in ids[1:3]:
         row_of(page, memory_id).get_by_role("checkbox").check()
@@ -134,16 +132,16 @@ def test_delete_undo_and_bulk_delete(live_server, page):
     notice = page.locator("#results .notice")
     expect(notice).to_contain_text("Deleted 2 memories.")
     expect(page.locator("#memory-rows tr")).to_have_count(2)
-    assert [r["id"] for r in on_disk(live_server)] == [ids[0], ids[3]]
+    assert [r["id"] for r in on_disk(live_server.settings.memory_file)] == [ids[0], ids[3]]
     notice.get_by_role("button", name="Undo").click()
     expect(page.locator("#results .notice")).to_contain_text("Restored 2 memories.")
     expect(page.locator("#memory-rows tr")).to_have_count(4)
-    assert sorted(r["id"] for r in on_disk(live_server)) == sorted(ids)
+    assert sorted(r["id"] for r in on_disk(live_server.settings.memory_file)) == sorted(ids)
 
     page.locator("#select-all").check()
     page.get_by_role("button", name="Delete selected").click()
     expect(page.get_by_text("Nothing remembered yet")).to_be_visible()
-    assert on_disk(live_server) == []
+    assert on_disk(live_server.settings.memory_file) == []
     clean(page)
 
 
@@ -161,11 +159,13 @@ def test_edit_after_a_change_elsewhere_shows_both_versions(live_server, page):
     expect(alert).to_contain_text("Changed elsewhere")
     expect(row.locator("blockquote.mine")).to_have_text("Dentist on Friday at 9")
     expect(row.locator("blockquote.theirs")).to_have_text("Dentist moved to Tuesday at 10")
-    assert on_disk(live_server)[0]["content"] == "Dentist moved to Tuesday at 10"
+    assert (
+        on_disk(live_server.settings.memory_file)[0]["content"] == "Dentist moved to Tuesday at 10"
+    )
 
     row.get_by_role("button", name="Replace it with my version").click()
     expect(row.locator("td.content")).to_have_text("Dentist on Friday at 9")
-    assert on_disk(live_server)[0]["content"] == "Dentist on Friday at 9"
+    assert on_disk(live_server.settings.memory_file)[0]["content"] == "Dentist on Friday at 9"
     clean(page, 409)
 
 
@@ -188,7 +188,7 @@ def test_history_and_restore(live_server, page):
     entries.first.get_by_role("button", name="Restore the version before this change").click()
     expect(panel).to_contain_text("Restored.")
     expect(row_of(page, memory.id)).to_contain_text("Works on project Apollo")
-    assert on_disk(live_server)[0]["content"] == "Works on project Apollo"
+    assert on_disk(live_server.settings.memory_file)[0]["content"] == "Works on project Apollo"
     assert store.history(memory.id)[-1]["action"] == "restore"
 
     panel.get_by_role("link", name="Close history").click()
@@ -222,12 +222,15 @@ def test_export_then_import_with_preview(live_server, page, tmp_path):
     preview = page.locator(".import-preview")
     expect(preview).to_contain_text("1 to add · 1 to update · 1 already the same")
     expect(preview.locator("tr.import-update")).to_contain_text("Old wording")
-    assert [r["content"] for r in on_disk(live_server)] == ["Kept as is", "Old wording"]
+    assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+        "Kept as is",
+        "Old wording",
+    ]
 
     page.get_by_role("button", name="Apply the import").click()
     expect(page.locator("#import-panel")).to_contain_text("1 added, 1 updated, 1 already the same")
     expect(page.locator("#results")).to_contain_text("Imported fact 匯入")
-    assert {r["id"]: r["content"] for r in on_disk(live_server)} == {
+    assert {r["id"]: r["content"] for r in on_disk(live_server.settings.memory_file)} == {
         kept.id: "Kept as is",
         changed.id: "New wording",
         "imported1": "Imported fact 匯入",
@@ -243,13 +246,17 @@ def test_add_and_delete_work_without_javascript(live_server, browser):
         page.get_by_label("What should the assistant remember?").fill("Added without JavaScript")
         page.get_by_role("button", name="Add memory").click()
         expect(page.locator("#results")).to_contain_text("Added without JavaScript")
-        assert [r["content"] for r in on_disk(live_server)] == ["Added without JavaScript"]
+        assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+            "Added without JavaScript"
+        ]
         page.get_by_role("button", name="Delete", exact=True).click()
         expect(page.get_by_text("Deleted 1 memory.")).to_be_visible()
-        assert on_disk(live_server) == []
+        assert on_disk(live_server.settings.memory_file) == []
         page.get_by_role("button", name="Undo").click()
         expect(page.locator("#results")).to_contain_text("Added without JavaScript")
-        assert [r["content"] for r in on_disk(live_server)] == ["Added without JavaScript"]
+        assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+            "Added without JavaScript"
+        ]
     finally:
         context.close()
 
@@ -307,7 +314,7 @@ def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server
     row_of(page, first.id).get_by_role("button", name="Undo").click()
     expect(row_of(page, first.id).get_by_role("link", name="Edit")).to_be_visible()
     expect(row_of(page, first.id)).to_contain_text("Waters the plants on Sundays")
-    assert first.id in [r["id"] for r in on_disk(live_server)]
+    assert first.id in [r["id"] for r in on_disk(live_server.settings.memory_file)]
 
     # Paging: the address names each filter once, so it can be copied and reloaded as is.
     live_server.memories().import_records(

@@ -13,18 +13,13 @@ from webapp import create_app
 from webapp.stores import MemoryStore
 from webapp.web.memory_listing import PAGE_SIZE, highlight
 
+from ..conftest import on_disk
 from .conftest import CsrfClient, make_settings
 
 
 def store_of(settings) -> MemoryStore:
     """A second MemoryStore on the same file, as another process would have."""
     return MemoryStore.from_settings(settings, actor="other")
-
-
-def on_disk(settings) -> list[dict]:
-    if not settings.memory_file.exists():
-        return []
-    return json.loads(settings.memory_file.read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -163,7 +158,7 @@ def test_add_without_htmx_redirects_303(client, settings):
     )
     assert response.status_code == 303
     assert response.headers["Location"].startswith("/memories/")
-    assert [(r["content"], r["category"]) for r in on_disk(settings)] == [
+    assert [(r["content"], r["category"]) for r in on_disk(settings.memory_file)] == [
         ("Lives in Taipei", "general")
     ]
 
@@ -175,7 +170,7 @@ def test_add_with_htmx_returns_fresh_form_and_triggers_reload(client, settings):
     assert 'id="add-form"' in html and "Added “Uses uv”" in html
     trigger = json.loads(response.headers["HX-Trigger"])
     assert "memories-changed" in trigger and trigger["announce"]
-    assert on_disk(settings)[0]["category"] == "tool"
+    assert on_disk(settings.memory_file)[0]["category"] == "tool"
 
 
 @pytest.mark.parametrize("htmx", [True, False])
@@ -189,7 +184,7 @@ def test_the_same_memory_submitted_twice_is_added_once(client, settings, htmx):
     assert again.status_code == 409
     assert "Already remembered: “Prefers metric units” (preference)" in text(again)
     assert 'aria-invalid="true"' in text(again)
-    assert [r["content"] for r in on_disk(settings)] == ["Prefers metric units"]
+    assert [r["content"] for r in on_disk(settings.memory_file)] == ["Prefers metric units"]
 
 
 @pytest.mark.parametrize(
@@ -209,7 +204,7 @@ def test_add_validation_is_shown_next_to_the_field(client, settings, data, messa
     html = text(response)
     assert 'class="field-error"' in html and message in html
     assert 'aria-invalid="true"' in html
-    assert on_disk(settings) == []
+    assert on_disk(settings.memory_file) == []
 
 
 def test_add_trims_invisible_characters_at_the_ends_but_keeps_emoji_joiners(client, settings):
@@ -220,7 +215,7 @@ def test_add_trims_invisible_characters_at_the_ends_but_keeps_emoji_joiners(clie
         data={"content": f"\u200b Family emoji {family}\ufeff ", "category": "general"},
     )
     assert response.status_code == 200
-    assert [r["content"] for r in on_disk(settings)] == [f"Family emoji {family}"]
+    assert [r["content"] for r in on_disk(settings.memory_file)] == [f"Family emoji {family}"]
 
 
 def test_add_to_a_full_store_is_explained(tmp_path):
@@ -229,7 +224,7 @@ def test_add_to_a_full_store_is_explained(tmp_path):
     response = client.post("/memories/", htmx=True, data={"content": "one more"})
     assert response.status_code == 409
     assert "full" in text(response) and 'class="field-error"' in text(response)
-    assert [r["content"] for r in on_disk(settings)] == ["the only one"]
+    assert [r["content"] for r in on_disk(settings.memory_file)] == ["the only one"]
 
 
 # ------------------------------------------------------------------ edit
@@ -254,7 +249,9 @@ def test_save_returns_the_row_with_focus_on_edit(client, store, settings):
     html = text(response)
     assert html.lstrip().startswith(f'<tr id="memory-{memory.id}"') and "New text" in html
     assert "data-edit-button data-autofocus" in html
-    assert [(r["content"], r["category"]) for r in on_disk(settings)] == [("New text", "project")]
+    assert [(r["content"], r["category"]) for r in on_disk(settings.memory_file)] == [
+        ("New text", "project")
+    ]
 
 
 def test_save_without_htmx_redirects(client, store, settings):
@@ -264,7 +261,7 @@ def test_save_without_htmx_redirects(client, store, settings):
         data={"content": "New", "category": "general", "expected_updated_at": memory.version},
     )
     assert response.status_code == 303
-    assert on_disk(settings)[0]["content"] == "New"
+    assert on_disk(settings.memory_file)[0]["content"] == "New"
 
 
 def test_cancel_returns_the_unchanged_row(client, store):
@@ -289,7 +286,7 @@ def test_save_validation(client, store, settings, data, status, message):
     response = client.post(f"/memories/{memory.id}", htmx=True, data=data)
     assert response.status_code == status and message in text(response)
     assert "<textarea" in text(response)
-    assert on_disk(settings)[0]["content"] == "Original"
+    assert on_disk(settings.memory_file)[0]["content"] == "Original"
 
 
 @pytest.mark.parametrize("htmx", [True, False])
@@ -309,7 +306,7 @@ def test_save_after_a_change_elsewhere_is_refused_with_both_versions(client, sto
     html = text(response)
     assert "Changed elsewhere" in html and "by other" in html
     assert "Meeting on Wednesday" in html and "Meeting moved to Tuesday" in html
-    assert on_disk(settings)[0]["content"] == "Meeting moved to Tuesday"
+    assert on_disk(settings.memory_file)[0]["content"] == "Meeting moved to Tuesday"
     current = store.get(memory.id)
     assert f'name="expected_updated_at" value="{current.version}"' in html
 
@@ -351,7 +348,7 @@ def test_saving_a_memory_deleted_elsewhere_keeps_the_text_and_says_so(
     html = text(response)
     assert "deleted elsewhere" in html and "My careful new wording" in html
     assert 'class="field-error"' in html
-    assert on_disk(settings) == []
+    assert on_disk(settings.memory_file) == []
 
 
 def test_cancel_of_a_memory_deleted_elsewhere_offers_undo(client, store, settings):
@@ -370,10 +367,10 @@ def test_delete_offers_undo_that_restores(client, store, settings):
     response = client.post(f"/memories/{memory.id}/delete", htmx=True)
     assert response.status_code == 200 and "Undo" in text(response)
     assert "memories-usage-changed" in response.headers["HX-Trigger"]
-    assert on_disk(settings) == []
+    assert on_disk(settings.memory_file) == []
     undo = client.post("/memories/restore", htmx=True, data={"ref": memory.id, "return": "row"})
     assert undo.status_code == 200 and "Temporary fact" in text(undo)
-    assert [(r["id"], r["content"], r["category"]) for r in on_disk(settings)] == [
+    assert [(r["id"], r["content"], r["category"]) for r in on_disk(settings.memory_file)] == [
         (memory.id, "Temporary fact", "workflow")
     ]
 
@@ -386,7 +383,7 @@ def test_delete_without_htmx_redirects_with_undo_notice(client, store, settings)
     assert "Deleted 1 memory" in page and f'name="ref" value="{memory.id}"' in page
     restored = client.post("/memories/restore", data={"ref": memory.id})
     assert restored.status_code == 303
-    assert [r["content"] for r in on_disk(settings)] == ["Gone soon"]
+    assert [r["content"] for r in on_disk(settings.memory_file)] == ["Gone soon"]
 
 
 def test_bulk_delete_and_undo_all(client, store, settings):
@@ -398,19 +395,21 @@ def test_bulk_delete_and_undo_all(client, store, settings):
     assert response.status_code == 200
     html = text(response)
     assert "Deleted 3 memories." in html and html.lstrip().startswith('<div id="results"')
-    assert [r["id"] for r in on_disk(settings)] == [keep.id]
+    assert [r["id"] for r in on_disk(settings.memory_file)] == [keep.id]
     undo = client.post(
         "/memories/restore", htmx=True, data={"ref": [m.id for m in gone], "return": "results"}
     )
     assert undo.status_code == 200 and "Restored 3 memories." in text(undo)
-    assert sorted(r["id"] for r in on_disk(settings)) == sorted([keep.id] + [m.id for m in gone])
+    assert sorted(r["id"] for r in on_disk(settings.memory_file)) == sorted(
+        [keep.id] + [m.id for m in gone]
+    )
 
 
 def test_bulk_delete_without_selection_is_422(client, store, settings):
     store.add("untouched")
     response = client.post("/memories/delete-many", htmx=True, data={})
     assert response.status_code == 422 and "Select at least one" in text(response)
-    assert len(on_disk(settings)) == 1
+    assert len(on_disk(settings.memory_file)) == 1
 
 
 def test_bulk_delete_without_selection_and_without_javascript_says_why(client, store, settings):
@@ -419,13 +418,13 @@ def test_bulk_delete_without_selection_and_without_javascript_says_why(client, s
     assert response.status_code == 422
     html = text(response)
     assert "<html" in html and "Select at least one memory" in html
-    assert len(on_disk(settings)) == 1
+    assert len(on_disk(settings.memory_file)) == 1
 
 
 def test_bulk_delete_without_htmx_redirects(client, store, settings):
     ids = [store.add(f"n{i}").id for i in range(2)]
     response = client.post("/memories/delete-many", data={"ids": ids})
-    assert response.status_code == 303 and on_disk(settings) == []
+    assert response.status_code == 303 and on_disk(settings.memory_file) == []
 
 
 def test_restore_of_nothing_is_404(client):
@@ -449,7 +448,7 @@ def test_history_shows_who_what_when_and_restores(client, store, settings):
     restored = client.post("/memories/restore", htmx=True, data={"ref": hid, "return": "history"})
     assert restored.status_code == 200 and "Restored" in text(restored)
     assert "memories-changed" in restored.headers["HX-Trigger"]
-    assert on_disk(settings)[0]["content"] == "Version one"
+    assert on_disk(settings.memory_file)[0]["content"] == "Version one"
 
 
 def test_history_of_a_deleted_memory_can_bring_it_back(client, store, settings):
@@ -494,7 +493,7 @@ def test_import_previews_then_applies(client, store, settings):
     assert "<strong>1</strong> to add" in html and "<strong>1</strong> to update" in html
     assert "<strong>1</strong> already the same" in html
     assert "Changed by import" in html and "Will change" in html and "Brand new" in html
-    assert len(on_disk(settings)) == 2  # a preview writes nothing
+    assert len(on_disk(settings.memory_file)) == 2  # a preview writes nothing
     payload = re.search(r'name="payload" value="([^"]*)"', html).group(1)
     import html as htmlmod
 
@@ -502,7 +501,7 @@ def test_import_previews_then_applies(client, store, settings):
         "/memories/import/confirm", htmx=True, data={"payload": htmlmod.unescape(payload)}
     )
     assert confirm.status_code == 200 and "1 added, 1 updated, 1 already the same" in text(confirm)
-    assert {r["id"]: r["content"] for r in on_disk(settings)} == {
+    assert {r["id"]: r["content"] for r in on_disk(settings.memory_file)} == {
         same.id: "Unchanged",
         changed.id: "Changed by import",
         "newone": "Brand new",
@@ -538,7 +537,7 @@ def test_import_that_would_overflow_is_refused_in_preview(tmp_path):
     confirm = client.post(
         "/memories/import/confirm", htmx=True, data={"payload": json.dumps(records)}
     )
-    assert confirm.status_code == 409 and on_disk(settings) == []
+    assert confirm.status_code == 409 and on_disk(settings.memory_file) == []
 
 
 def test_import_without_htmx_renders_a_page(client):

@@ -71,8 +71,10 @@ class ClaudeCliCaller:
         return text or None
 
 
-class OpenAiCaller:
-    """Chat completions on any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM, llama.cpp)."""
+class _SdkCaller:
+    """One request per prompt through a provider's SDK, no retries; any failure gives None."""
+
+    provider = ""
 
     def __init__(
         self,
@@ -82,45 +84,56 @@ class OpenAiCaller:
         api_key: str | None = None,
         timeout: float = 60,
     ) -> None:
-        import openai
-
         self.model = model
-        # Local servers want no key, but the SDK insists on one.
-        self.client = openai.OpenAI(
-            api_key=api_key or "not-needed",
-            base_url=base_url or None,
-            timeout=timeout,
-            max_retries=0,
-        )
+        self.client = self._client(base_url or None, api_key, timeout)
+
+    def _client(self, base_url: str | None, api_key: str | None, timeout: float) -> Any:
+        raise NotImplementedError
+
+    def _reply(self, prompt: str) -> Any:
+        """The reply's text (anything else counts as no reply)."""
+        raise NotImplementedError
 
     def call(self, prompt: str) -> str | None:
         try:
-            reply = self.client.chat.completions.create(
-                model=self.model,
-                temperature=0,
-                max_tokens=MAX_REPLY_TOKENS,
-                messages=[{"role": "user", "content": prompt}],
-            )
-            text = reply.choices[0].message.content
+            text = self._reply(prompt)
         except Exception as exc:  # any SDK, transport or shape error means "the call failed"
-            log.warning("OpenAI-compatible LLM call failed: %s", exc)
+            log.warning("%s LLM call failed: %s", self.provider, exc)
             return None
         if not isinstance(text, str):
             return None
         return text.strip() or None
 
 
-class AnthropicCaller:
+class OpenAiCaller(_SdkCaller):
+    """Chat completions on any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM, llama.cpp)."""
+
+    provider = "OpenAI-compatible"
+
+    def _client(self, base_url: str | None, api_key: str | None, timeout: float) -> Any:
+        import openai
+
+        # Local servers want no key, but the SDK insists on one.
+        return openai.OpenAI(
+            api_key=api_key or "not-needed", base_url=base_url, timeout=timeout, max_retries=0
+        )
+
+    def _reply(self, prompt: str) -> Any:
+        reply = self.client.chat.completions.create(
+            model=self.model,
+            temperature=0,
+            max_tokens=MAX_REPLY_TOKENS,
+            messages=[{"role": "user", "content": prompt}],
+        )
+        return reply.choices[0].message.content
+
+
+class AnthropicCaller(_SdkCaller):
     """The Messages API through the official ``anthropic`` SDK (the optional extra)."""
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float = 60,
-    ) -> None:
+    provider = "Anthropic"
+
+    def _client(self, base_url: str | None, api_key: str | None, timeout: float) -> Any:
         try:
             import anthropic
         except ImportError as exc:
@@ -128,23 +141,17 @@ class AnthropicCaller:
                 "MEMORY_LLM_PROVIDER=anthropic needs the anthropic SDK: "
                 "pip install 'memory-curator[anthropic]'."
             ) from exc
-        self.model = model
-        self.client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=0
+        return anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
         )
 
-    def call(self, prompt: str) -> str | None:
-        try:
-            reply = self.client.messages.create(
-                model=self.model,
-                max_tokens=MAX_REPLY_TOKENS,
-                messages=[{"role": "user", "content": prompt}],
-            )
-            text = "".join(block.text for block in reply.content if block.type == "text")
-        except Exception as exc:  # any SDK, transport or shape error means "the call failed"
-            log.warning("Anthropic LLM call failed: %s", exc)
-            return None
-        return text.strip() or None
+    def _reply(self, prompt: str) -> Any:
+        reply = self.client.messages.create(
+            model=self.model,
+            max_tokens=MAX_REPLY_TOKENS,
+            messages=[{"role": "user", "content": prompt}],
+        )
+        return "".join(block.text for block in reply.content if block.type == "text")
 
 
 def caller_from_settings(

@@ -23,7 +23,7 @@ from .errors import (
     StoreError,
     StoreWriteError,
 )
-from .memories import CATEGORIES, Memory, MemoryStore
+from .memories import CATEGORIES, ImportPreview, Memory, MemoryStore
 from .review import Proposal, ReviewItem, ReviewQueue
 from .skills import (
     ImportReport,
@@ -49,6 +49,7 @@ __all__ = [
     "ConversationTurn",
     "ImportReport",
     "InvalidSkillDocumentError",
+    "ImportPreview",
     "Memory",
     "MemoryFullError",
     "MemoryStore",

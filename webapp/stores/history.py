@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StoreWriteError
+from .jsonfile import write_atomic
 from .timefmt import now_iso
 
 log = logging.getLogger(__name__)
@@ -99,8 +100,6 @@ class HistoryLog:
 
     def rewrite_without(self, record_id: str) -> int:
         """Drop every entry of ``record_id`` (purge); the caller holds the store's lock."""
-        from .jsonfile import write_atomic
-
         entries = self._parse_file()
         kept = [e for e in entries if e.get("id") != record_id]
         if len(kept) == len(entries):

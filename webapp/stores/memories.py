@@ -162,6 +162,16 @@ def _later_than(previous: Any) -> str:
     return to_iso(now)
 
 
+@dataclass(frozen=True)
+class ImportPreview:
+    """What importing a file would change, worked out before anything is written."""
+
+    changes: list[tuple[str, dict[str, Any], Memory | None]]  # ('add' | 'update', record, current)
+    counts: dict[str, int]  # how many records would be added, updated, or are the same
+    added_chars: int  # characters the changes add (negative when they shorten memories)
+    fits: bool  # False when the result would break the caps (then nothing is imported)
+
+
 class MemoryStore:
     """The long-term memory file (a JSON array), safe for several processes at once.
 
@@ -256,6 +266,44 @@ class MemoryStore:
         """The change log (oldest first), optionally for one memory."""
         return self._history.read(memory_id)
 
+    def deleted(self, memory_id: str) -> Memory | None:
+        """The last state of a memory that is deleted now (from the history log), else None."""
+        if self.get(memory_id) is not None:
+            return None
+        entry = self._last_deletion(memory_id)
+        before = entry.get("before") if entry else None
+        try:
+            return Memory.from_dict(before) if isinstance(before, dict) else None
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def _last_deletion(self, memory_id: str) -> dict[str, Any] | None:
+        deletions = [e for e in self._history.read(memory_id) if e.get("action") == "delete"]
+        return deletions[-1] if deletions else None
+
+    def check_input(self, content: Any, category: Any) -> tuple[str, str, dict[str, str]]:
+        """What a person typed, as ``add`` and ``update`` would store it, and a message per
+        field (``content``, ``category``) they would refuse; a text longer than the whole store
+        may hold is refused here, before it reaches the caps."""
+        errors: dict[str, str] = {}
+        cleaned = trim_invisible(content) if isinstance(content, str) else ""
+        try:
+            cleaned = clean_content(content)
+        except ValueError as exc:
+            errors["content"] = str(exc)
+        else:
+            if len(cleaned) > self.max_chars:
+                errors["content"] = (
+                    f"This is {len(cleaned):,} characters; one memory can hold at most "
+                    f"{self.max_chars:,} (the whole store's limit). Shorten it."
+                )
+        try:
+            checked = check_category(category)
+        except ValueError as exc:
+            errors["category"] = str(exc)
+            checked = str(category)
+        return cleaned, checked, errors
+
     # ----------------------------------------------------------------- writing
     def _check_caps(
         self, records: list[dict[str, Any]], added_items: int, added_chars: int
@@ -263,23 +311,24 @@ class MemoryStore:
         items = len(records)
         chars = sum(len(r.get("content", "")) for r in records)
         if added_items and items + added_items > self.max_items:
-            raise MemoryFullError(
+            raise self._full(
                 f"The memory store is full: {items} of {self.max_items} memories are used. "
                 f"Delete or update a memory before adding another.",
-                items=items,
-                max_items=self.max_items,
-                chars=chars,
-                max_chars=self.max_chars,
+                items,
+                chars,
             )
         if added_chars > 0 and chars + added_chars > self.max_chars:
-            raise MemoryFullError(
+            raise self._full(
                 f"The memory store is full: {chars} of {self.max_chars} characters are used and "
                 f"this needs {added_chars} more. Shorten, delete or update memories first.",
-                items=items,
-                max_items=self.max_items,
-                chars=chars,
-                max_chars=self.max_chars,
+                items,
+                chars,
             )
+
+    def _full(self, message: str, items: int, chars: int) -> MemoryFullError:
+        return MemoryFullError(
+            message, items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars
+        )
 
     def _journal(
         self, actor: str | None, action: str
@@ -417,10 +466,9 @@ class MemoryStore:
         """
         entry = self._history.find(ref)
         if entry is None:
-            deletions = [e for e in self._history.read(ref) if e.get("action") == "delete"]
-            if not deletions:
+            entry = self._last_deletion(ref)
+            if entry is None:
                 raise KeyError(f"Nothing to restore for {ref!r}: no such memory was deleted.")
-            entry = deletions[-1]
         target = entry.get("before")
         if not isinstance(target, dict) or "id" not in target:
             raise KeyError(f"History entry {ref!r} created the memory; there is no earlier state.")
@@ -476,6 +524,21 @@ class MemoryStore:
                 plan.append(("update", record, current))
         return plan
 
+    def preview_import(self, records: Iterable[dict[str, Any]]) -> ImportPreview:
+        """``plan_import`` summed up: the changes, their counts, and whether the result fits."""
+        plan = self.plan_import(records)
+        counts = {
+            kind: sum(1 for k, _, _ in plan if k == kind) for kind in ("add", "update", "same")
+        }
+        changes = [(k, r, c) for k, r, c in plan if k != "same"]
+        added_chars = sum(len(r["content"]) - (len(c.content) if c else 0) for _, r, c in changes)
+        used = self.stats()
+        fits = self._fits(used["items"] + counts["add"], used["chars"] + added_chars)
+        return ImportPreview(changes, counts, added_chars, fits)
+
+    def _fits(self, items: int, chars: int) -> bool:
+        return items <= self.max_items and chars <= self.max_chars
+
     def import_records(
         self, records: Iterable[dict[str, Any]], *, actor: str | None = None
     ) -> dict[str, int]:
@@ -511,14 +574,12 @@ class MemoryStore:
                 return Unchanged((counts, []))
             items = len(existing)
             chars = sum(len(r["content"]) for r in existing)
-            if items > self.max_items or chars > self.max_chars:
-                raise MemoryFullError(
+            if not self._fits(items, chars):
+                raise self._full(
                     f"Importing would leave {items} memories and {chars} characters; the caps are "
                     f"{self.max_items} memories and {self.max_chars} characters. Nothing was imported.",
-                    items=items,
-                    max_items=self.max_items,
-                    chars=chars,
-                    max_chars=self.max_chars,
+                    items,
+                    chars,
                 )
             return counts, entries
 

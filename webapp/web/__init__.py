@@ -16,6 +16,7 @@ from . import (
     context,
     conversations,
     errors,
+    formatting,
     health,
     i18n,
     ingress,
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     context.init_app(app)
     i18n.init_app(app)
     errors.init_app(app)
+    formatting.init_app(app)
     for area in (health, memories, conversations, prompt, review, skills):
         app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))

@@ -30,6 +30,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..stores import StoreCorruptError
 from ..stores.jsonfile import JsonFile, Unchanged
+from ..text import count_noun
 from .context import settings
 from .ingress import via_ingress
 
@@ -207,8 +208,7 @@ def login():
         minutes = max(1, round(wait / 60))
         response = _login_page(
             next_url,
-            error=f"Too many failed attempts. Try again in about "
-            f"{minutes} minute{'s' if minutes != 1 else ''}.",
+            error=f"Too many failed attempts. Try again in about {count_noun(minutes, 'minute')}.",
             status=429,
         )
         response.headers["Retry-After"] = str(int(wait) + 1)
@@ -223,7 +223,7 @@ def login():
 
 def _login_page(next_url: str | None, *, error: str | None = None, status: int = 200) -> Response:
     html = render_template(
-        "auth/login.html",
+        "auth/login_page.html",
         next_url=next_url,
         error=error,
         page_title="Log in",

@@ -17,7 +17,9 @@ from flask import (
 )
 from flask_htmx import make_response
 
-from ..stores import ConversationSummary, ConversationTurn
+from ..extraction import LlmConfigError, extract_conversation
+from ..stores import ConversationSummary, ConversationTurn, NotFoundError
+from ..text import count_noun
 from .context import actor, settings, stores, wants_partial
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
@@ -26,44 +28,13 @@ INTERFACE_LABELS = {"slack": "Slack", "cli": "CLI", "schedule": "Schedule", "oth
 
 
 @dataclass(frozen=True)
-class Moment:
-    """A timestamp as the pages show it: machine form, absolute text, relative text."""
-
-    iso: str
-    absolute: str
-    relative: str
-
-
-def _span(seconds: float) -> str:
-    """'3 minutes', '1 day'; '' under a minute."""
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            count = int(seconds // size)
-            return f"{count} {unit}{'' if count == 1 else 's'}"
-    return ""
-
-
-def moment(when: datetime, now: datetime) -> Moment:
-    """Describe ``when`` for a person, relative to ``now`` ("3 minutes ago", "in 6 days")."""
-    seconds = (when - now).total_seconds()
-    span = _span(abs(seconds))
-    relative = "just now" if not span else f"in {span}" if seconds > 0 else f"{span} ago"
-    utc = when.astimezone(UTC)
-    return Moment(
-        iso=utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        absolute=utc.strftime("%Y-%m-%d %H:%M UTC"),
-        relative=relative,
-    )
-
-
-@dataclass(frozen=True)
 class ThreadRow:
     """One thread in the list (and the head of the thread page)."""
 
     summary: ConversationSummary
     interface_label: str  # Slack / CLI / Schedule / Other, from the key's prefix
-    last_activity: Moment
-    expires: Moment
+    last_activity: datetime
+    expires: datetime
     expired: bool  # the assistant no longer sees it; the next cleanup removes it
 
 
@@ -72,8 +43,8 @@ def thread_row(summary: ConversationSummary, now: datetime) -> ThreadRow:
     return ThreadRow(
         summary=summary,
         interface_label=INTERFACE_LABELS.get(summary.interface, summary.interface.title()),
-        last_activity=moment(summary.last_activity, now),
-        expires=moment(summary.expires_at, now),
+        last_activity=summary.last_activity,
+        expires=summary.expires_at,
         expired=summary.expires_at <= now,
     )
 
@@ -109,6 +80,7 @@ def index():
         template,
         rows=rows,
         limits=limits,
+        now=now,
         cleared=request.args.get("cleared", "")[:300],
         page_title="Conversations",
     )
@@ -122,7 +94,7 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
         "row": row,
         "turns": turns,
         "limits": _limits(),
-        "turn_times": [moment(t.timestamp, now) for t in turns],
+        "now": now,
         "page_title": f"Conversation {conversation_id}",
     }
 
@@ -131,7 +103,7 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
 def thread(conversation_id: str):
     """One thread's turns as the assistant sees them after trimming."""
     context = _thread_context(conversation_id)
-    template = "conversations/_thread.html" if wants_partial() else "conversations/thread.html"
+    template = "conversations/_thread.html" if wants_partial() else "conversations/thread_page.html"
     return render_template(template, **context)
 
 
@@ -161,7 +133,7 @@ def extract(conversation_id: str):
         )
         return make_response(html, 200, trigger={"announce": outcome.message})
     return render_template(
-        "conversations/thread.html",
+        "conversations/thread_page.html",
         outcome=outcome,
         review_url=review_url,
         **_thread_context(conversation_id),
@@ -178,10 +150,7 @@ class ExtractOutcome:
 
 
 def run_extraction(conversation_id: str) -> ExtractOutcome:
-    """Run the configured extractor over the whole thread (imported lazily: it may load an SDK)."""
-    from ..extraction import LlmConfigError, extract_conversation
-    from ..stores import NotFoundError
-
+    """Run the configured extractor over the whole thread."""
     try:
         result = extract_conversation(settings(), conversation_id, force=True, actor=actor())
     except LlmConfigError as exc:
@@ -191,20 +160,18 @@ def run_extraction(conversation_id: str) -> ExtractOutcome:
     return ExtractOutcome(True, len(result.queued), describe_extraction(result))
 
 
-def _facts(count: int) -> str:
-    return f"{count} fact{'' if count == 1 else 's'}"
-
-
 def describe_extraction(result: Any) -> str:
     """One sentence on what an ExtractionResult did, for the person who pressed the button."""
     by = "the LLM" if result.extractor == "llm" else "the regex rules"
     parts = []
     if result.queued:
-        parts.append(f"{_facts(len(result.queued))} landed in Review")
+        parts.append(f"{count_noun(len(result.queued), 'fact')} landed in Review")
     if result.applied:
-        parts.append(f"{_facts(len(result.applied))} went straight into memory (auto mode)")
+        parts.append(
+            f"{count_noun(len(result.applied), 'fact')} went straight into memory (auto mode)"
+        )
     if result.skipped:
-        parts.append(f"{_facts(result.skipped)} had already been proposed or rejected")
+        parts.append(f"{count_noun(result.skipped, 'fact')} had already been proposed or rejected")
     if not parts:
         return f"No new facts: {by} found nothing durable in this conversation."
     return "; ".join(parts) + f" (found by {by})."

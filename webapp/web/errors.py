@@ -28,7 +28,7 @@ def banner_response(title: str, message: str, advice: str, status: int, level: s
     if wants_partial():
         html = render_template("_banner.html", **context)
         return make_response(html, status, retarget="#banner", reswap="innerHTML")
-    return render_template("error.html", **context), status
+    return render_template("error_page.html", **context), status
 
 
 def _store_error(exc: StoreError):

@@ -25,8 +25,7 @@ from ..stores import (
     Memory,
     MemoryFullError,
 )
-from ..stores.memories import trim_invisible
-from ..stores.timefmt import parse_ts
+from ..text import count_noun
 from .context import actor, stores, wants_partial
 from .memory_listing import (
     PAGE_SIZE,
@@ -53,32 +52,12 @@ def _highlight_filter(text: str, query: str):
     return highlight(text, query)
 
 
-@bp.app_template_filter("when")
-def _when_filter(moment: Any) -> str:
-    if not isinstance(moment, datetime):
-        moment = parse_ts(moment)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def get_memory_or_404(memory_id: str) -> Memory:
     """The memory with that id, or a 404."""
     memory = stores().memories.get(memory_id)
     if memory is None:
         abort(404)
     return memory
-
-
-def deleted_memory(memory_id: str) -> Memory | None:
-    """The last state of a memory that was deleted, so a form left open elsewhere can say so."""
-    store = stores().memories
-    if store.get(memory_id) is not None:
-        return None
-    deletions = [e for e in store.history(memory_id) if e.get("action") == "delete"]
-    before = deletions[-1].get("before") if deletions else None
-    try:
-        return Memory.from_dict(before) if isinstance(before, dict) else None
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 DELETED_ELSEWHERE = (
@@ -146,31 +125,17 @@ def meter():
 
 
 # ------------------------------------------------------------------ add
-def validate_memory_form(form: Any) -> tuple[str, str, dict[str, str]]:
-    """Content and category from a form, with a message per bad field."""
-    store = stores().memories
-    content = trim_invisible(form.get("content") or "")
-    category = form.get("category") or "general"
-    errors = {}
-    if not content:
-        errors["content"] = "Write what the assistant should remember; it cannot be empty."
-    elif len(content) > store.max_chars:
-        errors["content"] = (
-            f"This is {len(content):,} characters; one memory can hold at most "
-            f"{store.max_chars:,} (the whole store's limit). Shorten it."
-        )
-    elif "\x00" in content:
-        errors["content"] = "The text contains a NUL character; remove it."
-    if category not in CATEGORIES:
-        errors["category"] = f"Unknown category; choose one of: {', '.join(CATEGORIES)}."
-    return content, category, errors
+def checked_form() -> tuple[str, str, dict[str, str]]:
+    """Content and category from the form, with the library's message per refused field."""
+    form = request.form
+    return stores().memories.check_input(form.get("content", ""), form.get("category") or "general")
 
 
 @bp.post("/")
 def add():
     """Remember a new fact; errors are shown next to the field."""
     store = stores().memories
-    content, category, errors = validate_memory_form(request.form)
+    content, category, errors = checked_form()
     form = {"content": request.form.get("content", ""), "category": category}
     status = 422
     if not errors:
@@ -217,7 +182,7 @@ def row(memory_id: str):
 
     A memory deleted elsewhere meanwhile comes back as its "Deleted … Undo" row.
     """
-    gone = deleted_memory(memory_id)
+    gone = stores().memories.deleted(memory_id)
     memory = gone or get_memory_or_404(memory_id)
     if not wants_partial():
         return redirect(url_for("memories.index"), 303)
@@ -246,9 +211,9 @@ def edit(memory_id: str):
 def update(memory_id: str):
     """Save an edit, refusing (409) when the memory changed since the form was loaded."""
     store = stores().memories
-    gone = deleted_memory(memory_id)
+    gone = store.deleted(memory_id)
     memory = gone or get_memory_or_404(memory_id)
-    content, category, errors = validate_memory_form(request.form)
+    content, category, errors = checked_form()
     version = request.form.get("expected_updated_at") or ""
     form = {"content": request.form.get("content", ""), "category": category}
     if gone is not None:
@@ -327,9 +292,9 @@ def delete_many():
     removed = stores().memories.delete_many(ids, actor=actor())
     if not wants_partial():
         return redirect(url_for("memories.index", undo=",".join(ids)), 303)
-    noun = "memory" if removed == 1 else "memories"
-    notice = {"kind": "deleted", "text": f"Deleted {removed} {noun}.", "refs": ids}
-    return _results_or_redirect(notice, announce=f"Deleted {removed} {noun}. Undo is available.")
+    deleted = count_noun(removed, "memory", "memories")
+    notice = {"kind": "deleted", "text": f"Deleted {deleted}.", "refs": ids}
+    return _results_or_redirect(notice, announce=f"Deleted {deleted}. Undo is available.")
 
 
 @bp.post("/restore")
@@ -357,8 +322,10 @@ def restore():
     if back_to == "row" and restored:
         html = render_template("memories/_row.html", memory=restored[0], query="", focus_edit=True)
         return _triggered(html, event=USAGE_CHANGED, announce="Memory restored.")
-    noun = "memory" if len(restored) == 1 else "memories"
-    notice = {"kind": "restored", "text": f"Restored {len(restored)} {noun}."}
+    notice = {
+        "kind": "restored",
+        "text": f"Restored {count_noun(len(restored), 'memory', 'memories')}.",
+    }
     return _results_or_redirect(notice, announce=notice["text"])
 
 
@@ -454,29 +421,19 @@ def import_preview():
     store = stores().memories
     try:
         records, text = read_import_file()
-        plan = store.plan_import(records)
+        preview = store.preview_import(records)
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
     except ValueError as exc:
         return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
-    counts = {kind: sum(1 for k, _, _ in plan if k == kind) for kind in ("add", "update", "same")}
-    usage = usage_of(store)
-    added_chars = sum(
-        len(r["content"]) - (len(c.content) if c else 0) for k, r, c in plan if k != "same"
-    )
-    too_big = (
-        usage["items"] + counts["add"] > usage["max_items"]
-        or usage["chars"] + added_chars > usage["max_chars"]
-    )
-    changes = [(k, r, c) for k, r, c in plan if k != "same"]
     return _import_answer(
-        plan=changes[:200],
-        more=max(0, len(changes) - 200),
-        counts=counts,
+        plan=preview.changes[:200],
+        more=max(0, len(preview.changes) - 200),
+        counts=preview.counts,
         payload=text,
-        too_big=too_big,
-        usage=usage,
-        added_chars=added_chars,
+        too_big=not preview.fits,
+        usage=usage_of(store),
+        added_chars=preview.added_chars,
     )
 
 

@@ -14,8 +14,10 @@ from markupsafe import Markup, escape
 
 from ..stores import CATEGORIES, Memory, MemoryStore
 from ..text import fold
+from .pagination import PAGE_SIZE, paginate
 
-PAGE_SIZE = 50
+__all__ = ["PAGE_SIZE", "SORTS", "Listing", "build_listing", "highlight", "usage_of"]
+
 SORTS = {
     "newest": "Newest first",
     "oldest": "Oldest first",
@@ -40,14 +42,8 @@ class Listing:
     sort: str  # a key of SORTS
     args: dict[str, str] = field(default_factory=dict)  # the filters, for pager links
 
-    @property
-    def first(self) -> int:
-        """1-based number of the first row shown (0 when none)."""
-        return (self.page - 1) * PAGE_SIZE + 1 if self.memories else 0
-
-    @property
-    def last(self) -> int:
-        return self.first + len(self.memories) - 1 if self.memories else 0
+    first: int = 0  # 1-based number of the first row shown (0 when none)
+    last: int = 0  # and of the last one
 
 
 def _sort_key(sort: str):
@@ -74,13 +70,6 @@ def sorted_folded(store: MemoryStore, sort: str) -> tuple[tuple[str, Memory], ..
     return store.file.view(f"web.sorted.{sort}", build)
 
 
-def _page_number(raw: Any) -> int:
-    try:
-        return max(1, int(raw))
-    except (TypeError, ValueError):
-        return 1
-
-
 def build_listing(
     store: MemoryStore, *, query: str = "", category: str = "", sort: str = "", page: Any = 1
 ) -> Listing:
@@ -95,12 +84,22 @@ def build_listing(
         pairs = tuple(
             p for p in pairs if needle in p[0] and (not category or p[1].category == category)
         )
-    pages = max(1, -(-len(pairs) // PAGE_SIZE))
-    number = min(_page_number(page), pages)
-    start = (number - 1) * PAGE_SIZE
-    rows = [memory for _, memory in pairs[start : start + PAGE_SIZE]]
+    shown = paginate(pairs, page)
+    rows = [memory for _, memory in shown.items]
     args = {k: v for k, v in (("q", query), ("category", category), ("sort", sort)) if v}
-    return Listing(rows, len(pairs), store_total, number, pages, query, category, sort, args)
+    return Listing(
+        rows,
+        shown.total,
+        store_total,
+        shown.number,
+        shown.pages,
+        query,
+        category,
+        sort,
+        args,
+        first=shown.first,
+        last=shown.last,
+    )
 
 
 def _folded_with_owners(text: str) -> tuple[str, list[int]]:

@@ -13,12 +13,13 @@ from flask_htmx import make_response
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.memories import trim_invisible
 from ..stores.review import ReviewItem
+from ..text import count_noun
 from .context import actor, stores, wants_partial
+from .pagination import paginate
 
 bp = Blueprint("review", __name__, url_prefix="/review")
 
 TABS = ("pending", "decided")
-PAGE_SIZE = 50  # a flood of proposals must not make one huge page
 # Chinese/Japanese/Korean characters compare one by one; other text word by word.
 _DIFF_TOKEN = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
@@ -41,11 +42,8 @@ class ReviewPage:
     focus: str | None = None  # element id that gets focus after the swap
     selected: set[str] = field(default_factory=set)  # item ids whose checkbox stays ticked
     page: int = 1  # which page of PAGE_SIZE items is shown
+    pages: int = 1  # how many pages the tab has
     total: int = 0  # items in the tab, all pages
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // PAGE_SIZE))
 
 
 def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
@@ -83,11 +81,6 @@ def _tab() -> str:
     return tab if tab in TABS else "pending"
 
 
-def _page() -> int:
-    raw = request.values.get("page", "1")
-    return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
-
-
 def _kept_from_page() -> tuple[dict[str, str], set[str]]:
     """Open edits and ticks of other items that review.js sends along, so a swap keeps them."""
     if request.method != "POST":
@@ -106,14 +99,14 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
     extra.setdefault("selected", selected)
     queue = stores().review
     items = queue.pending() if tab == "pending" else queue.decided()
-    page = min(_page(), max(1, -(-len(items) // PAGE_SIZE)))
-    shown = items[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    shown = paginate(items, request.values.get("page", "1"))
     return ReviewPage(
         tab=tab,
-        items=shown,
+        items=shown.items,
         pending_count=stores().pending_count(),
-        page=page,
-        total=len(items),
+        page=shown.number,
+        pages=shown.pages,
+        total=shown.total,
         **extra,
     )
 
@@ -282,4 +275,4 @@ def bulk():
             )
         done += 1
     verb = "Approved" if decision == "approve" else "Rejected"
-    return _done("pending", f"{verb} {done} fact{'s' if done != 1 else ''}.")
+    return _done("pending", f"{verb} {count_noun(done, 'fact')}.")

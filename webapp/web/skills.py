@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import nh3
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores.skills import (
@@ -19,16 +19,17 @@ from ..stores.skills import (
     SkillDocumentProblem,
     SkillImportError,
     UnsafeNameError,
-    kebab_case,
-    reference_slug,
+    description_of,
+    edited_record,
+    name_problems,
+    new_record,
+    text_problems,
 )
 from .context import stores, wants_partial
 
 bp = Blueprint("skills", __name__, url_prefix="/skills")
 
 TABS = ("live", "deprecated")
-MAX_CONTENT_CHARS = 1_000_000  # the schema's limit for ``content``
-MAX_DESCRIPTION_CHARS = 4000  # the schema's limit for ``skillDescription``
 # What sanitised Markdown may keep: text structure and http(s) links; no images, no raw HTML.
 ALLOWED_TAGS = {
     "p",
@@ -89,28 +90,7 @@ def render_markdown(text: str) -> str:
 @bp.app_template_filter("skill_markdown")
 def skill_markdown(text: str):
     """Template filter: sanitised Markdown (the only place this blueprint marks HTML safe)."""
-    from markupsafe import Markup
-
     return Markup(render_markdown(text))  # noqa: S704 - nh3 allow-list output
-
-
-@bp.app_template_filter("skill_time")
-def skill_time(ms: int) -> str:
-    """Unix milliseconds as ``YYYY-MM-DD HH:MM UTC``."""
-    try:
-        moment = datetime.fromtimestamp(int(ms) / 1000, tz=UTC)
-    except (TypeError, ValueError, OverflowError, OSError):
-        return "—"
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-@bp.app_template_filter("skill_iso")
-def skill_iso(ms: int) -> str:
-    """Unix milliseconds as an ISO 8601 value for ``<time datetime>``."""
-    try:
-        return datetime.fromtimestamp(int(ms) / 1000, tz=UTC).isoformat()
-    except (TypeError, ValueError, OverflowError, OSError):
-        return ""
 
 
 # ----------------------------------------------------------------- page data
@@ -275,7 +255,7 @@ def _too_large(exc):
 def document(doc_id: str):
     """One document: its details and its content, Markdown rendered through the sanitiser."""
     doc = get_document_or_404(doc_id)
-    return render_template("skills/document.html", doc=doc, page_title=doc.title)
+    return render_template("skills/document_page.html", doc=doc, page_title=doc.title)
 
 
 @dataclass
@@ -293,7 +273,7 @@ def _form_response(form: DocumentForm, status: int = 200):
     if wants_partial():
         return render_template("skills/_form.html", form=form), status
     title = f"Edit {form.doc.title}" if form.doc else "New skill document"
-    return render_template("skills/form.html", form=form, page_title=title), status
+    return render_template("skills/form_page.html", form=form, page_title=title), status
 
 
 def _saved(doc: SkillDocument, message: str):
@@ -302,23 +282,6 @@ def _saved(doc: SkillDocument, message: str):
     if wants_partial():
         return make_response("", 200, redirect=target, trigger={"announce": message})
     return redirect(target, code=303)
-
-
-def _check_text(values: dict[str, str], errors: dict[str, str]) -> None:
-    content = values["content"]
-    if not content.strip():
-        errors["content"] = "Content cannot be empty."
-    elif len(content) > MAX_CONTENT_CHARS:
-        errors["content"] = (
-            f"Content is too long ({len(content):,} characters; at most {MAX_CONTENT_CHARS:,})."
-        )
-    elif "\x00" in content:
-        errors["content"] = "Content cannot contain NUL characters."
-    if len(values["description"]) > MAX_DESCRIPTION_CHARS:
-        errors["description"] = (
-            f"The description is too long ({len(values['description']):,} "
-            f"characters; at most {MAX_DESCRIPTION_CHARS:,})."
-        )
 
 
 def _form_values(*names: str) -> dict[str, str]:
@@ -343,39 +306,14 @@ def new():
 def create():
     """Create a skill or reference document."""
     values = _form_values("type", "skill", "reference", "description", "content")
+    kind, skill, reference = values["type"], values["skill"], values["reference"]
     form = DocumentForm(values)
-    _check_new(values, form.errors)
-    _check_text(values, form.errors)
+    form.errors.update(name_problems(kind, skill, reference))
+    form.errors.update(text_problems(values["content"], values["description"]))
     if form.errors:
         return _form_response(form, 422)
-    record = {
-        "type": values["type"],
-        "skill": values["skill"].strip(),
-        "skillDescription": values["description"].strip(),
-        "content": values["content"],
-        "meta": {"name": values["skill"].strip()} if values["type"] == "skill" else {},
-    }
-    if values["type"] == "reference":
-        record["reference"] = values["reference"].strip()
+    record = new_record(kind, skill, reference, values["description"], values["content"])
     return _save_or_explain(record, form, "Created.")
-
-
-def _check_new(values: dict[str, str], errors: dict[str, str]) -> None:
-    if values["type"] not in ("skill", "reference"):
-        errors["type"] = "Choose Skill or Reference."
-        return
-    try:
-        kebab_case(values["skill"])
-    except UnsafeNameError as exc:
-        errors["skill"] = str(exc)
-    if values["type"] == "reference":
-        if not values["reference"].strip():
-            errors["reference"] = "A reference needs its path, e.g. references/qijue.md."
-            return
-        try:
-            reference_slug(values["reference"].strip())
-        except UnsafeNameError as exc:
-            errors["reference"] = str(exc)
 
 
 def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
@@ -399,7 +337,7 @@ def edit(doc_id: str):
     doc = get_document_or_404(doc_id)
     values = {
         "content": doc.content,
-        "description": _description_of(doc),
+        "description": description_of(doc),
         "version": str(doc.updated_at),
     }
     return _form_response(DocumentForm(values, doc=doc))
@@ -411,7 +349,7 @@ def update(doc_id: str):
     doc = get_document_or_404(doc_id)
     values = _form_values("content", "description", "version")
     form = DocumentForm(values, doc=doc)
-    _check_text(values, form.errors)
+    form.errors.update(text_problems(values["content"], values["description"]))
     if form.errors:
         return _form_response(form, 422)
     if values["version"] and values["version"] != str(doc.updated_at):
@@ -423,25 +361,5 @@ def update(doc_id: str):
         form.current = doc
         form.values["version"] = str(doc.updated_at)
         return _form_response(form, 409)
-    return _save_or_explain(_edited_record(doc, values), form, "Saved.")
-
-
-def _description_of(doc: SkillDocument) -> str:
-    if doc.type == "reference":
-        return str(doc.meta.get("description", "")) if isinstance(doc.meta, dict) else ""
-    return doc.skill_description
-
-
-def _edited_record(doc: SkillDocument, values: dict[str, str]) -> dict[str, Any]:
-    """A skill's description is its skillDescription; a reference's is its front matter's."""
-    description = values["description"].strip()
-    record: dict[str, Any] = {"id": doc.id, "content": values["content"]}
-    meta = dict(doc.meta)
-    if doc.type == "reference":
-        meta["description"] = description
-    else:
-        record["skillDescription"] = description
-        if "description" in meta:
-            meta["description"] = description
-    record["meta"] = meta
-    return record
+    record = edited_record(doc, values["content"], values["description"])
+    return _save_or_explain(record, form, "Saved.")

@@ -25,7 +25,8 @@ the constructor (``SkillDocumentStore(runtime=registry.all)``, a list or a zero-
 read at every call).
 
 The modules: ``naming`` (file names, keys), ``validation`` (the schema), ``documents`` (the
-model), ``folder`` (the read cache), ``merge``, ``search``, ``importing`` (skill folders),
+model), ``drafts`` (what a form sends, checked and made a record), ``folder`` (the read
+cache), ``merge``, ``search``, ``importing`` (skill folders),
 ``archive`` (uploaded zips) and ``store`` (``SkillDocumentStore``). Everything public is
 importable from here.
 """
@@ -33,6 +34,7 @@ importable from here.
 from ...text import fold
 from .archive import MAX_ZIP_BYTES, MAX_ZIP_MEMBERS
 from .documents import SNIPPET_CHARS, TYPES, SkillDocument, as_document, derive_snippet
+from .drafts import description_of, edited_record, name_problems, new_record, text_problems
 from .errors import (
     InvalidSkillDocumentError,
     SkillDocumentConflictError,
@@ -56,6 +58,11 @@ from .store import LOCK_NAME, SkillDocumentStore
 from .validation import schema, validate_record
 
 __all__ = [
+    "description_of",
+    "edited_record",
+    "name_problems",
+    "new_record",
+    "text_problems",
     "DEPRECATED_DIR",
     "LOCK_NAME",
     "MAX_FILE_BYTES",

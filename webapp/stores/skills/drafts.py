@@ -1,0 +1,96 @@
+"""What a person types into a skill document form: checked field by field against the schema's
+limits and the naming rules, and turned into the record ``SkillDocumentStore.save`` takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .documents import TYPES, SkillDocument
+from .errors import UnsafeNameError
+from .naming import kebab_case, reference_slug
+from .validation import schema
+
+
+def max_length(field: str) -> int:
+    """The schema's ``maxLength`` of a top-level field (``content``, ``skillDescription``)."""
+    return int(schema()["properties"][field]["maxLength"])
+
+
+def text_problems(content: str, description: str) -> dict[str, str]:
+    """A message for ``content`` and ``description`` when the schema would refuse them."""
+    problems: dict[str, str] = {}
+    most = max_length("content")
+    if not content.strip():
+        problems["content"] = "Content cannot be empty."
+    elif len(content) > most:
+        problems["content"] = (
+            f"Content is too long ({len(content):,} characters; at most {most:,})."
+        )
+    elif "\x00" in content:
+        problems["content"] = "Content cannot contain NUL characters."
+    most = max_length("skillDescription")
+    if len(description) > most:
+        problems["description"] = (
+            f"The description is too long ({len(description):,} characters; at most {most:,})."
+        )
+    return problems
+
+
+def name_problems(kind: str, skill: str, reference: str) -> dict[str, str]:
+    """A message for ``type``, ``skill`` and ``reference`` of a new document when unusable."""
+    if kind not in TYPES:
+        return {"type": "Choose Skill or Reference."}
+    problems: dict[str, str] = {}
+    try:
+        kebab_case(skill)
+    except UnsafeNameError as exc:
+        problems["skill"] = str(exc)
+    if kind == "reference":
+        if not reference.strip():
+            problems["reference"] = "A reference needs its path, e.g. references/qijue.md."
+        else:
+            try:
+                reference_slug(reference.strip())
+            except UnsafeNameError as exc:
+                problems["reference"] = str(exc)
+    return problems
+
+
+def new_record(
+    kind: str, skill: str, reference: str, description: str, content: str
+) -> dict[str, Any]:
+    """The record of a new document (a skill's front matter name is the skill's name)."""
+    record: dict[str, Any] = {
+        "type": kind,
+        "skill": skill.strip(),
+        "skillDescription": description.strip(),
+        "content": content,
+        "meta": {"name": skill.strip()} if kind == "skill" else {},
+    }
+    if kind == "reference":
+        record["reference"] = reference.strip()
+    return record
+
+
+def description_of(doc: SkillDocument) -> str:
+    """What a form shows as the description: a reference's front matter, else skillDescription."""
+    if doc.type == "reference":
+        return str(doc.meta.get("description", ""))
+    return doc.skill_description
+
+
+def edited_record(doc: SkillDocument, content: str, description: str) -> dict[str, Any]:
+    """The record that saves new ``content`` and ``description`` into ``doc``: a skill's
+    description is its skillDescription (and its front matter's, if it has one); a
+    reference's is its front matter's."""
+    description = description.strip()
+    record: dict[str, Any] = {"id": doc.id, "content": content}
+    meta = dict(doc.meta)
+    if doc.type == "reference":
+        meta["description"] = description
+    else:
+        record["skillDescription"] = description
+        if "description" in meta:
+            meta["description"] = description
+    record["meta"] = meta
+    return record
