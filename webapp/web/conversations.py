@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +19,7 @@ from flask_htmx import make_response
 
 from ..extraction import LlmConfigError, extract_conversation
 from ..stores import ConversationSummary, ConversationTurn, NotFoundError
-from ..text import count_noun
+from ..text import count_noun, match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
@@ -36,6 +36,7 @@ class ThreadRow:
     last_activity: datetime
     expires: datetime
     expired: bool  # the assistant no longer sees it; the next cleanup removes it
+    match: str = ""  # with a search: the first message holding a search word, shortened
 
 
 def thread_row(summary: ConversationSummary, now: datetime) -> ThreadRow:
@@ -70,15 +71,39 @@ def get_thread_or_404(conversation_id: str) -> ThreadRow:
     abort(404)
 
 
+SNIPPET_CHARS = 140
+
+
+def matching_message(conversation_id: str, query: str) -> str:
+    """The first message of the thread with a search word in it, cut around that word."""
+    terms = search_terms(query)
+    for turn in stores().conversations.get_history(conversation_id):
+        text = " ".join(turn.content.split())
+        spans = match_spans(text, terms)
+        if spans:
+            start = max(0, spans[0][0] - SNIPPET_CHARS // 3)
+            end = start + SNIPPET_CHARS
+            return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+    return ""
+
+
 @bp.get("/")
 def index():
-    """Every thread, most recent activity first."""
+    """Every thread, most recent activity first; with ``q``, those whose messages match."""
     now, limits = _now(), _limits()
-    rows = [thread_row(s, now) for s in stores().conversations.list_conversations()]
+    query = request.args.get("q", "").strip()[:500]
+    store = stores().conversations
+    rows = [
+        thread_row(s, now) for s in (store.search(query) if query else store.list_conversations())
+    ]
+    if query:
+        rows = [replace(row, match=matching_message(row.summary.id, query)) for row in rows]
     template = "conversations/_list.html" if wants_partial() else "conversations/page.html"
     return render_template(
         template,
         rows=rows,
+        query=query,
+        thread_count=len(store.list_conversations()) if query else len(rows),
         limits=limits,
         now=now,
         cleared=request.args.get("cleared", "")[:300],
