@@ -101,6 +101,8 @@ def index():
     template = "conversations/_list.html" if wants_partial() else "conversations/page.html"
     return render_template(
         template,
+        extraction=extraction_batch().progress(),
+        llm=settings().llm_provider != "none",
         rows=rows,
         query=query,
         thread_count=len(store.list_conversations()) if query else len(rows),
@@ -163,6 +165,51 @@ def extract(conversation_id: str):
         review_url=review_url,
         **_thread_context(conversation_id),
     )
+
+
+def extraction_batch() -> Any:
+    """The run of extraction over every conversation (imported lazily: it may load an SDK)."""
+    from ..extraction import ExtractionBatch
+
+    return ExtractionBatch(settings(), actor=actor())
+
+
+def _extract_all_html(progress: Any, finished_now: bool = False) -> str:
+    return render_template(
+        "conversations/_extract_all.html",
+        extraction=progress,
+        finished_now=finished_now,
+        llm=settings().llm_provider != "none",
+        oob_badge=True,
+    )
+
+
+@bp.post("/extract-all")
+def extract_all():
+    """Start extraction over every conversation; the progress partial then steps through it.
+
+    Without JavaScript the request itself reads every thread, then shows the result.
+    """
+    batch = extraction_batch()
+    progress = batch.start()
+    if wants_partial():
+        return _extract_all_html(progress, finished_now=not progress.running)
+    batch.run_to_end()
+    return redirect(url_for("conversations.index", _anchor="extract-all"), 303)
+
+
+@bp.post("/extract-all/step")
+def extract_all_step():
+    """Read the next thread of the running extraction and show the progress (polled by htmx)."""
+    batch = extraction_batch()
+    before = batch.progress()
+    progress = batch.step()
+    finished_now = bool(before and before.running and progress and not progress.running)
+    html = _extract_all_html(progress, finished_now=finished_now)
+    if not finished_now:
+        return html
+    message = f"Extraction finished: {progress.queued} facts landed in Review."
+    return make_response(html, 200, trigger={"announce": message})
 
 
 @dataclass(frozen=True)
