@@ -153,6 +153,7 @@ def test_five_facts_reviewed_by_keyboard_alone(live_server, page):
     help_dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
     expect(help_dialog).to_be_visible()
     expect(help_dialog).to_contain_text("Approve")
+    assert_accessible(page, "with the shortcut help open")
     press("Escape")
     expect(help_dialog).to_be_hidden()
     expect(approve_button(order[3])).to_be_focused()
