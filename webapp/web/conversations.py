@@ -17,7 +17,7 @@ from flask import (
 )
 from flask_htmx import make_response
 
-from ..extraction import LlmConfigError, extract_conversation
+from ..extraction import ExtractionBatch, LlmConfigError, extract_conversation
 from ..stores import ConversationSummary, ConversationTurn, NotFoundError
 from ..text import count_noun, match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
@@ -167,10 +167,8 @@ def extract(conversation_id: str):
     )
 
 
-def extraction_batch() -> Any:
-    """The run of extraction over every conversation (imported lazily: it may load an SDK)."""
-    from ..extraction import ExtractionBatch
-
+def extraction_batch() -> ExtractionBatch:
+    """The run of extraction over every conversation, as the settings describe it."""
     return ExtractionBatch(settings(), actor=actor())
 
 
