@@ -204,7 +204,7 @@ def extract_all_step():
     progress = batch.step()
     finished_now = bool(before and before.running and progress and not progress.running)
     html = _extract_all_html(progress, finished_now=finished_now)
-    if not finished_now:
+    if not finished_now or progress is None:
         return html
     message = f"Extraction finished: {progress.queued} facts landed in Review."
     return make_response(html, 200, trigger={"announce": message})
