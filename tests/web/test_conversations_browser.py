@@ -77,7 +77,10 @@ def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
             expect(button).to_be_disabled()
             llm.release.set()
             result = page.locator(".extract-result")
-            expect(result).to_contain_text("1 fact landed in Review (found by the LLM)")
+            # The server imports the OpenAI SDK on this first LLM call: seconds on a busy machine.
+            expect(result).to_contain_text(
+                "1 fact landed in Review (found by the LLM)", timeout=30_000
+            )
             expect(button).to_be_enabled()
             expect(result).to_be_focused()
             expect(page.locator("#announcer")).to_contain_text("landed in Review")
