@@ -54,6 +54,19 @@
     if (cancel) { event.preventDefault(); cancel.click(); }
   });
 
+  // Ctrl+Enter (Cmd+Enter on a Mac) in a form's text field submits that form, as its first
+  // submit button would (add, save an edit, approve an edited fact).
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.defaultPrevented) return;
+    var field = event.target;
+    var form = field && field.form;
+    if (!form || !field.matches("textarea, input")) return;
+    var submitter = form.querySelector("button[type=submit]:not([data-cancel]):not([disabled])");
+    event.preventDefault();
+    if (form.requestSubmit) form.requestSubmit(submitter || undefined);
+    else if (submitter) submitter.click();
+  });
+
   // Confirm destructive actions: <button data-confirm="Really?">. (hx-confirm also works.)
   document.addEventListener("submit", function (event) {
     var form = event.target;

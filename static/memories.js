@@ -29,17 +29,31 @@
     });
   });
 
+  // Close the history panel (its button, or Escape) and give focus back to the row's History.
+  function closeHistory() {
+    var panel = document.getElementById("history-panel");
+    var section = panel ? panel.querySelector("[data-memory-id]") : null;
+    if (!section) return false;
+    var id = section.getAttribute("data-memory-id");
+    panel.innerHTML = "";
+    var row = id ? document.getElementById("memory-" + id) : null;
+    var back = row ? row.querySelector("[data-history-button]") : null;
+    if (back) back.focus();
+    return true;
+  }
+
   document.addEventListener("click", function (event) {
     var close = event.target.closest("[data-close-history]");
     if (!close) return;
     var panel = document.getElementById("history-panel");
-    if (!panel || !panel.contains(close)) return;  // the history page's own link navigates
+    if (!panel || !panel.contains(close)) return;  // the history page's own button navigates
     event.preventDefault();
-    var section = panel.querySelector("[data-memory-id]");
-    var id = section ? section.getAttribute("data-memory-id") : null;
-    panel.innerHTML = "";
-    var row = id ? document.getElementById("memory-" + id) : null;
-    var back = row ? row.querySelector("a[hx-target='#history-panel']") : null;
-    if (back) back.focus();
+    closeHistory();
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || event.defaultPrevented) return;
+    if (event.target.closest && event.target.closest("[data-escape-cancels], .edit-form")) return;
+    if (closeHistory()) event.preventDefault();
   });
 })();

@@ -45,4 +45,59 @@
       master.checked = list.length > 0 && list.every(function (box) { return box.checked; });
     }
   });
+
+  // Keyboard-first review: single keys act on the card that has focus (else the first card).
+  // They are off while typing in a field, with a modifier held, or while a dialog is open.
+  var KEYS = { a: "[data-review-approve]", r: "[data-review-reject]", e: "[data-review-edit]" };
+
+  function cards() {
+    return Array.prototype.slice.call(document.querySelectorAll("#review-panel .review-item"));
+  }
+
+  function typing(target) {
+    var fields = "textarea, select, [contenteditable], input:not([type=checkbox]):not([type=radio])" +
+      ":not([type=button]):not([type=submit]):not([type=reset])";
+    return !!(target && target.closest && target.closest(fields));
+  }
+
+  function focusCard(card) {
+    if (!card) return;
+    var target = card.querySelector("[data-review-approve]") || card.querySelector("textarea, button");
+    if (target) { target.focus(); card.scrollIntoView({ block: "nearest" }); }
+  }
+
+  function openHelp() {
+    var help = document.getElementById("review-keys");
+    if (help && !help.open) help.showModal();
+  }
+
+  document.querySelectorAll("[data-needs-js][hidden]").forEach(function (el) { el.hidden = false; });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-open-keys]")) openHelp();
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (typing(event.target) || document.querySelector("dialog[open]")) return;
+    var key = event.key;
+    if (key === "?") { event.preventDefault(); openHelp(); return; }
+    var list = cards();
+    if (!list.length) return;
+    var current = event.target.closest && event.target.closest(".review-item");
+    var index = current ? list.indexOf(current) : -1;
+    var lower = key.length === 1 ? key.toLowerCase() : key;
+    if (lower === "j" || key === "ArrowDown" || lower === "k" || key === "ArrowUp") {
+      var step = lower === "j" || key === "ArrowDown" ? 1 : -1;
+      var next = index === -1 ? 0 : Math.min(list.length - 1, Math.max(0, index + step));
+      event.preventDefault();
+      focusCard(list[next]);
+      return;
+    }
+    var selector = KEYS[lower];
+    if (!selector) return;
+    var control = (current || list[0]).querySelector(selector);
+    if (!control || control.disabled) return;
+    event.preventDefault();
+    control.click();
+  });
 })();

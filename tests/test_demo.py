@@ -13,7 +13,7 @@ import pytest
 
 from webapp.demo import DEMO_DATA, NEWEST_MEMORY_AGE, DemoRefusedError, fill_demo
 from webapp.settings import Settings
-from webapp.stores import ConversationStore, MemoryStore, SkillDocumentStore
+from webapp.stores import ConversationStore, MemoryStore, ReviewQueue, SkillDocumentStore
 from webapp.stores.timefmt import parse_ts
 
 SAMPLE_MEMORIES = json.loads((DEMO_DATA / "memories.json").read_text(encoding="utf-8"))
@@ -130,3 +130,20 @@ def test_demo_command(tmp_path: Path):
     forced = run_cli("demo", "--data-dir", str(folder), "--force")
     assert forced.returncode == 0, forced.stderr
     assert f"0 added, 0 updated, {len(SAMPLE_MEMORIES)} unchanged" in forced.stdout
+
+
+def test_demo_comes_with_pending_proposals_queued_once(settings: Settings):
+    report = load(settings, review_file=settings.review_file)
+    memories, _, _ = stores(settings)
+    queue = ReviewQueue(settings.review_file, memories, lock_timeout=5)
+    pending = queue.pending()
+    assert report.proposals == len(pending) >= 3
+    assert {"add", "update"} <= {item.action for item in pending}
+    update = next(item for item in pending if item.action == "update")
+    assert update.current_content == memories.get(update.memory_id).content
+    threads = set(SAMPLE_THREADS)
+    assert all(item.conversation_id in threads and item.evidence for item in pending)
+    assert "Review: " in "\n".join(report.lines())
+
+    again = load(settings, force=True, review_file=settings.review_file)
+    assert again.proposals == 0 and len(queue.pending()) == len(pending)

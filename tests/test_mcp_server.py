@@ -245,6 +245,15 @@ def test_search_finds_memories_containing_the_keyword(
     assert lines[1:] == [f"[{stored[c].id}] (preference) {c}" for c in expected]
 
 
+def test_search_matches_every_word_in_any_order(client: McpClient, dashboard: MemoryStore) -> None:
+    both = dashboard.add("Drinks coffee in the morning, green tea after lunch.")
+    dashboard.add("Prefers green tea.")
+    chinese = dashboard.add("早上喝咖啡，下午喝綠茶")
+    text = client.ok(action="search", keyword="tea coffee")
+    assert text.splitlines()[1:] == [f"[{both.id}] (general) {both.content}"]
+    assert f"[{chinese.id}]" in client.ok(action="search", keyword="绿茶 咖啡")
+
+
 def test_update_changes_content_and_category(
     client: McpClient, dashboard: MemoryStore, memory_file: Path
 ) -> None:

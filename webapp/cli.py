@@ -403,6 +403,7 @@ def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -
             settings.skills_dir,
             force=force,
             lock_timeout=settings.lock_timeout,
+            review_file=settings.review_file,
         )
     except DemoRefusedError as exc:
         if keep_existing:

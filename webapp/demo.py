@@ -3,7 +3,8 @@
 The samples ship as package data in ``webapp/demo_data/``. Threads go through
 ``ConversationStore.add_exchange`` (so their timestamps are now), memories keep their spacing
 but move so the newest was updated a few minutes ago, and skill folders are imported with
-``SkillDocumentStore.import_skill`` when this installation has it.
+``SkillDocumentStore.import_skill`` when this installation has it. A few proposed facts
+(``proposals.json``) wait in the review queue, so a new user sees Review at work.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .stores import ConversationStore, MemoryStore
+from .stores import ConversationStore, MemoryStore, Proposal, ReviewQueue
 from .stores.timefmt import parse_ts, to_iso
 from .text import count_noun
 
@@ -35,6 +36,7 @@ class DemoReport:
     threads: int
     exchanges: int
     skills: tuple[str, ...] | None  # "name: summary" per skill; None when skills are unavailable
+    proposals: int = 0  # facts newly waiting in Review
 
     def lines(self) -> list[str]:
         """A readable summary, one line per store."""
@@ -47,6 +49,7 @@ class DemoReport:
             lines.append("Skills: skipped — this installation has no skill document store.")
         else:
             lines.extend(f"Skill {line}" for line in self.skills)
+        lines.append(f"Review: {self.proposals} proposed facts newly waiting for a decision")
         return lines
 
 
@@ -98,6 +101,27 @@ def load_threads(conversations: ConversationStore, threads: dict[str, list[list[
     return exchanges
 
 
+def load_proposals(queue: ReviewQueue, memories: MemoryStore, records: list[dict[str, Any]]) -> int:
+    """Queue the sample proposals as extraction would; an update shows the memory it replaces."""
+    count = 0
+    for record in records:
+        current = memories.get(record["memoryId"]) if record.get("memoryId") else None
+        if record.get("memoryId") and current is None:
+            continue  # the memory it would change is gone: nothing sensible to propose
+        proposal = Proposal(
+            action=record["action"],
+            content=record["content"],
+            category=record.get("category", "general"),
+            memory_id=record.get("memoryId"),
+            current_content=current.content if current else None,
+            confidence=record.get("confidence"),
+            extractor=record.get("extractor", "regex"),
+            evidence=record.get("evidence"),
+        )
+        count += len(queue.submit([proposal], conversation_id=record.get("conversationId")))
+    return count
+
+
 def load_skills(skills: Any, folder: Path) -> tuple[str, ...]:
     """Import every skill folder under ``folder``; one summary line per skill."""
     lines = []
@@ -116,11 +140,13 @@ def fill_demo(
     lock_timeout: float = 10.0,
     source: Path = DEMO_DATA,
     now: datetime | None = None,
+    review_file: Path | None = None,
 ) -> DemoReport:
     """Load the demo into the stores; refuse (DemoRefusedError) when they hold data, unless ``force``.
 
     With ``force`` the demo's own memories (by id), threads (by key) and skills (by name) are
-    replaced and everything else is kept, so loading twice gives the same result.
+    replaced and everything else is kept, so loading twice gives the same result. With
+    ``review_file`` the sample proposals are queued there (a pending one is not queued twice).
     """
     memories.init()
     conversations.init()
@@ -138,6 +164,15 @@ def fill_demo(
     counts = memories.import_records(shifted_memories(records, now), actor="demo")
     exchanges = load_threads(conversations, threads)
     skill_lines = load_skills(skills, source / "skills") if skills else None
+    proposals = 0
+    if review_file is not None:
+        queue = ReviewQueue(review_file, memories, lock_timeout=lock_timeout)
+        records = json.loads((source / "proposals.json").read_text(encoding="utf-8"))
+        proposals = load_proposals(queue, memories, records)
     return DemoReport(
-        memories=counts, threads=len(threads), exchanges=exchanges, skills=skill_lines
+        memories=counts,
+        threads=len(threads),
+        exchanges=exchanges,
+        skills=skill_lines,
+        proposals=proposals,
     )

@@ -61,7 +61,7 @@ Write each memory as one short, self-contained sentence.
 Actions:
 - add: content (required), category (optional, default general)
 - list: every memory as "[id] (category) content", and how full the memory is
-- search: keyword (required); case-insensitive, matches part of the text
+- search: keyword (required); finds memories holding every word, in any order, ignoring case
 - update: id and content (required), category (optional)
 - delete: id (required)
 The memory is capped; when it is full, delete or shorten memories that matter least."""
@@ -110,7 +110,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         "keyword": {
             "type": "string",
             "minLength": 1,
-            "description": "For search: a word or short phrase to look for.",
+            "description": 'For search: one or more words (all must appear, any order; "quote" a phrase).',
         },
     },
     "required": ["action"],

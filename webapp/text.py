@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 
 from rapidfuzz import fuzz
@@ -216,3 +216,83 @@ def count_noun(
     """
     noun = ngettext(singular, plural if plural is not None else singular + "s", count)
     return f"{count:,} {noun}"
+
+
+# ----------------------------------------------------------------- search
+# Chinese, Japanese and Korean characters: a run of them is one search term (no spaces to split on).
+_SEARCH_CJK = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\U00020000-\U0002fa1f"
+)
+_SEARCH_PIECE = re.compile(f"[{_SEARCH_CJK}]+|[^{_SEARCH_CJK}]+")
+_SEARCH_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
+MAX_QUERY_CHARS = 500
+MAX_TERMS = 32
+
+
+def _strip_punctuation(piece: str) -> str:
+    """``piece`` without the punctuation around it ("tea," → "tea"; "c++" stays)."""
+    start, end = 0, len(piece)
+    while start < end and unicodedata.category(piece[start]).startswith("P"):
+        start += 1
+    while end > start and unicodedata.category(piece[end - 1]).startswith("P"):
+        end -= 1
+    return piece[start:end]
+
+
+def _token_terms(token: str) -> list[str]:
+    """The terms of one whitespace-separated word: its CJK runs and the words between them."""
+    pieces = [_strip_punctuation(p) for p in _SEARCH_PIECE.findall(token)]
+    kept = [p for p in pieces if p]
+    return kept or [token]
+
+
+def search_terms(query: str) -> tuple[str, ...]:
+    """The folded terms a search must all find: words in any order, "quoted phrases" whole.
+
+    Words are split on whitespace; Chinese has no spaces, so a run of CJK characters is one term
+    that matches as a substring (``綠茶`` finds 我喜歡喝無糖綠茶), and a word mixing scripts splits
+    where the script changes (``喝tea`` → ``喝``, ``tea``). Punctuation around a word is dropped.
+    """
+    folded = fold((query or "")[:MAX_QUERY_CHARS])
+    terms: list[str] = []
+    for match in _SEARCH_TOKEN.finditer(folded):
+        phrase, word = match.group(1), match.group(2)
+        found = [" ".join(phrase.split())] if phrase is not None else _token_terms(word)
+        terms.extend(t for t in found if t and t not in terms)
+    return tuple(terms[:MAX_TERMS])
+
+
+def matches_all(folded_text: str, terms: Sequence[str]) -> bool:
+    """Whether every term occurs in the (already folded) text."""
+    return all(term in folded_text for term in terms)
+
+
+def folded_with_owners(text: str) -> tuple[str, list[int]]:
+    """The folded text and, for each of its characters, the index of the original character."""
+    pieces: list[str] = []
+    owners: list[int] = []
+    for index, char in enumerate(text):
+        folded = fold(char)
+        pieces.append(folded)
+        owners.extend([index] * len(folded))
+    return "".join(pieces), owners
+
+
+def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
+    """(start, end) of every occurrence of every term in ``text``, sorted and merged."""
+    if not terms or not text:
+        return []
+    folded, owners = folded_with_owners(text)
+    spans: list[tuple[int, int]] = []
+    for term in terms:
+        position = folded.find(term)
+        while position != -1:
+            spans.append((owners[position], owners[position + len(term) - 1] + 1))
+            position = folded.find(term, position + len(term))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged

@@ -77,12 +77,19 @@ def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
             expect(button).to_be_disabled()
             llm.release.set()
             result = page.locator(".extract-result")
-            expect(result).to_contain_text("1 fact landed in Review (found by the LLM)")
+            # The server imports the OpenAI SDK on this first LLM call: seconds on a busy machine.
+            expect(result).to_contain_text(
+                "1 fact landed in Review (found by the LLM)", timeout=30_000
+            )
             expect(button).to_be_enabled()
             expect(result).to_be_focused()
             expect(page.locator("#announcer")).to_contain_text("landed in Review")
             pending = ReviewQueue(server.settings.review_file, server.memories()).pending()
-            assert [(p.content, p.conversation_id) for p in pending] == [(FACT, LONG)]
+            demo_pending = {p.conversation_id for p in pending} - {LONG}  # the demo's proposals
+            assert demo_pending <= set(SAMPLE_THREADS)
+            assert [
+                (p.content, p.conversation_id) for p in pending if p.conversation_id == LONG
+            ] == [(FACT, LONG)]
             path, _, payload = llm.requests[0]
             assert path == "/v1/chat/completions"
             assert PLANTS in payload["messages"][0]["content"]

@@ -16,7 +16,8 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
 from webapp import create_app
-from webapp.web.i18n import format_ago, language_of
+from webapp.web.formatting import time_filter
+from webapp.web.i18n import language_of
 
 from .conftest import CsrfClient, make_settings
 
@@ -184,11 +185,14 @@ def test_javascript_messages_are_rendered_translated(client: CsrfClient):
 @pytest.mark.parametrize(
     ("language", "delta", "expected"),
     [
-        ("en", timedelta(days=-3), "3 days ago"),
-        ("en", timedelta(days=6), "in 6 days"),
-        ("zh_Hant", timedelta(days=-3), "3 天前"),
-        ("zh_Hans", timedelta(days=6), "6天后"),
-        ("en", timedelta(seconds=-10), "just now"),
+        ("en", timedelta(days=-3), ">3 days ago<"),
+        ("en", timedelta(days=6, hours=5), ">in 6 days<"),
+        ("en", timedelta(days=-13), ">13 days ago<"),
+        ("zh_Hant", timedelta(days=-3), ">3 天前<"),
+        ("zh_Hant", timedelta(seconds=-10), ">剛剛<"),
+        ("zh_Hans", timedelta(days=6), ">6天后<"),
+        ("zh_Hans", timedelta(hours=-2, minutes=-50), ">2小时前<"),
+        ("en", timedelta(seconds=-10), ">just now<"),
     ],
 )
 def test_relative_times_in_the_language(app, language, delta, expected):
@@ -197,4 +201,4 @@ def test_relative_times_in_the_language(app, language, delta, expected):
         from flask import session
 
         session["language"] = language
-        assert format_ago(now + delta, now).replace("\u202f", " ") == expected
+        assert expected in time_filter(now + delta, "relative", now=now).replace("\u202f", " ")

@@ -234,7 +234,7 @@ def test_panel_in_an_iframe_uses_every_page_under_the_prefix(ingress, page):
     frame.get_by_role("button", name="Add memory").click()
     frame.locator(".memory-row", has_text="Waters the tomatoes at 7").wait_for()
     row = frame.locator(".memory-row", has_text="Waters the tomatoes at 7")
-    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("button", name="Edit").click()
     frame.get_by_label("Memory text").fill("Waters the tomatoes at 6")
     frame.get_by_role("button", name="Save").click()
     frame.locator(".memory-row", has_text="Waters the tomatoes at 6").wait_for()

@@ -73,35 +73,35 @@ def test_add_search_edit_and_cancel(live_server, page):
     # Straight from the search box to Edit: leaving the box must not re-run the search
     # and swap the row away while its edit form is on the way.
     found = row_of(page, records[0]["id"])
-    found.get_by_role("link", name="Edit").click()
+    found.get_by_role("button", name="Edit").click()
     expect(found.get_by_label("Memory text")).to_be_focused()
     found.get_by_label("Memory text").press("Escape")
-    expect(found.get_by_role("link", name="Edit")).to_be_focused()
+    expect(found.get_by_role("button", name="Edit")).to_be_focused()
     search.fill("")
     search.press("Enter")
     expect(page.locator("#memory-rows tr")).to_have_count(2)
 
     first = records[0]["id"]
     row = row_of(page, first)
-    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("button", name="Edit").click()
     editor = row.get_by_label("Memory text")
     expect(editor).to_be_focused()
     assert_accessible(page, "while editing a memory")
     editor.fill("Something I will throw away")
     editor.press("Escape")
-    expect(row.get_by_role("link", name="Edit")).to_be_focused()
+    expect(row.get_by_role("button", name="Edit")).to_be_focused()
     expect(row).to_contain_text("Drinks coffee black, no sugar")
 
-    row.get_by_role("link", name="Edit").click()
-    row.get_by_role("link", name="Cancel").click()
-    expect(row.get_by_role("link", name="Edit")).to_be_focused()
+    row.get_by_role("button", name="Edit").click()
+    row.get_by_role("button", name="Cancel").click()
+    expect(row.get_by_role("button", name="Edit")).to_be_focused()
 
-    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("button", name="Edit").click()
     row.get_by_label("Memory text").fill("Drinks coffee with oat milk")
     row.get_by_label("Category").select_option("workflow")
     row.get_by_role("button", name="Save").click()
     expect(row.locator("td.content")).to_have_text("Drinks coffee with oat milk")
-    expect(row.get_by_role("link", name="Edit")).to_be_focused()
+    expect(row.get_by_role("button", name="Edit")).to_be_focused()
     saved = {r["id"]: r for r in on_disk(live_server.settings.memory_file)}[first]
     assert (saved["content"], saved["category"]) == ("Drinks coffee with oat milk", "workflow")
     clean(page, 422)
@@ -120,7 +120,7 @@ def test_delete_undo_and_bulk_delete(live_server, page):
     expect(page.locator("#meter")).to_contain_text("3 / 100")
     assert ids[0] not in [r["id"] for r in on_disk(live_server.settings.memory_file)]
     undo.click()
-    expect(row.get_by_role("link", name="Edit")).to_be_visible()
+    expect(row.get_by_role("button", name="Edit")).to_be_visible()
     expect(row).to_contain_text("Alpha fact")
     assert [
         r["id"] for r in on_disk(live_server.settings.memory_file)
@@ -150,7 +150,7 @@ def test_edit_after_a_change_elsewhere_shows_both_versions(live_server, page):
     memory = store.add("Dentist on Monday at 9")
     open_page(page, live_server)
     row = row_of(page, memory.id)
-    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("button", name="Edit").click()
     row.get_by_label("Memory text").fill("Dentist on Friday at 9")
     store.update(memory.id, "Dentist moved to Tuesday at 10")  # someone else, meanwhile
     row.get_by_role("button", name="Save").click()
@@ -174,7 +174,7 @@ def test_history_and_restore(live_server, page):
     memory = store.add("Works on project Apollo", category="project")
     store.update(memory.id, "Works on project Zeus")
     open_page(page, live_server)
-    row_of(page, memory.id).get_by_role("link", name="History").click()
+    row_of(page, memory.id).get_by_role("button", name="History").click()
     panel = page.locator("#history-panel")
     heading = panel.get_by_role("heading", level=2)
     expect(heading).to_be_focused()
@@ -191,9 +191,9 @@ def test_history_and_restore(live_server, page):
     assert on_disk(live_server.settings.memory_file)[0]["content"] == "Works on project Apollo"
     assert store.history(memory.id)[-1]["action"] == "restore"
 
-    panel.get_by_role("link", name="Close history").click()
+    panel.get_by_role("button", name="Close history").click()
     expect(panel.locator("section")).to_have_count(0)
-    expect(row_of(page, memory.id).get_by_role("link", name="History")).to_be_focused()
+    expect(row_of(page, memory.id).get_by_role("button", name="History")).to_be_focused()
     clean(page)
 
 
@@ -294,7 +294,7 @@ def test_screenshots(live_server, page, color_scheme):
 def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server, page):
     first = live_server.memories().add("Waters the plants on Sundays", category="workflow")
     open_page(page, live_server)
-    row_of(page, first.id).get_by_role("link", name="Edit").click()
+    row_of(page, first.id).get_by_role("button", name="Edit").click()
     box = row_of(page, first.id).get_by_label("Memory text")
     box.fill("Waters the plants on Sundays and Wednesdays")
 
@@ -312,7 +312,7 @@ def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server
     expect(box).to_be_focused()
     page.keyboard.press("Escape")
     row_of(page, first.id).get_by_role("button", name="Undo").click()
-    expect(row_of(page, first.id).get_by_role("link", name="Edit")).to_be_visible()
+    expect(row_of(page, first.id).get_by_role("button", name="Edit")).to_be_visible()
     expect(row_of(page, first.id)).to_contain_text("Waters the plants on Sundays")
     assert first.id in [r["id"] for r in on_disk(live_server.settings.memory_file)]
 

@@ -86,7 +86,7 @@ def test_review_journey_approve_edit_reject_bulk_undo(live_server, page):
     assert status(live_server, ids["User indents with tabs"]) == "approved"
 
     # Edit, then approve the edited text.
-    card(page, "用戶住在台北").get_by_role("link", name="Edit").click()
+    card(page, "用戶住在台北").get_by_role("button", name="Edit").click()
     box = page.get_by_label("Content to remember")
     expect(box).to_be_focused()
     box.fill("用戶住在台北市")
@@ -95,7 +95,7 @@ def test_review_journey_approve_edit_reject_bulk_undo(live_server, page):
     assert "用戶住在台北市" in [m.content for m in live_server.memories().get_all()]
 
     # Escape cancels an edit without saving.
-    card(page, "oolong").get_by_role("link", name="Edit").click()
+    card(page, "oolong").get_by_role("button", name="Edit").click()
     page.get_by_label("Content to remember").fill("something else")
     page.keyboard.press("Escape")
     expect(page.get_by_label("Content to remember")).to_have_count(0)
@@ -172,7 +172,7 @@ def test_deciding_one_fact_keeps_the_edit_and_ticks_of_others(live_server, page,
         ],
     )
     page.goto(live_server.url + "/review/")
-    card(page, "jazz").get_by_role("link", name="Edit").click()
+    card(page, "jazz").get_by_role("button", name="Edit").click()
     page.get_by_label("Content to remember").fill("User likes modal jazz")
     card(page, "cats").get_by_role("checkbox", name="Select this fact").check()
     card(page, "rain").get_by_role("button", name="Reject").click()

@@ -34,7 +34,7 @@ def test_delete_proposal_approved_removes_the_memory_and_undo_brings_it_back(liv
     expect(proposal.locator(".action-label")).to_have_text("Delete memory")
     expect(proposal.locator("h3 del")).to_contain_text("Likes green tea.")
     expect(proposal.locator("blockquote")).to_have_text("Forget that I like green tea.")
-    expect(proposal.get_by_role("link", name="Edit")).to_have_count(0)
+    expect(proposal.get_by_role("button", name="Edit")).to_have_count(0)
     assert "line-through" in proposal.locator("h3 del").evaluate(
         "el => getComputedStyle(el).textDecorationLine"
     )

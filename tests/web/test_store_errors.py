@@ -97,7 +97,7 @@ def test_an_edit_saved_while_another_process_holds_the_lock_is_not_lost(tmp_path
         memory = server.memories().add("Bedroom at 22°C at night")
         page.goto(server.url + "/memories/")
         row = page.locator(f"#memory-{memory.id}")
-        row.get_by_role("link", name="Edit").click()
+        row.get_by_role("button", name="Edit").click()
         row.get_by_label("Memory text").fill("Bedroom at 24°C at night")
 
         context = multiprocessing.get_context("fork")

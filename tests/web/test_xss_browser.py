@@ -180,10 +180,10 @@ def test_inline_edit_and_history_panel_keep_payloads_inert(seeded, page):
     page.goto(server.url + "/memories/")
     page.wait_for_function("() => window.htmx !== undefined")
     row = page.locator(f"#memory-{ids[15]}")
-    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("button", name="Edit").click()
     assert row.get_by_label("Memory text").input_value() == PAYLOADS[15]
-    row.get_by_role("link", name="Cancel").click()
-    page.locator(f"#memory-{ids[0]}").get_by_role("link", name="History").click()
+    row.get_by_role("button", name="Cancel").click()
+    page.locator(f"#memory-{ids[0]}").get_by_role("button", name="History").click()
     panel = page.locator("#history-panel .history-entry").first
     panel.wait_for()
     assert PAYLOADS[0] in panel.inner_text() and PAYLOADS[1] in panel.inner_text()

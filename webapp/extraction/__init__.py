@@ -12,6 +12,7 @@ from .backends import (
     OpenAiCaller,
     caller_from_settings,
 )
+from .batch import BatchProgress, ExtractionBatch
 from .changes import ChangeOfMind, find_changes
 from .llm import (
     EXTRACTION_PROMPT,
@@ -28,9 +29,11 @@ from .state import ExtractionState
 
 __all__ = [
     "AnthropicCaller",
+    "BatchProgress",
     "ChangeOfMind",
     "ClaudeCliCaller",
     "EXTRACTION_PROMPT",
+    "ExtractionBatch",
     "ExtractionResult",
     "ExtractionState",
     "LlmConfigError",

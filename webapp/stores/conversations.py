@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
+from ..text import fold, matches_all, search_terms
 from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
 from .timefmt import EPOCH, now_iso, parse_ts
@@ -51,6 +52,21 @@ class ConversationSummary:
     last_activity: datetime
     trimmed: int
     expires_at: datetime
+    title: str = ""  # the thread's first kept user message, on one line and shortened
+
+
+TITLE_CHARS = 80
+
+
+def thread_title(turns: list[dict[str, Any]]) -> str:
+    """The first user message of a thread, whitespace collapsed, cut at ``TITLE_CHARS``."""
+    first = next(
+        (t for t in turns if t.get("role") == "user" and str(t.get("content", "")).strip()), None
+    )
+    if first is None:
+        return ""
+    text = " ".join(str(first.get("content", "")).split())
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 def slack_key(thread_ts: str | None, message_ts: str) -> str:
@@ -103,6 +119,16 @@ def _entry(value: Any) -> dict[str, Any]:
         "createdAt": turns[0].get("timestamp") if turns else now_iso(),
         "trimmed": 0,
     }
+
+
+def _folded_threads(data: dict[str, Any]) -> dict[str, str]:
+    """Each thread's id and messages folded into one text, for ``search``."""
+    result = {}
+    for key, value in data.items():
+        turns = _entry(dict(value) if isinstance(value, dict) else value)["turns"]
+        text = "\n".join([key, *(str(t.get("content", "")) for t in turns)])
+        result[key] = fold(text)
+    return result
 
 
 def _last_activity(entry: dict[str, Any]) -> datetime:
@@ -273,6 +299,14 @@ class ConversationStore:
         """Every live thread with its size and activity, most recent first."""
         return list(self._file.view("summaries", self._summaries))
 
+    def search(self, query: str) -> list[ConversationSummary]:
+        """Live threads whose id or messages hold every word of ``query`` (``search_terms``)."""
+        terms = search_terms(query)
+        if not terms:
+            return self.list_conversations()
+        folded = self._file.view("folded", _folded_threads)
+        return [s for s in self.list_conversations() if matches_all(folded.get(s.id, ""), terms)]
+
     def _summaries(self, data: dict[str, Any]) -> list[ConversationSummary]:
         result = []
         for key, value in data.items():
@@ -292,6 +326,7 @@ class ConversationStore:
                     last_activity=last,
                     trimmed=_trimmed_count(entry),
                     expires_at=_shifted(last, self.max_age_days),
+                    title=thread_title(turns),
                 )
             )
         result.sort(key=lambda s: s.last_activity, reverse=True)

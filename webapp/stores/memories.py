@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..settings import Settings
-from ..text import fold
+from ..text import fold, matches_all, search_terms
 from .errors import ConflictError, DuplicateMemoryError, MemoryFullError
 from .history import HistoryLog
 from .jsonfile import JsonFile, Unchanged
@@ -248,9 +248,12 @@ class MemoryStore:
         return self._index().get(memory_id)
 
     def search(self, keyword: str) -> list[Memory]:
-        """Memories whose content contains ``keyword``, ignoring case (Chinese works as is)."""
-        needle = fold(keyword or "")
-        return [memory for folded, memory in self._folded() if needle in folded]
+        """Memories that contain every word of ``keyword``, in any order (``search_terms``).
+
+        Case, width and traditional/simplified Chinese are ignored; an empty search finds all.
+        """
+        terms = search_terms(keyword or "")
+        return [memory for folded, memory in self._folded() if matches_all(folded, terms)]
 
     def stats(self) -> dict[str, int]:
         """Items and characters used, and the caps."""

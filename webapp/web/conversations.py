@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,9 +17,9 @@ from flask import (
 )
 from flask_htmx import make_response
 
-from ..extraction import LlmConfigError, extract_conversation
+from ..extraction import ExtractionBatch, LlmConfigError, extract_conversation
 from ..stores import ConversationSummary, ConversationTurn, NotFoundError
-from ..text import count_noun
+from ..text import count_noun, match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
@@ -36,6 +36,7 @@ class ThreadRow:
     last_activity: datetime
     expires: datetime
     expired: bool  # the assistant no longer sees it; the next cleanup removes it
+    match: str = ""  # with a search: the first message holding a search word, shortened
 
 
 def thread_row(summary: ConversationSummary, now: datetime) -> ThreadRow:
@@ -70,15 +71,41 @@ def get_thread_or_404(conversation_id: str) -> ThreadRow:
     abort(404)
 
 
+SNIPPET_CHARS = 140
+
+
+def matching_message(conversation_id: str, query: str) -> str:
+    """The first message of the thread with a search word in it, cut around that word."""
+    terms = search_terms(query)
+    for turn in stores().conversations.get_history(conversation_id):
+        text = " ".join(turn.content.split())
+        spans = match_spans(text, terms)
+        if spans:
+            start = max(0, spans[0][0] - SNIPPET_CHARS // 3)
+            end = start + SNIPPET_CHARS
+            return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+    return ""
+
+
 @bp.get("/")
 def index():
-    """Every thread, most recent activity first."""
+    """Every thread, most recent activity first; with ``q``, those whose messages match."""
     now, limits = _now(), _limits()
-    rows = [thread_row(s, now) for s in stores().conversations.list_conversations()]
+    query = request.args.get("q", "").strip()[:500]
+    store = stores().conversations
+    rows = [
+        thread_row(s, now) for s in (store.search(query) if query else store.list_conversations())
+    ]
+    if query:
+        rows = [replace(row, match=matching_message(row.summary.id, query)) for row in rows]
     template = "conversations/_list.html" if wants_partial() else "conversations/page.html"
     return render_template(
         template,
+        extraction=extraction_batch().progress(),
+        llm=settings().llm_provider != "none",
         rows=rows,
+        query=query,
+        thread_count=len(store.list_conversations()) if query else len(rows),
         limits=limits,
         now=now,
         cleared=request.args.get("cleared", "")[:300],
@@ -138,6 +165,49 @@ def extract(conversation_id: str):
         review_url=review_url,
         **_thread_context(conversation_id),
     )
+
+
+def extraction_batch() -> ExtractionBatch:
+    """The run of extraction over every conversation, as the settings describe it."""
+    return ExtractionBatch(settings(), actor=actor())
+
+
+def _extract_all_html(progress: Any, finished_now: bool = False) -> str:
+    return render_template(
+        "conversations/_extract_all.html",
+        extraction=progress,
+        finished_now=finished_now,
+        llm=settings().llm_provider != "none",
+        oob_badge=True,
+    )
+
+
+@bp.post("/extract-all")
+def extract_all():
+    """Start extraction over every conversation; the progress partial then steps through it.
+
+    Without JavaScript the request itself reads every thread, then shows the result.
+    """
+    batch = extraction_batch()
+    progress = batch.start()
+    if wants_partial():
+        return _extract_all_html(progress, finished_now=not progress.running)
+    batch.run_to_end()
+    return redirect(url_for("conversations.index", _anchor="extract-all"), 303)
+
+
+@bp.post("/extract-all/step")
+def extract_all_step():
+    """Read the next thread of the running extraction and show the progress (polled by htmx)."""
+    batch = extraction_batch()
+    before = batch.progress()
+    progress = batch.step()
+    finished_now = bool(before and before.running and progress and not progress.running)
+    html = _extract_all_html(progress, finished_now=finished_now)
+    if not finished_now or progress is None:
+        return html
+    message = f"Extraction finished: {progress.queued} facts landed in Review."
+    return make_response(html, 200, trigger={"announce": message})
 
 
 @dataclass(frozen=True)

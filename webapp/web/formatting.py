@@ -3,12 +3,16 @@ relative) and ``count`` for a number with its noun. ``init_app`` registers them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flask import Flask
+from babel.dates import format_timedelta
+from flask import Flask, has_request_context
+from flask_babel import get_locale
+from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from ..stores.timefmt import EPOCH, parse_ts
@@ -27,12 +31,26 @@ class Moment:
     relative: str
 
 
-def _span(seconds: float) -> str:
-    """'3 minutes', '1 day'; '' under a minute."""
+def _page_locale() -> str:
+    """The language of the page being rendered (English outside a request)."""
+    locale = get_locale() if has_request_context() else None
+    return str(locale) if locale else "en"
+
+
+def _relative(seconds: float) -> str:
+    """'3 minutes ago', 'in 6 days', '3 天前' in the page's language (CLDR's words, via Babel);
+    whole units counted down, as a person reads a clock; 'just now' under a minute."""
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            return count_noun(int(seconds // size), unit)
-    return ""
+        if abs(seconds) >= size:
+            whole = math.copysign(int(abs(seconds) // size) * size, seconds)
+            return format_timedelta(
+                timedelta(seconds=whole),
+                granularity=unit,
+                threshold=math.inf,
+                add_direction=True,
+                locale=_page_locale(),
+            )
+    return _("just now") if has_request_context() else "just now"
 
 
 def moment(value: Any, now: datetime | None = None) -> Moment | None:
@@ -43,11 +61,10 @@ def moment(value: Any, now: datetime | None = None) -> Moment | None:
         return None
     utc = when.astimezone(UTC)
     seconds = (utc - (now or datetime.now(UTC))).total_seconds()
-    span = _span(abs(seconds))
     return Moment(
         iso=utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
         absolute=utc.strftime("%Y-%m-%d %H:%M UTC"),
-        relative="just now" if not span else f"in {span}" if seconds > 0 else f"{span} ago",
+        relative=_relative(seconds),
     )
 
 

@@ -10,13 +10,12 @@ through), else English.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, redirect, request, session, url_for
-from flask_babel import Babel, format_datetime, format_decimal, format_timedelta, get_locale
+from flask_babel import Babel, format_decimal, get_locale
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -110,20 +109,6 @@ def js_messages() -> dict[str, str]:
     return {msgid: _(msgid) for msgid in _js_message_ids(current_app.static_folder or "")}
 
 
-def format_when(moment: datetime) -> str:
-    """An absolute date and time in the page's language (the stored value is UTC)."""
-    return format_datetime(moment, "medium")
-
-
-def format_ago(moment: datetime, now: datetime | None = None) -> str:
-    """A relative time in the page's language: "3 days ago", "in 6 days", "3 天前"."""
-    now = now or datetime.now(UTC)
-    delta = moment - now
-    if abs(delta.total_seconds()) < 45:
-        return _("just now")
-    return format_timedelta(delta, add_direction=True, threshold=0.9)
-
-
 def format_number(value: int | float) -> str:
     """A number with the language's grouping ("10,000")."""
     return format_decimal(value)
@@ -149,6 +134,4 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_language)
     app.register_blueprint(bp)
     app.context_processor(template_globals)
-    app.add_template_filter(format_when, "when")
-    app.add_template_filter(format_ago, "ago")
     app.add_template_filter(format_number, "number")

@@ -210,6 +210,8 @@ def edit(memory_id: str):
 @bp.post("/<memory_id>")
 def update(memory_id: str):
     """Save an edit, refusing (409) when the memory changed since the form was loaded."""
+    if request.form.get("cancel"):  # the Cancel button of the form without JavaScript
+        return redirect(url_for("memories.index"), 303)
     store = stores().memories
     gone = store.deleted(memory_id)
     memory = gone or get_memory_or_404(memory_id)

@@ -1,7 +1,7 @@
 """One page of the memory list: filter, sort, paginate and highlight, from cached views.
 
 The sorted, case-folded copy of the list is built once per version of the file
-(``JsonFile.view``), so a request does one substring pass over it at most and
+(``JsonFile.view``), so a request does one pass of substring checks over it at most and
 renders only the rows of its page.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from ..stores import CATEGORIES, Memory, MemoryStore
-from ..text import fold
+from ..text import fold, match_spans, matches_all, search_terms
 from .pagination import PAGE_SIZE, paginate
 
 __all__ = ["PAGE_SIZE", "SORTS", "Listing", "build_listing", "highlight", "usage_of"]
@@ -80,9 +80,11 @@ def build_listing(
     pairs = sorted_folded(store, sort)
     store_total = len(pairs)
     if query or category:
-        needle = fold(query)
+        terms = search_terms(query)
         pairs = tuple(
-            p for p in pairs if needle in p[0] and (not category or p[1].category == category)
+            p
+            for p in pairs
+            if matches_all(p[0], terms) and (not category or p[1].category == category)
         )
     shown = paginate(pairs, page)
     rows = [memory for _, memory in shown.items]
@@ -102,34 +104,14 @@ def build_listing(
     )
 
 
-def _folded_with_owners(text: str) -> tuple[str, list[int]]:
-    """The folded text and, for each of its characters, the index of the original character."""
-    pieces: list[str] = []
-    owners: list[int] = []
-    for index, char in enumerate(text):
-        folded = fold(char)
-        pieces.append(folded)
-        owners.extend([index] * len(folded))
-    return "".join(pieces), owners
-
-
 def highlight(text: str, query: str) -> Markup:
-    """``text`` escaped, with each case-insensitive match of ``query`` wrapped in <mark>."""
-    needle = fold((query or "").strip())
-    if not needle:
-        return escape(text)
-    folded, owners = _folded_with_owners(text)
+    """``text`` escaped, with every match of every search word (``search_terms``) in <mark>."""
     out: list[Any] = []
     cursor = 0
-    position = folded.find(needle)
-    while position != -1:
-        start = owners[position]
-        end = owners[position + len(needle) - 1] + 1
-        if start >= cursor:
-            out.append(escape(text[cursor:start]))
-            out.append(Markup("<mark>%s</mark>") % text[start:end])
-            cursor = end
-        position = folded.find(needle, position + len(needle))
+    for start, end in match_spans(text, search_terms(query)):
+        out.append(escape(text[cursor:start]))
+        out.append(Markup("<mark>%s</mark>") % text[start:end])
+        cursor = end
     out.append(escape(text[cursor:]))
     return Markup("").join(out)
 

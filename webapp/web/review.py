@@ -119,11 +119,22 @@ def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
     return render_template("review/page.html", view=view, page_title="Review"), status
 
 
-def _done(tab: str, message: str):
+def _done(tab: str, message: str, focus: str = "review-heading"):
     """After a change: the refreshed panel for htmx, a redirect back for a plain form."""
     if wants_partial():
-        return _render(_build(tab, focus="review-heading"), announce=message)
+        return _render(_build(tab, focus=focus), announce=message)
     return redirect(url_for("review.index", tab=tab), code=303)
+
+
+def next_focus(item_id: str) -> str:
+    """Where focus goes once ``item_id`` is decided: the next card's Approve (else the one
+    before it), so a person deciding by keyboard never has to tab back into the list."""
+    ids = [item.id for item in stores().review.pending()]
+    if item_id not in ids:
+        return "review-heading"
+    index = ids.index(item_id)
+    following = ids[index + 1 : index + 2] or ids[max(0, index - 1) : index]
+    return f"approve-{following[0]}" if following else "review-heading"
 
 
 def get_item_or_404(item_id: str) -> ReviewItem:
@@ -170,15 +181,18 @@ def show(item_id: str):
     item = get_item_or_404(item_id)
     if not wants_partial():
         return redirect(url_for("review.index", _anchor=f"item-{item.id}"), code=303)
-    view = ReviewPage("pending", [], 0, focus=f"item-{item.id}-heading")
+    view = ReviewPage("pending", [], 0, focus=f"approve-{item.id}")
     return render_template("review/_item.html", item=item, view=view)
 
 
 @bp.post("/<item_id>/approve")
 def approve(item_id: str):
     """Apply the fact to long-term memory, with the edited content when given."""
+    if request.form.get("cancel"):  # the edit form's Cancel button without JavaScript
+        return redirect(url_for("review.index", _anchor=f"item-{item_id}"), code=303)
     item = get_item_or_404(item_id)
     content = request.form.get("content")
+    focus = next_focus(item.id)
     try:
         stores().review.approve(item.id, content=content, actor=actor())
     except MemoryFullError as exc:
@@ -198,15 +212,16 @@ def approve(item_id: str):
             ),
             422,
         )
-    return _done("pending", "Approved. Long-term memory updated.")
+    return _done("pending", "Approved. Long-term memory updated.", focus)
 
 
 @bp.post("/<item_id>/reject")
 def reject(item_id: str):
     """Reject the fact; it will not be proposed again."""
     item = get_item_or_404(item_id)
+    focus = next_focus(item.id)
     stores().review.reject(item.id, actor=actor())
-    return _done("pending", "Rejected.")
+    return _done("pending", "Rejected.", focus)
 
 
 @bp.post("/<item_id>/undo")

@@ -1,0 +1,171 @@
+"""Keyboard first, in a real Chromium: real buttons, Ctrl/Cmd+Enter submits, Escape closes and
+cancels, and a person reviews facts without touching the mouse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.stores import ReviewQueue
+
+from .conftest import assert_accessible, wait_for_htmx
+
+pytestmark = pytest.mark.browser
+
+
+def queue_of(server) -> ReviewQueue:
+    return ReviewQueue(server.settings.review_file, server.memories(), lock_timeout=5)
+
+
+def propose(server, contents: list[str]):
+    extractor = MemoryExtractor(server.memories(), review_queue=queue_of(server), mode="manual")
+    facts = [ReconcileAction("add", None, text, "preference") for text in contents]
+    return extractor.submit(facts, conversation_id="slack:1732240000.000100", evidence="x").queued
+
+
+def on_disk(server) -> list[str]:
+    path = server.settings.memory_file
+    if not path.exists():
+        return []
+    return [m["content"] for m in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def focused(page) -> str:
+    """A short description of the focused element: tag, id and text."""
+    return page.evaluate(
+        "() => { const e = document.activeElement;"
+        " return e.tagName + '#' + e.id + ' ' + (e.textContent || '').trim().slice(0, 40); }"
+    )
+
+
+def test_memory_controls_are_buttons_and_keys_submit_cancel_and_close(live_server, page):
+    memory = live_server.memories().add("Drinks coffee black")
+    page.goto(live_server.url + "/memories/")
+    row = page.locator(f"#memory-{memory.id}")
+    for name in ("Edit", "History", "Delete"):
+        expect(row.get_by_role("button", name=name)).to_be_visible()
+    expect(row.get_by_role("link")).to_have_count(0)
+
+    add = page.get_by_label("What should the assistant remember?")
+    add.fill("Prefers green tea")
+    add.press("Control+Enter")
+    expect(page.locator("#results")).to_contain_text("Prefers green tea")
+    assert sorted(on_disk(live_server)) == ["Drinks coffee black", "Prefers green tea"]
+
+    row.get_by_role("button", name="Edit").focus()
+    page.keyboard.press("Space")  # a real button: Space presses it instead of scrolling
+    box = row.get_by_label("Memory text")
+    expect(box).to_be_focused()
+    box.fill("Drinks coffee with oat milk")
+    box.press("Meta+Enter")  # Cmd+Enter on a Mac
+    expect(row).to_contain_text("Drinks coffee with oat milk")
+    assert "Drinks coffee with oat milk" in on_disk(live_server)
+
+    row.get_by_role("button", name="Edit").press("Enter")
+    row.get_by_label("Memory text").fill("changed but cancelled")
+    page.keyboard.press("Escape")
+    expect(row.get_by_role("button", name="Edit")).to_be_focused()
+    assert "changed but cancelled" not in on_disk(live_server)
+
+    row.get_by_role("button", name="History").press("Enter")
+    panel = page.locator("#history-panel")
+    expect(panel.get_by_role("heading", name="History of")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(panel).to_be_empty()
+    expect(row.get_by_role("button", name="History")).to_be_focused()
+    assert page.watch.page_errors == []
+
+
+def test_edit_and_cancel_buttons_work_without_javascript(live_server, browser):
+    memory = live_server.memories().add("Drinks coffee black")
+    (item,) = propose(live_server, ["Prefers window seats"])
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/memories/")
+        page.locator(f"#memory-{memory.id}").get_by_role("button", name="Edit").click()
+        page.get_by_role("button", name="Cancel").click()
+        expect(page).to_have_url(live_server.url + "/memories/")
+        assert on_disk(live_server) == ["Drinks coffee black"]
+        page.goto(live_server.url + "/review/")
+        page.get_by_role("button", name="Edit").click()
+        expect(page.get_by_label("Content to remember")).to_have_value("Prefers window seats")
+        page.get_by_role("button", name="Cancel").click()
+        expect(page.get_by_role("button", name="Approve", exact=True)).to_be_visible()
+        assert queue_of(live_server).get(item.id).status == "pending"
+    finally:
+        context.close()
+
+
+def test_five_facts_reviewed_by_keyboard_alone(live_server, page):
+    propose(
+        live_server,
+        [
+            "Prefers window seats on trains",
+            "Uses metric units",
+            "Writes commit messages in English",
+            "喜歡喝無糖綠茶",
+            "Waters the balcony plants on Sundays",
+        ],
+    )
+    page.goto(live_server.url + "/review/")
+    order = page.locator("article.review-item .review-content").all_inner_texts()
+    assert len(order) == 5
+    presses = 0
+
+    def press(key: str) -> None:
+        nonlocal presses
+        presses += 1
+        page.keyboard.press(key)
+        wait_for_htmx(page)
+
+    def approve_button(text: str):
+        return page.locator("article.review-item", has_text=text).get_by_role(
+            "button", name="Approve", exact=True
+        )
+
+    press("a")  # nothing focused yet: acts on the first card
+    expect(page.locator("article.review-item")).to_have_count(4)
+    expect(approve_button(order[1])).to_be_focused()
+
+    press("j")
+    expect(approve_button(order[2])).to_be_focused()
+    press("k")
+    expect(approve_button(order[1])).to_be_focused()
+
+    press("r")
+    expect(approve_button(order[2])).to_be_focused()
+
+    press("e")
+    box = page.get_by_label("Content to remember")
+    expect(box).to_be_focused()
+    box.press("End")
+    page.keyboard.type(" (asked again)")  # typing "a", "r", "e" here must not act on cards
+    expect(page.locator("article.review-item")).to_have_count(3)
+    press("Control+Enter")
+    expect(page.locator("article.review-item")).to_have_count(2)
+    expect(approve_button(order[3])).to_be_focused()
+
+    press("?")
+    help_dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(help_dialog).to_be_visible()
+    expect(help_dialog).to_contain_text("Approve")
+    assert_accessible(page, "with the shortcut help open")
+    press("Escape")
+    expect(help_dialog).to_be_hidden()
+    expect(approve_button(order[3])).to_be_focused()
+
+    press("Enter")  # the focused primary action is a real button
+    expect(approve_button(order[4])).to_be_focused(), focused(page)
+    press("a")
+    expect(page.get_by_role("heading", name="0 pending facts")).to_be_focused()
+
+    stored = on_disk(live_server)
+    assert sorted(stored) == sorted([order[0], order[2] + " (asked again)", order[3], order[4]])
+    assert order[1] not in stored
+    assert presses <= 10, f"{presses} key presses for five facts"
+    assert page.watch.page_errors == []
+    assert_accessible(page, "after a keyboard-only review")

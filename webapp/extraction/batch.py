@@ -1,0 +1,215 @@
+"""Extraction over every conversation, done one thread at a time by whoever asks for the next step.
+
+The job lives in a small file (``extraction-job.json`` next to the review queue), never in a
+process's memory: the dashboard runs under several threads and processes, and any of them may
+serve the next step or show the progress. ``step()`` claims one thread under the file's lock,
+extracts it outside the lock, then records what it found, so two steps running at once never
+read the same thread twice. A claim older than ``claim_timeout`` (its process died) is taken
+over by the next step.
+
+On disk: ``{"id", "status": "running" | "done", "startedAt", "finishedAt", "todo": [ids],
+"claims": {id: ISO time}, "done": int, "total": int, "queued": int, "applied": int,
+"skipped": int, "found": [fact texts], "failed": [{"thread", "error"}]}``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..settings import Settings
+from ..stores.conversations import ConversationStore
+from ..stores.errors import NotFoundError
+from ..stores.jsonfile import JsonFile, Unchanged
+from ..stores.timefmt import now_iso, parse_ts
+from .backends import LlmConfigError
+from .llm import MemoryLlmCaller
+from .run import FROM_SETTINGS, ExtractionResult, extract_conversation
+
+JOB_FILE_NAME = "extraction-job.json"
+MAX_FOUND = 50  # fact texts kept for the progress report
+
+
+def _validate(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return f"expected a JSON object describing the job, found a JSON {type(data).__name__}"
+    return None
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where a run over all conversations stands, as a person reads it."""
+
+    id: str
+    running: bool
+    total: int  # threads in the run
+    done: int  # threads read so far (failed ones included)
+    queued: int  # facts that landed in Review
+    applied: int  # facts written straight to memory (auto mode)
+    skipped: int  # facts already proposed or rejected
+    found: tuple[str, ...]  # the facts' texts, newest last (at most MAX_FOUND)
+    failed: tuple[tuple[str, str], ...]  # (thread id, what went wrong)
+    started_at: datetime
+    finished_at: datetime | None
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> BatchProgress:
+        failed = tuple(
+            (str(f.get("thread", "")), str(f.get("error", "")))
+            for f in record.get("failed", [])
+            if isinstance(f, dict)
+        )
+        finished = record.get("finishedAt")
+        return cls(
+            id=str(record.get("id", "")),
+            running=record.get("status") == "running",
+            total=int(record.get("total", 0)),
+            done=int(record.get("done", 0)),
+            queued=int(record.get("queued", 0)),
+            applied=int(record.get("applied", 0)),
+            skipped=int(record.get("skipped", 0)),
+            found=tuple(str(f) for f in record.get("found", [])),
+            failed=failed,
+            started_at=parse_ts(record.get("startedAt")),
+            finished_at=parse_ts(finished) if finished else None,
+        )
+
+
+class ExtractionBatch:
+    """Start, advance and read the run of extraction over every conversation."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        caller: MemoryLlmCaller | None = FROM_SETTINGS,
+        actor: str = "extractor",
+        claim_timeout: float | None = None,
+    ) -> None:
+        self.settings = settings
+        self.path: Path = settings.review_file.with_name(JOB_FILE_NAME)
+        self._file = JsonFile(
+            self.path, default=dict, validate=_validate, lock_timeout=settings.lock_timeout
+        )
+        self._caller = caller
+        self._actor = actor
+        # An LLM call may take llm_timeout (and the regex fallback runs after it): a claim
+        # older than a few of those belongs to a process that is gone.
+        timeout = claim_timeout if claim_timeout is not None else 3 * settings.llm_timeout + 30
+        self._claim_timeout = timedelta(seconds=timeout)
+
+    def progress(self) -> BatchProgress | None:
+        """The current or last run, or None when there never was one."""
+        record = self._file.read()
+        return BatchProgress.from_dict(record) if record.get("id") else None
+
+    def start(self) -> BatchProgress:
+        """Begin a run over every live conversation; a run already going is returned as is."""
+        threads = [
+            s.id for s in ConversationStore.from_settings(self.settings).list_conversations()
+        ]
+
+        def mutate(data: dict[str, Any]) -> Any:
+            if data.get("status") == "running":
+                return Unchanged(dict(data))
+            data.clear()
+            data.update(
+                id=secrets.token_hex(6),
+                status="running" if threads else "done",
+                startedAt=now_iso(),
+                finishedAt=None if threads else now_iso(),
+                todo=threads,
+                claims={},
+                total=len(threads),
+                done=0,
+                queued=0,
+                applied=0,
+                skipped=0,
+                found=[],
+                failed=[],
+            )
+            return dict(data)
+
+        return BatchProgress.from_dict(self._file.update(mutate))
+
+    def _claim(self) -> str | None:
+        """Take the next thread nobody is working on (or whose worker is gone)."""
+        now = datetime.now(UTC)
+
+        def mutate(data: dict[str, Any]) -> Any:
+            if data.get("status") != "running":
+                return Unchanged(None)
+            claims: dict[str, str] = data.setdefault("claims", {})
+            stale = [t for t, at in claims.items() if now - parse_ts(at) > self._claim_timeout]
+            todo: list[str] = data.get("todo", [])
+            thread = stale[0] if stale else (todo.pop(0) if todo else None)
+            if thread is None:
+                return Unchanged(None)
+            claims[thread] = now_iso()
+            return thread
+
+        result: str | None = self._file.update(mutate)
+        return result
+
+    def _record(
+        self, job_id: str, thread: str, result: ExtractionResult | None, error: str
+    ) -> None:
+        """Count what one thread gave and finish the run when nothing is left."""
+
+        def mutate(data: dict[str, Any]) -> Any:
+            claims: dict[str, str] = data.get("claims", {})
+            if data.get("id") != job_id or thread not in claims:
+                return Unchanged(None)  # a newer run, or another step recorded it already
+            del claims[thread]
+            data["done"] = int(data.get("done", 0)) + 1
+            if result is not None:
+                data["queued"] = int(data.get("queued", 0)) + len(result.queued)
+                data["applied"] = int(data.get("applied", 0)) + len(result.applied)
+                data["skipped"] = int(data.get("skipped", 0)) + result.skipped
+                texts = [i.content for i in result.queued] + [m.content for m in result.applied]
+                data["found"] = (list(data.get("found", [])) + texts)[-MAX_FOUND:]
+            if error:
+                data.setdefault("failed", []).append({"thread": thread, "error": error})
+            if not data.get("todo") and not claims:
+                data["status"] = "done"
+                data["finishedAt"] = now_iso()
+            return None
+
+        self._file.update(mutate)
+
+    def step(self) -> BatchProgress | None:
+        """Extract the next thread of the running run (if any) and return the progress."""
+        current = self.progress()
+        if current is None or not current.running:
+            return current
+        thread = self._claim()
+        if thread is not None:
+            result, error = self._extract(thread)
+            self._record(current.id, thread, result, error)
+        return self.progress()
+
+    def run_to_end(self) -> BatchProgress | None:
+        """Step until the run is done (the dashboard without JavaScript, and the tests)."""
+        progress = self.progress()
+        while progress is not None and progress.running:
+            before = progress.done
+            progress = self.step()
+            if progress is not None and progress.running and progress.done == before:
+                break  # every remaining thread is claimed by a live worker elsewhere
+        return progress
+
+    def _extract(self, thread: str) -> tuple[ExtractionResult | None, str]:
+        try:
+            result = extract_conversation(
+                self.settings, thread, force=True, caller=self._caller, actor=self._actor
+            )
+        except NotFoundError:
+            return None, ""  # cleared meanwhile: nothing to read
+        except LlmConfigError as exc:
+            return None, f"the LLM extractor is not set up correctly: {exc}"
+        except Exception as exc:  # one unreadable thread must not stop the run over the others
+            return None, str(exc) or type(exc).__name__
+        return result, ""
