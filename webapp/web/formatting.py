@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from babel.dates import format_timedelta
 from flask import Flask, has_request_context
@@ -19,6 +19,11 @@ from ..stores.timefmt import EPOCH, parse_ts
 from ..text import count_noun, english_ngettext
 
 STYLES = ("absolute", "relative")
+_UNITS: tuple[tuple[Literal["day", "hour", "minute"], int], ...] = (
+    ("day", 86400),
+    ("hour", 3600),
+    ("minute", 60),
+)
 Ngettext = Callable[[str, str, int], str]
 
 
@@ -40,7 +45,7 @@ def _page_locale() -> str:
 def _relative(seconds: float) -> str:
     """'3 minutes ago', 'in 6 days', '3 天前' in the page's language (CLDR's words, via Babel);
     whole units counted down, as a person reads a clock; 'just now' under a minute."""
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+    for unit, size in _UNITS:
         if abs(seconds) >= size:
             whole = math.copysign(int(abs(seconds) // size) * size, seconds)
             return format_timedelta(
