@@ -306,7 +306,7 @@ def bench_growth(folder: Path, sizes: list[int], rounds: int) -> None:
 class Breakdown:
     """Exclusive time per part of a write, by wrapping the functions that do each part."""
 
-    PARTS = ("encode", "decode", "validate", "fsync", "lock", "history")
+    PARTS = ("read", "encode", "decode", "validate", "fsync", "lock", "history")
 
     def __init__(self) -> None:
         self.totals = dict.fromkeys(self.PARTS, 0.0)
@@ -344,11 +344,12 @@ def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
     records = memory_records(count)
     store = memory_store(folder / f"b{count}" / "memories.json", records)
     breakdown = Breakdown()
-    for name in ("encode", "encode_records", "encode_document"):
+    for name in ("encode", "encode_spliced"):
         breakdown.wrap(jsonfile, name, "encode")
-    for name in ("parse_bytes", "decode"):
-        breakdown.wrap(jsonfile, name, "decode")
+    breakdown.wrap(jsonfile, "parse_bytes", "decode")
+    breakdown.wrap(jsonfile.JsonFile, "_read_locked", "read")  # under the lock: read, compare
     breakdown.wrap(store.file, "_validate", "validate")
+    breakdown.wrap(store.file, "_validate_item", "validate")
     breakdown.wrap(os, "fsync", "fsync")
     breakdown.wrap(jsonfile._BoundedLock, "__enter__", "lock")
     breakdown.wrap(jsonfile._BoundedLock, "__exit__", "lock")
@@ -578,6 +579,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=21, help="rounds per measure (median)")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and sizes")
     parser.add_argument("--no-datasette", action="store_true", help="leave out TinyDB, Datasette")
+    parser.add_argument(
+        "--only", choices=("add", "exchange", "web", "growth"), help="run one part only"
+    )
     parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -591,21 +595,25 @@ def main() -> None:
         print(
             f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {rounds} rounds"
         )
-        bench_add(table, folder, 100, rounds, tools)
-        bench_add(table, folder, 10_000, rounds, tools)
-        bench_add_exchange(table, folder, 1_572, rounds)
-        bench_web(table, folder, 10_000, rounds * 2, tools)
+        parts = {args.only} if args.only else {"add", "exchange", "web", "growth"}
+        if "add" in parts:
+            bench_add(table, folder, 100, rounds, tools)
+            bench_add(table, folder, 10_000, rounds, tools)
+        if "exchange" in parts:
+            bench_add_exchange(table, folder, 1_572, rounds)
+        if "web" in parts:
+            bench_web(table, folder, 10_000, rounds * 2, tools)
         print()
         table.print()
-        print("\nWhere the time of MemoryStore.add goes (exclusive time per part):")
-        bench_breakdown(folder, 100, rounds)
-        bench_breakdown(folder, 10_000, rounds)
-        sizes = (
-            [100, 1_000, 10_000, 50_000]
-            if args.quick
-            else [100, 1_000, 5_000, 10_000, 20_000, 50_000]
-        )
-        bench_growth(folder, sizes, max(5, rounds // 3))
+        if "add" in parts:
+            print("\nWhere the time of MemoryStore.add goes (exclusive time per part):")
+            bench_breakdown(folder, 100, rounds)
+            bench_breakdown(folder, 10_000, rounds)
+        if "growth" in parts:
+            sizes = [100, 1_000, 10_000, 50_000]
+            if not args.quick:
+                sizes = [100, 1_000, 5_000, 10_000, 20_000, 50_000]
+            bench_growth(folder, sizes, max(5, rounds // 3))
 
 
 if __name__ == "__main__":
