@@ -7,6 +7,7 @@ renders only the rows of its page.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,15 +103,26 @@ def build_listing(
     )
 
 
-def _folded_with_owners(text: str) -> tuple[str, list[int]]:
-    """The folded text and, for each of its characters, the index of the original character."""
-    pieces: list[str] = []
+@functools.lru_cache(maxsize=1 << 16)
+def _fold_char(char: str) -> str:
+    return fold(char)
+
+
+def _folded_with_owners(text: str) -> tuple[str, list[int] | range]:
+    """The folded text and, for each of its characters, the index of the original character.
+
+    Each character is folded on its own (so every folded character has an owner), from a
+    cache; when each folds to exactly one character, as nearly all do, the owners are the
+    positions themselves.
+    """
+    pieces = list(map(_fold_char, text))
+    folded = "".join(pieces)
+    if len(folded) == len(text) and "" not in pieces:  # then every piece is one character
+        return folded, range(len(text))
     owners: list[int] = []
-    for index, char in enumerate(text):
-        folded = fold(char)
-        pieces.append(folded)
-        owners.extend([index] * len(folded))
-    return "".join(pieces), owners
+    for index, piece in enumerate(pieces):
+        owners.extend([index] * len(piece))
+    return folded, owners
 
 
 def highlight(text: str, query: str) -> Markup:

@@ -1,0 +1,73 @@
+"""The page-rendering shortcuts give exactly what the plain way gave: row URLs built once per
+request equal url_for (ingress prefix included), and highlighting from the per-character fold
+cache equals folding each character afresh."""
+
+from __future__ import annotations
+
+import pytest
+from flask import url_for
+from markupsafe import Markup, escape
+
+from webapp import create_app
+from webapp.stores.textfold import fold
+from webapp.web.memories import memory_url
+from webapp.web.memory_listing import highlight
+
+from .conftest import make_settings
+
+ODD_IDS = ["abc123", "a b", "中文", "a/b", "100%", "?#&=", "é\u0301", "x" * 100]
+
+
+@pytest.mark.parametrize("prefix", ["", "/api/hassio_ingress/Tok3n"])
+def test_row_urls_equal_url_for(tmp_path, prefix):
+    app = create_app(make_settings(tmp_path))
+    with app.test_request_context("/memories/", base_url=f"http://localhost{prefix}/"):
+        for endpoint in ("memories.edit", "memories.history", "memories.delete", "memories.row"):
+            for memory_id in ODD_IDS:
+                expected = url_for(endpoint, memory_id=memory_id)
+                assert memory_url(endpoint, memory_id) == expected
+                assert expected.startswith(prefix + "/memories/")
+
+
+def highlight_folding_each_character(text: str, query: str) -> Markup:
+    """The highlighter as it was: fold() called on every character of every row."""
+    needle = fold((query or "").strip())
+    if not needle:
+        return escape(text)
+    pieces, owners = [], []
+    for index, char in enumerate(text):
+        folded = fold(char)
+        pieces.append(folded)
+        owners.extend([index] * len(folded))
+    folded = "".join(pieces)
+    out, cursor = [], 0
+    position = folded.find(needle)
+    while position != -1:
+        start, end = owners[position], owners[position + len(needle) - 1] + 1
+        if start >= cursor:
+            out.append(escape(text[cursor:start]))
+            out.append(Markup("<mark>%s</mark>") % text[start:end])
+            cursor = end
+        position = folded.find(needle, position + len(needle))
+    out.append(escape(text[cursor:]))
+    return Markup("").join(out)
+
+
+CASES = [
+    ("Prefers Tea, TEA and tea", "tea"),
+    ("喜歡綠茶，也喜歡绿茶", "绿茶"),
+    ("Straße and STRASSE", "ss"),  # ß folds to two characters
+    ("ﬁne ﬁsh", "fi"),  # a ligature folds to two
+    ("İstanbul", "i"),  # İ folds to i + combining dot
+    ("ＡＢＣ full width abc", "abc"),
+    ("e\u0301 combining", "e"),
+    ("<script>tea</script> & tea", "tea"),
+    ("nothing here", "zzz"),
+    ("", "tea"),
+    ("tea", ""),
+]
+
+
+@pytest.mark.parametrize(("text", "query"), CASES)
+def test_highlight_is_unchanged(text, query):
+    assert str(highlight(text, query)) == str(highlight_folding_each_character(text, query))
