@@ -12,7 +12,7 @@ import random
 import pytest
 
 from webapp.stores import ConversationStore, MemoryStore
-from webapp.stores.jsonfile import encode, encode_spliced, parse_bytes
+from webapp.stores.jsonfile import encode, encode_spliced, fragments_of, parse_bytes
 
 
 def old_encode(data) -> bytes:
@@ -72,6 +72,24 @@ def test_encode_writes_what_json_dumps_wrote(value):
     keyed = {"thread": value, "other": [value]}
     assert encode(keyed) == old_encode(keyed)
     assert encode_spliced(keyed, {})[0] == old_encode(keyed)
+
+
+@pytest.mark.parametrize("value", EDGE_VALUES, ids=lambda v: repr(v)[:40])
+def test_items_cut_from_the_file_splice_into_the_same_bytes(value):
+    listed = [{"id": "a", "v": value}, [value, {"deep": [value]}], "text", {}]
+    keyed = {"a": {"v": value}, "b": [value], "c": "text", "d": []}
+    for data, grow in ((listed, lambda d: d + [{"new": 1}]), (keyed, lambda d: {**d, "n": 1})):
+        raw = old_encode(data)
+        fragments = fragments_of(raw, data)
+        assert len(fragments) == len(data) or not raw.startswith((b"[\n", b"{\n"))
+        grown = grow(data)
+        assert encode_spliced(grown, fragments)[0] == old_encode(grown)
+
+
+def test_items_are_not_cut_from_a_file_in_another_form():
+    data = [{"id": "a", "content": "中"}, {"id": "b", "content": "x"}]
+    for raw in (json.dumps(data).encode(), json.dumps(data, indent=2).encode() + b"\n"):
+        assert fragments_of(raw, data) == {}
 
 
 @pytest.mark.parametrize("text", ["\ud800", "a\udfffb", "\udc00\ud800"])
@@ -160,12 +178,14 @@ def test_a_file_written_now_reads_the_same_before(data_dir):
 
 
 def test_many_changes_splice_exactly_what_a_full_encode_writes(data_dir):
-    """Every write reuses the encoded records it did not change; after a random mix of every
-    kind of change, the file is still exactly the full encoding, and a fresh reader agrees."""
+    """Every write reuses the encoded records it did not change (its own, or cut from the bytes
+    another writer left); after a random mix of every kind of change by two writers, the file is
+    still exactly the full encoding, and a fresh reader agrees."""
     path = data_dir / "memories.json"
-    store = _store(path).init()
+    writers = [_store(path).init(), _store(path)]  # two processes, taking turns now and then
     rng = random.Random(13)
     for n in range(120):
+        store = writers[(n // 3) % 2]
         memories = store.get_all()
         roll = rng.random()
         if roll < 0.4 or not memories:

@@ -115,8 +115,8 @@ def encode_spliced(data: Any, fragments: Fragments) -> tuple[bytes, Fragments, l
     kind = type(data)
     if kind is not list and kind is not dict:
         return encode(data), {}, [data]
-    if not data:
-        return (b"[]\n" if kind is list else b"{}\n"), {}, []
+    if not fragments or not data:  # nothing to reuse: one call encodes it all, faster
+        return encode(data), {}, list(data.values() if kind is dict else data)
     fresh: Fragments = {}
     new_items: list[Any] = []
     separator = b",\n  "
@@ -139,6 +139,31 @@ def encode_spliced(data: Any, fragments: Fragments) -> tuple[bytes, Fragments, l
     parts[0] = b"[\n  " if kind is list else b"{\n  "
     parts.append(b"\n]\n" if kind is list else b"\n}\n")
     return b"".join(parts), fresh, new_items
+
+
+_TOP_LEVEL_SEPARATOR = re.compile(rb",\n  (?! )")
+
+
+def fragments_of(raw: bytes, data: Any) -> Fragments:
+    """The encoded items of ``data`` cut out of ``raw``, the bytes it was parsed from.
+
+    Only when ``raw`` is exactly ``encode(data)``: then every line is structure (text has its
+    line breaks escaped), an item of the top level starts on a line indented by exactly two
+    spaces after a line that ends with a comma, and the cut pieces are what ``encode_spliced``
+    would make. Anything else gives no fragments (the next write encodes every item).
+    """
+    kind = type(data)
+    if (kind is not list and kind is not dict) or not data or encode(data) != raw:
+        return {}
+    pieces = _TOP_LEVEL_SEPARATOR.split(raw[4:-3])  # between "[\n  " and "\n]\n"
+    if len(pieces) != len(data):
+        return {}
+    if kind is list:
+        return {id(item): (item, piece, None) for item, piece in zip(data, pieces, strict=True)}
+    return {
+        id(item): (item, piece, key)
+        for (key, item), piece in zip(data.items(), pieces, strict=True)
+    }
 
 
 def parse_bytes(raw: bytes, path: Path) -> Any:
@@ -409,14 +434,18 @@ class JsonFile:
         with self._cache_guard:
             cached = self._snapshot
         if cached is not None and cached.error is None and cached.raw == raw:
-            if self._copy is not None:
-                return self._copy(cached.data), cached.fragments
-            return parse_bytes(raw, self.path), {}  # validated when it was cached
+            if self._copy is None:
+                return parse_bytes(raw, self.path), {}  # validated when it was cached
+            if not cached.fragments:  # the second write in a row: worth cutting them now
+                cached.fragments = fragments_of(raw, cached.data)
+            return self._copy(cached.data), cached.fragments
         data = self._parse(raw)
         if self._copy is None:
             return data, {}
         sig = (st.st_ino, st.st_mtime_ns, st.st_size)
         trusted = time.time_ns() - st.st_mtime_ns > RACY_NS
+        # Fragments are cut from these bytes only if this process writes again without
+        # another writer in between (above): when writers take turns, one encode is cheaper.
         with self._cache_guard:
             self._snapshot = _Snapshot(sig, raw, data, None, trusted)
         return self._copy(data), {}
