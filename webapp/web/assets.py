@@ -20,6 +20,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask_compress import Compress
+from werkzeug.security import safe_join
 
 COMPRESSED_TYPES = [
     "text/html",
@@ -58,12 +59,12 @@ def content_hash(path: Path) -> str | None:
 
 
 def _static_file(filename: str) -> Path | None:
+    """The file ``filename`` names inside the static folder (None outside it or missing)."""
     folder = current_app.static_folder
     if not folder or not filename:
         return None
-    root = Path(folder).resolve()
-    path = (root / filename).resolve()
-    return path if path.is_relative_to(root) and path.is_file() else None
+    joined = safe_join(folder, filename)
+    return Path(joined) if joined is not None else None
 
 
 def add_version(endpoint: str, values: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from flask import (
@@ -56,6 +56,22 @@ def _highlight_filter(text: str, query: str):
 
 _ID_SLOT = "__memory_id__"
 _PATH_SAFE = "!$&'()*+,/:;=@"  # what Werkzeug's URL converters leave unquoted
+
+
+class RowLinks(NamedTuple):
+    edit: str
+    history: str
+    delete: str
+
+
+@bp.app_template_global("memory_links")
+def memory_links(memory_id: str) -> RowLinks:
+    """The URLs a row of the list links to."""
+    return RowLinks(
+        memory_url("memories.edit", memory_id),
+        memory_url("memories.history", memory_id),
+        memory_url("memories.delete", memory_id),
+    )
 
 
 @bp.app_template_global("memory_url")
