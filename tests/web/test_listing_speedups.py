@@ -71,3 +71,41 @@ CASES = [
 @pytest.mark.parametrize(("text", "query"), CASES)
 def test_highlight_is_unchanged(text, query):
     assert str(highlight(text, query)) == str(highlight_folding_each_character(text, query))
+
+
+def test_cached_rows_carry_each_visitors_prefix_token_and_the_current_content(tmp_path):
+    """Rows are rendered once per file version, search text and prefix; the CSRF token is the
+    requesting session's, and a change to the file shows at once."""
+    import re
+
+    from webapp.stores import MemoryStore
+
+    settings = make_settings(tmp_path, is_addon=True, allow_direct_access=True)
+    store = MemoryStore.from_settings(settings).init()
+    memory = store.add("Prefers green tea")
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    prefix = "/api/hassio_ingress/Tok3n"
+
+    def rows(client, headers=None):
+        html = client.get("/memories/", headers=headers or {}).get_data(as_text=True)
+        page_token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        row = html[html.index(f'id="memory-{memory.id}"') :].split("</tr>")[0]
+        return row, page_token
+
+    first, second = app.test_client(), app.test_client()
+    plain, token_a = rows(first)
+    behind, token_b = rows(
+        second, {"X-Ingress-Path": prefix}
+    )  # not from the proxy's address: ignored
+    assert f'action="/memories/{memory.id}/delete"' in plain
+    assert f'value="{token_a}"' in plain and f'value="{token_b}"' in behind
+    assert token_a != token_b
+    proxied = second.get(
+        "/memories/",
+        headers={"X-Ingress-Path": prefix},
+        environ_base={"REMOTE_ADDR": "172.30.32.2"},
+    ).get_data(as_text=True)
+    assert f'action="{prefix}/memories/{memory.id}/delete"' in proxied
+    store.update(memory.id, "Prefers oolong tea")
+    assert "Prefers oolong tea" in rows(first)[0]

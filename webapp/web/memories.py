@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 from urllib.parse import quote
@@ -11,6 +12,7 @@ from flask import (
     Blueprint,
     Response,
     abort,
+    current_app,
     g,
     redirect,
     render_template,
@@ -18,6 +20,7 @@ from flask import (
     url_for,
 )
 from flask_htmx import make_response
+from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores import (
@@ -72,6 +75,31 @@ def memory_links(memory_id: str) -> RowLinks:
         memory_url("memories.history", memory_id),
         memory_url("memories.delete", memory_id),
     )
+
+
+CSRF_SLOT = f"csrf-{secrets.token_hex(16)}"  # stands for the page's token in cached rows
+MAX_CACHED_ROWS = 5000  # per file version
+
+
+@bp.app_template_global("memory_rows")
+def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
+    """The rows of the list, each rendered once per version of the file, search text and
+    ingress prefix (a row shows nothing else); the CSRF token goes in per page."""
+    cache: dict[tuple[str, str, str], str] = stores().memories.file.view(
+        "web.row_html", lambda _: {}
+    )
+    macro = current_app.jinja_env.get_template("memories/_row_macro.html").module.memory_row
+    prefix = request.script_root
+    out = []
+    for memory in memories:
+        key = (memory.id, query, prefix)
+        html = cache.get(key)
+        if html is None:
+            if len(cache) >= MAX_CACHED_ROWS:
+                cache.clear()
+            html = cache[key] = str(macro(memory, query, False, CSRF_SLOT))
+        out.append(html)
+    return Markup("".join(out).replace(CSRF_SLOT, str(escape(csrf))))
 
 
 @bp.app_template_global("memory_url")
