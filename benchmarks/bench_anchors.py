@@ -440,18 +440,27 @@ def serve(data_dir: str, port: int) -> None:
 
 
 class Http:
-    """One keep-alive connection; ``get`` returns (seconds, body bytes, headers)."""
+    """One keep-alive connection that keeps cookies, like a browser (the dashboard's session
+    and CSRF token are made once, not on every request); ``get`` returns (seconds, body bytes,
+    headers)."""
 
     def __init__(self, port: int) -> None:
         self.port = port
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.cookies: dict[str, str] = {}
 
     def get(self, url: str, headers: dict[str, str] | None = None) -> tuple[float, bytes, Any]:
+        sent = dict(headers or {"Accept-Encoding": "identity"})
+        if self.cookies:
+            sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         start = time.perf_counter()
-        self.conn.request("GET", url, headers=headers or {"Accept-Encoding": "identity"})
+        self.conn.request("GET", url, headers=sent)
         response = self.conn.getresponse()
         body = response.read()
         elapsed = time.perf_counter() - start
+        for cookie in response.headers.get_all("Set-Cookie") or []:
+            name, _, rest = cookie.partition("=")
+            self.cookies[name.strip()] = rest.split(";", 1)[0]
         if response.status != 200:
             raise RuntimeError(f"GET {url} answered {response.status}")
         return elapsed, body, response.headers

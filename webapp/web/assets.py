@@ -15,10 +15,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, has_request_context, request, url_for
 from flask_compress import Compress
 from werkzeug.security import safe_join
 
@@ -35,22 +34,23 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 compress = Compress()
 _hashes: dict[str, tuple[tuple[int, int, int], str]] = {}
 _guard = threading.Lock()
+MAX_CACHED_URLS = 1000
 
 
-def content_hash(path: Path) -> str | None:
+def content_hash(path: str | os.PathLike[str]) -> str | None:
     """The first 12 hex digits of the SHA-256 of the file, cached until the file changes."""
     try:
         st = os.stat(path)
     except OSError:
         return None
     sig = (st.st_ino, st.st_mtime_ns, st.st_size)
-    key = str(path)
-    with _guard:
-        cached = _hashes.get(key)
+    key = os.fspath(path)
+    cached = _hashes.get(key)
     if cached is not None and cached[0] == sig:
         return cached[1]
     try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        with open(path, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()[:12]
     except OSError:
         return None
     with _guard:
@@ -58,13 +58,10 @@ def content_hash(path: Path) -> str | None:
     return digest
 
 
-def _static_file(filename: str) -> Path | None:
-    """The file ``filename`` names inside the static folder (None outside it or missing)."""
+def _static_file(filename: str) -> str | None:
+    """The file ``filename`` names inside the static folder (None outside it)."""
     folder = current_app.static_folder
-    if not folder or not filename:
-        return None
-    joined = safe_join(folder, filename)
-    return Path(joined) if joined is not None else None
+    return safe_join(folder, filename) if folder and filename else None
 
 
 def add_version(endpoint: str, values: dict[str, Any]) -> None:
@@ -75,6 +72,28 @@ def add_version(endpoint: str, values: dict[str, Any]) -> None:
     digest = content_hash(path) if path is not None else None
     if digest:
         values["v"] = digest
+
+
+def template_url_for(endpoint: str, **values: Any) -> str:
+    """``url_for`` for templates, remembering the URLs that depend only on the endpoint, the
+    ingress prefix and (for static files) the file's current content: a page asks for the
+    same navigation, form and static URLs on every view."""
+    filename = values.get("filename") if endpoint == "static" and len(values) == 1 else None
+    if (values and filename is None) or endpoint.startswith(".") or not has_request_context():
+        return url_for(endpoint, **values)
+    urls: dict[tuple[str, str, str], str] = current_app.extensions["memory_curator.urls"]
+    key = (request.script_root, endpoint, "")
+    if filename is not None:
+        path = _static_file(str(filename))
+        key = (request.script_root, endpoint, f"{filename}\0{path and content_hash(path)}")
+    url = urls.get(key)
+    if url is None:
+        url = url_for(endpoint, **values)
+        with _guard:
+            if len(urls) >= MAX_CACHED_URLS:
+                urls.clear()
+            urls[key] = url
+    return url
 
 
 def cache_versioned_static(response: Response) -> Response:
@@ -100,3 +119,5 @@ def init_app(app: Flask) -> None:
     compress.init_app(app)
     app.url_defaults(add_version)
     app.after_request(cache_versioned_static)
+    app.extensions["memory_curator.urls"] = {}
+    app.jinja_env.globals["url_for"] = template_url_for
