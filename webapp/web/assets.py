@@ -12,6 +12,7 @@ Through Home Assistant's remote access every byte crosses the internet, so:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -61,7 +62,12 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
 def _static_file(filename: str) -> str | None:
     """The file ``filename`` names inside the static folder (None outside it)."""
     folder = current_app.static_folder
-    return safe_join(folder, filename) if folder and filename else None
+    return _joined(folder, filename) if folder and filename else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _joined(folder: str, filename: str) -> str | None:
+    return safe_join(folder, filename)
 
 
 def add_version(endpoint: str, values: dict[str, Any]) -> None:
