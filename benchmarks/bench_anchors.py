@@ -343,6 +343,7 @@ def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
 
     records = memory_records(count)
     store = memory_store(folder / f"b{count}" / "memories.json", records)
+    store.add("Warm-up: the first write after a parse has nothing to reuse yet")
     breakdown = Breakdown()
     for name in ("encode", "encode_spliced"):
         breakdown.wrap(jsonfile, name, "encode")
