@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import compress, repeat
+from operator import and_, eq, is_, itemgetter, not_
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
@@ -107,8 +109,8 @@ Fragments = dict[int, tuple[Any, bytes, str | None]]
 def encode_spliced(data: Any, fragments: Fragments) -> tuple[bytes, Fragments, list[Any]]:
     """``encode(data)`` for a top-level list or dict, reusing the encoded items in ``fragments``.
 
-    ``fragments`` maps ``id(item)`` to ``(item, its encoded line, its key)``; an entry is reused only for
-    that very object (and, in a dict, under the same key), so the caller must never change an
+    ``fragments`` maps ``id(item)`` to ``(item, its encoded line, its key)``; an entry is
+    reused only for that very object (and, in a dict, under the same key), so the caller must never change an
     item of a cached document in place. Returns the bytes, the fragments of this document and
     the items that were encoded anew (the ones to validate).
     """
@@ -117,28 +119,39 @@ def encode_spliced(data: Any, fragments: Fragments) -> tuple[bytes, Fragments, l
         return encode(data), {}, [data]
     if not fragments or not data:  # nothing to reuse: one call encodes it all, faster
         return encode(data), {}, list(data.values() if kind is dict else data)
-    fresh: Fragments = {}
+    # Item by item, but in C (map, zip, compress): a file of 10,000 records is spliced in
+    # about the time it takes to copy its bytes.
+    items: list[Any] = list(data.values()) if kind is dict else data
+    count = len(items)
+    keys: list[Any] | None = list(data) if kind is dict else None
+    ids = list(map(id, items))
+    hits = list(map(fragments.get, ids, repeat(_NO_FRAGMENT, count)))
+    reused = map(is_, map(_FIRST, hits), items)
+    if keys is not None:
+        reused = map(and_, reused, map(eq, map(_THIRD, hits), keys))
+    lines: list[bytes] = list(map(_SECOND, hits))
     new_items: list[Any] = []
-    separator = b",\n  "
-    parts: list[bytes] = []  # lines and separators, joined once (a big file is copied once)
-    pairs = data.items() if kind is dict else ((None, item) for item in data)
-    for key, item in pairs:
-        if key is not None and type(key) is not str:
-            return encode(data), {}, list(data.values())
-        cached = fragments.get(id(item))
-        if cached is not None and cached[0] is item and (key is None or cached[2] == key):
-            line = cached[1]
-        else:
-            line = encode_value(item).replace(b"\n", b"\n  ")
-            if key is not None:
-                line = encode_value(key) + b": " + line
-            new_items.append(item)
-        fresh[id(item)] = (item, line, key)
-        parts.append(separator)
-        parts.append(line)
-    parts[0] = b"[\n  " if kind is list else b"{\n  "
-    parts.append(b"\n]\n" if kind is list else b"\n}\n")
-    return b"".join(parts), fresh, new_items
+    for index in compress(range(count), map(not_, reused)):
+        item = items[index]
+        line = encode_value(item).replace(b"\n", b"\n  ")
+        if keys is not None:
+            key = keys[index]
+            if type(key) is not str:
+                return encode(data), {}, items
+            line = encode_value(key) + b": " + line
+        lines[index] = line
+        new_items.append(item)
+    fresh: Fragments = dict(
+        zip(ids, zip(items, lines, keys or repeat(None, count), strict=True), strict=True)
+    )
+    opening, closing = (b"[\n  ", b"\n]\n") if kind is list else (b"{\n  ", b"\n}\n")
+    lines[0] = opening + lines[0]
+    lines[-1] = lines[-1] + closing
+    return b",\n  ".join(lines), fresh, new_items
+
+
+_NO_FRAGMENT: tuple[Any, bytes, str | None] = (object(), b"", None)
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 _TOP_LEVEL_SEPARATOR = re.compile(rb",\n  (?! )")

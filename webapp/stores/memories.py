@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,6 +23,7 @@ from .timefmt import now_iso, parse_ts, to_iso
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
+_ID, _CONTENT = itemgetter("id"), itemgetter("content")
 
 
 @dataclass(frozen=True)
@@ -329,7 +331,7 @@ class MemoryStore:
         self, records: list[dict[str, Any]], added_items: int, added_chars: int
     ) -> None:
         items = len(records)
-        chars = sum(len(r.get("content", "")) for r in records)
+        chars = sum(map(len, map(_CONTENT, records)))  # validated: every record has its text
         if added_items and items + added_items > self.max_items:
             raise self._full(
                 f"The memory store is full: {items} of {self.max_items} memories are used. "
@@ -387,7 +389,7 @@ class MemoryStore:
                 if same is not None:
                     raise DuplicateMemoryError(Memory.from_dict(same))
             self._check_caps(records, 1, len(content))
-            taken = {r.get("id") for r in records}
+            taken = set(map(_ID, records))
             memory_id = secrets.token_hex(6)
             while memory_id in taken:
                 memory_id = secrets.token_hex(6)
