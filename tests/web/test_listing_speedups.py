@@ -9,7 +9,7 @@ from flask import url_for
 from markupsafe import Markup, escape
 
 from webapp import create_app
-from webapp.stores.textfold import fold
+from webapp.text import fold
 from webapp.web.memories import memory_url
 from webapp.web.memory_listing import highlight
 

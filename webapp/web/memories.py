@@ -19,6 +19,7 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import get_locale
 from flask_htmx import make_response
 from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -83,16 +84,17 @@ MAX_CACHED_ROWS = 5000  # per file version
 
 @bp.app_template_global("memory_rows")
 def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
-    """The rows of the list, each rendered once per version of the file, search text and
-    ingress prefix (a row shows nothing else); the CSRF token goes in per page."""
-    cache: dict[tuple[str, str, str], str] = stores().memories.file.view(
+    """The rows of the list, each rendered once per version of the file, search text, ingress
+    prefix and language (a row shows nothing else); the CSRF token goes in per page."""
+    cache: dict[tuple[str, str, str, str], str] = stores().memories.file.view(
         "web.row_html", lambda _: {}
     )
-    macro = current_app.jinja_env.get_template("memories/_row_macro.html").module.memory_row
-    prefix = request.script_root
+    module = current_app.jinja_env.get_template("memories/_row_macro.html").module
+    macro = module.memory_row  # type: ignore[attr-defined]  # a macro of the template
+    prefix, language = request.script_root, str(get_locale())
     out = []
     for memory in memories:
-        key = (memory.id, query, prefix)
+        key = (memory.id, query, prefix, language)
         html = cache.get(key)
         if html is None:
             if len(cache) >= MAX_CACHED_ROWS:

@@ -82,7 +82,9 @@ def build_listing(
     pairs = sorted_folded(store, sort)
     store_total = len(pairs)
     if query or category:
-        matches = store.file.view(f"web.matches.{sort}", lambda _: {})  # per file version
+        matches: dict[tuple[str, str], tuple[tuple[str, Memory], ...]] = store.file.view(
+            f"web.matches.{sort}", lambda _: {}
+        )  # per file version
         key = (fold(query), category)
         found = matches.get(key)
         if found is None:
