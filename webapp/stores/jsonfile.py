@@ -110,9 +110,10 @@ def encode_spliced(data: Any, fragments: Fragments) -> tuple[bytes, Fragments, l
     """``encode(data)`` for a top-level list or dict, reusing the encoded items in ``fragments``.
 
     ``fragments`` maps ``id(item)`` to ``(item, its encoded line, its key)``; an entry is
-    reused only for that very object (and, in a dict, under the same key), so the caller must never change an
-    item of a cached document in place. Returns the bytes, the fragments of this document and
-    the items that were encoded anew (the ones to validate).
+    reused only for that very object (and, in a dict, under the same key), so the caller must
+    never change an item of a cached document in place. ``fragments`` itself may be extended
+    and returned (the caller holds the lock; readers never use it). Returns the bytes, the
+    fragments of this document and the items that were encoded anew (the ones to validate).
     """
     kind = type(data)
     if kind is not list and kind is not dict:
@@ -131,9 +132,11 @@ def encode_spliced(data: Any, fragments: Fragments) -> tuple[bytes, Fragments, l
         reused = map(and_, reused, map(eq, map(_THIRD, hits), keys))
     lines: list[bytes] = list(map(_SECOND, hits))
     new_items: list[Any] = []
+    added: list[tuple[int, tuple[Any, bytes, str | None]]] = []
     for index in compress(range(count), map(not_, reused)):
         item = items[index]
         line = encode_value(item).replace(b"\n", b"\n  ")
+        key = None
         if keys is not None:
             key = keys[index]
             if type(key) is not str:
@@ -141,9 +144,16 @@ def encode_spliced(data: Any, fragments: Fragments) -> tuple[bytes, Fragments, l
             line = encode_value(key) + b": " + line
         lines[index] = line
         new_items.append(item)
-    fresh: Fragments = dict(
-        zip(ids, zip(items, lines, keys or repeat(None, count), strict=True), strict=True)
-    )
+        added.append((ids[index], (item, line, key)))
+    if len(fragments) + len(added) <= 2 * count + 64:
+        # Grown in place (no new entry per reused item): an entry of an item that is gone
+        # keeps that object alive, so its id cannot come back for another one.
+        fresh = fragments
+        fresh.update(added)
+    else:
+        fresh = dict(
+            zip(ids, zip(items, lines, keys or repeat(None, count), strict=True), strict=True)
+        )
     opening, closing = (b"[\n  ", b"\n]\n") if kind is list else (b"{\n  ", b"\n}\n")
     lines[0] = opening + lines[0]
     lines[-1] = lines[-1] + closing
