@@ -51,6 +51,12 @@ def test_an_unchanged_file_is_not_re_parsed(data_dir, parse_calls):
         assert [m.content for m in store.get_all()] == ["one"]
         store.search("o")
         store.get("x")
+    # The store keeps what it wrote: its own file is not parsed again at all.
+    assert len(parse_calls) == 0
+    other = store_at(data_dir / "memories.json")
+    for _ in range(5):
+        assert [m.content for m in other.get_all()] == ["one"]
+        other.search("o")
     assert len(parse_calls) == 1
 
 
@@ -90,6 +96,35 @@ def test_a_same_size_change_within_one_mtime_tick_is_seen(data_dir, monkeypatch)
     os.utime(path, ns=(stamp, stamp))
     assert document.signature()[1:] == (stamp, 13)
     assert document.read() == {"v": "bbbb"}
+
+
+def test_a_write_reuses_its_cached_parse_only_for_the_same_bytes(data_dir, parse_calls):
+    """Under the lock the cached parse stands in for the file only when the bytes are the ones
+    it was parsed from: an in-place edit that keeps inode, size and mtime (the racy case) is
+    still read, and the write keeps it."""
+    path = data_dir / "memories.json"
+    store = store_at(path).init()
+    first = store.add("aaaa")
+    parse_calls.clear()
+    store.add("second")
+    assert parse_calls == []  # the file is the one it wrote: nothing parsed again
+    stat = os.stat(path)
+    raw = path.read_bytes()
+    edited = raw.replace(b'"aaaa"', b'"bbbb"')
+    with open(path, "r+b") as handle:
+        handle.write(edited)
+    os.utime(path, ns=(stat.st_mtime_ns, stat.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        stat.st_ino,
+        stat.st_size,
+        stat.st_mtime_ns,
+    )
+    store.add("third")
+    assert len(parse_calls) == 1
+    contents = {m.id: m.content for m in store_at(path).get_all()}
+    assert contents[first.id] == "bbbb"
+    assert sorted(contents.values()) == ["bbbb", "second", "third"]
 
 
 def test_a_write_that_changes_nothing_does_not_touch_the_file(data_dir):

@@ -406,3 +406,25 @@ def test_theme_option_reaches_the_page(tmp_path, theme):
     app = create_app(addon(tmp_path, theme=theme))
     html = ingress_get(app.test_client(), "/memories/").get_data(as_text=True)
     assert f'<html lang="en" data-theme="{theme}"' in html
+
+
+def test_static_files_behind_ingress_are_versioned_cached_and_compressed(addon_app):
+    """Through Home Assistant's proxy the page's static URLs carry the prefix and a content
+    hash; asked for by that hash, a file may be kept for a year and comes compressed."""
+    client = addon_app.test_client()
+    page = ingress_get(client, "/memories/").get_data(as_text=True)
+    statics = re.findall(r'(?:href|src)="([^"]*/static/[^"]+)"', page)
+    assert statics and all(u.startswith(PREFIX + "/static/") for u in statics)
+    for url in statics:
+        link = urlsplit(html_lib.unescape(url))
+        assert re.fullmatch(r"v=[0-9a-f]{12}", link.query), url
+        path = link.path[len(PREFIX) :] + "?" + link.query
+        response = client.get(
+            path,
+            headers={"X-Ingress-Path": PREFIX, "Accept-Encoding": "gzip"},
+            environ_base={"REMOTE_ADDR": HA},
+        )
+        assert response.status_code == 200
+        assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        if response.content_length > 1000:
+            assert response.headers["Content-Encoding"] == "gzip", url

@@ -98,13 +98,33 @@ def _validate(data: Any) -> str | None:
             f"expected a JSON object keyed by conversation id, found a JSON {type(data).__name__}"
         )
     for key, value in data.items():
-        turns = value.get("turns") if isinstance(value, dict) else value
-        if not isinstance(turns, list):
-            return f"conversation {key!r} has no list of turns"
-        for turn in turns:
-            if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
-                return f"conversation {key!r} has a turn that is not a message object"
+        problem = _thread_problem(value)
+        if problem:
+            return f"conversation {key!r} {problem}"
     return None
+
+
+def _thread_problem(value: Any) -> str | None:
+    """What makes ``value`` no conversation (``None`` when it is one)."""
+    turns = value.get("turns") if isinstance(value, dict) else value
+    if not isinstance(turns, list):
+        return "has no list of turns"
+    for turn in turns:
+        if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
+            return "has a turn that is not a message object"
+    return None
+
+
+def _check_new_thread(value: Any) -> str | None:
+    problem = _thread_problem(value)
+    return f"a conversation {problem}" if problem else None
+
+
+def _copy_thread(value: Any) -> Any:
+    """A thread that can be changed without touching the cached one (its turns are shared)."""
+    if isinstance(value, dict):
+        return {**value, "turns": list(value.get("turns") or [])}
+    return list(value) if isinstance(value, list) else value
 
 
 def _entry(value: Any) -> dict[str, Any]:
@@ -203,7 +223,16 @@ class ConversationStore:
             max_age_days if max_age_days is not None else settings.conversation_max_age_days
         )
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
-        self._file = JsonFile(self.path, default=dict, validate=_validate, lock_timeout=timeout)
+        # Mutations replace a thread they change (copy on write), so a write re-encodes only
+        # that thread and splices it between the encoded bytes of the others.
+        self._file = JsonFile(
+            self.path,
+            default=dict,
+            validate=_validate,
+            lock_timeout=timeout,
+            copy=dict,
+            validate_item=_check_new_thread,
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ConversationStore:
@@ -242,7 +271,7 @@ class ConversationStore:
             raise ValueError("Messages must be valid Unicode text (no lone surrogates).")
 
         def mutate(data: dict[str, Any]) -> Any:
-            entry = _entry(data.get(conversation_id))
+            entry = _entry(_copy_thread(data.get(conversation_id)))
             stamp = now_iso()
             entry["turns"].append({"role": "user", "content": user_message, "timestamp": stamp})
             entry["turns"].append(
@@ -286,6 +315,9 @@ class ConversationStore:
             return 0
 
         def mutate(data: dict[str, Any]) -> Any:
+            for key, value in list(data.items()):
+                if isinstance(value, dict) and ("turns" not in value or "trimmed" not in value):
+                    data[key] = _entry(dict(value))  # written in its full form, as before
             expired = [k for k, v in data.items() if _last_activity(_entry(v)) < cutoff]
             if not expired:
                 return Unchanged(0)

@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,6 +23,7 @@ from .timefmt import now_iso, parse_ts, to_iso
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
+_ID, _CONTENT = itemgetter("id"), itemgetter("content")
 
 
 @dataclass(frozen=True)
@@ -75,13 +77,26 @@ def _validate_records(data: Any) -> str | None:
     if not isinstance(data, list):
         return f"expected a JSON array of memories, found a JSON {type(data).__name__}"
     for index, record in enumerate(data):
-        if not isinstance(record, dict):
-            return f"item {index} is not a JSON object"
-        if not isinstance(record.get("id"), str) or not record["id"]:
-            return f"item {index} has no string id"
-        if not isinstance(record.get("content"), str):
-            return f"item {index} (id {record.get('id')!r}) has no string content"
+        problem = _record_problem(record)
+        if problem:
+            return f"item {index} {problem}"
     return None
+
+
+def _record_problem(record: Any) -> str | None:
+    """What makes ``record`` no memory (``None`` when it is one)."""
+    if not isinstance(record, dict):
+        return "is not a JSON object"
+    if not isinstance(record.get("id"), str) or not record["id"]:
+        return "has no string id"
+    if not isinstance(record.get("content"), str):
+        return f"(id {record.get('id')!r}) has no string content"
+    return None
+
+
+def _check_new_record(record: Any) -> str | None:
+    problem = _record_problem(record)
+    return f"a memory {problem}" if problem else None
 
 
 def _blank(char: str) -> bool:
@@ -195,8 +210,15 @@ class MemoryStore:
         self.max_chars = max_chars if max_chars is not None else settings.memory_max_chars
         self.actor = actor
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
+        # Mutations replace a record they change (copy on write), so a write can share, and
+        # not re-encode, every record it leaves alone.
         self._file = JsonFile(
-            self.path, default=list, validate=_validate_records, lock_timeout=timeout
+            self.path,
+            default=list,
+            validate=_validate_records,
+            lock_timeout=timeout,
+            copy=list,
+            validate_item=_check_new_record,
         )
         self._history = HistoryLog(self.path)
 
@@ -312,7 +334,7 @@ class MemoryStore:
         self, records: list[dict[str, Any]], added_items: int, added_chars: int
     ) -> None:
         items = len(records)
-        chars = sum(len(r.get("content", "")) for r in records)
+        chars = sum(map(len, map(_CONTENT, records)))  # validated: every record has its text
         if added_items and items + added_items > self.max_items:
             raise self._full(
                 f"The memory store is full: {items} of {self.max_items} memories are used. "
@@ -370,7 +392,7 @@ class MemoryStore:
                 if same is not None:
                     raise DuplicateMemoryError(Memory.from_dict(same))
             self._check_caps(records, 1, len(content))
-            taken = {r.get("id") for r in records}
+            taken = set(map(_ID, records))
             memory_id = secrets.token_hex(6)
             while memory_id in taken:
                 memory_id = secrets.token_hex(6)
@@ -408,11 +430,10 @@ class MemoryStore:
             category = check_category(category)
 
         def mutate(records: list[dict[str, Any]]) -> Any:
-            for record in records:
-                if record.get("id") == memory_id:
-                    break
-            else:
+            index = next((i for i, r in enumerate(records) if r.get("id") == memory_id), None)
+            if index is None:
                 return Unchanged(None)
+            record = records[index]
             if expected_updated_at is not None and not _same_instant(
                 _stored_version(record), expected_updated_at
             ):
@@ -425,7 +446,8 @@ class MemoryStore:
                 return Unchanged(record)
             growth = len(content) - len(record.get("content", ""))
             self._check_caps(records, 0, growth)
-            before = dict(record)
+            before = record
+            record = records[index] = dict(record)
             record.update(
                 content=content,
                 category=new_category,
@@ -477,14 +499,15 @@ class MemoryStore:
             raise KeyError(f"History entry {ref!r} created the memory; there is no earlier state.")
 
         def mutate(records: list[dict[str, Any]]) -> Any:
-            for record in records:
+            for index, record in enumerate(records):
                 if record.get("id") == target["id"]:
                     if record.get("content") == target.get("content") and record.get(
                         "category"
                     ) == target.get("category"):
                         return Unchanged((record, None, None))
                     self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
-                    before = dict(record)
+                    before = record
+                    record = records[index] = dict(record)
                     record.update(
                         content=target["content"],
                         category=target.get("category", "general"),
@@ -550,11 +573,13 @@ class MemoryStore:
 
         def mutate(existing: list[dict[str, Any]]) -> Any:
             by_id = {r["id"]: r for r in existing}
+            position = {r["id"]: i for i, r in enumerate(existing)}
             entries: list[tuple[str, dict[str, Any] | None, dict[str, Any]]] = []
             counts = {"added": 0, "updated": 0, "unchanged": 0}
             for record in incoming:
                 current = by_id.get(record["id"])
                 if current is None:
+                    position[record["id"]] = len(existing)
                     existing.append(record)
                     by_id[record["id"]] = record
                     entries.append((record["id"], None, record))
@@ -565,7 +590,8 @@ class MemoryStore:
                 ):
                     counts["unchanged"] += 1
                 else:
-                    before = dict(current)
+                    before = current
+                    current = existing[position[record["id"]]] = dict(current)
                     current.update(
                         content=record["content"],
                         category=record["category"],

@@ -12,6 +12,7 @@ from flask import Flask, redirect, url_for
 
 from ..settings import Settings
 from . import (
+    assets,
     auth,
     context,
     conversations,
@@ -67,6 +68,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     auth.init_app(app)  # before CSRF: a visitor without a session goes to the login page first
     csrf.init_app(app)
     security.init_app(app)
+    assets.init_app(app)
     context.init_app(app)
     i18n.init_app(app)
     errors.init_app(app)

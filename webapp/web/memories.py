@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import json
+import secrets
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import quote
 
 from flask import (
     Blueprint,
     Response,
     abort,
+    current_app,
+    g,
     redirect,
     render_template,
     request,
     url_for,
 )
+from flask_babel import get_locale
 from flask_htmx import make_response
+from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores import (
@@ -50,6 +56,64 @@ class ImportProblem(ValueError):
 @bp.app_template_filter("highlight")
 def _highlight_filter(text: str, query: str):
     return highlight(text, query)
+
+
+_ID_SLOT = "__memory_id__"
+_PATH_SAFE = "!$&'()*+,/:;=@"  # what Werkzeug's URL converters leave unquoted
+
+
+class RowLinks(NamedTuple):
+    edit: str
+    history: str
+    delete: str
+
+
+@bp.app_template_global("memory_links")
+def memory_links(memory_id: str) -> RowLinks:
+    """The URLs a row of the list links to."""
+    return RowLinks(
+        memory_url("memories.edit", memory_id),
+        memory_url("memories.history", memory_id),
+        memory_url("memories.delete", memory_id),
+    )
+
+
+CSRF_SLOT = f"csrf-{secrets.token_hex(16)}"  # stands for the page's token in cached rows
+MAX_CACHED_ROWS = 5000  # per file version
+
+
+@bp.app_template_global("memory_rows")
+def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
+    """The rows of the list, each rendered once per version of the file, search text, ingress
+    prefix and language (a row shows nothing else); the CSRF token goes in per page."""
+    cache: dict[tuple[str, str, str, str], str] = stores().memories.file.view(
+        "web.row_html", lambda _: {}
+    )
+    module = current_app.jinja_env.get_template("memories/_row_macro.html").module
+    macro = module.memory_row  # type: ignore[attr-defined]  # a macro of the template
+    prefix, language = request.script_root, str(get_locale())
+    out = []
+    for memory in memories:
+        key = (memory.id, query, prefix, language)
+        html = cache.get(key)
+        if html is None:
+            if len(cache) >= MAX_CACHED_ROWS:
+                cache.clear()
+            html = cache[key] = str(macro(memory, query, False, CSRF_SLOT))
+        out.append(html)
+    return Markup("".join(out).replace(CSRF_SLOT, str(escape(csrf))))
+
+
+@bp.app_template_global("memory_url")
+def memory_url(endpoint: str, memory_id: str) -> str:
+    """``url_for(endpoint, memory_id=memory_id)``, with the URL around the id built once per
+    request and endpoint (a page of 50 rows links each row six times)."""
+    cache = g.setdefault("memory_urls", {})
+    parts = cache.get(endpoint)
+    if parts is None:
+        head, _, tail = url_for(endpoint, memory_id=_ID_SLOT).partition(_ID_SLOT)
+        parts = cache[endpoint] = (head, tail)
+    return parts[0] + quote(str(memory_id), safe=_PATH_SAFE) + parts[1]
 
 
 def get_memory_or_404(memory_id: str) -> Memory:

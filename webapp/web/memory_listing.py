@@ -26,6 +26,7 @@ SORTS = {
 }
 DEFAULT_SORT = "newest"
 WARN_RATIO = 0.9
+MAX_CACHED_SEARCHES = 64  # per file version and sort order
 
 
 @dataclass
@@ -80,12 +81,22 @@ def build_listing(
     pairs = sorted_folded(store, sort)
     store_total = len(pairs)
     if query or category:
-        terms = search_terms(query)
-        pairs = tuple(
-            p
-            for p in pairs
-            if matches_all(p[0], terms) and (not category or p[1].category == category)
-        )
+        matches: dict[tuple[str, str], tuple[tuple[str, Memory], ...]] = store.file.view(
+            f"web.matches.{sort}", lambda _: {}
+        )  # per file version
+        key = (fold(query), category)
+        found = matches.get(key)
+        if found is None:
+            terms = search_terms(query)
+            found = tuple(
+                p
+                for p in pairs
+                if matches_all(p[0], terms) and (not category or p[1].category == category)
+            )
+            if len(matches) >= MAX_CACHED_SEARCHES:
+                matches.clear()
+            matches[key] = found
+        pairs = found
     shown = paginate(pairs, page)
     rows = [memory for _, memory in shown.items]
     args = {k: v for k, v in (("q", query), ("category", category), ("sort", sort)) if v}

@@ -1,0 +1,63 @@
+"""The page-rendering shortcuts give exactly what the plain way gave: row URLs built once per
+request equal url_for (ingress prefix included), and cached rows stay right for each visitor."""
+
+from __future__ import annotations
+
+import pytest
+from flask import url_for
+
+from webapp import create_app
+from webapp.web.memories import memory_url
+
+from .conftest import make_settings
+
+ODD_IDS = ["abc123", "a b", "中文", "a/b", "100%", "?#&=", "é\u0301", "x" * 100]
+
+
+@pytest.mark.parametrize("prefix", ["", "/api/hassio_ingress/Tok3n"])
+def test_row_urls_equal_url_for(tmp_path, prefix):
+    app = create_app(make_settings(tmp_path))
+    with app.test_request_context("/memories/", base_url=f"http://localhost{prefix}/"):
+        for endpoint in ("memories.edit", "memories.history", "memories.delete", "memories.row"):
+            for memory_id in ODD_IDS:
+                expected = url_for(endpoint, memory_id=memory_id)
+                assert memory_url(endpoint, memory_id) == expected
+                assert expected.startswith(prefix + "/memories/")
+
+
+def test_cached_rows_carry_each_visitors_prefix_token_and_the_current_content(tmp_path):
+    """Rows are rendered once per file version, search text and prefix; the CSRF token is the
+    requesting session's, and a change to the file shows at once."""
+    import re
+
+    from webapp.stores import MemoryStore
+
+    settings = make_settings(tmp_path, is_addon=True, allow_direct_access=True)
+    store = MemoryStore.from_settings(settings).init()
+    memory = store.add("Prefers green tea")
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    prefix = "/api/hassio_ingress/Tok3n"
+
+    def rows(client, headers=None):
+        html = client.get("/memories/", headers=headers or {}).get_data(as_text=True)
+        page_token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        row = html[html.index(f'id="memory-{memory.id}"') :].split("</tr>")[0]
+        return row, page_token
+
+    first, second = app.test_client(), app.test_client()
+    plain, token_a = rows(first)
+    behind, token_b = rows(
+        second, {"X-Ingress-Path": prefix}
+    )  # not from the proxy's address: ignored
+    assert f'action="/memories/{memory.id}/delete"' in plain
+    assert f'value="{token_a}"' in plain and f'value="{token_b}"' in behind
+    assert token_a != token_b
+    proxied = second.get(
+        "/memories/",
+        headers={"X-Ingress-Path": prefix},
+        environ_base={"REMOTE_ADDR": "172.30.32.2"},
+    ).get_data(as_text=True)
+    assert f'action="{prefix}/memories/{memory.id}/delete"' in proxied
+    store.update(memory.id, "Prefers oolong tea")
+    assert "Prefers oolong tea" in rows(first)[0]
