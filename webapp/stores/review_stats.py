@@ -67,6 +67,13 @@ class ApprovalStats:
             ("Language", {k: self.by_language[k] for k in LANGUAGES if k in self.by_language}),
         ]
 
+    def rows(self) -> list[tuple[str, Tally]]:
+        """("All decisions", overall), then ("Extractor: rules", …) and so on, for a table."""
+        rows = [("All decisions", self.overall)]
+        for heading, tallies in self.groups():
+            rows += [(f"{heading}: {key}", tally) for key, tally in tallies.items()]
+        return rows
+
 
 def approval_stats(
     items: Iterable[ReviewItem], window: str = "Overall", since: datetime | None = None
@@ -114,8 +121,5 @@ def format_quality(all_stats: list[ApprovalStats]) -> list[str]:
         if not stats.overall.total:
             lines.append("    no decisions yet")
             continue
-        lines.append(_line("All", stats.overall))
-        for heading, tallies in stats.groups():
-            for key, tally in tallies.items():
-                lines.append(_line(f"{heading}: {key}", tally))
+        lines += [_line(label, tally) for label, tally in stats.rows()]
     return lines

@@ -409,6 +409,16 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
     return records, text
 
 
+def import_file_name() -> str | None:
+    """The uploaded file's name (or the one the preview carried), as imported memories record it."""
+    upload = request.files.get("file")
+    raw = (
+        upload.filename if upload is not None and upload.filename else request.form.get("filename")
+    )
+    name = (raw or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return name[:200] or None
+
+
 @bp.get("/import")
 def import_form():
     """The upload form (Cancel of a preview comes back here)."""
@@ -427,6 +437,7 @@ def import_preview():
     except ValueError as exc:
         return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
     return _import_answer(
+        filename=import_file_name(),
         plan=preview.changes[:200],
         more=max(0, len(preview.changes) - 200),
         counts=preview.counts,
@@ -442,7 +453,9 @@ def import_confirm():
     """Apply a previewed import in one write."""
     try:
         records, _ = read_import_file()
-        counts = stores().memories.import_records(records, actor=actor())
+        counts = stores().memories.import_records(
+            records, actor=actor(), source=import_file_name() or "an uploaded file"
+        )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
     except MemoryFullError as exc:
