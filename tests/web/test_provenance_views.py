@@ -202,7 +202,10 @@ def test_purge_refuses_a_memory_that_is_not_deleted(client, settings):
     memories, _ = stores_of(settings)
     alive = memories.add("Still here")
     assert client.post("/memories/deleted/purge", data={"id": alive.id}).status_code == 404
-    assert client.post("/memories/deleted/restore", data={"id": "nope"}).status_code == 404
+    missing = client.post("/memories/deleted/restore", data={"id": "nope"}, htmx=True)
+    assert missing.status_code == 404
+    assert text(missing).lstrip().startswith('<section id="deleted-list"')
+    assert "restored or deleted forever meanwhile" in text(missing)
     assert memories.get(alive.id) is not None
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import abort, g, redirect, render_template, request, url_for
+from flask import g, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
 from ..stores import Memory, MemoryFullError, describe_origin
@@ -92,6 +92,12 @@ def memory_origin(memory: Memory) -> OriginView:
 
 
 # ------------------------------------------------------------------ recently deleted
+GONE_ELSEWHERE = (
+    "That memory is no longer in Recently deleted: it was restored or deleted forever "
+    "meanwhile. The list below is up to date."
+)
+
+
 @bp.get("/deleted")
 def deleted():
     """Every deleted memory the history log can still bring back, newest deletion first."""
@@ -128,7 +134,7 @@ def restore_deleted():
     try:
         stores().memories.restore(memory_id, actor=actor())
     except KeyError:
-        abort(404)
+        return _deleted_page(notice=GONE_ELSEWHERE, status=404, error=True)
     except MemoryFullError as exc:
         return _deleted_page(notice=str(exc), status=409, error=True)
     if not wants_partial():
@@ -142,7 +148,7 @@ def purge_deleted():
     memory_id = request.form.get("id", "")
     store = stores().memories
     if not memory_id or not any(d.memory.id == memory_id for d in store.recently_deleted()):
-        abort(404)
+        return _deleted_page(notice=GONE_ELSEWHERE, status=404, error=True)
     store.purge(memory_id, actor=actor())
     if not wants_partial():
         return redirect(url_for("memories.deleted", done="purged"), 303)
