@@ -228,3 +228,30 @@ def test_review_page_shows_the_approval_rates(client, settings):
     assert re.findall(r"<td>(\d+)", row) == ["2", "1", "0", "1"]
     assert "Extractor: LLM openai/gpt-4o-mini" in section and "Language: zh-Hant" in section
     assert "(33.3%)" in section
+
+
+def test_forget_pages_take_any_thread_id_as_text(client, settings):
+    for hostile in (HOSTILE, "../../etc/passwd", "slack:%00:1"):
+        response = client.get(f"/conversations/forget/{hostile}")
+        assert response.status_code in (200, 404)
+        assert "<script>alert(1)" not in text(response)
+    response = client.post(f"/conversations/forget/{HOSTILE}")
+    assert response.status_code == 303
+    assert "Nothing left to forget" in text(client.get(response.headers["Location"]))
+
+
+def test_review_item_shows_when_its_evidence_was_said(client, settings):
+    _, queue = stores_of(settings)
+    queue.submit(
+        [
+            Proposal(
+                "add",
+                "Prefers tea",
+                evidence="I prefer tea",
+                evidence_at="2026-11-20T08:00:00.000Z",
+            )
+        ],
+        conversation_id=THREAD,
+    )
+    html = text(client.get("/review/"))
+    assert '<time datetime="2026-11-20T08:00:00Z" title="2026-11-20 08:00 UTC">' in html
