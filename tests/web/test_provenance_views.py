@@ -255,3 +255,16 @@ def test_review_item_shows_when_its_evidence_was_said(client, settings):
     )
     html = text(client.get("/review/"))
     assert '<time datetime="2026-11-20T08:00:00Z" title="2026-11-20 08:00 UTC">' in html
+
+
+def test_recently_deleted_pages_through_many_deletions(client, settings):
+    memories, _ = stores_of(settings)
+    memories.max_items = 300
+    ids = [memories.add(f"fact number {n}").id for n in range(130)]
+    memories.delete_many(ids)
+    first = text(client.get("/memories/deleted"))
+    assert "130 deleted memories" in first and "Page 1 of 2" in first
+    assert first.count('class="deleted-memory"') == 100
+    second = text(client.get("/memories/deleted?page=2"))
+    assert second.count('class="deleted-memory"') == 30
+    assert text(client.get("/memories/deleted?page=99999999")).count('class="deleted-memory"') == 30

@@ -104,9 +104,25 @@ def deleted():
     return _deleted_page()
 
 
+DELETED_PAGE_SIZE = 100
+
+
+def _page_number(pages: int) -> int:
+    raw = request.values.get("page", "1")
+    number = int(raw) if raw.isdigit() and len(raw) < 10 else 1
+    return min(max(1, number), pages)
+
+
 def _deleted_page(notice: str | None = None, status: int = 200, error: bool = False):
+    gone = stores().memories.recently_deleted()
+    pages = max(1, -(-len(gone) // DELETED_PAGE_SIZE))
+    page = _page_number(pages)
+    start = (page - 1) * DELETED_PAGE_SIZE
     context = {
-        "gone": stores().memories.recently_deleted(),
+        "gone": gone[start : start + DELETED_PAGE_SIZE],
+        "total": len(gone),
+        "page": page,
+        "pages": pages,
         "notice": notice if notice is not None else _notice_from_args(),
         "error": error,
         "page_title": "Recently deleted",
