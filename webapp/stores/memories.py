@@ -217,6 +217,9 @@ class MemoryStore:
             self.path, default=list, validate=_validate_records, lock_timeout=timeout
         )
         self._history = HistoryLog(self.path)
+        self._deleted_cache: (
+            tuple[list[dict[str, Any]], dict[str, Memory], list[DeletedMemory]] | None
+        ) = None
 
     @classmethod
     def from_settings(cls, settings: Settings, *, actor: str = "library") -> MemoryStore:
@@ -328,29 +331,15 @@ class MemoryStore:
         A memory counts when its last history entry is a deletion and it is not in the store;
         a purged memory has no entries left, so it is not listed.
         """
-        last: dict[str, dict[str, Any]] = {}
-        for entry in self._history.read():
-            record_id = entry.get("id")
-            if isinstance(record_id, str):
-                last[record_id] = entry
+        entries = self._history.entries()
         present = self._index()
-        found: list[DeletedMemory] = []
-        for record_id, entry in last.items():
-            before = entry.get("before")
-            if entry.get("action") != "delete" or record_id in present:
-                continue
-            if not isinstance(before, dict) or not isinstance(before.get("content"), str):
-                continue
-            found.append(
-                DeletedMemory(
-                    memory=Memory.from_dict({**before, "id": record_id}),
-                    deleted_at=parse_ts(entry.get("ts")),
-                    deleted_by=str(entry.get("actor") or "unknown"),
-                    hid=str(entry.get("hid") or ""),
-                )
-            )
-        found.sort(key=lambda d: d.deleted_at, reverse=True)
-        return found
+        cached = self._deleted_cache
+        # Both are cached per file version; holding them keeps the identity test sound.
+        if cached is not None and cached[0] is entries and cached[1] is present:
+            return list(cached[2])
+        found = _deleted_from(entries, present)
+        self._deleted_cache = (entries, present, found)
+        return list(found)
 
     # ----------------------------------------------------------------- writing
     def _check_caps(
@@ -666,6 +655,32 @@ class MemoryStore:
 
         counts: dict[str, int] = self._file.update(mutate, journal)[0]
         return counts
+
+
+def _deleted_from(entries: list[dict[str, Any]], present: dict[str, Memory]) -> list[DeletedMemory]:
+    """The memories whose last history entry is a deletion and that are not in ``present``."""
+    last: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        record_id = entry.get("id")
+        if isinstance(record_id, str):
+            last[record_id] = entry
+    found: list[DeletedMemory] = []
+    for record_id, entry in last.items():
+        before = entry.get("before")
+        if entry.get("action") != "delete" or record_id in present:
+            continue
+        if not isinstance(before, dict) or not isinstance(before.get("content"), str):
+            continue
+        found.append(
+            DeletedMemory(
+                memory=Memory.from_dict({**before, "id": record_id}),
+                deleted_at=parse_ts(entry.get("ts")),
+                deleted_by=str(entry.get("actor") or "unknown"),
+                hid=str(entry.get("hid") or ""),
+            )
+        )
+    found.sort(key=lambda d: d.deleted_at, reverse=True)
+    return found
 
 
 def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -104,7 +104,7 @@ def deleted():
     return _deleted_page()
 
 
-DELETED_PAGE_SIZE = 100
+DELETED_PAGE_SIZE = 50
 
 
 def _page_number(pages: int) -> int:
