@@ -23,8 +23,18 @@ from .errors import (
     StoreError,
     StoreWriteError,
 )
-from .memories import CATEGORIES, ImportPreview, Memory, MemoryStore
-from .review import Proposal, ReviewItem, ReviewQueue
+from .memories import CATEGORIES, DeletedMemory, ImportPreview, Memory, MemoryStore
+from .origin import describe_origin, make_origin
+from .review import (
+    ConversationYield,
+    Forgotten,
+    Proposal,
+    ReviewItem,
+    ReviewQueue,
+    derived_from,
+    forget_conversation,
+    undo_forget,
+)
 from .skills import (
     ImportReport,
     InvalidSkillDocumentError,
@@ -43,6 +53,9 @@ from .skills import (
 __all__ = [
     "CATEGORIES",
     "ConflictError",
+    "ConversationYield",
+    "DeletedMemory",
+    "Forgotten",
     "DuplicateMemoryError",
     "ConversationStore",
     "ConversationSummary",
@@ -71,6 +84,11 @@ __all__ = [
     "StoreWriteError",
     "UnsafeNameError",
     "cli_session_key",
+    "derived_from",
+    "describe_origin",
+    "forget_conversation",
+    "make_origin",
+    "undo_forget",
     "interface_of",
     "merge_memories",
     "schedule_key",

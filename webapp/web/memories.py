@@ -84,17 +84,21 @@ MAX_CACHED_ROWS = 5000  # per file version
 
 @bp.app_template_global("memory_rows")
 def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
-    """The rows of the list, each rendered once per version of the file, search text, ingress
-    prefix and language (a row shows nothing else); the CSRF token goes in per page."""
-    cache: dict[tuple[str, str, str, str], str] = stores().memories.file.view(
+    """The rows of the list, each rendered once per version of the memory and conversation
+    files, search text, ingress prefix and language (a row shows nothing else); the CSRF token
+    goes in per page."""
+    cache: dict[tuple[str, str, str, str, str], str] = stores().memories.file.view(
         "web.row_html", lambda _: {}
     )
     module = current_app.jinja_env.get_template("memories/_row_macro.html").module
     macro = module.memory_row  # type: ignore[attr-defined]  # a macro of the template
     prefix, language = request.script_root, str(get_locale())
+    # A row links to its conversation only while that thread exists: rows rendered for one
+    # version of the conversations file are not reused for the next.
+    threads = stores().conversations.file.view("web.version_token", lambda _: secrets.token_hex(8))
     out = []
     for memory in memories:
-        key = (memory.id, query, prefix, language)
+        key = (memory.id, query, prefix, language, threads)
         html = cache.get(key)
         if html is None:
             if len(cache) >= MAX_CACHED_ROWS:
@@ -475,6 +479,16 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
     return records, text
 
 
+def import_file_name() -> str | None:
+    """The uploaded file's name (or the one the preview carried), as imported memories record it."""
+    upload = request.files.get("file")
+    raw = (
+        upload.filename if upload is not None and upload.filename else request.form.get("filename")
+    )
+    name = (raw or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return name[:200] or None
+
+
 @bp.get("/import")
 def import_form():
     """The upload form (Cancel of a preview comes back here)."""
@@ -493,6 +507,7 @@ def import_preview():
     except ValueError as exc:
         return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
     return _import_answer(
+        filename=import_file_name(),
         plan=preview.changes[:200],
         more=max(0, len(preview.changes) - 200),
         counts=preview.counts,
@@ -508,7 +523,9 @@ def import_confirm():
     """Apply a previewed import in one write."""
     try:
         records, _ = read_import_file()
-        counts = stores().memories.import_records(records, actor=actor())
+        counts = stores().memories.import_records(
+            records, actor=actor(), source=import_file_name() or "an uploaded file"
+        )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
     except MemoryFullError as exc:

@@ -12,6 +12,7 @@ from flask_htmx import make_response
 
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.review import ReviewItem
+from ..stores.review_stats import extraction_quality
 from ..text import count_noun
 from .context import actor, stores, wants_partial
 from .pagination import paginate
@@ -116,7 +117,12 @@ def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
         html = render_template("review/_panel.html", view=view, oob_badge=True)
         trigger = {"announce": announce} if announce else None
         return make_response(html, status, trigger=trigger)
-    return render_template("review/page.html", view=view, page_title="Review"), status
+    return render_template(
+        "review/page.html",
+        view=view,
+        quality=extraction_quality(stores().review),
+        page_title="Review",
+    ), status
 
 
 def _done(tab: str, message: str, focus: str = "review-heading"):
