@@ -252,7 +252,7 @@ def test_search_matches_every_word_in_any_order(client: McpClient, dashboard: Me
     dashboard.add("Prefers green tea.")
     chinese = dashboard.add("早上喝咖啡，下午喝綠茶")
     text = client.ok(action="search", keyword="tea coffee")
-    assert text.splitlines()[1:] == [f"[{both.id}] (general) {both.content}"]
+    assert text.splitlines()[1:] == [f"[{both.id}] (general) {both.content} — origin not recorded"]
     assert f"[{chinese.id}]" in client.ok(action="search", keyword="绿茶 咖啡")
 
 
