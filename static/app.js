@@ -92,4 +92,150 @@
   document.body.addEventListener("announce", function (event) {
     announce(event.detail && event.detail.value);
   });
+
+  // ---------------------------------------------------------------- offline / 5xx / timeout
+  // An htmx action that gets no usable answer (server unreachable, a proxy's 5xx, a timeout)
+  // leaves the page as it was — so the typed text stays — and says so in a banner with Retry.
+  // While the banner is up the page asks /healthz every few seconds; when the dashboard answers
+  // again the banner goes away (Retry stays offered). The server's own error answers (a banner
+  // sent with HX-Retarget) are shown as they are.
+  var failed = null;   // {elt, verb, path, submitter, eventType} of the last failed request
+  var polling = null;
+
+  function bannerRegion() { return document.getElementById("banner"); }
+
+  function clearNetworkBanners() {
+    ["offline-banner", "online-again"].forEach(function (id) {
+      var old = document.getElementById(id);
+      if (old) old.remove();
+    });
+  }
+
+  function networkBanner(id, level, title, advice, role) {
+    var region = bannerRegion();
+    if (!region) return null;
+    clearNetworkBanners();
+    var box = document.createElement("div");
+    box.id = id;
+    box.className = "banner banner-" + level + " network-banner";
+    box.setAttribute("role", role);
+    box.setAttribute("tabindex", "-1");
+    var strong = document.createElement("strong");
+    strong.textContent = title;
+    box.appendChild(strong);
+    var p = document.createElement("p");
+    p.textContent = advice;
+    box.appendChild(p);
+    var actions = document.createElement("p");
+    actions.className = "banner-actions";
+    if (failed) {
+      var retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "primary";
+      retry.setAttribute("data-retry", "");
+      retry.textContent = "Retry";
+      actions.appendChild(retry);
+    }
+    box.appendChild(actions);
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "banner-close";
+    close.setAttribute("data-dismiss", "banner");
+    close.setAttribute("aria-label", "Dismiss this message");
+    close.textContent = "×";
+    box.appendChild(close);
+    region.insertBefore(box, region.firstChild);
+    return box;
+  }
+
+  function remember(detail) {
+    var config = detail.requestConfig || {};
+    var trigger = config.triggeringEvent;
+    failed = {
+      elt: detail.elt,
+      verb: (config.verb || "get").toUpperCase(),
+      path: config.path || (detail.pathInfo && detail.pathInfo.requestPath),
+      submitter: trigger && trigger.submitter ? trigger.submitter : null,
+      eventType: trigger ? trigger.type : null
+    };
+  }
+
+  function showUnreachable(title) {
+    networkBanner("offline-banner", "error", title,
+      "Nothing was saved; your text is kept. The dashboard may be restarting: this message " +
+      "goes away when it answers again, then press Retry.", "alert");
+    announce(title + " Nothing was saved; your text is kept.");
+    startPolling();
+  }
+
+  function startPolling() {
+    if (polling) return;
+    var url = document.body.getAttribute("data-health-url");
+    if (!url || !window.fetch) return;
+    polling = window.setInterval(function () {
+      window.fetch(url, { cache: "no-store", credentials: "same-origin" }).then(function (response) {
+        var json = (response.headers.get("content-type") || "").indexOf("json") !== -1;
+        if (response.status < 500 || json) answeredAgain();
+      }, function () { /* still unreachable */ });
+    }, 2000);
+  }
+
+  function stopPolling() {
+    if (polling) window.clearInterval(polling);
+    polling = null;
+  }
+
+  function answeredAgain() {
+    stopPolling();
+    if (!document.getElementById("offline-banner")) return;
+    if (failed) {
+      networkBanner("online-again", "ok", "The dashboard answers again.",
+        "What you sent last was not saved; press Retry to send it again.", "status");
+    } else {
+      clearNetworkBanners();
+    }
+    announce("The dashboard answers again.");
+  }
+
+  function retry() {
+    var f = failed;
+    failed = null;
+    clearNetworkBanners();
+    if (!f || !f.elt || !document.body.contains(f.elt)) { window.location.reload(); return; }
+    if (f.elt.tagName === "FORM" && f.eventType === "submit") {
+      var submitter = f.submitter && f.elt.contains(f.submitter) ? f.submitter : undefined;
+      if (f.elt.requestSubmit) { f.elt.requestSubmit(submitter); return; }
+    }
+    window.htmx.ajax(f.verb, f.path, { source: f.elt });
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-retry]")) { event.preventDefault(); retry(); }
+  });
+
+  document.addEventListener("htmx:sendError", function (event) {
+    remember(event.detail);
+    showUnreachable("Cannot reach the dashboard.");
+  });
+  document.addEventListener("htmx:timeout", function (event) {
+    remember(event.detail);
+    showUnreachable("The dashboard did not answer in time.");
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 500) return;
+    if (xhr.getResponseHeader("HX-Retarget")) return;  // the dashboard's own error banner
+    event.detail.shouldSwap = false;  // a proxy's error page must not replace the form
+    event.detail.isError = false;     // handled here: no console error
+    remember(event.detail);
+    showUnreachable("The dashboard answered with an error (HTTP " + xhr.status + ").");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (event.detail.successful && xhr && xhr.status < 500 && document.getElementById("offline-banner")) {
+      stopPolling();
+      clearNetworkBanners();
+      failed = null;
+    }
+  });
 })();
