@@ -43,7 +43,13 @@ from .errors import (
     UnsafeNameError,
 )
 from .folder import DEPRECATED_DIR, MAX_FILE_BYTES, SkillDocumentProblem
-from .importing import MAX_REFERENCES, MAX_SOURCE_BYTES, ImportReport
+from .importing import (
+    MAX_REFERENCES,
+    MAX_SOURCE_BYTES,
+    ImportPlan,
+    ImportReport,
+    PlannedDocument,
+)
 from .merge import MergedMemory, Origin, RuntimeSource, merge_memories
 from .naming import (
     MAX_NAME_BYTES,
@@ -74,7 +80,9 @@ __all__ = [
     "MAX_ZIP_MEMBERS",
     "SNIPPET_CHARS",
     "TYPES",
+    "ImportPlan",
     "ImportReport",
+    "PlannedDocument",
     "InvalidSkillDocumentError",
     "MergedMemory",
     "Origin",
