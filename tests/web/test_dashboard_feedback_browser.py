@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from webapp.stores import SkillDocumentStore
+from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.stores import ReviewQueue, SkillDocumentStore
 
-from .conftest import assert_accessible
+from .conftest import assert_accessible, start_server, stop_server
 from .test_skills_browser import SAMPLE, make_zip
 
 pytestmark = pytest.mark.browser
@@ -83,3 +84,91 @@ def test_skill_reimport_previews_the_overwrite_and_the_edit_can_be_restored(
     assert skill_store(live_server).get(skill.id).content == edited
     expect(page.locator(".history-entry").first).to_contain_text("Restored an earlier version")
     assert page.watch.page_errors == []
+
+
+# ----------------------------------------------------------------- 4. review feedback + undo
+def queue_of(server) -> ReviewQueue:
+    return ReviewQueue(server.settings.review_file, server.memories(), lock_timeout=5)
+
+
+def propose(server, *texts: str) -> list:
+    extractor = MemoryExtractor(server.memories(), review_queue=queue_of(server), mode="manual")
+    facts = [ReconcileAction("add", None, text, "preference") for text in texts]
+    return extractor.submit(facts, conversation_id="cli:session-1", evidence="said so").queued
+
+
+def card(page, text):
+    return page.locator("article.review-item", has_text=text)
+
+
+def test_review_decisions_show_what_happened_with_undo(live_server, page):
+    propose(live_server, "User drinks oolong tea", "User cycles to work", "User reads sci-fi")
+    page.goto(live_server.url + "/review/")
+    notice = page.locator("#review-notice")
+
+    card(page, "oolong").get_by_role("button", name="Approve").click()
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("Approved “User drinks oolong tea”")
+    expect(notice).to_have_attribute("role", "status")
+    assert [m.content for m in live_server.memories().get_all()] == ["User drinks oolong tea"]
+    notice.get_by_role("button", name="Undo").click()
+    expect(notice).to_contain_text("Undone: 1 fact pending again")
+    expect(card(page, "oolong")).to_be_visible()
+    assert live_server.memories().get_all() == []
+
+    card(page, "cycles").get_by_role("button", name="Reject").click()
+    expect(notice).to_contain_text("Rejected “User cycles to work”")
+    notice.get_by_role("button", name="Undo").click()
+    expect(card(page, "cycles")).to_be_visible()
+
+    page.locator("#review-select-all").check()
+    page.get_by_role("button", name="Approve selected").click()
+    expect(notice).to_contain_text("Approved 3 facts.")
+    assert len(live_server.memories().get_all()) == 3
+    assert_accessible(page, "with the approve notice and its Undo")
+    notice.get_by_role("button", name="Undo").click()
+    expect(notice).to_contain_text("Undone: 3 facts pending again")
+    expect(page.locator("article.review-item")).to_have_count(3)
+    assert live_server.memories().get_all() == []
+
+    # Undo from the Decided tab says so too.
+    card(page, "sci-fi").get_by_role("button", name="Reject").click()
+    expect(notice).to_contain_text("Rejected “User reads sci-fi”")
+    page.get_by_role("link", name="Decided").click()
+    expect(page.get_by_role("heading", name="Decided facts")).to_be_visible()
+    page.locator("article.review-item", has_text="sci-fi").get_by_role(
+        "button", name="Undo"
+    ).click()
+    expect(notice).to_contain_text("Undone: “User reads sci-fi” is pending again.")
+    assert page.watch.page_errors == []
+
+
+# ----------------------------------------------------------------- 5. too long for one memory
+def test_approving_an_edited_fact_over_the_per_memory_limit_says_so(tmp_path, page):
+    server = start_server(tmp_path / "data", env_extra={"MEMORY_MAX_CHARS": "40"})
+    try:
+        propose(server, "User likes tea")
+        page.goto(server.url + "/review/")
+        card(page, "likes tea").get_by_role("link", name="Edit").click()
+        long_text = "User likes tea, especially oolong from Alishan in winter"  # 56 characters
+        box = page.get_by_label("Content to remember")
+        box.fill(long_text)
+        page.get_by_role("button", name="Approve edited").click()
+        error = page.locator(".review-edit .field-error")
+        expect(error).to_have_text(
+            "This is 56 characters; one memory can hold at most 40 (the whole store's limit). "
+            "Shorten it."
+        )
+        expect(page.locator("#review-panel")).not_to_contain_text("Memory is full")
+        expect(page.get_by_label("Content to remember")).to_have_value(long_text)
+        assert server.memories().get_all() == []
+        # The Memories page says the very same for the same text.
+        page.goto(server.url + "/memories/")
+        page.get_by_label("What should the assistant remember?").fill(long_text)
+        page.get_by_role("button", name="Add memory").click()
+        expect(page.locator("#add-content-error")).to_have_text(
+            "This is 56 characters; one memory can hold at most 40 (the whole store's limit). "
+            "Shorten it."
+        )
+    finally:
+        stop_server(server)
