@@ -238,4 +238,70 @@
       failed = null;
     }
   });
+
+  // ---------------------------------------------------------------- unsaved edits
+  // Leaving a page with a changed [data-warn-unsaved] form (the skill editor, an open inline
+  // edit) asks first, and so does Cancel ([data-cancel]) of a form whose fields were changed.
+  var saving = false;  // a [data-warn-unsaved] form was submitted: its own redirect may leave
+
+  function fieldChanged(el) {
+    if (el.disabled || /^(hidden|submit|button|reset|file|image)$/.test(el.type)) return false;
+    if (el.type === "checkbox" || el.type === "radio") return el.checked !== el.defaultChecked;
+    if (el.tagName === "SELECT") {
+      var options = Array.prototype.slice.call(el.options);
+      var hasDefault = options.some(function (o) { return o.defaultSelected; });
+      return options.some(function (o, i) {
+        return o.selected !== (hasDefault ? o.defaultSelected : i === 0);
+      });
+    }
+    return typeof el.value === "string" && el.value !== el.defaultValue;
+  }
+
+  function formChanged(form) {
+    if (!form || !form.elements) return false;
+    if (form.getAttribute("data-unsaved") === "true") return true;
+    return Array.prototype.some.call(form.elements, fieldChanged);
+  }
+
+  function unsavedForms() {
+    return Array.prototype.filter.call(document.querySelectorAll("form[data-warn-unsaved]"), formChanged);
+  }
+
+  window.addEventListener("beforeunload", function (event) {
+    if (saving || !unsavedForms().length) return;
+    event.preventDefault();
+    event.returnValue = "";  // the browser shows its own "Leave site?" question
+  });
+
+  document.addEventListener("submit", function (event) {
+    if (event.target.matches && event.target.matches("form[data-warn-unsaved]")) saving = true;
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (!(event.detail.successful && xhr && xhr.getResponseHeader("HX-Redirect"))) saving = false;
+  });
+
+  // A form sent back with an error holds the typed text as its "default": still unsaved.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 400) return;
+    var target = event.detail.target;
+    if (target && target.id && !document.body.contains(target)) target = document.getElementById(target.id);
+    if (!target) return;
+    var forms = target.matches && target.matches("form[data-warn-unsaved]")
+      ? [target] : Array.prototype.slice.call(target.querySelectorAll("form[data-warn-unsaved]"));
+    forms.forEach(function (form) { form.setAttribute("data-unsaved", "true"); });
+  });
+
+  document.addEventListener("htmx:confirm", function (event) {
+    var elt = event.detail.elt;
+    if (!elt || !elt.matches || !elt.matches("[data-cancel]")) return;
+    var form = elt.closest("form");
+    if (!formChanged(form)) return;
+    event.preventDefault();
+    if (window.confirm(elt.getAttribute("data-discard-message") || "Discard your changes? They have not been saved.")) {
+      event.detail.issueRequest(true);
+    }
+  });
 })();

@@ -172,3 +172,92 @@ def test_approving_an_edited_fact_over_the_per_memory_limit_says_so(tmp_path, pa
         )
     finally:
         stop_server(server)
+
+
+# ----------------------------------------------------------------- 3. ask before losing edits
+@pytest.fixture
+def answering_page(browser):
+    """A page whose dialogs are answered from ``page.answers`` (True accepts), in order."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.answers, page.dialogs = [], []
+
+    def on_dialog(dialog):
+        page.dialogs.append(dialog.type)
+        if page.answers and page.answers.pop(0):
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def test_leaving_the_skill_editor_with_changes_asks_first(live_server, answering_page, tmp_path):
+    page = answering_page
+    folder = Path(shutil.copytree(SAMPLE, tmp_path / "poem-writer"))
+    skill_store(live_server).import_skill(folder)
+    skill = next(d for d in skill_store(live_server).list() if d.type == "skill")
+
+    # Unchanged: leaving asks nothing.
+    page.goto(live_server.url + f"/skills/{skill.id}/edit")
+    page.get_by_role("link", name="Memories").click()
+    expect(page).to_have_url(live_server.url + "/memories/")
+    assert page.dialogs == []
+
+    # Changed: leaving through the navigation asks; staying keeps the text.
+    page.goto(live_server.url + f"/skills/{skill.id}/edit")
+    content = page.get_by_label("Content (Markdown)")
+    content.click()
+    page.keyboard.press("End")
+    content.press_sequentially(" More.")
+    page.answers.append(False)
+    page.get_by_role("link", name="Memories").click(no_wait_after=True)
+    expect(content).to_have_value(skill.content + " More.")
+    assert page.dialogs == ["beforeunload"]
+    expect(page).to_have_url(live_server.url + f"/skills/{skill.id}/edit")
+    # The Cancel link asks too; leaving when the person says so.
+    page.answers.append(True)
+    page.get_by_role("link", name="Cancel").click()
+    expect(page).to_have_url(live_server.url + f"/skills/{skill.id}")
+    assert page.dialogs == ["beforeunload", "beforeunload"]
+    assert skill_store(live_server).get(skill.id).content == skill.content
+
+    # Saving is not leaving: no question.
+    page.goto(live_server.url + f"/skills/{skill.id}/edit")
+    page.get_by_label("Content (Markdown)").press_sequentially(" Saved.")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Saved.", exact=True)).to_be_visible()
+    assert page.dialogs == ["beforeunload", "beforeunload"]
+
+
+def test_cancelling_a_changed_memory_edit_asks_first(live_server, answering_page):
+    page = answering_page
+    memory = live_server.memories().add("Takes the 8:15 train")
+    page.goto(live_server.url + "/memories/")
+    row = page.locator(f"#memory-{memory.id}")
+
+    # Unchanged: Cancel just closes the form.
+    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("link", name="Cancel").click()
+    expect(row.get_by_role("link", name="Edit")).to_be_visible()
+    assert page.dialogs == []
+
+    row.get_by_role("link", name="Edit").click()
+    text = row.get_by_label("Memory text")
+    text.fill("Takes the 8:45 train since March")
+    page.answers.append(False)
+    row.get_by_role("link", name="Cancel").click()
+    expect(text).to_have_value("Takes the 8:45 train since March")
+    assert page.dialogs == ["confirm"]
+    page.answers.append(False)
+    text.press("Escape")  # Esc cancels too, and asks the same
+    expect(text).to_have_value("Takes the 8:45 train since March")
+    assert page.dialogs == ["confirm", "confirm"]
+    page.answers.append(True)
+    row.get_by_role("link", name="Cancel").click()
+    expect(row).to_contain_text("Takes the 8:15 train")
+    expect(row.get_by_label("Memory text")).to_have_count(0)
+    assert [m.content for m in live_server.memories().get_all()] == ["Takes the 8:15 train"]
