@@ -261,3 +261,39 @@ def test_cancelling_a_changed_memory_edit_asks_first(live_server, answering_page
     expect(row).to_contain_text("Takes the 8:15 train")
     expect(row.get_by_label("Memory text")).to_have_count(0)
     assert [m.content for m in live_server.memories().get_all()] == ["Takes the 8:15 train"]
+
+
+# ----------------------------------------------------------------- 7. counts that agree
+def test_counts_agree_after_delete_and_both_sorts_are_labelled(live_server, page, tmp_path):
+    store = live_server.memories()
+    ids = [store.add(f"Fact number {i}").id for i in range(12)]
+    page.goto(live_server.url + "/memories/")
+    summary = page.locator("#results-summary")
+    expect(summary).to_contain_text("Showing 1–12 of 12 memories")
+    page.locator(f"#memory-{ids[3]}").get_by_role("button", name="Delete").click()
+    expect(page.locator("#meter")).to_contain_text("11 / 100")
+    expect(summary).to_contain_text("Showing 1–11 of 11 memories")
+    page.locator(f"#memory-{ids[3]}").get_by_role("button", name="Undo").click()
+    expect(summary).to_contain_text("Showing 1–12 of 12 memories")
+    expect(page.locator("#meter")).to_contain_text("12 / 100")
+
+    # Both orders are offered and say what they sort by.
+    sort = page.get_by_label("Sort")
+    options = sort.locator("option").all_inner_texts()
+    assert "Newest first (created)" in options and "Recently updated" in options
+    store.update(ids[0], "Fact number 0, corrected")  # the oldest one, changed last
+    sort.select_option(label="Recently updated")
+    expect(page.locator("#memory-rows tr").first).to_contain_text("Fact number 0, corrected")
+    sort.select_option(label="Newest first (created)")
+    expect(page.locator("#memory-rows tr").first).to_contain_text("Fact number 11")
+
+    # The Skills tab counts skills, not documents.
+    folder = Path(shutil.copytree(SAMPLE, tmp_path / "poem-writer"))
+    skill_store(live_server).import_skill(folder)
+    skill_store(live_server).save(
+        {"type": "skill", "skill": "tea-timer", "skillDescription": "Times tea.", "content": "Go."}
+    )
+    page.goto(live_server.url + "/skills/")
+    tab = page.get_by_role("link", name="Skills (2)")
+    expect(tab).to_contain_text("4 documents")
+    expect(page.locator("section.skill-group")).to_have_count(2)

@@ -82,7 +82,8 @@ def test_list_groups_documents_by_skill(client, imported):
     )
     assert "references/wulv.md" in html and "Valid" in html
     assert skill.snippet[:40] in html
-    assert "Skills (3)" in html and "Deprecated (0)" in html
+    # The tab counts skills (one here) and says how many documents they have (issue 12).
+    assert "Skills (1) <span" in html and "· 3 documents" in html and "Deprecated (0)" in html
 
 
 def test_list_partial_is_the_panel(client, imported):
@@ -99,7 +100,7 @@ def test_invalid_files_are_listed_with_the_reason(client, settings, imported):
     html = client.get("/skills/").get_data(as_text=True)
     assert "Invalid files (2)" in html
     assert "broken-skill-00000000.json" in html and "odd-skill-11111111.json" in html
-    assert "Skills (3)" in html
+    assert "Skills (1) <span" in html and "· 3 documents" in html
 
 
 # ----------------------------------------------------------------- one document

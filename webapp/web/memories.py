@@ -182,6 +182,12 @@ def index():
     return render_template("memories/page.html", **page_context())
 
 
+@bp.get("/summary")
+def summary():
+    """The "Showing a–b of n" line alone (it reloads itself when a row is deleted or restored)."""
+    return render_template("memories/_summary.html", listing=current_listing())
+
+
 @bp.get("/meter")
 def meter():
     """The capacity meter alone (it reloads itself after changes)."""

@@ -127,12 +127,13 @@ class SkillsPage:
     tab: str  # "live" or "deprecated"
     groups: list[SkillGroup]  # documents of that tab grouped by skill
     problems: list[SkillDocumentProblem]  # invalid files and what is wrong
-    live_count: int
+    live_count: int  # live documents (skills and references)
     deprecated_count: int
     notice: str | None = None  # outcome message above the list
     notice_level: str = "ok"
     import_error: str | None = None  # shown next to the file field
     focus: str | None = None  # element id focused after the swap
+    skill_count: int = 0  # distinct live skills (what the Skills tab counts)
     plan: ImportPlan | None = None  # an import that would overwrite, waiting for confirmation
     plan_token: str = ""  # names the staged upload the confirmation applies
     plan_file: str = ""  # the uploaded file's name, as shown
@@ -160,6 +161,7 @@ def _build(tab: str, **extra: Any) -> SkillsPage:
         groups=_group(dead if tab == "deprecated" else live),
         problems=store.problems(),
         live_count=len(live),
+        skill_count=len({d.key[0] for d in live}),
         deprecated_count=len(dead),
         **extra,
     )
