@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.prompts import compose_prompt, compose_prompt_sections
 from webapp.stores import ReviewQueue, SkillDocumentStore
 
 from .conftest import assert_accessible, start_server, stop_server
@@ -297,3 +298,42 @@ def test_counts_agree_after_delete_and_both_sorts_are_labelled(live_server, page
     tab = page.get_by_role("link", name="Skills (2)")
     expect(tab).to_contain_text("4 documents")
     expect(page.locator("section.skill-group")).to_have_count(2)
+
+
+# ----------------------------------------------------------------- 14. prompt, line for line
+def test_prompt_preview_shows_the_lines_sent_and_a_context_window_gauge(tmp_path, page):
+    server = start_server(tmp_path / "data", env_extra={"MEMORY_CONTEXT_WINDOW": "40"})
+    try:
+        memories = server.memories()
+        memories.add("Prefers metric units")
+        memories.add("住在台北")
+        thread = "cli:session-1"
+        server.conversations().add_exchange(thread, "Weather?", "Light rain after 15:00.")
+        page.goto(server.url + "/prompt/")
+        page.get_by_label("Conversation").select_option(thread)
+        page.get_by_label("Next message").fill("And tomorrow?")
+        history = server.conversations().get_history(thread)
+        sent = compose_prompt(memories.get_all(), history, "And tomorrow?")
+        expect(page.locator("#prompt-text")).to_contain_text("And tomorrow?")
+        # What a person sees (and selects) is the text sent, line for line: no extra blank
+        # line between the sections.
+        shown = page.locator("#prompt-text").inner_text()
+        assert shown.splitlines() == sent.splitlines()
+        lines = page.evaluate(
+            "() => { const pre = document.getElementById('prompt-text');"
+            " return Math.round(pre.getBoundingClientRect().height"
+            " / parseFloat(getComputedStyle(pre).lineHeight)); }"
+        )
+        padding_lines = 1  # the box's own padding (.5rem top and bottom) is about one line
+        assert lines - padding_lines <= len(sent.splitlines())
+
+        tokens = compose_prompt_sections(memories.get_all(), history, "And tomorrow?").tokens
+        gauge = page.locator(".context-gauge")
+        expect(gauge).to_contain_text(f"≈{tokens} of 40 tokens")
+        expect(page.locator("#context-meter")).to_have_attribute("max", "40")
+        expect(page.get_by_label("Context window")).to_be_visible()
+        assert tokens > 40
+        expect(gauge).to_contain_text("longer than the context window")
+        assert_accessible(page, "on the prompt page with the context gauge")
+    finally:
+        stop_server(server)
