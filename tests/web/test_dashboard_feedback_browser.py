@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
 from webapp.prompts import compose_prompt, compose_prompt_sections
 from webapp.stores import ReviewQueue, SkillDocumentStore
+from webapp.stores.skills import NEEDS_DESCRIPTION
 
 from .conftest import assert_accessible, start_server, stop_server
 from .test_skills_browser import SAMPLE, make_zip
@@ -337,3 +338,42 @@ def test_prompt_preview_shows_the_lines_sent_and_a_context_window_gauge(tmp_path
         assert_accessible(page, "on the prompt page with the context gauge")
     finally:
         stop_server(server)
+
+
+# ----------------------------------------------------------------- 6. same skill rules everywhere
+def test_a_skill_without_description_is_refused_by_the_form_and_the_import_alike(
+    live_server, page, tmp_path
+):
+    page.goto(live_server.url + "/skills/new")
+    page.get_by_label("Skill name").fill("tea-timer")
+    page.get_by_label("Content (Markdown)").fill("Steep green tea for two minutes.")
+    page.get_by_role("button", name="Create").click()
+    form_error = page.locator("#field-description-error")
+    expect(form_error).to_have_text(NEEDS_DESCRIPTION)
+    expect(page.get_by_label("Description")).to_be_focused()
+    expect(page.get_by_label("Content (Markdown)")).to_have_value(
+        "Steep green tea for two minutes."
+    )
+    assert skill_store(live_server).list() == []
+
+    folder = tmp_path / "tea-timer"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: tea-timer\n---\nSteep for two minutes.\n")
+    archive = make_zip(folder, tmp_path / "tea-timer.zip")
+    page = page.context.new_page()  # the refused form still holds unsaved text: leave it open
+    page.goto(live_server.url + "/skills/")
+    page.get_by_label("Import a skill folder (.zip)").set_input_files(str(archive))
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator("#skill-zip-error")).to_have_text(
+        f"Nothing was imported: SKILL.md: {NEEDS_DESCRIPTION}"
+    )
+    assert skill_store(live_server).list() == []
+
+    # With a description both accept it.
+    page.goto(live_server.url + "/skills/new")
+    page.get_by_label("Skill name").fill("tea-timer")
+    page.get_by_label("Description").fill("Times tea.")
+    page.get_by_label("Content (Markdown)").fill("Steep green tea for two minutes.")
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_text("Saved.", exact=True)).to_be_visible()
+    assert [d.skill_description for d in skill_store(live_server).list()] == ["Times tea."]

@@ -191,7 +191,11 @@ def test_edit_without_htmx_redirects_to_the_document(client, imported):
     doc = imported["skill"]
     response = client.post(
         f"/skills/{doc.id}/edit",
-        data={"content": "changed", "description": "", "version": str(doc.updated_at)},
+        data={
+            "content": "changed",
+            "description": doc.skill_description,  # a skill keeps a description (issue 12)
+            "version": str(doc.updated_at),
+        },
     )
     assert response.status_code == 303
     assert response.headers["Location"].endswith(f"/skills/{doc.id}?saved=1")
@@ -226,7 +230,11 @@ def test_edit_refused_when_changed_elsewhere(client, settings, imported):
     response = client.post(
         f"/skills/{doc.id}/edit",
         htmx=True,
-        data={"content": "My edit", "description": "", "version": str(doc.updated_at)},
+        data={
+            "content": "My edit",
+            "description": doc.skill_description,  # a skill keeps a description (issue 12)
+            "version": str(doc.updated_at),
+        },
     )
     html = response.get_data(as_text=True)
     assert response.status_code == 409
@@ -301,7 +309,12 @@ def test_create_duplicate_skill_is_a_conflict(client, settings, imported):
     response = client.post(
         "/skills/new",
         htmx=True,
-        data={"type": "skill", "skill": "Poem-Writer", "description": "", "content": "other"},
+        data={
+            "type": "skill",
+            "skill": "Poem-Writer",
+            "description": "Another poem skill",  # a skill needs one (issue 12)
+            "content": "other",
+        },
     )
     assert response.status_code == 409
     assert "already exists" in response.get_data(as_text=True)

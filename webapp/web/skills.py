@@ -387,7 +387,7 @@ def create():
     kind, skill, reference = values["type"], values["skill"], values["reference"]
     form = DocumentForm(values)
     form.errors.update(name_problems(kind, skill, reference))
-    form.errors.update(text_problems(values["content"], values["description"]))
+    form.errors.update(text_problems(values["content"], values["description"], kind=kind))
     if form.errors:
         return _form_response(form, 422)
     record = new_record(kind, skill, reference, values["description"], values["content"])
@@ -427,7 +427,7 @@ def update(doc_id: str):
     doc = get_document_or_404(doc_id)
     values = _form_values("content", "description", "version")
     form = DocumentForm(values, doc=doc)
-    form.errors.update(text_problems(values["content"], values["description"]))
+    form.errors.update(text_problems(values["content"], values["description"], kind=doc.type))
     if form.errors:
         return _form_response(form, 422)
     if values["version"] and values["version"] != str(doc.updated_at):

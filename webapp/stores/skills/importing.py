@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .documents import SkillDocument, derive_snippet
+from .drafts import text_problems
 from .errors import SkillImportError
 from .validation import validate_record
 
@@ -79,6 +80,10 @@ def read_skill_folder(folder: Path) -> list[dict[str, Any]]:
             {**record, "id": "import", "createdAt": 0, "updatedAt": 0},
             f"{record.get('reference') or 'SKILL.md'}",
         )
+    skill = records[0]
+    problems = text_problems(skill["content"], skill["skillDescription"], kind="skill")
+    if problems:  # the same rules, in the same words, as the dashboard's form
+        raise SkillImportError(f"SKILL.md: {next(iter(problems.values()))}")
     return records
 
 
