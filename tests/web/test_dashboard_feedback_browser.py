@@ -377,3 +377,53 @@ def test_a_skill_without_description_is_refused_by_the_form_and_the_import_alike
     page.get_by_role("button", name="Create").click()
     expect(page.get_by_text("Saved.", exact=True)).to_be_visible()
     assert [d.skill_description for d in skill_store(live_server).list()] == ["Times tea."]
+
+
+# ----------------------------------------------------------------- 15. polish
+def test_memories_polish_empty_bar_full_stop_import_source_and_live_count(tmp_path, page):
+    server = start_server(tmp_path / "data", env_extra={"MEMORY_MAX_CHARS": "40"})
+    try:
+        page.goto(server.url + "/memories/")
+        expect(page.get_by_text("Nothing remembered yet")).to_be_visible()
+        # Nothing to search, sort or delete yet: the bar is not shown.
+        expect(page.locator("#filters")).to_be_hidden()
+        expect(page.get_by_role("button", name="Delete selected")).to_be_hidden()
+
+        # A live count against the per-memory and total limits while typing.
+        box = page.get_by_label("What should the assistant remember?")
+        count = page.locator("#add-content-count")
+        expect(count).to_have_text("0 characters · at most 40 per memory · 40 free in total")
+        box.press_sequentially("我喝咖啡不加糖。")
+        expect(count).to_have_text("8 characters · at most 40 per memory · 40 free in total")
+        page.get_by_role("button", name="Add memory").click()
+        # No doubled full stop after Chinese text.
+        expect(page.locator("#add-form .ok-text")).to_have_text("Added “我喝咖啡不加糖。”")
+        expect(page.locator("#filters")).to_be_visible()  # the bar is back with the first memory
+        expect(count).to_have_text("0 characters · at most 40 per memory · 32 free in total")
+        box.press_sequentially("Prefers trains over planes, always")
+        expect(count).to_contain_text("34 characters")
+        expect(count).to_contain_text("— more than the store has free")
+        box.fill("x" * 41)
+        expect(count).to_contain_text("— too long for one memory")
+        box.fill("")
+        [memory] = server.memories().get_all()
+        row = page.locator(f"#memory-{memory.id}")
+        row.get_by_role("button", name="Delete").click()
+        expect(row).to_have_text("Deleted “我喝咖啡不加糖。” Undo")
+
+        # Import with no file chosen says so; an imported memory shows where it came from.
+        page.get_by_role("button", name="Preview import").click()
+        expect(page.locator("#import-error")).to_have_text(
+            "No file was chosen: choose a JSON file exported from this page."
+        )
+        export = tmp_path / "export.json"
+        export.write_text('[{"id": "t1", "content": "Likes jasmine tea"}]', encoding="utf-8")
+        page.get_by_label("Import a JSON file exported from this page").set_input_files(str(export))
+        page.get_by_role("button", name="Preview import").click()
+        page.get_by_role("button", name="Apply the import").click()
+        imported = page.locator("#memory-t1")
+        expect(imported.locator("td[data-label='Source']")).to_have_text("import")
+        assert server.memories().get("t1").source == "import"
+        assert_accessible(page, "with the live count and an imported memory")
+    finally:
+        stop_server(server)

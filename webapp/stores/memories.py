@@ -659,5 +659,7 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             createdAt=record.get("createdAt") or stamp,
             updatedAt=record.get("updatedAt") or stamp,
         )
+        if not clean.get("source"):
+            clean["source"] = "import"  # where it came from, shown in the dashboard's list
         cleaned.append(clean)
     return cleaned

@@ -32,7 +32,7 @@ from ..stores import (
     MemoryFullError,
 )
 from ..text import count_noun
-from .context import actor, stores, wants_partial
+from .context import actor, quoted_sentence, stores, wants_partial
 from .memory_listing import (
     PAGE_SIZE,
     SORTS,
@@ -114,6 +114,11 @@ def memory_url(endpoint: str, memory_id: str) -> str:
         head, _, tail = url_for(endpoint, memory_id=_ID_SLOT).partition(_ID_SLOT)
         parts = cache[endpoint] = (head, tail)
     return parts[0] + quote(str(memory_id), safe=_PATH_SAFE) + parts[1]
+
+
+@bp.app_template_filter("quoted")
+def _quoted_filter(text: str) -> str:
+    return quoted_sentence(text)
 
 
 def get_memory_or_404(memory_id: str) -> Memory:
@@ -271,6 +276,7 @@ def edit(memory_id: str):
         "errors": {},
         "version": memory.version,
         "categories": CATEGORIES,
+        "usage": usage_of(stores().memories),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context)
@@ -317,6 +323,7 @@ def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: 
         "errors": errors,
         "version": version or memory.version,
         "categories": CATEGORIES,
+        "usage": usage_of(stores().memories),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context), status
@@ -456,10 +463,14 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
     upload = request.files.get("file")
     if upload is not None and upload.filename:
         raw = upload.stream.read(MAX_IMPORT_BYTES + 1)
+        if not raw.strip():
+            raise ImportProblem(
+                f"“{upload.filename[:200]}” is empty; choose a JSON file exported from this page."
+            )
     else:
         raw = (request.form.get("payload") or "").encode("utf-8")
     if not raw.strip():
-        raise ImportProblem("Choose a JSON file exported from this page; the file was empty.")
+        raise ImportProblem("No file was chosen: choose a JSON file exported from this page.")
     if len(raw) > MAX_IMPORT_BYTES:
         raise ImportProblem(
             f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; "

@@ -13,7 +13,7 @@ from flask_htmx import make_response
 from ..stores import ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
 from ..text import count_noun
-from .context import actor, stores, wants_partial
+from .context import actor, quoted_sentence, stores, wants_partial
 from .pagination import paginate
 
 bp = Blueprint("review", __name__, url_prefix="/review")
@@ -135,8 +135,8 @@ _DONE_KEY = "review_done"  # what a plain (no-JavaScript) decision did, shown af
 
 
 def _quoted(item: ReviewItem) -> str:
-    text = item.applied_content or item.content
-    return f"“{text[:80]}{'…' if len(text) > 80 else ''}”"
+    """The fact in quotes, ending the sentence (no doubled full stop after “…。”)."""
+    return quoted_sentence(item.applied_content or item.content)
 
 
 def next_focus(item_id: str) -> str:
@@ -242,7 +242,7 @@ def approve(item_id: str):
             422,
         )
     return _done(
-        "pending", f"Approved {_quoted(approved)}. Long-term memory updated.", [approved.id], focus
+        "pending", f"Approved {_quoted(approved)} Long-term memory updated.", [approved.id], focus
     )
 
 
@@ -253,7 +253,7 @@ def reject(item_id: str):
     focus = next_focus(item.id)
     stores().review.reject(item.id, actor=actor())
     return _done(
-        "pending", f"Rejected {_quoted(item)}; it will not be proposed again.", [item.id], focus
+        "pending", f"Rejected {_quoted(item)} It will not be proposed again.", [item.id], focus
     )
 
 
@@ -274,7 +274,7 @@ def undo(item_id: str):
             ),
             409,
         )
-    return _done("decided", f"Undone: {_quoted(item)} is pending again.")
+    return _done("decided", f"Undone, pending again: {_quoted(item)}")
 
 
 @bp.post("/undo")
