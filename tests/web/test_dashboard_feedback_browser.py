@@ -427,3 +427,56 @@ def test_memories_polish_empty_bar_full_stop_import_source_and_live_count(tmp_pa
         assert_accessible(page, "with the live count and an imported memory")
     finally:
         stop_server(server)
+
+
+# ----------------------------------------------------------------- axe on the new states
+def assert_targets_big_enough(page, selectors: list[str]) -> None:
+    """axe-core's WCAG 2.2 target-size rule over the new controls only."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    present = [s for s in selectors if page.locator(s).count()]
+    assert present, "none of the new controls is on the page"
+    results = Axe().run(
+        page,
+        context={"include": [[s] for s in present]},
+        options={"runOnly": {"type": "rule", "values": ["target-size"]}},
+    )
+    bad = results.response["violations"]
+    assert not bad, [n["target"] for v in bad for n in v["nodes"]]
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"], indirect=True)
+def test_the_new_feedback_passes_axe_in_both_themes(live_server, page, color_scheme):
+    live_server.memories().add("Prefers metric units")
+    propose(live_server, "User drinks oolong tea")
+
+    # The offline banner (a proxy's 502), then the "answers again" one.
+    page.goto(live_server.url + "/memories/")
+    page.route("**/memories/", lambda route: route.fulfill(status=502, body="Bad Gateway"))
+    page.route("**/healthz", lambda route: route.abort())  # the banner stays while axe looks
+    page.get_by_label("What should the assistant remember?").fill("Has a cat")
+    page.get_by_role("button", name="Add memory").click()
+    expect(page.locator("#offline-banner")).to_be_visible()
+    assert_accessible(page, f"with the offline banner ({color_scheme})")
+    assert_targets_big_enough(page, ["#offline-banner"])
+    page.unroute("**/memories/")
+    page.unroute("**/healthz")
+    expect(page.locator("#online-again")).to_be_visible(timeout=15_000)
+    assert_accessible(page, f"with the answers-again banner ({color_scheme})")
+    assert_targets_big_enough(page, ["#online-again"])
+    page.get_by_label("What should the assistant remember?").fill("Has a cat named Mochi")
+    expect(page.locator("#add-content-count")).to_contain_text("21 characters")
+    assert_accessible(page, f"with the live character count ({color_scheme})")
+
+    # The Review notice with Undo.
+    page.goto(live_server.url + "/review/")
+    card(page, "oolong").get_by_role("button", name="Approve").click()
+    expect(page.locator("#review-notice")).to_contain_text("Approved")
+    assert_accessible(page, f"with the review notice ({color_scheme})")
+    assert_targets_big_enough(page, ["#review-notice"])
+
+    # The prompt page's context gauge.
+    page.goto(live_server.url + "/prompt/")
+    expect(page.locator(".context-gauge")).to_contain_text("of 200,000 tokens")
+    assert_accessible(page, f"with the context window gauge ({color_scheme})")
+    assert page.watch.page_errors == []
