@@ -176,3 +176,31 @@ def test_a_proxy_error_page_never_replaces_the_form(live_server, page):
     expect(page.locator("#online-again")).to_be_visible(timeout=15_000)
     page.locator("#online-again").get_by_role("button", name="Retry").click()
     expect(page.locator("#results")).to_contain_text("Keeps receipts for ten years")
+
+
+def test_retry_of_a_failed_edit_link_and_search_opens_them(tmp_path, page):
+    server = start_server(tmp_path / "data")
+    try:
+        memory = server.memories().add("Walks the dog at seven")
+        server.memories().add("Prefers tea")
+        page.goto(server.url + "/memories/")
+        page.wait_for_function("() => window.htmx !== undefined")
+        kill(server)
+        row = page.locator(f"#memory-{memory.id}")
+        row.get_by_role("link", name="Edit").click()
+        expect_offline_banner(page)
+        server = restart(server)
+        expect(page.locator("#online-again")).to_be_visible(timeout=15_000)
+        page.locator("#online-again").get_by_role("button", name="Retry").click()
+        expect(row.get_by_label("Memory text")).to_have_value("Walks the dog at seven")
+
+        kill(server)
+        page.get_by_role("searchbox", name="Search").fill("tea")
+        expect_offline_banner(page)
+        expect(page.locator("#memory-rows tr")).to_have_count(2)
+        server = restart(server)
+        expect(page.locator("#online-again")).to_be_visible(timeout=15_000)
+        page.locator("#online-again").get_by_role("button", name="Retry").click()
+        expect(page.locator("#results mark")).to_have_text(["tea"])
+    finally:
+        stop_server(server)
