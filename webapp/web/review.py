@@ -321,7 +321,8 @@ def bulk():
         return _render(
             _build("pending", notice="Select at least one fact first.", focus="review-notice"), 422
         )
-    done, queue, decided = 0, stores().review, []
+    done, queue = 0, stores().review
+    decided: list[str] = []
     for item_id in ids:
         try:
             if decision == "approve":
