@@ -133,7 +133,7 @@
       retry.type = "button";
       retry.className = "primary";
       retry.setAttribute("data-retry", "");
-      retry.textContent = "Retry";
+      retry.textContent = gettext("Retry");
       actions.appendChild(retry);
     }
     box.appendChild(actions);
@@ -141,7 +141,7 @@
     close.type = "button";
     close.className = "banner-close";
     close.setAttribute("data-dismiss", "banner");
-    close.setAttribute("aria-label", "Dismiss this message");
+    close.setAttribute("aria-label", gettext("Dismiss this message"));
     close.textContent = "×";
     box.appendChild(close);
     region.insertBefore(box, region.firstChild);
@@ -162,9 +162,8 @@
 
   function showUnreachable(title) {
     networkBanner("offline-banner", "error", title,
-      "Nothing was saved; your text is kept. The dashboard may be restarting: this message " +
-      "goes away when it answers again, then press Retry.", "alert");
-    announce(title + " Nothing was saved; your text is kept.");
+      gettext("Nothing was saved; your text is kept. The dashboard may be restarting: this message goes away when it answers again, then press Retry."), "alert");
+    announce(title + " " + gettext("Nothing was saved; your text is kept."));
     startPolling();
   }
 
@@ -189,12 +188,12 @@
     stopPolling();
     if (!document.getElementById("offline-banner")) return;
     if (failed) {
-      networkBanner("online-again", "ok", "The dashboard answers again.",
-        "What you sent last was not saved; press Retry to send it again.", "status");
+      networkBanner("online-again", "ok", gettext("The dashboard answers again."),
+        gettext("What you sent last was not saved; press Retry to send it again."), "status");
     } else {
       clearNetworkBanners();
     }
-    announce("The dashboard answers again.");
+    announce(gettext("The dashboard answers again."));
   }
 
   function retry() {
@@ -215,11 +214,11 @@
 
   document.addEventListener("htmx:sendError", function (event) {
     remember(event.detail);
-    showUnreachable("Cannot reach the dashboard.");
+    showUnreachable(gettext("Cannot reach the dashboard."));
   });
   document.addEventListener("htmx:timeout", function (event) {
     remember(event.detail);
-    showUnreachable("The dashboard did not answer in time.");
+    showUnreachable(gettext("The dashboard did not answer in time."));
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
@@ -228,7 +227,7 @@
     event.detail.shouldSwap = false;  // a proxy's error page must not replace the form
     event.detail.isError = false;     // handled here: no console error
     remember(event.detail);
-    showUnreachable("The dashboard answered with an error (HTTP " + xhr.status + ").");
+    showUnreachable(gettext("The dashboard answered with an error (HTTP %s).").replace("%s", String(xhr.status)));
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     var xhr = event.detail.xhr;
@@ -300,7 +299,7 @@
     var form = elt.closest("form");
     if (!formChanged(form)) return;
     event.preventDefault();
-    if (window.confirm(elt.getAttribute("data-discard-message") || "Discard your changes? They have not been saved.")) {
+    if (window.confirm(elt.getAttribute("data-discard-message") || gettext("Discard your changes? They have not been saved."))) {
       event.detail.issueRequest(true);
     }
   });

@@ -66,9 +66,11 @@
     var length = box.value.trim().length;
     var per = Number(box.getAttribute("data-max-chars"));
     var free = Number(box.getAttribute("data-free-chars"));
-    var note = length > per ? " — too long for one memory" : length > free ? " — more than the store has free" : "";
-    text.textContent = formatted(length) + " characters · at most " + formatted(per) +
-      " per memory · " + formatted(free) + " free in total" + note;
+    var gettext = window.memoryCurator ? window.memoryCurator.gettext : function (t) { return t; };
+    var note = length > per ? gettext(" — too long for one memory") : length > free ? gettext(" — more than the store has free") : "";
+    text.textContent = gettext("%(length)s characters · at most %(per)s per memory · %(free)s free in total")
+      .replace("%(length)s", formatted(length)).replace("%(per)s", formatted(per))
+      .replace("%(free)s", formatted(free)) + note;
     out.classList.toggle("over", note !== "");
   }
   document.addEventListener("input", function (event) {
