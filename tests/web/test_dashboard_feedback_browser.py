@@ -151,7 +151,7 @@ def test_approving_an_edited_fact_over_the_per_memory_limit_says_so(tmp_path, pa
     try:
         propose(server, "User likes tea")
         page.goto(server.url + "/review/")
-        card(page, "likes tea").get_by_role("link", name="Edit").click()
+        card(page, "likes tea").get_by_role("button", name="Edit").click()
         long_text = "User likes tea, especially oolong from Alishan in winter"  # 56 characters
         box = page.get_by_label("Content to remember")
         box.fill(long_text)
@@ -244,16 +244,16 @@ def test_cancelling_a_changed_memory_edit_asks_first(live_server, answering_page
     row = page.locator(f"#memory-{memory.id}")
 
     # Unchanged: Cancel just closes the form.
-    row.get_by_role("link", name="Edit").click()
-    row.get_by_role("link", name="Cancel").click()
-    expect(row.get_by_role("link", name="Edit")).to_be_visible()
+    row.get_by_role("button", name="Edit").click()
+    row.get_by_role("button", name="Cancel").click()
+    expect(row.get_by_role("button", name="Edit")).to_be_visible()
     assert page.dialogs == []
 
-    row.get_by_role("link", name="Edit").click()
+    row.get_by_role("button", name="Edit").click()
     text = row.get_by_label("Memory text")
     text.fill("Takes the 8:45 train since March")
     page.answers.append(False)
-    row.get_by_role("link", name="Cancel").click()
+    row.get_by_role("button", name="Cancel").click()
     expect(text).to_have_value("Takes the 8:45 train since March")
     assert page.dialogs == ["confirm"]
     page.answers.append(False)
@@ -261,7 +261,7 @@ def test_cancelling_a_changed_memory_edit_asks_first(live_server, answering_page
     expect(text).to_have_value("Takes the 8:45 train since March")
     assert page.dialogs == ["confirm", "confirm"]
     page.answers.append(True)
-    row.get_by_role("link", name="Cancel").click()
+    row.get_by_role("button", name="Cancel").click()
     expect(row).to_contain_text("Takes the 8:15 train")
     expect(row.get_by_label("Memory text")).to_have_count(0)
     assert [m.content for m in live_server.memories().get_all()] == ["Takes the 8:15 train"]
