@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from ..settings import Settings
 from ..text import fold, matches_all, search_terms
-from .errors import ConflictError, DuplicateMemoryError, MemoryFullError
+from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, MemoryTooLongError
 from .history import HistoryLog
 from .jsonfile import JsonFile, Unchanged
 from .origin import HOWS, imported_origin, make_origin, read_origin
@@ -144,6 +144,12 @@ def clean_content(content: Any) -> str:
     if not is_valid_unicode(cleaned):
         raise ValueError("Memory content is not valid Unicode text (it has a lone surrogate).")
     return cleaned
+
+
+def check_length(content: str, max_chars: int) -> None:
+    """Raise MemoryTooLongError when one fact is longer than the whole store may hold."""
+    if len(content) > max_chars:
+        raise MemoryTooLongError(len(content), max_chars)
 
 
 def is_valid_unicode(text: str) -> bool:
@@ -338,11 +344,10 @@ class MemoryStore:
         except ValueError as exc:
             errors["content"] = str(exc)
         else:
-            if len(cleaned) > self.max_chars:
-                errors["content"] = (
-                    f"This is {len(cleaned):,} characters; one memory can hold at most "
-                    f"{self.max_chars:,} (the whole store's limit). Shorten it."
-                )
+            try:
+                check_length(cleaned, self.max_chars)
+            except MemoryTooLongError as exc:  # the same words as a review approval gets
+                errors["content"] = str(exc)
         try:
             checked = check_category(category)
         except ValueError as exc:
@@ -744,5 +749,7 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             createdAt=record.get("createdAt") or stamp,
             updatedAt=record.get("updatedAt") or stamp,
         )
+        if not clean.get("source"):
+            clean["source"] = "import"  # where it came from, shown in the dashboard's list
         cleaned.append(clean)
     return cleaned

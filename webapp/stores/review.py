@@ -22,7 +22,7 @@ from ..settings import Settings
 from ..text import near_identical, normalize
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
-from .memories import Memory, MemoryStore, check_category, clean_content
+from .memories import Memory, MemoryStore, check_category, check_length, clean_content
 from .origin import make_origin
 from .timefmt import now_iso, parse_ts
 
@@ -285,9 +285,11 @@ class ReviewQueue:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
         Approving an approved item does nothing. A full store raises MemoryFullError and the
-        item stays pending.
+        item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
         """
         edited = clean_content(content) if content is not None else None
+        if edited is not None:
+            check_length(edited, self.store.max_chars)
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)

@@ -32,7 +32,7 @@ from ..stores import (
     MemoryFullError,
 )
 from ..text import count_noun
-from .context import actor, stores, wants_partial
+from .context import actor, quoted_sentence, stores, wants_partial
 from .memory_listing import (
     PAGE_SIZE,
     SORTS,
@@ -120,6 +120,11 @@ def memory_url(endpoint: str, memory_id: str) -> str:
     return parts[0] + quote(str(memory_id), safe=_PATH_SAFE) + parts[1]
 
 
+@bp.app_template_filter("quoted")
+def _quoted_filter(text: str) -> str:
+    return quoted_sentence(text)
+
+
 def get_memory_or_404(memory_id: str) -> Memory:
     """The memory with that id, or a 404."""
     memory = stores().memories.get(memory_id)
@@ -184,6 +189,12 @@ def index():
     if wants_partial():
         return render_template("memories/_rows.html", listing=current_listing())
     return render_template("memories/page.html", **page_context())
+
+
+@bp.get("/summary")
+def summary():
+    """The "Showing a–b of n" line alone (it reloads itself when a row is deleted or restored)."""
+    return render_template("memories/_summary.html", listing=current_listing())
 
 
 @bp.get("/meter")
@@ -269,6 +280,7 @@ def edit(memory_id: str):
         "errors": {},
         "version": memory.version,
         "categories": CATEGORIES,
+        "usage": usage_of(stores().memories),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context)
@@ -315,6 +327,7 @@ def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: 
         "errors": errors,
         "version": version or memory.version,
         "categories": CATEGORIES,
+        "usage": usage_of(stores().memories),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context), status
@@ -454,10 +467,14 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
     upload = request.files.get("file")
     if upload is not None and upload.filename:
         raw = upload.stream.read(MAX_IMPORT_BYTES + 1)
+        if not raw.strip():
+            raise ImportProblem(
+                f"“{upload.filename[:200]}” is empty; choose a JSON file exported from this page."
+            )
     else:
         raw = (request.form.get("payload") or "").encode("utf-8")
     if not raw.strip():
-        raise ImportProblem("Choose a JSON file exported from this page; the file was empty.")
+        raise ImportProblem("No file was chosen: choose a JSON file exported from this page.")
     if len(raw) > MAX_IMPORT_BYTES:
         raise ImportProblem(
             f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; "
