@@ -17,12 +17,13 @@ from webapp.stores import (
     ConflictError,
     DuplicateMemoryError,
     MemoryFullError,
+    MemoryStore,
     StoreBusyError,
     StoreCorruptError,
     StoreWriteError,
 )
 from webapp.stores.memories import CATEGORIES
-from webapp.web.errors import describe_error
+from webapp.web.errors import describe_error, describe_message
 from webapp.web.formatting import category_label, interface_label
 
 from .conftest import make_settings
@@ -183,3 +184,23 @@ def test_a_damaged_file_s_banner_names_the_store_in_the_language(client, setting
     )
     assert "<strong>审核队列文件已损坏</strong>" in html
     assert '<code translate="no">memory-curator repair</code>' in html
+
+
+def test_the_library_s_form_messages_are_told_in_the_language(app, settings):
+    store = MemoryStore.from_settings(settings)
+    _, _, errors = store.check_input("x" * (settings.memory_max_chars + 1), "moods")
+    _, _, blank = store.check_input(" \u200b ", "general")
+    context = in_language(app, "zh_Hant")
+    try:
+        assert "一條記憶最多只能有" in describe_message(errors["content"])
+        category = describe_message(errors["category"])
+        assert "'moods'" in category and "偏好" in category and "use one of" not in category
+        assert describe_message(blank["content"]) == "記憶內容不能是空白。"
+        with pytest.raises(ValueError) as refused:
+            store.add("\x00")
+        assert "NUL 字元" in describe_error(refused.value)
+        assert describe_message("Something new.") == "Something new."
+    finally:
+        context.pop()
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        assert describe_message(errors["category"]) == errors["category"]

@@ -8,9 +8,11 @@ exception's type and fields. Every view that shows a library error's message use
 from __future__ import annotations
 
 import errno as errnos
+import re
 
+from babel.lists import format_list
 from flask import Flask, render_template
-from flask_babel import format_decimal
+from flask_babel import format_decimal, get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
@@ -25,7 +27,9 @@ from ..stores import (
     StoreError,
     StoreWriteError,
 )
+from ..stores.memories import CATEGORIES
 from .context import wants_partial
+from .formatting import category_label
 from .i18n import current_language
 
 # What the operating system said, by errno (its strerror stays English everywhere else).
@@ -53,6 +57,68 @@ CSRF_REASONS = {
     "The referrer header is missing.": _l("The referrer header is missing."),
     "The referrer does not match the host.": _l("The referrer does not match the host."),
 }
+
+# The library's fixed messages (no values in them) a person may see in a form or notice.
+LIBRARY_MESSAGES = {
+    "Memory content must be text.": _l("Memory content must be text."),
+    "Memory content cannot be empty.": _l("Memory content cannot be empty."),
+    "Memory content cannot contain NUL characters.": _l(
+        "Memory content cannot contain NUL characters."
+    ),
+    "Memory content is not valid Unicode text (it has a lone surrogate).": _l(
+        "Memory content is not valid Unicode text (it has a lone surrogate)."
+    ),
+    "An import file must hold a JSON array of memories.": _l(
+        "An import file must hold a JSON array of memories."
+    ),
+    "SKILL.md needs a `name` in its front matter.": _l(
+        "SKILL.md needs a `name` in its front matter."
+    ),
+    "The `description` in SKILL.md's front matter must be text.": _l(
+        "The `description` in SKILL.md's front matter must be text."
+    ),
+    "SKILL.md has no instructions after its front matter.": _l(
+        "SKILL.md has no instructions after its front matter."
+    ),
+    "The zip holds several skills; upload one skill folder per zip.": _l(
+        "The zip holds several skills; upload one skill folder per zip."
+    ),
+    "The zip has no SKILL.md at its top level or in its top folder.": _l(
+        "The zip has no SKILL.md at its top level or in its top folder."
+    ),
+}
+# Messages with values, as MemoryStore.check_input / check_category word them.
+TOO_LONG = re.compile(
+    r"This is ([\d,]+) characters; one memory can hold at most ([\d,]+) "
+    r"\(the whole store's limit\)\. Shorten it\."
+)
+UNKNOWN_CATEGORY = re.compile(r"Unknown category (.*); use one of: [^;]*\.")
+
+
+def describe_message(message: str) -> str:
+    """A message the library gave as text (e.g. ``MemoryStore.check_input``'s per field) in
+    the page's language; one it does not know stays as it is (English)."""
+    if current_language() == "en":
+        return message
+    known = LIBRARY_MESSAGES.get(message)
+    if known is not None:
+        return str(known)
+    if match := TOO_LONG.fullmatch(message):
+        return _(
+            "This is %(chars)s characters; one memory can hold at most %(max)s (the whole "
+            "store's limit). Shorten it.",
+            chars=match.group(1),
+            max=match.group(2),
+        )
+    if match := UNKNOWN_CATEGORY.fullmatch(message):
+        return _(
+            "Unknown category %(category)s; use one of: %(categories)s.",
+            category=match.group(1),
+            categories=format_list(
+                [category_label(c) for c in CATEGORIES], style="or", locale=get_locale()
+            ),
+        )
+    return message
 
 
 def _number(value: int | float) -> str:
@@ -124,8 +190,9 @@ def describe_error(exc: BaseException) -> str:
     """A library error's message for the page, in the page's language.
 
     In English it is the library's own message (``str(exc)``, what the CLI and MCP show);
-    otherwise the same message translated from the exception's type and fields. A CSRF
-    refusal gives flask-wtf's reason; an error this does not know keeps its (English) message.
+    otherwise the same message translated from the exception's type and fields (or, for a
+    plain ``ValueError``, its known wording: see ``describe_message``). A CSRF refusal gives
+    flask-wtf's reason; an error this does not know keeps its (English) message.
     """
     if isinstance(exc, CSRFError):
         return _csrf_reason(exc)
@@ -155,7 +222,7 @@ def describe_error(exc: BaseException) -> str:
         return _("This memory was changed elsewhere since you loaded it; nothing was overwritten.")
     if isinstance(exc, OSError) and not isinstance(exc, StoreError):
         return _os_message(exc)
-    return str(exc)
+    return describe_message(str(exc))
 
 
 def _csrf_reason(exc: CSRFError) -> str:
