@@ -144,7 +144,7 @@ def test_categories_and_interfaces_have_chinese_labels(app, language):
     [("zh-TW", "找不到", "請回到列表並重新載入。"), ("zh-CN", "未找到", "请返回列表并刷新。")],
 )
 def test_the_not_found_page_speaks_the_language(client, header, title, advice):
-    response = client.get("/memories/no-such-memory/history", headers={"Accept-Language": header})
+    response = client.get("/no-such-page", headers={"Accept-Language": header})
     html = response.get_data(as_text=True)
     assert response.status_code == 404
     assert f"<strong>{title}</strong>" in html and advice in html
