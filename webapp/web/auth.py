@@ -26,11 +26,12 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..stores import StoreCorruptError
 from ..stores.jsonfile import JsonFile, Unchanged
-from ..text import count_noun
 from .context import settings
 from .ingress import via_ingress
 
@@ -208,13 +209,17 @@ def login():
         minutes = max(1, round(wait / 60))
         response = _login_page(
             next_url,
-            error=f"Too many failed attempts. Try again in about {count_noun(minutes, 'minute')}.",
+            error=ngettext(
+                "Too many failed attempts. Try again in about %(num)s minute.",
+                "Too many failed attempts. Try again in about %(num)s minutes.",
+                minutes,
+            ),
             status=429,
         )
         response.headers["Retry-After"] = str(int(wait) + 1)
         return response
     if not token_matches(request.form.get("token", ""), token):
-        return _login_page(next_url, error="That access token is not right.", status=401)
+        return _login_page(next_url, error=_("That access token is not right."), status=401)
     limiter().succeeded(client)
     session.clear()  # a fresh session: nothing chosen before login survives it
     session["auth"] = _session_mark(token)
@@ -226,7 +231,7 @@ def _login_page(next_url: str | None, *, error: str | None = None, status: int =
         "auth/login_page.html",
         next_url=next_url,
         error=error,
-        page_title="Log in",
+        page_title=_("Log in"),
         nav_items=[],
         nav_pending=0,
         store_health={},

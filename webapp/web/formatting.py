@@ -1,5 +1,6 @@
 """The dashboard's template filters, one per job: ``time`` for every timestamp (absolute or
-relative) and ``count`` for a number with its noun. ``init_app`` registers them."""
+relative), ``count`` for a number with its noun, ``category_label`` and ``interface_label`` for
+stored keys shown to a person. ``init_app`` registers them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any, Literal
 
 from babel.dates import format_timedelta
 from flask import Flask, has_request_context
-from flask_babel import get_locale
+from flask_babel import get_locale, pgettext
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
@@ -87,6 +88,32 @@ def time_filter(value: Any, style: str = "absolute", now: datetime | None = None
     )
 
 
+def category_label(key: Any) -> str:
+    """A memory category (a stored key such as ``preference``) as the page's language names it;
+    an unknown key is shown as it is. Keep the key itself as a form's option *value*."""
+    labels = {
+        "preference": pgettext("memory category", "preference"),
+        "project": pgettext("memory category", "project"),
+        "workflow": pgettext("memory category", "workflow"),
+        "tool": pgettext("memory category", "tool"),
+        "convention": pgettext("memory category", "convention"),
+        "general": pgettext("memory category", "general"),
+    }
+    return labels.get(key, key) if isinstance(key, str) else str(key)
+
+
+def interface_label(key: Any) -> str:
+    """Where a conversation came from (``slack``, ``cli``, ``schedule``, ``other``: see
+    ``interface_of``) as the page's language names it; an unknown key is shown as it is."""
+    labels = {
+        "slack": "Slack",
+        "cli": "CLI",
+        "schedule": pgettext("conversation interface", "Schedule"),
+        "other": pgettext("conversation interface", "Other"),
+    }
+    return labels.get(key, key) if isinstance(key, str) else str(key)
+
+
 def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
     """Register the filters; ``ngettext`` (e.g. Flask-Babel's) picks singular or plural."""
 
@@ -96,3 +123,5 @@ def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
 
     app.add_template_filter(time_filter, "time")
     app.add_template_filter(count_filter, "count")
+    app.add_template_filter(category_label, "category_label")
+    app.add_template_filter(interface_label, "interface_label")

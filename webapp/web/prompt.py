@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from flask import Blueprint, render_template, request
+from flask_babel import format_decimal
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from ..prompts import ComposedPrompt, compose_prompt_sections
 from ..stores import ConversationSummary
@@ -17,14 +20,14 @@ bp = Blueprint("prompt", __name__, url_prefix="/prompt")
 MAX_MESSAGE_CHARS = 100_000
 
 SECTION_LABELS = {
-    "history": "Conversation history",
-    "memory": "Long-term memory",
-    "prompt": "Your message",
+    "history": _l("Conversation history"),
+    "memory": _l("Long-term memory"),
+    "prompt": _l("Your message"),
 }
 EMPTY_SECTION_NOTES = {
-    "history": "none — no conversation picked, or it has no turns",
-    "memory": "none — no memories yet",
-    "prompt": "empty — type a message",
+    "history": _l("none — no conversation picked, or it has no turns"),
+    "memory": _l("none — no memories yet"),
+    "prompt": _l("empty — type a message"),
 }
 
 
@@ -49,14 +52,17 @@ def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> 
         message=normalise_newlines(values.get("message", "")),
     )
     if len(form.message) > MAX_MESSAGE_CHARS:
-        form.errors["message"] = (
-            f"The message is too long to preview: {len(form.message):,} "
-            f"characters; the preview takes up to {MAX_MESSAGE_CHARS:,}."
+        form.errors["message"] = _(
+            "The message is too long to preview: %(chars)s characters; the preview takes up "
+            "to %(max)s.",
+            chars=format_decimal(len(form.message)),
+            max=format_decimal(MAX_MESSAGE_CHARS),
         )
     if form.conversation and form.conversation not in {t.id for t in threads}:
-        form.errors["conversation"] = (
-            f"There is no conversation {form.conversation[:200]!r}; "
-            "it may have been cleared or expired. Pick another one."
+        form.errors["conversation"] = _(
+            "There is no conversation %(id)s; it may have been cleared or expired. "
+            "Pick another one.",
+            id=repr(form.conversation[:200]),
         )
     return form
 
@@ -80,7 +86,7 @@ def _render(values: Mapping[str, str]):
         "empty_notes": EMPTY_SECTION_NOTES,
         "max_message_chars": MAX_MESSAGE_CHARS,
         "context_window": stores().settings.context_window,
-        "page_title": "Prompt preview",
+        "page_title": _("Prompt preview"),
     }
     status = 422 if form.errors else 200
     if wants_partial():
