@@ -16,6 +16,8 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_htmx import make_response
 
 from ..extraction import ExtractionBatch, LlmConfigError, extract_conversation
@@ -28,7 +30,7 @@ from ..stores import (
     forget_conversation,
     undo_forget,
 )
-from ..text import count_noun, match_spans, search_terms
+from ..text import match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
@@ -118,7 +120,7 @@ def index():
         limits=limits,
         now=now,
         cleared=request.args.get("cleared", "")[:300],
-        page_title="Conversations",
+        page_title=_("Conversations"),
     )
 
 
@@ -131,7 +133,7 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
         "turns": turns,
         "limits": _limits(),
         "now": now,
-        "page_title": f"Conversation {conversation_id}",
+        "page_title": _("Conversation %(id)s", id=conversation_id),
         **_derived_context(conversation_id),
     }
 
@@ -167,7 +169,7 @@ def forget_preview(conversation_id: str):
         "conversations/forget_page.html",
         conversation_id=conversation_id,
         thread_exists=_thread_exists(conversation_id),
-        page_title="Forget what came from a conversation",
+        page_title=_("Forget what came from a conversation"),
         **_derived_context(conversation_id),
     )
 
@@ -211,7 +213,7 @@ def unforget(conversation_id: str):
             conversation_id=conversation_id,
             thread_exists=_thread_exists(conversation_id),
             error=str(exc),
-            page_title="Forget what came from a conversation",
+            page_title=_("Forget what came from a conversation"),
             **_derived_context(conversation_id),
         ), 409
     return _back_to(conversation_id, undone=f"{restored}-{reopened}", _anchor="derived")
@@ -297,7 +299,7 @@ def extract_all_step():
     html = _extract_all_html(progress, finished_now=finished_now)
     if not finished_now or progress is None:
         return html
-    message = f"Extraction finished: {progress.queued} facts landed in Review."
+    message = _("Extraction finished: %(num)s facts landed in Review.", num=progress.queued)
     return make_response(html, 200, trigger={"announce": message})
 
 
@@ -315,24 +317,46 @@ def run_extraction(conversation_id: str) -> ExtractOutcome:
     try:
         result = extract_conversation(settings(), conversation_id, force=True, actor=actor())
     except LlmConfigError as exc:
-        return ExtractOutcome(False, 0, f"The LLM extractor is not set up correctly: {exc}")
+        return ExtractOutcome(
+            False, 0, _("The LLM extractor is not set up correctly: %(error)s", error=str(exc))
+        )
     except NotFoundError:
-        return ExtractOutcome(False, 0, "This conversation has no messages to read.")
+        return ExtractOutcome(False, 0, _("This conversation has no messages to read."))
     return ExtractOutcome(True, len(result.queued), describe_extraction(result))
 
 
 def describe_extraction(result: Any) -> str:
     """One sentence on what an ExtractionResult did, for the person who pressed the button."""
-    by = "the LLM" if result.extractor == "llm" else "the regex rules"
+    llm = result.extractor == "llm"
     parts = []
     if result.queued:
-        parts.append(f"{count_noun(len(result.queued), 'fact')} landed in Review")
+        n = len(result.queued)
+        parts.append(ngettext("%(num)s fact landed in Review", "%(num)s facts landed in Review", n))
     if result.applied:
+        n = len(result.applied)
         parts.append(
-            f"{count_noun(len(result.applied), 'fact')} went straight into memory (auto mode)"
+            ngettext(
+                "%(num)s fact went straight into memory (auto mode)",
+                "%(num)s facts went straight into memory (auto mode)",
+                n,
+            )
         )
     if result.skipped:
-        parts.append(f"{count_noun(result.skipped, 'fact')} had already been proposed or rejected")
+        parts.append(
+            ngettext(
+                "%(num)s fact had already been proposed or rejected",
+                "%(num)s facts had already been proposed or rejected",
+                result.skipped,
+            )
+        )
     if not parts:
-        return f"No new facts: {by} found nothing durable in this conversation."
-    return "; ".join(parts) + f" (found by {by})."
+        if llm:
+            return _("No new facts: the LLM found nothing durable in this conversation.")
+        return _("No new facts: the regex rules found nothing durable in this conversation.")
+    # Each part is a whole clause; the list of them is joined the language's way.
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = _("%(first)s; %(next)s", first=joined, next=part)
+    if llm:
+        return _("%(facts)s (found by the LLM).", facts=joined)
+    return _("%(facts)s (found by the regex rules).", facts=joined)
