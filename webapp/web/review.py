@@ -142,9 +142,13 @@ MAX_UNDO_IDS = 100  # a bulk decision's Undo in the session cookie stays small
 _DONE_KEY = "review_done"  # what a plain (no-JavaScript) decision did, shown after its redirect
 
 
-def _quoted(item: ReviewItem) -> str:
-    """The fact in quotes, ending the sentence (no doubled full stop after “…。”)."""
-    return quoted_sentence(item.applied_content or item.content)
+def _quoted(item: ReviewItem) -> tuple[str, bool]:
+    """The fact in quotes, and whether it already ends a sentence (“…。”): the messages then
+    add no full stop of their own (each language writes its own stop)."""
+    quoted = quoted_sentence(item.applied_content or item.content)
+    if quoted.endswith("."):
+        return quoted[:-1], False
+    return quoted, True
 
 
 def next_focus(item_id: str) -> str:
@@ -281,7 +285,11 @@ def approve(item_id: str):
             ),
             422,
         )
-    message = _("Approved %(fact)s Long-term memory updated.", fact=_quoted(approved))
+    fact, ends = _quoted(approved)
+    if ends:
+        message = _("Approved %(fact)s Long-term memory updated.", fact=fact)
+    else:
+        message = _("Approved %(fact)s. Long-term memory updated.", fact=fact)
     return _done("pending", message, [approved.id], focus)
 
 
@@ -291,7 +299,11 @@ def reject(item_id: str):
     item = get_item_or_404(item_id)
     focus = next_focus(item.id)
     stores().review.reject(item.id, actor=actor())
-    message = _("Rejected %(fact)s It will not be proposed again.", fact=_quoted(item))
+    fact, ends = _quoted(item)
+    if ends:
+        message = _("Rejected %(fact)s It will not be proposed again.", fact=fact)
+    else:
+        message = _("Rejected %(fact)s. It will not be proposed again.", fact=fact)
     return _done("pending", message, [item.id], focus)
 
 
@@ -313,7 +325,12 @@ def undo(item_id: str):
             ),
             409,
         )
-    return _done("decided", _("Undone, pending again: %(fact)s", fact=_quoted(item)))
+    fact, ends = _quoted(item)
+    if ends:
+        message = _("Undone, pending again: %(fact)s", fact=fact)
+    else:
+        message = _("Undone, pending again: %(fact)s.", fact=fact)
+    return _done("decided", message)
 
 
 @bp.post("/undo")
