@@ -8,13 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_htmx import make_response
 
 from ..stores import ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
 from ..stores.review_stats import extraction_quality
-from ..text import count_noun
 from .context import actor, quoted_sentence, stores, wants_partial
+from .i18n import format_number
 from .pagination import paginate
 
 bp = Blueprint("review", __name__, url_prefix="/review")
@@ -122,7 +124,7 @@ def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
         "review/page.html",
         view=view,
         quality=extraction_quality(stores().review),
-        page_title="Review",
+        page_title=_("Review"),
     ), status
 
 
@@ -140,9 +142,13 @@ MAX_UNDO_IDS = 100  # a bulk decision's Undo in the session cookie stays small
 _DONE_KEY = "review_done"  # what a plain (no-JavaScript) decision did, shown after its redirect
 
 
-def _quoted(item: ReviewItem) -> str:
-    """The fact in quotes, ending the sentence (no doubled full stop after “…。”)."""
-    return quoted_sentence(item.applied_content or item.content)
+def _quoted(item: ReviewItem) -> tuple[str, bool]:
+    """The fact in quotes, and whether it already ends a sentence (“…。”): the messages then
+    add no full stop of their own (each language writes its own stop)."""
+    quoted = quoted_sentence(item.applied_content or item.content)
+    if quoted.endswith("."):
+        return quoted[:-1], False
+    return quoted, True
 
 
 def next_focus(item_id: str) -> str:
@@ -166,13 +172,45 @@ def get_item_or_404(item_id: str) -> ReviewItem:
 
 def _full_notice(exc: MemoryFullError, count: int = 1) -> str:
     """Why approving failed, what is used, and that nothing was lost."""
-    what = "this fact is" if count == 1 else f"these {count} facts are"
-    return (
-        f"Memory is full: {exc.items} of {exc.max_items} memories and {exc.chars} of "
-        f"{exc.max_chars} characters are used. Nothing was lost: {what} still pending. "
-        f"Delete or shorten memories you no longer need on the Memories page, then approve "
-        f"again."
+    figures = {
+        "items": exc.items,
+        "max_items": exc.max_items,
+        "chars": exc.chars,
+        "max_chars": exc.max_chars,
+    }
+    return ngettext(
+        "Memory is full: %(items)s of %(max_items)s memories and %(chars)s of %(max_chars)s "
+        "characters are used. Nothing was lost: this fact is still pending. Delete or shorten "
+        "memories you no longer need on the Memories page, then approve again.",
+        "Memory is full: %(items)s of %(max_items)s memories and %(chars)s of %(max_chars)s "
+        "characters are used. Nothing was lost: these %(num)s facts are still pending. Delete "
+        "or shorten memories you no longer need on the Memories page, then approve again.",
+        count,
+        **figures,
     )
+
+
+def _content_error(exc: ValueError) -> str:
+    """The library's refusal of an edited fact, in the page's language (the library keeps its
+    English message for the CLI and MCP)."""
+    if isinstance(exc, MemoryTooLongError):
+        return _(
+            "This is %(length)s characters; one memory can hold at most %(max_chars)s "
+            "(the whole store's limit). Shorten it.",
+            length=format_number(exc.length),
+            max_chars=format_number(exc.max_chars),
+        )
+    known = {
+        "Memory content must be text.": _("Memory content must be text."),
+        "Memory content cannot be empty.": _("Memory content cannot be empty."),
+        "Memory content cannot contain NUL characters.": _(
+            "Memory content cannot contain NUL characters."
+        ),
+        "Memory content is not valid Unicode text (it has a lone surrogate).": _(
+            "Memory content is not valid Unicode text (it has a lone surrogate)."
+        ),
+    }
+    return known.get(str(exc), str(exc))
 
 
 @bp.get("/")
@@ -225,7 +263,7 @@ def approve(item_id: str):
             _build(
                 "pending",
                 editing={item.id: content if content is not None else item.content},
-                errors={item.id: str(exc)},
+                errors={item.id: _content_error(exc)},
                 focus=f"edit-{item.id}",
             ),
             422,
@@ -235,21 +273,24 @@ def approve(item_id: str):
         return _render(
             _build("pending", notice=_full_notice(exc), editing=editing, focus="review-notice"),
             409,
-            announce="Memory is full; nothing lost.",
+            announce=_("Memory is full; nothing lost."),
         )
     except ValueError as exc:  # the library's message: empty, NUL, …
         return _render(
             _build(
                 "pending",
                 editing={item.id: item.content if content is None else content},
-                errors={item.id: str(exc)},
+                errors={item.id: _content_error(exc)},
                 focus=f"edit-{item.id}",
             ),
             422,
         )
-    return _done(
-        "pending", f"Approved {_quoted(approved)} Long-term memory updated.", [approved.id], focus
-    )
+    fact, ends = _quoted(approved)
+    if ends:
+        message = _("Approved %(fact)s Long-term memory updated.", fact=fact)
+    else:
+        message = _("Approved %(fact)s. Long-term memory updated.", fact=fact)
+    return _done("pending", message, [approved.id], focus)
 
 
 @bp.post("/<item_id>/reject")
@@ -258,9 +299,12 @@ def reject(item_id: str):
     item = get_item_or_404(item_id)
     focus = next_focus(item.id)
     stores().review.reject(item.id, actor=actor())
-    return _done(
-        "pending", f"Rejected {_quoted(item)} It will not be proposed again.", [item.id], focus
-    )
+    fact, ends = _quoted(item)
+    if ends:
+        message = _("Rejected %(fact)s It will not be proposed again.", fact=fact)
+    else:
+        message = _("Rejected %(fact)s. It will not be proposed again.", fact=fact)
+    return _done("pending", message, [item.id], focus)
 
 
 @bp.post("/<item_id>/undo")
@@ -273,14 +317,20 @@ def undo(item_id: str):
         return _render(
             _build(
                 "decided",
-                notice="That memory was changed after the approval, so "
-                "the decision was not undone. Edit the memory on the Memories page "
-                "instead.",
+                notice=_(
+                    "That memory was changed after the approval, so the decision was not "
+                    "undone. Edit the memory on the Memories page instead."
+                ),
                 focus="review-notice",
             ),
             409,
         )
-    return _done("decided", f"Undone, pending again: {_quoted(item)}")
+    fact, ends = _quoted(item)
+    if ends:
+        message = _("Undone, pending again: %(fact)s", fact=fact)
+    else:
+        message = _("Undone, pending again: %(fact)s.", fact=fact)
+    return _done("decided", message)
 
 
 @bp.post("/undo")
@@ -300,11 +350,17 @@ def undo_many():
             refused += 1
             continue
         undone += 1
-    message = f"Undone: {count_noun(undone, 'fact')} pending again."
+    message = ngettext(
+        "Undone: %(count)s fact pending again.",
+        "Undone: %(count)s facts pending again.",
+        undone,
+        count=format_number(undone),
+    )
     if refused:
-        message += (
-            f" {refused} could not be undone: the memory was changed after the approval; "
-            "edit it on the Memories page instead."
+        message += " " + _(
+            "%(num)s could not be undone: the memory was changed after the approval; "
+            "edit it on the Memories page instead.",
+            num=format_number(refused),
         )
     return _done(tab, message)
 
@@ -318,14 +374,15 @@ def bulk():
         return _render(
             _build(
                 "pending",
-                notice="Choose Approve selected or Reject selected.",
+                notice=_("Choose Approve selected or Reject selected."),
                 focus="review-notice",
             ),
             422,
         )
     if not ids:
         return _render(
-            _build("pending", notice="Select at least one fact first.", focus="review-notice"), 422
+            _build("pending", notice=_("Select at least one fact first."), focus="review-notice"),
+            422,
         )
     done, queue = 0, stores().review
     decided: list[str] = []
@@ -339,13 +396,23 @@ def bulk():
             continue  # decided and pruned elsewhere meanwhile; nothing to do for it
         except MemoryFullError as exc:
             left = len(ids) - done
-            notice = (f"Approved {done} of {len(ids)}. " if done else "") + _full_notice(exc, left)
+            notice = _full_notice(exc, left)
+            if done:
+                approved_part = _("Approved %(done)s of %(total)s.", done=done, total=len(ids))
+                notice = f"{approved_part} {notice}"
             return _render(
                 _build("pending", notice=notice, focus="review-notice", undo_ids=decided),
                 409,
-                announce="Memory is full; nothing lost.",
+                announce=_("Memory is full; nothing lost."),
             )
         done += 1
         decided.append(item_id)
-    verb = "Approved" if decision == "approve" else "Rejected"
-    return _done("pending", f"{verb} {count_noun(done, 'fact')}.", decided)
+    if decision == "approve":
+        message = ngettext(
+            "Approved %(count)s fact.", "Approved %(count)s facts.", done, count=format_number(done)
+        )
+    else:
+        message = ngettext(
+            "Rejected %(count)s fact.", "Rejected %(count)s facts.", done, count=format_number(done)
+        )
+    return _done("pending", message, decided)
