@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     context.init_app(app)
     i18n.init_app(app)
     errors.init_app(app)
-    for area in (health, memories, conversations, prompt, review, skills):
+    for area in (health, memories, conversations, prompt, review, attention, skills):
         app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app
