@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import heapq
+import logging
 import math
 import re
 import threading
@@ -25,6 +27,8 @@ from ..stores.memories import Memory, MemoryStore
 from .curation import PairVerdict, compare, features, similarity_of
 from .phrasing import as_user_fact, is_first_person
 
+log = logging.getLogger(__name__)
+
 KINDS = ("duplicate", "contradiction", "stale", "hard")
 KIND_LABELS = {
     "duplicate": "Near-duplicates",
@@ -33,8 +37,8 @@ KIND_LABELS = {
     "hard": "Hard to use",
 }
 LONG_MEMORY_CHARS = 300
-MAX_BLOCK = 400  # a term shared by more memories than this is too common to find pairs by
-MAX_PAIR_FINDINGS = 1000  # per kind: a person reviews the first ones; the count says the rest
+MAX_BLOCK = 200  # a term shared by more memories than this is too common to find pairs by
+MAX_CANDIDATES = 25  # memories each one is compared with, the most alike first
 
 _CJK_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _URL = re.compile(r"https?://\S+|www\.\S+", re.I)
@@ -146,18 +150,24 @@ def candidate_pairs(memories: Sequence[Memory]) -> set[tuple[int, int]]:
     for index, memory in enumerate(memories):
         by_text[features(memory.content).key].append(index)
     for same in by_text.values():
-        pairs.update((a, b) for i, a in enumerate(same) for b in same[i + 1 :])
+        pairs.update((same[0], other) for other in same[1:])  # each copy against the first
     for index, ks in enumerate(keys):
         ordered = sorted(ks, key=lambda k: (frequency[k], k))
         # Two memories about one subject share most terms, so they share one of the rarer
         # ones ("prefix filtering"): probing with those finds them without all pairs.
         probe = max(1, len(ordered) - math.ceil(0.5 * len(ordered)) + 1)
+        shared: defaultdict[int, float] = defaultdict(float)
         for key in ordered[:probe]:
             if frequency[key] > MAX_BLOCK and key is not ordered[0]:
                 break
+            weight = 1.0 / frequency[key]
             for other in postings[key][:MAX_BLOCK]:
-                if other != index:
-                    pairs.add((min(index, other), max(index, other)))
+                shared[other] += weight
+        shared.pop(index, None)
+        # The memories sharing the most (and rarest) terms; a subject stated hundreds of times
+        # is still found, through the nearest ones, without comparing every pair of them.
+        for other, _ in heapq.nlargest(MAX_CANDIDATES, shared.items(), key=lambda kv: kv[1]):
+            pairs.add((min(index, other), max(index, other)))
     return pairs
 
 
@@ -220,14 +230,23 @@ class AttentionReport:
     findings: list[Finding]
     checked: int  # how many memories were scanned
     seconds: float  # how long the scan took
+    error: str | None = None  # why the scan failed, when it did
     finished_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
+    _visible: tuple[frozenset[str], dict[str, list[Finding]]] | None = field(
+        default=None, repr=False
+    )
+
     def visible(self, dismissed: frozenset[str]) -> dict[str, list[Finding]]:
-        """Findings per kind without the dismissed ones, each list capped."""
+        """Findings per kind without the dismissed ones (kept for the same set of dismissals)."""
+        cached = self._visible
+        if cached is not None and cached[0] == dismissed:
+            return cached[1]
         groups: dict[str, list[Finding]] = {kind: [] for kind in KINDS}
         for finding in self.findings:
             if finding.key not in dismissed:
                 groups[finding.kind].append(finding)
+        self._visible = (dismissed, groups)
         return groups
 
 
@@ -283,6 +302,9 @@ class AttentionScanner:
             memories = self.store.get_all()
             findings = scan(memories, today=version[1], stale_days=self.stale_days)
             report = AttentionReport(findings, len(memories), time.perf_counter() - started)
+        except Exception as exc:  # a thread's error would otherwise vanish: say it on the page
+            log.exception("The Needs attention scan failed")
+            report = AttentionReport([], 0, time.perf_counter() - started, error=str(exc))
         finally:
             with self._guard:
                 self._running.pop(version, None)

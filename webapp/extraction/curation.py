@@ -49,10 +49,15 @@ class Features:
 
     def kinds(self) -> dict[str, frozenset[float]]:
         """The amounts stated per kind of value."""
-        found: dict[str, set[float]] = {}
-        for value in self.values:
-            found.setdefault(value.kind, set()).add(value.amount)
-        return {kind: frozenset(amounts) for kind, amounts in found.items()}
+        return _kinds(self.values)
+
+
+@functools.lru_cache(maxsize=65536)
+def _kinds(values: tuple[Value, ...]) -> dict[str, frozenset[float]]:
+    found: dict[str, set[float]] = {}
+    for value in values:
+        found.setdefault(value.kind, set()).add(value.amount)
+    return {kind: frozenset(amounts) for kind, amounts in found.items()}
 
 
 # ------------------------------------------------------------------ values
@@ -479,15 +484,22 @@ def features(text: str) -> Features:
 
 
 # ------------------------------------------------------------------ pairs
+def _is_cjk(term: str) -> bool:
+    return "\u3400" <= term[0] <= "\ufaff"
+
+
 def _term_matches(term: str, others: frozenset[str]) -> bool:
+    """``term`` is in ``others``, or a Chinese word contains it (無糖 in 喝無糖), or a long
+    English word is a typo away from one of them."""
     if term in others:
         return True
+    cjk = _is_cjk(term)
     for other in others:
-        if _CJK_RUN.fullmatch(term) and _CJK_RUN.fullmatch(other):
-            short, long = sorted((term, other), key=len)
+        if cjk and _is_cjk(other):
+            short, long = (term, other) if len(term) <= len(other) else (other, term)
             if len(short) >= 2 and short in long:
                 return True
-        elif min(len(term), len(other)) >= 5 and fuzz.ratio(term, other) >= 88:
+        elif not cjk and min(len(term), len(other)) >= 5 and fuzz.ratio(term, other) >= 88:
             return True
     return False
 
@@ -496,7 +508,12 @@ def term_similarity(a: frozenset[str], b: frozenset[str]) -> float:
     """Dice coefficient of two term sets; a word matches its typo or a Chinese word within it."""
     if not a or not b:
         return 1.0 if a == b else 0.0
-    matched = sum(_term_matches(t, b) for t in a) + sum(_term_matches(t, a) for t in b)
+    common = len(a & b)
+    matched = 2 * common
+    if common < len(a):
+        matched += sum(_term_matches(t, b) for t in a - b)
+    if common < len(b):
+        matched += sum(_term_matches(t, a) for t in b - a)
     return matched / (len(a) + len(b))
 
 

@@ -10,7 +10,9 @@ from typing import Any
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
-from ..stores import ConflictError, MemoryFullError, NotFoundError
+from ..extraction.attention import Similar, similarity_index
+from ..extraction.curation import drops_information
+from ..stores import CATEGORIES, ConflictError, MemoryFullError, NotFoundError
 from ..stores.memories import trim_invisible
 from ..stores.review import ReviewItem
 from .context import actor, stores, wants_partial
@@ -42,6 +44,9 @@ class ReviewPage:
     selected: set[str] = field(default_factory=set)  # item ids whose checkbox stays ticked
     page: int = 1  # which page of PAGE_SIZE items is shown
     total: int = 0  # items in the tab, all pages
+    similar: dict[str, list[Similar]] = field(default_factory=dict)  # item id -> top 3 memories
+    drops: dict[str, list[str]] = field(default_factory=dict)  # update item id -> what it loses
+    categories: tuple[str, ...] = CATEGORIES  # choices when editing a proposal
 
     @property
     def pages(self) -> int:
@@ -108,14 +113,28 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
     items = queue.pending() if tab == "pending" else queue.decided()
     page = min(_page(), max(1, -(-len(items) // PAGE_SIZE)))
     shown = items[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    return ReviewPage(
-        tab=tab,
-        items=shown,
-        pending_count=stores().pending_count(),
-        page=page,
-        total=len(items),
-        **extra,
+    return _annotated(
+        ReviewPage(
+            tab=tab,
+            items=shown,
+            pending_count=stores().pending_count(),
+            page=page,
+            total=len(items),
+            **extra,
+        )
     )
+
+
+def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> ReviewPage:
+    """Add, for each pending item shown, the memories most like it and what an update loses."""
+    index = similarity_index(stores().memories)
+    for item in items if items is not None else view.items:
+        if item.status != "pending":
+            continue
+        view.similar[item.id] = index.most_similar(item.content, limit=3)
+        if item.action == "update" and item.current_content:
+            view.drops[item.id] = drops_information(item.current_content, item.content)
+    return view
 
 
 def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
@@ -166,7 +185,7 @@ def edit(item_id: str):
     editing = {item.id: item.content}
     if wants_partial():
         view = ReviewPage("pending", [], 0, editing=editing, focus=f"edit-{item.id}")
-        return render_template("review/_item.html", item=item, view=view)
+        return render_template("review/_item.html", item=item, view=_annotated(view, [item]))
     return _render(_build("pending", editing=editing, focus=f"edit-{item.id}"))
 
 
@@ -177,7 +196,7 @@ def show(item_id: str):
     if not wants_partial():
         return redirect(url_for("review.index", _anchor=f"item-{item.id}"), code=303)
     view = ReviewPage("pending", [], 0, focus=f"item-{item.id}-heading")
-    return render_template("review/_item.html", item=item, view=view)
+    return render_template("review/_item.html", item=item, view=_annotated(view, [item]))
 
 
 @bp.post("/<item_id>/approve")
@@ -196,7 +215,13 @@ def approve(item_id: str):
             422,
         )
     try:
-        stores().review.approve(item.id, content=content, actor=actor())
+        stores().review.approve(
+            item.id,
+            content=content,
+            actor=actor(),
+            category=request.form.get("category") or None,
+            as_new=request.form.get("as_new") == "1",
+        )
     except MemoryFullError as exc:
         editing = {item.id: content} if content is not None else {}
         return _render(
