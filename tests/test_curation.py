@@ -208,3 +208,44 @@ def test_most_similar_memories_come_first_with_their_similarity():
 )
 def test_an_update_that_would_drop_information_is_recognised(current, new, lost):
     assert bool(drops_information(current, new)) is lost
+
+
+def test_the_scanner_answers_at_once_and_scans_in_the_background(tmp_path):
+    from webapp.extraction.attention import AttentionScanner
+    from webapp.stores import MemoryStore
+
+    store = MemoryStore(tmp_path / "memories.json", max_items=5000, max_chars=10**6, lock_timeout=5)
+    rooms = ["hallway", "kitchen", "bedroom", "office", "garage"]
+
+    def name(i: int) -> str:  # a different word for each memory: aa, ab, ac…
+        return "".join("abcdefghijklmnopqrstuvwxyz"[int(d, 26)] for d in _base26(i))
+
+    records = [
+        {
+            "id": f"m{i}",
+            "content": f"{rooms[i % 5].title()} lights of the {name(i)} flat at {i % 9}0%",
+        }
+        for i in range(1500)
+    ]
+    store.import_records(records)
+    scanner = AttentionScanner(store, 180, today=lambda: TODAY)
+    report, current = scanner.report(wait=0)
+    assert (report, current) == (None, False)  # the first scan is still running
+    report, current = scanner.report(wait=60)
+    assert current and report.checked == 1500
+    assert scanner.report(wait=0) == (report, True)  # the same version is not scanned again
+    store.add("Prefers tea")
+    stale, current = scanner.report(wait=0)
+    assert stale is report and not current  # the last results, while the new version is scanned
+    newer, current = scanner.report(wait=60)
+    assert current and newer.checked == 1501
+
+
+def _base26(i: int) -> str:
+    digits = "0123456789abcdefghijklmnop"
+    out = ""
+    while True:
+        i, rest = divmod(i, 26)
+        out = digits[rest] + out
+        if not i:
+            return out.rjust(3, "0")

@@ -137,6 +137,13 @@ def _block_keys(terms: Iterable[str]) -> set[str]:
     return keys
 
 
+def _let_others_run(step: int) -> None:
+    """Now and then give up the interpreter lock, so a scan running in the background of the
+    dashboard does not slow down the pages it serves meanwhile."""
+    if step % 200 == 199:
+        time.sleep(0)
+
+
 def candidate_pairs(memories: Sequence[Memory]) -> set[tuple[int, int]]:
     """Index pairs worth comparing: same folded text, or sharing one of their rarer terms."""
     keys = [_block_keys(features(m.content).terms) for m in memories]
@@ -152,6 +159,7 @@ def candidate_pairs(memories: Sequence[Memory]) -> set[tuple[int, int]]:
     for same in by_text.values():
         pairs.update((same[0], other) for other in same[1:])  # each copy against the first
     for index, ks in enumerate(keys):
+        _let_others_run(index)
         ordered = sorted(ks, key=lambda k: (frequency[k], k))
         # Two memories about one subject share most terms, so they share one of the rarer
         # ones ("prefix filtering"): probing with those finds them without all pairs.
@@ -189,7 +197,8 @@ def _verdict(a: str, b: str) -> PairVerdict | None:
 def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
     """Near-duplicates and contradictions among ``memories``."""
     found: list[Finding] = []
-    for i, j in sorted(candidate_pairs(memories)):
+    for count, (i, j) in enumerate(sorted(candidate_pairs(memories))):
+        _let_others_run(count)
         left, right = memories[i], memories[j]
         verdict = _verdict(left.content, right.content)
         if verdict is None:
@@ -267,6 +276,11 @@ class AttentionScanner:
         self._reports: dict[object, AttentionReport] = {}
         self._latest: AttentionReport | None = None
         self._running: dict[object, threading.Thread] = {}
+
+    def has_results(self) -> bool:
+        """True once a scan has finished (its results can be shown while a newer one runs)."""
+        with self._guard:
+            return self._latest is not None
 
     def _version(self) -> tuple[object, date]:
         # A token made once per parsed version of the file: a new one whenever it changes.

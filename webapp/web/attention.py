@@ -10,13 +10,14 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
 from ..extraction.attention import KIND_LABELS, KINDS, AttentionReport, Finding
-from ..stores import ConflictError, MemoryFullError, NotFoundError
+from ..stores import ConflictError, Memory, MemoryFullError, NotFoundError
 from .context import actor, settings, stores, wants_partial
 
 bp = Blueprint("attention", __name__, url_prefix="/attention")
 
 PAGE_SIZE = 30
-FIRST_WAIT = 0.5  # seconds a page waits for a scan before showing the last one (or progress)
+FIRST_WAIT = 0.5  # seconds the first page waits for a scan before showing its progress
+NEXT_WAIT = 0.15  # ... and a later page, before showing the last results meanwhile
 AFTER_CHANGE_WAIT = 2.0  # after a fix, the scan of a small store is back well within this
 
 
@@ -59,10 +60,16 @@ def _page() -> int:
     return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
 
 
-def build(wait: float = FIRST_WAIT, **extra: Any) -> AttentionPage:
-    """The page for the request's tab, from the freshest scan ready within ``wait`` seconds."""
-    report, current = stores().attention.report(wait=wait)
+def build(wait: float | None = None, **extra: Any) -> AttentionPage:
+    """The page for the request's tab, from the freshest scan ready within ``wait`` seconds
+    (by default half a second for the first scan, less when there are results to show)."""
+    scanner = stores().attention
+    if wait is None:
+        wait = NEXT_WAIT if scanner.has_results() else FIRST_WAIT
+    report, current = scanner.report(wait=wait)
     groups = report.visible(stores().dismissals.keys()) if report else {k: [] for k in KINDS}
+    if report and not current:
+        groups = {kind: still_true(found) for kind, found in groups.items()}
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
     found = groups[kind]
@@ -80,6 +87,24 @@ def build(wait: float = FIRST_WAIT, **extra: Any) -> AttentionPage:
     )
 
 
+def still_true(findings: list[Finding]) -> list[Finding]:
+    """The findings of an older scan whose memories are all still there with the same text."""
+    store = stores().memories
+
+    def unchanged(memory: Memory) -> bool:
+        current = store.get(memory.id)
+        return current is not None and current.content == memory.content
+
+    return [f for f in findings if all(unchanged(m) for m in f.memories)]
+
+
+def _after_change_wait() -> float:
+    """How long the answer to a fix waits for the rescan: long enough for a small store."""
+    report, _ = stores().attention.report(wait=0)
+    quick = report is not None and report.seconds < AFTER_CHANGE_WAIT / 2
+    return AFTER_CHANGE_WAIT if quick else NEXT_WAIT
+
+
 def _render(view: AttentionPage, status: int = 200, announce: str | None = None):
     if wants_partial():
         html = render_template("attention/_panel.html", view=view)
@@ -95,7 +120,7 @@ def _done(message: str, *, undo: dict[str, str] | None = None, undo_action: str 
             args.update(undo_action=undo_action, **{f"u_{k}": v for k, v in undo.items()})
         return redirect(url_for("attention.index", **args), code=303)
     view = build(
-        AFTER_CHANGE_WAIT,
+        _after_change_wait(),
         notice=message,
         undo=undo or {},
         undo_action=undo_action,
@@ -106,7 +131,7 @@ def _done(message: str, *, undo: dict[str, str] | None = None, undo_action: str 
 
 def _refused(message: str, status: int):
     return _render(
-        build(AFTER_CHANGE_WAIT, notice=message, notice_level="error", focus="attention-notice"),
+        build(_after_change_wait(), notice=message, notice_level="error", focus="attention-notice"),
         status,
         announce=message,
     )
