@@ -10,7 +10,7 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
 from ..extraction.attention import KIND_LABELS, KINDS, AttentionReport, Finding
-from ..stores import ConflictError, Memory, MemoryFullError, NotFoundError
+from ..stores import ConflictError, MemoryFullError, NotFoundError
 from .context import actor, settings, stores, wants_partial
 
 bp = Blueprint("attention", __name__, url_prefix="/attention")
@@ -89,13 +89,8 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
 
 def still_true(findings: list[Finding]) -> list[Finding]:
     """The findings of an older scan whose memories are all still there with the same text."""
-    store = stores().memories
-
-    def unchanged(memory: Memory) -> bool:
-        current = store.get(memory.id)
-        return current is not None and current.content == memory.content
-
-    return [f for f in findings if all(unchanged(m) for m in f.memories)]
+    now = {m.id: m.content for m in stores().memories.get_all()}  # one read, not one per finding
+    return [f for f in findings if all(now.get(m.id) == m.content for m in f.memories)]
 
 
 def _after_change_wait() -> float:
