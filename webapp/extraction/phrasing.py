@@ -11,11 +11,49 @@ import re
 
 # Words between "I" and the verb that stay as they are: "I really prefer" → "Really prefers".
 _ADVERBS = frozenset(
-    ["always", "usually", "normally", "generally", "never", "often", "sometimes", "rarely", "really", "much", "strongly", "also", "still", "only", "just", "mostly", "typically", "definitely", "absolutely", "actually"]
+    [
+        "always",
+        "usually",
+        "normally",
+        "generally",
+        "never",
+        "often",
+        "sometimes",
+        "rarely",
+        "really",
+        "much",
+        "strongly",
+        "also",
+        "still",
+        "only",
+        "just",
+        "mostly",
+        "typically",
+        "definitely",
+        "absolutely",
+        "actually",
+    ]
 )
 # Verbs that do not take an -s: "I can't stand" → "Can't stand".
 _MODALS = frozenset(
-    ["can", "can't", "cannot", "could", "couldn't", "will", "won't", "would", "wouldn't", "should", "shouldn't", "must", "mustn't", "might", "may", "shall"]
+    [
+        "can",
+        "can't",
+        "cannot",
+        "could",
+        "couldn't",
+        "will",
+        "won't",
+        "would",
+        "wouldn't",
+        "should",
+        "shouldn't",
+        "must",
+        "mustn't",
+        "might",
+        "may",
+        "shall",
+    ]
 )
 _IRREGULAR = {
     "am": "is",

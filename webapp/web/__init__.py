@@ -12,6 +12,7 @@ from flask import Flask, redirect, url_for
 
 from ..settings import Settings
 from . import (
+    attention,
     auth,
     context,
     conversations,

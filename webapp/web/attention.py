@@ -110,7 +110,7 @@ def _render(view: AttentionPage, status: int = 200, announce: str | None = None)
 def _done(message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None):
     """After a fix: the refreshed panel with the message (and its Undo), or a redirect back."""
     if not wants_partial():
-        args = {"kind": request.values.get("kind", ""), "notice": message}
+        args: dict[str, Any] = {"kind": request.values.get("kind", ""), "notice": message}
         if undo_action and undo:
             args.update(undo_action=undo_action, **{f"u_{k}": v for k, v in undo.items()})
         return redirect(url_for("attention.index", **args), code=303)
