@@ -370,3 +370,12 @@ def similarity_index(store: MemoryStore) -> SimilarityIndex:
     return store.file.view(
         "similarity-index", lambda data: SimilarityIndex([Memory.from_dict(r) for r in data])
     )
+
+
+def current_contents(store: MemoryStore) -> dict[str, str]:
+    """Each memory's id and text as the file holds them now (read once per file version,
+    without building Memory objects: quick enough for a page while a scan runs)."""
+    return store.file.view(
+        "attention-contents",
+        lambda data: {str(r.get("id")): str(r.get("content", "")) for r in data},
+    )

@@ -9,7 +9,13 @@ from typing import Any
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_htmx import make_response
 
-from ..extraction.attention import KIND_LABELS, KINDS, AttentionReport, Finding
+from ..extraction.attention import (
+    KIND_LABELS,
+    KINDS,
+    AttentionReport,
+    Finding,
+    current_contents,
+)
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from .context import actor, settings, stores, wants_partial
 
@@ -69,7 +75,8 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
     report, current = scanner.report(wait=wait)
     groups = report.visible(stores().dismissals.keys()) if report else {k: [] for k in KINDS}
     if report and not current:
-        groups = {kind: still_true(found) for kind, found in groups.items()}
+        now = current_contents(scanner.store)
+        groups = {kind: still_true(found, now) for kind, found in groups.items()}
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
     found = groups[kind]
@@ -87,9 +94,8 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
     )
 
 
-def still_true(findings: list[Finding]) -> list[Finding]:
+def still_true(findings: list[Finding], now: dict[str, str]) -> list[Finding]:
     """The findings of an older scan whose memories are all still there with the same text."""
-    now = {m.id: m.content for m in stores().memories.get_all()}  # one read, not one per finding
     return [f for f in findings if all(now.get(m.id) == m.content for m in f.memories)]
 
 
