@@ -17,14 +17,25 @@ from .errors import (
     ConflictError,
     DuplicateMemoryError,
     MemoryFullError,
+    MemoryTooLongError,
     NotFoundError,
     StoreBusyError,
     StoreCorruptError,
     StoreError,
     StoreWriteError,
 )
-from .memories import CATEGORIES, ImportPreview, Memory, MemoryStore
-from .review import Proposal, ReviewItem, ReviewQueue
+from .memories import CATEGORIES, DeletedMemory, ImportPreview, Memory, MemoryStore
+from .origin import describe_origin, make_origin
+from .review import (
+    ConversationYield,
+    Forgotten,
+    Proposal,
+    ReviewItem,
+    ReviewQueue,
+    derived_from,
+    forget_conversation,
+    undo_forget,
+)
 from .skills import (
     ImportReport,
     InvalidSkillDocumentError,
@@ -43,6 +54,9 @@ from .skills import (
 __all__ = [
     "CATEGORIES",
     "ConflictError",
+    "ConversationYield",
+    "DeletedMemory",
+    "Forgotten",
     "DuplicateMemoryError",
     "ConversationStore",
     "ConversationSummary",
@@ -52,6 +66,7 @@ __all__ = [
     "ImportPreview",
     "Memory",
     "MemoryFullError",
+    "MemoryTooLongError",
     "MemoryStore",
     "MergedMemory",
     "NotFoundError",
@@ -71,6 +86,11 @@ __all__ = [
     "StoreWriteError",
     "UnsafeNameError",
     "cli_session_key",
+    "derived_from",
+    "describe_origin",
+    "forget_conversation",
+    "make_origin",
+    "undo_forget",
     "interface_of",
     "merge_memories",
     "schedule_key",
