@@ -243,7 +243,11 @@ def page(browser, color_scheme):
     page.on("dialog", on_dialog)
     page.on(
         "console",
-        lambda msg: watch.console_errors.append(msg.text) if msg.type == "error" else None,
+        lambda msg: (
+            watch.console_errors.append(f"{msg.text} at {msg.location}")
+            if msg.type == "error"
+            else None
+        ),
     )
     page.on("pageerror", lambda exc: watch.page_errors.append(str(exc)))
     page.watch = watch

@@ -424,7 +424,10 @@ def test_memories_polish_empty_bar_full_stop_import_source_and_live_count(tmp_pa
         page.get_by_role("button", name="Preview import").click()
         page.get_by_role("button", name="Apply the import").click()
         imported = page.locator("#memory-t1")
-        expect(imported.locator("td[data-label='Source']")).to_have_text("import")
+        # The Source column says where it came from (issue 11's provenance names the file).
+        expect(imported.locator("td[data-label='Source']")).to_have_text(
+            "Imported from export.json"
+        )
         assert server.memories().get("t1").source == "import"
         assert_accessible(page, "with the live count and an imported memory")
     finally:
