@@ -59,10 +59,10 @@ def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
     result = _run(samples_dir, "--all", "--dry-run")
     assert result.returncode == 0, result.stderr
     assert (
-        "would queue: add [preference] I prefer the hallway lights at 30% after 22:00"
+        "would queue: add [preference] Prefers the hallway lights at 30% after 22:00"
         in result.stdout
     )
-    assert "我习惯用 VS Code 编辑 Home Assistant 的配置文件" in result.stdout
+    assert "习惯用 VS Code 编辑 Home Assistant 的配置文件" in result.stdout
     assert _snapshot(samples_dir) == before
 
 
@@ -75,8 +75,8 @@ def test_manual_mode_queues_for_review(samples_dir):
     queue = ReviewQueue(samples_dir / "review.json", memories)
     contents = {item.content for item in queue.pending()}
     assert "記住我喜歡喝無糖綠茶，不要推薦含糖飲料" not in contents
-    assert "我喜歡喝無糖綠茶，不要推薦含糖飲料" in contents
-    assert "I always use metric units" in contents
+    assert "喜歡喝無糖綠茶，不要推薦含糖飲料" in contents
+    assert "Always uses metric units" in contents
     assert memories.get_all() == []
     again = _run(samples_dir)
     assert "no new messages" in again.stdout
@@ -92,8 +92,8 @@ def test_auto_mode_applies_one_forced_conversation(samples_dir):
         samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
     )
     assert {(m.content, m.source) for m in memories.get_all()} == {
-        ("我喜歡喝無糖綠茶，不要推薦含糖飲料", "extracted"),
-        ("我的辦公室在三樓，冷氣遙控器的實體叫 climate.office_ac", "extracted"),
+        ("喜歡喝無糖綠茶，不要推薦含糖飲料", "extracted"),
+        ("辦公室在三樓，冷氣遙控器的實體叫 climate.office_ac", "extracted"),
     }
 
 

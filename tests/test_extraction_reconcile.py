@@ -64,7 +64,7 @@ def test_extract_candidates_is_the_regex_over_user_messages(store):
     messages = _user("I always use metric units.", "What time is it?") + [
         {"role": "assistant", "content": "I prefer tea."}
     ]
-    assert MemoryExtractor(store).extract_candidates(messages) == ["I always use metric units"]
+    assert MemoryExtractor(store).extract_candidates(messages) == ["Always uses metric units"]
 
 
 def test_smart_extraction_uses_only_the_llm_when_it_answers(store):
@@ -81,13 +81,13 @@ def test_smart_extraction_falls_back_to_regex(store, reply):
     facts = extractor.extract_candidates_smartly(_user("I prefer tea."))
     assert caller.calls == 1
     assert [(f.content, f.category, f.extractor) for f in facts] == [
-        ("I prefer tea", "preference", "regex")
+        ("Prefers tea", "preference", "regex")
     ]
 
 
 def test_smart_extraction_without_llm_is_the_regex(store):
     facts = MemoryExtractor(store).extract_candidates_smartly(_user("記住我喜歡綠茶。"))
-    assert [(f.content, f.category) for f in facts] == [("我喜歡綠茶", "preference")]
+    assert [(f.content, f.category) for f in facts] == [("喜歡綠茶", "preference")]
 
 
 # ----------------------------------------------------------------- reconcile
@@ -249,7 +249,7 @@ def test_extract_conversation_queues_regex_facts(settings):
     _thread(settings, "slack:1", ("I always use metric units.", "Noted."), ("Weather?", "Rain."))
     result = extract_conversation(settings, "slack:1", caller=None)
     assert result.ran and result.extractor == "regex"
-    assert [i.content for i in result.queued] == ["I always use metric units"]
+    assert [i.content for i in result.queued] == ["Always uses metric units"]
     again = extract_conversation(settings, "slack:1", caller=None)
     assert again.queued == [] and again.skipped == 1
 
@@ -277,7 +277,7 @@ def test_extract_due_reads_only_new_messages_and_respects_pacing(settings):
     [first] = extract_due(settings, caller=None)
     assert not first.ran and "not due" in first.reason
     [forced] = extract_due(settings, all_threads=True, caller=None)
-    assert [i.content for i in forced.queued] == ["I prefer tea"]
+    assert [i.content for i in forced.queued] == ["Prefers tea"]
     [after] = extract_due(settings, all_threads=True, caller=None)
     assert after.reason == "no new messages"
 
@@ -312,7 +312,7 @@ def test_a_nul_or_lone_surrogate_in_a_message_does_not_stop_extraction(settings)
         path.read_text(encoding="utf-8").replace("honey", "honey\\ud800"), encoding="utf-8"
     )
     result = extract_conversation(settings, "slack:1", caller=None)
-    assert [i.content for i in result.queued] == ["I prefer green tea with honey"]
+    assert [i.content for i in result.queued] == ["Prefers green tea with honey"]
     llm = LlmMemoryExtractor(
         FixedCaller(
             json.dumps(

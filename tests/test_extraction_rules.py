@@ -42,30 +42,30 @@ def test_split_sentences_understands_chinese_punctuation(text, expected):
     [
         (
             "Remember that I prefer the hallway lights at 30% after 22:00.",
-            "I prefer the hallway lights at 30% after 22:00",
+            "Prefers the hallway lights at 30% after 22:00",
             "preference",
         ),
-        ("I prefer dark mode in every app.", "I prefer dark mode in every app", "preference"),
-        ("I always use neovim for editing.", "I always use neovim for editing", "tool"),
+        ("I prefer dark mode in every app.", "Prefers dark mode in every app", "preference"),
+        ("I always use neovim for editing.", "Always uses neovim for editing", "tool"),
         (
             "Also, never turn on the bedroom speaker before 8am.",
             "Never turn on the bedroom speaker before 8am",
             "preference",
         ),
-        ("My wife's name is Marta.", "My wife's name is Marta", "general"),
+        ("My wife's name is Marta.", "Wife's name is Marta", "general"),
         (
             "Switch the routine to 07:00 from now on.",
             "Switch the routine to 07:00 from now on",
             "workflow",
         ),
-        ("記住我喜歡喝無糖綠茶。", "我喜歡喝無糖綠茶", "preference"),
-        ("我喜欢用深色主题。", "我喜欢用深色主题", "preference"),
+        ("記住我喜歡喝無糖綠茶。", "喜歡喝無糖綠茶", "preference"),
+        ("我喜欢用深色主题。", "喜欢用深色主题", "preference"),
         ("以後回答都用繁體中文。", "以後回答都用繁體中文", "workflow"),
         ("以后帮我写自动化都用 YAML。", "以后帮我写自动化都用 YAML", "workflow"),
         ("不要推薦含糖飲料。", "不要推薦含糖飲料", "preference"),
-        ("我習慣用 VS Code 寫設定檔。", "我習慣用 VS Code 寫設定檔", "tool"),
-        ("我习惯早上七点起床。", "我习惯早上七点起床", "workflow"),
-        ("我的辦公室在三樓。", "我的辦公室在三樓", "general"),
+        ("我習慣用 VS Code 寫設定檔。", "習慣用 VS Code 寫設定檔", "tool"),
+        ("我习惯早上七点起床。", "习惯早上七点起床", "workflow"),
+        ("我的辦公室在三樓。", "辦公室在三樓", "general"),
     ],
 )
 def test_stated_facts_are_found_with_their_category(message, content, category):
@@ -165,3 +165,21 @@ def test_similarity_is_bounded_and_symmetric_enough():
 )
 def test_near_identical_needs_the_same_fact_and_numbers(a, b, same):
     assert near_identical(a, b) is same
+
+
+@pytest.mark.parametrize(
+    "message, content",
+    [
+        ("I really prefer short answers.", "Really prefers short answers"),
+        ("I'm allergic to peanuts.", "Is allergic to peanuts"),
+        ("I usually go to bed at 23:00.", "Usually goes to bed at 23:00"),
+        ("I hate cilantro.", "Hates cilantro"),
+        ("I live in Taipei.", "Lives in Taipei"),
+        ("我住在台北。", "住在台北"),
+        ("我們都用 YAML 寫設定。", "我們都用 YAML 寫設定"),
+    ],
+)
+def test_rules_proposals_read_as_facts_about_the_user(message, content):
+    [fact] = rule_facts(_user(message))
+    assert fact.content == content
+    assert fact.evidence == message

@@ -33,6 +33,7 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("conversation_max_turns", "CONVERSATION_MAX_TURNS", "posint", 20),
     ("conversation_max_chars", "CONVERSATION_MAX_CHARS", "posint", 8000),
     ("conversation_max_age_days", "CONVERSATION_MAX_AGE_DAYS", "posint", 7),
+    ("memory_stale_days", "MEMORY_STALE_DAYS", "posint", 180),
     ("review_mode", "MEMORY_REVIEW_MODE", REVIEW_MODES, "manual"),
     ("llm_provider", "MEMORY_LLM_PROVIDER", LLM_PROVIDERS, "none"),
     ("llm_model", "MEMORY_LLM_MODEL", "str", ""),
@@ -68,6 +69,7 @@ class Settings:
     conversation_max_turns: int = 20
     conversation_max_chars: int = 8000
     conversation_max_age_days: int = 7
+    memory_stale_days: int = 180
     review_mode: str = "manual"
     llm_provider: str = "none"
     llm_model: str = ""

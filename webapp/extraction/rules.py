@@ -15,6 +15,7 @@ from typing import Any
 
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact, message_content, message_role
+from .phrasing import as_user_fact
 
 MAX_SENTENCE_CHARS = 300
 
@@ -216,7 +217,8 @@ def _category(rule: Rule, fact: str) -> str:
 
 
 def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
-    """Facts the rules find in the user messages, each with the message as evidence."""
+    """Facts the rules find in the user messages, phrased as facts about the user, each with the
+    message as evidence."""
     facts: list[StructuredFact] = []
     seen: set[str] = set()
     for message in messages:
@@ -225,12 +227,16 @@ def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
         text = message_content(message)
         for sentence in split_sentences(text):
             fact = match_sentence(sentence)
-            if fact is None or fact.content.casefold() in seen:
+            if fact is None:
                 continue
-            seen.add(fact.content.casefold())
+            # The proposal reads as a fact about the user; the message stays the evidence.
+            content = as_user_fact(fact.content)
+            if content.casefold() in seen:
+                continue
+            seen.add(content.casefold())
             facts.append(
                 StructuredFact(
-                    fact.content, fact.category, fact.confidence, evidence=text, extractor="regex"
+                    content, fact.category, fact.confidence, evidence=text, extractor="regex"
                 )
             )
     return facts

@@ -15,7 +15,13 @@ from typing import Any, cast
 
 from ..settings import Settings
 from ..text import fold, matches_all, search_terms
-from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, MemoryTooLongError
+from .errors import (
+    ConflictError,
+    DuplicateMemoryError,
+    MemoryFullError,
+    MemoryTooLongError,
+    NotFoundError,
+)
 from .history import HistoryLog
 from .jsonfile import JsonFile, Unchanged
 from .origin import HOWS, imported_origin, make_origin, read_origin
@@ -89,6 +95,16 @@ class DeletedMemory:
     deleted_at: datetime
     deleted_by: str
     hid: str  # the deletion's history entry
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What ``MemoryStore.merge`` did: the memory kept, the one deleted, the history entry of
+    the kept one's new text (None when its text stayed as it was)."""
+
+    kept: Memory
+    dropped_id: str
+    update_hid: str | None
 
 
 def _validate_records(data: Any) -> str | None:
@@ -538,6 +554,63 @@ class MemoryStore:
             )
 
         return len(cast(list[dict[str, Any]], self._file.update(mutate, journal)))
+
+    def merge(
+        self, keep_id: str, drop_id: str, content: str, *, actor: str | None = None
+    ) -> MergeResult:
+        """Keep ``keep_id`` with ``content`` and delete ``drop_id``, in one write.
+
+        Both changes are in the history log (an ``update`` when the kept text changes, and a
+        ``delete``), so ``undo_merge`` or ``restore`` bring both back. NotFoundError when
+        either memory is gone, ValueError for one memory merged with itself or empty text.
+        """
+        content = clean_content(content)
+        if keep_id == drop_id:
+            raise ValueError("Choose two different memories to merge.")
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            by_id = {r.get("id"): r for r in records}
+            keep, drop = by_id.get(keep_id), by_id.get(drop_id)
+            if keep is None or drop is None:
+                missing = keep_id if keep is None else drop_id
+                raise NotFoundError(f"The memory {missing!r} is gone: it was deleted elsewhere.")
+            growth = len(content) - len(keep.get("content", "")) - len(drop.get("content", ""))
+            self._check_caps(records, 0, growth)
+            changes: list[tuple[str, Any, Any]] = []
+            if keep.get("content") != content:
+                # A new dict, never the cached one changed in place: the file write reuses the
+                # encoded line of every record it has seen before (jsonfile.encode_spliced).
+                before, keep = keep, dict(keep)
+                keep.update(content=content, updatedAt=_later_than(keep.get("updatedAt")))
+                records[records.index(before)] = keep
+                changes.append(("update", before, dict(keep)))
+            records[:] = [r for r in records if r.get("id") != drop_id]
+            changes.append(("delete", drop, None))
+            return dict(keep), changes
+
+        entries: list[dict[str, Any]] = []
+
+        def journal(result: tuple[dict[str, Any], list[tuple[str, Any, Any]]]) -> Any:
+            who = actor or self.actor
+            for action, before, after in result[1]:
+                entries.append(
+                    HistoryLog.entry(who, action, (after or before)["id"], before, after)
+                )
+            return self._history.append(entries)
+
+        kept, _ = self._file.update(mutate, journal)
+        update = next((e["hid"] for e in entries if e["action"] == "update"), None)
+        return MergeResult(Memory.from_dict(kept), drop_id, update)
+
+    def undo_merge(
+        self, dropped_id: str, update_hid: str | None = None, *, actor: str | None = None
+    ) -> list[Memory]:
+        """Undo ``merge``: bring back the deleted memory and (with the ``update_hid`` of its
+        MergeResult) the kept one's earlier text. KeyError when there is nothing to restore."""
+        restored = [self.restore(dropped_id, actor=actor)]
+        if update_hid:
+            restored.insert(0, self.restore(update_hid, actor=actor))
+        return restored
 
     def restore(self, ref: str, *, actor: str | None = None) -> Memory:
         """Bring back a deleted memory (by its id) or the state before a history entry (by its hid).

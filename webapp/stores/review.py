@@ -280,21 +280,35 @@ class ReviewQueue:
 
     # ----------------------------------------------------------------- deciding
     def approve(
-        self, item_id: str, *, content: str | None = None, actor: str = "review"
+        self,
+        item_id: str,
+        *,
+        content: str | None = None,
+        actor: str = "review",
+        category: str | None = None,
+        as_new: bool = False,
     ) -> ReviewItem:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
-        Approving an approved item does nothing. A full store raises MemoryFullError and the
-        item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
+        ``category`` replaces the proposed one; ``as_new`` adds an ``update`` proposal as a
+        memory of its own instead of replacing the memory it names (when replacing would lose
+        what that memory says). Approving an approved item does nothing. A full store raises
+        MemoryFullError and the item stays pending; a fact longer than one memory may be raises
+        MemoryTooLongError.
         """
         edited = clean_content(content) if content is not None else None
         if edited is not None:
             check_length(edited, self.store.max_chars)
+        chosen = check_category(category) if category else None
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
+            if chosen:
+                record["category"] = chosen
+            if as_new and record["action"] == "update":
+                record.update(action="add", replacedInstead=record.get("memoryId"), memoryId=None)
             record.update(self._apply(record, edited, actor))
             self._decide(record, "approved", actor)
             self._prune(records)
@@ -318,7 +332,13 @@ class ReviewQueue:
         origin = review_origin(record, actor)
         before = self.store.get(memory_id) if action == "update" and memory_id else None
         if before is not None:
-            memory = self.store.update(before.id, text, actor=actor, origin=origin)
+            memory = self.store.update(
+                before.id,
+                text,
+                category=record.get("category") or None,
+                actor=actor,
+                origin=origin,
+            )
             if memory is not None:
                 return {
                     "appliedMemoryId": memory.id,
@@ -378,6 +398,8 @@ class ReviewQueue:
                 "appliedAction",
             ):
                 record.pop(key, None)
+            if record.get("replacedInstead"):
+                record.update(action="update", memoryId=record.pop("replacedInstead"))
             record.update(status="pending", decidedAt=None, decidedBy=None)
             return record
 

@@ -13,6 +13,7 @@ from flask import Flask, redirect, url_for
 from ..settings import Settings
 from . import (
     assets,
+    attention,
     auth,
     context,
     conversations,
@@ -74,7 +75,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     i18n.init_app(app)
     errors.init_app(app)
     formatting.init_app(app)
-    for area in (health, memories, conversations, prompt, review, skills):
+    for area in (health, memories, conversations, prompt, review, attention, skills):
         app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

@@ -12,8 +12,10 @@ from typing import Any
 from flask import current_app, g, request
 from flask_babel import lazy_gettext as _l
 
+from ..extraction.attention import AttentionScanner
 from ..settings import Settings
 from ..stores import ConversationStore, MemoryStore, StoreError
+from ..stores.dismissals import DismissalStore
 from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
 from .extensions import htmx
@@ -36,6 +38,15 @@ class Stores:
     @cached_property
     def review(self) -> ReviewQueue:
         return ReviewQueue.from_settings(self.settings, self.memories)
+
+    @cached_property
+    def dismissals(self) -> DismissalStore:
+        return DismissalStore.from_settings(self.settings)
+
+    @cached_property
+    def attention(self) -> AttentionScanner:
+        """Scans for the Needs attention page in the background, once per file version."""
+        return AttentionScanner(self.memories, self.settings.memory_stale_days)
 
     @cached_property
     def skills(self) -> SkillDocumentStore:
@@ -116,6 +127,7 @@ NAV_ITEMS = (
     ("conversations.index", _l("Conversations")),
     ("prompt.index", _l("Prompt")),
     ("review.index", _l("Review")),
+    ("attention.index", _l("Needs attention")),
     ("skills.index", _l("Skills")),
 )
 

@@ -12,7 +12,9 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_htmx import make_response
 
-from ..stores import ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
+from ..extraction.attention import Similar, similarity_index
+from ..extraction.curation import drops_information
+from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
 from ..stores.review_stats import extraction_quality
 from .context import actor, quoted_sentence, stores, wants_partial
@@ -47,6 +49,9 @@ class ReviewPage:
     page: int = 1  # which page of PAGE_SIZE items is shown
     pages: int = 1  # how many pages the tab has
     total: int = 0  # items in the tab, all pages
+    similar: dict[str, list[Similar]] = field(default_factory=dict)  # item id -> top 3 memories
+    drops: dict[str, list[str]] = field(default_factory=dict)  # update item id -> what it loses
+    categories: tuple[str, ...] = CATEGORIES  # choices when editing a proposal
 
 
 def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
@@ -103,15 +108,29 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
     queue = stores().review
     items = queue.pending() if tab == "pending" else queue.decided()
     shown = paginate(items, request.values.get("page", "1"))
-    return ReviewPage(
-        tab=tab,
-        items=shown.items,
-        pending_count=stores().pending_count(),
-        page=shown.number,
-        pages=shown.pages,
-        total=shown.total,
-        **extra,
+    return _annotated(
+        ReviewPage(
+            tab=tab,
+            items=shown.items,
+            pending_count=stores().pending_count(),
+            page=shown.number,
+            pages=shown.pages,
+            total=shown.total,
+            **extra,
+        )
     )
+
+
+def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> ReviewPage:
+    """Add, for each pending item shown, the memories most like it and what an update loses."""
+    index = similarity_index(stores().memories)
+    for item in items if items is not None else view.items:
+        if item.status != "pending" or item.action == "delete":
+            continue  # a deletion's own memory would top its list
+        view.similar[item.id] = index.most_similar(item.content, limit=3)
+        if item.action == "update" and item.current_content:
+            view.drops[item.id] = drops_information(item.current_content, item.content)
+    return view
 
 
 def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
@@ -234,7 +253,7 @@ def edit(item_id: str):
     editing = {item.id: item.content}
     if wants_partial():
         view = ReviewPage("pending", [], 0, editing=editing, focus=f"edit-{item.id}")
-        return render_template("review/_item.html", item=item, view=view)
+        return render_template("review/_item.html", item=item, view=_annotated(view, [item]))
     return _render(_build("pending", editing=editing, focus=f"edit-{item.id}"))
 
 
@@ -245,7 +264,7 @@ def show(item_id: str):
     if not wants_partial():
         return redirect(url_for("review.index", _anchor=f"item-{item.id}"), code=303)
     view = ReviewPage("pending", [], 0, focus=f"approve-{item.id}")
-    return render_template("review/_item.html", item=item, view=view)
+    return render_template("review/_item.html", item=item, view=_annotated(view, [item]))
 
 
 @bp.post("/<item_id>/approve")
@@ -257,7 +276,13 @@ def approve(item_id: str):
     content = request.form.get("content")
     focus = next_focus(item.id)
     try:
-        approved = stores().review.approve(item.id, content=content, actor=actor())
+        approved = stores().review.approve(
+            item.id,
+            content=content,
+            actor=actor(),
+            category=request.form.get("category") or None,
+            as_new=request.form.get("as_new") == "1",
+        )
     except MemoryTooLongError as exc:  # this fact alone is over the limit: say so at the field
         return _render(
             _build(

@@ -1,0 +1,114 @@
+"""Needs attention in a real browser: merge a near-duplicate pair and undo it, keep one side of
+a contradiction, dismiss a finding across a reload — each checked on disk."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import assert_accessible, screenshot, wait_for_htmx
+
+pytestmark = pytest.mark.browser
+
+
+def seed(server) -> dict[str, str]:
+    store = server.memories()
+    texts = [
+        ("Prefers tea", "preference"),
+        ("The user likes tea", "preference"),
+        ("Alarm at 06:45", "workflow"),
+        ("Alarm at 07:00", "workflow"),
+        ("喜歡喝無糖綠茶", "preference"),
+        ("用户喜欢喝无糖绿茶", "preference"),
+        ("I prefer the hallway lights at 30% after 22:00", "preference"),
+        ("Trip to Kyoto until 2026-10-01", "general"),
+        ("Works from home on Fridays", "workflow"),
+    ]
+    return {text: store.add(text, category=category).id for text, category in texts}
+
+
+def finding(page, text):
+    return page.locator("article.finding", has_text=text)
+
+
+def contents(server) -> list[str]:
+    return sorted(m.content for m in server.memories().get_all())
+
+
+def test_merge_a_near_duplicate_pair_and_undo(live_server, page):
+    ids = seed(live_server)
+    page.goto(live_server.url + "/attention/")
+    expect(page.get_by_role("heading", name="Near-duplicates: 2")).to_be_visible()
+    card = finding(page, "The user likes tea")
+    expect(card).to_contain_text("The same terms (tea)")
+    card.get_by_label("Merged text").fill("Prefers tea, green and without sugar")
+    card.get_by_role("button", name="Merge", exact=True).click()
+    wait_for_htmx(page)
+    notice = page.locator("#attention-notice")
+    expect(notice).to_contain_text("Kept “Prefers tea, green and without sugar”")
+    expect(page.get_by_role("heading", name="Near-duplicates: 1")).to_be_visible()
+
+    after = contents(live_server)
+    assert "Prefers tea, green and without sugar" in after
+    assert "Prefers tea" not in after and "The user likes tea" not in after
+    history = live_server.memories().history()
+    assert [e["action"] for e in history[-2:]] == ["update", "delete"]
+    assert {e["id"] for e in history[-2:]} == {ids["Prefers tea"], ids["The user likes tea"]}
+
+    notice.get_by_role("button", name="Undo").click()
+    wait_for_htmx(page)
+    expect(page.locator("#attention-notice")).to_contain_text("both memories are back")
+    restored = contents(live_server)
+    assert "Prefers tea" in restored and "The user likes tea" in restored
+    assert "Prefers tea, green and without sugar" not in restored
+    page.reload()
+    expect(page.get_by_role("heading", name="Near-duplicates: 2")).to_be_visible()
+    assert not page.watch.dialogs and not page.watch.page_errors
+
+
+def test_keep_one_side_of_a_contradiction_and_dismiss_across_reload(live_server, page):
+    seed(live_server)
+    page.goto(live_server.url + "/attention/?kind=contradiction")
+    card = finding(page, "Alarm at 07:00")
+    expect(card).to_contain_text("06:45 vs 07:00")
+    card.get_by_role("button", name="Keep right").click()
+    wait_for_htmx(page)
+    after = contents(live_server)
+    assert "Alarm at 07:00" in after and "Alarm at 06:45" not in after
+
+    page.get_by_role("link", name="Hard to use (1)").click()
+    wait_for_htmx(page)
+    card = finding(page, "hallway lights")
+    card.get_by_role("button", name="Dismiss").click()
+    wait_for_htmx(page)
+    expect(page.get_by_role("heading", name="Hard to use: 0")).to_be_visible()
+    page.reload()
+    expect(page.get_by_role("heading", name="Hard to use: 0")).to_be_visible()
+    assert "I prefer the hallway lights at 30% after 22:00" in contents(live_server)
+
+
+def test_without_javascript_merge_still_works(live_server, browser):
+    seed(live_server)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/attention/")
+        finding(page, "The user likes tea").get_by_role("button", name="Keep left").click()
+        expect(page.locator("#attention-notice")).to_contain_text("Kept “Prefers tea”")
+        assert "The user likes tea" not in contents(live_server)
+        page.locator("#attention-notice").get_by_role("button", name="Undo").click()
+        expect(page.locator("#attention-notice")).to_contain_text("both memories are back")
+        assert "The user likes tea" in contents(live_server)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"], indirect=True)
+def test_attention_screenshots(live_server, page, color_scheme):
+    seed(live_server)
+    page.goto(live_server.url + "/attention/")
+    expect(page.get_by_role("heading", name="Near-duplicates: 2")).to_be_visible()
+    assert_accessible(page, f"on the attention page in the {color_scheme} theme")
+    screenshot(page, f"attention-{color_scheme}")
+    page.set_viewport_size({"width": 360, "height": 800})
+    screenshot(page, f"attention-{color_scheme}-360")

@@ -1,0 +1,198 @@
+"""Needs attention through the Flask test client: full page and htmx panel, merge and undo,
+keep one side, rewrite, delete, dismiss (kept across apps), and bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from webapp import create_app
+from webapp.stores import MemoryStore
+from webapp.stores.dismissals import DismissalStore
+
+from .conftest import CsrfClient
+
+
+@pytest.fixture
+def store(settings) -> MemoryStore:
+    return MemoryStore.from_settings(settings, actor="test")
+
+
+def seed(store, *texts: str) -> list[str]:
+    return [store.add(text).id for text in texts]
+
+
+def contents(store) -> list[str]:
+    return sorted(m.content for m in store.get_all())
+
+
+def test_full_page_and_partial_show_the_same_findings(client, store):
+    seed(store, "Prefers tea", "The user likes tea", "Alarm at 06:45", "Alarm at 07:00")
+    full = client.get("/attention/").get_data(as_text=True)
+    assert "<!doctype html>" in full and "Near-duplicates (1)" in full
+    assert "Contradictions (1)" in full and "Prefers tea" in full
+    partial = client.get("/attention/?kind=contradiction", htmx=True).get_data(as_text=True)
+    assert "<!doctype html>" not in partial and partial.startswith('<section id="attention-panel"')
+    assert "06:45 vs 07:00" in partial and "Prefers tea" not in partial
+
+
+def test_empty_store_says_what_each_tab_is_for(client):
+    html = client.get("/attention/?kind=stale").get_data(as_text=True)
+    assert "Nothing here." in html and "180 days" in html
+
+
+def test_an_unknown_tab_falls_back_to_the_first_with_findings(client, store):
+    seed(store, "Alarm at 06:45", "Alarm at 07:00")
+    html = client.get("/attention/?kind=<script>").get_data(as_text=True)
+    assert "Contradictions: 1" in html and "<script>" not in html
+
+
+def test_merge_keeps_one_with_the_edited_text_and_undo_brings_both_back(client, store):
+    keep, drop = seed(store, "Prefers tea", "The user likes tea")
+    response = client.post(
+        "/attention/merge",
+        htmx=True,
+        data={"keep": keep, "drop": drop, "content": "Prefers green tea"},
+    )
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "Kept “Prefers green tea”" in html
+    assert contents(store) == ["Prefers green tea"]
+    hid = re.search(r'name="hid" value="([0-9a-f]+)"', html).group(1)
+    undo = client.post("/attention/undo-merge", htmx=True, data={"dropped": drop, "hid": hid})
+    assert "both memories are back" in undo.get_data(as_text=True)
+    assert contents(store) == ["Prefers tea", "The user likes tea"]
+
+
+def test_merge_without_javascript_redirects_with_an_undo(client, store):
+    keep, drop = seed(store, "Alarm at 06:45", "Alarm at 07:00")
+    response = client.post(
+        "/attention/merge", data={"keep": drop, "drop": keep, "content": "Alarm at 07:00"}
+    )
+    assert response.status_code == 303
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Kept “Alarm at 07:00”" in page and 'name="dropped"' in page
+    assert contents(store) == ["Alarm at 07:00"]
+
+
+@pytest.mark.parametrize(
+    "content, status, message",
+    [("", 422, "cannot be empty"), ("\u200b\u200b", 422, "cannot be empty")],
+)
+def test_merge_refuses_empty_text_and_changes_nothing(client, store, content, status, message):
+    keep, drop = seed(store, "Prefers tea", "The user likes tea")
+    response = client.post(
+        "/attention/merge", htmx=True, data={"keep": keep, "drop": drop, "content": content}
+    )
+    assert response.status_code == status and message in response.get_data(as_text=True)
+    assert contents(store) == ["Prefers tea", "The user likes tea"]
+
+
+def test_merge_of_a_memory_deleted_elsewhere_is_refused(client, store):
+    keep, drop = seed(store, "Prefers tea", "The user likes tea")
+    store.delete(drop)
+    response = client.post(
+        "/attention/merge", htmx=True, data={"keep": keep, "drop": drop, "content": "Tea"}
+    )
+    assert response.status_code == 409 and "deleted elsewhere" in response.get_data(as_text=True)
+    assert contents(store) == ["Prefers tea"]
+
+
+def test_merge_with_itself_or_without_ids_is_refused(client, store):
+    [only] = seed(store, "Prefers tea")
+    same = client.post(
+        "/attention/merge", htmx=True, data={"keep": only, "drop": only, "content": "x"}
+    )
+    assert same.status_code == 422 and contents(store) == ["Prefers tea"]
+    assert client.post("/attention/merge", htmx=True, data={"content": "x"}).status_code == 400
+
+
+def test_memory_text_is_escaped(client, store):
+    seed(store, "Likes <b>tea</b><script>alert(1)</script>", "The user likes <b>tea</b>")
+    html = client.get("/attention/").get_data(as_text=True)
+    assert "<script>alert(1)" not in html and "&lt;script&gt;" in html
+
+
+def test_rewrite_applies_the_suggested_fact_unless_changed_meanwhile(client, store):
+    [memory_id] = seed(store, "I prefer dark mode")
+    page = client.get("/attention/?kind=hard").get_data(as_text=True)
+    assert "Rewrite as “Prefers dark mode”" in page
+    version = re.search(r'name="version" value="([^"]+)"', page).group(1)
+    store.update(memory_id, "I prefer dark mode everywhere")
+    stale = client.post(
+        "/attention/rewrite",
+        htmx=True,
+        data={"id": memory_id, "version": version, "content": "Prefers dark mode"},
+    )
+    assert stale.status_code == 409 and contents(store) == ["I prefer dark mode everywhere"]
+    fresh = store.get(memory_id).version
+    done = client.post(
+        "/attention/rewrite",
+        htmx=True,
+        data={"id": memory_id, "version": fresh, "content": "Prefers dark mode everywhere"},
+    )
+    assert done.status_code == 200 and contents(store) == ["Prefers dark mode everywhere"]
+
+
+def test_delete_a_stale_memory_and_undo(client, store):
+    [memory_id] = seed(store, "Trip to Kyoto until 2025-10-01")
+    assert "Mentions 2025-10-01, which is past." in client.get("/attention/?kind=stale").get_data(
+        as_text=True
+    )
+    client.post("/attention/delete", htmx=True, data={"id": memory_id, "kind": "stale"})
+    assert contents(store) == []
+    client.post("/attention/undelete", htmx=True, data={"id": memory_id})
+    assert contents(store) == ["Trip to Kyoto until 2025-10-01"]
+
+
+def test_a_dismissed_finding_stays_dismissed_in_a_new_app(client, store, settings):
+    seed(store, "Alarm at 06:45", "Alarm at 07:00")
+    page = client.get("/attention/?kind=contradiction").get_data(as_text=True)
+    key = re.search(r'name="key" value="([^"]+)"', page).group(1)
+    response = client.post(
+        "/attention/dismiss", htmx=True, data={"key": key, "kind": "contradiction"}
+    )
+    assert "Contradictions: 0" in response.get_data(as_text=True)
+    saved = json.loads(settings.memory_file.with_name("attention-dismissed.json").read_text())
+    assert list(saved) == [key] and saved[key]["by"] == "dashboard"
+    other = CsrfClient(create_app(settings).test_client())
+    assert "Contradictions (0)" in other.get("/attention/").get_data(as_text=True)
+    client.post("/attention/undismiss", htmx=True, data={"key": key})
+    assert "Contradictions (1)" in other.get("/attention/").get_data(as_text=True)
+
+
+def test_editing_a_memory_brings_a_dismissed_finding_back_only_as_a_new_one(
+    client, store, settings
+):
+    left, _ = seed(store, "Alarm at 06:45", "Alarm at 07:00")
+    page = client.get("/attention/?kind=contradiction").get_data(as_text=True)
+    client.post(
+        "/attention/dismiss", data={"key": re.search(r'name="key" value="([^"]+)"', page).group(1)}
+    )
+    store.update(left, "Alarm at 06:30")
+    assert "Contradictions (1)" in client.get("/attention/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("key", ["", "x" * 1000])
+def test_dismiss_refuses_keys_that_name_no_finding(client, key, settings):
+    response = client.post("/attention/dismiss", htmx=True, data={"key": key})
+    assert response.status_code == 422
+    assert DismissalStore.from_settings(settings).keys() == frozenset()
+
+
+def test_posts_need_the_csrf_token(client, store):
+    keep, drop = seed(store, "Prefers tea", "The user likes tea")
+    response = client.post(
+        "/attention/merge", csrf=False, data={"keep": keep, "drop": drop, "content": "x"}
+    )
+    assert response.status_code == 400 and len(contents(store)) == 2
+
+
+def test_a_damaged_dismissal_file_is_reported_not_overwritten(client, store, settings):
+    seed(store, "Alarm at 06:45", "Alarm at 07:00")
+    path = settings.memory_file.with_name("attention-dismissed.json")
+    path.write_text("{not json", encoding="utf-8")
+    response = client.get("/attention/")
+    assert response.status_code == 503
+    assert path.read_text(encoding="utf-8") == "{not json"

@@ -1,0 +1,381 @@
+"""Needs attention: near-duplicates, contradictions, stale and hard-to-use memories.
+
+``scan`` finds them all; pairs come from an index of the memories' terms (a pair is compared
+only when it shares one of the rarer terms, never all pairs), and every comparison is cached
+by the two texts, so a rescan after one change only compares that memory again.
+``AttentionScanner`` runs a scan in a background thread per version of the memory file, so a
+page never waits for 10,000 memories; ``SimilarityIndex`` answers "which memories are most
+like this text".
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import heapq
+import logging
+import math
+import re
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+
+from ..stores.memories import Memory, MemoryStore
+from .curation import PairVerdict, compare, features, similarity_of
+from .phrasing import as_user_fact, is_first_person
+
+log = logging.getLogger(__name__)
+
+KINDS = ("duplicate", "contradiction", "stale", "hard")
+KIND_LABELS = {
+    "duplicate": "Near-duplicates",
+    "contradiction": "Contradictions",
+    "stale": "Stale",
+    "hard": "Hard to use",
+}
+LONG_MEMORY_CHARS = 300
+MAX_BLOCK = 200  # a term shared by more memories than this is too common to find pairs by
+MAX_CANDIDATES = 25  # memories each one is compared with, the most alike first
+
+_CJK_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+_URL = re.compile(r"https?://\S+|www\.\S+", re.I)
+_CODE_CHARS = set("{}[]();=<>$`|\\")
+_CODE_START = re.compile(
+    r"^\s*(?:```|def |class |import |from \S+ import|function |const |let |\$ |#!|<\w+)"
+)
+# Words that tie a memory to a moment, and how long after it was written they stop being true.
+_RELATIVE_TIME: tuple[tuple[re.Pattern[str], int], ...] = tuple(
+    (re.compile(pattern, re.I), days)
+    for pattern, days in (
+        (r"\b(?:today|tonight)\b|今天|今晚|今日", 1),
+        (r"\btomorrow\b|明天|明日", 2),
+        (
+            r"\bthis week(?:end)?\b|這週|这周|本週|本周|這禮拜|这礼拜|這個週末|这个周末|這週末|这周末",
+            7,
+        ),
+        (r"\bnext week(?:end)?\b|下週|下周|下禮拜|下礼拜|下個禮拜|下个礼拜", 14),
+        (r"\bthis month\b|這個月|这个月|本月", 31),
+        (r"\bnext month\b|下個月|下个月", 62),
+        (r"\b(?:currently|for now|at the moment|these days|right now)\b|暫時|暂时|目前|最近", 30),
+        (r"\bthis year\b|今年", 365),
+    )
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a curator should look at, with why it was flagged."""
+
+    kind: str  # one of KINDS
+    key: str  # stable name, used to dismiss it
+    reason: str
+    memories: tuple[Memory, ...]
+    similarity: float | None = None
+    suggestion: str | None = None  # a rewrite the person can apply with one click (or the
+    # text a merge starts from: the one saying most in the fewest words)
+
+
+def finding_key(kind: str, memories: Sequence[Memory]) -> str:
+    """The finding's name: its kind, its memories and a digest of their text."""
+    ordered = sorted(memories, key=lambda m: m.id)
+    digest = hashlib.sha1("\x00".join(m.content for m in ordered).encode("utf-8")).hexdigest()
+    return f"{kind}:{'+'.join(m.id for m in ordered)[:150]}:{digest[:12]}"
+
+
+# ------------------------------------------------------------------ one memory
+def stale_reason(memory: Memory, today: date, stale_days: int) -> str | None:
+    """Why ``memory`` may no longer be true, or None."""
+    dates = features(memory.content).dates
+    if dates and max(dates) < today:
+        return f"Mentions {max(dates).isoformat()}, which is past."
+    written = memory.updated_at.astimezone(UTC).date()
+    age = (today - written).days
+    for pattern, days in _RELATIVE_TIME:
+        found = pattern.search(memory.content)
+        if found and age >= days:
+            return f"Says “{found.group(0)}” and was written on {written.isoformat()}."
+    if age >= stale_days:
+        return f"Nothing has changed it in {age} days (the threshold is {stale_days})."
+    return None
+
+
+def hard_to_use_reason(memory: Memory) -> tuple[str, str | None] | None:
+    """Why ``memory`` is hard for the assistant to use, and a rewrite when there is one."""
+    text = memory.content
+    if is_first_person(text):
+        suggestion = as_user_fact(text)
+        if suggestion != text:
+            return "Reads as the user's own sentence, not as a fact about the user.", suggestion
+    if len(text) > LONG_MEMORY_CHARS:
+        return (
+            f"{len(text):,} characters long: a memory works best as one short fact "
+            f"(at most {LONG_MEMORY_CHARS}).",
+            None,
+        )
+    urls = sum(len(u) for u in _URL.findall(text))
+    if urls and urls >= 0.5 * len(text.strip()):
+        return "Mostly a link: say what it is for, or keep it in a skill document.", None
+    symbols = sum(ch in _CODE_CHARS for ch in text)
+    if len(text) >= 20 and (_CODE_START.match(text) or symbols >= max(4, 0.08 * len(text))):
+        return "Looks like code: describe the fact in words, or keep it in a skill document.", None
+    return None
+
+
+# ------------------------------------------------------------------ pairs
+def _block_keys(terms: Iterable[str]) -> set[str]:
+    """Index keys of a memory: its terms, and the character pairs of its Chinese words (so
+    無糖 meets 喝無糖 however the segmenter cut them)."""
+    keys: set[str] = set()
+    for term in terms:
+        if _CJK_WORD.fullmatch(term):
+            keys.update(term[i : i + 2] for i in range(len(term) - 1))
+        else:
+            keys.add(term)
+    return keys
+
+
+def _let_others_run(step: int) -> None:
+    """Now and then give up the interpreter lock, so a scan running in the background of the
+    dashboard does not slow down the pages it serves meanwhile."""
+    if step % 200 == 199:
+        time.sleep(0)
+
+
+def candidate_pairs(memories: Sequence[Memory]) -> set[tuple[int, int]]:
+    """Index pairs worth comparing: same folded text, or sharing one of their rarer terms."""
+    keys = [_block_keys(features(m.content).terms) for m in memories]
+    frequency = Counter(k for ks in keys for k in ks)
+    postings: dict[str, list[int]] = defaultdict(list)
+    for index, ks in enumerate(keys):
+        for key in ks:
+            postings[key].append(index)
+    pairs: set[tuple[int, int]] = set()
+    by_text: dict[str, list[int]] = defaultdict(list)
+    for index, memory in enumerate(memories):
+        by_text[features(memory.content).key].append(index)
+    for same in by_text.values():
+        pairs.update((same[0], other) for other in same[1:])  # each copy against the first
+    for index, ks in enumerate(keys):
+        _let_others_run(index)
+        ordered = sorted(ks, key=lambda k: (frequency[k], k))
+        # Two memories about one subject share most terms, so they share one of the rarer
+        # ones ("prefix filtering"): probing with those finds them without all pairs.
+        probe = max(1, len(ordered) - math.ceil(0.5 * len(ordered)) + 1)
+        shared: defaultdict[int, float] = defaultdict(float)
+        for key in ordered[:probe]:
+            if frequency[key] > MAX_BLOCK and key is not ordered[0]:
+                break
+            weight = 1.0 / frequency[key]
+            for other in postings[key][:MAX_BLOCK]:
+                shared[other] += weight
+        shared.pop(index, None)
+        # The memories sharing the most (and rarest) terms; a subject stated hundreds of times
+        # is still found, through the nearest ones, without comparing every pair of them.
+        for other, _ in heapq.nlargest(MAX_CANDIDATES, shared.items(), key=lambda kv: kv[1]):
+            pairs.add((min(index, other), max(index, other)))
+    return pairs
+
+
+def merged_text(a: str, b: str) -> str:
+    """The text a merge of ``a`` and ``b`` starts from: more terms, then fewer characters,
+    and a fact about the user rather than the user's own sentence."""
+
+    def rank(text: str) -> tuple[int, bool, int]:
+        return (len(features(text).terms), not is_first_person(text), -len(text))
+
+    return max((a, b), key=rank)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _verdict(a: str, b: str) -> PairVerdict | None:
+    return compare(a, b)
+
+
+def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
+    """Near-duplicates and contradictions among ``memories``."""
+    found: list[Finding] = []
+    for count, (i, j) in enumerate(sorted(candidate_pairs(memories))):
+        _let_others_run(count)
+        left, right = memories[i], memories[j]
+        verdict = _verdict(left.content, right.content)
+        if verdict is None:
+            continue
+        found.append(
+            Finding(
+                verdict.kind,
+                finding_key(verdict.kind, (left, right)),
+                verdict.reason,
+                (left, right),
+                similarity=verdict.similarity,
+                suggestion=merged_text(left.content, right.content),
+            )
+        )
+    return found
+
+
+def scan(memories: Sequence[Memory], *, today: date, stale_days: int) -> list[Finding]:
+    """Every finding among ``memories``: pairs first, then stale and hard-to-use ones."""
+    findings = pair_findings(memories)
+    for memory in memories:
+        reason = stale_reason(memory, today, stale_days)
+        if reason:
+            findings.append(Finding("stale", finding_key("stale", (memory,)), reason, (memory,)))
+        hard = hard_to_use_reason(memory)
+        if hard:
+            findings.append(
+                Finding("hard", finding_key("hard", (memory,)), hard[0], (memory,), None, hard[1])
+            )
+    return findings
+
+
+# ------------------------------------------------------------------ in the background
+@dataclass
+class AttentionReport:
+    """The findings of one scan of one version of the memory file."""
+
+    findings: list[Finding]
+    checked: int  # how many memories were scanned
+    seconds: float  # how long the scan took
+    error: str | None = None  # why the scan failed, when it did
+    finished_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    _visible: tuple[frozenset[str], dict[str, list[Finding]]] | None = field(
+        default=None, repr=False
+    )
+
+    def visible(self, dismissed: frozenset[str]) -> dict[str, list[Finding]]:
+        """Findings per kind without the dismissed ones (kept for the same set of dismissals)."""
+        cached = self._visible
+        if cached is not None and cached[0] == dismissed:
+            return cached[1]
+        groups: dict[str, list[Finding]] = {kind: [] for kind in KINDS}
+        for finding in self.findings:
+            if finding.key not in dismissed:
+                groups[finding.kind].append(finding)
+        self._visible = (dismissed, groups)
+        return groups
+
+
+class AttentionScanner:
+    """Scans the memory file once per version, in a background thread; one per process."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        stale_days: int,
+        *,
+        today: Callable[[], date] = lambda: datetime.now(UTC).date(),
+    ) -> None:
+        self.store = store
+        self.stale_days = stale_days
+        self._today = today
+        self._guard = threading.Lock()
+        self._reports: dict[object, AttentionReport] = {}
+        self._latest: AttentionReport | None = None
+        self._running: dict[object, threading.Thread] = {}
+
+    def has_results(self) -> bool:
+        """True once a scan has finished (its results can be shown while a newer one runs)."""
+        with self._guard:
+            return self._latest is not None
+
+    def _version(self) -> tuple[object, date]:
+        # A token made once per parsed version of the file: a new one whenever it changes.
+        token = self.store.file.view("attention-version", lambda _data: object())
+        return token, self._today()
+
+    def report(self, wait: float = 0.0) -> tuple[AttentionReport | None, bool]:
+        """The report of the file as it is now, waiting up to ``wait`` seconds for it.
+
+        Returns (report, current): when the scan is not done in time, the last finished report
+        (or None) with ``current`` False; the scan goes on in the background.
+        """
+        version = self._version()
+        with self._guard:
+            done = self._reports.get(version)
+            if done is not None:
+                return done, True
+            worker = self._running.get(version)
+            if worker is None:
+                worker = threading.Thread(
+                    target=self._run, args=(version,), name="attention-scan", daemon=True
+                )
+                self._running[version] = worker
+                worker.start()
+        worker.join(wait)
+        with self._guard:
+            done = self._reports.get(version)
+            return (done, True) if done is not None else (self._latest, False)
+
+    def _run(self, version: tuple[object, date]) -> None:
+        started = time.perf_counter()
+        try:
+            memories = self.store.get_all()
+            findings = scan(memories, today=version[1], stale_days=self.stale_days)
+            report = AttentionReport(findings, len(memories), time.perf_counter() - started)
+        except Exception as exc:  # a thread's error would otherwise vanish: say it on the page
+            log.exception("The Needs attention scan failed")
+            report = AttentionReport([], 0, time.perf_counter() - started, error=str(exc))
+        finally:
+            with self._guard:
+                self._running.pop(version, None)
+        with self._guard:
+            self._reports = {version: report}  # older versions are never asked for again
+            self._latest = report
+
+
+# ------------------------------------------------------------------ most similar
+@dataclass(frozen=True)
+class Similar:
+    """An existing memory like a given text, and how alike they are (0 to 1)."""
+
+    memory: Memory
+    similarity: float
+
+
+class SimilarityIndex:
+    """The memories indexed by their terms, to find the ones most like a new text quickly."""
+
+    def __init__(self, memories: Sequence[Memory]) -> None:
+        self.memories = list(memories)
+        self._postings: dict[str, list[int]] = defaultdict(list)
+        for index, memory in enumerate(self.memories):
+            for key in _block_keys(features(memory.content).terms):
+                self._postings[key].append(index)
+
+    def most_similar(self, text: str, limit: int = 3, floor: float = 0.2) -> list[Similar]:
+        """Up to ``limit`` memories most like ``text``, most similar first."""
+        keys = sorted(
+            _block_keys(features(text).terms), key=lambda k: len(self._postings.get(k, ()))
+        )
+        candidates: set[int] = set()
+        for key in keys:
+            candidates.update(self._postings.get(key, ())[: MAX_BLOCK * 5])
+            if len(candidates) > MAX_BLOCK * 5:
+                break
+        scored = [
+            Similar(self.memories[i], similarity_of(text, self.memories[i].content))
+            for i in candidates
+        ]
+        scored = [s for s in scored if s.similarity >= floor]
+        scored.sort(key=lambda s: (-s.similarity, s.memory.content))
+        return scored[:limit]
+
+
+def similarity_index(store: MemoryStore) -> SimilarityIndex:
+    """The index of the store's memories, built once per version of the file."""
+    return store.file.view(
+        "similarity-index", lambda data: SimilarityIndex([Memory.from_dict(r) for r in data])
+    )
+
+
+def current_contents(store: MemoryStore) -> dict[str, str]:
+    """Each memory's id and text as the file holds them now (read once per file version,
+    without building Memory objects: quick enough for a page while a scan runs)."""
+    return store.file.view(
+        "attention-contents",
+        lambda data: {str(r.get("id")): str(r.get("content", "")) for r in data},
+    )

@@ -1,0 +1,620 @@
+"""What a curator should look at in a memory, or in a pair of them: rules only, no LLM.
+
+A memory is reduced to its ``Features``: the values it states (times, dates, percentages,
+temperatures, counts), whether it says no, and the terms its subject is made of (English words
+stemmed by Snowball, Chinese segmented by jieba's dictionary through rjieba, both after folding
+case, width and 繁/简, without the filler that says who holds the fact or how strongly).
+Two memories with the same terms, values and yes/no are near-duplicates; the same subject with
+different values, or with yes against no, is a contradiction.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+import rjieba
+import snowballstemmer  # type: ignore[import-untyped]
+from rapidfuzz import fuzz
+
+from ..text import fold
+
+DUPLICATE_SIMILARITY = 0.8  # share of terms two memories must have in common to say the same
+SUBJECT_SIMILARITY = 0.75  # ... to be about the same subject (then values must agree)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value a memory states: ``kind`` says what it measures ("time", "%", "cat"…)."""
+
+    kind: str
+    amount: float
+    text: str
+    # A clock time said without am/pm or part of day (十點, "7 o'clock"): 10:00 or 22:00.
+    ambiguous: bool = False
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the rules compare: subject terms, stated values, yes or no."""
+
+    key: str  # the text without case, width, script, spacing or punctuation
+    terms: frozenset[str]
+    values: tuple[Value, ...]
+    negated: bool
+    dates: tuple[date, ...]
+
+    def kinds(self) -> dict[str, frozenset[float]]:
+        """The amounts stated per kind of value."""
+        return _kinds(self.values)
+
+
+@functools.lru_cache(maxsize=65536)
+def _kinds(values: tuple[Value, ...]) -> dict[str, frozenset[float]]:
+    found: dict[str, set[float]] = {}
+    for value in values:
+        found.setdefault(value.kind, set()).add(value.amount)
+    return {kind: frozenset(amounts) for kind, amounts in found.items()}
+
+
+# ------------------------------------------------------------------ values
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
+_CN_DIGITS.update({"六": 6, "七": 7, "八": 8, "九": 9})
+_CN_NUMBER = "[零〇一二两三四五六七八九十]{1,3}"
+_NUMBER = rf"(?:\d+(?:\.\d+)?|{_CN_NUMBER})"
+
+
+def chinese_number(text: str) -> float:
+    """12, "十二", "两" or "二十五" as a number."""
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return float(_CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(ones, 0))
+    return float(_CN_DIGITS.get(text, 0))
+
+
+_MONTHS = {
+    name: index
+    for index, names in enumerate(
+        ["jan january", "feb february", "mar march", "apr april", "may", "jun june"]
+        + ["jul july", "aug august", "sep sept september", "oct october", "nov november"]
+        + ["dec december"],
+        start=1,
+    )
+    for name in names.split()
+}
+_DATE_PATTERNS = (
+    re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
+    re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号號]?"),
+    re.compile(r"\b(?P<mon>[a-z]{3,9})\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b"),
+    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?P<mon>[a-z]{3,9})\.?,?\s+(?P<y>\d{4})\b"),
+)
+_TIME_PATTERNS = (
+    re.compile(r"\b(?P<h>\d{1,2})[:：](?P<mi>\d{2})\s*(?P<ampm>[ap]\.?m\.?)?(?![\d:])"),
+    re.compile(r"\b(?P<h>\d{1,2})\s*(?P<ampm>[ap]\.?m\.?)(?![a-z])"),
+    re.compile(r"\b(?P<h>\d{1,2})\s*o'?clock\b"),
+    re.compile(
+        rf"(?P<part>早上|上午|中午|下午|晚上|凌晨|傍晚|清晨)?\s*(?P<h>{_NUMBER})\s*[点點时時]"
+        rf"(?:(?P<half>半)|(?P<mi>{_NUMBER})\s*分?)?"
+    ),
+)
+_AFTERNOON = ("下午", "晚上", "傍晚")
+_UNIT_VALUE = re.compile(
+    rf"(?<![a-z0-9_.])(?P<n>{_NUMBER})\s*(?:(?P<pct>%|％|percent\b)|(?P<deg>°\s*[cf]?|degrees?\b|度)"
+    r"|(?P<ord>st|nd|rd|th)\b"
+    r"|(?P<cjk>[个個只隻位歲岁次杯天年楼樓层層公斤分钟分鐘小时小時]{1,2})"
+    r"|(?P<word>[a-z]+)?)",
+)
+# A date after one of these words is a lasting fact (a birthday), not a deadline.
+_LASTING_DATE = re.compile(
+    r"(?:born|birthday|since|anniversary|married|生日|出生|自从|自從)(?:\W+\w+){0,2}?\W*$"
+)
+
+
+def _clock(hour: float, minute: float, ampm: str | None, part: str | None) -> float | None:
+    if ampm and ampm.startswith("p") and hour < 12:
+        hour += 12
+    if ampm and ampm.startswith("a") and hour == 12:
+        hour = 0
+    if part in _AFTERNOON and hour < 12:
+        hour += 12
+    if hour > 24 or minute > 59:
+        return None
+    return hour * 60 + minute
+
+
+def _times(text: str, values: list[Value]) -> str:
+    for pattern in _TIME_PATTERNS:
+
+        def found(match: re.Match[str]) -> str:
+            parts = match.groupdict()
+            hour = chinese_number(parts["h"])
+            minute = 30.0 if parts.get("half") else chinese_number(parts.get("mi") or "0")
+            amount = _clock(hour, minute, parts.get("ampm"), parts.get("part"))
+            if amount is None:
+                return match.group(0)
+            vague = not parts.get("ampm") and not parts.get("part") and ":" not in match.group(0)
+            values.append(Value("time", amount, match.group(0).strip(), vague and hour <= 12))
+            return " "
+
+        text = pattern.sub(found, text)
+    return text
+
+
+def _dates(text: str, values: list[Value], dates: list[date]) -> str:
+    for pattern in _DATE_PATTERNS:
+
+        def found(match: re.Match[str]) -> str:
+            parts = match.groupdict()
+            month = _MONTHS.get(parts["mon"], 0) if parts.get("mon") else int(parts["m"])
+            try:
+                day = date(int(parts["y"]), month, int(parts["d"]))
+            except ValueError:
+                return match.group(0)
+            values.append(Value("date", float(day.toordinal()), match.group(0)))
+            if not _LASTING_DATE.search(match.string[: match.start()]):
+                dates.append(day)
+            return " "
+
+        text = pattern.sub(found, text)
+    return text
+
+
+def _amounts(text: str, values: list[Value]) -> str:
+    def found(match: re.Match[str]) -> str:
+        parts = match.groupdict()
+        if parts["pct"]:
+            kind = "%"
+        elif parts["deg"]:
+            kind = "degrees"
+        elif parts["ord"]:
+            kind = "ordinal"
+        elif parts["cjk"]:
+            kind = fold(parts["cjk"])
+        elif parts["word"]:
+            kind = stem(parts["word"])
+        elif re.fullmatch(_CN_NUMBER, parts["n"]):
+            return match.group(0)  # a lone Chinese numeral is part of a word (一起, 三明治)
+        else:
+            kind = "number"
+        values.append(Value(kind, chinese_number(parts["n"]), match.group(0).strip()))
+        return " "
+
+    return _UNIT_VALUE.sub(found, text)
+
+
+# ------------------------------------------------------------------ terms
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The English word's stem (likes → like, lights → light)."""
+    return str(_STEMMER.stemWord(word))
+
+
+# Words that say who holds the fact, how strongly or how it is set, not what it is about.
+_LATIN_FILLER = frozenset(
+    stem(word)
+    for word in [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "as",
+        "into",
+        "is",
+        "are",
+        "be",
+        "been",
+        "was",
+        "were",
+        "am",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "our",
+        "you",
+        "your",
+        "user",
+        "users",
+        "s",
+        "he",
+        "she",
+        "they",
+        "them",
+        "their",
+        "his",
+        "her",
+        "prefer",
+        "prefers",
+        "preferred",
+        "preference",
+        "like",
+        "likes",
+        "liked",
+        "love",
+        "loves",
+        "enjoy",
+        "enjoys",
+        "fond",
+        "want",
+        "wants",
+        "always",
+        "usually",
+        "normally",
+        "generally",
+        "often",
+        "use",
+        "uses",
+        "used",
+        "using",
+        "please",
+        "should",
+        "would",
+        "will",
+        "instead",
+        "rather",
+        "than",
+        "also",
+        "just",
+        "very",
+        "really",
+        "much",
+        "lot",
+        "lots",
+        "every",
+        "each",
+        "all",
+        "any",
+        "name",
+        "named",
+        "called",
+        "set",
+        "sets",
+        "change",
+        "changed",
+        "switch",
+        "switched",
+        "move",
+        "moved",
+        "currently",
+        "now",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "get",
+        "gets",
+        "got",
+        "go",
+        "goes",
+        "keep",
+        "keeps",
+        "make",
+        "makes",
+        "around",
+        "about",
+        "approximately",
+        "roughly",
+    ]
+)
+_NEGATION_WORDS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "don't",
+        "doesn't",
+        "didn't",
+        "isn't",
+        "aren't",
+        "won't",
+        "can't",
+        "cannot",
+        "dont",
+        "doesnt",
+        "hate",
+        "hates",
+        "dislike",
+        "dislikes",
+        "avoid",
+        "avoids",
+        "stop",
+        "stopped",
+        "without",
+    ]
+)
+_CJK_FILLER = frozenset(
+    fold(word)
+    for word in [
+        "用戶",
+        "用户",
+        "使用者",
+        "我",
+        "我們",
+        "我们",
+        "你",
+        "他",
+        "她",
+        "的",
+        "了",
+        "是",
+        "都",
+        "很",
+        "也",
+        "就",
+        "還",
+        "还",
+        "和",
+        "跟",
+        "把",
+        "給",
+        "给",
+        "喜歡",
+        "喜欢",
+        "愛",
+        "爱",
+        "偏好",
+        "偏愛",
+        "偏爱",
+        "習慣",
+        "习惯",
+        "總是",
+        "总是",
+        "一直",
+        "通常",
+        "希望",
+        "比較",
+        "比较",
+        "請",
+        "请",
+        "要",
+        "會",
+        "会",
+        "以後",
+        "以后",
+        "今後",
+        "今后",
+        "一律",
+        "使用",
+        "用",
+        "叫",
+        "名字",
+        "為",
+        "为",
+        "設",
+        "设",
+        "設在",
+        "设在",
+        "設定",
+        "设定",
+        "設為",
+        "设为",
+        "定在",
+        "改成",
+        "改為",
+        "改为",
+        "改到",
+        "調成",
+        "调成",
+        "調到",
+        "调到",
+        "現在",
+        "现在",
+        "目前",
+        "幫",
+        "帮",
+        "幫我",
+        "帮我",
+        "在",
+        "有",
+        "個",
+        "个",
+        "大約",
+        "大约",
+        "左右",
+        "差不多",
+    ]
+)
+_CJK_NEGATION = re.compile("^(?:不|沒|没|別|别|討厭|讨厌|受不了|從不|从不|絕不|绝不|避免|忌)")
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:['’][a-z]+)?")
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+
+
+def _terms(text: str) -> tuple[set[str], bool]:
+    terms: set[str] = set()
+    negated = False
+    for token in _TOKEN.findall(text):
+        if _CJK_RUN.fullmatch(token):
+            for word in rjieba.cut(token):
+                bare = _CJK_NEGATION.sub("", word)
+                if bare != word:
+                    negated = True
+                if bare and bare not in _CJK_FILLER:
+                    terms.add(bare)
+            continue
+        token = token.replace("’", "'")
+        if token in _NEGATION_WORDS:
+            negated = True
+            continue
+        word = stem(token.removesuffix("'s"))
+        if word not in _LATIN_FILLER and not word.isdigit():
+            terms.add(word)
+    return terms, negated
+
+
+@functools.lru_cache(maxsize=65536)
+def features(text: str) -> Features:
+    """The features of one memory's text (cached: the same text always gives the same ones)."""
+    folded = unicodedata.normalize("NFKC", fold(text or ""))
+    values: list[Value] = []
+    dates: list[date] = []
+    rest = _dates(folded, values, dates)
+    rest = _times(rest, values)
+    rest = _amounts(rest, values)
+    terms, negated = _terms(rest)
+    key = "".join(ch for ch in folded if ch.isalnum())
+    return Features(key, frozenset(terms), tuple(values), negated, tuple(dates))
+
+
+# ------------------------------------------------------------------ pairs
+def _is_cjk(term: str) -> bool:
+    return "\u3400" <= term[0] <= "\ufaff"
+
+
+def _term_matches(term: str, others: frozenset[str]) -> bool:
+    """``term`` is in ``others``, or a Chinese word contains it (無糖 in 喝無糖), or a long
+    English word is a typo away from one of them."""
+    if term in others:
+        return True
+    cjk = _is_cjk(term)
+    for other in others:
+        if cjk and _is_cjk(other):
+            short, long = (term, other) if len(term) <= len(other) else (other, term)
+            if len(short) >= 2 and short in long:
+                return True
+        elif not cjk and min(len(term), len(other)) >= 5 and fuzz.ratio(term, other) >= 88:
+            return True
+    return False
+
+
+def term_similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Dice coefficient of two term sets; a word matches its typo or a Chinese word within it."""
+    if not a or not b:
+        return 1.0 if a == b else 0.0
+    common = len(a & b)
+    matched = 2 * common
+    if common < len(a):
+        matched += sum(_term_matches(t, b) for t in a - b)
+    if common < len(b):
+        matched += sum(_term_matches(t, a) for t in b - a)
+    return matched / (len(a) + len(b))
+
+
+def _contains(small: frozenset[str], large: frozenset[str]) -> bool:
+    return bool(small) and all(_term_matches(t, large) for t in small)
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    """What the rules say about two memories: a near-duplicate or a contradiction, and why."""
+
+    kind: str  # "duplicate" or "contradiction"
+    reason: str
+    similarity: float
+
+
+def _agree(fa: Features, fb: Features, kind: str) -> bool:
+    """Both state the same amounts of ``kind``; 十點 agrees with 22:00 as well as with 10:00."""
+    a = [v for v in fa.values if v.kind == kind]
+    b = [v for v in fb.values if v.kind == kind]
+
+    def matched(value: Value, others: list[Value]) -> bool:
+        return any(
+            value.amount == o.amount
+            or ((value.ambiguous or o.ambiguous) and value.amount % 720 == o.amount % 720)
+            for o in others
+        )
+
+    return all(matched(v, b) for v in a) and all(matched(v, a) for v in b)
+
+
+def _fmt(values: tuple[Value, ...], kind: str) -> str:
+    return ", ".join(dict.fromkeys(v.text for v in values if v.kind == kind))
+
+
+def compare(a: str, b: str) -> PairVerdict | None:
+    """Near-duplicate, contradiction or nothing to say about the memories ``a`` and ``b``."""
+    fa, fb = features(a), features(b)
+    if fa.key and fa.key == fb.key:
+        return PairVerdict("duplicate", "Same text once case, width and 繁/简 are ignored.", 1.0)
+    score = term_similarity(fa.terms, fb.terms)
+    kinds_a, kinds_b = fa.kinds(), fb.kinds()
+    same_subject = score >= SUBJECT_SIMILARITY or (
+        _contains(fa.terms, fb.terms) or _contains(fb.terms, fa.terms)
+    )
+    clashing = [k for k in kinds_a if k in kinds_b and k != "date" and not _agree(fa, fb, k)]
+    if same_subject and clashing:
+        kind = clashing[0]
+        subject = ", ".join(sorted(fa.terms & fb.terms)) or "the same thing"
+        return PairVerdict(
+            "contradiction",
+            f"Both about {subject}, with different values: "
+            f"{_fmt(fa.values, kind)} vs {_fmt(fb.values, kind)}.",
+            score,
+        )
+    if score < DUPLICATE_SIMILARITY or set(kinds_a) != set(kinds_b) or clashing:
+        return None
+    if fa.negated != fb.negated:
+        return PairVerdict(
+            "contradiction", "One says yes and the other says no about the same thing.", score
+        )
+    return PairVerdict(
+        "duplicate",
+        f"The same terms ({', '.join(sorted(fa.terms)) or '—'}) and values in other words.",
+        score,
+    )
+
+
+def similarity_of(a: str, b: str) -> float:
+    """0.0 to 1.0: how much two memories share (terms and values), for "most similar" lists."""
+    fa, fb = features(a), features(b)
+    if fa.key and fa.key == fb.key:
+        return 1.0
+    score = term_similarity(fa.terms, fb.terms)
+    if fa.values or fb.values:
+        shared = len(set(fa.kinds()) & set(fb.kinds()))
+        total = len(set(fa.kinds()) | set(fb.kinds()))
+        score = 0.8 * score + 0.2 * (shared / total)
+    return round(score, 3)
+
+
+def drops_information(current: str, new: str) -> list[str]:
+    """What ``current`` says that ``new`` would lose if it replaced it (empty: nothing).
+
+    Terms the new text has no counterpart for, and values of a kind it states fewer of:
+    "Weekday alarm is 06:45; on weekends not before 09:00" → "alarm at 07:00" loses
+    weekday, weekend and one time.
+    """
+    fc, fn = features(current), features(new)
+    lost_terms = [t for t in sorted(fc.terms) if not _term_matches(t, fn.terms)]
+    gained = [t for t in fn.terms if not _term_matches(t, fc.terms)]
+    lost: list[str] = []
+    if len(lost_terms) >= 2 and len(lost_terms) > len(gained):
+        lost.extend(lost_terms)
+    counts_c, counts_n = fc.kinds(), fn.kinds()
+    for kind, amounts in counts_c.items():
+        if len(amounts) > len(counts_n.get(kind, ())):
+            missing = [
+                v.text
+                for v in fc.values
+                if v.kind == kind and v.amount not in counts_n.get(kind, ())
+            ]
+            lost.extend(dict.fromkeys(missing))
+    return lost

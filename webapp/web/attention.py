@@ -1,0 +1,263 @@
+"""Needs attention: near-duplicates, contradictions, stale and hard-to-use memories, each with
+a one-click fix (merge, keep one, rewrite, delete) and Dismiss."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_htmx import make_response
+
+from ..extraction.attention import (
+    KIND_LABELS,
+    KINDS,
+    AttentionReport,
+    Finding,
+    current_contents,
+)
+from ..stores import ConflictError, MemoryFullError, NotFoundError
+from .context import actor, settings, stores, wants_partial
+
+bp = Blueprint("attention", __name__, url_prefix="/attention")
+
+PAGE_SIZE = 30
+FIRST_WAIT = 0.5  # seconds the first page waits for a scan before showing its progress
+NEXT_WAIT = 0.15  # ... and a later page, before showing the last results meanwhile
+AFTER_CHANGE_WAIT = 2.0  # after a fix, the scan of a small store is back well within this
+
+
+@dataclass
+class AttentionPage:
+    """Everything the attention templates show, built in one place."""
+
+    kind: str  # the tab shown: one of KINDS
+    counts: dict[str, int]  # findings per kind, dismissed ones left out
+    findings: list[Finding]  # this page of the tab's findings
+    report: AttentionReport | None  # None while the first scan runs
+    current: bool  # False while a newer version of the file is being scanned
+    page: int = 1
+    total: int = 0
+    notice: str | None = None
+    notice_level: str = "ok"
+    undo: dict[str, str] = field(default_factory=dict)  # hidden fields of the notice's Undo
+    undo_action: str | None = None  # endpoint the Undo posts to
+    focus: str | None = None
+    stale_days: int = 180  # MEMORY_STALE_DAYS, said in the empty Stale tab
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // PAGE_SIZE))
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return KIND_LABELS
+
+
+def _kind(counts: dict[str, int]) -> str:
+    asked = request.values.get("kind", "")
+    if asked in KINDS:
+        return asked
+    return next((kind for kind in KINDS if counts.get(kind)), KINDS[0])
+
+
+def _page() -> int:
+    raw = request.values.get("page", "1")
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
+
+
+def build(wait: float | None = None, **extra: Any) -> AttentionPage:
+    """The page for the request's tab, from the freshest scan ready within ``wait`` seconds
+    (by default half a second for the first scan, less when there are results to show)."""
+    scanner = stores().attention
+    if wait is None:
+        wait = NEXT_WAIT if scanner.has_results() else FIRST_WAIT
+    report, current = scanner.report(wait=wait)
+    groups = report.visible(stores().dismissals.keys()) if report else {k: [] for k in KINDS}
+    if report and not current:
+        now = current_contents(scanner.store)
+        groups = {kind: still_true(found, now) for kind, found in groups.items()}
+    counts = {kind: len(found) for kind, found in groups.items()}
+    kind = _kind(counts)
+    found = groups[kind]
+    page = min(_page(), max(1, -(-len(found) // PAGE_SIZE)))
+    return AttentionPage(
+        kind=kind,
+        counts=counts,
+        findings=found[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
+        report=report,
+        current=current,
+        page=page,
+        total=len(found),
+        stale_days=settings().memory_stale_days,
+        **extra,
+    )
+
+
+def still_true(findings: list[Finding], now: dict[str, str]) -> list[Finding]:
+    """The findings of an older scan whose memories are all still there with the same text."""
+    return [f for f in findings if all(now.get(m.id) == m.content for m in f.memories)]
+
+
+def _after_change_wait() -> float:
+    """How long the answer to a fix waits for the rescan: long enough for a small store."""
+    report, _ = stores().attention.report(wait=0)
+    quick = report is not None and report.seconds < AFTER_CHANGE_WAIT / 2
+    return AFTER_CHANGE_WAIT if quick else NEXT_WAIT
+
+
+def _render(view: AttentionPage, status: int = 200, announce: str | None = None):
+    if wants_partial():
+        html = render_template("attention/_panel.html", view=view)
+        return make_response(html, status, trigger={"announce": announce} if announce else None)
+    return render_template("attention/page.html", view=view, page_title="Needs attention"), status
+
+
+def _done(message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None):
+    """After a fix: the refreshed panel with the message (and its Undo), or a redirect back."""
+    if not wants_partial():
+        args: dict[str, Any] = {"kind": request.values.get("kind", ""), "notice": message}
+        if undo_action and undo:
+            args.update(undo_action=undo_action, **{f"u_{k}": v for k, v in undo.items()})
+        return redirect(url_for("attention.index", **args), code=303)
+    view = build(
+        _after_change_wait(),
+        notice=message,
+        undo=undo or {},
+        undo_action=undo_action,
+        focus="attention-notice",
+    )
+    return _render(view, announce=message)
+
+
+def _refused(message: str, status: int):
+    return _render(
+        build(_after_change_wait(), notice=message, notice_level="error", focus="attention-notice"),
+        status,
+        announce=message,
+    )
+
+
+UNDO_ACTIONS = ("attention.undo_merge", "attention.undismiss", "attention.undelete")
+
+
+@bp.get("/")
+def index():
+    """The findings of one kind (a tab per kind), newest scan first."""
+    extra: dict[str, Any] = {}
+    if request.args.get("notice"):
+        extra["notice"] = request.args["notice"][:500]
+        action = request.args.get("undo_action")
+        if action in UNDO_ACTIONS:
+            extra["undo_action"] = action
+            extra["undo"] = {
+                k[2:]: v[:200] for k, v in request.args.items() if k.startswith("u_") and v
+            }
+    return _render(build(**extra))
+
+
+@bp.post("/merge")
+def merge():
+    """Keep one memory (with the chosen or edited text) and delete the other."""
+    keep, drop = request.form.get("keep", ""), request.form.get("drop", "")
+    content = request.form.get("content", "")
+    if not keep or not drop:
+        abort(400)
+    try:
+        merged = stores().memories.merge(keep, drop, content, actor=actor())
+    except NotFoundError as exc:
+        return _refused(f"Nothing was changed: {exc}", 409)
+    except MemoryFullError as exc:
+        return _refused(f"Nothing was changed: {exc}", 409)
+    except ValueError as exc:
+        return _refused(f"Nothing was changed: {exc}", 422)
+    undo = {"dropped": merged.dropped_id, "hid": merged.update_hid or "", "kept": keep}
+    return _done(
+        f"Kept “{merged.kept.content[:80]}”; the other memory was deleted.",
+        undo=undo,
+        undo_action="attention.undo_merge",
+    )
+
+
+@bp.post("/undo-merge")
+def undo_merge():
+    """Bring back the deleted memory and the kept one's earlier text."""
+    dropped = request.form.get("dropped", "")
+    if not dropped:
+        abort(400)
+    try:
+        stores().memories.undo_merge(dropped, request.form.get("hid") or None, actor=actor())
+    except KeyError:
+        return _refused("There is nothing to undo: the memories were restored already.", 409)
+    except MemoryFullError as exc:
+        return _refused(f"Could not undo: {exc}", 409)
+    return _done("Undone: both memories are back as they were.")
+
+
+@bp.post("/rewrite")
+def rewrite():
+    """Replace a memory's text with the suggested one (or an edit), if nobody changed it."""
+    memory_id, content = request.form.get("id", ""), request.form.get("content", "")
+    memory = stores().memories.get(memory_id)
+    if memory is None:
+        return _refused("Nothing was changed: that memory was deleted elsewhere.", 409)
+    try:
+        stores().memories.update(
+            memory_id,
+            content,
+            expected_updated_at=request.form.get("version") or memory.version,
+            actor=actor(),
+        )
+    except ConflictError:
+        return _refused("Nothing was changed: someone else edited that memory meanwhile.", 409)
+    except (MemoryFullError, ValueError) as exc:
+        return _refused(f"Nothing was changed: {exc}", 422)
+    return _done(f"Rewritten as “{content.strip()[:80]}”.")
+
+
+@bp.post("/delete")
+def delete():
+    """Forget one memory (a stale one, say); the answer offers Undo."""
+    memory_id = request.form.get("id", "")
+    memory = stores().memories.get(memory_id)
+    if memory is None or not stores().memories.delete(memory_id, actor=actor()):
+        return _refused("Nothing was changed: that memory was deleted elsewhere.", 409)
+    return _done(
+        f"Deleted “{memory.content[:80]}”.",
+        undo={"id": memory_id},
+        undo_action="attention.undelete",
+    )
+
+
+@bp.post("/undelete")
+def undelete():
+    """Undo a delete made here."""
+    try:
+        stores().memories.restore(request.form.get("id", ""), actor=actor())
+    except KeyError:
+        return _refused("There is nothing to undo: the memory is back already.", 409)
+    except MemoryFullError as exc:
+        return _refused(f"Could not undo: {exc}", 409)
+    return _done("Undone: the memory is back.")
+
+
+@bp.post("/dismiss")
+def dismiss():
+    """Hide a finding for good (until the memories it names change)."""
+    key = request.form.get("key", "")
+    try:
+        stores().dismissals.dismiss(key, actor=actor())
+    except ValueError as exc:
+        return _refused(str(exc), 422)
+    return _done(
+        "Dismissed: it will not be flagged again.",
+        undo={"key": key},
+        undo_action="attention.undismiss",
+    )
+
+
+@bp.post("/undismiss")
+def undismiss():
+    """Undo a Dismiss."""
+    stores().dismissals.restore(request.form.get("key", ""))
+    return _done("Undone: the finding is back.")
