@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -19,7 +20,9 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import get_locale
+from flask_babel import get_locale, ngettext
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
 from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -30,9 +33,10 @@ from ..stores import (
     DuplicateMemoryError,
     Memory,
     MemoryFullError,
+    MemoryTooLongError,
 )
-from ..text import count_noun
 from .context import actor, quoted_sentence, stores, wants_partial
+from .i18n import format_number
 from .memory_listing import (
     PAGE_SIZE,
     SORTS,
@@ -51,6 +55,109 @@ USAGE_CHANGED = "memories-usage-changed"  # only the meter reloads (a row change
 
 class ImportProblem(ValueError):
     """An import file that cannot be used; the message says why."""
+
+
+# The library's messages (kept in English for the CLI and the MCP tool) as the page says them:
+# each English form, with its values as named groups, and the message in the page's language.
+_LIBRARY_MESSAGES = [
+    (re.compile(p), say)
+    for p, say in (
+        (r"Memory content must be text\.", lambda v: _("Memory content must be text.", **v)),
+        (r"Memory content cannot be empty\.", lambda v: _("Memory content cannot be empty.", **v)),
+        (
+            r"Memory content cannot contain NUL characters\.",
+            lambda v: _("Memory content cannot contain NUL characters.", **v),
+        ),
+        (
+            r"Memory content is not valid Unicode text \(it has a lone surrogate\)\.",
+            lambda v: _("Memory content is not valid Unicode text (it has a lone surrogate).", **v),
+        ),
+        (
+            r"Unknown category (?P<category>.*); use one of: (?P<allowed>.*)\.",
+            lambda v: _("Unknown category %(category)s; use one of: %(allowed)s.", **v),
+        ),
+        (
+            r"An import file must hold a JSON array of memories\.",
+            lambda v: _("An import file must hold a JSON array of memories.", **v),
+        ),
+        (
+            r"Item (?P<item>\d+) is not a memory object\.",
+            lambda v: _("Item %(item)s is not a memory object.", **v),
+        ),
+        (
+            r"Item (?P<item>\d+) has an unusable id: ids are 1 to 100 letters, digits, "
+            r"'-' or '_'\.",
+            lambda v: _(
+                "Item %(item)s has an unusable id: ids are 1 to 100 letters, digits, '-' or '_'.",
+                **v,
+            ),
+        ),
+        (
+            r"Item (?P<item>\d+) repeats the id (?P<id>.*)\.",
+            lambda v: _("Item %(item)s repeats the id %(id)s.", **v),
+        ),
+    )
+]
+_ITEM_PROBLEM = re.compile(r"Item (?P<item>\d+): (?P<problem>.*)", re.DOTALL)
+_FULL_CHARS = re.compile(r"this needs (?P<needed>\d+) more")
+_IMPORT_FULL = re.compile(r"^Importing would leave ")
+
+
+def library_message(message: str) -> str:
+    """A message of the memory store (validation) in the page's language; unknown ones as is."""
+    for pattern, say in _LIBRARY_MESSAGES:
+        found = pattern.fullmatch(message)
+        if found:
+            return say(found.groupdict())
+    item = _ITEM_PROBLEM.fullmatch(message)
+    if item:
+        return _(
+            "Item %(item)s: %(problem)s",
+            item=item["item"],
+            problem=library_message(item["problem"]),
+        )
+    return message
+
+
+def full_message(exc: MemoryFullError) -> str:
+    """What the page says when the store's caps refuse a change (from the error's fields)."""
+    if isinstance(exc, MemoryTooLongError):
+        return _(
+            "This is %(length)s characters; one memory can hold at most %(max)s "
+            "(the whole store's limit). Shorten it.",
+            length=format_number(exc.length),
+            max=format_number(exc.max_chars),
+        )
+    message = str(exc)
+    if _IMPORT_FULL.match(message):
+        return _(
+            "Importing would leave %(items)s memories and %(chars)s characters; the caps are "
+            "%(max_items)s memories and %(max_chars)s characters. Nothing was imported.",
+            items=exc.items,
+            chars=exc.chars,
+            max_items=exc.max_items,
+            max_chars=exc.max_chars,
+        )
+    needed = _FULL_CHARS.search(message)
+    if needed:
+        return _(
+            "The memory store is full: %(chars)s of %(max_chars)s characters are used and "
+            "this needs %(needed)s more. Shorten, delete or update memories first.",
+            chars=exc.chars,
+            max_chars=exc.max_chars,
+            needed=needed["needed"],
+        )
+    return _(
+        "The memory store is full: %(items)s of %(max_items)s memories are used. "
+        "Delete or update a memory before adding another.",
+        items=exc.items,
+        max_items=exc.max_items,
+    )
+
+
+def cannot_import(exc: ValueError) -> str:
+    """The import's refusal of a file the library finds unusable."""
+    return _("The file cannot be imported: %(problem)s", problem=library_message(str(exc)))
 
 
 @bp.app_template_filter("highlight")
@@ -115,7 +222,7 @@ def memory_url(endpoint: str, memory_id: str) -> str:
     cache = g.setdefault("memory_urls", {})
     parts = cache.get(endpoint)
     if parts is None:
-        head, _, tail = url_for(endpoint, memory_id=_ID_SLOT).partition(_ID_SLOT)
+        head, _slot, tail = url_for(endpoint, memory_id=_ID_SLOT).partition(_ID_SLOT)
         parts = cache[endpoint] = (head, tail)
     return parts[0] + quote(str(memory_id), safe=_PATH_SAFE) + parts[1]
 
@@ -133,7 +240,7 @@ def get_memory_or_404(memory_id: str) -> Memory:
     return memory
 
 
-DELETED_ELSEWHERE = (
+DELETED_ELSEWHERE = _l(
     "This memory was deleted elsewhere after you opened it, so nothing was "
     "saved. Your text is still here: copy it into a new memory, or press "
     "Cancel to get an Undo for the deletion."
@@ -161,7 +268,7 @@ def page_context(**extra: Any) -> dict[str, Any]:
         "categories": CATEGORIES,
         "sorts": SORTS,
         "page_size": PAGE_SIZE,
-        "page_title": "Memories",
+        "page_title": _("Memories"),
         "form": {},
         "errors": {},
         "undo_refs": _undo_refs(),
@@ -207,7 +314,10 @@ def meter():
 def checked_form() -> tuple[str, str, dict[str, str]]:
     """Content and category from the form, with the library's message per refused field."""
     form = request.form
-    return stores().memories.check_input(form.get("content", ""), form.get("category") or "general")
+    content, category, errors = stores().memories.check_input(
+        form.get("content", ""), form.get("category") or "general"
+    )
+    return content, category, {field: library_message(text) for field, text in errors.items()}
 
 
 @bp.post("/")
@@ -223,12 +333,13 @@ def add():
                 content, category=category, source="dashboard", actor=actor(), allow_duplicate=False
             )
         except MemoryFullError as exc:
-            errors["content"] = str(exc)
+            errors["content"] = full_message(exc)
             status = 409
         except DuplicateMemoryError as exc:
-            errors["content"] = (
-                f"Already remembered: “{exc.existing.content}” "
-                f"({exc.existing.category}). Edit that one instead."
+            errors["content"] = _(
+                "Already remembered: “%(content)s” (%(category)s). Edit that one instead.",
+                content=exc.existing.content,
+                category=exc.existing.category,
             )
             status = 409
         else:
@@ -242,7 +353,7 @@ def add():
                 added=memory,
                 usage=usage_of(store),
             )
-            return _triggered(html, announce="Memory added.")
+            return _triggered(html, announce=_("Memory added."))
     if wants_partial():
         return render_template(
             "memories/_add_form.html",
@@ -284,7 +395,7 @@ def edit(memory_id: str):
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context)
-    return render_template("memories/edit_page.html", page_title="Edit memory", **context)
+    return render_template("memories/edit_page.html", page_title=_("Edit memory"), **context)
 
 
 @bp.post("/<memory_id>")
@@ -299,9 +410,9 @@ def update(memory_id: str):
     version = request.form.get("expected_updated_at") or ""
     form = {"content": request.form.get("content", ""), "category": category}
     if gone is not None:
-        return _edit_error(gone, form, {"content": DELETED_ELSEWHERE}, version, 409)
+        return _edit_error(gone, form, {"content": str(DELETED_ELSEWHERE)}, version, 409)
     if not version:
-        errors["content"] = "This form has no version token; reload the page and edit again."
+        errors["content"] = _("This form has no version token; reload the page and edit again.")
     if errors:
         return _edit_error(memory, form, errors, version, 422)
     try:
@@ -311,13 +422,13 @@ def update(memory_id: str):
     except ConflictError as exc:
         return _conflict(exc.current, form)
     except MemoryFullError as exc:
-        return _edit_error(memory, form, {"content": str(exc)}, version, 409)
+        return _edit_error(memory, form, {"content": full_message(exc)}, version, 409)
     if saved is None:
         abort(404)
     if not wants_partial():
         return redirect(url_for("memories.index"), 303)
     html = render_template("memories/_row.html", memory=saved, query="", focus_edit=True)
-    return _triggered(html, event=USAGE_CHANGED, announce="Memory saved.")
+    return _triggered(html, event=USAGE_CHANGED, announce=_("Memory saved."))
 
 
 def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: int):
@@ -331,7 +442,9 @@ def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: 
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context), status
-    return render_template("memories/edit_page.html", page_title="Edit memory", **context), status
+    return render_template(
+        "memories/edit_page.html", page_title=_("Edit memory"), **context
+    ), status
 
 
 def _conflict(current: Memory, form: dict):
@@ -347,7 +460,7 @@ def _conflict(current: Memory, form: dict):
     if wants_partial():
         return render_template("memories/_conflict_row.html", **context), 409
     return render_template(
-        "memories/conflict_page.html", page_title="Changed elsewhere", **context
+        "memories/conflict_page.html", page_title=_("Changed elsewhere"), **context
     ), 409
 
 
@@ -360,7 +473,7 @@ def delete(memory_id: str):
     if not wants_partial():
         return redirect(url_for("memories.index", undo=memory_id), 303)
     html = render_template("memories/_deleted_row.html", memory=memory)
-    return _triggered(html, event=USAGE_CHANGED, announce="Memory deleted. Undo is available.")
+    return _triggered(html, event=USAGE_CHANGED, announce=_("Memory deleted. Undo is available."))
 
 
 @bp.post("/delete-many")
@@ -368,16 +481,24 @@ def delete_many():
     """Forget every selected memory in one write; the answer offers Undo of all."""
     ids = [i for i in request.form.getlist("ids") if i]
     if not ids:
-        notice: dict[str, Any] = {"kind": "error", "text": "Select at least one memory to delete."}
+        notice: dict[str, Any] = {
+            "kind": "error",
+            "text": _("Select at least one memory to delete."),
+        }
         if not wants_partial():
             return render_template("memories/page.html", **page_context(notice=notice)), 422
         return _results_or_redirect(notice, status=422)
     removed = stores().memories.delete_many(ids, actor=actor())
     if not wants_partial():
         return redirect(url_for("memories.index", undo=",".join(ids)), 303)
-    deleted = count_noun(removed, "memory", "memories")
-    notice = {"kind": "deleted", "text": f"Deleted {deleted}.", "refs": ids}
-    return _results_or_redirect(notice, announce=f"Deleted {deleted}. Undo is available.")
+    text = ngettext("Deleted %(num)s memory.", "Deleted %(num)s memories.", removed)
+    notice = {"kind": "deleted", "text": text, "refs": ids}
+    announce = ngettext(
+        "Deleted %(num)s memory. Undo is available.",
+        "Deleted %(num)s memories. Undo is available.",
+        removed,
+    )
+    return _results_or_redirect(notice, announce=announce)
 
 
 @bp.post("/restore")
@@ -399,15 +520,19 @@ def restore():
         if not wants_partial():
             return redirect(url_for("memories.history", memory_id=restored[0].id), 303)
         html = _history_html(restored[0].id, restored_now=True)
-        return _triggered(html, announce="Earlier version restored.")
+        return _triggered(html, announce=_("Earlier version restored."))
     if not wants_partial():
         return redirect(url_for("memories.index"), 303)
     if back_to == "row" and restored:
         html = render_template("memories/_row.html", memory=restored[0], query="", focus_edit=True)
-        return _triggered(html, event=USAGE_CHANGED, announce="Memory restored.")
+        return _triggered(html, event=USAGE_CHANGED, announce=_("Memory restored."))
     notice = {
         "kind": "restored",
-        "text": f"Restored {count_noun(len(restored), 'memory', 'memories')}.",
+        "text": ngettext(
+            "Restored %(num)s memory.",
+            "Restored %(num)s memories.",
+            len(restored),
+        ),
     }
     return _results_or_redirect(notice, announce=notice["text"])
 
@@ -430,7 +555,7 @@ def history(memory_id: str):
     if wants_partial():
         return _history_html(memory_id)
     return render_template(
-        "memories/history_page.html", page_title="Memory history", **_history_context(memory_id)
+        "memories/history_page.html", page_title=_("Memory history"), **_history_context(memory_id)
     )
 
 
@@ -469,29 +594,42 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
         raw = upload.stream.read(MAX_IMPORT_BYTES + 1)
         if not raw.strip():
             raise ImportProblem(
-                f"“{upload.filename[:200]}” is empty; choose a JSON file exported from this page."
+                _(
+                    "“%(name)s” is empty; choose a JSON file exported from this page.",
+                    name=upload.filename[:200],
+                )
             )
     else:
         raw = (request.form.get("payload") or "").encode("utf-8")
     if not raw.strip():
-        raise ImportProblem("No file was chosen: choose a JSON file exported from this page.")
+        raise ImportProblem(_("No file was chosen: choose a JSON file exported from this page."))
     if len(raw) > MAX_IMPORT_BYTES:
         raise ImportProblem(
-            f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; "
-            "that is not a memory export."
+            _(
+                "The file is larger than %(size)s MB; that is not a memory export.",
+                size=MAX_IMPORT_BYTES // (1024 * 1024),
+            )
         )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ImportProblem(
-            f"The file is not valid UTF-8 text (bad byte at position "
-            f"{exc.start}); export it again as JSON."
+            _(
+                "The file is not valid UTF-8 text (bad byte at position %(position)s); "
+                "export it again as JSON.",
+                position=exc.start,
+            )
         ) from None
     try:
         records = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportProblem(
-            f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+            _(
+                "The file is not valid JSON: %(problem)s at line %(line)s, column %(column)s.",
+                problem=exc.msg,
+                line=exc.lineno,
+                column=exc.colno,
+            )
         ) from None
     return records, text
 
@@ -522,7 +660,7 @@ def import_preview():
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
     except ValueError as exc:
-        return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
+        return _import_answer(error=cannot_import(exc), status=422)
     return _import_answer(
         filename=import_file_name(),
         plan=preview.changes[:200],
@@ -539,21 +677,23 @@ def import_preview():
 def import_confirm():
     """Apply a previewed import in one write."""
     try:
-        records, _ = read_import_file()
+        records, _text = read_import_file()
         counts = stores().memories.import_records(
             records, actor=actor(), source=import_file_name() or "an uploaded file"
         )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
     except MemoryFullError as exc:
-        return _import_answer(error=str(exc), status=409)
+        return _import_answer(error=full_message(exc), status=409)
     except ValueError as exc:
-        return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
+        return _import_answer(error=cannot_import(exc), status=422)
     if not wants_partial():
         return redirect(url_for("memories.index"), 303)
-    text = (
-        f"Imported: {counts['added']} added, {counts['updated']} updated, "
-        f"{counts['unchanged']} already the same."
+    text = _(
+        "Imported: %(added)s added, %(updated)s updated, %(unchanged)s already the same.",
+        added=counts["added"],
+        updated=counts["updated"],
+        unchanged=counts["unchanged"],
     )
     html = render_template("memories/_import.html", done=text)
     return _triggered(html, announce=text)
@@ -563,14 +703,16 @@ def _import_answer(status: int = 200, **context: Any):
     if wants_partial():
         return render_template("memories/_import.html", **context), status
     return render_template(
-        "memories/import_page.html", page_title="Import memories", **context
+        "memories/import_page.html", page_title=_("Import memories"), **context
     ), status
 
 
 @bp.errorhandler(RequestEntityTooLarge)
 def _too_large(exc):
     return _import_answer(
-        error="The upload is too large; a memory export is a few megabytes "
-        "at most. Nothing was changed.",
+        error=_(
+            "The upload is too large; a memory export is a few megabytes at most. "
+            "Nothing was changed."
+        ),
         status=413,
     )

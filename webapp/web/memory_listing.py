@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
 from ..stores import CATEGORIES, Memory, MemoryStore
@@ -19,10 +20,10 @@ from .pagination import PAGE_SIZE, paginate
 __all__ = ["PAGE_SIZE", "SORTS", "Listing", "build_listing", "highlight", "usage_of"]
 
 SORTS = {
-    "newest": "Newest first (created)",
-    "oldest": "Oldest first (created)",
-    "updated": "Recently updated",
-    "alpha": "A–Z",
+    "newest": _l("Newest first (created)"),
+    "oldest": _l("Oldest first (created)"),
+    "updated": _l("Recently updated"),
+    "alpha": _l("A–Z"),
 }
 DEFAULT_SORT = "newest"
 WARN_RATIO = 0.9
@@ -49,7 +50,7 @@ class Listing:
     @property
     def sort_label(self) -> str:
         """The order as the Sort menu names it, e.g. "Newest first (created)"."""
-        return SORTS.get(self.sort, self.sort)
+        return str(SORTS.get(self.sort, self.sort))
 
 
 def _sort_key(sort: str):

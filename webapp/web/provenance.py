@@ -11,23 +11,73 @@ from datetime import datetime
 from typing import Any
 
 from flask import g, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
 
-from ..stores import Memory, MemoryFullError, describe_origin
+from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
 from ..stores.timefmt import EPOCH, parse_ts
 from .context import actor, stores, wants_partial
-from .memories import bp
+from .memories import bp, full_message
 
 HOW_LABELS = {
-    "dashboard": "Typed in the dashboard",
-    "mcp": "Told through manage_memory",
-    "extracted": "Extracted",
-    "imported": "Imported",
-    "restored": "Restored",
-    "library": "Added by a program",
-    "cli": "Added on the command line",
+    "dashboard": _l("Typed in the dashboard"),
+    "mcp": _l("Told through manage_memory"),
+    "extracted": _l("Extracted"),
+    "imported": _l("Imported"),
+    "restored": _l("Restored"),
+    "library": _l("Added by a program"),
+    "cli": _l("Added on the command line"),
 }
+# The phrase of each simple origin, as ``describe_origin`` says it (the MCP tool keeps English).
+HOW_PHRASES = {
+    "dashboard": _l("typed in the dashboard"),
+    "mcp": _l("told through manage_memory"),
+    "restored": _l("restored from history"),
+    "library": _l("added by a program"),
+    "cli": _l("added on the command line"),
+}
+
+
+def extractor_text(extractor: str | None, model: str | None = None) -> str:
+    """``extractor_label`` in the page's language: 'rules', 'LLM openai/gpt-4o' or 'LLM'."""
+    label = extractor_label(extractor, model)
+    if label == "rules":
+        return _("rules")
+    return _("LLM %(model)s", model=model) if model else _("LLM")
+
+
+def origin_phrase(origin: Any) -> str:
+    """``describe_origin`` in the page's language: one short phrase on where it came from."""
+    if origin is None:
+        return _("origin not recorded")
+    how = origin.get("how")
+    if how == "extracted":
+        fields = {
+            "extractor": extractor_text(origin.get("extractor"), origin.get("model")),
+            "conversation": origin.get("conversationId"),
+            "approver": origin.get("approvedBy"),
+        }
+        if "conversationId" in origin and "approvedBy" in origin:
+            return _(
+                "extracted by %(extractor)s from conversation %(conversation)s, "
+                "approved by %(approver)s",
+                **fields,
+            )
+        if "conversationId" in origin:
+            return _(
+                "extracted by %(extractor)s from conversation %(conversation)s (auto mode)",
+                **fields,
+            )
+        if "approvedBy" in origin:
+            return _("extracted by %(extractor)s, approved by %(approver)s", **fields)
+        return _("extracted by %(extractor)s (auto mode)", **fields)
+    if how == "imported":
+        source = origin.get("importedFrom")
+        return _("imported from %(source)s", source=source) if source else _("imported")
+    phrase = HOW_PHRASES.get(str(how))
+    return str(phrase) if phrase is not None else _("origin not recorded")
 
 
 @dataclass(frozen=True)
@@ -69,13 +119,13 @@ def origin_view(memory: Memory) -> OriginView:
     how = origin.get("how")
     fallback = memory.source if memory.source else "—"
     return OriginView(
-        label=HOW_LABELS.get(str(how), fallback),
-        phrase=describe_origin(memory.origin),
+        label=str(HOW_LABELS[str(how)]) if str(how) in HOW_LABELS else fallback,
+        phrase=origin_phrase(memory.origin),
         conversation_id=conversation_id,
         thread_url=thread_url,
         evidence=origin.get("evidence"),
         evidence_at=_moment(origin.get("evidenceAt")),
-        extractor=extractor_label(origin.get("extractor"), origin.get("model"))
+        extractor=extractor_text(origin.get("extractor"), origin.get("model"))
         if how == "extracted"
         else None,
         approved_by=origin.get("approvedBy"),
@@ -92,7 +142,7 @@ def memory_origin(memory: Memory) -> OriginView:
 
 
 # ------------------------------------------------------------------ recently deleted
-GONE_ELSEWHERE = (
+GONE_ELSEWHERE = _l(
     "That memory is no longer in Recently deleted: it was restored or deleted forever "
     "meanwhile. The list below is up to date."
 )
@@ -125,7 +175,7 @@ def _deleted_page(notice: str | None = None, status: int = 200, error: bool = Fa
         "pages": pages,
         "notice": notice if notice is not None else _notice_from_args(),
         "error": error,
-        "page_title": "Recently deleted",
+        "page_title": _("Recently deleted"),
     }
     if wants_partial():
         html = render_template("memories/_deleted_list.html", **context)
@@ -137,10 +187,11 @@ def _deleted_page(notice: str | None = None, status: int = 200, error: bool = Fa
 
 def _notice_from_args() -> str | None:
     done = request.args.get("done", "")
-    return {
-        "restored": "Restored. The memory is back in the list.",
-        "purged": "Deleted forever.",
-    }.get(done)
+    if done == "restored":
+        return _("Restored. The memory is back in the list.")
+    if done == "purged":
+        return _("Deleted forever.")
+    return None
 
 
 @bp.post("/deleted/restore")
@@ -150,12 +201,12 @@ def restore_deleted():
     try:
         stores().memories.restore(memory_id, actor=actor())
     except KeyError:
-        return _deleted_page(notice=GONE_ELSEWHERE, status=404, error=True)
+        return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     except MemoryFullError as exc:
-        return _deleted_page(notice=str(exc), status=409, error=True)
+        return _deleted_page(notice=full_message(exc), status=409, error=True)
     if not wants_partial():
         return redirect(url_for("memories.deleted", done="restored"), 303)
-    return _deleted_page(notice="Restored. The memory is back in the list.")
+    return _deleted_page(notice=_("Restored. The memory is back in the list."))
 
 
 @bp.post("/deleted/purge")
@@ -164,8 +215,8 @@ def purge_deleted():
     memory_id = request.form.get("id", "")
     store = stores().memories
     if not memory_id or not any(d.memory.id == memory_id for d in store.recently_deleted()):
-        return _deleted_page(notice=GONE_ELSEWHERE, status=404, error=True)
+        return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     store.purge(memory_id, actor=actor())
     if not wants_partial():
         return redirect(url_for("memories.deleted", done="purged"), 303)
-    return _deleted_page(notice="Deleted forever.")
+    return _deleted_page(notice=_("Deleted forever."))
