@@ -367,6 +367,9 @@ def main() -> int:
     shutil.rmtree(root, ignore_errors=True)
     data_dir.mkdir(parents=True)
     logs.mkdir()
+    from webapp.stores import MemoryStore
+
+    MemoryStore.from_settings(_settings(data_dir)).init()  # the file the checks read exists
     until = time.time() + args.seconds
     processes = [
         mp.Process(target=w, args=(data_dir, until, logs / f"{w.__name__}.jsonl")) for w in WORKERS
