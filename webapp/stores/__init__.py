@@ -21,6 +21,7 @@ from .errors import (
     StoreBusyError,
     StoreCorruptError,
     StoreError,
+    StoreSymlinkError,
     StoreWriteError,
 )
 from .memories import CATEGORIES, ImportPreview, Memory, MemoryStore
@@ -68,6 +69,7 @@ __all__ = [
     "StoreBusyError",
     "StoreCorruptError",
     "StoreError",
+    "StoreSymlinkError",
     "StoreWriteError",
     "UnsafeNameError",
     "cli_session_key",

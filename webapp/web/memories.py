@@ -31,8 +31,10 @@ from ..stores import (
     Memory,
     MemoryFullError,
 )
+from ..stores.jsonfile import loads_bounded
 from ..text import count_noun
 from .context import actor, stores, wants_partial
+from .errors import banner_response
 from .memory_listing import (
     PAGE_SIZE,
     SORTS,
@@ -467,11 +469,13 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
             f"{exc.start}); export it again as JSON."
         ) from None
     try:
-        records = json.loads(text)
+        records = loads_bounded(text)
     except json.JSONDecodeError as exc:
         raise ImportProblem(
             f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
         ) from None
+    except ValueError as exc:
+        raise ImportProblem(f"The file cannot be imported: {exc}.") from None
     return records, text
 
 
@@ -535,8 +539,16 @@ def _import_answer(status: int = 200, **context: Any):
 
 @bp.errorhandler(RequestEntityTooLarge)
 def _too_large(exc):
-    return _import_answer(
-        error="The upload is too large; a memory export is a few megabytes "
-        "at most. Nothing was changed.",
-        status=413,
+    if request.endpoint in ("memories.import_preview", "memories.import_confirm"):
+        return _import_answer(
+            error="The upload is too large; a memory export is a few megabytes "
+            "at most. Nothing was changed.",
+            status=413,
+        )
+    return banner_response(
+        "Too much text",
+        "The form sent more than 16 MB. A memory is one short sentence, and the whole store "
+        "holds far less than that.",
+        "Nothing was saved. Shorten the text and send it again.",
+        413,
     )
