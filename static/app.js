@@ -92,4 +92,215 @@
   document.body.addEventListener("announce", function (event) {
     announce(event.detail && event.detail.value);
   });
+
+  // ---------------------------------------------------------------- offline / 5xx / timeout
+  // An htmx action that gets no usable answer (server unreachable, a proxy's 5xx, a timeout)
+  // leaves the page as it was — so the typed text stays — and says so in a banner with Retry.
+  // While the banner is up the page asks /healthz every few seconds; when the dashboard answers
+  // again the banner goes away (Retry stays offered). The server's own error answers (a banner
+  // sent with HX-Retarget) are shown as they are.
+  var failed = null;   // {elt, verb, path, submitter, eventType} of the last failed request
+  var polling = null;
+
+  function bannerRegion() { return document.getElementById("banner"); }
+
+  function clearNetworkBanners() {
+    ["offline-banner", "online-again"].forEach(function (id) {
+      var old = document.getElementById(id);
+      if (old) old.remove();
+    });
+  }
+
+  function networkBanner(id, level, title, advice, role) {
+    var region = bannerRegion();
+    if (!region) return null;
+    clearNetworkBanners();
+    var box = document.createElement("div");
+    box.id = id;
+    box.className = "banner banner-" + level + " network-banner";
+    box.setAttribute("role", role);
+    box.setAttribute("tabindex", "-1");
+    var strong = document.createElement("strong");
+    strong.textContent = title;
+    box.appendChild(strong);
+    var p = document.createElement("p");
+    p.textContent = advice;
+    box.appendChild(p);
+    var actions = document.createElement("p");
+    actions.className = "banner-actions";
+    if (failed) {
+      var retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "primary";
+      retry.setAttribute("data-retry", "");
+      retry.textContent = gettext("Retry");
+      actions.appendChild(retry);
+    }
+    box.appendChild(actions);
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "banner-close";
+    close.setAttribute("data-dismiss", "banner");
+    close.setAttribute("aria-label", gettext("Dismiss this message"));
+    close.textContent = "×";
+    box.appendChild(close);
+    region.insertBefore(box, region.firstChild);
+    return box;
+  }
+
+  function remember(detail) {
+    var config = detail.requestConfig || {};
+    var trigger = config.triggeringEvent;
+    failed = {
+      elt: detail.elt,
+      verb: (config.verb || "get").toUpperCase(),
+      path: config.path || (detail.pathInfo && detail.pathInfo.requestPath),
+      submitter: trigger && trigger.submitter ? trigger.submitter : null,
+      eventType: trigger ? trigger.type : null
+    };
+  }
+
+  function showUnreachable(title) {
+    networkBanner("offline-banner", "error", title,
+      gettext("Nothing was saved; your text is kept. The dashboard may be restarting: this message goes away when it answers again, then press Retry."), "alert");
+    announce(title + " " + gettext("Nothing was saved; your text is kept."));
+    startPolling();
+  }
+
+  function startPolling() {
+    if (polling) return;
+    var url = document.body.getAttribute("data-health-url");
+    if (!url || !window.fetch) return;
+    polling = window.setInterval(function () {
+      window.fetch(url, { cache: "no-store", credentials: "same-origin" }).then(function (response) {
+        var json = (response.headers.get("content-type") || "").indexOf("json") !== -1;
+        if (response.status < 500 || json) answeredAgain();
+      }, function () { /* still unreachable */ });
+    }, 2000);
+  }
+
+  function stopPolling() {
+    if (polling) window.clearInterval(polling);
+    polling = null;
+  }
+
+  function answeredAgain() {
+    stopPolling();
+    if (!document.getElementById("offline-banner")) return;
+    if (failed) {
+      networkBanner("online-again", "ok", gettext("The dashboard answers again."),
+        gettext("What you sent last was not saved; press Retry to send it again."), "status");
+    } else {
+      clearNetworkBanners();
+    }
+    announce(gettext("The dashboard answers again."));
+  }
+
+  function retry() {
+    var f = failed;
+    failed = null;
+    clearNetworkBanners();
+    if (!f || !f.elt || !document.body.contains(f.elt)) { window.location.reload(); return; }
+    if (f.elt.tagName === "FORM" && f.eventType === "submit") {
+      var submitter = f.submitter && f.elt.contains(f.submitter) ? f.submitter : undefined;
+      if (f.elt.requestSubmit) { f.elt.requestSubmit(submitter); return; }
+    }
+    window.htmx.ajax(f.verb, f.path, { source: f.elt });
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-retry]")) { event.preventDefault(); retry(); }
+  });
+
+  document.addEventListener("htmx:sendError", function (event) {
+    remember(event.detail);
+    showUnreachable(gettext("Cannot reach the dashboard."));
+  });
+  document.addEventListener("htmx:timeout", function (event) {
+    remember(event.detail);
+    showUnreachable(gettext("The dashboard did not answer in time."));
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 500) return;
+    if (xhr.getResponseHeader("HX-Retarget")) return;  // the dashboard's own error banner
+    event.detail.shouldSwap = false;  // a proxy's error page must not replace the form
+    event.detail.isError = false;     // handled here: no console error
+    remember(event.detail);
+    showUnreachable(gettext("The dashboard answered with an error (HTTP %s).").replace("%s", String(xhr.status)));
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (event.detail.successful && xhr && xhr.status < 500 && document.getElementById("offline-banner")) {
+      stopPolling();
+      clearNetworkBanners();
+      failed = null;
+    }
+  });
+
+  // ---------------------------------------------------------------- unsaved edits
+  // Leaving a page with a changed [data-warn-unsaved] form (the skill editor, an open inline
+  // edit) asks first, and so does Cancel ([data-cancel]) of a form whose fields were changed.
+  var saving = false;  // a [data-warn-unsaved] form was submitted: its own redirect may leave
+
+  function fieldChanged(el) {
+    if (el.disabled || /^(hidden|submit|button|reset|file|image)$/.test(el.type)) return false;
+    if (el.type === "checkbox" || el.type === "radio") return el.checked !== el.defaultChecked;
+    if (el.tagName === "SELECT") {
+      var options = Array.prototype.slice.call(el.options);
+      var hasDefault = options.some(function (o) { return o.defaultSelected; });
+      return options.some(function (o, i) {
+        return o.selected !== (hasDefault ? o.defaultSelected : i === 0);
+      });
+    }
+    return typeof el.value === "string" && el.value !== el.defaultValue;
+  }
+
+  function formChanged(form) {
+    if (!form || !form.elements) return false;
+    if (form.getAttribute("data-unsaved") === "true") return true;
+    return Array.prototype.some.call(form.elements, fieldChanged);
+  }
+
+  function unsavedForms() {
+    return Array.prototype.filter.call(document.querySelectorAll("form[data-warn-unsaved]"), formChanged);
+  }
+
+  window.addEventListener("beforeunload", function (event) {
+    if (saving || !unsavedForms().length) return;
+    event.preventDefault();
+    event.returnValue = "";  // the browser shows its own "Leave site?" question
+  });
+
+  document.addEventListener("submit", function (event) {
+    if (event.target.matches && event.target.matches("form[data-warn-unsaved]")) saving = true;
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (!(event.detail.successful && xhr && xhr.getResponseHeader("HX-Redirect"))) saving = false;
+  });
+
+  // A form sent back with an error holds the typed text as its "default": still unsaved.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 400) return;
+    var target = event.detail.target;
+    if (target && target.id && !document.body.contains(target)) target = document.getElementById(target.id);
+    if (!target) return;
+    var forms = target.matches && target.matches("form[data-warn-unsaved]")
+      ? [target] : Array.prototype.slice.call(target.querySelectorAll("form[data-warn-unsaved]"));
+    forms.forEach(function (form) { form.setAttribute("data-unsaved", "true"); });
+  });
+
+  document.addEventListener("htmx:confirm", function (event) {
+    var elt = event.detail.elt;
+    if (!elt || !elt.matches || !elt.matches("[data-cancel]")) return;
+    var form = elt.closest("form");
+    if (!formChanged(form)) return;
+    event.preventDefault();
+    if (window.confirm(elt.getAttribute("data-discard-message") || gettext("Discard your changes? They have not been saved."))) {
+      event.detail.issueRequest(true);
+    }
+  });
 })();

@@ -56,4 +56,24 @@
     if (event.target.closest && event.target.closest("[data-escape-cancels], .edit-form")) return;
     if (closeHistory()) event.preventDefault();
   });
+
+  // Live character count of a memory being typed, against the per-memory and total limits.
+  function formatted(n) { return Number(n).toLocaleString("en-US"); }
+  function updateCount(box) {
+    var out = document.getElementById(box.getAttribute("data-char-count"));
+    if (!out) return;
+    var text = out.querySelector(".char-count-text") || out;
+    var length = box.value.trim().length;
+    var per = Number(box.getAttribute("data-max-chars"));
+    var free = Number(box.getAttribute("data-free-chars"));
+    var gettext = window.memoryCurator ? window.memoryCurator.gettext : function (t) { return t; };
+    var note = length > per ? gettext(" — too long for one memory") : length > free ? gettext(" — more than the store has free") : "";
+    text.textContent = gettext("%(length)s characters · at most %(per)s per memory · %(free)s free in total")
+      .replace("%(length)s", formatted(length)).replace("%(per)s", formatted(per))
+      .replace("%(free)s", formatted(free)) + note;
+    out.classList.toggle("over", note !== "");
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.matches && event.target.matches("textarea[data-char-count]")) updateCount(event.target);
+  });
 })();

@@ -207,8 +207,8 @@ def test_list_shows_ids_categories_and_usage(client: McpClient, dashboard: Memor
     chars = len(first.content) + len(second.content)
     assert client.ok(action="list").splitlines() == [
         "2 memories:",
-        f"[{first.id}] (preference) Prefers metric units.",
-        f"[{second.id}] (preference) 喜歡喝綠茶",
+        f"[{first.id}] (preference) Prefers metric units. — origin not recorded",
+        f"[{second.id}] (preference) 喜歡喝綠茶 — origin not recorded",
         f"Memory use: 2/{MAX_ITEMS} items, {chars}/{MAX_CHARS} chars.",
     ]
 
@@ -242,7 +242,9 @@ def test_search_finds_memories_containing_the_keyword(
     lines = text.splitlines()
     noun = "memory contains" if len(expected) == 1 else "memories contain"
     assert lines[0] == f'{len(expected)} {noun} "{keyword}":'
-    assert lines[1:] == [f"[{stored[c].id}] (preference) {c}" for c in expected]
+    assert lines[1:] == [
+        f"[{stored[c].id}] (preference) {c} — origin not recorded" for c in expected
+    ]
 
 
 def test_search_matches_every_word_in_any_order(client: McpClient, dashboard: MemoryStore) -> None:
@@ -250,7 +252,7 @@ def test_search_matches_every_word_in_any_order(client: McpClient, dashboard: Me
     dashboard.add("Prefers green tea.")
     chinese = dashboard.add("早上喝咖啡，下午喝綠茶")
     text = client.ok(action="search", keyword="tea coffee")
-    assert text.splitlines()[1:] == [f"[{both.id}] (general) {both.content}"]
+    assert text.splitlines()[1:] == [f"[{both.id}] (general) {both.content} — origin not recorded"]
     assert f"[{chinese.id}]" in client.ok(action="search", keyword="绿茶 咖啡")
 
 
@@ -330,6 +332,29 @@ def review_queue(server_dir: Path, dashboard: MemoryStore) -> Iterator[ReviewQue
     queue = ReviewQueue(server_dir / "review.json", dashboard, lock_timeout=5)
     yield queue
     (server_dir / "review.json").unlink(missing_ok=True)
+
+
+def test_list_and_search_say_where_each_memory_came_from(
+    client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue
+) -> None:
+    client.ok(action="add", content="Calls the hallway lamp 'Nova'.")
+    typed = dashboard.add("Hallway lamp at 30% after 22:00.", source="dashboard")
+    old = dashboard.add("Hallway plant needs water.", source="slack")
+    [item] = review_queue.submit(
+        [Proposal("add", "Hallway door stays locked.", extractor="llm", model="openai/gpt-x")],
+        conversation_id="slack:C1:1.2",
+    )
+    extracted = dashboard.get(review_queue.approve(item.id, actor="alice").applied_memory_id)
+    told = next(m for m in dashboard.get_all() if "Nova" in m.content)
+    expected = [
+        f"[{told.id}] (general) {told.content} — told through manage_memory",
+        f"[{typed.id}] (general) {typed.content} — typed in the dashboard",
+        f"[{old.id}] (general) {old.content} — source: slack",
+        f"[{extracted.id}] (general) {extracted.content} — extracted by LLM openai/gpt-x "
+        f"from conversation slack:C1:1.2, approved by alice",
+    ]
+    assert client.ok(action="list").splitlines()[1:-1] == expected
+    assert client.ok(action="search", keyword="hallway").splitlines()[1:] == expected
 
 
 def test_review_memory_is_read_only_and_takes_no_arguments(client: McpClient) -> None:

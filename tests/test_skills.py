@@ -736,3 +736,42 @@ def test_records_from_a_form_are_saved_as_typed(store):
     assert (edited.id, edited.content, description_of(edited)) == (ref.id, "75°C", "Greener")
     edited = store.save(edited_record(skill, "Brew at 75°C.", "Cooler"))
     assert (edited.skill_description, edited.meta["name"]) == ("Cooler", "Tea")
+
+
+def test_reimport_plan_names_documents_edited_here_and_history_restores_them(tmp_path):
+    from webapp.stores.skills import SkillDocumentStore as Store
+
+    folder = tmp_path / "tiny"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: tiny\ndescription: d\n---\nDo it.\n", "utf-8")
+    (folder / "references" / "a.md").write_text("Ref A\n", "utf-8")
+    store = Store(tmp_path / "skills", lock_timeout=5)
+    store.import_skill(folder)
+    assert not store.plan_import(folder).overwrites  # re-importing the same: nothing to lose
+    skill = next(d for d in store.list() if d.type == "skill")
+    store.save({"id": skill.id, "content": "Do it my way."}, actor="dashboard")
+    plan = store.plan_import(folder)
+    assert [(d.kind, d.edited_here) for d in plan.documents] == [
+        ("update", True),
+        ("same", False),
+    ]
+    assert store.get(skill.id).content == "Do it my way."  # planning writes nothing
+    report = store.import_skill(folder, actor="import")
+    assert len(report.updated) == 1 and store.get(skill.id).content == "Do it."
+    assert not store.plan_import(folder).edited_here  # the import is the last word now
+    last = store.history(skill.id)[-1]
+    assert (last["action"], last["actor"], last["before"]["content"]) == (
+        "import",
+        "import",
+        "Do it my way.",
+    )
+    store.restore_version(last["hid"], actor="dashboard")
+    assert store.get(skill.id).content == "Do it my way."
+    assert [e["action"] for e in store.history(skill.id)] == [
+        "import",
+        "update",
+        "import",
+        "restore",
+    ]
+    with pytest.raises(KeyError):
+        store.restore_version("no-such-change")

@@ -25,6 +25,7 @@ from .stores import (
     StoreError,
 )
 from .stores.jsonfile import encode, write_atomic
+from .stores.review_stats import extraction_quality, format_quality
 
 
 def load_settings(data_dir: str | None = None) -> Settings:
@@ -143,6 +144,9 @@ def _review_stats(settings: Settings) -> list[Exception]:
     click.echo(f"Review queue:  {queue.path} [{file_status(queue.file)}]")
     try:
         click.echo(f"  {queue.pending_count()} facts wait for review")
+        click.echo("Extractor approval rates (review decisions):")
+        for line in format_quality(extraction_quality(queue)):
+            click.echo(line)
     except (StoreError, OSError) as exc:
         return [exc]
     return []

@@ -161,7 +161,9 @@ def fill_demo(
     now = now or datetime.now(UTC)
     records = json.loads((source / "memories.json").read_text(encoding="utf-8"))
     threads = json.loads((source / "threads.json").read_text(encoding="utf-8"))
-    counts = memories.import_records(shifted_memories(records, now), actor="demo")
+    counts = memories.import_records(
+        shifted_memories(records, now), actor="demo", source="the demo data"
+    )
     exchanges = load_threads(conversations, threads)
     skill_lines = load_skills(skills, source / "skills") if skills else None
     proposals = 0

@@ -39,6 +39,7 @@ from .stores import (
     StoreBusyError,
     StoreCorruptError,
     StoreError,
+    describe_origin,
 )
 from .stores.jsonfile import MAX_DEPTH, nesting_depth
 from .text import count_noun
@@ -67,8 +68,10 @@ Write each memory as one short, self-contained sentence.
 
 Actions:
 - add: content (required), category (optional, default general)
-- list: every memory as "[id] (category) content", and how full the memory is
-- search: keyword (required); finds memories holding every word, in any order, ignoring case
+- list: every memory as "[id] (category) content — where it came from", and how full the \
+memory is
+- search: keyword (required); finds memories holding every word, in any order, ignoring case; \
+same format as list
 - update: id and content (required), category (optional)
 - delete: id (required)
 The memory is capped; when it is full, delete or shorten memories that matter least."""
@@ -148,6 +151,18 @@ def describe(memory: Memory) -> str:
     return f"[{memory.id}] ({memory.category}) {memory.content}"
 
 
+def origin_phrase(memory: Memory) -> str:
+    """Where a memory came from, in a few words ("told through manage_memory", …)."""
+    if memory.origin is None and memory.source:
+        return f"source: {memory.source}"
+    return describe_origin(memory.origin)
+
+
+def describe_listed(memory: Memory) -> str:
+    """A memory in list and search results: ``[id] (category) content — origin``."""
+    return f"{describe(memory)} — {origin_phrase(memory)}"
+
+
 def usage_line(store: MemoryStore) -> str:
     """How full the memory is, so the model knows when to tidy up."""
     used = store.stats()
@@ -185,7 +200,7 @@ class MemoryTool:
         if not memories:
             return f"No memories yet.\n{usage_line(self.store)}"
         heading = f"{count_noun(len(memories), 'memory', 'memories')}:"
-        return "\n".join([heading, *map(describe, memories), usage_line(self.store)])
+        return "\n".join([heading, *map(describe_listed, memories), usage_line(self.store)])
 
     def do_search(self, keyword: str, **_: Any) -> str:
         """The memories whose text contains ``keyword``."""
@@ -196,7 +211,7 @@ class MemoryTool:
         if not found:
             return f'No memory contains "{keyword}".'
         noun = "memory contains" if len(found) == 1 else "memories contain"
-        return "\n".join([f'{len(found)} {noun} "{keyword}":', *map(describe, found)])
+        return "\n".join([f'{len(found)} {noun} "{keyword}":', *map(describe_listed, found)])
 
     def do_update(self, id: str, content: str, category: str | None = None, **_: Any) -> str:
         """Replace a memory's text (and category), saying what it replaced."""

@@ -42,6 +42,7 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("lock_timeout", "MEMORY_LOCK_TIMEOUT", "posint", 10),
     ("theme", "MEMORY_THEME", THEMES, "auto"),
     ("language", "MEMORY_LANGUAGE", LANGUAGES, "auto"),
+    ("context_window", "MEMORY_CONTEXT_WINDOW", "posint", 200000),
     ("dashboard_token", "MEMORY_DASHBOARD_TOKEN", "str", ""),
     ("allow_direct_access", "MEMORY_ALLOW_DIRECT_ACCESS", "bool", False),
     ("trusted_proxies", "MEMORY_TRUSTED_PROXIES", "list", ("172.30.32.2",)),
@@ -76,6 +77,7 @@ class Settings:
     lock_timeout: int = 10
     theme: str = "auto"
     language: str = "auto"
+    context_window: int = 200000  # tokens the model takes; the prompt preview's gauge
     dashboard_token: str = ""
     allow_direct_access: bool = False
     trusted_proxies: tuple[str, ...] = ("172.30.32.2",)

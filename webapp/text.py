@@ -296,3 +296,40 @@ def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def _only_in_source_script(table_file: str) -> frozenset[str]:
+    """Characters an OpenCC table converts and that are never their own conversion."""
+    lines = files("opencc_purepy").joinpath(f"dicts/{table_file}").read_text("utf-8")
+    found: set[str] = set()
+    for line in lines.splitlines():
+        source, _, targets = line.partition("\t")
+        if len(source) == 1 and targets and source not in targets.split(" "):
+            found.add(source)
+    return frozenset(found)
+
+
+@functools.cache
+def _script_sets() -> tuple[frozenset[str], frozenset[str]]:
+    """(characters only traditional Chinese uses, characters only simplified Chinese uses)."""
+    return _only_in_source_script("TSCharacters.txt"), _only_in_source_script("STCharacters.txt")
+
+
+def _is_han(char: str) -> bool:
+    return "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
+
+
+def language_of(text: str) -> str:
+    """'zh-Hant', 'zh-Hans' or 'en' (any text without Chinese characters).
+
+    Chinese text is told apart by the characters only one script uses (歡 vs 欢); text whose
+    characters both scripts share (我住在台北) counts as zh-Hant, the script of the sample
+    data's Taiwanese users, unless simplified-only characters outnumber traditional ones.
+    """
+    han = [c for c in text if _is_han(c)]
+    if not han:
+        return "en"
+    traditional, simplified = _script_sets()
+    hant = sum(1 for c in han if c in traditional)
+    hans = sum(1 for c in han if c in simplified)
+    return "zh-Hans" if hans > hant else "zh-Hant"

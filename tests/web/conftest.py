@@ -122,12 +122,13 @@ def start_server(
     *,
     program: list[str] | None = None,
     cwd: Path | None = None,
+    port: int | None = None,
 ) -> LiveServer:
-    """Start the dashboard as its own process and wait until it answers.
+    """Start the dashboard as its own process and wait until it answers (on ``port`` if given).
 
     ``program`` replaces ``python -m webapp`` (e.g. another environment's ``memory-curator``).
     """
-    port = free_port()
+    port = port or free_port()
     env = {
         k: v
         for k, v in os.environ.items()

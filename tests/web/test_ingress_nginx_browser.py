@@ -266,7 +266,11 @@ def test_panel_in_an_iframe_uses_every_page_under_the_prefix(ingress, page):
     frame.get_by_role("navigation", name="Main").get_by_role("link", name="Review").click()
     item = frame.locator("article, li, section", has_text="Owns a cat named Miso").last
     item.get_by_role("button", name="Approve", exact=True).click()
-    frame.get_by_text("Owns a cat named Miso").first.wait_for(state="detached")
+    # The card goes; the notice above the list says what was approved (issue 12).
+    frame.locator("article.review-item", has_text="Owns a cat named Miso").wait_for(
+        state="detached"
+    )
+    frame.locator("#review-notice", has_text="Approved “Owns a cat named Miso”").wait_for()
 
     # Skills: the page and its Deprecated tab.
     frame.get_by_role("navigation", name="Main").get_by_role("link", name="Skills").click()

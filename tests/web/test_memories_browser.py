@@ -91,6 +91,11 @@ def test_add_search_edit_and_cancel(live_server, page):
     editor.press("Escape")
     expect(row.get_by_role("button", name="Edit")).to_be_focused()
     expect(row).to_contain_text("Drinks coffee black, no sugar")
+    # Throwing away a changed edit asks first (issue 12); the page fixture accepts.
+    assert page.watch.dialogs == [
+        "confirm: Discard your changes to this memory? They have not been saved."
+    ]
+    page.watch.dialogs.clear()
 
     row.get_by_role("button", name="Edit").click()
     row.get_by_role("button", name="Cancel").click()
@@ -311,6 +316,11 @@ def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server
     expect(box).to_have_value("Waters the plants on Sundays and Wednesdays")
     expect(box).to_be_focused()
     page.keyboard.press("Escape")
+    # The text was never saved, so Escape asks before throwing it away (issue 12; accepted).
+    assert page.watch.dialogs == [
+        "confirm: Discard your changes to this memory? They have not been saved."
+    ]
+    page.watch.dialogs.clear()
     row_of(page, first.id).get_by_role("button", name="Undo").click()
     expect(row_of(page, first.id).get_by_role("button", name="Edit")).to_be_visible()
     expect(row_of(page, first.id)).to_contain_text("Waters the plants on Sundays")

@@ -139,8 +139,11 @@ def test_create_document_with_validation(live_server, page):
     error = page.locator("#field-skill-error")
     expect(error).to_contain_text("path separator")
     expect(page.get_by_label("Skill name")).to_be_focused()
+    # A skill needs a description, as the zip import requires (issue 12).
+    expect(page.locator("#field-description-error")).to_contain_text("needs a description")
     assert_accessible(page, "on the new-document form with an error")
     page.get_by_label("Skill name").fill("Tea Brewer")
+    page.get_by_label("Description").fill("Brews tea at the right temperature.")
     page.get_by_role("button", name="Create").click()
     expect(page.get_by_role("heading", level=1, name="Tea Brewer")).to_be_visible()
     [doc] = skill_store(live_server).list()

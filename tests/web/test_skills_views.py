@@ -82,7 +82,8 @@ def test_list_groups_documents_by_skill(client, imported):
     )
     assert "references/wulv.md" in html and "Valid" in html
     assert skill.snippet[:40] in html
-    assert "Skills (3)" in html and "Deprecated (0)" in html
+    # The tab counts skills (one here) and says how many documents they have (issue 12).
+    assert "Skills (1) <span" in html and "· 3 documents" in html and "Deprecated (0)" in html
 
 
 def test_list_partial_is_the_panel(client, imported):
@@ -99,7 +100,7 @@ def test_invalid_files_are_listed_with_the_reason(client, settings, imported):
     html = client.get("/skills/").get_data(as_text=True)
     assert "Invalid files (2)" in html
     assert "broken-skill-00000000.json" in html and "odd-skill-11111111.json" in html
-    assert "Skills (3)" in html
+    assert "Skills (1) <span" in html and "· 3 documents" in html
 
 
 # ----------------------------------------------------------------- one document
@@ -190,7 +191,11 @@ def test_edit_without_htmx_redirects_to_the_document(client, imported):
     doc = imported["skill"]
     response = client.post(
         f"/skills/{doc.id}/edit",
-        data={"content": "changed", "description": "", "version": str(doc.updated_at)},
+        data={
+            "content": "changed",
+            "description": doc.skill_description,  # a skill keeps a description (issue 12)
+            "version": str(doc.updated_at),
+        },
     )
     assert response.status_code == 303
     assert response.headers["Location"].endswith(f"/skills/{doc.id}?saved=1")
@@ -225,7 +230,11 @@ def test_edit_refused_when_changed_elsewhere(client, settings, imported):
     response = client.post(
         f"/skills/{doc.id}/edit",
         htmx=True,
-        data={"content": "My edit", "description": "", "version": str(doc.updated_at)},
+        data={
+            "content": "My edit",
+            "description": doc.skill_description,  # a skill keeps a description (issue 12)
+            "version": str(doc.updated_at),
+        },
     )
     html = response.get_data(as_text=True)
     assert response.status_code == 409
@@ -300,7 +309,12 @@ def test_create_duplicate_skill_is_a_conflict(client, settings, imported):
     response = client.post(
         "/skills/new",
         htmx=True,
-        data={"type": "skill", "skill": "Poem-Writer", "description": "", "content": "other"},
+        data={
+            "type": "skill",
+            "skill": "Poem-Writer",
+            "description": "Another poem skill",  # a skill needs one (issue 12)
+            "content": "other",
+        },
     )
     assert response.status_code == 409
     assert "already exists" in response.get_data(as_text=True)

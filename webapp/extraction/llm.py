@@ -257,10 +257,13 @@ class LlmMemoryExtractor:
         *,
         max_messages: int = 20,
         min_confidence: float = MIN_CONFIDENCE,
+        label: str | None = None,
     ) -> None:
         if max_messages < 1:
             raise ValueError("max_messages must be at least 1.")
         self.caller = caller
+        # "provider/model", recorded with each fact so approval rates can be told apart by model.
+        self.label = label
         self.max_messages = max_messages
         self.min_confidence = min_confidence
 

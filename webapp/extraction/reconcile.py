@@ -10,7 +10,9 @@ from typing import Any, overload
 
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
+from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
+from ..stores.timefmt import now_iso
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, replaced_content
 from .llm import LlmMemoryExtractor, StructuredFact
@@ -38,6 +40,7 @@ class ReconcileAction:
     extractor: str = field(default="regex", compare=False)
     evidence: str | None = field(default=None, compare=False)
     current_content: str | None = field(default=None, compare=False)
+    evidence_at: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -130,21 +133,45 @@ class MemoryExtractor:
         return actions
 
     # ----------------------------------------------------------------- writing
-    def apply(self, actions: Iterable[ReconcileAction]) -> list[Memory]:
+    @property
+    def model(self) -> str | None:
+        """The LLM's "provider/model" label, or None without an LLM."""
+        return self.llm_extractor.label if self.llm_extractor is not None else None
+
+    def apply(
+        self, actions: Iterable[ReconcileAction], *, conversation_id: str | None = None
+    ) -> list[Memory]:
         """Write the actions to the store; MemoryFullError stops at the first that does not fit."""
         written: list[Memory] = []
         for action in actions:
-            memory = self._apply_one(action)
+            memory = self._apply_one(action, conversation_id)
             if memory is not None:
                 written.append(memory)
         return written
 
-    def _apply_one(self, action: ReconcileAction) -> Memory | None:
+    def _origin(self, action: ReconcileAction, conversation_id: str | None) -> dict[str, Any]:
+        """Where a memory written straight from extraction (auto mode) came from."""
+        return make_origin(
+            "extracted",
+            conversationId=conversation_id,
+            evidence=action.evidence,
+            evidenceAt=action.evidence_at,
+            extractor="llm" if action.extractor == "llm" else "rules",
+            model=self.model if action.extractor == "llm" else None,
+            by=self.actor,
+            at=now_iso(),
+            action="update" if action.action == "update" else None,
+        )
+
+    def _apply_one(
+        self, action: ReconcileAction, conversation_id: str | None = None
+    ) -> Memory | None:
+        origin = self._origin(action, conversation_id)
         if action.action == "delete" and action.id:
             before = self.store.get(action.id)
             return before if self.store.delete(action.id, actor=self.actor) else None
         if action.action == "update" and action.id and self.store.get(action.id) is not None:
-            return self.store.update(action.id, action.content, actor=self.actor)
+            return self.store.update(action.id, action.content, actor=self.actor, origin=origin)
         if action.action in ("add", "update"):
             try:
                 # Checked under the lock: another run may have stored it since we reconciled.
@@ -154,6 +181,7 @@ class MemoryExtractor:
                     source="extracted",
                     actor=self.actor,
                     allow_duplicate=False,
+                    origin=origin,
                 )
             except DuplicateMemoryError:
                 return None
@@ -177,7 +205,7 @@ class MemoryExtractor:
         if self.review_queue is None:
             raise ManualModeError("Manual review mode needs a review queue to put facts in.")
         queued = self.review_queue.submit(
-            [_proposal(a, evidence) for a in actions], conversation_id=conversation_id
+            [_proposal(a, evidence, self.model) for a in actions], conversation_id=conversation_id
         )
         return Submitted(queued=queued, skipped=len(actions) - len(queued))
 
@@ -192,16 +220,16 @@ class MemoryExtractor:
             if self.review_queue is None:
                 result.skipped += len(deletions)
             else:
-                waiting = [_proposal(a, evidence) for a in deletions]
+                waiting = [_proposal(a, evidence, self.model) for a in deletions]
                 result.queued = self.review_queue.submit(waiting, conversation_id=conversation_id)
                 result.skipped += len(waiting) - len(result.queued)
         for index, action in enumerate(actions):
             try:
-                memory = self._apply_one(action)
+                memory = self._apply_one(action, conversation_id)
             except MemoryFullError:
                 if self.review_queue is None:
                     raise
-                rest = [_proposal(a, evidence) for a in actions[index:]]
+                rest = [_proposal(a, evidence, self.model) for a in actions[index:]]
                 queued = self.review_queue.submit(rest, conversation_id=conversation_id)
                 result.queued.extend(queued)
                 result.skipped += len(rest) - len(queued)
@@ -318,7 +346,7 @@ def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction
     )
 
 
-def _proposal(action: ReconcileAction, evidence: str | None) -> Proposal:
+def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) -> Proposal:
     return Proposal(
         action=action.action,
         content=action.content,
@@ -328,4 +356,6 @@ def _proposal(action: ReconcileAction, evidence: str | None) -> Proposal:
         confidence=action.confidence,
         extractor=action.extractor,
         evidence=action.evidence or evidence,
+        evidence_at=action.evidence_at,
+        model=model if action.extractor == "llm" else None,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +11,7 @@ from ..stores.conversations import ConversationStore, ConversationTurn
 from ..stores.errors import NotFoundError
 from ..stores.memories import Memory, MemoryStore
 from ..stores.review import ReviewItem, ReviewQueue
+from ..stores.timefmt import to_iso
 from .backends import caller_from_settings
 from .llm import LlmMemoryExtractor, MemoryLlmCaller
 from .reconcile import Candidate, MemoryExtractor, ReconcileAction
@@ -52,10 +53,27 @@ def build_extractor(
     memories, _, queue = stores_for(settings, actor)
     if caller is FROM_SETTINGS:
         caller = caller_from_settings(settings)
-    llm = LlmMemoryExtractor(caller) if caller is not None else None
+    llm = LlmMemoryExtractor(caller, label=llm_label(settings)) if caller is not None else None
     return MemoryExtractor(
         memories, llm_extractor=llm, review_queue=queue, mode=settings.review_mode, actor=actor
     )
+
+
+def llm_label(settings: Settings) -> str:
+    """The configured LLM as "provider/model" ("claude-cli" when no model is named)."""
+    model = settings.llm_model.strip()
+    return f"{settings.llm_provider}/{model}" if model else settings.llm_provider
+
+
+def evidence_time(evidence: str | None, turns: list[ConversationTurn]) -> str | None:
+    """When the user message holding ``evidence`` was written (the latest such), or None."""
+    if not evidence:
+        return None
+    wanted = " ".join(evidence.split()).casefold()
+    for turn in reversed(turns):
+        if turn.role == "user" and wanted in " ".join(turn.content.split()).casefold():
+            return to_iso(turn.timestamp)
+    return None
 
 
 def extract_conversation(
@@ -142,7 +160,10 @@ def _run(
     result.facts = extractor.extract_candidates_smartly(messages)
     result.extractor = "llm" if any(f.extractor == "llm" for f in result.facts) else "regex"
     result.fell_back = extractor.llm_extractor is not None and result.extractor != "llm"
-    result.actions = extractor.reconcile(result.facts)
+    result.actions = [
+        replace(action, evidence_at=evidence_time(action.evidence, messages))
+        for action in extractor.reconcile(result.facts)
+    ]
     if dry_run:
         return result
     submitted = extractor.submit(result.actions, conversation_id=conversation_id)

@@ -17,6 +17,7 @@ from .errors import (
     ConflictError,
     DuplicateMemoryError,
     MemoryFullError,
+    MemoryTooLongError,
     NotFoundError,
     StoreBusyError,
     StoreCorruptError,
@@ -24,8 +25,18 @@ from .errors import (
     StoreSymlinkError,
     StoreWriteError,
 )
-from .memories import CATEGORIES, ImportPreview, Memory, MemoryStore
-from .review import Proposal, ReviewItem, ReviewQueue
+from .memories import CATEGORIES, DeletedMemory, ImportPreview, Memory, MemoryStore
+from .origin import describe_origin, make_origin
+from .review import (
+    ConversationYield,
+    Forgotten,
+    Proposal,
+    ReviewItem,
+    ReviewQueue,
+    derived_from,
+    forget_conversation,
+    undo_forget,
+)
 from .skills import (
     ImportReport,
     InvalidSkillDocumentError,
@@ -44,6 +55,9 @@ from .skills import (
 __all__ = [
     "CATEGORIES",
     "ConflictError",
+    "ConversationYield",
+    "DeletedMemory",
+    "Forgotten",
     "DuplicateMemoryError",
     "ConversationStore",
     "ConversationSummary",
@@ -53,6 +67,7 @@ __all__ = [
     "ImportPreview",
     "Memory",
     "MemoryFullError",
+    "MemoryTooLongError",
     "MemoryStore",
     "MergedMemory",
     "NotFoundError",
@@ -73,6 +88,11 @@ __all__ = [
     "StoreWriteError",
     "UnsafeNameError",
     "cli_session_key",
+    "derived_from",
+    "describe_origin",
+    "forget_conversation",
+    "make_origin",
+    "undo_forget",
     "interface_of",
     "merge_memories",
     "schedule_key",

@@ -93,6 +93,21 @@ class MemoryFullError(StoreError):
         super().__init__(message)
 
 
+class MemoryTooLongError(MemoryFullError, ValueError):
+    """One fact is longer than a memory may be (the store's character cap), however full it is."""
+
+    def __init__(self, length: int, max_chars: int, *, items: int = 0, chars: int = 0) -> None:
+        super().__init__(
+            f"This is {length:,} characters; one memory can hold at most {max_chars:,} "
+            f"(the whole store's limit). Shorten it.",
+            items=items,
+            max_items=0,
+            chars=chars,
+            max_chars=max_chars,
+        )
+        self.length = length
+
+
 class DuplicateMemoryError(StoreError, ValueError):
     """The very same fact is already remembered; ``existing`` is that memory."""
 

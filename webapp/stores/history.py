@@ -93,6 +93,11 @@ class HistoryLog:
             return list(entries)
         return [e for e in entries if e.get("id") == record_id]
 
+    def entries(self) -> list[dict[str, Any]]:
+        """Every entry, oldest first: the cached list itself (do not change it), the same object
+        for as long as the file is unchanged."""
+        return self._load()
+
     def find(self, hid: str) -> dict[str, Any] | None:
         """The entry with history id ``hid``."""
         entries: list[dict[str, Any]] = self._load()

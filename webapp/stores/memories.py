@@ -15,9 +15,10 @@ from typing import Any, cast
 
 from ..settings import Settings
 from ..text import fold, matches_all, search_terms
-from .errors import ConflictError, DuplicateMemoryError, MemoryFullError
+from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, MemoryTooLongError
 from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, object_depth
+from .origin import HOWS, imported_origin, make_origin, read_origin
 from .timefmt import now_iso, parse_ts, to_iso
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
@@ -37,12 +38,16 @@ class Memory:
     updated_at: datetime
     category: str = "general"
     source: str | None = None
+    # Where it came from (see origin.py); None when not recorded or not understood.
+    origin: dict[str, Any] | None = field(default=None, compare=False)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     raw_updated_at: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> Memory:
         """Read the on-disk camelCase form (ISO or Unix-ms timestamps)."""
+        origin = read_origin(record.get("origin"))
+        known = _KNOWN_KEYS | {"origin"} if origin is not None else _KNOWN_KEYS
         return cls(
             id=str(record.get("id", "")),
             content=str(record.get("content", "")),
@@ -50,7 +55,8 @@ class Memory:
             updated_at=parse_ts(record.get("updatedAt", record.get("createdAt"))),
             category=str(record.get("category") or "general"),
             source=record.get("source"),
-            extra={k: v for k, v in record.items() if k not in _KNOWN_KEYS},
+            origin=origin,
+            extra={k: v for k, v in record.items() if k not in known},
             raw_updated_at=record.get("updatedAt"),
         )
 
@@ -66,12 +72,24 @@ class Memory:
         )
         if self.source is not None:
             record["source"] = self.source
+        if self.origin is not None:
+            record["origin"] = dict(self.origin)
         return record
 
     @property
     def version(self) -> str:
         """A token for optimistic concurrency: the stored ``updatedAt`` in ISO form."""
         return to_iso(self.updated_at)
+
+
+@dataclass(frozen=True)
+class DeletedMemory:
+    """A memory that is gone from the store but still in the history log (restorable)."""
+
+    memory: Memory  # its last state before the deletion
+    deleted_at: datetime
+    deleted_by: str
+    hid: str  # the deletion's history entry
 
 
 def _validate_records(data: Any) -> str | None:
@@ -144,6 +162,12 @@ def clean_content(content: Any) -> str:
     if not is_valid_unicode(cleaned):
         raise ValueError("Memory content is not valid Unicode text (it has a lone surrogate).")
     return cleaned
+
+
+def check_length(content: str, max_chars: int) -> None:
+    """Raise MemoryTooLongError when one fact is longer than the whole store may hold."""
+    if len(content) > max_chars:
+        raise MemoryTooLongError(len(content), max_chars)
 
 
 def is_valid_unicode(text: str) -> bool:
@@ -241,6 +265,9 @@ class MemoryStore:
             copy=list,
             validate_item=_check_new_record,
         )
+        self._deleted_cache: (
+            tuple[list[dict[str, Any]], dict[str, Memory], list[DeletedMemory]] | None
+        ) = None
 
     @classmethod
     def from_settings(cls, settings: Settings, *, actor: str = "library") -> MemoryStore:
@@ -345,17 +372,32 @@ class MemoryStore:
         except ValueError as exc:
             errors["content"] = str(exc)
         else:
-            if len(cleaned) > self.max_chars:
-                errors["content"] = (
-                    f"This is {len(cleaned):,} characters; one memory can hold at most "
-                    f"{self.max_chars:,} (the whole store's limit). Shorten it."
-                )
+            try:
+                check_length(cleaned, self.max_chars)
+            except MemoryTooLongError as exc:  # the same words as a review approval gets
+                errors["content"] = str(exc)
         try:
             checked = check_category(category)
         except ValueError as exc:
             errors["category"] = str(exc)
             checked = str(category)
         return cleaned, checked, errors
+
+    def recently_deleted(self) -> list[DeletedMemory]:
+        """Deleted memories the history log can bring back, most recently deleted first.
+
+        A memory counts when its last history entry is a deletion and it is not in the store;
+        a purged memory has no entries left, so it is not listed.
+        """
+        entries = self._history.entries()
+        present = self._index()
+        cached = self._deleted_cache
+        # Both are cached per file version; holding them keeps the identity test sound.
+        if cached is not None and cached[0] is entries and cached[1] is present:
+            return list(cached[2])
+        found = _deleted_from(entries, present)
+        self._deleted_cache = (entries, present, found)
+        return list(found)
 
     # ----------------------------------------------------------------- writing
     def _check_caps(
@@ -403,8 +445,12 @@ class MemoryStore:
         source: str | None = None,
         actor: str | None = None,
         allow_duplicate: bool = True,
+        origin: dict[str, Any] | None = None,
     ) -> Memory:
         """Remember a new fact; raises ValueError for empty content, MemoryFullError at the caps.
+
+        ``origin`` (see origin.py) records where it came from; without it a ``source`` that
+        names a way of making memories ("dashboard", "mcp", …) becomes a plain origin.
 
         With ``allow_duplicate=False`` a fact already stored (the same text up to case, width
         and Chinese script) raises DuplicateMemoryError instead — checked under the lock, so a
@@ -413,6 +459,8 @@ class MemoryStore:
         content = clean_content(content)
         category = check_category(category)
         wanted = fold(content)
+        if origin is None and source in HOWS:
+            origin = make_origin(str(source))
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             if not allow_duplicate:
@@ -434,6 +482,8 @@ class MemoryStore:
             }
             if source is not None:
                 record["source"] = source
+            if origin is not None:
+                record["origin"] = dict(origin)
             records.append(record)
             return record, None, record
 
@@ -448,10 +498,13 @@ class MemoryStore:
         expected_updated_at: Any = None,
         category: str | None = None,
         actor: str | None = None,
+        origin: dict[str, Any] | None = None,
     ) -> Memory | None:
         """Change a memory's content (and optionally category); None when the id is unknown.
 
         With ``expected_updated_at``, raise ConflictError if someone changed it meanwhile.
+        With ``origin`` the change also records where the new content came from (an approved
+        ``update`` proposal); otherwise the memory keeps its origin.
         """
         content = clean_content(content)
         if category is not None:
@@ -481,6 +534,8 @@ class MemoryStore:
                 category=new_category,
                 updatedAt=_later_than(record.get("updatedAt")),
             )
+            if origin is not None:
+                record["origin"] = dict(origin)
             return record, before, dict(record)
 
         result = self._file.update(mutate, self._journal(actor, "update"))
@@ -544,6 +599,8 @@ class MemoryStore:
                     return record, before, dict(record)
             self._check_caps(records, 1, len(target.get("content", "")))
             restored = dict(target)
+            if "origin" not in restored:
+                restored["origin"] = make_origin("restored", by=actor or self.actor, at=now_iso())
             created = parse_ts(restored.get("createdAt"))
             position = next(
                 (i for i, r in enumerate(records) if parse_ts(r.get("createdAt")) > created),
@@ -594,10 +651,22 @@ class MemoryStore:
         return items <= self.max_items and chars <= self.max_chars
 
     def import_records(
-        self, records: Iterable[dict[str, Any]], *, actor: str | None = None
+        self,
+        records: Iterable[dict[str, Any]],
+        *,
+        actor: str | None = None,
+        source: str | None = None,
     ) -> dict[str, int]:
-        """Add unknown ids and update changed ones in one write; caps apply to the result."""
+        """Add unknown ids and update changed ones in one write; caps apply to the result.
+
+        Added memories record that they were imported (from ``source``, e.g. the file name);
+        one that already says where it came from (an export of this program) keeps that.
+        """
         incoming = _clean_import(records)
+        who = actor or self.actor
+        for record in incoming:
+            if read_origin(record.get("origin")) is not None or "origin" not in record:
+                record["origin"] = imported_origin(record.get("origin"), source, who)
 
         def mutate(existing: list[dict[str, Any]]) -> Any:
             by_id = {r["id"]: r for r in existing}
@@ -658,6 +727,32 @@ def _entry_ms(entry: dict[str, Any]) -> int:
         return 0
 
 
+def _deleted_from(entries: list[dict[str, Any]], present: dict[str, Memory]) -> list[DeletedMemory]:
+    """The memories whose last history entry is a deletion and that are not in ``present``."""
+    last: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        record_id = entry.get("id")
+        if isinstance(record_id, str):
+            last[record_id] = entry
+    found: list[DeletedMemory] = []
+    for record_id, entry in last.items():
+        before = entry.get("before")
+        if entry.get("action") != "delete" or record_id in present:
+            continue
+        if not isinstance(before, dict) or not isinstance(before.get("content"), str):
+            continue
+        found.append(
+            DeletedMemory(
+                memory=Memory.from_dict({**before, "id": record_id}),
+                deleted_at=parse_ts(entry.get("ts")),
+                deleted_by=str(entry.get("actor") or "unknown"),
+                hid=str(entry.get("hid") or ""),
+            )
+        )
+    found.sort(key=lambda d: d.deleted_at, reverse=True)
+    return found
+
+
 def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Validate records from an export file; raise ValueError naming the first bad one."""
     if not isinstance(records, list):
@@ -695,5 +790,7 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             createdAt=record.get("createdAt") or stamp,
             updatedAt=record.get("updatedAt") or stamp,
         )
+        if not clean.get("source"):
+            clean["source"] = "import"  # where it came from, shown in the dashboard's list
         cleaned.append(clean)
     return cleaned

@@ -2,9 +2,11 @@
 
 On disk (``data/review.json``, add-on ``/data/memories/review.json``): a JSON array of items
 ``{"id", "action", "content", "category", "confidence", "extractor", "conversationId",
-"evidence", "memoryId", "currentContent", "status", "createdAt", "decidedAt", "decidedBy"}``;
-approved items also record what was applied so the decision can be undone. Rejected items
-stay in the file: a rejected fact is not proposed again.
+"evidence", "memoryId", "currentContent", "status", "createdAt", "decidedAt", "decidedBy"}``
+(and, when known, ``evidenceAt``: the message's timestamp, ``extractorModel``: the LLM's
+provider/model); approved items also record what was applied so the decision can be undone,
+and the memory they wrote records its ``origin``. Rejected items stay in the file: a rejected
+fact is not proposed again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from ..settings import Settings
 from ..text import near_identical, normalize
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
-from .memories import MemoryStore, check_category, clean_content
+from .memories import Memory, MemoryStore, check_category, check_length, clean_content
+from .origin import make_origin
 from .timefmt import now_iso, parse_ts
 
 ACTIONS = ("add", "update", "delete")
@@ -50,6 +53,18 @@ class ReviewItem:
     decided_by: str | None = None
     applied_memory_id: str | None = None
     applied_content: str | None = None
+    evidence_at: str | None = None  # when the evidence's message was written
+    model: str | None = None  # the LLM's "provider/model" for extractor "llm"
+    applied_action: str | None = None  # what approving did: add, update, delete or none
+
+    @property
+    def edited(self) -> bool:
+        """True for an item approved with other text than proposed."""
+        return (
+            self.status == "approved"
+            and self.applied_content is not None
+            and self.applied_content != self.content
+        )
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> ReviewItem:
@@ -74,7 +89,14 @@ class ReviewItem:
             decided_by=record.get("decidedBy"),
             applied_memory_id=record.get("appliedMemoryId"),
             applied_content=record.get("appliedContent"),
+            evidence_at=_str_or_none(record.get("evidenceAt")),
+            model=_str_or_none(record.get("extractorModel")),
+            applied_action=_str_or_none(record.get("appliedAction")),
         )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 @dataclass(frozen=True)
@@ -89,6 +111,8 @@ class Proposal:
     confidence: float | None = None
     extractor: str = "regex"
     evidence: str | None = None
+    evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
+    model: str | None = None  # "provider/model" of the LLM that proposed it
 
 
 def _validate(data: Any) -> str | None:
@@ -106,6 +130,22 @@ def _item_problem(record: Any) -> str | None:
     if record.get("action") not in ACTIONS or not isinstance(record.get("content"), str):
         return f"(id {record['id']!r}) has no valid action and content"
     return None
+
+
+def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
+    """The ``origin`` of a memory written by approving the review item ``record``."""
+    return make_origin(
+        "extracted",
+        conversationId=record.get("conversationId"),
+        evidence=record.get("evidence"),
+        evidenceAt=record.get("evidenceAt"),
+        extractor="llm" if record.get("extractor") == "llm" else "rules",
+        model=record.get("extractorModel"),
+        reviewId=record.get("id"),
+        approvedBy=actor,
+        approvedAt=now_iso(),
+        action="update" if record.get("action") == "update" else None,
+    )
 
 
 def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
@@ -234,6 +274,8 @@ class ReviewQueue:
             "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
             "conversationId": conversation_id,
             "evidence": proposal.evidence,
+            "evidenceAt": proposal.evidence_at,
+            "extractorModel": proposal.model if proposal.extractor == "llm" else None,
             "memoryId": proposal.memory_id,
             "currentContent": proposal.current_content,
             "status": "pending",
@@ -249,9 +291,11 @@ class ReviewQueue:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
         Approving an approved item does nothing. A full store raises MemoryFullError and the
-        item stays pending.
+        item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
         """
         edited = clean_content(content) if content is not None else None
+        if edited is not None:
+            check_length(edited, self.store.max_chars)
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
@@ -277,9 +321,10 @@ class ReviewQueue:
                     "appliedAction": "none",
                 }
             return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
+        origin = review_origin(record, actor)
         before = self.store.get(memory_id) if action == "update" and memory_id else None
         if before is not None:
-            memory = self.store.update(before.id, text, actor=actor)
+            memory = self.store.update(before.id, text, actor=actor, origin=origin)
             if memory is not None:
                 return {
                     "appliedMemoryId": memory.id,
@@ -294,6 +339,7 @@ class ReviewQueue:
                 source="extracted",
                 actor=actor,
                 allow_duplicate=False,
+                origin=origin,
             )
         except DuplicateMemoryError as exc:
             # Someone (the assistant, the dashboard) stored it while it waited: no copy, and
@@ -380,3 +426,91 @@ class ReviewQueue:
         decided.sort(key=lambda r: parse_ts(r.get("decidedAt")))
         stale = {id(r) for r in decided[: len(decided) - MAX_DECIDED]}
         records[:] = [r for r in records if id(r) not in stale]
+
+
+@dataclass(frozen=True)
+class ConversationYield:
+    """What a conversation left behind: memories derived from it and proposals still pending."""
+
+    conversation_id: str
+    memories: list[Memory]
+    pending: list[ReviewItem]
+
+    @property
+    def empty(self) -> bool:
+        return not self.memories and not self.pending
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What ``forget_conversation`` did, enough to undo it."""
+
+    conversation_id: str
+    memory_ids: list[str]  # deleted (restorable from the history log)
+    rejected_ids: list[str]  # review items rejected
+
+
+def derived_from(queue: ReviewQueue, conversation_id: str) -> ConversationYield:
+    """The memories whose origin names this conversation (or that an approval of one of its
+    proposals added, for memories from before origins were recorded) and its pending items."""
+    applied = {
+        item.applied_memory_id
+        for item in queue.decided()
+        if item.conversation_id == conversation_id
+        and item.status == "approved"
+        and item.applied_action == "add"
+        and item.applied_memory_id
+    }
+    memories = []
+    for memory in queue.store.get_all():
+        origin = memory.origin or {}
+        if origin.get("conversationId") == conversation_id or (
+            memory.id in applied and "conversationId" not in origin
+        ):
+            memories.append(memory)
+    pending = [item for item in queue.pending() if item.conversation_id == conversation_id]
+    return ConversationYield(conversation_id, memories, pending)
+
+
+def forget_conversation(
+    queue: ReviewQueue, conversation_id: str, *, actor: str = "review"
+) -> Forgotten:
+    """Delete every memory derived from the conversation and reject its pending proposals."""
+    found = derived_from(queue, conversation_id)
+    memory_ids = [m.id for m in found.memories]
+    if memory_ids:
+        queue.store.delete_many(memory_ids, actor=actor)
+    rejected = []
+    for item in found.pending:
+        try:
+            if queue.reject(item.id, actor=actor).status == "rejected":
+                rejected.append(item.id)
+        except NotFoundError:
+            continue  # decided and pruned elsewhere meanwhile
+    return Forgotten(conversation_id, memory_ids, rejected)
+
+
+def undo_forget(
+    queue: ReviewQueue, memory_ids: Iterable[str], rejected_ids: Iterable[str], *, actor: str
+) -> tuple[int, int]:
+    """Bring back forgotten memories and make the rejected proposals pending again.
+
+    Returns (memories restored, proposals pending again); ids with nothing to undo are skipped.
+    """
+    restored = 0
+    for memory_id in memory_ids:
+        if queue.store.get(memory_id) is not None:
+            continue
+        try:
+            queue.store.restore(memory_id, actor=actor)
+        except KeyError:
+            continue
+        restored += 1
+    reopened = 0
+    for item_id in rejected_ids:
+        item = queue.get(item_id)
+        if item is None or item.status != "rejected":
+            continue
+        queue.undo(item_id, actor=actor)
+        reopened += 1
+    return restored, reopened

@@ -23,6 +23,7 @@ from . import (
     ingress,
     memories,
     prompt,
+    provenance,  # noqa: F401 - adds the provenance routes to memories.bp
     review,
     security,
     skills,

@@ -89,6 +89,17 @@ def settings() -> Settings:
     return current_app.config["MEMORY_SETTINGS"]
 
 
+SENTENCE_ENDS = ("。", "．", "！", "？", "!", "?", ".")
+
+
+def quoted_sentence(text: str, limit: int = 80) -> str:
+    """“text” closing a sentence: the full stop is left out when the text already ends one, so
+    “我喝咖啡不加糖。” never becomes “…不加糖。”. (long text is cut at ``limit``)."""
+    short = text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    stop = "" if short.rstrip().endswith(SENTENCE_ENDS) else "."
+    return f"“{short}”{stop}"
+
+
 def actor() -> str:
     """Who is making this request, for the history log (Home Assistant's user when known)."""
     return getattr(g, "actor", None) or "dashboard"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -18,7 +19,15 @@ from flask import (
 from flask_htmx import make_response
 
 from ..extraction import ExtractionBatch, LlmConfigError, extract_conversation
-from ..stores import ConversationSummary, ConversationTurn, NotFoundError
+from ..stores import (
+    ConversationSummary,
+    ConversationTurn,
+    MemoryFullError,
+    NotFoundError,
+    derived_from,
+    forget_conversation,
+    undo_forget,
+)
 from ..text import count_noun, match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
 
@@ -123,7 +132,89 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
         "limits": _limits(),
         "now": now,
         "page_title": f"Conversation {conversation_id}",
+        **_derived_context(conversation_id),
     }
+
+
+# ------------------------------------------------------------------ what a thread left behind
+MAX_UNDO_IDS = 500
+
+
+def _ids(name: str) -> list[str]:
+    """Ids from a comma-separated query argument or repeated form fields."""
+    values = request.values.getlist(name)
+    found = [part for value in values for part in value.split(",") if part]
+    return found[:MAX_UNDO_IDS]
+
+
+def _derived_context(conversation_id: str) -> dict[str, Any]:
+    """The memories and pending proposals that came from the thread, and a forget/undo notice."""
+    forgot, rejected = _ids("forgot"), _ids("rejected")
+    undone = request.args.get("undone", "")
+    return {
+        "derived": derived_from(stores().review, conversation_id),
+        "forgotten": {"memory_ids": forgot, "rejected_ids": rejected}
+        if (forgot or rejected)
+        else None,
+        "undone": undone if re.fullmatch(r"\d{1,4}-\d{1,4}", undone) else None,
+    }
+
+
+@bp.get("/forget/<path:conversation_id>")
+def forget_preview(conversation_id: str):
+    """What "Forget what came from this conversation" would delete and reject; nothing yet."""
+    return render_template(
+        "conversations/forget_page.html",
+        conversation_id=conversation_id,
+        thread_exists=_thread_exists(conversation_id),
+        page_title="Forget what came from a conversation",
+        **_derived_context(conversation_id),
+    )
+
+
+def _thread_exists(conversation_id: str) -> bool:
+    return any(s.id == conversation_id for s in stores().conversations.list_conversations())
+
+
+def _back_to(conversation_id: str, **args: Any):
+    """The thread page (or, for a thread no longer kept, the forget page) with a notice."""
+    endpoint = (
+        "conversations.thread"
+        if _thread_exists(conversation_id)
+        else "conversations.forget_preview"
+    )
+    return redirect(url_for(endpoint, conversation_id=conversation_id, **args), 303)
+
+
+@bp.post("/forget/<path:conversation_id>")
+def forget(conversation_id: str):
+    """Delete every memory derived from the thread and reject its pending proposals."""
+    done = forget_conversation(stores().review, conversation_id, actor=actor())
+    return _back_to(
+        conversation_id,
+        forgot=",".join(done.memory_ids) or None,
+        rejected=",".join(done.rejected_ids) or None,
+        _anchor="derived",
+    )
+
+
+@bp.post("/unforget/<path:conversation_id>")
+def unforget(conversation_id: str):
+    """Undo a forget: the memories come back and the proposals are pending again."""
+    try:
+        restored, reopened = undo_forget(
+            stores().review, _ids("memory_id"), _ids("item_id"), actor=actor()
+        )
+    except MemoryFullError as exc:
+        return render_template(
+            "conversations/forget_page.html",
+            conversation_id=conversation_id,
+            thread_exists=_thread_exists(conversation_id),
+            error=str(exc),
+            page_title="Forget what came from a conversation",
+            **_derived_context(conversation_id),
+        ), 409
+    return _back_to(conversation_id, undone=f"{restored}-{reopened}", _anchor="derived")
 
 
 @bp.get("/thread/<path:conversation_id>")

@@ -33,7 +33,7 @@ from ..stores import (
 )
 from ..stores.jsonfile import loads_bounded
 from ..text import count_noun
-from .context import actor, stores, wants_partial
+from .context import actor, quoted_sentence, stores, wants_partial
 from .errors import banner_response
 from .memory_listing import (
     PAGE_SIZE,
@@ -86,17 +86,21 @@ MAX_CACHED_ROWS = 5000  # per file version
 
 @bp.app_template_global("memory_rows")
 def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
-    """The rows of the list, each rendered once per version of the file, search text, ingress
-    prefix and language (a row shows nothing else); the CSRF token goes in per page."""
-    cache: dict[tuple[str, str, str, str], str] = stores().memories.file.view(
+    """The rows of the list, each rendered once per version of the memory and conversation
+    files, search text, ingress prefix and language (a row shows nothing else); the CSRF token
+    goes in per page."""
+    cache: dict[tuple[str, str, str, str, str], str] = stores().memories.file.view(
         "web.row_html", lambda _: {}
     )
     module = current_app.jinja_env.get_template("memories/_row_macro.html").module
     macro = module.memory_row  # type: ignore[attr-defined]  # a macro of the template
     prefix, language = request.script_root, str(get_locale())
+    # A row links to its conversation only while that thread exists: rows rendered for one
+    # version of the conversations file are not reused for the next.
+    threads = stores().conversations.file.view("web.version_token", lambda _: secrets.token_hex(8))
     out = []
     for memory in memories:
-        key = (memory.id, query, prefix, language)
+        key = (memory.id, query, prefix, language, threads)
         html = cache.get(key)
         if html is None:
             if len(cache) >= MAX_CACHED_ROWS:
@@ -116,6 +120,11 @@ def memory_url(endpoint: str, memory_id: str) -> str:
         head, _, tail = url_for(endpoint, memory_id=_ID_SLOT).partition(_ID_SLOT)
         parts = cache[endpoint] = (head, tail)
     return parts[0] + quote(str(memory_id), safe=_PATH_SAFE) + parts[1]
+
+
+@bp.app_template_filter("quoted")
+def _quoted_filter(text: str) -> str:
+    return quoted_sentence(text)
 
 
 def get_memory_or_404(memory_id: str) -> Memory:
@@ -182,6 +191,12 @@ def index():
     if wants_partial():
         return render_template("memories/_rows.html", listing=current_listing())
     return render_template("memories/page.html", **page_context())
+
+
+@bp.get("/summary")
+def summary():
+    """The "Showing a–b of n" line alone (it reloads itself when a row is deleted or restored)."""
+    return render_template("memories/_summary.html", listing=current_listing())
 
 
 @bp.get("/meter")
@@ -267,6 +282,7 @@ def edit(memory_id: str):
         "errors": {},
         "version": memory.version,
         "categories": CATEGORIES,
+        "usage": usage_of(stores().memories),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context)
@@ -313,6 +329,7 @@ def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: 
         "errors": errors,
         "version": version or memory.version,
         "categories": CATEGORIES,
+        "usage": usage_of(stores().memories),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context), status
@@ -452,10 +469,14 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
     upload = request.files.get("file")
     if upload is not None and upload.filename:
         raw = upload.stream.read(MAX_IMPORT_BYTES + 1)
+        if not raw.strip():
+            raise ImportProblem(
+                f"“{upload.filename[:200]}” is empty; choose a JSON file exported from this page."
+            )
     else:
         raw = (request.form.get("payload") or "").encode("utf-8")
     if not raw.strip():
-        raise ImportProblem("Choose a JSON file exported from this page; the file was empty.")
+        raise ImportProblem("No file was chosen: choose a JSON file exported from this page.")
     if len(raw) > MAX_IMPORT_BYTES:
         raise ImportProblem(
             f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB; "
@@ -479,6 +500,16 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
     return records, text
 
 
+def import_file_name() -> str | None:
+    """The uploaded file's name (or the one the preview carried), as imported memories record it."""
+    upload = request.files.get("file")
+    raw = (
+        upload.filename if upload is not None and upload.filename else request.form.get("filename")
+    )
+    name = (raw or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return name[:200] or None
+
+
 @bp.get("/import")
 def import_form():
     """The upload form (Cancel of a preview comes back here)."""
@@ -497,6 +528,7 @@ def import_preview():
     except ValueError as exc:
         return _import_answer(error=f"The file cannot be imported: {exc}", status=422)
     return _import_answer(
+        filename=import_file_name(),
         plan=preview.changes[:200],
         more=max(0, len(preview.changes) - 200),
         counts=preview.counts,
@@ -512,7 +544,9 @@ def import_confirm():
     """Apply a previewed import in one write."""
     try:
         records, _ = read_import_file()
-        counts = stores().memories.import_records(records, actor=actor())
+        counts = stores().memories.import_records(
+            records, actor=actor(), source=import_file_name() or "an uploaded file"
+        )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
     except MemoryFullError as exc:

@@ -19,8 +19,8 @@ from .pagination import PAGE_SIZE, paginate
 __all__ = ["PAGE_SIZE", "SORTS", "Listing", "build_listing", "highlight", "usage_of"]
 
 SORTS = {
-    "newest": "Newest first",
-    "oldest": "Oldest first",
+    "newest": "Newest first (created)",
+    "oldest": "Oldest first (created)",
     "updated": "Recently updated",
     "alpha": "A–Z",
 }
@@ -45,6 +45,11 @@ class Listing:
 
     first: int = 0  # 1-based number of the first row shown (0 when none)
     last: int = 0  # and of the last one
+
+    @property
+    def sort_label(self) -> str:
+        """The order as the Sort menu names it, e.g. "Newest first (created)"."""
+        return SORTS.get(self.sort, self.sort)
 
 
 def _sort_key(sort: str):

@@ -79,6 +79,7 @@ def _render(values: Mapping[str, str]):
         "labels": SECTION_LABELS,
         "empty_notes": EMPTY_SECTION_NOTES,
         "max_message_chars": MAX_MESSAGE_CHARS,
+        "context_window": stores().settings.context_window,
         "page_title": "Prompt preview",
     }
     status = 422 if form.errors else 200

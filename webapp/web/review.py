@@ -7,13 +7,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_htmx import make_response
 
-from ..stores import ConflictError, MemoryFullError, NotFoundError
+from ..stores import ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
+from ..stores.review_stats import extraction_quality
 from ..text import count_noun
-from .context import actor, stores, wants_partial
+from .context import actor, quoted_sentence, stores, wants_partial
 from .pagination import paginate
 
 bp = Blueprint("review", __name__, url_prefix="/review")
@@ -36,6 +37,7 @@ class ReviewPage:
     pending_count: int  # for the tab label and the nav badge
     notice: str | None = None  # a message above the list (e.g. memory is full)
     notice_level: str = "warning"
+    undo_ids: list[str] = field(default_factory=list)  # the decisions the notice's Undo reverts
     editing: dict[str, str] = field(default_factory=dict)  # item id -> text in its open edit form
     errors: dict[str, str] = field(default_factory=dict)  # item id -> validation message
     focus: str | None = None  # element id that gets focus after the swap
@@ -116,14 +118,31 @@ def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
         html = render_template("review/_panel.html", view=view, oob_badge=True)
         trigger = {"announce": announce} if announce else None
         return make_response(html, status, trigger=trigger)
-    return render_template("review/page.html", view=view, page_title="Review"), status
+    return render_template(
+        "review/page.html",
+        view=view,
+        quality=extraction_quality(stores().review),
+        page_title="Review",
+    ), status
 
 
-def _done(tab: str, message: str, focus: str = "review-heading"):
-    """After a change: the refreshed panel for htmx, a redirect back for a plain form."""
+def _done(tab: str, message: str, undo_ids: list[str] | None = None, focus: str = "review-heading"):
+    """After a change: the refreshed panel with what happened (and Undo) for htmx, a redirect
+    back that shows the same for a plain form."""
     if wants_partial():
-        return _render(_build(tab, focus=focus), announce=message)
+        view = _build(tab, notice=message, notice_level="ok", undo_ids=undo_ids or [], focus=focus)
+        return _render(view, announce=message)
+    session[_DONE_KEY] = {"message": message[:500], "undo": (undo_ids or [])[:MAX_UNDO_IDS]}
     return redirect(url_for("review.index", tab=tab), code=303)
+
+
+MAX_UNDO_IDS = 100  # a bulk decision's Undo in the session cookie stays small
+_DONE_KEY = "review_done"  # what a plain (no-JavaScript) decision did, shown after its redirect
+
+
+def _quoted(item: ReviewItem) -> str:
+    """The fact in quotes, ending the sentence (no doubled full stop after “…。”)."""
+    return quoted_sentence(item.applied_content or item.content)
 
 
 def next_focus(item_id: str) -> str:
@@ -158,8 +177,14 @@ def _full_notice(exc: MemoryFullError, count: int = 1) -> str:
 
 @bp.get("/")
 def index():
-    """Pending facts (newest first) or the Decided tab."""
-    return _render(_build(_tab()))
+    """Pending facts (newest first) or the Decided tab (with what a plain form just did)."""
+    done = session.pop(_DONE_KEY, None) if not wants_partial() else None
+    if not isinstance(done, dict) or not done.get("message"):
+        return _render(_build(_tab()))
+    undo_ids = [str(i) for i in done.get("undo") or []]
+    return _render(
+        _build(_tab(), notice=str(done["message"]), notice_level="ok", undo_ids=undo_ids)
+    )
 
 
 @bp.get("/<item_id>/edit")
@@ -194,7 +219,17 @@ def approve(item_id: str):
     content = request.form.get("content")
     focus = next_focus(item.id)
     try:
-        stores().review.approve(item.id, content=content, actor=actor())
+        approved = stores().review.approve(item.id, content=content, actor=actor())
+    except MemoryTooLongError as exc:  # this fact alone is over the limit: say so at the field
+        return _render(
+            _build(
+                "pending",
+                editing={item.id: content if content is not None else item.content},
+                errors={item.id: str(exc)},
+                focus=f"edit-{item.id}",
+            ),
+            422,
+        )
     except MemoryFullError as exc:
         editing = {item.id: content} if content is not None else {}
         return _render(
@@ -212,7 +247,9 @@ def approve(item_id: str):
             ),
             422,
         )
-    return _done("pending", "Approved. Long-term memory updated.", focus)
+    return _done(
+        "pending", f"Approved {_quoted(approved)} Long-term memory updated.", [approved.id], focus
+    )
 
 
 @bp.post("/<item_id>/reject")
@@ -221,7 +258,9 @@ def reject(item_id: str):
     item = get_item_or_404(item_id)
     focus = next_focus(item.id)
     stores().review.reject(item.id, actor=actor())
-    return _done("pending", "Rejected.", focus)
+    return _done(
+        "pending", f"Rejected {_quoted(item)} It will not be proposed again.", [item.id], focus
+    )
 
 
 @bp.post("/<item_id>/undo")
@@ -241,7 +280,33 @@ def undo(item_id: str):
             ),
             409,
         )
-    return _done("decided", "Undone: the fact is pending again.")
+    return _done("decided", f"Undone, pending again: {_quoted(item)}")
+
+
+@bp.post("/undo")
+def undo_many():
+    """Undo the decisions a notice reported (one or a bulk); the person stays on their tab."""
+    ids = [i for i in request.form.getlist("ids") if i]
+    tab = _tab()
+    if not ids:
+        abort(404)
+    undone, refused = 0, 0
+    for item_id in ids:
+        try:
+            stores().review.undo(item_id, actor=actor())
+        except NotFoundError:
+            continue
+        except ConflictError:
+            refused += 1
+            continue
+        undone += 1
+    message = f"Undone: {count_noun(undone, 'fact')} pending again."
+    if refused:
+        message += (
+            f" {refused} could not be undone: the memory was changed after the approval; "
+            "edit it on the Memories page instead."
+        )
+    return _done(tab, message)
 
 
 @bp.post("/bulk")
@@ -263,6 +328,7 @@ def bulk():
             _build("pending", notice="Select at least one fact first.", focus="review-notice"), 422
         )
     done, queue = 0, stores().review
+    decided: list[str] = []
     for item_id in ids:
         try:
             if decision == "approve":
@@ -275,10 +341,11 @@ def bulk():
             left = len(ids) - done
             notice = (f"Approved {done} of {len(ids)}. " if done else "") + _full_notice(exc, left)
             return _render(
-                _build("pending", notice=notice, focus="review-notice"),
+                _build("pending", notice=notice, focus="review-notice", undo_ids=decided),
                 409,
                 announce="Memory is full; nothing lost.",
             )
         done += 1
+        decided.append(item_id)
     verb = "Approved" if decision == "approve" else "Rejected"
-    return _done("pending", f"{verb} {count_noun(done, 'fact')}.")
+    return _done("pending", f"{verb} {count_noun(done, 'fact')}.", decided)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import secrets
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import nh3
@@ -13,6 +17,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores.skills import (
+    ImportPlan,
     InvalidSkillDocumentError,
     SkillDocument,
     SkillDocumentConflictError,
@@ -25,7 +30,7 @@ from ..stores.skills import (
     new_record,
     text_problems,
 )
-from .context import stores, wants_partial
+from .context import actor, stores, wants_partial
 
 bp = Blueprint("skills", __name__, url_prefix="/skills")
 
@@ -122,12 +127,16 @@ class SkillsPage:
     tab: str  # "live" or "deprecated"
     groups: list[SkillGroup]  # documents of that tab grouped by skill
     problems: list[SkillDocumentProblem]  # invalid files and what is wrong
-    live_count: int
+    live_count: int  # live documents (skills and references)
     deprecated_count: int
     notice: str | None = None  # outcome message above the list
     notice_level: str = "ok"
     import_error: str | None = None  # shown next to the file field
     focus: str | None = None  # element id focused after the swap
+    skill_count: int = 0  # distinct live skills (what the Skills tab counts)
+    plan: ImportPlan | None = None  # an import that would overwrite, waiting for confirmation
+    plan_token: str = ""  # names the staged upload the confirmation applies
+    plan_file: str = ""  # the uploaded file's name, as shown
 
 
 def _group(documents: list[SkillDocument]) -> list[SkillGroup]:
@@ -152,6 +161,7 @@ def _build(tab: str, **extra: Any) -> SkillsPage:
         groups=_group(dead if tab == "deprecated" else live),
         problems=store.problems(),
         live_count=len(live),
+        skill_count=len({d.key[0] for d in live}),
         deprecated_count=len(dead),
         **extra,
     )
@@ -226,19 +236,87 @@ def import_zip():
             f"“{upload.filename}” is not a .zip file. Zip the skill folder "
             "(the one holding SKILL.md) and upload that."
         )
+    data = upload.stream.read()
     try:
-        report = stores().skills.import_skill_zip(upload.stream.read())
-    except (
-        SkillImportError,
-        UnsafeNameError,
-        InvalidSkillDocumentError,
-        SkillDocumentConflictError,
-    ) as exc:
+        plan = stores().skills.plan_import_zip(data)
+    except _IMPORT_ERRORS as exc:
+        return _import_failed(f"Nothing was imported: {exc}")
+    if not plan.overwrites:  # only new documents (or none changed): nothing to lose
+        return _apply_import(data)
+    token = _stage_upload(data)
+    view = _build("live", plan=plan, plan_token=token, plan_file=upload.filename)
+    view.focus = "import-preview-heading"
+    return _render(view, announce="Preview of the import: nothing is saved yet.")
+
+
+@bp.post("/import/confirm")
+def import_confirm():
+    """Apply an import after its preview (the upload was staged under a token)."""
+    token = request.form.get("token", "")
+    data = _staged_upload(token)
+    if data is None:
+        return _import_failed(
+            "That import preview has expired or was already applied; choose the file again."
+        )
+    response = _apply_import(data)
+    _staged_path(token).unlink(missing_ok=True)
+    return response
+
+
+_IMPORT_ERRORS = (
+    SkillImportError,
+    UnsafeNameError,
+    InvalidSkillDocumentError,
+    SkillDocumentConflictError,
+)
+_TOKEN = re.compile(r"[0-9a-f]{32}")
+STAGED_MAX_AGE_S = 24 * 3600
+
+
+def _apply_import(data: bytes):
+    try:
+        report = stores().skills.import_skill_zip(data, actor=actor())
+    except _IMPORT_ERRORS as exc:
         return _import_failed(f"Nothing was imported: {exc}")
     docs = report.added + report.updated + report.unchanged
     name = docs[0].skill if docs else "the skill"
     message = f"Imported {name}: {report.summary()}."
+    if report.updated:
+        message += " The replaced versions are kept in each document's history."
     return _render(_build("live", notice=message, focus="skills-notice"), announce=message)
+
+
+def _staging_dir() -> Path:
+    return Path(stores().settings.data_dir) / ".skill-imports"
+
+
+def _staged_path(token: str) -> Path:
+    return _staging_dir() / f"{token}.zip"
+
+
+def _stage_upload(data: bytes) -> str:
+    """Keep the upload until the person confirms (old staged uploads are dropped)."""
+    folder = _staging_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    for old in folder.glob("*.zip"):
+        try:
+            if now - old.stat().st_mtime > STAGED_MAX_AGE_S:
+                old.unlink()
+        except OSError:
+            pass
+    token = secrets.token_hex(16)
+    _staged_path(token).write_bytes(data)
+    return token
+
+
+def _staged_upload(token: str) -> bytes | None:
+    if not _TOKEN.fullmatch(token):
+        return None
+    try:
+        return _staged_path(token).read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _import_failed(message: str, status: int = 422):
@@ -309,7 +387,7 @@ def create():
     kind, skill, reference = values["type"], values["skill"], values["reference"]
     form = DocumentForm(values)
     form.errors.update(name_problems(kind, skill, reference))
-    form.errors.update(text_problems(values["content"], values["description"]))
+    form.errors.update(text_problems(values["content"], values["description"], kind=kind))
     if form.errors:
         return _form_response(form, 422)
     record = new_record(kind, skill, reference, values["description"], values["content"])
@@ -318,7 +396,7 @@ def create():
 
 def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
     try:
-        doc = stores().skills.save(record)
+        doc = stores().skills.save(record, actor=actor())
     except SkillDocumentConflictError as exc:
         form.errors["form"] = str(exc)
         return _form_response(form, 409)
@@ -349,7 +427,7 @@ def update(doc_id: str):
     doc = get_document_or_404(doc_id)
     values = _form_values("content", "description", "version")
     form = DocumentForm(values, doc=doc)
-    form.errors.update(text_problems(values["content"], values["description"]))
+    form.errors.update(text_problems(values["content"], values["description"], kind=doc.type))
     if form.errors:
         return _form_response(form, 422)
     if values["version"] and values["version"] != str(doc.updated_at):
@@ -363,3 +441,33 @@ def update(doc_id: str):
         return _form_response(form, 409)
     record = edited_record(doc, values["content"], values["description"])
     return _save_or_explain(record, form, "Saved.")
+
+
+# ----------------------------------------------------------------- history
+@bp.get("/<doc_id>/history")
+def history(doc_id: str):
+    """Every change of a document, newest first; each replaced version can be restored."""
+    doc = get_document_or_404(doc_id)
+    entries = list(reversed(stores().skills.history(doc.id)))
+    restored = request.args.get("restored", "")
+    return render_template(
+        "skills/history_page.html",
+        doc=doc,
+        entries=entries,
+        restored=restored,
+        page_title=f"History of {doc.title}",
+    )
+
+
+@bp.post("/<doc_id>/history/<hid>/restore")
+def restore_version(doc_id: str, hid: str):
+    """Bring back the version a change replaced; it becomes the current one (itself undoable)."""
+    doc = get_document_or_404(doc_id)
+    entry = next((e for e in stores().skills.history(doc.id) if e.get("hid") == hid), None)
+    if entry is None:
+        abort(404)
+    try:
+        stores().skills.restore_version(hid, actor=actor())
+    except KeyError:
+        abort(404)
+    return redirect(url_for("skills.history", doc_id=doc.id, restored=hid), code=303)

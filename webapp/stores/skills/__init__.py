@@ -34,7 +34,14 @@ importable from here.
 from ...text import fold
 from .archive import MAX_ZIP_BYTES, MAX_ZIP_MEMBERS
 from .documents import SNIPPET_CHARS, TYPES, SkillDocument, as_document, derive_snippet
-from .drafts import description_of, edited_record, name_problems, new_record, text_problems
+from .drafts import (
+    NEEDS_DESCRIPTION,
+    description_of,
+    edited_record,
+    name_problems,
+    new_record,
+    text_problems,
+)
 from .errors import (
     InvalidSkillDocumentError,
     SkillDocumentConflictError,
@@ -43,7 +50,13 @@ from .errors import (
     UnsafeNameError,
 )
 from .folder import DEPRECATED_DIR, MAX_FILE_BYTES, SkillDocumentProblem
-from .importing import MAX_REFERENCES, MAX_SOURCE_BYTES, ImportReport
+from .importing import (
+    MAX_REFERENCES,
+    MAX_SOURCE_BYTES,
+    ImportPlan,
+    ImportReport,
+    PlannedDocument,
+)
 from .merge import MergedMemory, Origin, RuntimeSource, merge_memories
 from .naming import (
     MAX_NAME_BYTES,
@@ -55,7 +68,10 @@ from .naming import (
 )
 from .search import MAX_QUERY_CHARS, SearchHit, score_document, search_entries
 from .store import LOCK_NAME, SkillDocumentStore
-from .validation import schema, validate_record
+from .validation import (
+    schema,
+    validate_record,
+)
 
 __all__ = [
     "description_of",
@@ -72,12 +88,15 @@ __all__ = [
     "MAX_SOURCE_BYTES",
     "MAX_ZIP_BYTES",
     "MAX_ZIP_MEMBERS",
+    "NEEDS_DESCRIPTION",
     "SNIPPET_CHARS",
     "TYPES",
+    "ImportPlan",
     "ImportReport",
     "InvalidSkillDocumentError",
     "MergedMemory",
     "Origin",
+    "PlannedDocument",
     "RuntimeSource",
     "SearchHit",
     "SkillDocument",

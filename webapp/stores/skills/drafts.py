@@ -16,9 +16,19 @@ def max_length(field: str) -> int:
     return int(schema()["properties"][field]["maxLength"])
 
 
-def text_problems(content: str, description: str) -> dict[str, str]:
-    """A message for ``content`` and ``description`` when the schema would refuse them."""
+NEEDS_DESCRIPTION = (
+    "A skill needs a description: one sentence saying what it does and when to use it "
+    "(the assistant picks skills by it)."
+)
+
+
+def text_problems(content: str, description: str, *, kind: str = "") -> dict[str, str]:
+    """A message for ``content`` and ``description`` when the schema would refuse them, or
+    when a skill (``kind="skill"``) has no description. The dashboard's form and the skill
+    import both use these rules, so they refuse the same things in the same words."""
     problems: dict[str, str] = {}
+    if kind == "skill" and not description.strip():
+        problems["description"] = NEEDS_DESCRIPTION
     most = max_length("content")
     if not content.strip():
         problems["content"] = "Content cannot be empty."
@@ -29,7 +39,7 @@ def text_problems(content: str, description: str) -> dict[str, str]:
     elif "\x00" in content:
         problems["content"] = "Content cannot contain NUL characters."
     most = max_length("skillDescription")
-    if len(description) > most:
+    if "description" not in problems and len(description) > most:
         problems["description"] = (
             f"The description is too long ({len(description):,} characters; at most {most:,})."
         )

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .documents import SkillDocument, derive_snippet
+from .drafts import text_problems
 from .errors import SkillImportError
 from .validation import validate_record
 
@@ -40,6 +41,38 @@ class ImportReport:
         return text
 
 
+@dataclass(frozen=True)
+class PlannedDocument:
+    """One document of a planned import: what would happen to it."""
+
+    kind: str  # "add", "update" or "same"
+    record: dict[str, Any]  # the document as the source has it
+    current: SkillDocument | None  # what is stored under its key now
+    edited_here: bool  # the stored one was changed here since it was last imported
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """What importing a skill folder would change; nothing is written while planning."""
+
+    skill: str
+    documents: tuple[PlannedDocument, ...]
+    not_in_source: tuple[SkillDocument, ...] = ()  # stored documents the folder lacks
+
+    def of_kind(self, kind: str) -> list[PlannedDocument]:
+        return [d for d in self.documents if d.kind == kind]
+
+    @property
+    def overwrites(self) -> bool:
+        """Would the import replace a stored document (or leave one behind)?"""
+        return bool(self.of_kind("update") or self.not_in_source)
+
+    @property
+    def edited_here(self) -> list[PlannedDocument]:
+        """The updates that would replace a version edited here since the last import."""
+        return [d for d in self.documents if d.edited_here]
+
+
 def read_skill_folder(folder: Path) -> list[dict[str, Any]]:
     """The folder's records (skill first), each checked against the schema; nothing is written."""
     records = _skill_records(Path(folder))
@@ -48,6 +81,10 @@ def read_skill_folder(folder: Path) -> list[dict[str, Any]]:
             {**record, "id": "import", "createdAt": 0, "updatedAt": 0},
             f"{record.get('reference') or 'SKILL.md'}",
         )
+    skill = records[0]
+    problems = text_problems(skill["content"], skill["skillDescription"], kind="skill")
+    if problems:  # the same rules, in the same words, as the dashboard's form
+        raise SkillImportError(f"SKILL.md: {next(iter(problems.values()))}")
     return records
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ...settings import Settings
+from ..history import HistoryLog
 from ..jsonfile import MAX_DEPTH, encode, fsync_dir, object_depth, write_atomic
 from ..locking import SidecarLock
 from ..timefmt import now_ms
@@ -35,13 +36,16 @@ from .errors import (
     UnsafeNameError,
 )
 from .folder import DEPRECATED_DIR, MAX_FILE_BYTES, FolderCache, SkillDocumentProblem, Snapshot
-from .importing import ImportReport, read_skill_folder
+from .importing import ImportPlan, ImportReport, PlannedDocument, read_skill_folder
 from .merge import MergedMemory, RuntimeSource, merge_memories
 from .naming import document_file_name, document_key, is_document_name
 from .search import SearchHit, search_entries
 from .validation import validate_record
 
 LOCK_NAME = ".lock"
+HISTORY_STORE_NAME = ".skills.json"  # its change log is ``<folder>/.skills.history.jsonl``
+# Fields that say when a document was written or imported, not what it says.
+_STAMPS = ("createdAt", "updatedAt", "importedAt")
 
 
 class SkillDocumentStore:
@@ -72,6 +76,7 @@ class SkillDocumentStore:
         self._runtime = runtime
         self._live = FolderCache(self.directory, deprecated=False)
         self._dead = FolderCache(self.deprecated_directory, deprecated=True)
+        self.history_log = HistoryLog(self.directory / HISTORY_STORE_NAME)
 
     @classmethod
     def from_settings(
@@ -157,7 +162,9 @@ class SkillDocumentStore:
         return list(source() if callable(source) else source)
 
     # ----------------------------------------------------------------- writing
-    def save(self, document: SkillDocument | Mapping[str, Any]) -> SkillDocument:
+    def save(
+        self, document: SkillDocument | Mapping[str, Any], *, actor: str = "library"
+    ) -> SkillDocument:
         """Validate and write a document; returns it as stored.
 
         Without an ``id`` (or with an unknown one) it is created. Fields left out of a mapping
@@ -170,7 +177,66 @@ class SkillDocumentStore:
         if "snippet" in raw and not isinstance(document, SkillDocument) and raw["snippet"] is None:
             del raw["snippet"]
         with self._locked():
-            return self._save_locked(raw)
+            return self._save_locked(raw, actor=actor)
+
+    def history(self, doc_id: str | None = None) -> builtins.list[dict[str, Any]]:
+        """The change log (oldest first), optionally of one document: each entry has ``hid``,
+        ``ts``, ``actor``, ``action`` (add, update, import, restore) and the record ``before``
+        and ``after`` the change."""
+        return self.history_log.read(doc_id)
+
+    def restore_version(self, hid: str, *, actor: str = "library") -> SkillDocument:
+        """Bring back the version that the change ``hid`` replaced (its content, description
+        and front matter) as a new save, itself in the history. KeyError when there is none."""
+        entry = self.history_log.find(hid)
+        before = entry.get("before") if entry else None
+        if entry is None or not isinstance(before, dict):
+            raise KeyError(f"No earlier version to restore for {hid!r}.")
+        with self._locked():
+            current = self.get(str(entry.get("id")))
+            if current is None:
+                raise KeyError(f"Document {entry.get('id')!r} no longer exists.")
+            raw = {
+                "id": current.id,
+                "content": before.get("content", ""),
+                "skillDescription": before.get("skillDescription", ""),
+                "meta": before.get("meta", {}),
+            }
+            return self._save_locked(raw, actor=actor, action="restore")
+
+    def edited_since_import(self, doc: SkillDocument) -> bool:
+        """Was ``doc`` changed here (dashboard, library) after the import that last wrote it?"""
+        imported = doc.extra.get("importedAt")
+        if isinstance(imported, int) and not isinstance(imported, bool):
+            return doc.updated_at > imported
+        return any(e.get("action") not in ("import", None) for e in self.history(doc.id))
+
+    def plan_import(self, folder: str | os.PathLike[str]) -> ImportPlan:
+        """What ``import_skill(folder)`` would do, per document; nothing is written."""
+        records = read_skill_folder(Path(folder))
+        planned = []
+        for record in records:
+            current = self._live_by_key(document_key(record))
+            if current is None:
+                planned.append(PlannedDocument("add", record, None, False))
+                continue
+            merged = {**current.to_dict(), **record, "id": current.id}
+            kind = "same" if _same(current.to_dict(), merged) else "update"
+            edited = kind == "update" and self.edited_since_import(current)
+            planned.append(PlannedDocument(kind, record, current, edited))
+        skill_key = document_key(records[0])[0]
+        seen = {document_key(r) for r in records}
+        stale = tuple(
+            d
+            for d in self._live.snapshot().documents
+            if d.key[0] == skill_key and d.key not in seen
+        )
+        return ImportPlan(str(records[0]["skill"]), tuple(planned), stale)
+
+    def plan_import_zip(self, source: bytes | BinaryIO | str | os.PathLike[str]) -> ImportPlan:
+        """``plan_import`` for an uploaded ``.zip``, with the same checks as ``import_skill_zip``."""
+        with unpacked_skill(source) as folder:
+            return self.plan_import(folder)
 
     def deprecate(self, doc_id: str) -> bool:
         """Move a live document to ``.deprecated/``; False when no live document has that id."""
@@ -185,16 +251,19 @@ class SkillDocumentStore:
         with self._locked():
             return self._move(doc_id, self._dead, self._live)
 
-    def import_skill(self, folder: str | os.PathLike[str]) -> ImportReport:
+    def import_skill(
+        self, folder: str | os.PathLike[str], *, actor: str = "import"
+    ) -> ImportReport:
         """Save an Agent Skills folder: one skill document and one per ``references/**/*.md``.
 
         Documents are matched by key (skill, type, reference), so re-importing unchanged
         content writes nothing and changed content updates the stored document (same id).
-        Everything is read and checked before anything is written.
+        Everything is read and checked before anything is written. A replaced version stays
+        in ``history`` (``restore_version`` brings it back).
         """
         records = read_skill_folder(Path(folder))
         with self._locked():
-            report = self._upsert_all(records)
+            report = self._upsert_all(records, actor=actor, imported=True)
             skill_key = document_key(records[0])[0]
             seen = {document_key(r) for r in records}
             stale = tuple(
@@ -204,14 +273,16 @@ class SkillDocumentStore:
             )
         return replace(report, not_in_source=stale)
 
-    def import_skill_zip(self, source: bytes | BinaryIO | str | os.PathLike[str]) -> ImportReport:
+    def import_skill_zip(
+        self, source: bytes | BinaryIO | str | os.PathLike[str], *, actor: str = "import"
+    ) -> ImportReport:
         """``import_skill`` for an uploaded ``.zip`` of one skill folder, unpacked safely.
 
         Refuses paths that climb out (``..``, absolute, drive letters), links, encrypted entries,
         more than 1,000 entries or 20 MB unpacked (counted while reading, not from headers).
         """
         with unpacked_skill(source) as folder:
-            return self.import_skill(folder)
+            return self.import_skill(folder, actor=actor)
 
     def export_runtime(self, memories: Iterable[SkillDocument | Mapping[str, Any]]) -> ImportReport:
         """Write runtime skill memories out as document files (migration from in-memory skills).
@@ -221,32 +292,42 @@ class SkillDocumentStore:
         """
         records = [as_document(m).to_dict() for m in memories]
         with self._locked():
-            return self._upsert_all(records)
+            return self._upsert_all(records, actor="runtime")
 
     # ----------------------------------------------------------------- internals
     def _locked(self) -> _FolderLock:
         return _FolderLock(self)
 
-    def _upsert_all(self, records: builtins.list[dict[str, Any]]) -> ImportReport:
+    def _upsert_all(
+        self, records: builtins.list[dict[str, Any]], *, actor: str, imported: bool = False
+    ) -> ImportReport:
         added: builtins.list[SkillDocument] = []
         updated: builtins.list[SkillDocument] = []
         unchanged: builtins.list[SkillDocument] = []
+        action = "import" if imported else None
         for record in records:
             existing = self._live_by_key(document_key(record))
             if existing is not None:
                 record = {**record, "id": existing.id}
-                saved = self._save_locked(record)
+                saved = self._save_locked(record, actor=actor, action=action, imported=imported)
                 (updated if saved.updated_at != existing.updated_at else unchanged).append(saved)
                 continue
             if not record.get("id") or self.get(str(record["id"])) is not None:
                 record = {**record, "id": str(uuid.uuid4())}
-            added.append(self._save_locked(record))
+            added.append(self._save_locked(record, actor=actor, action=action, imported=imported))
         return ImportReport(tuple(added), tuple(updated), tuple(unchanged))
 
     def _live_by_key(self, key: tuple[str, str, str]) -> SkillDocument | None:
         return self._live.snapshot().by_key.get(key)
 
-    def _save_locked(self, raw: dict[str, Any]) -> SkillDocument:
+    def _save_locked(
+        self,
+        raw: dict[str, Any],
+        *,
+        actor: str = "library",
+        action: str | None = None,
+        imported: bool = False,
+    ) -> SkillDocument:
         current = self.get(str(raw["id"])) if raw.get("id") else None
         record = {**(current.to_dict() if current else {}), **raw}
         if not record.get("id"):
@@ -258,13 +339,29 @@ class SkillDocumentStore:
         if "snippet" not in raw:
             record["snippet"] = derive_snippet(record)
         record = self._stamp(record, current)
+        if imported:
+            record["importedAt"] = record["updatedAt"]
         record = validate_record(record)
         if current is not None and _same(current.to_dict(), record):
             return current
         cache = self._dead if current is not None and current.deprecated else self._live
         if cache is self._live:
             self._check_key_free(record)
-        return self._write(cache, record)
+        # Written ahead: the entry that can bring the old version back lands first, and is cut
+        # off again when the document cannot be written.
+        entry = HistoryLog.entry(
+            actor,
+            action or ("update" if current is not None else "add"),
+            str(record["id"]),
+            current.to_dict() if current is not None else None,
+            record,
+        )
+        undo = self.history_log.append([entry])
+        try:
+            return self._write(cache, record)
+        except BaseException:
+            undo()
+            raise
 
     def _stamp(self, record: dict[str, Any], current: SkillDocument | None) -> dict[str, Any]:
         now = now_ms()
@@ -363,7 +460,7 @@ def _same(stored: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
 
 
 def _without_times(record: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in ("createdAt", "updatedAt")}
+    return {k: v for k, v in record.items() if k not in _STAMPS}
 
 
 def _plain(document: Any) -> dict[str, Any]:

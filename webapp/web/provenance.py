@@ -1,0 +1,171 @@
+"""Where memories came from, as the pages show it, and the Recently deleted view.
+
+The views here are routes of the memories blueprint (``/memories/deleted``…), so the
+navigation marks Memories as the current area.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from flask import g, redirect, render_template, request, url_for
+from flask_htmx import make_response
+
+from ..stores import Memory, MemoryFullError, describe_origin
+from ..stores.origin import extractor_label
+from ..stores.timefmt import EPOCH, parse_ts
+from .context import actor, stores, wants_partial
+from .memories import bp
+
+HOW_LABELS = {
+    "dashboard": "Typed in the dashboard",
+    "mcp": "Told through manage_memory",
+    "extracted": "Extracted",
+    "imported": "Imported",
+    "restored": "Restored",
+    "library": "Added by a program",
+    "cli": "Added on the command line",
+}
+
+
+@dataclass(frozen=True)
+class OriginView:
+    """A memory's origin as the templates show it."""
+
+    label: str  # a few words: "Extracted", "Typed in the dashboard", or the bare source
+    phrase: str  # the one-line description (the MCP tool says the same)
+    conversation_id: str | None  # the thread it was extracted from
+    thread_url: str | None  # its page, only when the thread still exists
+    evidence: str | None  # the message excerpt
+    evidence_at: datetime | None  # when that message was written
+    extractor: str | None  # "rules" or "LLM provider/model"
+    approved_by: str | None
+    approved_at: datetime | None
+    imported_from: str | None
+    known: bool  # False for records that do not say where they came from
+
+
+def _thread_ids() -> set[str]:
+    """Ids of the threads the conversation store holds (read once per request)."""
+    if "thread_ids" not in g:
+        g.thread_ids = {s.id for s in stores().conversations.list_conversations()}
+    return g.thread_ids
+
+
+def _moment(value: Any) -> datetime | None:
+    moment = parse_ts(value) if value else EPOCH
+    return None if moment == EPOCH else moment
+
+
+def origin_view(memory: Memory) -> OriginView:
+    """What the pages say about where ``memory`` came from."""
+    origin = memory.origin or {}
+    conversation_id = origin.get("conversationId")
+    thread_url = None
+    if conversation_id and conversation_id in _thread_ids():
+        thread_url = url_for("conversations.thread", conversation_id=conversation_id)
+    how = origin.get("how")
+    fallback = memory.source if memory.source else "—"
+    return OriginView(
+        label=HOW_LABELS.get(str(how), fallback),
+        phrase=describe_origin(memory.origin),
+        conversation_id=conversation_id,
+        thread_url=thread_url,
+        evidence=origin.get("evidence"),
+        evidence_at=_moment(origin.get("evidenceAt")),
+        extractor=extractor_label(origin.get("extractor"), origin.get("model"))
+        if how == "extracted"
+        else None,
+        approved_by=origin.get("approvedBy"),
+        approved_at=_moment(origin.get("approvedAt")),
+        imported_from=origin.get("importedFrom"),
+        known=memory.origin is not None,
+    )
+
+
+@bp.app_template_global()
+def memory_origin(memory: Memory) -> OriginView:
+    """Template access to ``origin_view``."""
+    return origin_view(memory)
+
+
+# ------------------------------------------------------------------ recently deleted
+GONE_ELSEWHERE = (
+    "That memory is no longer in Recently deleted: it was restored or deleted forever "
+    "meanwhile. The list below is up to date."
+)
+
+
+@bp.get("/deleted")
+def deleted():
+    """Every deleted memory the history log can still bring back, newest deletion first."""
+    return _deleted_page()
+
+
+DELETED_PAGE_SIZE = 50
+
+
+def _page_number(pages: int) -> int:
+    raw = request.values.get("page", "1")
+    number = int(raw) if raw.isdigit() and len(raw) < 10 else 1
+    return min(max(1, number), pages)
+
+
+def _deleted_page(notice: str | None = None, status: int = 200, error: bool = False):
+    gone = stores().memories.recently_deleted()
+    pages = max(1, -(-len(gone) // DELETED_PAGE_SIZE))
+    page = _page_number(pages)
+    start = (page - 1) * DELETED_PAGE_SIZE
+    context = {
+        "gone": gone[start : start + DELETED_PAGE_SIZE],
+        "total": len(gone),
+        "page": page,
+        "pages": pages,
+        "notice": notice if notice is not None else _notice_from_args(),
+        "error": error,
+        "page_title": "Recently deleted",
+    }
+    if wants_partial():
+        html = render_template("memories/_deleted_list.html", **context)
+        return make_response(
+            html, status, trigger={"announce": context["notice"]} if notice else None
+        )
+    return render_template("memories/deleted_page.html", **context), status
+
+
+def _notice_from_args() -> str | None:
+    done = request.args.get("done", "")
+    return {
+        "restored": "Restored. The memory is back in the list.",
+        "purged": "Deleted forever.",
+    }.get(done)
+
+
+@bp.post("/deleted/restore")
+def restore_deleted():
+    """Bring a deleted memory back (by its id)."""
+    memory_id = request.form.get("id", "")
+    try:
+        stores().memories.restore(memory_id, actor=actor())
+    except KeyError:
+        return _deleted_page(notice=GONE_ELSEWHERE, status=404, error=True)
+    except MemoryFullError as exc:
+        return _deleted_page(notice=str(exc), status=409, error=True)
+    if not wants_partial():
+        return redirect(url_for("memories.deleted", done="restored"), 303)
+    return _deleted_page(notice="Restored. The memory is back in the list.")
+
+
+@bp.post("/deleted/purge")
+def purge_deleted():
+    """Delete a memory forever: it and its whole history are removed; there is no undo."""
+    memory_id = request.form.get("id", "")
+    store = stores().memories
+    if not memory_id or not any(d.memory.id == memory_id for d in store.recently_deleted()):
+        return _deleted_page(notice=GONE_ELSEWHERE, status=404, error=True)
+    store.purge(memory_id, actor=actor())
+    if not wants_partial():
+        return redirect(url_for("memories.deleted", done="purged"), 303)
+    return _deleted_page(notice="Deleted forever.")
