@@ -339,7 +339,7 @@ class Breakdown:
 
 
 def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
-    from webapp.stores import history, jsonfile
+    from webapp.stores import history, jsonfile, locking
 
     records = memory_records(count)
     store = memory_store(folder / f"b{count}" / "memories.json", records)
@@ -348,12 +348,12 @@ def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
     for name in ("encode", "encode_spliced"):
         breakdown.wrap(jsonfile, name, "encode")
     breakdown.wrap(jsonfile, "parse_bytes", "decode")
-    breakdown.wrap(jsonfile.JsonFile, "_read_locked", "read")  # under the lock: read, compare
+    breakdown.wrap(jsonfile.JsonFile, "_read_under_lock", "read")  # under the lock: read, compare
     breakdown.wrap(store.file, "_validate", "validate")
     breakdown.wrap(store.file, "_validate_item", "validate")
     breakdown.wrap(os, "fsync", "fsync")
-    breakdown.wrap(jsonfile._BoundedLock, "__enter__", "lock")
-    breakdown.wrap(jsonfile._BoundedLock, "__exit__", "lock")
+    breakdown.wrap(locking.SidecarLock, "__enter__", "lock")
+    breakdown.wrap(locking.SidecarLock, "__exit__", "lock")
     breakdown.wrap(history.HistoryLog, "append", "history")
     total = 0.0
     try:

@@ -4,15 +4,19 @@ Runs, for ``--seconds`` (default 60), in separate processes on one fresh data fo
 a dashboard-style ``MemoryStore`` (add / update / delete / restore), the MCP server driven
 through the SDK's stdio client (add / update / delete), ``memory-curator extract --all`` in
 a loop (alternating manual and auto review mode), a host program calling
-``ConversationStore.add_exchange``, a reviewer approving and rejecting queued facts, and a
-reader that parses every store file as fast as it can.
+``ConversationStore.add_exchange``, a reviewer approving and rejecting queued facts, a
+reader that parses every store file as fast as it can, and a careless operator deleting every
+``*.lock`` file in the folder every few milliseconds (``--lock-deletion-every``; 0 turns it off).
 
 Then it checks and prints: every file parses and never failed to parse for the reader;
 every acknowledged add is in the memory file or has a delete in the history log; replaying
 the history log gives exactly the memory file; every acknowledged exchange is in its
-thread, in order; no temp files are left behind.
+thread, in order; no temp files are left behind. Last, the corrupt-then-repair phase: it
+damages ``memories.json``, runs ``memory-curator repair`` and checks that every memory is back
+as it was (the backup plus the history log's newer changes).
 
     .venv/bin/python benchmarks/soak_shared_folder.py [--seconds 60] [--keep DIR]
+        [--lock-deletion-every 0.002]
 """
 
 from __future__ import annotations
@@ -216,7 +220,54 @@ def reader(data_dir: Path, until: float, out: Path) -> None:
     _log(out, {"op": "reads", "reads": reads, "bad": bad})
 
 
+def lock_deleter(data_dir: Path, until: float, out: Path, every: float = 0.002) -> None:
+    """``rm data/*.lock`` over and over (the stores must not lose a change because of it)."""
+    deleted = 0
+    while time.time() < until:
+        for lock in data_dir.rglob("*.lock"):
+            try:
+                lock.unlink()
+                deleted += 1
+            except FileNotFoundError:
+                pass
+        time.sleep(every)
+    _log(out, {"op": "lock-deletions", "count": deleted})
+
+
 WORKERS = [dashboard, host, extractor, reviewer, mcp_client, reader]
+
+
+def corrupt_then_repair(data_dir: Path) -> list[str]:
+    """Damage memories.json, run ``memory-curator repair``; every memory must come back."""
+    memory_file = data_dir / "memories.json"
+    before = {r["id"]: r["content"] for r in json.loads(memory_file.read_bytes())}
+    memory_file.write_bytes(memory_file.read_bytes()[: memory_file.stat().st_size // 2])
+    env = {**os.environ, **ENV, "MEMORY_DATA_DIR": str(data_dir)}
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp", "repair"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    print("repair said:", *done.stdout.splitlines()[:1], sep="\n  ")
+    if done.returncode != 0:
+        return [f"repair failed: {done.stderr[-500:]}"]
+    after = {r["id"]: r["content"] for r in json.loads(memory_file.read_bytes())}
+    missing = sorted(set(before) - set(after))
+    extra = sorted(set(after) - set(before))
+    changed = sorted(i for i in set(before) & set(after) if before[i] != after[i])
+    print(
+        f"corrupt-then-repair: {len(before) - len(missing) - len(changed)} of {len(before)} "
+        f"memories back as they were; {len(missing)} missing, {len(changed)} different, "
+        f"{len(extra)} extra"
+    )
+    failures = []
+    if missing or changed or extra:
+        failures.append(
+            f"repair lost changes: missing {missing[:5]}, different {changed[:5]}, extra {extra[:5]}"
+        )
+    return failures
 
 
 def check(data_dir: Path, logs: Path) -> list[str]:
@@ -296,12 +347,20 @@ def _report(records: list[dict], stored: dict, history: list[dict]) -> None:
         f"extract runs: {runs.get('runs')} ({runs.get('failures')} failed)"
     )
     print(f"reader parses: {reads.get('reads')} ({reads.get('bad')} failed)")
+    deletions = sum(r["count"] for r in records if r["op"] == "lock-deletions")
+    print(f"lock files deleted while they ran: {deletions}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--keep", type=Path, default=None, help="Use (and keep) this data folder.")
+    parser.add_argument(
+        "--lock-deletion-every",
+        type=float,
+        default=0.002,
+        help="Seconds between deletions of every *.lock file (0: never delete them).",
+    )
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="soak-"))
     data_dir, logs = root / "data", root / "logs"
@@ -310,13 +369,21 @@ def main() -> int:
     logs.mkdir()
     # Loaded here, before the clock starts: the forked workers inherit the modules, so on a
     # busy machine the run's seconds go to work, not to each worker importing the library.
-    import webapp.extraction
-    import webapp.stores  # noqa: F401
+    import webapp.extraction  # noqa: F401
+    from webapp.stores import MemoryStore
 
+    MemoryStore.from_settings(_settings(data_dir)).init()  # the file the checks read exists
     until = time.time() + args.seconds
     processes = [
         mp.Process(target=w, args=(data_dir, until, logs / f"{w.__name__}.jsonl")) for w in WORKERS
     ]
+    if args.lock_deletion_every > 0:
+        processes.append(
+            mp.Process(
+                target=lock_deleter,
+                args=(data_dir, until, logs / "lock_deleter.jsonl", args.lock_deletion_every),
+            )
+        )
     for process in processes:
         process.start()
     for process in processes:
@@ -324,6 +391,8 @@ def main() -> int:
     crashed = [(p.name, p.exitcode) for p in processes if p.exitcode != 0]
     failures = check(data_dir, logs)
     failures += [f"worker {name} exited with {code}" for name, code in crashed]
+    if not failures:  # only a folder that passed is worth damaging
+        failures += corrupt_then_repair(data_dir)
     print(f"data folder: {data_dir}")
     for failure in failures:
         print("FAIL:", failure)

@@ -103,16 +103,16 @@ def test_repair_quarantines_and_restarts_from_the_backup(data_dir, name, content
     path = data_dir / "memories.json"
     store = memory_store(path).init()
     first = store.add("first")
-    store.add("second")  # the .bak now holds the file with "first" only
+    second = store.add("second")  # the .bak holds "first" only; the history log has "second"
     path.write_bytes(content)  # damaged by something that is not us
 
     moved = store.file.repair()
 
     assert moved is not None and quarantined(data_dir, "memories.json") == [moved]
     assert moved.read_bytes() == content
-    assert [m.id for m in store.get_all()] == [first.id]
+    assert [m.id for m in store.get_all()] == [first.id, second.id]  # the backup + replay
     store.add("works again")
-    assert len(store.get_all()) == 2
+    assert len(store.get_all()) == 3
 
 
 def test_repair_without_a_good_backup_starts_empty(data_dir):

@@ -169,19 +169,13 @@ def repairable_files(settings: Settings) -> list[Any]:
 @data_dir_option
 @friendly_errors
 def repair(data_dir: str | None) -> None:
-    """Set damaged store files aside (bytes intact) and start from the last good backup."""
+    """Set damaged store files (or their unusable records) aside, bytes intact; start from the
+    last good backup and replay the history log's newer changes."""
     settings = load_settings(data_dir)
     for store_file in repairable_files(settings):
         if not store_file.path.exists():
             continue
-        moved = store_file.repair()
-        if moved is None:
-            click.echo(f"{store_file.path}: ok")
-        else:
-            source = (
-                "the last good backup" if store_file.backup_status() == "ok" else "an empty store"
-            )
-            click.echo(f"{store_file.path}: damaged; moved to {moved}, started from {source}")
+        click.echo(store_file.repair_report().describe())
 
 
 @main.command(name="export")

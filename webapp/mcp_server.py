@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import io
+import json
 import logging
-from collections.abc import Callable, Mapping
+import re
+import sys
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
 from typing import Any
 
 import anyio
 import anyio.to_thread
 import mcp.types as types
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from .stores import (
     CATEGORIES,
@@ -35,6 +41,7 @@ from .stores import (
     StoreError,
     describe_origin,
 )
+from .stores.jsonfile import MAX_DEPTH, nesting_depth
 from .text import count_noun
 
 logger = logging.getLogger(__name__)
@@ -414,10 +421,110 @@ def _package_version() -> str:
         return ""
 
 
+MAX_MESSAGE_DEPTH = MAX_DEPTH
+_ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+
+def _guess_id(text: str) -> int | str | None:
+    """The request id of a line that cannot be parsed, when one can be made out."""
+    found = _ID.search(text)
+    if found is None:
+        return None
+    try:
+        value = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return value if isinstance(value, (int, str)) else None
+
+
+def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+    )
+
+
+def screen_line(line: str) -> tuple[bool, types.JSONRPCError | None]:
+    """(pass it to the SDK?, the error to answer with instead) for one line from the client.
+
+    The SDK drops a line it cannot read without answering, so the assistant waits forever;
+    every such line that carries an id is answered here with a JSON-RPC error.
+    """
+    text = line.strip()
+    if not text:
+        return False, None
+    depth = nesting_depth(text)
+    if depth > MAX_MESSAGE_DEPTH:
+        return False, _error(
+            _guess_id(text),
+            types.INVALID_REQUEST,
+            f"The request is nested too deep ({depth} levels; at most {MAX_MESSAGE_DEPTH}).",
+        )
+    try:
+        message = json.loads(text)
+    except ValueError as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number is too long"
+        return False, _error(_guess_id(text), types.PARSE_ERROR, f"Parse error: {reason}.")
+    if not isinstance(message, dict):
+        return False, _error(None, types.INVALID_REQUEST, "A request must be a JSON object.")
+    request_id = message.get("id")
+    answerable = isinstance(request_id, (int, str)) and not isinstance(request_id, bool)
+    problem = _request_problem(message)
+    if problem is None:
+        try:
+            types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        except Exception as exc:  # whatever the SDK would have dropped silently
+            problem = (types.INVALID_REQUEST, f"Invalid request: {str(exc).splitlines()[0]}")
+    if problem is None:
+        return True, None
+    return False, _error(request_id, *problem) if answerable else None
+
+
+def _request_problem(message: dict[str, Any]) -> tuple[int, str] | None:
+    if "params" in message and not isinstance(message["params"], dict):
+        return types.INVALID_PARAMS, "Invalid params: params must be a JSON object."
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return (
+            types.INVALID_PARAMS,
+            "Invalid params: the text has a lone surrogate (such as \\ud800), which is not "
+            "valid Unicode. Send it again as valid UTF-8 text.",
+        )
+    return None
+
+
+class ScreenedLines:
+    """The client's lines for the SDK's stdio transport, hostile ones answered here instead."""
+
+    def __init__(self, lines: AsyncIterable[str]) -> None:
+        self._lines = lines
+        self._replies: MemoryObjectSendStream[SessionMessage] | None = None
+        self._ready = anyio.Event()
+
+    def answer_with(self, replies: Any) -> None:
+        """The stream the server's own answers go out on (one writer, so lines never mix)."""
+        self._replies = replies
+        self._ready.set()
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for line in self._lines:
+            forward, reply = screen_line(line)
+            if forward:
+                yield line
+            elif reply is not None:
+                await self._ready.wait()
+                assert self._replies is not None
+                logger.warning("Answered a request the server cannot read: %s", reply.error.message)
+                await self._replies.send(SessionMessage(reply))
+
+
 async def serve_stdio(store: MemoryStore, review: ReviewQueue | None) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
     server = build_server(store, review)
-    async with stdio_server() as (read_stream, write_stream):
+    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    screened = ScreenedLines(stdin)
+    async with stdio_server(stdin=screened) as (read_stream, write_stream):  # type: ignore[arg-type]
+        screened.answer_with(write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

@@ -149,7 +149,7 @@ def _standalone_paths(data_dir: Path) -> dict[str, Path]:
 def _read_options(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # not UTF-8 or JSON, too deep, …
         raise SettingsError(f"Cannot read the add-on options file {path}: {exc}") from exc
     if not isinstance(data, dict):
         raise SettingsError(f"The add-on options file {path} must hold a JSON object.")

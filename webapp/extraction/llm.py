@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ..stores.jsonfile import loads_bounded
 from ..stores.memories import CATEGORIES, Memory
 
 MIN_CONFIDENCE = 0.7
@@ -176,8 +176,8 @@ def parse_facts(
     valid). The caller then falls back to the rules rather than trust half of it.
     """
     try:
-        data = json.loads(_json_text(reply))
-    except (json.JSONDecodeError, RecursionError):
+        data = loads_bounded(_json_text(reply))
+    except ValueError:  # not JSON, nested too deep, a number beyond Python's int limit
         return None
     if isinstance(data, dict) and isinstance(data.get("facts"), list):
         data = data["facts"]

@@ -22,6 +22,7 @@ from .errors import (
     StoreBusyError,
     StoreCorruptError,
     StoreError,
+    StoreSymlinkError,
     StoreWriteError,
 )
 from .memories import CATEGORIES, DeletedMemory, ImportPreview, Memory, MemoryStore
@@ -83,6 +84,7 @@ __all__ = [
     "StoreBusyError",
     "StoreCorruptError",
     "StoreError",
+    "StoreSymlinkError",
     "StoreWriteError",
     "UnsafeNameError",
     "cli_session_key",

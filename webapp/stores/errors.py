@@ -41,12 +41,26 @@ class StoreCorruptError(StoreError):
 class StoreBusyError(StoreError):
     """Another process held the store's lock longer than we are willing to wait."""
 
-    def __init__(self, path: Path | str, timeout: float) -> None:
+    def __init__(self, path: Path | str, timeout: float, *, reason: str | None = None) -> None:
         self.path = Path(path)
         self.timeout = timeout
+        why = reason or f"another process held its lock for more than {timeout:g} s"
         super().__init__(
-            f"The store file {self.path} is busy: another process held its lock for more than "
-            f"{timeout:g} s. Nothing was changed; try again."
+            f"The store file {self.path} is busy: {why}. Nothing was changed; try again."
+        )
+
+
+class StoreSymlinkError(StoreError):
+    """The store file is a symbolic link; writing would replace the link and split the store."""
+
+    def __init__(self, path: Path | str, target: Path | str) -> None:
+        self.path = Path(path)
+        self.target = Path(target)
+        super().__init__(
+            f"The store file {self.path} is a symbolic link to {self.target}. Saving through it "
+            f"would replace the link with a plain file and split the store in two, so nothing was "
+            f"changed. Point the data folder setting at the real folder, or move {self.target} "
+            f"to {self.path} in place of the link."
         )
 
 

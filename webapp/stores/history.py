@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StoreWriteError
-from .jsonfile import write_atomic
+from .jsonfile import loads_bounded, write_atomic
 from .timefmt import now_iso
 
 log = logging.getLogger(__name__)
@@ -137,8 +137,8 @@ class HistoryLog:
         with handle:
             for line in handle:
                 try:
-                    entry = json.loads(line.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError):
+                    entry = loads_bounded(line.decode("utf-8"))
+                except ValueError:  # not UTF-8, not JSON, nested too deep, a huge number
                     continue
                 if isinstance(entry, dict):
                     entries.append(entry)

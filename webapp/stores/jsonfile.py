@@ -1,9 +1,12 @@
 """One JSON file shared by several processes: locked read-modify-write, atomic replace, cached reads.
 
-How a write works (DESIGN.md): take the sidecar ``<file>.lock``, read the file afresh,
-change the data, validate it, write a temp file in the same folder (write, fsync),
-keep the previous version as ``<file>.bak``, ``os.replace``, fsync the folder, run the
-commit hook (the history log), release the lock. Readers never take the lock and never
+How a write works (DESIGN.md): take the sidecar ``<file>.lock`` and make sure the lock held
+is the file at that path (``locking.SidecarLock``), read the file afresh, change the data,
+validate it, write a temp file in the same folder (write, fsync); then, under a short lock on
+the folder, verify the data file is still the one read (a program that does not know the lock,
+or a writer let in by a deleted lock file, may have replaced it: then read again and re-apply),
+append the history entry (written ahead), keep the previous version as ``<file>.bak``,
+``os.replace``; fsync the folder; release the lock. Readers never take the lock and never
 re-parse a file whose bytes have not changed.
 
 Speed without changing a byte on disk: JSON is encoded and decoded with orjson, whose
@@ -13,10 +16,16 @@ lone surrogate, NaN) goes through the standard library as before. Under the lock
 read afresh and its bytes compared with the cached parse, which is reused only when they are
 identical; a store that says how to copy its document (``copy=``) then also reuses the encoded
 form of every item it did not replace, so a write encodes only what changed.
+
+Every parse is bounded (nesting depth, number size); a file beyond the bounds is damaged like
+any other. Records a store cannot use (``item_problem``) are set aside, bytes intact, in
+``<file>.rejected-<stamp>`` and the usable ones kept; a file with no usable record left is
+damaged. ``repair`` starts from ``<file>.bak`` and replays the history log's newer entries.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -27,15 +36,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import compress, repeat
+from itertools import accumulate, compress, repeat
 from operator import and_, eq, is_, itemgetter, not_
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
-import filelock
 import orjson
 
-from .errors import StoreBusyError, StoreCorruptError, StoreWriteError
+from .errors import StoreBusyError, StoreCorruptError, StoreSymlinkError, StoreWriteError
+from .locking import SidecarLock, commit_lock
 
 T = TypeVar("T")
 Signature = tuple[int, int, int]
@@ -47,7 +56,19 @@ log = logging.getLogger(__name__)
 # alone is not trusted: the bytes are re-read and compared instead ("racy git").
 RACY_NS = 2_000_000_000
 DEFAULT_MODE = 0o644
-LOCK_POLL_SECONDS = 0.005
+# Nesting deeper than this is no store file, export or tool call of ours; refusing it keeps
+# every parser (and every caller, however deep its own stack) clear of RecursionError.
+MAX_DEPTH = 64
+# How often a write re-reads and re-applies its change when another program keeps replacing
+# the file between our read and our replace, before it gives up with StoreBusyError.
+REAPPLY_LIMIT = 10
+EXCLUSIVE_AFTER = 2
+# Replaying history onto the backup starts this long before the backup was written: entries
+# of that moment are applied again, which changes nothing when they are already in it.
+REPLAY_SLACK_NS = RACY_NS
+
+Journal = Callable[[Any], Callable[[], None] | None]
+Replay = Callable[[Any, int | None], int]
 
 
 class Unchanged(Generic[T]):
@@ -189,17 +210,90 @@ def fragments_of(raw: bytes, data: Any) -> Fragments:
     }
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def _bracket_depth(data: bytes) -> int:
+    """Deepest nesting of brackets in ``data``, strings not told apart (an upper bound)."""
+    brackets = data.translate(
+        None, _NOT_BRACKETS
+    )  # UTF-8 never uses these bytes inside a character
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def nesting_depth(text: str | bytes, limit: int = MAX_DEPTH) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest, without parsing it (no recursion).
+
+    Exact when deeper than ``limit``; otherwise an upper bound that is at most ``limit`` (the
+    quick count, brackets inside strings included, settles the usual case without the
+    slower string-aware count).
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    quick = _bracket_depth(data)
+    if quick <= limit:
+        return quick
+    unquoted = _JSON_STRING.sub("", data.decode("utf-8", "replace"))
+    return _bracket_depth(unquoted.encode("utf-8", "surrogatepass"))
+
+
+def object_depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """How deep a parsed value nests (lists and dicts), counted without recursion up to ``limit + 1``."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def loads_bounded(text: str, limit: int = MAX_DEPTH, *, raw: bytes | None = None) -> Any:
+    """``json.loads`` within the bounds: ValueError (a JSONDecodeError for bad syntax) otherwise.
+
+    ``raw``, the UTF-8 bytes ``text`` came from, saves encoding it again for the depth count.
+    """
+    depth = nesting_depth(text if raw is None else raw, limit)
+    if depth > limit:
+        raise ValueError(f"it is nested too deep ({depth} levels; at most {limit})")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise ValueError(f"it is nested too deep (at most {limit} levels)") from None
+    except ValueError as exc:  # an integer beyond sys.get_int_max_str_digits()
+        raise ValueError(f"a number in it is too long ({exc})") from None
+
+
 def parse_bytes(raw: bytes, path: Path) -> Any:
     """Parse the bytes of ``path`` or raise StoreCorruptError saying where it breaks."""
     if not raw.strip():
         raise StoreCorruptError(path, "the file is empty", offset=0)
     if not raw.startswith(b"\xef\xbb\xbf"):
         try:
-            data = orjson.loads(raw)
+            data = orjson.loads(raw)  # (orjson's own depth limit is 1024: ours is checked)
         except orjson.JSONDecodeError:
             pass  # json says where it breaks (or reads what orjson refuses), below
         else:
             if plain_json(data):
+                depth = nesting_depth(raw)
+                if depth > MAX_DEPTH:
+                    raise StoreCorruptError(
+                        path, f"it is nested too deep ({depth} levels; at most {MAX_DEPTH})"
+                    )
                 return data
     try:
         text = raw.decode("utf-8")
@@ -208,9 +302,11 @@ def parse_bytes(raw: bytes, path: Path) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        return json.loads(text)
+        return loads_bounded(text, raw=raw)
     except json.JSONDecodeError as exc:
         raise StoreCorruptError(path, exc.msg, line=exc.lineno, column=exc.colno) from exc
+    except ValueError as exc:
+        raise StoreCorruptError(path, str(exc)) from exc
 
 
 def fsync_dir(directory: Path) -> None:
@@ -245,17 +341,14 @@ def _mode_of(path: Path) -> int:
         return DEFAULT_MODE
 
 
-def write_atomic(path: Path, payload: bytes, *, backup: Path | None = None) -> None:
-    """Replace ``path`` with ``payload`` so that a reader or a crash sees old or new, never half.
+def write_temp(path: Path, payload: bytes) -> str:
+    """Write ``payload`` to a new temp file beside ``path`` (mode of ``path``), fsync'd; its name.
 
-    On any failure the original file is untouched, no temp file is left and StoreWriteError
-    (an OSError with the original errno) is raised.
+    On failure no temp file is left and StoreWriteError (an OSError with the errno) is raised.
     """
-    path = Path(path)
-    directory = path.parent
     mode = _mode_of(path)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise StoreWriteError(path, exc) from exc
     try:
@@ -265,20 +358,47 @@ def write_atomic(path: Path, payload: bytes, *, backup: Path | None = None) -> N
             os.fsync(fd)
         finally:
             os.close(fd)
+    except BaseException as exc:
+        _unlink_quietly(tmp_name)
+        if isinstance(exc, OSError):
+            raise StoreWriteError(path, exc) from exc
+        raise
+    return tmp_name
+
+
+def replace_with(tmp_name: str, path: Path, *, backup: Path | None = None) -> None:
+    """Keep the current file as ``backup`` (best effort) and move the temp file over ``path``."""
+    try:
         if backup is not None:
             _keep_backup(path, backup)
         os.replace(tmp_name, path)
-    except BaseException as exc:
-        _unlink_quietly(tmp_name)
-        if isinstance(exc, OSError) and not isinstance(exc, StoreWriteError):
-            raise StoreWriteError(path, exc) from exc
-        raise
+    except OSError as exc:
+        raise StoreWriteError(path, exc) from exc
+
+
+def sync_folder_after_replace(path: Path) -> None:
+    """fsync the folder of a file just replaced; a failure is logged, not raised."""
     try:
-        fsync_dir(directory)
+        fsync_dir(path.parent)
     except OSError as exc:
         # The new content is in place and visible; failing the call now would make the
         # caller retry a change that happened. Only durability across power loss is in doubt.
         log.warning("Saved %s but could not fsync its folder: %s", path, exc)
+
+
+def write_atomic(path: Path, payload: bytes, *, backup: Path | None = None) -> None:
+    """Replace ``path`` with ``payload`` so that a reader or a crash sees old or new, never half.
+
+    On any failure the original file is untouched, no temp file is left and StoreWriteError
+    (an OSError with the original errno) is raised.
+    """
+    path = Path(path)
+    tmp_name = write_temp(path, payload)
+    try:
+        replace_with(tmp_name, path, backup=backup)
+    finally:
+        _unlink_quietly(tmp_name)
+    sync_folder_after_replace(path)
 
 
 def _keep_backup(path: Path, backup: Path) -> None:
@@ -309,6 +429,90 @@ def temp_files_of(path: Path) -> list[Path]:
     return [path.parent / name for name in names if pattern.fullmatch(name)]
 
 
+def free_path(path: Path, kind: str) -> Path:
+    """``<name>.<kind>-<UTC timestamp>`` beside ``path``, never an existing file."""
+    base = f"{path.name}.{kind}-{utc_stamp()}"
+    candidate, n = path.with_name(base), 1
+    while candidate.exists():
+        candidate, n = path.with_name(f"{base}-{n}"), n + 1
+    return candidate
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def array_item_texts(text: str) -> list[str]:
+    """The exact text of each item of a JSON array (``text`` is known to parse)."""
+    decoder = json.JSONDecoder()
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if not text.startswith("[", pos):
+        return []
+    pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+    items: list[str] = []
+    while not text.startswith("]", pos):
+        _, end = decoder.raw_decode(text, pos)
+        items.append(text[pos:end])
+        pos = _WS.match(text, end).end()  # type: ignore[union-attr]
+        if text.startswith(",", pos):
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+    return items
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """Records of a store file that the store cannot use: their text as on disk and why."""
+
+    texts: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+@dataclass
+class _Read:
+    """The file as read under the lock: its signature (None when missing) and usable data."""
+
+    sig: Signature | None
+    data: Any
+    rejected: Rejected | None = None
+    fragments: Fragments = field(default_factory=dict)  # encoded items, see encode_spliced
+
+
+@dataclass
+class RepairReport:
+    """What ``repair`` did to one file."""
+
+    path: Path
+    quarantine: Path | None = None  # the whole damaged file, set aside
+    source: str = ""  # what the file started again from
+    replayed: int = 0  # records brought back from the history log
+    rejected: int = 0  # unusable records set aside
+    rejected_path: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.quarantine is not None or self.rejected_path is not None
+
+    def describe(self) -> str:
+        """One line for ``memory-curator repair``."""
+        if self.quarantine is not None:
+            line = f"{self.path}: damaged; moved to {self.quarantine}, started from {self.source}"
+            if self.replayed:
+                line += f"; replayed {_plural(self.replayed, 'change')} from the history log"
+            return line
+        if self.rejected_path is not None:
+            return (
+                f"{self.path}: {_plural(self.rejected, 'unusable record')} moved to "
+                f"{self.rejected_path}; the usable records were kept"
+            )
+        return f"{self.path}: ok"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 @dataclass
 class _Snapshot:
     """One parse of the file: its bytes, the result (or the error) and views built from it."""
@@ -320,10 +524,22 @@ class _Snapshot:
     trusted: bool
     views: dict[str, Any] = field(default_factory=dict)
     fragments: Fragments = field(default_factory=dict)  # encoded items, see encode_spliced
+    rejected: Rejected | None = None  # records of ``raw`` left out of ``data``
+
+
+class _FileChanged(Exception):
+    """The data file is no longer the one read under the lock; read again and re-apply."""
 
 
 class JsonFile:
-    """A JSON document on disk that several processes read and change safely."""
+    """A JSON document on disk that several processes read and change safely.
+
+    ``validate`` checks the document's shape (a problem makes the file damaged);
+    ``item_problem`` checks one item of an array document (an unusable item is set aside
+    and the rest kept); ``replay`` (data, since_ns) re-applies the history log's entries
+    newer than ``since_ns`` (all when None) to ``data`` in place and returns how many
+    records it changed, for ``repair``.
+    """
 
     def __init__(
         self,
@@ -331,6 +547,8 @@ class JsonFile:
         *,
         default: Callable[[], Any],
         validate: Callable[[Any], str | None] | None = None,
+        item_problem: Callable[[Any], str | None] | None = None,
+        replay: Replay | None = None,
         lock_timeout: float = 10.0,
         copy: Callable[[Any], Any] | None = None,
         validate_item: Callable[[Any], str | None] | None = None,
@@ -339,8 +557,8 @@ class JsonFile:
         each write). ``copy`` makes the mutable document ``update`` hands to a mutation from
         the cached parse: every part the store's mutations change in place must be a new object
         in it, the rest may be shared (and is then never re-encoded). ``validate_item`` checks
-        one item of the top-level list or dict; with it a write validates only the new items.
-        Without ``copy`` each write parses the file's bytes again, as before."""
+        one item of the top-level list or dict; with it a write validates (and bounds the depth
+        of) only the new items, so it must refuse whatever ``item_problem`` would. Without ``copy`` each write parses the file's bytes again, as before."""
         self.path = Path(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
@@ -348,8 +566,10 @@ class JsonFile:
         self._validate = validate
         self._validate_item = validate_item
         self._copy = copy
+        self._item_problem = item_problem
+        self.replay = replay
         self.lock_timeout = lock_timeout
-        self._lock = filelock.FileLock(str(self.lock_path), timeout=lock_timeout)
+        self._lock = SidecarLock(self.lock_path, timeout=lock_timeout, busy_path=self.path)
         self._cache_guard = threading.Lock()
         self._snapshot: _Snapshot | None = None
 
@@ -418,11 +638,19 @@ class JsonFile:
         trusted = time.time_ns() - st.st_mtime_ns > RACY_NS
         if previous is not None and previous.raw == raw:
             snapshot = _Snapshot(
-                sig, raw, previous.data, previous.error, trusted, previous.views, previous.fragments
+                sig,
+                raw,
+                previous.data,
+                previous.error,
+                trusted,
+                previous.views,
+                previous.fragments,
+                previous.rejected,
             )
         else:
             try:
-                snapshot = _Snapshot(sig, raw, self._parse(raw), None, trusted)
+                data, rejected = self._parse_split(raw)
+                snapshot = _Snapshot(sig, raw, data, None, trusted, rejected=rejected)
             except StoreCorruptError as exc:
                 snapshot = _Snapshot(sig, raw, None, exc, trusted)
         with self._cache_guard:
@@ -430,107 +658,245 @@ class JsonFile:
         return _checked(snapshot)
 
     def _parse(self, raw: bytes, path: Path | None = None) -> Any:
+        """The usable document in ``raw`` (unusable records left out); StoreCorruptError."""
+        return self._parse_split(raw, path)[0]
+
+    def _parse_split(self, raw: bytes, path: Path | None = None) -> tuple[Any, Rejected | None]:
+        """(usable document, unusable records or None); StoreCorruptError when nothing is usable."""
         path = self.path if path is None else path
         data = parse_bytes(raw, path)
         problem = self._validate(data) if self._validate else None
         if problem:
             raise StoreCorruptError(path, problem)
-        return data
+        if self._item_problem is None or not isinstance(data, list):
+            return data, None
+        problems = [self._item_problem(item) for item in data]
+        bad = [i for i, p in enumerate(problems) if p]
+        if not bad:
+            return data, None
+        if len(bad) == len(data):
+            raise StoreCorruptError(path, f"item {bad[0]} {problems[bad[0]]}")
+        texts = array_item_texts(raw.decode("utf-8").lstrip("\ufeff"))
+        rejected = Rejected(
+            tuple(texts[i] for i in bad), tuple(f"item {i} {problems[i]}" for i in bad)
+        )
+        return [item for i, item in enumerate(data) if not problems[i]], rejected
 
     def _read_fresh(self) -> Any:
         """Under the lock: the current document as a new, mutable object."""
-        return self._read_locked()[0]
+        return self._read_under_lock().data
 
-    def _read_locked(self) -> tuple[Any, Fragments]:
-        """Under the lock: a mutable document read afresh, and the encoded items it shares.
+    def _read_under_lock(self) -> _Read:
+        """Under the lock: the current document as a new, mutable object, its signature, the
+        records set aside and the encoded items it shares with the cached parse.
 
         The file's bytes are always read; the cached parse stands in for parsing them only when
         they are identical to the bytes it was parsed from (whatever the timestamps say).
         """
+        self._refuse_symlink()
         try:
             handle = open(self.path, "rb")  # noqa: SIM115 - only a missing file is caught here
         except FileNotFoundError:
-            return self._default(), {}
+            return _Read(None, self._default())
         with handle:
             st = os.fstat(handle.fileno())
             raw = handle.read()
+        sig = (st.st_ino, st.st_mtime_ns, st.st_size)
         with self._cache_guard:
             cached = self._snapshot
         if cached is not None and cached.error is None and cached.raw == raw:
             if self._copy is None:
-                return parse_bytes(raw, self.path), {}  # validated when it was cached
-            if not cached.fragments:  # the second write in a row: worth cutting them now
+                # Parsed (bounded) again for a mutable copy; validated when it was cached.
+                data = parse_bytes(raw, self.path)
+                if cached.rejected is None:
+                    return _Read(sig, data)
+                return _Read(sig, *self._parse_split(raw))
+            if not cached.fragments and cached.rejected is None:
+                # The second write in a row: worth cutting them now.
                 cached.fragments = fragments_of(raw, cached.data)
-            return self._copy(cached.data), cached.fragments
-        data = self._parse(raw)
+            return _Read(sig, self._copy(cached.data), cached.rejected, cached.fragments)
+        data, rejected = self._parse_split(raw)
         if self._copy is None:
-            return data, {}
-        sig = (st.st_ino, st.st_mtime_ns, st.st_size)
+            return _Read(sig, data, rejected)
         trusted = time.time_ns() - st.st_mtime_ns > RACY_NS
         # Fragments are cut from these bytes only if this process writes again without
         # another writer in between (above): when writers take turns, one encode is cheaper.
         with self._cache_guard:
-            self._snapshot = _Snapshot(sig, raw, data, None, trusted)
-        return self._copy(data), {}
+            self._snapshot = _Snapshot(sig, raw, data, None, trusted, rejected=rejected)
+        return _Read(sig, self._copy(data), rejected)
+
+    def _refuse_symlink(self) -> None:
+        """A link would be replaced by a plain file on the first write, splitting the store."""
+        if self.path.is_symlink():
+            raise StoreSymlinkError(self.path, Path(os.path.realpath(self.path)))
 
     # ----------------------------------------------------------------- writing
-    def locked(self) -> _BoundedLock:
+    def locked(self) -> SidecarLock:
         """The sidecar lock, bounded: raises StoreBusyError instead of hanging."""
-        return _BoundedLock(self)
+        return self._lock
 
-    def update(
-        self,
-        mutate: Callable[[Any], Any],
-        journal: Callable[[Any], Callable[[], None] | None] | None = None,
-    ) -> Any:
+    @property
+    def wait_gate(self) -> threading.Semaphore | None:
+        """Bounds how many threads of this process may wait for the lock (see SidecarLock)."""
+        return self._lock.wait_gate
+
+    @wait_gate.setter
+    def wait_gate(self, gate: threading.Semaphore | None) -> None:
+        self._lock.wait_gate = gate
+
+    def update(self, mutate: Callable[[Any], Any], journal: Journal | None = None) -> Any:
         """Apply ``mutate`` to a fresh copy of the document under the lock and save it.
 
         ``mutate`` changes the document in place and returns a result; returning
         ``Unchanged(result)`` skips the write. ``journal(result)`` (the history log) runs
         under the lock *before* the file is replaced, so no change can land without its
         entry — a deletion stays restorable even when the disk fills up right after it;
-        it returns an undo, called when the write then fails.
+        it returns an undo, called when the write then fails. When the file was replaced
+        by someone else after it was read, ``mutate`` runs again on the new content.
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.locked():
-            data, fragments = self._read_locked()
-            result = mutate(data)
-            if isinstance(result, Unchanged):
-                return result.value
-            undo = journal(result) if journal is not None else None
-            try:
-                self.write_locked(data, fragments)
-            except BaseException:
-                if undo is not None:
-                    undo()
-                raise
-            return result
+            for attempt in range(REAPPLY_LIMIT):
+                # After two lost races the whole read-change-write runs under the commit
+                # lock, which every writer of this folder must pass to replace a file.
+                alone = attempt >= EXCLUSIVE_AFTER
+                with commit_lock(self.path.parent) if alone else contextlib.nullcontext():
+                    read = self._read_under_lock()
+                    result = mutate(read.data)
+                    if isinstance(result, Unchanged):
+                        return result.value
+                    try:
+                        payload, fresh = self.encode_valid(read.data, read.fragments)
+                        sig = self._save(read, payload, journal, result, commit_held=alone)
+                    except _FileChanged:
+                        log.info("%s was replaced meanwhile; applying the change again", self.path)
+                        continue
+                    if self._copy is not None:
+                        self._remember(read.data, payload, fresh, sig)
+                return result
+        raise StoreBusyError(
+            self.path,
+            self.lock_timeout,
+            reason="another program kept replacing it while this change was being saved",
+        )
+
+    def encode_valid(
+        self, data: Any, fragments: Fragments | None = None
+    ) -> tuple[bytes, Fragments]:
+        """The on-disk bytes of ``data`` and their fragments; ValueError when it is not valid.
+
+        ``fragments`` are the encoded items ``data`` shares with the cached parse (from
+        ``update``); only the other items are encoded and, with ``validate_item``, validated
+        and measured (a shared item was checked when it was parsed or first written).
+        """
+        try:
+            payload, fresh, new_items = encode_spliced(data, fragments or {})
+        except RecursionError:
+            raise ValueError(
+                f"Refusing to write {self.path}: it would be nested deeper than {MAX_DEPTH} levels"
+            ) from None
+        if self._validate_item is not None and type(data) in (list, dict):
+            problem = next(filter(None, map(self._validate_item, new_items)), None)
+            inner = MAX_DEPTH - 1  # the items sit inside the top-level list or dict
+            too_deep = any(object_depth(item, inner) > inner for item in new_items)
+        else:
+            problem = self._validate(data) if self._validate else None
+            if not problem and self._item_problem is not None and isinstance(data, list):
+                problem = next(
+                    (f"item {i} {p}" for i, p in enumerate(map(self._item_problem, data)) if p),
+                    None,
+                )
+            too_deep = object_depth(data) > MAX_DEPTH
+        if not problem and too_deep:
+            problem = f"it would be nested deeper than {MAX_DEPTH} levels"
+        if problem:
+            raise ValueError(f"Refusing to write {self.path}: {problem}")
+        return payload, fresh
+
+    def _save(
+        self,
+        read: _Read,
+        payload: bytes,
+        journal: Journal | None,
+        result: Any,
+        *,
+        commit_held: bool = False,
+    ) -> Signature | None:
+        """Write ``payload`` in place of the file read as ``read``; _FileChanged if it changed.
+
+        Returns the signature of the file just written (None if it could not be taken).
+        """
+        tmp_name = write_temp(self.path, payload)
+        try:
+            if not commit_held:  # (retaking the lock under the commit lock could deadlock)
+                self.verify_lock()
+            with contextlib.nullcontext() if commit_held else commit_lock(self.path.parent):
+                self.verify_unchanged(read)
+                if read.rejected:
+                    self._set_aside(read.rejected)
+                undo = journal(result) if journal is not None else None
+                try:
+                    replace_with(tmp_name, self.path, backup=self.backup_path if read.sig else None)
+                except BaseException:
+                    if undo is not None:
+                        undo()
+                    raise
+                sig = self.signature() if self._copy is not None else None
+        finally:
+            _unlink_quietly(tmp_name)
+        sync_folder_after_replace(self.path)
+        return sig
+
+    def verify_lock(self) -> None:
+        """Make sure the lock held is still the file at its path; if it was deleted, take it again.
+
+        Whoever took the new lock file meanwhile may have saved: ``verify_unchanged`` sees that.
+        """
+        if not self._lock.still_held():
+            log.info("The lock file of %s was deleted while held; taking it again", self.path)
+            self._lock.retake()
+
+    def verify_unchanged(self, read: _Read) -> None:
+        """Raise _FileChanged when the data file is not the one ``read`` describes."""
+        if self.signature() != read.sig or self.path.is_symlink():
+            raise _FileChanged
+
+    def _set_aside(self, rejected: Rejected) -> Path:
+        """Write the unusable records (their text as it was) to ``<file>.rejected-<stamp>``."""
+        target = free_path(self.path, "rejected")
+        body = "[\n" + ",\n".join(rejected.texts) + "\n]\n"
+        write_atomic(target, body.encode("utf-8"))
+        log.warning(
+            "%s had %s; set aside in %s (%s). The usable records were kept.",
+            self.path,
+            _plural(len(rejected), "unusable record"),
+            target,
+            "; ".join(rejected.reasons[:5]),
+        )
+        return target
 
     def write_locked(self, data: Any, fragments: Fragments | None = None) -> None:
         """Validate and atomically write ``data``; the caller holds the lock.
 
-        ``fragments`` are the encoded items ``data`` shares with the cached parse (from
-        ``update``); only the other items are encoded and, with ``validate_item``, validated.
+        ``fragments`` are the encoded items ``data`` shares with the cached parse; only the
+        other items are encoded and, with ``validate_item``, validated.
         """
-        payload, fresh, new_items = encode_spliced(data, fragments or {})
-        if self._validate_item is not None and type(data) in (list, dict):
-            problem = next(filter(None, map(self._validate_item, new_items)), None)
-        else:
-            problem = self._validate(data) if self._validate else None
-        if problem:
-            raise ValueError(f"Refusing to write {self.path}: {problem}")
+        self._refuse_symlink()
+        payload, fresh = self.encode_valid(data, fragments)
         backup = self.backup_path if self.path.exists() else None
         write_atomic(self.path, payload, backup=backup)
         if self._copy is not None:
-            self._remember(data, payload, fresh)
+            self._remember(data, payload, fresh, self.signature())
 
-    def _remember(self, data: Any, payload: bytes, fragments: Fragments) -> None:
-        """Cache what was just written, so neither readers nor the next write parse it again."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
+    def _remember(
+        self, data: Any, payload: bytes, fragments: Fragments, sig: Signature | None
+    ) -> None:
+        """Cache what was just written, so neither readers nor the next write parse it again.
+
+        Never trusted by its signature alone: readers compare the bytes until it is older.
+        """
+        if sig is None:
             return
-        sig = (st.st_ino, st.st_mtime_ns, st.st_size)
         with self._cache_guard:
             self._snapshot = _Snapshot(sig, payload, data, None, False, {}, fragments)
 
@@ -551,7 +917,7 @@ class JsonFile:
         if not self.path.exists() or temp_files_of(self.path):
             with self.locked():
                 self._remove_stale_temps()
-                if not self.path.exists():
+                if not self.path.exists() and not self.path.is_symlink():
                     write_atomic(self.path, encode(self._default()))
         self.read()
 
@@ -561,40 +927,57 @@ class JsonFile:
             _unlink_quietly(stale)
 
     def repair(self) -> Path | None:
-        """Set a damaged file aside (bytes intact) and start from the last good backup.
+        """Set a damaged file aside (bytes intact), start from the backup and replay history.
 
-        Returns the quarantine path, or None when the file was fine or missing.
+        Returns the quarantine path, or None when the whole file was not set aside.
         """
+        return self.repair_report().quarantine
+
+    def repair_report(self) -> RepairReport:
+        """Repair the file and say what was done (see ``RepairReport``).
+
+        A file with a few unusable records keeps the usable ones (the others are set aside);
+        a damaged file is set aside whole, and the store starts again from ``<file>.bak``
+        (else empty) with the history log's newer entries replayed on top.
+        """
+        report = RepairReport(self.path)
         with self.locked():
+            self._refuse_symlink()
             try:
-                self._read_fresh()
-                return None
+                read = self._read_under_lock()
             except StoreCorruptError:
                 pass
+            else:
+                if read.rejected:
+                    report.rejected = len(read.rejected)
+                    report.rejected_path = self._set_aside(read.rejected)
+                    self.write_locked(read.data)
+                return report
             self._remove_stale_temps()
-            quarantine = self._quarantine_path()
+            report.quarantine = free_path(self.path, "corrupt")
             try:
                 # A link keeps a file at the path at every moment; replace is the fallback
                 # for filesystems without hard links.
-                os.link(self.path, quarantine)
+                os.link(self.path, report.quarantine)
             except OSError:
-                os.replace(self.path, quarantine)
+                os.replace(self.path, report.quarantine)
             fsync_dir(self.path.parent)
-            restored = self._default()
+            restored, since = self._default(), None
+            report.source = "an empty store"
             try:
                 restored = self._parse(self.backup_path.read_bytes(), self.backup_path)
+                since = os.stat(self.backup_path).st_mtime_ns - REPLAY_SLACK_NS
+                report.source = "the last good backup"
             except (OSError, StoreCorruptError):
                 pass
-            write_atomic(self.path, encode(restored))
-            return quarantine
+            if self.replay is not None:
+                report.replayed = self.replay(restored, since)
+            write_atomic(self.path, self.encode_valid(restored)[0])
+            return report
 
     def _quarantine_path(self) -> Path:
         """``<name>.corrupt-<UTC timestamp>``, never an existing file."""
-        base = f"{self.path.name}.corrupt-{utc_stamp()}"
-        candidate, n = self.path.with_name(base), 1
-        while candidate.exists():
-            candidate, n = self.path.with_name(f"{base}-{n}"), n + 1
-        return candidate
+        return free_path(self.path, "corrupt")
 
 
 def _checked(snapshot: _Snapshot) -> _Snapshot:
@@ -605,22 +988,3 @@ def _checked(snapshot: _Snapshot) -> _Snapshot:
             error.path, error.reason, line=error.line, column=error.column, offset=error.offset
         )
     return snapshot
-
-
-class _BoundedLock:
-    """Context manager around the file lock that turns a timeout into StoreBusyError."""
-
-    def __init__(self, owner: JsonFile) -> None:
-        self._owner = owner
-
-    def __enter__(self) -> _BoundedLock:
-        try:
-            # Poll more often than filelock's 50 ms default: writes take milliseconds, and a
-            # dashboard request waiting on another process should not idle for most of that.
-            self._owner._lock.acquire(poll_interval=LOCK_POLL_SECONDS)
-        except filelock.Timeout as exc:
-            raise StoreBusyError(self._owner.path, self._owner.lock_timeout) from exc
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._owner._lock.release()

@@ -23,12 +23,13 @@ from .errors import (
     NotFoundError,
 )
 from .history import HistoryLog
-from .jsonfile import JsonFile, Unchanged
+from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, object_depth
 from .origin import HOWS, imported_origin, make_origin, read_origin
 from .timefmt import now_iso, parse_ts, to_iso
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
+MAX_RECORD_DEPTH = MAX_DEPTH - 2  # a record sits inside the file's array
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
 _ID, _CONTENT = itemgetter("id"), itemgetter("content")
 
@@ -110,15 +111,11 @@ class MergeResult:
 def _validate_records(data: Any) -> str | None:
     if not isinstance(data, list):
         return f"expected a JSON array of memories, found a JSON {type(data).__name__}"
-    for index, record in enumerate(data):
-        problem = _record_problem(record)
-        if problem:
-            return f"item {index} {problem}"
     return None
 
 
-def _record_problem(record: Any) -> str | None:
-    """What makes ``record`` no memory (``None`` when it is one)."""
+def record_problem(record: Any) -> str | None:
+    """Why one item of the memory file cannot be used as a memory, or None."""
     if not isinstance(record, dict):
         return "is not a JSON object"
     if not isinstance(record.get("id"), str) or not record["id"]:
@@ -129,8 +126,29 @@ def _record_problem(record: Any) -> str | None:
 
 
 def _check_new_record(record: Any) -> str | None:
-    problem = _record_problem(record)
+    """A record a write adds or changes: refused with what makes it no memory."""
+    problem = record_problem(record)
     return f"a memory {problem}" if problem else None
+
+
+def replay_history(records: list[dict[str, Any]], entries: list[dict[str, Any]]) -> int:
+    """Apply history entries (oldest first) to ``records`` in place; how many records changed."""
+    before = {str(r.get("id")): dict(r) for r in records}
+    for entry in entries:
+        record_id, after = entry.get("id"), entry.get("after")
+        if not isinstance(record_id, str):
+            continue
+        position = next((i for i, r in enumerate(records) if r.get("id") == record_id), None)
+        if after is None:
+            if position is not None and entry.get("action") == "delete":
+                del records[position]
+        elif isinstance(after, dict) and record_problem(after) is None:
+            if position is None:
+                records.append(dict(after))
+            else:
+                records[position] = dict(after)
+    now = {str(r.get("id")): r for r in records}
+    return sum(1 for i in before.keys() | now.keys() if before.get(i) != now.get(i))
 
 
 def _blank(char: str) -> bool:
@@ -250,17 +268,19 @@ class MemoryStore:
         self.max_chars = max_chars if max_chars is not None else settings.memory_max_chars
         self.actor = actor
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
-        # Mutations replace a record they change (copy on write), so a write can share, and
-        # not re-encode, every record it leaves alone.
+        self._history = HistoryLog(self.path)
         self._file = JsonFile(
             self.path,
             default=list,
             validate=_validate_records,
+            item_problem=record_problem,
+            replay=self._replay,
             lock_timeout=timeout,
+            # Mutations replace a record they change (copy on write), so a write can share,
+            # and neither re-encode nor re-validate, every record it leaves alone.
             copy=list,
             validate_item=_check_new_record,
         )
-        self._history = HistoryLog(self.path)
         self._deleted_cache: (
             tuple[list[dict[str, Any]], dict[str, Memory], list[DeletedMemory]] | None
         ) = None
@@ -284,6 +304,14 @@ class MemoryStore:
     @property
     def history_path(self) -> Path:
         return self._history.path
+
+    def _replay(self, records: list[dict[str, Any]], since_ns: int | None) -> int:
+        """For ``repair``: re-apply the history entries newer than ``since_ns`` (all when None)."""
+        entries = self._history.read()
+        if since_ns is not None:
+            since = since_ns // 1_000_000
+            entries = [e for e in entries if _entry_ms(e) >= since]
+        return replay_history(records, entries)
 
     def init(self) -> MemoryStore:
         """Create the folder and an empty file if missing; fail loudly if the file is damaged."""
@@ -764,6 +792,14 @@ class MemoryStore:
         return counts
 
 
+def _entry_ms(entry: dict[str, Any]) -> int:
+    """A history entry's time in Unix milliseconds (0 when it has none that parses)."""
+    try:
+        return int(parse_ts(entry.get("ts")).timestamp() * 1000)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
 def _deleted_from(entries: list[dict[str, Any]], present: dict[str, Memory]) -> list[DeletedMemory]:
     """The memories whose last history entry is a deletion and that are not in ``present``."""
     last: dict[str, dict[str, Any]] = {}
@@ -799,6 +835,11 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for index, record in enumerate(records):
         if not isinstance(record, dict):
             raise ValueError(f"Item {index + 1} is not a memory object.")
+        if object_depth(record, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH:
+            raise ValueError(
+                f"Item {index + 1} is nested too deep (more than {MAX_RECORD_DEPTH} levels of "
+                f"lists and objects); a memory is a flat record."
+            )
         memory_id = record.get("id") or secrets.token_hex(6)
         if not isinstance(memory_id, str) or not _SAFE_ID.fullmatch(memory_id):
             raise ValueError(

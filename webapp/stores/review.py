@@ -118,15 +118,17 @@ class Proposal:
 def _validate(data: Any) -> str | None:
     if not isinstance(data, list):
         return f"expected a JSON array of review items, found a JSON {type(data).__name__}"
-    for index, record in enumerate(data):
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-            return f"item {index} is not a review item with a string id"
-        if record.get("status") not in STATUSES:
-            return (
-                f"item {index} (id {record['id']!r}) has an unknown status {record.get('status')!r}"
-            )
-        if record.get("action") not in ACTIONS or not isinstance(record.get("content"), str):
-            return f"item {index} (id {record['id']!r}) has no valid action and content"
+    return None
+
+
+def _item_problem(record: Any) -> str | None:
+    """Why one item of the review file cannot be used, or None."""
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+        return "is not a review item with a string id"
+    if record.get("status") not in STATUSES:
+        return f"(id {record['id']!r}) has an unknown status {record.get('status')!r}"
+    if record.get("action") not in ACTIONS or not isinstance(record.get("content"), str):
+        return f"(id {record['id']!r}) has no valid action and content"
     return None
 
 
@@ -162,7 +164,11 @@ class ReviewQueue:
         self.path = Path(path)
         self.store = store
         self._file = JsonFile(
-            self.path, default=list, validate=_validate, lock_timeout=lock_timeout
+            self.path,
+            default=list,
+            validate=_validate,
+            item_problem=_item_problem,
+            lock_timeout=lock_timeout,
         )
 
     @classmethod

@@ -2,14 +2,18 @@
 
 Active only when a token is configured (``MEMORY_DASHBOARD_TOKEN`` or ``--token-file``).
 In the add-on, requests that Home Assistant's ingress forwarded are already authenticated
-by Home Assistant and skip it. Failed logins are counted per client address in a small JSON file
-in the data folder, so every worker process and thread shares the same counters.
+by Home Assistant and skip it. Failed logins are counted per client address and in total in a
+small JSON file in the data folder, so every worker process and thread shares the same
+counters; the client address is the one a trusted proxy forwarded, else the peer's. Each login
+is registered server-side (``.sessions.json``): logging out removes it, so a cookie saved
+before then no longer works.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -33,16 +37,21 @@ from werkzeug.wrappers import Response as BaseResponse
 from ..stores import StoreCorruptError
 from ..stores.jsonfile import JsonFile, Unchanged
 from .context import settings
-from .ingress import via_ingress
+from .ingress import TRUSTED_KEY, via_ingress
 
 bp = Blueprint("auth", __name__)
 
 MAX_FAILURES = 5
+GLOBAL_MAX_FAILURES = 30  # from all addresses together, per window
 WINDOW_SECONDS = 15 * 60
 MAX_TRACKED_CLIENTS = 5000
 MAX_TOKEN_LENGTH = 4096
 OPEN_ENDPOINTS = frozenset({"auth.login", "health.healthz", "static", "i18n.set_language"})
 ATTEMPTS_FILE = ".login_attempts.json"
+SESSIONS_FILE = ".sessions.json"
+MAX_SESSIONS = 200
+SESSION_DAYS = 30
+EVERYONE = "*"  # the counter key of all failed attempts together
 
 
 def _digest(text: str) -> bytes:
@@ -72,10 +81,102 @@ def login_enabled() -> bool:
 
 
 def logged_in() -> bool:
-    """True when the session carries a login made with the current token."""
+    """True when the session carries a login made with the current token that has not ended."""
     mark = session.get("auth")
     token = settings().dashboard_token
-    return bool(token) and isinstance(mark, str) and hmac.compare_digest(mark, _session_mark(token))
+    if not (token and isinstance(mark, str) and hmac.compare_digest(mark, _session_mark(token))):
+        return False
+    return sessions().is_active(session.get("sid"), mark)
+
+
+class SessionRegistry:
+    """Logins that have not ended, shared through a JSON file: ``{session id: [mark, started]}``.
+
+    A signed cookie alone cannot be taken back; checking its id here lets logout (and a new
+    token, whose mark differs) end it on the server.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.file = JsonFile(path, default=dict, validate=_validate_sessions, lock_timeout=5)
+
+    def start(self, mark: str, now: float | None = None) -> str:
+        """Register a new login; returns its session id."""
+        now = time.time() if now is None else now
+        sid = secrets.token_urlsafe(24)
+
+        def mutate(data: dict[str, list[Any]]) -> None:
+            for old in [k for k, (m, t) in data.items() if m != mark or now - t > _MAX_AGE]:
+                del data[old]
+            for old in sorted(data, key=lambda k: data[k][1])[
+                : max(0, len(data) - MAX_SESSIONS + 1)
+            ]:
+                del data[old]
+            data[sid] = [mark, now]
+
+        self._update(mutate)
+        return sid
+
+    def end(self, sid: Any) -> None:
+        """Forget one login (logout)."""
+        if not isinstance(sid, str):
+            return
+
+        def mutate(data: dict[str, list[Any]]) -> Any:
+            return data.pop(sid, None) if sid in data else Unchanged(None)
+
+        self._update(mutate)
+
+    def is_active(self, sid: Any, mark: str) -> bool:
+        """True when ``sid`` is a registered login made with ``mark`` and not too old."""
+        if not isinstance(sid, str):
+            return False
+        try:
+            entry = self.file.read().get(sid)
+        except StoreCorruptError:
+            return False
+        return (
+            isinstance(entry, list)
+            and entry[0] == mark
+            and time.time() - float(entry[1]) <= _MAX_AGE
+        )
+
+    def _update(self, mutate: Any) -> Any:
+        try:
+            return self.file.update(mutate)
+        except StoreCorruptError:
+            self.file.repair()  # only login records: set the damaged file aside, start afresh
+            return self.file.update(mutate)
+
+
+_MAX_AGE = SESSION_DAYS * 24 * 3600
+
+
+def _validate_sessions(data: Any) -> str | None:
+    if not isinstance(data, dict) or not all(
+        isinstance(v, list) and len(v) == 2 and isinstance(v[1], (int, float))
+        for v in data.values()
+    ):
+        return "sessions must be an object of [mark, time] pairs"
+    return None
+
+
+def sessions() -> SessionRegistry:
+    """The app's login registry."""
+    registry: SessionRegistry = current_app.extensions["memory_curator_sessions"]
+    return registry
+
+
+def client_address() -> str:
+    """Who is logging in: the address a trusted proxy forwarded (X-Forwarded-For), else the peer.
+
+    Only the proxy's own entry (the last) is believed; earlier ones are whatever the client sent.
+    """
+    peer = request.remote_addr or "unknown"
+    if not request.environ.get(TRUSTED_KEY):
+        return peer
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    last = forwarded.rsplit(",", 1)[-1].strip()
+    return last[:64] if last else peer
 
 
 class LoginLimiter:
@@ -86,6 +187,7 @@ class LoginLimiter:
     ) -> None:
         self.file = JsonFile(path, default=dict, validate=_validate_attempts, lock_timeout=5)
         self.max_failures = max_failures
+        self.global_max_failures = GLOBAL_MAX_FAILURES
         self.window = window
 
     def begin_attempt(self, client: str, now: float | None = None) -> float:
@@ -98,9 +200,13 @@ class LoginLimiter:
         def mutate(data: dict[str, list[float]]) -> Any:
             self._prune(data, now)
             recent = data.get(client, [])
+            everyone = data.get(EVERYONE, [])
             if len(recent) >= self.max_failures:
                 return Unchanged(max(1.0, recent[0] + self.window - now))
+            if len(everyone) >= self.global_max_failures:
+                return Unchanged(max(1.0, everyone[0] + self.window - now))
             data[client] = [*recent, now]
+            data[EVERYONE] = [*everyone, now]
             return 0.0
 
         return self._update(mutate)
@@ -109,7 +215,12 @@ class LoginLimiter:
         """Forget the client's failures after a good login."""
 
         def mutate(data: dict[str, list[float]]) -> Any:
-            return data.pop(client, None) if client in data else Unchanged(None)
+            if client not in data:
+                return Unchanged(None)
+            data.pop(client)
+            if data.get(EVERYONE):
+                data[EVERYONE].pop()  # the good attempt itself is no failure
+            return None
 
         self._update(mutate)
 
@@ -124,9 +235,8 @@ class LoginLimiter:
             if not data[client]:
                 del data[client]
         if len(data) > MAX_TRACKED_CLIENTS:
-            for client in sorted(data, key=lambda c: data[c][-1])[
-                : len(data) - MAX_TRACKED_CLIENTS
-            ]:
+            clients = sorted((c for c in data if c != EVERYONE), key=lambda c: data[c][-1])
+            for client in clients[: len(data) - MAX_TRACKED_CLIENTS]:
                 del data[client]
 
     def _update(self, mutate) -> Any:
@@ -203,7 +313,7 @@ def login():
         return redirect(next_url or url_for("index"), 303)
     if request.method == "GET":
         return _login_page(next_url)
-    client = request.remote_addr or "unknown"
+    client = client_address()
     wait = limiter().begin_attempt(client)
     if wait:
         minutes = max(1, round(wait / 60))
@@ -222,7 +332,9 @@ def login():
         return _login_page(next_url, error=_("That access token is not right."), status=401)
     limiter().succeeded(client)
     session.clear()  # a fresh session: nothing chosen before login survives it
-    session["auth"] = _session_mark(token)
+    mark = _session_mark(token)
+    session["auth"] = mark
+    session["sid"] = sessions().start(mark)
     return redirect(next_url or url_for("index"), 303)
 
 
@@ -241,7 +353,11 @@ def _login_page(next_url: str | None, *, error: str | None = None, status: int =
 
 @bp.post("/logout")
 def logout():
-    """End the session (POST with the CSRF token, so no other site can log you out)."""
+    """End the session (POST with the CSRF token, so no other site can log you out).
+
+    The login is removed from the registry too, so a copy of the cookie no longer works.
+    """
+    sessions().end(session.get("sid"))
     session.clear()
     target = url_for("auth.login")
     if request.headers.get("HX-Request"):
@@ -260,6 +376,7 @@ def init_app(app: Flask) -> None:
     """Register the login pages, the guard in front of every view and the limiter."""
     data_dir = Path(app.config["MEMORY_SETTINGS"].data_dir)
     app.extensions["memory_curator_login_limiter"] = LoginLimiter(data_dir / ATTEMPTS_FILE)
+    app.extensions["memory_curator_sessions"] = SessionRegistry(data_dir / SESSIONS_FILE)
     app.register_blueprint(bp)
     app.before_request(require_login)
     app.context_processor(template_globals)

@@ -34,6 +34,13 @@ PROXY_HEADERS = (
     "HTTP_X_REMOTE_USER_ID",
     "HTTP_X_REMOTE_USER_NAME",
     "HTTP_X_REMOTE_USER_DISPLAY_NAME",
+    # What a reverse proxy says about the client (its address, HTTPS): believed from a
+    # trusted proxy only (the login limit, the Secure cookie), dropped from anyone else.
+    "HTTP_X_FORWARDED_FOR",
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_X_FORWARDED_HOST",
+    "HTTP_X_FORWARDED_PORT",
+    "HTTP_FORWARDED",
 )
 MAX_NAME_LENGTH = 100
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -131,6 +138,14 @@ def header_text(value: str | None) -> str | None:
         text = value
     text = _CONTROL.sub("", text).strip()[:MAX_NAME_LENGTH]
     return text or None
+
+
+def forwarded_https() -> bool:
+    """True when a trusted proxy says the client's connection to it is HTTPS."""
+    if not request.environ.get(TRUSTED_KEY):
+        return False
+    proto = request.headers.get("X-Forwarded-Proto", "")
+    return proto.split(",", 1)[0].strip().lower() == "https"
 
 
 def via_ingress() -> bool:

@@ -35,7 +35,9 @@ from ..stores import (
     MemoryFullError,
     MemoryTooLongError,
 )
+from ..stores.jsonfile import loads_bounded
 from .context import actor, quoted_sentence, stores, wants_partial
+from .errors import banner_response
 from .i18n import format_number
 from .memory_listing import (
     PAGE_SIZE,
@@ -621,7 +623,7 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
             )
         ) from None
     try:
-        records = json.loads(text)
+        records = loads_bounded(text)
     except json.JSONDecodeError as exc:
         raise ImportProblem(
             _(
@@ -630,6 +632,10 @@ def read_import_file() -> tuple[list[dict[str, Any]], str]:
                 line=exc.lineno,
                 column=exc.colno,
             )
+        ) from None
+    except ValueError as exc:
+        raise ImportProblem(
+            _("The file cannot be imported: %(reason)s.", reason=str(exc))
         ) from None
     return records, text
 
@@ -709,10 +715,20 @@ def _import_answer(status: int = 200, **context: Any):
 
 @bp.errorhandler(RequestEntityTooLarge)
 def _too_large(exc):
-    return _import_answer(
-        error=_(
-            "The upload is too large; a memory export is a few megabytes at most. "
-            "Nothing was changed."
+    if request.endpoint in ("memories.import_preview", "memories.import_confirm"):
+        return _import_answer(
+            error=_(
+                "The upload is too large; a memory export is a few megabytes at most. "
+                "Nothing was changed."
+            ),
+            status=413,
+        )
+    return banner_response(
+        _("Too much text"),
+        _(
+            "The form sent more than 16 MB. A memory is one short sentence, and the whole "
+            "store holds far less than that."
         ),
-        status=413,
+        _("Nothing was saved. Shorten the text and send it again."),
+        413,
     )

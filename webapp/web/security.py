@@ -8,6 +8,8 @@ import hashlib
 from flask import Flask, Response, current_app, request
 from flask.sessions import SecureCookieSessionInterface
 
+from .ingress import forwarded_https
+
 CONTENT_SECURITY_POLICY = "; ".join(
     [
         "default-src 'self'",
@@ -32,8 +34,10 @@ def add_security_headers(response: Response) -> Response:
     headers.setdefault("Referrer-Policy", "same-origin")
     headers.setdefault("X-Frame-Options", "SAMEORIGIN")
     headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-    if response.mimetype == "text/html":
+    if request.endpoint != "static":
+        # Pages, partials, exports and JSON all show memories or conversations: never cached.
         headers.setdefault("Cache-Control", "no-store")
+    if response.mimetype == "text/html":
         response.vary.add("HX-Request")
     return response
 
@@ -51,6 +55,12 @@ class PerPathSessionInterface(SecureCookieSessionInterface):
         if not prefix:
             return base
         return f"{base}_{hashlib.sha256(prefix.encode()).hexdigest()[:12]}"
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        """Secure when the browser reached us over HTTPS, directly or through a trusted proxy."""
+        if super().get_cookie_secure(app):
+            return True
+        return bool(request) and (request.is_secure or forwarded_https())
 
     def get_cookie_path(self, app: Flask) -> str:
         prefix = request.script_root if request else ""

@@ -23,9 +23,22 @@ def is_loopback(host: str) -> bool:
         return False  # a host name may resolve anywhere: treat it as public
 
 
+MIN_TOKEN_LENGTH = 16
+
+
 def check_exposure(settings: Settings, host: str) -> None:
-    """Refuse a public address without a token (the add-on is guarded by its address allow-list)."""
-    if settings.is_addon or settings.dashboard_token or is_loopback(host):
+    """Refuse a public address without a token, or with a short one (the add-on is guarded by
+    its address allow-list)."""
+    if settings.is_addon or is_loopback(host):
+        return
+    token = settings.dashboard_token
+    if token and len(token) < MIN_TOKEN_LENGTH:
+        raise UnsafeBindError(
+            f"Refusing to listen on {host}: the access token (MEMORY_DASHBOARD_TOKEN or "
+            f"--token-file) has {len(token)} characters; use at least {MIN_TOKEN_LENGTH} "
+            'characters, e.g. from `python3 -c "import secrets; print(secrets.token_urlsafe(32))"`.'
+        )
+    if token:
         return
     raise UnsafeBindError(
         f"Refusing to listen on {host} without an access token: anyone who can reach this "
@@ -63,8 +76,10 @@ def with_token_file(settings: Settings, token_file: str | None) -> Settings:
         raise SettingsError(f"The token file {path} is not UTF-8 text.") from exc
     if not token or "\n" in token:
         raise SettingsError(f"The token file {path} must hold one line: the access token.")
-    if len(token) < 12:
-        raise SettingsError(f"The token in {path} is too short: use at least 12 characters.")
+    if len(token) < MIN_TOKEN_LENGTH:
+        raise SettingsError(
+            f"The token in {path} is too short: use at least {MIN_TOKEN_LENGTH} characters."
+        )
     return dataclasses.replace(settings, dashboard_token=token)
 
 
@@ -96,7 +111,9 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         port=port,
         threads=threads,
         ident="memory-curator",
-        clear_untrusted_proxy_headers=True,
+        # Forwarded headers reach the app, which believes them only from a trusted proxy
+        # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
+        clear_untrusted_proxy_headers=False,
     )
 
 

@@ -15,6 +15,7 @@ from .validation import validate_record
 
 MAX_SOURCE_BYTES = 1_000_000  # one SKILL.md or reference file in an import
 MAX_REFERENCES = 500
+MAX_FRONT_MATTER_DEPTH = 32  # the stored document nests it two levels deeper
 
 
 @dataclass(frozen=True)
@@ -106,12 +107,47 @@ def _read_markdown(path: Path, root: Path) -> tuple[dict[str, Any], str]:
         raise SkillImportError(f"{shown} is not valid UTF-8 (byte {exc.start}).") from exc
     except OSError as exc:
         raise SkillImportError(f"{shown} cannot be read: {exc.strerror or exc}.") from exc
+    text = text.lstrip("\ufeff")
     try:
-        post = frontmatter.loads(text.lstrip("\ufeff"))
-    except (yaml.YAMLError, ValueError, TypeError) as exc:
+        check_front_matter(text, shown)
+        post = frontmatter.loads(text)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+        if isinstance(exc, SkillImportError):
+            raise
         raise SkillImportError(f"{shown} has front matter that is not valid YAML: {exc}") from exc
     meta = json.loads(json.dumps(dict(post.metadata), ensure_ascii=False, default=str))
     return meta, post.content.strip()
+
+
+def check_front_matter(text: str, shown: str) -> None:
+    """Refuse YAML front matter with aliases (a few bytes can expand to gigabytes) or nesting
+    deeper than MAX_FRONT_MATTER_DEPTH (the YAML composer recurses), before it is loaded.
+
+    Only the event stream is read here: PyYAML's parser keeps its own stack, so this is safe.
+    """
+    import frontmatter
+    import yaml
+
+    handler = frontmatter.YAMLHandler()
+    if not handler.detect(text):
+        return
+    front, _ = handler.split(text)
+    depth = 0
+    for event in yaml.parse(front, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise SkillImportError(
+                f"{shown} has front matter with a YAML alias (*{event.anchor}); aliases are "
+                f"not accepted in front matter. Write the values out."
+            )
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_FRONT_MATTER_DEPTH:
+                raise SkillImportError(
+                    f"{shown} has front matter nested too deep (more than "
+                    f"{MAX_FRONT_MATTER_DEPTH} levels)."
+                )
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
 
 
 def _skill_records(folder: Path) -> list[dict[str, Any]]:

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import builtins
 import os
+import threading
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import filelock
-
 from ...settings import Settings
-from ..errors import StoreBusyError
 from ..history import HistoryLog
-from ..jsonfile import encode, fsync_dir, write_atomic
+from ..jsonfile import MAX_DEPTH, encode, fsync_dir, object_depth, write_atomic
+from ..locking import SidecarLock
 from ..timefmt import now_ms
 from .archive import unpacked_skill
 from .documents import (
@@ -36,7 +35,7 @@ from .errors import (
     SkillDocumentConflictError,
     UnsafeNameError,
 )
-from .folder import DEPRECATED_DIR, FolderCache, SkillDocumentProblem, Snapshot
+from .folder import DEPRECATED_DIR, MAX_FILE_BYTES, FolderCache, SkillDocumentProblem, Snapshot
 from .importing import ImportPlan, ImportReport, PlannedDocument, read_skill_folder
 from .merge import MergedMemory, RuntimeSource, merge_memories
 from .naming import document_file_name, document_key, is_document_name
@@ -73,7 +72,7 @@ class SkillDocumentStore:
             lock_timeout if lock_timeout is not None else settings.lock_timeout
         )
         self.lock_path = self.directory / LOCK_NAME
-        self._lock = filelock.FileLock(str(self.lock_path), timeout=self.lock_timeout)
+        self._lock = SidecarLock(self.lock_path, timeout=self.lock_timeout)
         self._runtime = runtime
         self._live = FolderCache(self.directory, deprecated=False)
         self._dead = FolderCache(self.deprecated_directory, deprecated=True)
@@ -85,6 +84,15 @@ class SkillDocumentStore:
     ) -> SkillDocumentStore:
         """The skills folder ``settings`` describe, with their lock timeout."""
         return cls(settings.skills_dir, runtime=runtime, lock_timeout=settings.lock_timeout)
+
+    @property
+    def wait_gate(self) -> threading.Semaphore | None:
+        """Bounds how many threads of this process may wait for the lock (see SidecarLock)."""
+        return self._lock.wait_gate
+
+    @wait_gate.setter
+    def wait_gate(self, gate: threading.Semaphore | None) -> None:
+        self._lock.wait_gate = gate
 
     # ----------------------------------------------------------------- reading
     def list(self, include_deprecated: bool = False) -> list[SkillDocument]:
@@ -389,7 +397,7 @@ class SkillDocumentStore:
         _check_free(snap, name, record["id"])
         cache.folder.mkdir(parents=True, exist_ok=True)
         saved = SkillDocument.from_dict(record, file_name=name, deprecated=cache.deprecated)
-        write_atomic(target, encode(saved.to_dict()))
+        write_atomic(target, storable_bytes(saved.to_dict()))
         _remove_other_copies(cache.folder, snap, record["id"], keep=name)
         fsync_dir(cache.folder)
         return saved
@@ -434,6 +442,18 @@ def _remove_other_copies(folder: Path, snap: Snapshot, doc_id: str, keep: str) -
             _unlink(folder / old)
 
 
+def storable_bytes(record: dict[str, Any]) -> bytes:
+    """The file's bytes, or InvalidSkillDocumentError when the folder could not load it again."""
+    if object_depth(record) > MAX_DEPTH:
+        raise InvalidSkillDocumentError([f"it is nested deeper than {MAX_DEPTH} levels"])
+    payload = encode(record)
+    if len(payload) > MAX_FILE_BYTES:
+        raise InvalidSkillDocumentError(
+            [f"it is too large to store ({len(payload):,} bytes; at most {MAX_FILE_BYTES:,})"]
+        )
+    return payload
+
+
 def _same(stored: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
     """Equal apart from the timestamps."""
     return _without_times(stored) == _without_times(record)
@@ -464,10 +484,7 @@ class _FolderLock:
 
     def __enter__(self) -> _FolderLock:
         self._store.directory.mkdir(parents=True, exist_ok=True)
-        try:
-            self._store._lock.acquire()
-        except filelock.Timeout as exc:
-            raise StoreBusyError(self._store.lock_path, self._store.lock_timeout) from exc
+        self._store._lock.acquire()  # StoreBusyError on timeout; taken again if deleted
         return self
 
     def __exit__(self, *exc: object) -> None:
