@@ -11,9 +11,10 @@ from typing import Any
 
 import nh3
 from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from flask_htmx import make_response
 from markdown_it import MarkdownIt
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores.skills import (
@@ -30,7 +31,9 @@ from ..stores.skills import (
     new_record,
     text_problems,
 )
+from ..stores.skills.drafts import max_length
 from .context import actor, stores, wants_partial
+from .i18n import current_language, format_number
 
 bp = Blueprint("skills", __name__, url_prefix="/skills")
 
@@ -172,7 +175,7 @@ def _render(view: SkillsPage, status: int = 200, announce: str | None = None):
     if wants_partial():
         html = render_template("skills/_panel.html", view=view)
         return make_response(html, status, trigger={"announce": announce} if announce else None)
-    return render_template("skills/page.html", view=view, page_title="Skills"), status
+    return render_template("skills/page.html", view=view, page_title=_("Skills")), status
 
 
 def get_document_or_404(doc_id: str) -> SkillDocument:
@@ -195,7 +198,7 @@ def deprecate(doc_id: str):
     """Move the document to ``.deprecated/``; it stops reaching the assistant."""
     doc = get_document_or_404(doc_id)
     stores().skills.deprecate(doc.id)
-    message = f"Deprecated “{doc.title}”. Restore it from the Deprecated tab."
+    message = _("Deprecated “%(title)s”. Restore it from the Deprecated tab.", title=doc.title)
     return _after_move(doc, "live", message)
 
 
@@ -207,10 +210,21 @@ def restore(doc_id: str):
         stores().skills.restore(doc.id)
     except SkillDocumentConflictError as exc:
         return _render(
-            _build("deprecated", notice=str(exc), notice_level="warning", focus="skills-notice"),
+            _build(
+                "deprecated",
+                notice=_library_message(
+                    exc,
+                    _(
+                        "Not restored: a live document has the same skill or reference; "
+                        "edit that one or deprecate it first."
+                    ),
+                ),
+                notice_level="warning",
+                focus="skills-notice",
+            ),
             409,
         )
-    return _after_move(doc, "deprecated", f"Restored “{doc.title}”.")
+    return _after_move(doc, "deprecated", _("Restored “%(title)s”.", title=doc.title))
 
 
 def _after_move(doc: SkillDocument, tab: str, message: str):
@@ -228,25 +242,28 @@ def import_zip():
     try:
         upload = request.files.get("archive")
     except RequestEntityTooLarge:
-        return _import_failed("The upload is too large (at most 16 MB).", 413)
+        return _import_failed(_("The upload is too large (at most 16 MB)."), 413)
     if upload is None or not upload.filename:
-        return _import_failed("Choose a .zip file of a skill folder to import.")
+        return _import_failed(_("Choose a .zip file of a skill folder to import."))
     if not upload.filename.lower().endswith(".zip"):
         return _import_failed(
-            f"“{upload.filename}” is not a .zip file. Zip the skill folder "
-            "(the one holding SKILL.md) and upload that."
+            _(
+                "“%(name)s” is not a .zip file. Zip the skill folder "
+                "(the one holding SKILL.md) and upload that.",
+                name=upload.filename,
+            )
         )
     data = upload.stream.read()
     try:
         plan = stores().skills.plan_import_zip(data)
     except _IMPORT_ERRORS as exc:
-        return _import_failed(f"Nothing was imported: {exc}")
+        return _import_failed(_nothing_imported(exc))
     if not plan.overwrites:  # only new documents (or none changed): nothing to lose
         return _apply_import(data)
     token = _stage_upload(data)
     view = _build("live", plan=plan, plan_token=token, plan_file=upload.filename)
     view.focus = "import-preview-heading"
-    return _render(view, announce="Preview of the import: nothing is saved yet.")
+    return _render(view, announce=_("Preview of the import: nothing is saved yet."))
 
 
 @bp.post("/import/confirm")
@@ -256,7 +273,7 @@ def import_confirm():
     data = _staged_upload(token)
     if data is None:
         return _import_failed(
-            "That import preview has expired or was already applied; choose the file again."
+            _("That import preview has expired or was already applied; choose the file again.")
         )
     response = _apply_import(data)
     _staged_path(token).unlink(missing_ok=True)
@@ -277,12 +294,21 @@ def _apply_import(data: bytes):
     try:
         report = stores().skills.import_skill_zip(data, actor=actor())
     except _IMPORT_ERRORS as exc:
-        return _import_failed(f"Nothing was imported: {exc}")
+        return _import_failed(_nothing_imported(exc))
     docs = report.added + report.updated + report.unchanged
-    name = docs[0].skill if docs else "the skill"
-    message = f"Imported {name}: {report.summary()}."
+    name = docs[0].skill if docs else _("the skill")
+    message = _(
+        "Imported %(name)s: %(added)s added, %(updated)s updated, %(unchanged)s unchanged",
+        name=name,
+        added=len(report.added),
+        updated=len(report.updated),
+        unchanged=len(report.unchanged),
+    )
+    if report.not_in_source:
+        message += _("; %(num)s stored but no longer in the source", num=len(report.not_in_source))
+    message += "."
     if report.updated:
-        message += " The replaced versions are kept in each document's history."
+        message += " " + _("The replaced versions are kept in each document's history.")
     return _render(_build("live", notice=message, focus="skills-notice"), announce=message)
 
 
@@ -319,13 +345,32 @@ def _staged_upload(token: str) -> bytes | None:
         return None
 
 
+def _nothing_imported(exc: Exception) -> Markup:
+    """The import failure: "Nothing was imported: …" with the library's reason (English, for the CLI too) kept
+    as it is (it names files and fields of the upload)."""
+    if current_language() == "en":  # the page's markup stays as it always was
+        return escape(_("Nothing was imported: %(reason)s", reason=str(exc)))
+    reason = Markup('<span translate="no">{}</span>').format(str(exc))
+    return Markup(_("Nothing was imported: %(reason)s", reason=reason))  # noqa: S704
+
+
+def _library_message(exc: Exception, translated: str) -> Markup:
+    """A library error's message: as it is in English; otherwise the translated message
+    followed by the library's details (file names, ids) marked as not to be translated."""
+    if current_language() == "en":
+        return escape(str(exc))
+    return escape(translated) + Markup(' <span translate="no" class="muted">({})</span>').format(
+        str(exc)
+    )
+
+
 def _import_failed(message: str, status: int = 422):
     return _render(_build("live", import_error=message, focus="skill-zip"), status)
 
 
 @bp.errorhandler(RequestEntityTooLarge)
 def _too_large(exc):
-    return _import_failed("The upload is too large (at most 16 MB).", 413)
+    return _import_failed(_("The upload is too large (at most 16 MB)."), 413)
 
 
 # ----------------------------------------------------------------- one document
@@ -350,7 +395,7 @@ def _form_response(form: DocumentForm, status: int = 200):
     """The form (its partial for htmx) with values and messages kept."""
     if wants_partial():
         return render_template("skills/_form.html", form=form), status
-    title = f"Edit {form.doc.title}" if form.doc else "New skill document"
+    title = _("Edit %(title)s", title=form.doc.title) if form.doc else _("New skill document")
     return render_template("skills/form_page.html", form=form, page_title=title), status
 
 
@@ -386,25 +431,31 @@ def create():
     values = _form_values("type", "skill", "reference", "description", "content")
     kind, skill, reference = values["type"], values["skill"], values["reference"]
     form = DocumentForm(values)
-    form.errors.update(name_problems(kind, skill, reference))
-    form.errors.update(text_problems(values["content"], values["description"], kind=kind))
+    form.errors.update(_translated_name_problems(kind, skill, reference))
+    form.errors.update(_translated_text_problems(values["content"], values["description"], kind))
     if form.errors:
         return _form_response(form, 422)
     record = new_record(kind, skill, reference, values["description"], values["content"])
-    return _save_or_explain(record, form, "Created.")
+    return _save_or_explain(record, form, _("Created."))
 
 
 def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
     try:
         doc = stores().skills.save(record, actor=actor())
     except SkillDocumentConflictError as exc:
-        form.errors["form"] = str(exc)
+        form.errors["form"] = _library_message(
+            exc,
+            _(
+                "A document for this skill or reference already exists; "
+                "edit that one or deprecate it first."
+            ),
+        )
         return _form_response(form, 409)
     except UnsafeNameError as exc:
-        form.errors["skill"] = str(exc)
+        form.errors["skill"] = _library_message(exc, _("This name cannot be used as a file name."))
         return _form_response(form, 422)
     except InvalidSkillDocumentError as exc:
-        form.errors["form"] = str(exc)
+        form.errors["form"] = _library_message(exc, _("The skill document is not valid."))
         return _form_response(form, 422)
     return _saved(doc, message)
 
@@ -427,11 +478,13 @@ def update(doc_id: str):
     doc = get_document_or_404(doc_id)
     values = _form_values("content", "description", "version")
     form = DocumentForm(values, doc=doc)
-    form.errors.update(text_problems(values["content"], values["description"], kind=doc.type))
+    form.errors.update(
+        _translated_text_problems(values["content"], values["description"], doc.type)
+    )
     if form.errors:
         return _form_response(form, 422)
     if values["version"] and values["version"] != str(doc.updated_at):
-        form.errors["form"] = (
+        form.errors["form"] = _(
             "This document was changed elsewhere since you opened it; nothing "
             "was overwritten. Its current text is shown below: copy what you "
             "need, then save again."
@@ -440,7 +493,7 @@ def update(doc_id: str):
         form.values["version"] = str(doc.updated_at)
         return _form_response(form, 409)
     record = edited_record(doc, values["content"], values["description"])
-    return _save_or_explain(record, form, "Saved.")
+    return _save_or_explain(record, form, _("Saved."))
 
 
 # ----------------------------------------------------------------- history
@@ -455,7 +508,7 @@ def history(doc_id: str):
         doc=doc,
         entries=entries,
         restored=restored,
-        page_title=f"History of {doc.title}",
+        page_title=_("History of %(title)s", title=doc.title),
     )
 
 
@@ -471,3 +524,87 @@ def restore_version(doc_id: str, hid: str):
     except KeyError:
         abort(404)
     return redirect(url_for("skills.history", doc_id=doc.id, restored=hid), code=303)
+
+
+# ----------------------------------------------------------------- form messages
+# The library's drafts check the fields and say what is wrong in English (for the CLI and
+# the MCP server); the page says the same per field in the person's language. The checks
+# below follow the library's order, so the field that gets a message is the same.
+def _translated_text_problems(content: str, description: str, kind: str) -> dict[str, str]:
+    problems = text_problems(content, description, kind=kind)
+    if current_language() == "en":
+        return problems
+    translated: dict[str, str] = {}
+    if "description" in problems:
+        if kind == "skill" and not description.strip():
+            translated["description"] = _(
+                "A skill needs a description: one sentence saying what it does and when to "
+                "use it (the assistant picks skills by it)."
+            )
+        else:
+            translated["description"] = _(
+                "The description is too long (%(num)s characters; at most %(most)s).",
+                num=format_number(len(description)),
+                most=format_number(max_length("skillDescription")),
+            )
+    if "content" in problems:
+        if not content.strip():
+            translated["content"] = _("Content cannot be empty.")
+        elif len(content) > max_length("content"):
+            translated["content"] = _(
+                "Content is too long (%(num)s characters; at most %(most)s).",
+                num=format_number(len(content)),
+                most=format_number(max_length("content")),
+            )
+        else:
+            translated["content"] = _("Content cannot contain NUL characters.")
+    return translated
+
+
+def _translated_name_problems(kind: str, skill: str, reference: str) -> dict[str, str]:
+    problems = name_problems(kind, skill, reference)
+    if current_language() == "en":
+        return problems
+    if "type" in problems:
+        return {"type": _("Choose Skill or Reference.")}
+    translated: dict[str, str] = {}
+    if "skill" in problems:
+        translated["skill"] = _skill_name_message(skill, problems["skill"])
+    if "reference" in problems:
+        if not reference.strip():
+            translated["reference"] = _("A reference needs its path, e.g. references/qijue.md.")
+        else:
+            translated["reference"] = _reference_message(reference.strip(), problems["reference"])
+    return translated
+
+
+def _skill_name_message(name: str, english: str) -> str:
+    if not name.strip():
+        return _("The skill name is empty.")
+    if "/" in name or "\\" in name:
+        return _("The skill name %(name)s contains a path separator.", name=repr(name))
+    if ".." in name:
+        return _("The skill name %(name)s contains '..'.", name=repr(name))
+    if "too long" in english:
+        return _("The skill name is too long.")
+    if "control or invisible" in english:
+        return _("The skill name contains a control or invisible character.")
+    if "no letters or digits" in english:
+        return _("The skill name %(name)s has no letters or digits.", name=repr(name))
+    return _library_message(UnsafeNameError(english), _("This name cannot be used."))
+
+
+def _reference_message(reference: str, english: str) -> str:
+    if "must be relative" in english:
+        return _("The reference path %(path)s must be relative, with '/'.", path=repr(reference))
+    if "empty, '.' or '..' part" in english:
+        return _(
+            "The reference path %(path)s has an empty, '.' or '..' part.", path=repr(reference)
+        )
+    if "too long" in english:
+        return _("The reference path is too long.")
+    if "control or invisible" in english:
+        return _("The reference path contains a control or invisible character.")
+    if "no letters or digits" in english:
+        return _("The reference path %(path)s has no letters or digits.", path=repr(reference))
+    return _library_message(UnsafeNameError(english), _("This path cannot be used."))
