@@ -16,6 +16,7 @@ from ..stores.timefmt import now_iso
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, replaced_content
 from .llm import LlmMemoryExtractor, StructuredFact
+from .phrasing import as_user_fact
 from .rules import rule_facts
 from .state import STATE_FILE_NAME, ExtractionState
 
@@ -112,7 +113,10 @@ class MemoryExtractor:
         At most one change per memory.
         """
         memories = self.store.get_all()
+        # A memory is known as written and as the rules would phrase it ("My daughter's name
+        # is Maya" / "Daughter's name is Maya"), so a restated fact is not proposed as a change.
         known = {normalize(m.content) for m in memories}
+        known |= {normalize(as_user_fact(m.content)) for m in memories}
         actions: list[ReconcileAction] = []
         changed: set[str] = set()
         for index, candidate in enumerate(candidates):
