@@ -29,7 +29,8 @@ def test_each_pending_fact_shows_the_three_most_similar_memories(client, setting
     block = html[html.index(f'id="item-{item.id}-similar"') :]
     block = block[: block.index("</ol>")]
     listed = re.findall(
-        r'<span class="similar-text"[^>]*>([^<]+)</span> <span class="muted">\((\d+)% similar\)', block
+        r'<span class="similar-text"[^>]*>([^<]+)</span> <span class="muted">\((\d+)% similar\)',
+        block,
     )
     assert len(listed) == 3
     assert {text for text, _ in listed} == {
