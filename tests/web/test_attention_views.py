@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
+from html import unescape
 
 import pytest
 
 from webapp import create_app
+from webapp.extraction.curation import REASON_TEXTS, reason
 from webapp.stores import MemoryStore
 from webapp.stores.dismissals import DismissalStore
+from webapp.web.attention import reason_html
 
 from .conftest import CsrfClient
 
@@ -24,6 +28,11 @@ def seed(store, *texts: str) -> list[str]:
     return [store.add(text).id for text in texts]
 
 
+def text_of(html: str) -> str:
+    """The page's text, as a reader sees it (tags dropped, entities decoded)."""
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
 def contents(store) -> list[str]:
     return sorted(m.content for m in store.get_all())
 
@@ -35,7 +44,7 @@ def test_full_page_and_partial_show_the_same_findings(client, store):
     assert "Contradictions (1)" in full and "Prefers tea" in full
     partial = client.get("/attention/?kind=contradiction", htmx=True).get_data(as_text=True)
     assert "<!doctype html>" not in partial and partial.startswith('<section id="attention-panel"')
-    assert "06:45 vs 07:00" in partial and "Prefers tea" not in partial
+    assert "06:45 vs 07:00" in text_of(partial) and "Prefers tea" not in partial
 
 
 def test_empty_store_says_what_each_tab_is_for(client):
@@ -117,7 +126,7 @@ def test_memory_text_is_escaped(client, store):
 def test_rewrite_applies_the_suggested_fact_unless_changed_meanwhile(client, store):
     [memory_id] = seed(store, "I prefer dark mode")
     page = client.get("/attention/?kind=hard").get_data(as_text=True)
-    assert "Rewrite as “Prefers dark mode”" in page
+    assert "Rewrite as “Prefers dark mode”" in text_of(page)
     version = re.search(r'name="version" value="([^"]+)"', page).group(1)
     store.update(memory_id, "I prefer dark mode everywhere")
     stale = client.post(
@@ -137,9 +146,8 @@ def test_rewrite_applies_the_suggested_fact_unless_changed_meanwhile(client, sto
 
 def test_delete_a_stale_memory_and_undo(client, store):
     [memory_id] = seed(store, "Trip to Kyoto until 2025-10-01")
-    assert "Mentions 2025-10-01, which is past." in client.get("/attention/?kind=stale").get_data(
-        as_text=True
-    )
+    page = client.get("/attention/?kind=stale").get_data(as_text=True)
+    assert "Mentions Oct 1, 2025, which is past." in text_of(page)
     client.post("/attention/delete", htmx=True, data={"id": memory_id, "kind": "stale"})
     assert contents(store) == []
     client.post("/attention/undelete", htmx=True, data={"id": memory_id})
@@ -196,3 +204,36 @@ def test_a_damaged_dismissal_file_is_reported_not_overwritten(client, store, set
     response = client.get("/attention/")
     assert response.status_code == 503
     assert path.read_text(encoding="utf-8") == "{not json"
+
+
+def test_every_reason_the_library_gives_has_its_sentence_in_the_dashboard(app):
+    """A reason code the web layer does not know would break the page; in English the page's
+    sentence is the library's own (what the CLI prints), in Chinese a translated one."""
+    samples = {
+        "different_values": {"subject": ("alarm",), "left": ("06:45",), "right": ("07:00",)},
+        "different_values_same_thing": {"left": ("20%",), "right": ("30%",)},
+        "same_terms": {"terms": ("tea", "green")},
+        "past_date": {"date": date(2025, 10, 1)},
+        "expired_word": {"word": "this week", "written": date(2025, 10, 1)},
+        "untouched": {"days": 1234, "threshold": 180},
+        "too_long": {"chars": 1234, "max": 300},
+    }
+    for code in REASON_TEXTS:
+        why = reason(code, **samples.get(code, {}))
+        with app.test_request_context(headers={"Accept-Language": "en"}):
+            english = text_of(str(reason_html(why)))
+        if code in ("past_date", "expired_word"):
+            assert "Oct 1, 2025" in english, english
+        else:
+            assert english == str(why), code
+        with app.test_request_context(headers={"Accept-Language": "zh-TW"}):
+            chinese = text_of(str(reason_html(why)))
+        assert chinese != english and not re.search(r"\b(the|is|and|with)\b", chinese), chinese
+
+
+def test_reason_values_from_memories_are_escaped_and_not_translated(app):
+    why = reason("same_terms", terms=("<script>alert(1)</script>", "茶"))
+    with app.test_request_context(headers={"Accept-Language": "zh-CN"}):
+        html = str(reason_html(why))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert '<span translate="no">&lt;script&gt;alert(1)&lt;/script&gt;、茶</span>' in html

@@ -107,6 +107,18 @@ def test_thread_without_trimming_says_so(client: CsrfClient, threads):
     assert "我习惯用 VS Code 编辑配置文件。" in html
 
 
+def test_thread_tab_is_named_by_its_first_message(client: CsrfClient, threads):
+    html = client.get(f"/conversations/thread/{CLI}").get_data(as_text=True)
+    assert "<title>我习惯用 VS Code 编辑配置文件。 · Memory Curator</title>" in html
+
+
+def test_schedule_threads_say_where_they_came_from_in_the_language(client: CsrfClient, threads):
+    english = client.get("/conversations/").get_data(as_text=True)
+    chinese = client.get("/conversations/", headers={"Accept-Language": "zh-TW"})
+    assert ">Schedule</span>" in english
+    assert ">Schedule<" not in chinese.get_data(as_text=True)
+
+
 @pytest.mark.parametrize(
     "method, url",
     [

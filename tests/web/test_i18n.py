@@ -80,6 +80,30 @@ def test_catalog_translates_every_message(extracted, language):
     assert not fuzzy, f"{language} has fuzzy translations for {fuzzy}"
 
 
+PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_translations_keep_the_placeholders(language):
+    """A translation that drops ``%(text)s`` loses what the page meant to show, and one naming
+    a placeholder the English lacks fails at run time; Babel's own check (what `pybabel compile`
+    runs) must find nothing either, so scripts/i18n.sh stays clean."""
+    path = LOCALES / language / "LC_MESSAGES" / "messages.po"
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=language)
+    problems = [f"{m.id!r}: {[str(e) for e in errors]}" for m, errors in catalog.check()]
+    for m in catalog:
+        if not m.id or not m.string:
+            continue
+        forms = m.id if isinstance(m.id, tuple) else (m.id,)
+        names = [set(PLACEHOLDER.findall(form)) for form in forms]
+        for translation in m.string if isinstance(m.string, tuple) else (m.string,):
+            used = set(PLACEHOLDER.findall(translation))
+            if not names[0] <= used or not used <= set().union(*names):
+                problems.append(f"{forms[0]!r} -> {translation!r}")
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_compiled_catalog_matches_its_source(language):
     """The .mo the app loads holds exactly the .po's translations (run scripts/i18n.sh)."""

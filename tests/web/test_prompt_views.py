@@ -15,7 +15,7 @@ from webapp.web.prompt import MAX_MESSAGE_CHARS
 from .conftest import CsrfClient
 
 THREAD = "slack:1731986400.000200"
-_PRE = re.compile(r'<pre id="prompt-text" class="prompt-text">(.*?)</pre>', re.S)
+_PRE = re.compile(r'<pre id="prompt-text" class="prompt-text"[^>]*>(.*?)</pre>', re.S)
 
 
 def stores(settings: Settings) -> tuple[MemoryStore, ConversationStore]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from ..stores.memories import Memory, MemoryStore
-from .curation import PairVerdict, compare, features, similarity_of
+from .curation import PairVerdict, Reason, compare, features, reason, similarity_of
 from .phrasing import as_user_fact, is_first_person
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class Finding:
 
     kind: str  # one of KINDS
     key: str  # stable name, used to dismiss it
-    reason: str
+    reason: Reason  # str(reason) is the English sentence
     memories: tuple[Memory, ...]
     similarity: float | None = None
     suggestion: str | None = None  # a rewrite the person can apply with one click (or the
@@ -86,41 +86,37 @@ def finding_key(kind: str, memories: Sequence[Memory]) -> str:
 
 
 # ------------------------------------------------------------------ one memory
-def stale_reason(memory: Memory, today: date, stale_days: int) -> str | None:
+def stale_reason(memory: Memory, today: date, stale_days: int) -> Reason | None:
     """Why ``memory`` may no longer be true, or None."""
     dates = features(memory.content).dates
     if dates and max(dates) < today:
-        return f"Mentions {max(dates).isoformat()}, which is past."
+        return reason("past_date", date=max(dates))
     written = memory.updated_at.astimezone(UTC).date()
     age = (today - written).days
     for pattern, days in _RELATIVE_TIME:
         found = pattern.search(memory.content)
         if found and age >= days:
-            return f"Says “{found.group(0)}” and was written on {written.isoformat()}."
+            return reason("expired_word", word=found.group(0), written=written)
     if age >= stale_days:
-        return f"Nothing has changed it in {age} days (the threshold is {stale_days})."
+        return reason("untouched", days=age, threshold=stale_days)
     return None
 
 
-def hard_to_use_reason(memory: Memory) -> tuple[str, str | None] | None:
+def hard_to_use_reason(memory: Memory) -> tuple[Reason, str | None] | None:
     """Why ``memory`` is hard for the assistant to use, and a rewrite when there is one."""
     text = memory.content
     if is_first_person(text):
         suggestion = as_user_fact(text)
         if suggestion != text:
-            return "Reads as the user's own sentence, not as a fact about the user.", suggestion
+            return reason("first_person"), suggestion
     if len(text) > LONG_MEMORY_CHARS:
-        return (
-            f"{len(text):,} characters long: a memory works best as one short fact "
-            f"(at most {LONG_MEMORY_CHARS}).",
-            None,
-        )
+        return reason("too_long", chars=len(text), max=LONG_MEMORY_CHARS), None
     urls = sum(len(u) for u in _URL.findall(text))
     if urls and urls >= 0.5 * len(text.strip()):
-        return "Mostly a link: say what it is for, or keep it in a skill document.", None
+        return reason("mostly_link"), None
     symbols = sum(ch in _CODE_CHARS for ch in text)
     if len(text) >= 20 and (_CODE_START.match(text) or symbols >= max(4, 0.08 * len(text))):
-        return "Looks like code: describe the fact in words, or keep it in a skill document.", None
+        return reason("looks_like_code"), None
     return None
 
 
@@ -220,9 +216,9 @@ def scan(memories: Sequence[Memory], *, today: date, stale_days: int) -> list[Fi
     """Every finding among ``memories``: pairs first, then stale and hard-to-use ones."""
     findings = pair_findings(memories)
     for memory in memories:
-        reason = stale_reason(memory, today, stale_days)
-        if reason:
-            findings.append(Finding("stale", finding_key("stale", (memory,)), reason, (memory,)))
+        why = stale_reason(memory, today, stale_days)
+        if why:
+            findings.append(Finding("stale", finding_key("stale", (memory,)), why, (memory,)))
         hard = hard_to_use_reason(memory)
         if hard:
             findings.append(

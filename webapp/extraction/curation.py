@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -20,7 +21,7 @@ import rjieba
 import snowballstemmer  # type: ignore[import-untyped]
 from rapidfuzz import fuzz
 
-from ..text import fold
+from ..text import fold, match_spans
 
 DUPLICATE_SIMILARITY = 0.8  # share of terms two memories must have in common to say the same
 SUBJECT_SIMILARITY = 0.75  # ... to be about the same subject (then values must agree)
@@ -521,12 +522,76 @@ def _contains(small: frozenset[str], large: frozenset[str]) -> bool:
     return bool(small) and all(_term_matches(t, large) for t in small)
 
 
+# Why a memory (or a pair) was flagged, in English, by reason code. The dashboard shows the same
+# reasons in the page's language from the code and the values (webapp/web/attention.py).
+REASON_TEXTS = {
+    "same_text": "Same text once case, width and 繁/简 are ignored.",
+    "different_values": "Both about {subject}, with different values: {left} vs {right}.",
+    "different_values_same_thing": (
+        "Both about the same thing, with different values: {left} vs {right}."
+    ),
+    "yes_and_no": "One says yes and the other says no about the same thing.",
+    "same_terms": "The same terms ({terms}) and values in other words.",
+    "same_values": "The same values in other words.",
+    "past_date": "Mentions {date}, which is past.",
+    "expired_word": "Says “{word}” and was written on {written}.",
+    "untouched": "Nothing has changed it in {days} days (the threshold is {threshold}).",
+    "first_person": "Reads as the user's own sentence, not as a fact about the user.",
+    "too_long": ("{chars} characters long: a memory works best as one short fact (at most {max})."),
+    "mostly_link": "Mostly a link: say what it is for, or keep it in a skill document.",
+    "looks_like_code": (
+        "Looks like code: describe the fact in words, or keep it in a skill document."
+    ),
+}
+
+ReasonValue = str | int | date | tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why something was flagged: a code from ``REASON_TEXTS`` and the values it names.
+
+    ``str(reason)`` is the English sentence (numbers grouped, dates ISO, lists joined by
+    commas); the dashboard builds the sentence in the page's language from the same parts.
+    """
+
+    code: str
+    values: tuple[tuple[str, ReasonValue], ...] = ()
+
+    def value(self, name: str) -> ReasonValue:
+        return dict(self.values)[name]
+
+    def __str__(self) -> str:
+        return REASON_TEXTS[self.code].format(
+            **{name: _english(value) for name, value in self.values}
+        )
+
+
+def _english(value: ReasonValue) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, tuple):
+        return ", ".join(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def reason(code: str, **values: ReasonValue) -> Reason:
+    """A ``Reason`` (the code must be one of ``REASON_TEXTS``)."""
+    if code not in REASON_TEXTS:
+        raise KeyError(code)
+    return Reason(code, tuple(values.items()))
+
+
 @dataclass(frozen=True)
 class PairVerdict:
     """What the rules say about two memories: a near-duplicate or a contradiction, and why."""
 
     kind: str  # "duplicate" or "contradiction"
-    reason: str
+    reason: Reason
     similarity: float
 
 
@@ -545,15 +610,24 @@ def _agree(fa: Features, fb: Features, kind: str) -> bool:
     return all(matched(v, b) for v in a) and all(matched(v, a) for v in b)
 
 
-def _fmt(values: tuple[Value, ...], kind: str) -> str:
-    return ", ".join(dict.fromkeys(v.text for v in values if v.kind == kind))
+def _fmt(values: tuple[Value, ...], kind: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v.text for v in values if v.kind == kind))
+
+
+def _as_written(text: str, terms: Iterable[str]) -> tuple[str, ...]:
+    """Terms (folded: lower case, 简体, stemmed) as ``text`` writes them, where it does."""
+    written = []
+    for term in sorted(terms):
+        spans = match_spans(text, [term])
+        written.append(text[spans[0][0] : spans[0][1]] if spans else term)
+    return tuple(dict.fromkeys(written))
 
 
 def compare(a: str, b: str) -> PairVerdict | None:
     """Near-duplicate, contradiction or nothing to say about the memories ``a`` and ``b``."""
     fa, fb = features(a), features(b)
     if fa.key and fa.key == fb.key:
-        return PairVerdict("duplicate", "Same text once case, width and 繁/简 are ignored.", 1.0)
+        return PairVerdict("duplicate", reason("same_text"), 1.0)
     score = term_similarity(fa.terms, fb.terms)
     kinds_a, kinds_b = fa.kinds(), fb.kinds()
     same_subject = score >= SUBJECT_SIMILARITY or (
@@ -562,24 +636,21 @@ def compare(a: str, b: str) -> PairVerdict | None:
     clashing = [k for k in kinds_a if k in kinds_b and k != "date" and not _agree(fa, fb, k)]
     if same_subject and clashing:
         kind = clashing[0]
-        subject = ", ".join(sorted(fa.terms & fb.terms)) or "the same thing"
-        return PairVerdict(
-            "contradiction",
-            f"Both about {subject}, with different values: "
-            f"{_fmt(fa.values, kind)} vs {_fmt(fb.values, kind)}.",
-            score,
+        subject = _as_written(a, fa.terms & fb.terms)
+        left, right = _fmt(fa.values, kind), _fmt(fb.values, kind)
+        why = (
+            reason("different_values", subject=subject, left=left, right=right)
+            if subject
+            else reason("different_values_same_thing", left=left, right=right)
         )
+        return PairVerdict("contradiction", why, score)
     if score < DUPLICATE_SIMILARITY or set(kinds_a) != set(kinds_b) or clashing:
         return None
     if fa.negated != fb.negated:
-        return PairVerdict(
-            "contradiction", "One says yes and the other says no about the same thing.", score
-        )
-    return PairVerdict(
-        "duplicate",
-        f"The same terms ({', '.join(sorted(fa.terms)) or '—'}) and values in other words.",
-        score,
-    )
+        return PairVerdict("contradiction", reason("yes_and_no"), score)
+    terms = _as_written(a, fa.terms)
+    why = reason("same_terms", terms=terms) if terms else reason("same_values")
+    return PairVerdict("duplicate", why, score)
 
 
 def similarity_of(a: str, b: str) -> float:

@@ -7,17 +7,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_babel import format_date, get_locale, get_translations
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
+from markupsafe import Markup, escape
 
-from ..extraction.attention import (
-    KIND_LABELS,
-    KINDS,
-    AttentionReport,
-    Finding,
-    current_contents,
-)
+from ..extraction.attention import KINDS, AttentionReport, Finding, current_contents
+from ..extraction.curation import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from .context import actor, settings, stores, wants_partial
+from .errors import describe_error
+from .i18n import format_number
 
 bp = Blueprint("attention", __name__, url_prefix="/attention")
 
@@ -25,6 +26,75 @@ PAGE_SIZE = 30
 FIRST_WAIT = 0.5  # seconds the first page waits for a scan before showing its progress
 NEXT_WAIT = 0.15  # ... and a later page, before showing the last results meanwhile
 AFTER_CHANGE_WAIT = 2.0  # after a fix, the scan of a small store is back well within this
+
+KIND_LABELS = {
+    "duplicate": _l("Near-duplicates"),
+    "contradiction": _l("Contradictions"),
+    "stale": _l("Stale"),
+    "hard": _l("Hard to use"),
+}
+
+# The library's reasons (``REASON_TEXTS``, English) as the page's language says them; each
+# value is put in by name, and what comes from the memories is marked translate="no".
+REASONS = {
+    "same_text": _l("Same text once case, width and 繁/简 are ignored."),
+    "different_values": _l("Both about %(subject)s, with different values: %(left)s vs %(right)s."),
+    "different_values_same_thing": _l(
+        "Both about the same thing, with different values: %(left)s vs %(right)s."
+    ),
+    "yes_and_no": _l("One says yes and the other says no about the same thing."),
+    "same_terms": _l("The same terms (%(terms)s) and values in other words."),
+    "same_values": _l("The same values in other words."),
+    "past_date": _l("Mentions %(date)s, which is past."),
+    "expired_word": _l("Says “%(word)s” and was written on %(written)s."),
+    "first_person": _l("Reads as the user's own sentence, not as a fact about the user."),
+    "too_long": _l(
+        "%(chars)s characters long: a memory works best as one short fact (at most %(max)s)."
+    ),
+    "mostly_link": _l("Mostly a link: say what it is for, or keep it in a skill document."),
+    "looks_like_code": _l(
+        "Looks like code: describe the fact in words, or keep it in a skill document."
+    ),
+}
+# Values said in the interface's own words (numbers, dates); the rest comes from the memories.
+_INTERFACE_VALUES = {"date", "written", "days", "threshold", "chars", "max"}
+
+
+def _value(name: str, value: ReasonValue) -> Markup:
+    if isinstance(value, int):
+        text = format_number(value)
+    elif isinstance(value, tuple):
+        text = _list(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = format_date(value, "medium")
+    if name in _INTERFACE_VALUES:
+        return escape(text)
+    return Markup('<span translate="no">{}</span>').format(text)
+
+
+def _list(values: tuple[str, ...]) -> str:
+    separator = "、" if str(get_locale()).startswith("zh") else ", "
+    return separator.join(values)
+
+
+def reason_html(reason: Reason) -> Markup:
+    """Why a finding was flagged, in the page's language (the memories' words kept as they are).
+
+    Every code of the library's ``REASON_TEXTS`` has its sentence here (a test checks it)."""
+    values = {name: _value(name, value) for name, value in reason.values}
+    if reason.code == "untouched":
+        days = int(reason.value("days"))  # type: ignore[arg-type]
+        message = get_translations().ngettext(
+            "Nothing has changed it in %(num)s day (the threshold is %(threshold)s).",
+            "Nothing has changed it in %(num)s days (the threshold is %(threshold)s).",
+            days,
+        )
+        values["num"] = values.pop("days")
+    else:
+        message = str(REASONS[reason.code])
+    return Markup(escape(message)) % values  # noqa: S704 (the message is escaped, values too)
 
 
 @dataclass
@@ -51,7 +121,7 @@ class AttentionPage:
 
     @property
     def labels(self) -> dict[str, str]:
-        return KIND_LABELS
+        return {kind: str(label) for kind, label in KIND_LABELS.items()}
 
 
 def _kind(counts: dict[str, int]) -> str:
@@ -110,7 +180,8 @@ def _render(view: AttentionPage, status: int = 200, announce: str | None = None)
     if wants_partial():
         html = render_template("attention/_panel.html", view=view)
         return make_response(html, status, trigger={"announce": announce} if announce else None)
-    return render_template("attention/page.html", view=view, page_title="Needs attention"), status
+    page = render_template("attention/page.html", view=view, page_title=_("Needs attention"))
+    return page, status
 
 
 def _done(message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None):
@@ -165,15 +236,15 @@ def merge():
         abort(400)
     try:
         merged = stores().memories.merge(keep, drop, content, actor=actor())
-    except NotFoundError as exc:
-        return _refused(f"Nothing was changed: {exc}", 409)
+    except NotFoundError:
+        return _refused(_("Nothing was changed: one of the memories was deleted elsewhere."), 409)
     except MemoryFullError as exc:
-        return _refused(f"Nothing was changed: {exc}", 409)
+        return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 409)
     except ValueError as exc:
-        return _refused(f"Nothing was changed: {exc}", 422)
+        return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 422)
     undo = {"dropped": merged.dropped_id, "hid": merged.update_hid or "", "kept": keep}
     return _done(
-        f"Kept “{merged.kept.content[:80]}”; the other memory was deleted.",
+        _("Kept “%(text)s”; the other memory was deleted.", text=merged.kept.content[:80]),
         undo=undo,
         undo_action="attention.undo_merge",
     )
@@ -188,10 +259,10 @@ def undo_merge():
     try:
         stores().memories.undo_merge(dropped, request.form.get("hid") or None, actor=actor())
     except KeyError:
-        return _refused("There is nothing to undo: the memories were restored already.", 409)
+        return _refused(_("There is nothing to undo: the memories were restored already."), 409)
     except MemoryFullError as exc:
-        return _refused(f"Could not undo: {exc}", 409)
-    return _done("Undone: both memories are back as they were.")
+        return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
+    return _done(_("Undone: both memories are back as they were."))
 
 
 @bp.post("/rewrite")
@@ -200,7 +271,7 @@ def rewrite():
     memory_id, content = request.form.get("id", ""), request.form.get("content", "")
     memory = stores().memories.get(memory_id)
     if memory is None:
-        return _refused("Nothing was changed: that memory was deleted elsewhere.", 409)
+        return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
     try:
         stores().memories.update(
             memory_id,
@@ -209,10 +280,10 @@ def rewrite():
             actor=actor(),
         )
     except ConflictError:
-        return _refused("Nothing was changed: someone else edited that memory meanwhile.", 409)
+        return _refused(_("Nothing was changed: someone else edited that memory meanwhile."), 409)
     except (MemoryFullError, ValueError) as exc:
-        return _refused(f"Nothing was changed: {exc}", 422)
-    return _done(f"Rewritten as “{content.strip()[:80]}”.")
+        return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 422)
+    return _done(_("Rewritten as “%(text)s”.", text=content.strip()[:80]))
 
 
 @bp.post("/delete")
@@ -221,9 +292,9 @@ def delete():
     memory_id = request.form.get("id", "")
     memory = stores().memories.get(memory_id)
     if memory is None or not stores().memories.delete(memory_id, actor=actor()):
-        return _refused("Nothing was changed: that memory was deleted elsewhere.", 409)
+        return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
     return _done(
-        f"Deleted “{memory.content[:80]}”.",
+        _("Deleted “%(text)s”.", text=memory.content[:80]),
         undo={"id": memory_id},
         undo_action="attention.undelete",
     )
@@ -235,10 +306,10 @@ def undelete():
     try:
         stores().memories.restore(request.form.get("id", ""), actor=actor())
     except KeyError:
-        return _refused("There is nothing to undo: the memory is back already.", 409)
+        return _refused(_("There is nothing to undo: the memory is back already."), 409)
     except MemoryFullError as exc:
-        return _refused(f"Could not undo: {exc}", 409)
-    return _done("Undone: the memory is back.")
+        return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
+    return _done(_("Undone: the memory is back."))
 
 
 @bp.post("/dismiss")
@@ -248,9 +319,9 @@ def dismiss():
     try:
         stores().dismissals.dismiss(key, actor=actor())
     except ValueError as exc:
-        return _refused(str(exc), 422)
+        return _refused(describe_error(exc), 422)
     return _done(
-        "Dismissed: it will not be flagged again.",
+        _("Dismissed: it will not be flagged again."),
         undo={"key": key},
         undo_action="attention.undismiss",
     )
@@ -260,4 +331,7 @@ def dismiss():
 def undismiss():
     """Undo a Dismiss."""
     stores().dismissals.restore(request.form.get("key", ""))
-    return _done("Undone: the finding is back.")
+    return _done(_("Undone: the finding is back."))
+
+
+bp.add_app_template_filter(reason_html, "reason")

@@ -32,10 +32,9 @@ from ..stores import (
 )
 from ..text import match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
+from .formatting import interface_label
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
-
-INTERFACE_LABELS = {"slack": "Slack", "cli": "CLI", "schedule": "Schedule", "other": "Other"}
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class ThreadRow:
     """One thread in the list (and the head of the thread page)."""
 
     summary: ConversationSummary
-    interface_label: str  # Slack / CLI / Schedule / Other, from the key's prefix
+    interface_label: str  # Slack / CLI / Schedule / Other (in the page's language), from the key
     last_activity: datetime
     expires: datetime
     expired: bool  # the assistant no longer sees it; the next cleanup removes it
@@ -54,7 +53,7 @@ def thread_row(summary: ConversationSummary, now: datetime) -> ThreadRow:
     """The template data of one thread."""
     return ThreadRow(
         summary=summary,
-        interface_label=INTERFACE_LABELS.get(summary.interface, summary.interface.title()),
+        interface_label=interface_label(summary.interface),
         last_activity=summary.last_activity,
         expires=summary.expires_at,
         expired=summary.expires_at <= now,
@@ -133,7 +132,10 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
         "turns": turns,
         "limits": _limits(),
         "now": now,
-        "page_title": _("Conversation %(id)s", id=conversation_id),
+        # The tab names the thread by its first message (stored text, like the id it falls
+        # back to), so a person with several threads open tells them apart; an expired
+        # thread shows none of its words.
+        "page_title": (not row.expired and row.summary.title) or conversation_id,
         **_derived_context(conversation_id),
     }
 

@@ -1,6 +1,6 @@
 """The dashboard's template filters, one per job: ``time`` for every timestamp (absolute or
 relative), ``count`` for a number with its noun, ``category_label`` and ``interface_label`` for
-stored keys shown to a person. ``init_app`` registers them."""
+stored keys shown to a person, ``action_label`` for what a proposal does. ``init_app`` registers them."""
 
 from __future__ import annotations
 
@@ -114,6 +114,13 @@ def interface_label(key: Any) -> str:
     return labels.get(key, key) if isinstance(key, str) else str(key)
 
 
+def action_label(action: Any) -> str:
+    """What a proposal in Review would do (``add``, ``update``, ``delete``), as the page's
+    language says it; an unknown action is shown as it is."""
+    labels = {"add": _("Add"), "update": _("Update memory"), "delete": _("Delete memory")}
+    return labels.get(action, action) if isinstance(action, str) else str(action)
+
+
 def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
     """Register the filters; ``ngettext`` (e.g. Flask-Babel's) picks singular or plural."""
 
@@ -125,3 +132,4 @@ def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
     app.add_template_filter(count_filter, "count")
     app.add_template_filter(category_label, "category_label")
     app.add_template_filter(interface_label, "interface_label")
+    app.add_template_filter(action_label, "action_label")

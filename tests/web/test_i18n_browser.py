@@ -1,4 +1,3 @@
-# Renamed to test_i18n_browser.py once every area is translated (until then run it by path).
 """Every page in Traditional and Simplified Chinese, in a real browser: no English interface
 text left, the switcher works and is remembered, and axe stays clean.
 
@@ -33,6 +32,7 @@ KEPT = {
     "MCP",
     "JSON",
     "LLM",
+    "token",  # what Chinese writing about language models calls a token, too
     "API",
     "URL",
     "UTC",
@@ -84,6 +84,13 @@ MEMORIES = [
     ("客廳的燈每天晚上十點後調到三成亮度。", "workflow"),
     ("用户对猫毛过敏，扫地机器人每天下午两点运行一次。", "general"),
     ("每週日晚上提醒倒垃圾和資源回收。", "workflow"),
+    # One of each kind of finding on the Needs attention page: a near-duplicate (繁/简), a
+    # contradiction, a stale date and a first-person sentence.
+    ("喜欢喝无糖绿茶，不加冰。", "preference"),
+    ("平日鬧鐘設在 06:45。", "workflow"),
+    ("平日鬧鐘設在 07:00。", "workflow"),
+    ("2025-10-01 之前要去京都出差。", "project"),
+    ("我每天早上喝一杯黑咖啡", "preference"),
 ]
 THREAD = [
     ("我喜歡喝無糖綠茶", "好的，我記住了。"),
@@ -106,6 +113,7 @@ def fill_chinese_data(data_dir: Path, settings) -> None:
     conversations = ConversationStore.from_settings(settings)
     for user, assistant in THREAD:
         conversations.add_exchange("slack:1731900000.123456", user, assistant)
+    conversations.add_exchange("schedule:morning-briefing", "早安摘要", "今天晴，最高二十八度。")
     env_cli = [sys.executable, "-m", "webapp"]
     data = ["--data-dir", str(data_dir)]
     subprocess.run([*env_cli, "extract", *data], check=True, capture_output=True, timeout=120)
@@ -227,4 +235,24 @@ def test_screenshots_in_traditional_chinese(browser, chinese_server: LiveServer,
     page.wait_for_load_state("load")
     assert page.locator("html").get_attribute("lang") == "zh-Hant"
     screenshot(page, f"{name}-zh-hant")
+    context.close()
+
+
+@pytest.mark.parametrize("accept", ["zh-TW", "zh-CN"])
+def test_notices_after_a_fix_are_in_chinese(browser, chinese_server: LiveServer, accept):
+    """What a click answers with (a partial swapped in by htmx, its notice and Undo) speaks the
+    language too, not only the pages a crawl reaches."""
+    context = browser.new_context(locale=accept, extra_http_headers={"Accept-Language": accept})
+    page = context.new_page()
+    page.goto(chinese_server.url + "/attention/?kind=hard")
+    finding = page.locator(".finding").first
+    finding.wait_for()
+    finding.locator("button", has_text=re.compile("略過|忽略")).click()
+    notice = page.locator("#attention-notice")
+    notice.wait_for()
+    assert not english_words([notice.inner_text()]), notice.inner_text()
+    notice.get_by_role("button", name=re.compile("復原|撤销")).click()
+    page.locator(".finding").first.wait_for()
+    words = english_words(page.evaluate(COLLECT))
+    assert not words, f"English after Undo in {accept}: {sorted(words)}"
     context.close()
