@@ -241,3 +241,19 @@ def test_relative_times_in_the_language(app, language, delta, expected):
 
         session["language"] = language
         assert expected in time_filter(now + delta, "relative", now=now).replace("\u202f", " ")
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", ">2026-11-22 01:54 UTC<"),
+        ("zh_Hant", ">2026年11月22日 01:54 UTC<"),
+        ("zh_Hans", ">2026年11月22日 01:54 UTC<"),
+    ],
+)
+def test_absolute_times_in_the_language(app, language, expected):
+    with app.test_request_context("/"):
+        from flask import session
+
+        session["language"] = language
+        assert expected in time_filter("2026-11-22T01:54:44Z", "absolute")

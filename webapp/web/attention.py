@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
-from flask_babel import format_date, get_locale, get_translations
+from flask_babel import get_locale, get_translations
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
@@ -18,6 +18,7 @@ from ..extraction.curation import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from .context import actor, settings, stores, wants_partial
 from .errors import describe_error
+from .formatting import day_text
 from .i18n import format_number
 
 bp = Blueprint("attention", __name__, url_prefix="/attention")
@@ -68,7 +69,7 @@ def _value(name: str, value: ReasonValue) -> Markup:
     elif isinstance(value, str):
         text = value
     else:
-        text = format_date(value, "medium")
+        text = day_text(value)
     if name in _INTERFACE_VALUES:
         return escape(text)
     return Markup('<span translate="no">{}</span>').format(text)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
-from babel.dates import format_timedelta
+from babel.dates import format_date, format_timedelta
 from flask import Flask, has_request_context
 from flask_babel import get_locale, pgettext
 from flask_babel import gettext as _
@@ -59,6 +59,19 @@ def _relative(seconds: float) -> str:
     return _("just now") if has_request_context() else "just now"
 
 
+def day_text(day: date) -> str:
+    """A calendar day as the page's language writes it: ISO in English (``2026-11-22``, as the
+    dashboard's times read), CLDR's medium form otherwise (「2026年11月22日」, via Babel)."""
+    locale = _page_locale()
+    return day.isoformat() if locale == "en" else format_date(day, "medium", locale=locale)
+
+
+def _absolute(utc: datetime) -> str:
+    if _page_locale() == "en":
+        return utc.strftime("%Y-%m-%d %H:%M UTC")
+    return f"{day_text(utc.date())} {utc:%H:%M} UTC"
+
+
 def moment(value: Any, now: datetime | None = None) -> Moment | None:
     """``value`` (a datetime, ISO 8601 text or Unix milliseconds) described for a person,
     relative to ``now`` ("3 minutes ago", "in 6 days"); None when it is not a time."""
@@ -69,7 +82,7 @@ def moment(value: Any, now: datetime | None = None) -> Moment | None:
     seconds = (utc - (now or datetime.now(UTC))).total_seconds()
     return Moment(
         iso=utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        absolute=utc.strftime("%Y-%m-%d %H:%M UTC"),
+        absolute=_absolute(utc),
         relative=_relative(seconds),
     )
 
