@@ -115,6 +115,33 @@ def test_close_variant_in_chinese_yields_update(store):
     assert (action.action, action.id) == ("update", memory.id)
 
 
+@pytest.mark.parametrize(
+    "memory, candidate",
+    [
+        ("Prefers dark mode everywhere", "Prefers dark mode"),
+        ("Weekday alarm at 06:45, weekend alarm at 09:00", "Weekday alarm at 06:45"),
+        ("喜歡喝無糖綠茶，冬天喝熱的", "喜歡喝無糖綠茶"),
+    ],
+)
+def test_a_fact_the_memory_already_says_with_more_is_no_change(store, memory, candidate):
+    """Replacing the memory with the shorter restatement would only lose words."""
+    store.add(memory)
+    assert MemoryExtractor(store).reconcile([candidate]) == []
+
+
+@pytest.mark.parametrize(
+    "memory, candidate",
+    [
+        ("Likes coffee in the morning", "Does not like coffee in the morning anymore"),
+        ("Alarm at 06:45 on weekdays", "Alarm at 07:00 on weekdays"),
+    ],
+)
+def test_a_shorter_fact_that_changes_a_value_or_says_no_is_still_proposed(store, memory, candidate):
+    current = store.add(memory)
+    actions = MemoryExtractor(store).reconcile([candidate])
+    assert [a.id for a in actions if a.action == "update"] == [current.id]
+
+
 def test_new_fact_yields_add_with_general_by_default(store):
     store.add("User prefers vim")
     assert MemoryExtractor(store).reconcile(["My daughter's name is Ana"]) == [

@@ -689,3 +689,16 @@ def drops_information(current: str, new: str) -> list[str]:
             ]
             lost.extend(dict.fromkeys(missing))
     return lost
+
+
+def restates(current: str, new: str) -> bool:
+    """``new`` says nothing ``current`` does not: its terms are all in ``current``, its values
+    too, and it does not say no where ``current`` says yes (or the other way round).
+
+    "喜歡喝無糖綠茶" restates "喜歡喝無糖綠茶，不加冰。"; replacing the memory with it would
+    only lose "不加冰"."""
+    fc, fn = features(current), features(new)
+    if not fn.terms or fc.negated != fn.negated:
+        return False
+    values = {(v.kind, v.amount) for v in fc.values}
+    return _contains(fn.terms, fc.terms) and all((v.kind, v.amount) in values for v in fn.values)

@@ -15,6 +15,7 @@ from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, replaced_content
+from .curation import restates
 from .llm import LlmMemoryExtractor, StructuredFact
 from .phrasing import as_user_fact
 from .rules import rule_facts
@@ -133,7 +134,9 @@ class MemoryExtractor:
             if not key or key in known:
                 continue
             known.add(key)
-            actions.append(_action_for(fact, memories))
+            action = _action_for(fact, memories)
+            if action is not None:
+                actions.append(action)
         return actions
 
     # ----------------------------------------------------------------- writing
@@ -330,14 +333,17 @@ def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact
     return StructuredFact((storable(str(candidate)) or "").strip(), chosen, 1.0, extractor="regex")
 
 
-def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction:
-    """``update`` of the most similar memory when the fact is a close variant, else ``add``."""
+def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction | None:
+    """``update`` of the most similar memory when the fact is a close variant, else ``add``;
+    None when that memory already says all the fact says (an update would only lose words)."""
     best, score = None, 0.0
     for memory in memories:
         value = similarity(fact.content, memory.content)
         if value > score:
             best, score = memory, value
     target = best if best is not None and score >= VARIANT_THRESHOLD else None
+    if target is not None and restates(target.content, fact.content):
+        return None
     return ReconcileAction(
         "add" if target is None else "update",
         None if target is None else target.id,
