@@ -80,13 +80,13 @@ COLLECT = """() => {
 }"""
 
 MEMORIES = [
-    ("喜歡喝無糖綠茶，不加冰。", "preference"),
+    ("喜歡喝無糖綠茶，冬天喝熱的。", "preference"),
     ("客廳的燈每天晚上十點後調到三成亮度。", "workflow"),
     ("用户对猫毛过敏，扫地机器人每天下午两点运行一次。", "general"),
     ("每週日晚上提醒倒垃圾和資源回收。", "workflow"),
     # One of each kind of finding on the Needs attention page: a near-duplicate (繁/简), a
     # contradiction, a stale date and a first-person sentence.
-    ("喜欢喝无糖绿茶，不加冰。", "preference"),
+    ("喜欢喝无糖绿茶，冬天喝热的。", "preference"),
     ("平日鬧鐘設在 06:45。", "workflow"),
     ("平日鬧鐘設在 07:00。", "workflow"),
     ("2025-10-01 之前要去京都出差。", "project"),
@@ -95,6 +95,8 @@ MEMORIES = [
 THREAD = [
     ("我喜歡喝無糖綠茶", "好的，我記住了。"),
     ("以後提醒我每週三澆花", "沒問題，每週三提醒你澆花。"),
+    ("我對花生過敏", "了解，推薦餐廳時我會避開花生。"),
+    ("我習慣晚上十一點前睡覺", "好的，十一點後我不會再提醒你。"),
 ]
 SKILL_MD = """---
 name: 居家氣候
