@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore
+from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
 from .conftest import LiveServer, assert_accessible, screenshot, start_server, stop_server
 
@@ -119,6 +119,11 @@ def fill_chinese_data(data_dir: Path, settings) -> None:
     env_cli = [sys.executable, "-m", "webapp"]
     data = ["--data-dir", str(data_dir)]
     subprocess.run([*env_cli, "extract", *data], check=True, capture_output=True, timeout=120)
+    # Something in every list: a deleted memory, a decided proposal (and one still pending).
+    gone = memories.add("舊家的門禁卡放在玄關抽屜。", category="general")
+    memories.delete(gone.id)
+    queue = ReviewQueue.from_settings(settings)
+    queue.reject(queue.pending()[0].id, actor="測試")
     skill = data_dir.parent / "skill" / "home-climate"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
@@ -137,6 +142,22 @@ def chinese_server(tmp_path_factory) -> Iterator[LiveServer]:
     fill_chinese_data(root / "data", server.settings)
     yield server
     stop_server(server)
+
+
+def pages_no_link_reaches(server: LiveServer) -> list[str]:
+    """Pages opened by a button or by typing: a memory's history, a search, a review item and
+    its edit form, a page that does not exist."""
+    memory = MemoryStore.from_settings(server.settings).get_all()[0]
+    item = ReviewQueue.from_settings(server.settings).pending()[0]
+    return [
+        f"/memories/{memory.id}/history",
+        "/memories/?q=%E7%B6%A0%E8%8C%B6",
+        "/memories/?q=%E6%B2%92%E6%9C%89%E9%80%99%E5%80%8B",
+        f"/review/{item.id}",
+        f"/review/{item.id}/edit",
+        "/conversations/?q=%E8%8A%B1%E7%94%9F",
+        "/no-such-page",
+    ]
 
 
 def english_words(texts: list[str]) -> set[str]:
@@ -186,6 +207,13 @@ def test_no_english_interface_text_left(browser, chinese_server: LiveServer, acc
         words = english_words(page.evaluate(COLLECT))
         if words:
             problems[url.removeprefix(chinese_server.url)] = sorted(words)
+    for path in pages_no_link_reaches(chinese_server):
+        page.goto(chinese_server.url + path)
+        page.wait_for_load_state("load")
+        visited.append(path)
+        words = english_words(page.evaluate(COLLECT))
+        if words:
+            problems[path] = sorted(words)
     context.close()
     assert len(visited) >= 8, f"the crawl reached too few pages: {visited}"
     assert not problems, f"English left in the {accept} interface: {problems}"
