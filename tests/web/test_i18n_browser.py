@@ -19,7 +19,14 @@ import pytest
 
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
-from .conftest import LiveServer, assert_accessible, screenshot, start_server, stop_server
+from .conftest import (
+    LiveServer,
+    assert_accessible,
+    screenshot,
+    start_server,
+    stop_server,
+    wait_for_htmx,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -97,6 +104,7 @@ THREAD = [
     ("以後提醒我每週三澆花", "沒問題，每週三提醒你澆花。"),
     ("我對花生過敏", "了解，推薦餐廳時我會避開花生。"),
     ("我習慣晚上十一點前睡覺", "好的，十一點後我不會再提醒你。"),
+    ("我不喜歡吃香菜", "記住了，點餐時幫你備註不要香菜。"),
 ]
 SKILL_MD = """---
 name: 居家氣候
@@ -286,3 +294,47 @@ def test_notices_after_a_fix_are_in_chinese(browser, chinese_server: LiveServer,
     words = english_words(page.evaluate(COLLECT))
     assert not words, f"English after Undo in {accept}: {sorted(words)}"
     context.close()
+
+
+def test_what_actions_answer_is_in_chinese(browser, tmp_path):
+    """Adding, deleting and undoing a memory, approving and rejecting a proposal, an empty
+    add refused: every notice, error and swapped-in part speaks Traditional Chinese."""
+    server = start_server(tmp_path / "data")
+    try:
+        fill_chinese_data(tmp_path / "data", server.settings)
+        context = browser.new_context(
+            locale="zh-TW", extra_http_headers={"Accept-Language": "zh-TW"}
+        )
+        page = context.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        seen: dict[str, set[str]] = {}
+
+        def look(step: str) -> None:
+            wait_for_htmx(page)
+            words = english_words(page.evaluate(COLLECT))
+            if words:
+                seen[step] = words
+
+        page.goto(server.url + "/memories/")
+        page.get_by_role("button", name="新增記憶").click()
+        look("empty add refused")
+        page.locator("#add-content").fill("每個月第一個週六幫植物施肥。")
+        page.get_by_role("button", name="新增記憶").click()
+        page.get_by_text("每個月第一個週六幫植物施肥。").first.wait_for()
+        look("added")
+        row = page.locator("tr", has_text="每個月第一個週六幫植物施肥。")
+        row.get_by_role("button", name=re.compile("刪除")).click()
+        look("deleted")
+        page.get_by_role("button", name=re.compile("^復原")).first.click()
+        look("undone")
+        page.goto(server.url + "/review/")
+        page.locator("article.review-item").first.get_by_role(
+            "button", name=re.compile("核准|取代")
+        ).click()
+        look("approved")
+        page.locator("article.review-item").first.get_by_role("button", name="拒絕").click()
+        look("rejected")
+        context.close()
+    finally:
+        stop_server(server)
+    assert not seen, f"English after actions: { {k: sorted(v) for k, v in seen.items()} }"
