@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel import Locale
 from flask import Blueprint, Flask, current_app, redirect, request, session, url_for
 from flask_babel import Babel, format_decimal, get_locale
 from flask_babel import gettext as _
@@ -114,6 +115,15 @@ def format_number(value: int | float) -> str:
     return format_decimal(value)
 
 
+def language_name(tag: str) -> str:
+    """A language tag (``en``, ``zh-Hant``: what the stores record about a text) named in the
+    page's language by CLDR ("中文 (繁體)"); a tag Babel does not know is shown as it is."""
+    try:
+        return Locale.parse(tag.replace("-", "_")).get_display_name(get_locale()) or tag
+    except (ValueError, TypeError):
+        return tag
+
+
 def template_globals() -> dict[str, Any]:
     """What base.html needs: the page's language tag, the switcher, the JS messages."""
     language = current_language()
@@ -135,3 +145,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     app.context_processor(template_globals)
     app.add_template_filter(format_number, "number")
+    app.add_template_filter(language_name, "language_name")
