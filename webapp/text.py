@@ -50,7 +50,7 @@ _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
 _DIGITS = re.compile(r"\d+")
 
 # Words that say who holds the fact or how strongly, not what it is about.
-_LATIN_FILLER = frozenset(
+LATIN_FILLER = frozenset(
     [
         "a",
         "an",
@@ -145,7 +145,7 @@ def key_terms(text: str) -> list[str]:
     for token in _TERM.findall(folded):
         if _CJK_RUN.match(token):
             terms.extend(_bigrams(_CJK_FILLER.sub(" ", token)))
-        elif token not in _LATIN_FILLER:
+        elif token not in LATIN_FILLER:
             terms.append(token)
     return terms
 

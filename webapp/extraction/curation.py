@@ -21,7 +21,7 @@ import rjieba
 import snowballstemmer  # type: ignore[import-untyped]
 from rapidfuzz import fuzz
 
-from ..text import fold, match_spans
+from ..text import LATIN_FILLER, fold, match_spans
 
 DUPLICATE_SIMILARITY = 0.8  # share of terms two memories must have in common to say the same
 SUBJECT_SIMILARITY = 0.75  # ... to be about the same subject (then values must agree)
@@ -198,91 +198,23 @@ def stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
-# Words that say who holds the fact, how strongly or how it is set, not what it is about.
+# Words that say who holds the fact, how strongly or how it is set, not what it is about:
+# text's filler (less "never", a negation here) and what settings and changes are said with.
 _LATIN_FILLER = frozenset(
     stem(word)
-    for word in [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "by",
-        "from",
+    for word in (LATIN_FILLER - {"never"})
+    | {
         "as",
         "into",
-        "is",
-        "are",
-        "be",
         "been",
-        "was",
-        "were",
-        "am",
-        "it",
-        "its",
-        "this",
-        "that",
         "these",
         "those",
-        "i",
-        "me",
-        "my",
-        "mine",
-        "we",
-        "our",
-        "you",
-        "your",
-        "user",
-        "users",
-        "s",
-        "he",
-        "she",
-        "they",
         "them",
-        "their",
-        "his",
-        "her",
-        "prefer",
-        "prefers",
-        "preferred",
-        "preference",
-        "like",
-        "likes",
-        "liked",
-        "love",
-        "loves",
         "enjoy",
         "enjoys",
         "fond",
-        "want",
-        "wants",
-        "always",
-        "usually",
         "normally",
         "generally",
-        "often",
-        "use",
-        "uses",
-        "used",
-        "using",
-        "please",
-        "should",
-        "would",
-        "will",
-        "instead",
-        "rather",
-        "than",
-        "also",
-        "just",
-        "very",
-        "really",
         "much",
         "lot",
         "lots",
@@ -322,7 +254,7 @@ _LATIN_FILLER = frozenset(
         "about",
         "approximately",
         "roughly",
-    ]
+    }
 )
 _NEGATION_WORDS = frozenset(
     [
