@@ -38,6 +38,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for _common, when imported
+from _common import settle  # noqa: E402
+
 BENCH_VENV = ROOT / ".bench-venv"
 WORDS = ["coffee", "tea", "project", "deadline", "Python", "咖啡", "會議", "週末", "vim", "Taipei"]
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
@@ -92,12 +95,6 @@ def conversation_document(threads: int, seed: int = 11) -> dict[str, Any]:
             "trimmed": 0,
         }
     return data
-
-
-def settle(path: Path) -> None:
-    """Move the mtime into the past (a just-written file is re-checked byte for byte)."""
-    past = time.time() - 60
-    os.utime(path, (past, past))
 
 
 # ------------------------------------------------------------------------------ anchors

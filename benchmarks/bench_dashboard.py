@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -23,8 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datetime import UTC
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for _common, when imported
+from _common import settings_for, settle  # noqa: E402
+
 from webapp import create_app  # noqa: E402
-from webapp.settings import Settings  # noqa: E402
 from webapp.stores import CATEGORIES, MemoryStore  # noqa: E402
 from webapp.stores.timefmt import to_iso  # noqa: E402
 
@@ -52,19 +53,6 @@ def populate(path: Path, count: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     settle(path)
-
-
-def settle(path: Path) -> None:
-    """Move the mtime into the past so the cache trusts it (a just-written file is re-checked)."""
-    past = time.time() - 60
-    os.utime(path, (past, past))
-
-
-def settings_for(data_dir: Path, count: int) -> Settings:
-    base = Settings.from_env(environ={}, options_file=data_dir / "no-options.json", cwd=data_dir)
-    values = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    values.update(memory_max_items=count * 2, memory_max_chars=count * 200)
-    return Settings(**values).with_data_dir(data_dir / "data")
 
 
 def ms(seconds: float) -> str:

@@ -29,16 +29,15 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for _common, when imported
+from _common import lock_deleter  # noqa: E402
+from _common import log_line as _log
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 ENV = {"MEMORY_MAX_ITEMS": "1000000", "MEMORY_MAX_CHARS": "100000000", "MEMORY_LOCK_TIMEOUT": "30"}
 CSRF = re.compile(r'"X-CSRFToken": "([^"]+)"')
-
-
-def _log(out: Path, record: dict) -> None:
-    with open(out, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def writer(data_dir: Path, worker: int, until: float, out: Path) -> None:
@@ -70,19 +69,6 @@ def writer(data_dir: Path, worker: int, until: float, out: Path) -> None:
                     _log(out, {"op": "delete", "id": target})
         except StoreError as exc:  # busy: not acknowledged, nothing to check
             _log(out, {"op": "refused", "error": str(exc)[:200]})
-
-
-def lock_deleter(data_dir: Path, every: float, until: float, out: Path) -> None:
-    """``rm memories.json.lock`` over and over."""
-    lock, deleted = data_dir / "memories.json.lock", 0
-    while time.time() < until:
-        try:
-            lock.unlink()
-            deleted += 1
-        except FileNotFoundError:
-            pass
-        time.sleep(every)
-    _log(out, {"op": "lock-deletions", "count": deleted})
 
 
 class Dashboard:
@@ -240,7 +226,10 @@ def main() -> int:
         ]
         workers.append(mp.Process(target=dashboard_client, args=(port, until, logs / "dash.jsonl")))
         workers.append(
-            mp.Process(target=lock_deleter, args=(data_dir, args.every, until, logs / "rm.jsonl"))
+            mp.Process(
+                target=lock_deleter,
+                args=(data_dir, until, logs / "rm.jsonl", args.every, "memories.json.lock"),
+            )
         )
         for process in workers:
             process.start()

@@ -34,6 +34,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for _common, when imported
+from _common import lock_deleter  # noqa: E402
+from _common import log_line as _log
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -60,11 +64,6 @@ def _settings(data_dir: Path):
     return Settings.from_env(
         environ={"MEMORY_DATA_DIR": str(data_dir), **ENV}, options_file=data_dir / "no-options.json"
     )
-
-
-def _log(out: Path, record: dict) -> None:
-    with open(out, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def dashboard(data_dir: Path, until: float, out: Path) -> None:
@@ -218,20 +217,6 @@ def reader(data_dir: Path, until: float, out: Path) -> None:
                 bad += 1
                 _log(out, {"op": "bad-read", "file": path.name, "head": raw[:80].decode("latin-1")})
     _log(out, {"op": "reads", "reads": reads, "bad": bad})
-
-
-def lock_deleter(data_dir: Path, until: float, out: Path, every: float = 0.002) -> None:
-    """``rm data/*.lock`` over and over (the stores must not lose a change because of it)."""
-    deleted = 0
-    while time.time() < until:
-        for lock in data_dir.rglob("*.lock"):
-            try:
-                lock.unlink()
-                deleted += 1
-            except FileNotFoundError:
-                pass
-        time.sleep(every)
-    _log(out, {"op": "lock-deletions", "count": deleted})
 
 
 WORKERS = [dashboard, host, extractor, reviewer, mcp_client, reader]
