@@ -61,3 +61,26 @@ def test_cached_rows_carry_each_visitors_prefix_token_and_the_current_content(tm
     assert f'action="{prefix}/memories/{memory.id}/delete"' in proxied
     store.update(memory.id, "Prefers oolong tea")
     assert "Prefers oolong tea" in rows(first)[0]
+
+
+@pytest.mark.parametrize("with_conversations", [False, True])
+def test_rows_are_rendered_once_per_file_version(tmp_path, with_conversations):
+    """A second view of the same page reuses every row, also before any conversation was
+    saved (the row cache was keyed on a token the missing conversations file renewed on each
+    request, so every view rendered all its rows again: 7× slower at 50 rows)."""
+    from webapp.stores import ConversationStore, MemoryStore
+    from webapp.web.context import stores
+
+    settings = make_settings(tmp_path)
+    store = MemoryStore.from_settings(settings).init()
+    for i in range(5):
+        store.add(f"Fact number {i}")
+    if with_conversations:
+        ConversationStore.from_settings(settings).add_exchange("cli:one", "hello", "hi")
+    app = create_app(settings)
+    client = app.test_client()
+    for _ in range(3):
+        assert client.get("/memories/").get_data(as_text=True).count('class="memory-row"') == 5
+    with app.test_request_context("/memories/"):
+        cache = stores().memories.file.view("web.row_html", lambda _: {})
+    assert len(cache) == 5, f"{len(cache)} rows rendered for 5 memories viewed three times"

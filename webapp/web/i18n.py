@@ -20,6 +20,8 @@ from flask_babel import Babel, format_decimal, get_locale
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
+from .formatting import page_translations
+
 # Catalog name -> what the switcher shows (each in its own language).
 LANGUAGES: dict[str, str] = {"en": "English", "zh_Hant": "繁體中文", "zh_Hans": "简体中文"}
 # Catalog name -> the BCP 47 tag for <html lang> and MEMORY_LANGUAGE.
@@ -142,6 +144,14 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "en")
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "UTC")
     Babel(app, locale_selector=select_language)
+    # Flask-Babel's template callables, with the catalog looked up once per request.
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda s: page_translations().ugettext(s),
+        ngettext=lambda s, p, n: page_translations().ungettext(s, p, n),
+        newstyle=True,
+        pgettext=lambda c, s: page_translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: page_translations().unpgettext(c, s, p, n),
+    )
     app.register_blueprint(bp)
     app.context_processor(template_globals)
     app.add_template_filter(format_number, "number")

@@ -204,7 +204,13 @@ def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
     prefix, language = request.script_root, str(get_locale())
     # A row links to its conversation only while that thread exists: rows rendered for one
     # version of the conversations file are not reused for the next.
-    threads = stores().conversations.file.view("web.version_token", lambda _: secrets.token_hex(8))
+    # (A missing conversations file has no version to hang a token on: it is one state.)
+    conversations = stores().conversations.file
+    threads = (
+        conversations.view("web.version_token", lambda _: secrets.token_hex(8))
+        if conversations.path.exists()
+        else "no-conversations"
+    )
     out = []
     for memory in memories:
         key = (memory.id, query, prefix, language, threads)
