@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from babel.dates import format_date, format_timedelta
 from babel.support import NullTranslations
-from flask import Flask, g, has_request_context
+from flask import Flask, g, has_app_context, has_request_context
 from flask_babel import get_locale, get_translations
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
@@ -108,13 +108,12 @@ def page_translations() -> NullTranslations:
     Flask-Babel walks its context on every call (a dozen proxy lookups); a page of 50
     memories translates some 450 strings, which made that walk a third of its time. The
     language is fixed for a request (Flask-Babel keeps the locale on the same context)."""
-    try:
-        return g._memory_curator_translations  # type: ignore[no-any-return]
-    except AttributeError:
-        translations = g._memory_curator_translations = get_translations()
-        return translations
-    except RuntimeError:  # outside an application context: English
+    if not has_app_context():  # e.g. a filter tried out in a shell: English
         return NullTranslations()
+    cached: NullTranslations | None = g.get("_memory_curator_translations")
+    if cached is None:
+        cached = g._memory_curator_translations = get_translations()
+    return cached
 
 
 def category_label(key: Any) -> str:
@@ -122,14 +121,16 @@ def category_label(key: Any) -> str:
     an unknown key is shown as it is. Keep the key itself as a form's option *value*."""
     t = page_translations()  # 50 rows a page: one catalog lookup per request, not per label
     labels = {
-        "preference": t.pgettext("memory category", "preference"),
-        "project": t.pgettext("memory category", "project"),
-        "workflow": t.pgettext("memory category", "workflow"),
-        "tool": t.pgettext("memory category", "tool"),
-        "convention": t.pgettext("memory category", "convention"),
-        "general": t.pgettext("memory category", "general"),
+        "preference": str(t.pgettext("memory category", "preference")),
+        "project": str(t.pgettext("memory category", "project")),
+        "workflow": str(t.pgettext("memory category", "workflow")),
+        "tool": str(t.pgettext("memory category", "tool")),
+        "convention": str(t.pgettext("memory category", "convention")),
+        "general": str(t.pgettext("memory category", "general")),
     }
-    return labels.get(key, key) if isinstance(key, str) else str(key)
+    if not isinstance(key, str):
+        return str(key)
+    return labels.get(key, key)
 
 
 def interface_label(key: Any) -> str:
@@ -139,10 +140,12 @@ def interface_label(key: Any) -> str:
     labels = {
         "slack": "Slack",
         "cli": "CLI",
-        "schedule": t.pgettext("conversation interface", "Schedule"),
-        "other": t.pgettext("conversation interface", "Other"),
+        "schedule": str(t.pgettext("conversation interface", "Schedule")),
+        "other": str(t.pgettext("conversation interface", "Other")),
     }
-    return labels.get(key, key) if isinstance(key, str) else str(key)
+    if not isinstance(key, str):
+        return str(key)
+    return labels.get(key, key)
 
 
 def action_label(action: Any) -> str:
@@ -154,7 +157,9 @@ def action_label(action: Any) -> str:
         "update": t.gettext("Update memory"),
         "delete": t.gettext("Delete memory"),
     }
-    return labels.get(action, action) if isinstance(action, str) else str(action)
+    if not isinstance(action, str):
+        return str(action)
+    return labels.get(action, action)
 
 
 def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:

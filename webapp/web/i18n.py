@@ -17,7 +17,6 @@ from typing import Any
 from babel import Locale
 from flask import Blueprint, Flask, current_app, redirect, request, session, url_for
 from flask_babel import Babel, format_decimal, get_locale
-from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from .formatting import page_translations
@@ -109,7 +108,8 @@ def _js_message_ids(static_folder: str) -> tuple[str, ...]:
 
 def js_messages() -> dict[str, str]:
     """The JavaScript's messages in this request's language (rendered into the page)."""
-    return {msgid: _(msgid) for msgid in _js_message_ids(current_app.static_folder or "")}
+    t = page_translations()
+    return {msgid: t.gettext(msgid) for msgid in _js_message_ids(current_app.static_folder or "")}
 
 
 def format_number(value: int | float) -> str:
