@@ -262,6 +262,56 @@ def test_forget_a_conversation_and_undo(queue, store):
     assert undo_forget(queue, done.memory_ids, done.rejected_ids, actor="alice") == (0, 0)
 
 
+def test_forgetting_a_conversation_puts_back_what_a_memory_it_changed_said_before(queue, store):
+    """A memory typed by hand and then changed by an approved proposal is not deleted when the
+    conversation is forgotten: its earlier text (and origin) come back; Undo re-applies the
+    change. One edited by someone since is left alone."""
+    alarm = store.add("Alarm at 06:45", source="dashboard")
+    coffee = store.add("Drinks two coffees a day", source="dashboard")
+    change, other, added = queue.submit(
+        [
+            Proposal("update", "Alarm at 07:00", memory_id=alarm.id),
+            Proposal("update", "Drinks one coffee a day", memory_id=coffee.id),
+            Proposal("add", "Walks the dog at 18:00"),
+        ],
+        conversation_id=THREAD,
+    )
+    for item in (change, other, added):
+        queue.approve(item.id)
+    store.update(coffee.id, "Drinks one coffee a day, none after 15:00")  # edited since
+
+    found = derived_from(queue, THREAD)
+    assert [m.content for m in found.memories] == ["Walks the dog at 18:00"]
+    assert [(r.memory.id, r.before) for r in found.reverted] == [(alarm.id, "Alarm at 06:45")]
+    assert [m.id for m in found.kept] == [coffee.id]
+
+    done = forget_conversation(queue, THREAD, actor="alice")
+    now = {m.id: m for m in store.get_all()}
+    assert now[alarm.id].content == "Alarm at 06:45"
+    assert now[alarm.id].origin == {"how": "dashboard"}
+    assert now[coffee.id].content == "Drinks one coffee a day, none after 15:00"
+    assert "Walks the dog at 18:00" not in [m.content for m in now.values()]
+    assert derived_from(queue, THREAD).empty
+
+    assert undo_forget(
+        queue, done.memory_ids, done.rejected_ids, done.reverted_hids, actor="alice"
+    ) == (2, 0)
+    assert store.get(alarm.id).content == "Alarm at 07:00"
+    assert store.get(alarm.id).origin["conversationId"] == THREAD
+    assert [r.memory.id for r in derived_from(queue, THREAD).reverted] == [alarm.id]
+    # Undoing twice changes nothing more.
+    assert undo_forget(
+        queue, done.memory_ids, done.rejected_ids, done.reverted_hids, actor="alice"
+    ) == (0, 0)
+
+
+def test_restoring_an_earlier_version_brings_back_where_its_text_came_from(store):
+    memory = store.add("Prefers tea", source="mcp")
+    store.update(memory.id, "Prefers green tea", origin=make_origin("dashboard"))
+    [_, change] = store.history(memory.id)
+    assert store.restore(change["hid"]).origin == {"how": "mcp"}
+
+
 def test_memories_from_before_origins_are_found_through_the_review_queue(queue, store):
     [item] = queue.submit([Proposal("add", "Legacy fact")], conversation_id=THREAD)
     approved = queue.approve(item.id)

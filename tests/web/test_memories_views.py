@@ -120,7 +120,10 @@ def test_sort_orders(client, store, sort, expected):
     )
     store.update("c", "cherry, updated")
     html = text(client.get(f"/memories/?sort={sort}", htmx=True))
-    assert re.findall(r'<td class="content" data-label="Memory" translate="no">([^<]*)</td>', html) == expected
+    assert (
+        re.findall(r'<td class="content" data-label="Memory" translate="no">([^<]*)</td>', html)
+        == expected
+    )
 
 
 def test_pagination_shows_one_page_and_links_the_next(tmp_path):

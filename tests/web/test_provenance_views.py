@@ -160,6 +160,31 @@ def test_forget_previews_then_forgets_then_undoes_without_javascript(client, set
     )
 
 
+def test_forget_puts_back_a_memory_the_thread_changed_and_undo_changes_it_again(client, settings):
+    with_thread(settings)
+    memories, queue = stores_of(settings)
+    alarm = memories.add("Alarm at 06:45", source="dashboard")
+    [change] = queue.submit(
+        [Proposal("update", "Alarm at 07:00", memory_id=alarm.id)], conversation_id=THREAD
+    )
+    queue.approve(change.id, actor="alice")
+    thread = text(client.get(f"/conversations/thread/{THREAD}"))
+    assert "1 memory changed by this conversation" in thread and "was: " in thread
+    preview = text(client.get(f"/conversations/forget/{THREAD}"))
+    assert "1 memory goes back to what it said before" in preview
+    assert "1 memory is deleted" not in preview and "Forget 1 item" in preview
+
+    done = client.post(f"/conversations/forget/{THREAD}")
+    assert memories.get(alarm.id).content == "Alarm at 06:45"
+    page = text(client.get(done.headers["Location"]))
+    assert "1 memory it changed says what it said before." in page
+    undo = re.search(r'<form method="post" action="([^"]+/unforget/[^"]+)"', page).group(1)
+    fields = re.findall(r'<input type="hidden" name="(reverted_hid)" value="([^"]+)"', page)
+    assert len(fields) == 1
+    client.post(undo, data=dict(fields))
+    assert memories.get(alarm.id).content == "Alarm at 07:00"
+
+
 def test_forget_needs_the_csrf_token(client, settings):
     with_thread(settings)
     memory = approved(settings)

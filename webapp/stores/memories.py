@@ -362,6 +362,10 @@ class MemoryStore:
         """The change log (oldest first), optionally for one memory."""
         return self._history.read(memory_id)
 
+    def change(self, hid: str) -> dict[str, Any] | None:
+        """The history entry ``hid`` (its ``before`` and ``after`` records), or None."""
+        return self._history.find(hid)
+
     def deleted(self, memory_id: str) -> Memory | None:
         """The last state of a memory that is deleted now (from the history log), else None."""
         if self.get(memory_id) is not None:
@@ -669,6 +673,11 @@ class MemoryStore:
                         category=target.get("category", "general"),
                         updatedAt=_later_than(record.get("updatedAt")),
                     )
+                    # Where the text came from comes back with it.
+                    if isinstance(target.get("origin"), dict):
+                        record["origin"] = dict(target["origin"])
+                    else:
+                        record.pop("origin", None)
                     return record, before, dict(record)
             self._check_caps(records, 1, len(target.get("content", "")))
             restored = dict(target)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -451,16 +451,35 @@ class ReviewQueue:
 
 
 @dataclass(frozen=True)
+class Reverted:
+    """A memory that existed before the conversation and was changed by one of its proposals:
+    forgetting the conversation puts back what it said before (``before``, from the history
+    entry ``hid``) instead of deleting it."""
+
+    memory: Memory
+    before: str  # its text before the conversation changed it
+    hid: str  # the history entry of that change
+
+
+@dataclass(frozen=True)
 class ConversationYield:
-    """What a conversation left behind: memories derived from it and proposals still pending."""
+    """What a conversation left behind: memories it added, memories it changed (and whether
+    they were edited since), and proposals still pending."""
 
     conversation_id: str
-    memories: list[Memory]
+    memories: list[Memory]  # added from the conversation: forgetting deletes them
     pending: list[ReviewItem]
+    reverted: list[Reverted] = field(default_factory=list)  # changed by it: put back
+    kept: list[Memory] = field(default_factory=list)  # changed by it, then edited: left alone
 
     @property
     def empty(self) -> bool:
-        return not self.memories and not self.pending
+        return not self.memories and not self.pending and not self.reverted
+
+    @property
+    def count(self) -> int:
+        """How many things forgetting would do."""
+        return len(self.memories) + len(self.pending) + len(self.reverted)
 
 
 @dataclass(frozen=True)
@@ -470,11 +489,35 @@ class Forgotten:
     conversation_id: str
     memory_ids: list[str]  # deleted (restorable from the history log)
     rejected_ids: list[str]  # review items rejected
+    reverted_hids: list[str] = field(default_factory=list)  # changes taken back
+
+
+def _change_by(store: MemoryStore, memory: Memory, conversation_id: str) -> dict[str, Any] | None:
+    """The history entry in which the conversation changed a memory that was there before it
+    (None: the conversation added the memory, or its history is gone)."""
+    entries: list[dict[str, Any]] = store.history(memory.id)
+    for entry in reversed(entries):
+        after, before = entry.get("after"), entry.get("before")
+        if (
+            not isinstance(after, dict)
+            or (after.get("origin") or {}).get("conversationId") != conversation_id
+        ):
+            continue
+        if entry.get("action") != "update" or not isinstance(before, dict):
+            return None
+        if (before.get("origin") or {}).get("conversationId") == conversation_id:
+            continue  # an earlier change from the same conversation: look further back
+        found: dict[str, Any] = entry
+        return found
+    return None
 
 
 def derived_from(queue: ReviewQueue, conversation_id: str) -> ConversationYield:
     """The memories whose origin names this conversation (or that an approval of one of its
-    proposals added, for memories from before origins were recorded) and its pending items."""
+    proposals added, for memories from before origins were recorded) and its pending items.
+
+    A memory the conversation only changed is told apart from one it added: forgetting puts
+    the earlier text back (or, if someone edited it since, leaves it alone)."""
     applied = {
         item.applied_memory_id
         for item in queue.decided()
@@ -483,25 +526,47 @@ def derived_from(queue: ReviewQueue, conversation_id: str) -> ConversationYield:
         and item.applied_action == "add"
         and item.applied_memory_id
     }
-    memories = []
+    memories: list[Memory] = []
+    reverted: list[Reverted] = []
+    kept: list[Memory] = []
     for memory in queue.store.get_all():
         origin = memory.origin or {}
-        if origin.get("conversationId") == conversation_id or (
-            memory.id in applied and "conversationId" not in origin
-        ):
+        if origin.get("conversationId") == conversation_id:
+            change = (
+                _change_by(queue.store, memory, conversation_id)
+                if origin.get("action") == "update"
+                else None
+            )
+            if change is None:
+                memories.append(memory)
+            elif change["after"].get("content") == memory.content:
+                reverted.append(
+                    Reverted(memory, str(change["before"].get("content")), change["hid"])
+                )
+            else:
+                kept.append(memory)
+        elif memory.id in applied and "conversationId" not in origin:
             memories.append(memory)
     pending = [item for item in queue.pending() if item.conversation_id == conversation_id]
-    return ConversationYield(conversation_id, memories, pending)
+    return ConversationYield(conversation_id, memories, pending, reverted, kept)
 
 
 def forget_conversation(
     queue: ReviewQueue, conversation_id: str, *, actor: str = "review"
 ) -> Forgotten:
-    """Delete every memory derived from the conversation and reject its pending proposals."""
+    """Delete every memory the conversation added, put back what the memories it changed said
+    before, and reject its pending proposals."""
     found = derived_from(queue, conversation_id)
     memory_ids = [m.id for m in found.memories]
     if memory_ids:
         queue.store.delete_many(memory_ids, actor=actor)
+    reverted = []
+    for change in found.reverted:
+        try:
+            queue.store.restore(change.hid, actor=actor)
+        except KeyError:
+            continue  # its history was purged meanwhile
+        reverted.append(change.hid)
     rejected = []
     for item in found.pending:
         try:
@@ -509,15 +574,22 @@ def forget_conversation(
                 rejected.append(item.id)
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile
-    return Forgotten(conversation_id, memory_ids, rejected)
+    return Forgotten(conversation_id, memory_ids, rejected, reverted)
 
 
 def undo_forget(
-    queue: ReviewQueue, memory_ids: Iterable[str], rejected_ids: Iterable[str], *, actor: str
+    queue: ReviewQueue,
+    memory_ids: Iterable[str],
+    rejected_ids: Iterable[str],
+    reverted_hids: Iterable[str] = (),
+    *,
+    actor: str,
 ) -> tuple[int, int]:
-    """Bring back forgotten memories and make the rejected proposals pending again.
+    """Bring back forgotten memories (and the conversation's changes taken back) and make the
+    rejected proposals pending again.
 
-    Returns (memories restored, proposals pending again); ids with nothing to undo are skipped.
+    Returns (memories restored, proposals pending again); ids with nothing to undo are skipped,
+    and a change is re-applied only while the memory still says what forgetting put back.
     """
     restored = 0
     for memory_id in memory_ids:
@@ -527,6 +599,22 @@ def undo_forget(
             queue.store.restore(memory_id, actor=actor)
         except KeyError:
             continue
+        restored += 1
+    for hid in reverted_hids:
+        entry = queue.store.change(hid)
+        if entry is None or not isinstance(entry.get("before"), dict):
+            continue
+        before, after = entry["before"], entry["after"]
+        current = queue.store.get(str(after.get("id")))
+        if current is None or current.content != before.get("content"):
+            continue
+        queue.store.update(
+            current.id,
+            str(after.get("content")),
+            category=after.get("category") or None,
+            actor=actor,
+            origin=after.get("origin") if isinstance(after.get("origin"), dict) else None,
+        )
         restored += 1
     reopened = 0
     for item_id in rejected_ids:

@@ -153,12 +153,12 @@ def _ids(name: str) -> list[str]:
 
 def _derived_context(conversation_id: str) -> dict[str, Any]:
     """The memories and pending proposals that came from the thread, and a forget/undo notice."""
-    forgot, rejected = _ids("forgot"), _ids("rejected")
+    forgot, rejected, reverted = _ids("forgot"), _ids("rejected"), _ids("reverted")
     undone = request.args.get("undone", "")
     return {
         "derived": derived_from(stores().review, conversation_id),
-        "forgotten": {"memory_ids": forgot, "rejected_ids": rejected}
-        if (forgot or rejected)
+        "forgotten": {"memory_ids": forgot, "rejected_ids": rejected, "reverted_hids": reverted}
+        if (forgot or rejected or reverted)
         else None,
         "undone": undone if re.fullmatch(r"\d{1,4}-\d{1,4}", undone) else None,
     }
@@ -192,12 +192,14 @@ def _back_to(conversation_id: str, **args: Any):
 
 @bp.post("/forget/<path:conversation_id>")
 def forget(conversation_id: str):
-    """Delete every memory derived from the thread and reject its pending proposals."""
+    """Delete the memories the thread added, put back what the ones it changed said before,
+    and reject its pending proposals."""
     done = forget_conversation(stores().review, conversation_id, actor=actor())
     return _back_to(
         conversation_id,
         forgot=",".join(done.memory_ids) or None,
         rejected=",".join(done.rejected_ids) or None,
+        reverted=",".join(done.reverted_hids) or None,
         _anchor="derived",
     )
 
@@ -207,7 +209,11 @@ def unforget(conversation_id: str):
     """Undo a forget: the memories come back and the proposals are pending again."""
     try:
         restored, reopened = undo_forget(
-            stores().review, _ids("memory_id"), _ids("item_id"), actor=actor()
+            stores().review,
+            _ids("memory_id"),
+            _ids("item_id"),
+            _ids("reverted_hid"),
+            actor=actor(),
         )
     except MemoryFullError as exc:
         return render_template(
