@@ -123,3 +123,30 @@ def test_an_edit_saved_while_another_process_holds_the_lock_is_not_lost(tmp_path
         assert page.watch.dialogs == [] and page.watch.page_errors == []
     finally:
         stop_server(server)
+
+
+def test_records_set_aside_are_announced_until_the_file_is_moved(tmp_path):
+    """A record nobody can use is set aside (not lost) at the next write; the dashboard says
+    where, how many, and what to do, on every page until the person deals with the file."""
+    import json
+
+    settings = make_settings(tmp_path)
+    settings.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.memory_file.write_text(
+        json.dumps([{"id": "m1", "content": "Prefers tea"}, {"content": "no id here"}]),
+        encoding="utf-8",
+    )
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    client = CsrfClient(app.test_client())
+    assert "set aside" not in client.get("/memories/").get_data(as_text=True)
+    client.post("/memories/", data={"content": "Walks the dog at 18:00", "category": "general"})
+    (aside,) = settings.memory_file.parent.glob("memories.json.rejected-*")
+    for path in ("/memories/", "/review/"):
+        page = client.get(path).get_data(as_text=True)
+        assert "Some records of the memories file could not be used" in page
+        assert f'1 record was set aside in <code translate="no">{aside}</code>' in page
+    chinese = client.get("/memories/", headers={"Accept-Language": "zh-TW"})
+    assert "無法使用" in chinese.get_data(as_text=True)
+    aside.unlink()
+    assert "set aside" not in client.get("/memories/").get_data(as_text=True)

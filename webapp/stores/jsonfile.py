@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from glob import escape as glob_escape
 from itertools import accumulate, compress, repeat
 from operator import and_, eq, is_, itemgetter, not_
 from pathlib import Path
@@ -429,6 +430,23 @@ def temp_files_of(path: Path) -> list[Path]:
     return [path.parent / name for name in names if pattern.fullmatch(name)]
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """A file of records set aside because they could not be used, and how many it holds
+    (None when it cannot be read as a JSON array)."""
+
+    path: Path
+    records: int | None
+
+
+def _record_count(path: Path) -> int | None:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return len(data) if isinstance(data, list) else None
+
+
 def free_path(path: Path, kind: str) -> Path:
     """``<name>.<kind>-<UTC timestamp>`` beside ``path``, never an existing file."""
     base = f"{path.name}.{kind}-{utc_stamp()}"
@@ -572,6 +590,7 @@ class JsonFile:
         self._lock = SidecarLock(self.lock_path, timeout=lock_timeout, busy_path=self.path)
         self._cache_guard = threading.Lock()
         self._snapshot: _Snapshot | None = None
+        self._set_aside_cache: tuple[int, list[SetAside]] | None = None
 
     # ----------------------------------------------------------------- reading
     def signature(self) -> Signature | None:
@@ -598,6 +617,26 @@ class JsonFile:
         value = build(snapshot.data)
         with self._cache_guard:
             return cast(T, snapshot.views.setdefault(key, value))
+
+    def set_aside(self) -> list[SetAside]:
+        """The files of unusable records set aside beside this one (``<file>.rejected-*``),
+        oldest first, with how many records each holds. Cached until the folder changes:
+        a page asks on every view, and there is almost never one."""
+        folder = self.path.parent
+        try:
+            stamp = os.stat(folder).st_mtime_ns
+        except OSError:
+            return []
+        cached = self._set_aside_cache
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        found = [
+            SetAside(path, _record_count(path))
+            for path in sorted(folder.glob(glob_escape(self.path.name) + ".rejected-*"))
+            if path.is_file()
+        ]
+        self._set_aside_cache = (stamp, found)
+        return found
 
     def status(self) -> str:
         """'ok', 'missing', 'corrupt' or 'unreadable' (permissions, a folder in its place)."""

@@ -347,6 +347,7 @@ def _login_page(next_url: str | None, *, error: str | None = None, status: int =
         nav_items=[],
         nav_pending=0,
         store_health={},
+        set_aside={},
     )
     return Response(html, status, mimetype="text/html")
 

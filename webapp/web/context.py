@@ -19,7 +19,7 @@ from ..extraction.attention import AttentionScanner
 from ..settings import Settings
 from ..stores import ConversationStore, MemoryStore, StoreError
 from ..stores.dismissals import DismissalStore
-from ..stores.jsonfile import free_path, fsync_dir
+from ..stores.jsonfile import SetAside, free_path, fsync_dir
 from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
 from .extensions import htmx
@@ -81,6 +81,16 @@ class Stores:
             "review": self.review.file.status(),
             "skills": "ok" if self.settings.skills_dir.is_dir() else "missing",
         }
+
+    def set_aside(self) -> dict[str, list[SetAside]]:
+        """Per store file, the files of unusable records set aside beside it (usually none)."""
+        files = {
+            "memories": self.memories.file,
+            "conversations": self.conversations.file,
+            "review": self.review.file,
+        }
+        found = {name: file.set_aside() for name, file in files.items()}
+        return {name: found_files for name, found_files in found.items() if found_files}
 
     def pending_count(self) -> int:
         """How many extracted facts wait for review (cached per file version; 0 if unreadable)."""
@@ -197,6 +207,7 @@ def template_globals() -> dict[str, Any]:
         "nav_pending": stores().pending_count(),
         "theme": settings().theme,
         "store_health": stores().health(),
+        "set_aside": stores().set_aside(),
         "current_user_name": getattr(g, "user_name", None),
     }
 
