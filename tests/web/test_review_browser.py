@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
 from webapp.stores import ReviewQueue
 
-from .conftest import assert_accessible, screenshot, start_server, stop_server
+from .conftest import assert_accessible, screenshot, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 
@@ -94,8 +94,10 @@ def test_review_journey_approve_edit_reject_bulk_undo(live_server, page):
     expect(card(page, "用戶住在台北")).to_have_count(0)
     assert "用戶住在台北市" in [m.content for m in live_server.memories().get_all()]
 
-    # Escape cancels an edit without saving.
+    # Escape cancels an edit without saving. (Wait until htmx has wired the swapped-in editor:
+    # Escape before that pressed a plain Cancel button, which reloaded the page unasked.)
     card(page, "oolong").get_by_role("button", name="Edit").click()
+    wait_for_htmx(page)
     page.get_by_label("Content to remember").fill("something else")
     page.keyboard.press("Escape")
     expect(page.get_by_label("Content to remember")).to_have_count(0)
