@@ -254,9 +254,7 @@ def test_review_page_shows_the_approval_rates(client, settings):
     assert 'Extractor: <span translate="no">LLM openai/gpt-4o-mini</span>' in section
     assert "Language: Chinese (Traditional)" in section
     chinese = text(client.get("/review/", headers={"Accept-Language": "zh-TW"}))
-    assert (
-        "擷取方式：規則" in chinese and "語言：中文 (繁體)" in chinese and "類別：一般" in chinese
-    )
+    assert "擷取器：規則" in chinese and "語言：中文 (繁體)" in chinese and "類別：一般" in chinese
     assert "(33.3%)" in section
 
 
