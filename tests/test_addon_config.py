@@ -209,3 +209,26 @@ def test_hadolint_would_catch_a_bad_dockerfile(tmp_path):
         [str(hadolint), "--no-color", str(bad)], capture_output=True, text=True, timeout=60
     )
     assert result.returncode != 0
+
+
+def test_every_place_names_the_same_version():
+    """The add-on store shows config.yaml's version and the changelog's newest entry; the wheel
+    and `memory-curator --version` carry the package's."""
+    import tomllib
+
+    import webapp
+
+    root = Path(__file__).resolve().parent.parent
+    package = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    newest = re.search(r"^## (\S+)", changelog, re.M)
+    assert newest is not None
+    assert CONFIG["version"] == package["version"] == webapp.__version__ == newest.group(1)
+    from click.testing import CliRunner
+
+    from webapp.cli import main
+
+    assert (
+        CliRunner().invoke(main, ["--version"]).output
+        == f"memory-curator, version {CONFIG['version']}\n"
+    )

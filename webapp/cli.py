@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from . import __version__
 from .settings import Settings, SettingsError
 from .stores import (
     ConversationStore,
@@ -87,7 +88,7 @@ def conversation_store(settings: Settings) -> ConversationStore:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="memory-curator")
+@click.version_option(__version__, prog_name="memory-curator")
 def main() -> None:
     """Memory Curator: curate the long-term memory of a personal LLM assistant."""
 
