@@ -302,6 +302,35 @@ def test_deprecate_and_restore_move_the_file(store):
     assert store.deprecate("no-such-id") is False
 
 
+def test_deprecate_and_restore_are_in_the_history_and_are_not_edits(store):
+    saved = store.save(doc())
+    store.deprecate(saved.id, actor="alice")
+    store.deprecate(saved.id, actor="alice")  # nothing moved: nothing recorded
+    store.restore(saved.id, actor="bob")
+    moves = [(e["action"], e["actor"], e["before"]) for e in store.history(saved.id)[1:]]
+    assert moves == [("deprecate", "alice", None), ("undeprecate", "bob", None)]
+    assert store.history(saved.id)[-1]["after"]["content"] == saved.content
+
+
+def test_moving_an_imported_document_is_not_an_edit_made_here(store, src):
+    """A re-import asks before overwriting what was edited here; deprecating and bringing a
+    document back changes no text, so it must not count."""
+    store.import_skill(src / "poem-writer")
+    skill = next(d for d in store.list() if d.type == "skill")
+    store.deprecate(skill.id)
+    store.restore(skill.id)
+    assert store.edited_since_import(store.get(skill.id)) is False
+
+
+def test_a_refused_restore_leaves_no_history_entry(store):
+    old = store.save(doc())
+    store.deprecate(old.id)
+    store.save(doc(content="A newer way to brew."))
+    with pytest.raises(SkillDocumentConflictError):
+        store.restore(old.id)
+    assert [e["action"] for e in store.history(old.id)] == ["add", "deprecate"]
+
+
 def test_deprecating_frees_the_key_and_restore_refuses_a_clash(store):
     old = store.save(doc())
     store.deprecate(old.id)

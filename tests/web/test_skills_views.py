@@ -337,6 +337,10 @@ def test_deprecate_and_restore_move_the_file(client, settings, imported):
     assert response.status_code == 200
     assert (settings.skills_dir / doc.file_name).exists()
     assert not (settings.skills_dir / ".deprecated" / doc.file_name).exists()
+    history = client.get(f"/skills/{doc.id}/history").get_data(as_text=True)
+    assert "<strong>Deprecated: the assistant stopped seeing it</strong> by" in history
+    assert "<strong>Brought back from Deprecated</strong> by" in history
+    assert history.count("Restore this version") == 1  # the lead only: a move replaced no text
 
 
 def test_deprecate_without_htmx_redirects(client, settings, imported):

@@ -197,7 +197,7 @@ def index():
 def deprecate(doc_id: str):
     """Move the document to ``.deprecated/``; it stops reaching the assistant."""
     doc = get_document_or_404(doc_id)
-    stores().skills.deprecate(doc.id)
+    stores().skills.deprecate(doc.id, actor=actor())
     message = _("Deprecated “%(title)s”. Restore it from the Deprecated tab.", title=doc.title)
     return _after_move(doc, "live", message)
 
@@ -207,7 +207,7 @@ def restore(doc_id: str):
     """Move a deprecated document back; refused when a live one has the same skill/reference."""
     doc = get_document_or_404(doc_id)
     try:
-        stores().skills.restore(doc.id)
+        stores().skills.restore(doc.id, actor=actor())
     except SkillDocumentConflictError as exc:
         return _render(
             _build(

@@ -181,8 +181,8 @@ class SkillDocumentStore:
 
     def history(self, doc_id: str | None = None) -> builtins.list[dict[str, Any]]:
         """The change log (oldest first), optionally of one document: each entry has ``hid``,
-        ``ts``, ``actor``, ``action`` (add, update, import, restore) and the record ``before``
-        and ``after`` the change."""
+        ``ts``, ``actor``, ``action`` (add, update, import, restore, deprecate, undeprecate)
+        and the record ``before`` and ``after`` the change (no ``before`` for a move)."""
         return self.history_log.read(doc_id)
 
     def restore_version(self, hid: str, *, actor: str = "library") -> SkillDocument:
@@ -209,7 +209,8 @@ class SkillDocumentStore:
         imported = doc.extra.get("importedAt")
         if isinstance(imported, int) and not isinstance(imported, bool):
             return doc.updated_at > imported
-        return any(e.get("action") not in ("import", None) for e in self.history(doc.id))
+        moves_and_imports = ("import", "deprecate", "undeprecate", None)
+        return any(e.get("action") not in moves_and_imports for e in self.history(doc.id))
 
     def plan_import(self, folder: str | os.PathLike[str]) -> ImportPlan:
         """What ``import_skill(folder)`` would do, per document; nothing is written."""
@@ -238,18 +239,20 @@ class SkillDocumentStore:
         with unpacked_skill(source) as folder:
             return self.plan_import(folder)
 
-    def deprecate(self, doc_id: str) -> bool:
-        """Move a live document to ``.deprecated/``; False when no live document has that id."""
+    def deprecate(self, doc_id: str, *, actor: str = "library") -> bool:
+        """Move a live document to ``.deprecated/`` (a ``deprecate`` entry in its history);
+        False when no live document has that id."""
         with self._locked():
-            return self._move(doc_id, self._live, self._dead)
+            return self._move(doc_id, self._live, self._dead, actor=actor)
 
-    def restore(self, doc_id: str) -> bool:
-        """Move a deprecated document back; False when none has that id.
+    def restore(self, doc_id: str, *, actor: str = "library") -> bool:
+        """Move a deprecated document back (an ``undeprecate`` entry in its history); False
+        when none has that id.
 
         Raises SkillDocumentConflictError when a live document now has the same key.
         """
         with self._locked():
-            return self._move(doc_id, self._dead, self._live)
+            return self._move(doc_id, self._dead, self._live, actor=actor)
 
     def import_skill(
         self, folder: str | os.PathLike[str], *, actor: str = "import"
@@ -402,7 +405,7 @@ class SkillDocumentStore:
         fsync_dir(cache.folder)
         return saved
 
-    def _move(self, doc_id: str, source: FolderCache, dest: FolderCache) -> bool:
+    def _move(self, doc_id: str, source: FolderCache, dest: FolderCache, *, actor: str) -> bool:
         snap = source.snapshot()
         doc = snap.by_id.get(doc_id)
         if doc is None or doc.file_name is None:
@@ -411,7 +414,16 @@ class SkillDocumentStore:
             self._check_key_free(doc.to_dict())
         _check_free(dest.snapshot(), doc.file_name, doc_id)
         dest.folder.mkdir(parents=True, exist_ok=True)
-        os.replace(source.folder / doc.file_name, dest.folder / doc.file_name)
+        # Written ahead like a save; the text does not change, so the entry has no "before"
+        # to restore, only who moved it and when.
+        action = "deprecate" if dest.deprecated else "undeprecate"
+        entry = HistoryLog.entry(actor, action, doc_id, None, doc.to_dict())
+        undo = self.history_log.append([entry])
+        try:
+            os.replace(source.folder / doc.file_name, dest.folder / doc.file_name)
+        except BaseException:
+            undo()
+            raise
         _remove_other_copies(source.folder, snap, doc_id, keep=doc.file_name)
         fsync_dir(dest.folder)
         fsync_dir(source.folder)
