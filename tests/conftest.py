@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import queue
+import subprocess
+import sys
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -16,6 +20,8 @@ from typing import Any
 import pytest
 
 from webapp.settings import Settings
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -156,3 +162,86 @@ def openai_server() -> Iterator[FakeLlmServer]:
 def anthropic_server() -> Iterator[FakeLlmServer]:
     with FakeLlmServer(anthropic_body) as server:
         yield server
+
+
+class RawServer:
+    """``python -m webapp mcp`` spoken to line by line, for bytes a real client never sends
+    (``with RawServer(data_dir) as server``: started and initialized; closed on exit)."""
+
+    def __init__(self, server_dir: Path) -> None:
+        self.args = [sys.executable, "-m", "webapp", "mcp", "--data-dir", str(server_dir)]
+        self.returncode: int | None = None
+
+    def __enter__(self) -> RawServer:
+        self.process = subprocess.Popen(
+            self.args,
+            cwd=REPO,
+            env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.reader = threading.Thread(target=self._read_lines, daemon=True)
+        self.reader.start()
+        self.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw-test", "version": "1"},
+                    },
+                }
+            ).encode()
+        )
+        self.answers_until(1)
+        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        return self
+
+    def send(self, line: bytes) -> None:
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self, timeout: float = 15) -> dict[str, Any] | None:
+        """The next response (a message with an id), or None when none comes in ``timeout``."""
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                return None
+            assert line, "the server closed its output"
+            message: dict[str, Any] = json.loads(line)
+            if "id" in message:
+                return message
+
+    def answers_until(self, request_id: int) -> dict[int, dict[str, Any]]:
+        """Responses by id, read until the one for ``request_id`` arrives."""
+        answers: dict[int, dict[str, Any]] = {}
+        while request_id not in answers:
+            # A generous bound only so that a broken server fails the test instead of hanging it.
+            line = self.lines.get(timeout=60)
+            assert line, "the server closed its output"
+            message = json.loads(line)
+            if "id" in message:
+                answers[message["id"]] = message
+        return answers
+
+    def _read_lines(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(b"")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.stdin.close()
+        try:
+            self.returncode = self.process.wait(timeout=60)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.reader.join(timeout=60)
+            self.process.stdout.close()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,56 +15,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
+from .conftest import RawServer
+
 REPO = Path(__file__).resolve().parent.parent
-
-
-class RawServer:
-    """``python -m webapp mcp`` spoken to line by line, as a careless client would."""
-
-    def __init__(self, data_dir: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "webapp", "mcp", "--data-dir", str(data_dir)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=REPO,
-            env=env,
-        )
-
-    def send(self, line: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + b"\n")
-        self.process.stdin.flush()
-
-    def answer(self, timeout: float = 15) -> dict[str, Any] | None:
-        assert self.process.stdout is not None
-        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        if not ready:
-            return None
-        return json.loads(self.process.stdout.readline())
-
-    def initialize(self) -> None:
-        self.send(
-            json.dumps(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "raw", "version": "1"},
-                    },
-                }
-            ).encode()
-        )
-        assert self.answer()["id"] == 1
-        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-
-    def close(self) -> None:
-        self.process.kill()
-        self.process.wait()
 
 
 def call(request_id: int, arguments: str) -> bytes:
@@ -93,10 +44,8 @@ HOSTILE = {
 @pytest.fixture(scope="module")
 def raw_server(tmp_path_factory: pytest.TempPathFactory):
     """One server for every hostile line: each test also shows it still serves after them."""
-    server = RawServer(tmp_path_factory.mktemp("mcp") / "data")
-    server.initialize()
-    yield server
-    server.close()
+    with RawServer(tmp_path_factory.mktemp("mcp") / "data") as server:
+        yield server
 
 
 @pytest.mark.parametrize("line", HOSTILE.values(), ids=HOSTILE.keys())

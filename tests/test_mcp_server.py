@@ -8,11 +8,9 @@ independent while the server keeps its one store and must notice every outside c
 from __future__ import annotations
 
 import json
-import queue
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,7 +25,7 @@ from mcp.client.stdio import stdio_client
 from webapp.mcp_server import ACTIONS, TOOL_NAME
 from webapp.stores import CATEGORIES, MemoryStore, Proposal, ReviewQueue
 
-from .conftest import on_disk
+from .conftest import RawServer, on_disk
 
 REPO = Path(__file__).resolve().parent.parent
 MAX_ITEMS = 5
@@ -549,72 +547,3 @@ def _call(request_id: int, arguments: Any) -> bytes:
             "params": {"name": TOOL_NAME, "arguments": arguments},
         }
     ).encode()
-
-
-class RawServer:
-    """``python -m webapp mcp`` spoken to line by line, for bytes a real client never sends."""
-
-    def __init__(self, server_dir: Path) -> None:
-        self.args = [sys.executable, "-m", "webapp", "mcp", "--data-dir", str(server_dir)]
-        self.returncode: int | None = None
-
-    def __enter__(self) -> RawServer:
-        self.process = subprocess.Popen(
-            self.args,
-            cwd=REPO,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        self.reader = threading.Thread(target=self._read_lines, daemon=True)
-        self.reader.start()
-        self.send(
-            json.dumps(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "raw-test", "version": "1"},
-                    },
-                }
-            ).encode()
-        )
-        self.answers_until(1)
-        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-        return self
-
-    def send(self, line: bytes) -> None:
-        self.process.stdin.write(line + b"\n")
-        self.process.stdin.flush()
-
-    def answers_until(self, request_id: int) -> dict[int, dict[str, Any]]:
-        """Responses by id, read until the one for ``request_id`` arrives."""
-        answers: dict[int, dict[str, Any]] = {}
-        while request_id not in answers:
-            # A generous bound only so that a broken server fails the test instead of hanging it.
-            line = self.lines.get(timeout=60)
-            assert line, "the server closed its output"
-            message = json.loads(line)
-            if "id" in message:
-                answers[message["id"]] = message
-        return answers
-
-    def _read_lines(self) -> None:
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put(b"")
-
-    def __exit__(self, *exc: object) -> None:
-        self.process.stdin.close()
-        try:
-            self.returncode = self.process.wait(timeout=60)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
-            self.reader.join(timeout=60)
-            self.process.stdout.close()
