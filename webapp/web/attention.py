@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
-from flask_babel import get_locale, get_translations
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
@@ -18,7 +18,7 @@ from ..extraction.curation import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from .context import actor, settings, stores, wants_partial
 from .errors import describe_error
-from .formatting import day_text
+from .formatting import day_text, page_translations
 from .i18n import format_number
 
 bp = Blueprint("attention", __name__, url_prefix="/attention")
@@ -87,7 +87,7 @@ def reason_html(reason: Reason) -> Markup:
     values = {name: _value(name, value) for name, value in reason.values}
     if reason.code == "untouched":
         days = int(reason.value("days"))  # type: ignore[arg-type]
-        message = get_translations().ngettext(
+        message = page_translations().ngettext(
             "Nothing has changed it in %(num)s day (the threshold is %(threshold)s).",
             "Nothing has changed it in %(num)s days (the threshold is %(threshold)s).",
             days,

@@ -196,21 +196,15 @@ def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
     """The rows of the list, each rendered once per version of the memory and conversation
     files, search text, ingress prefix and language (a row shows nothing else); the CSRF token
     goes in per page."""
-    cache: dict[tuple[str, str, str, str, str], str] = stores().memories.file.view(
+    cache: dict[tuple[str, str, str, str, Any], str] = stores().memories.file.view(
         "web.row_html", lambda _: {}
     )
     module = current_app.jinja_env.get_template("memories/_row_macro.html").module
     macro = module.memory_row  # type: ignore[attr-defined]  # a macro of the template
     prefix, language = request.script_root, str(get_locale())
     # A row links to its conversation only while that thread exists: rows rendered for one
-    # version of the conversations file are not reused for the next.
-    # (A missing conversations file has no version to hang a token on: it is one state.)
-    conversations = stores().conversations.file
-    threads = (
-        conversations.view("web.version_token", lambda _: secrets.token_hex(8))
-        if conversations.path.exists()
-        else "no-conversations"
-    )
+    # version of the conversations file (None while there is none) are not reused for the next.
+    threads = stores().conversations.file.signature()
     out = []
     for memory in memories:
         key = (memory.id, query, prefix, language, threads)
