@@ -116,6 +116,11 @@ def page_translations() -> NullTranslations:
     return cached
 
 
+def _named(key: Any, labels: dict[str, str]) -> str:
+    """A stored key as ``labels`` names it; a key they lack is shown as it is."""
+    return labels.get(key, key) if isinstance(key, str) else str(key)
+
+
 def category_label(key: Any) -> str:
     """A memory category (a stored key such as ``preference``) as the page's language names it;
     an unknown key is shown as it is. Keep the key itself as a form's option *value*."""
@@ -128,9 +133,7 @@ def category_label(key: Any) -> str:
         "convention": str(t.pgettext("memory category", "convention")),
         "general": str(t.pgettext("memory category", "general")),
     }
-    if not isinstance(key, str):
-        return str(key)
-    return labels.get(key, key)
+    return _named(key, labels)
 
 
 def interface_label(key: Any) -> str:
@@ -143,9 +146,7 @@ def interface_label(key: Any) -> str:
         "schedule": str(t.pgettext("conversation interface", "Schedule")),
         "other": str(t.pgettext("conversation interface", "Other")),
     }
-    if not isinstance(key, str):
-        return str(key)
-    return labels.get(key, key)
+    return _named(key, labels)
 
 
 def action_label(action: Any) -> str:
@@ -157,9 +158,7 @@ def action_label(action: Any) -> str:
         "update": t.gettext("Update memory"),
         "delete": t.gettext("Delete memory"),
     }
-    if not isinstance(action, str):
-        return str(action)
-    return labels.get(action, action)
+    return _named(action, labels)
 
 
 def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
