@@ -8,6 +8,7 @@ message and a non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import functools
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -135,6 +136,32 @@ def stats(data_dir: str | None) -> None:
         click.echo(f"Error: {text}", err=True)
     if problems:
         sys.exit(1)
+
+
+@main.command(name="settings")
+@click.option("--json", "as_json", is_flag=True, help="Print the settings as one JSON object.")
+@data_dir_option
+@friendly_errors
+def show_settings(as_json: bool, data_dir: str | None) -> None:
+    """Show the settings as the program reads them (environment, then the add-on's options);
+    secrets are shown as set or not, never printed."""
+    settings = load_settings(data_dir)
+    values = settings.public_values()
+    paths = {
+        "mode": "addon" if settings.is_addon else "standalone",
+        "MEMORY_DATA_DIR": str(settings.data_dir),
+        "memory_file": str(settings.memory_file),
+        "conversation_file": str(settings.conversation_file),
+        "review_file": str(settings.review_file),
+        "skills_dir": str(settings.skills_dir),
+    }
+    if as_json:
+        click.echo(json.dumps({**paths, **values}, ensure_ascii=False, indent=2))
+        return
+    width = max(len(key) for key in [*paths, *values])
+    for key, value in {**paths, **values}.items():
+        shown = ", ".join(value) if isinstance(value, list) else value
+        click.echo(f"{key:<{width}}  {shown}")
 
 
 def _review_stats(settings: Settings) -> list[Exception]:

@@ -50,6 +50,13 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
 )
 
 OPTION_ENV_VARS: dict[str, str] = {env.lower(): env for _, env, _, _ in _SPECS}
+# Setting field -> its environment variable, in the order the README's tables list them.
+SETTING_VARS: dict[str, str] = {name: env for name, env, _, _ in _SPECS}
+# Settings whose value is a secret: shown as set or not, never printed.
+SECRET_SETTINGS = frozenset({"llm_api_key", "dashboard_token"})
+# Where the add-on's options are read from instead of /data/options.json (for trying an
+# options file outside the add-on, and for the tests that start the real program with one).
+OPTIONS_FILE_VAR = "MEMORY_OPTIONS_FILE"
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,8 @@ class Settings:
     ) -> Settings:
         """Build settings from ``environ`` (default ``os.environ``) and the add-on options file."""
         env = dict(os.environ if environ is None else environ)
+        if options_file is None:
+            options_file = Path(env[OPTIONS_FILE_VAR]) if env.get(OPTIONS_FILE_VAR) else None
         options_path = ADDON_OPTIONS_FILE if options_file is None else Path(options_file)
         is_addon = bool(env.get("SUPERVISOR_TOKEN")) or options_path.exists()
         values: dict[str, Any] = {}
@@ -109,6 +118,19 @@ class Settings:
             values[name] = _coerce(raw, kind, source) if raw is not default else default
         values.update(_paths(env, is_addon, Path.cwd() if cwd is None else Path(cwd)))
         return cls(is_addon=is_addon, **values)
+
+    def public_values(self) -> dict[str, Any]:
+        """Every setting by its environment variable, as the program uses it; secrets are
+        given as ``"(set)"`` or ``""`` instead of their value."""
+        shown: dict[str, Any] = {}
+        for name, var in SETTING_VARS.items():
+            value = getattr(self, name)
+            if name in SECRET_SETTINGS:
+                value = "(set)" if value else ""
+            elif isinstance(value, tuple):
+                value = list(value)
+            shown[var] = value
+        return shown
 
     def with_data_dir(self, data_dir: str | os.PathLike[str]) -> Settings:
         """The same settings with every store under ``data_dir`` (standalone layout)."""
@@ -172,10 +194,13 @@ def _coerce(raw: Any, kind: Any, source: str) -> Any:
         items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
         return tuple(str(item).strip() for item in items if str(item).strip())
     if isinstance(kind, tuple):
+        # Case does not matter (``ZH-hant``, ``Dark``); the value kept is the choice as spelled
+        # in the list, so ``zh-Hant`` stays ``zh-Hant``.
         text = str(raw).strip().lower()
-        if text not in kind:
-            raise SettingsError(f"{source} must be one of {', '.join(kind)}; got {raw!r}.")
-        return text
+        for choice in kind:
+            if choice.lower() == text:
+                return choice
+        raise SettingsError(f"{source} must be one of {', '.join(kind)}; got {raw!r}.")
     return str(raw)
 
 
