@@ -3,11 +3,15 @@
 #   scripts/setup.sh          the app only
 #   scripts/setup.sh test     the app, the test tools, and the system packages the tests
 #                             drive for real (Chromium for Playwright, nginx for ingress)
+# Installs with uv (from PyPI, into .venv) where it can, pip otherwise; says what it does in a
+# few lines on stderr and is silent when everything is in place already.
+# SETUP_INSTALLER=pip forces pip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want=${1:-app}
 python=${PYTHON:-python3}
+say() { echo "memory-curator: $*" >&2; }
 
 if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
   echo "Memory Curator needs Python 3.11 or newer (found: $("$python" --version 2>&1))." >&2
@@ -15,15 +19,21 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
   exit 1
 fi
 
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
+    return 1
+  fi
+}
+
 if [ ! -x .venv/bin/python ]; then
+  say "creating the virtual environment in .venv"
   if ! "$python" -m venv .venv 2>/dev/null; then
     rm -rf .venv
     # Debian/Ubuntu ship venv separately; install it when we may.
     if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }; then
-      sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-      echo "Installing python3-venv (needed for .venv)" >&2
-      $sudo apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+      say "installing python3-venv (needed for .venv)"
+      as_root apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-venv >/dev/null
       "$python" -m venv .venv
     else
       echo "Cannot create a virtual environment: install python3-venv and try again." >&2
@@ -32,15 +42,49 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 
+# pip's output goes to a log that is shown only when the install fails.
+log=.venv/setup.log
+pip_quiet() {
+  if ! .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    return 1
+  fi
+}
+
+# The installer: uv (one wheel from PyPI, installed into .venv) resolves and installs in
+# parallel, many times faster than pip; pip stays the fallback when uv cannot be had.
+installer=pip
+if [ "${SETUP_INSTALLER:-}" != pip ]; then
+  if [ -x .venv/bin/uv ]; then
+    installer=uv
+  elif pip_quiet "uv>=0.5,<1" 2>/dev/null; then
+    installer=uv
+  fi
+fi
+
+install() {
+  if [ "$installer" = uv ]; then
+    if .venv/bin/uv pip install --quiet --python .venv/bin/python "$@" >"$log" 2>&1; then
+      return 0
+    fi
+    say "uv could not install ($(tail -n 1 "$log")); trying pip"
+    installer=pip
+  fi
+  pip_quiet "$@"
+}
+
 stamp=.venv/.installed-$want
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+  started=$(date +%s)
   if [ "$want" = test ]; then
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+    say "installing Memory Curator, its dependencies and the test tools into .venv (with $installer)"
+    install -e ".[test]"
   else
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
+    say "installing Memory Curator and its dependencies into .venv (with $installer)"
+    install -e .
   fi
   touch "$stamp"
+  say "installed in $(($(date +%s) - started)) s"
 fi
 
 if [ "$want" = test ]; then
@@ -50,10 +94,11 @@ if [ "$want" = test ]; then
   # Chinese text in the browser tests' screenshots needs a CJK font.
   [ -d /usr/share/fonts/opentype/noto ] && ls /usr/share/fonts/opentype/noto/NotoSansCJK* >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
   if [ ${#missing[@]} -gt 0 ]; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    echo "Installing system packages for the browser and ingress tests: ${missing[*]}" >&2
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    say "installing system packages for the browser and ingress tests: ${missing[*]}"
+    if ! { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+      as_root apt-get install -y -qq "${missing[@]}"; } >"$log" 2>&1; then
+      cat "$log" >&2
+      exit 1
+    fi
   fi
 fi
