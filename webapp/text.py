@@ -142,6 +142,28 @@ def normalize(text: str) -> str:
     return "".join(ch for ch in fold(text or "") if ch.isalnum())
 
 
+# What may end (or open) a sentence without changing the fact: full stops, commas, question
+# and exclamation marks, ellipses and quotation marks ("C#" and "30%" keep theirs).
+_SENTENCE_MARKS = frozenset(".,;:!?。、，；：！？…\"'「」『』")
+
+
+def _sentence_mark(char: str) -> bool:
+    return char == " " or char in _SENTENCE_MARKS or unicodedata.category(char) in ("Pi", "Pf")
+
+
+def same_fact_key(text: str) -> str:
+    """What two texts share when they are the same fact written again: folded (case, width,
+    繁/简), spaces collapsed, without full stops, ellipses or quotation marks at either end
+    (用戶喜歡喝無糖綠茶。 and 用户喜欢喝无糖绿茶 give one key; "Uses C#" and "Uses C" do not)."""
+    words = " ".join(fold(text or "").split())
+    start, end = 0, len(words)
+    while start < end and _sentence_mark(words[start]):
+        start += 1
+    while end > start and _sentence_mark(words[end - 1]):
+        end -= 1
+    return words[start:end]
+
+
 def key_terms(text: str) -> list[str]:
     """The terms that carry the fact: content words and Chinese character bigrams."""
     folded = fold(text or "")

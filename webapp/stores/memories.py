@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..settings import Settings
-from ..text import fold, matches_all, search_terms
+from ..text import fold, matches_all, same_fact_key, search_terms
 from .errors import (
     ConflictError,
     DuplicateMemoryError,
@@ -472,19 +472,23 @@ class MemoryStore:
         ``origin`` (see origin.py) records where it came from; without it a ``source`` that
         names a way of making memories ("dashboard", "mcp", …) becomes a plain origin.
 
-        With ``allow_duplicate=False`` a fact already stored (the same text up to case, width
-        and Chinese script) raises DuplicateMemoryError instead — checked under the lock, so a
+        With ``allow_duplicate=False`` a fact already stored (the same text up to case, width,
+        Chinese script, spacing and punctuation at the ends: ``same_fact_key``) raises
+        DuplicateMemoryError instead — checked under the lock, so a
         form submitted twice or a retried tool call adds it once.
         """
         content = clean_content(content)
         category = check_category(category)
-        wanted = fold(content)
+        wanted = same_fact_key(content)
         if origin is None and source in HOWS:
             origin = make_origin(str(source))
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             if not allow_duplicate:
-                same = next((r for r in records if fold(str(r.get("content", ""))) == wanted), None)
+                same = next(
+                    (r for r in records if same_fact_key(str(r.get("content", ""))) == wanted),
+                    None,
+                )
                 if same is not None:
                     raise DuplicateMemoryError(Memory.from_dict(same))
             self._check_caps(records, 1, len(content))
