@@ -339,3 +339,32 @@ def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server
     page.reload()
     expect(page.locator("#results-summary")).to_contain_text("Showing 51–")
     clean(page, 409)
+
+
+def test_the_same_fact_in_the_other_script_is_refused_with_a_link_to_edit_it(live_server, page):
+    kept = live_server.memories().add("用戶喜歡喝無糖綠茶。", category="preference")
+    open_page(page, live_server)
+    page.get_by_label("What should the assistant remember?").fill("用户喜欢喝无糖绿茶")
+    page.get_by_role("button", name="Add memory").click()
+    error = page.locator("#add-content-error")
+    expect(error).to_contain_text("Already remembered: “用戶喜歡喝無糖綠茶。”")
+    assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+        "用戶喜歡喝無糖綠茶。"
+    ]
+    # The message leads to that memory, where it can be changed.
+    error.get_by_role("link", name="Edit that one").click()
+    expect(page).to_have_url(f"{live_server.url}/memories/{kept.id}/edit")
+    text = page.get_by_label("Memory text")
+    expect(text).to_have_value("用戶喜歡喝無糖綠茶。")
+    text.fill("用戶喜歡喝無糖綠茶，不加冰。")
+    # Changed elsewhere meanwhile: the page shows both versions, and mine can still win.
+    live_server.memories().update(kept.id, "用戶喜歡喝綠茶。")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator(".conflict-box")).to_contain_text("用戶喜歡喝綠茶。")
+    page.get_by_role("button", name="Replace it with my version").click()
+    expect(page).to_have_url(f"{live_server.url}/memories/")
+    expect(row_of(page, kept.id)).to_contain_text("用戶喜歡喝無糖綠茶，不加冰。")
+    assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+        "用戶喜歡喝無糖綠茶，不加冰。"
+    ]
+    clean(page, 409)

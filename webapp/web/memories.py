@@ -38,6 +38,7 @@ from ..stores import (
 from ..stores.jsonfile import loads_bounded
 from .context import actor, quoted_sentence, stores, wants_partial
 from .errors import banner_response
+from .formatting import category_label
 from .i18n import format_number
 from .memory_listing import (
     PAGE_SIZE,
@@ -329,6 +330,7 @@ def add():
     content, category, errors = checked_form()
     form = {"content": request.form.get("content", ""), "category": category}
     status = 422
+    duplicate = None  # the memory that already says it (the message links to it)
     if not errors:
         try:
             memory = store.add(
@@ -338,10 +340,11 @@ def add():
             errors["content"] = full_message(exc)
             status = 409
         except DuplicateMemoryError as exc:
+            duplicate = exc.existing
             errors["content"] = _(
-                "Already remembered: “%(content)s” (%(category)s). Edit that one instead.",
-                content=exc.existing.content,
-                category=exc.existing.category,
+                "Already remembered: “%(content)s” (%(category)s).",
+                content=duplicate.content,
+                category=category_label(duplicate.category),
             )
             status = 409
         else:
@@ -361,10 +364,12 @@ def add():
             "memories/_add_form.html",
             form=form,
             errors=errors,
+            duplicate=duplicate,
             categories=CATEGORIES,
             usage=usage_of(store),
         ), status
-    return render_template("memories/page.html", **page_context(form=form, errors=errors)), status
+    context = page_context(form=form, errors=errors, duplicate=duplicate)
+    return render_template("memories/page.html", **context), status
 
 
 # ------------------------------------------------------------------ one row
