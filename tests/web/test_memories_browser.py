@@ -368,3 +368,47 @@ def test_the_same_fact_in_the_other_script_is_refused_with_a_link_to_edit_it(liv
         "用戶喜歡喝無糖綠茶，不加冰。"
     ]
     clean(page, 409)
+
+
+def test_the_date_column_is_the_date_the_list_is_sorted_by(live_server, page):
+    live_server.settings.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    live_server.settings.memory_file.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "old1",
+                    "content": "Waters the ferns on Mondays",
+                    "createdAt": "2025-03-01T09:00:00.000Z",
+                    "updatedAt": "2026-02-01T18:30:00.000Z",
+                },
+                {
+                    "id": "new1",
+                    "content": "Keeps basil on the balcony",
+                    "createdAt": "2025-06-01T10:00:00.000Z",
+                    "updatedAt": "2025-06-01T10:00:00.000Z",
+                },
+            ]
+        ),
+        encoding="utf-8",
+    )
+    open_page(page, live_server)
+    header = page.locator(".memories-table thead th").nth(4)
+    date = row_of(page, "old1").locator("td").nth(4)
+    # Sorted by creation (the default): the column says when each memory was made.
+    expect(page.get_by_label("Sort")).to_have_value("newest")
+    expect(header).to_have_text("Created")
+    expect(date).to_have_text("2025-03-01 09:00 UTC")
+    expect(date).to_have_attribute("data-label", "Created")
+    # A row drawn again on its own (Cancel of an edit) keeps to the list's column.
+    row_of(page, "old1").get_by_role("button", name="Edit").click()
+    row_of(page, "old1").get_by_role("button", name="Cancel").click()
+    expect(date).to_have_text("2025-03-01 09:00 UTC")
+
+    page.get_by_label("Sort").select_option("updated")
+    expect(header).to_have_text("Last updated")
+    expect(date).to_have_text("2026-02-01 18:30 UTC")
+    expect(date).to_have_attribute("data-label", "Last updated")
+    row_of(page, "old1").get_by_role("button", name="Edit").click()
+    row_of(page, "old1").get_by_role("button", name="Cancel").click()
+    expect(date).to_have_text("2026-02-01 18:30 UTC")
+    clean(page)

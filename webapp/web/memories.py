@@ -45,6 +45,7 @@ from .memory_listing import (
     SORTS,
     Listing,
     build_listing,
+    date_column,
     highlight,
     usage_of,
 )
@@ -192,12 +193,19 @@ CSRF_SLOT = f"csrf-{secrets.token_hex(16)}"  # stands for the page's token in ca
 MAX_CACHED_ROWS = 5000  # per file version
 
 
+@bp.app_template_global("row_date_column")
+def row_date_column() -> str:
+    """The date a row drawn on its own shows: the one the list it sits in is sorted by (the
+    row's requests carry the list's filters)."""
+    return date_column(request.values.get("sort"))
+
+
 @bp.app_template_global("memory_rows")
-def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
+def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Markup:
     """The rows of the list, each rendered once per version of the memory and conversation
-    files, search text, ingress prefix and language (a row shows nothing else); the CSRF token
-    goes in per page."""
-    cache: dict[tuple[str, str, str, str, Any], str] = stores().memories.file.view(
+    files, search text, date shown (``dated``), ingress prefix and language (a row shows
+    nothing else); the CSRF token goes in per page."""
+    cache: dict[tuple[str, str, str, str, str, Any], str] = stores().memories.file.view(
         "web.row_html", lambda _: {}
     )
     module = current_app.jinja_env.get_template("memories/_row_macro.html").module
@@ -208,12 +216,12 @@ def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
     threads = stores().conversations.file.signature()
     out = []
     for memory in memories:
-        key = (memory.id, query, prefix, language, threads)
+        key = (memory.id, query, dated, prefix, language, threads)
         html = cache.get(key)
         if html is None:
             if len(cache) >= MAX_CACHED_ROWS:
                 cache.clear()
-            html = cache[key] = str(macro(memory, query, False, CSRF_SLOT))
+            html = cache[key] = str(macro(memory, query, False, CSRF_SLOT, dated))
         out.append(html)
     return Markup("".join(out).replace(CSRF_SLOT, str(escape(csrf))))
 
