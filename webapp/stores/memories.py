@@ -24,7 +24,7 @@ from .errors import (
 )
 from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, object_depth
-from .origin import HOWS, imported_origin, make_origin, read_origin
+from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
 from .timefmt import now_iso, parse_ts, to_iso
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
@@ -528,7 +528,8 @@ class MemoryStore:
 
         With ``expected_updated_at``, raise ConflictError if someone changed it meanwhile.
         With ``origin`` the change also records where the new content came from (an approved
-        ``update`` proposal); otherwise the memory keeps its origin.
+        ``update`` proposal); otherwise the memory keeps its origin, which says who changed the
+        words and when (``editedBy``, ``editedAt``) when the content changes.
         """
         content = clean_content(content)
         if category is not None:
@@ -560,6 +561,12 @@ class MemoryStore:
             )
             if origin is not None:
                 record["origin"] = dict(origin)
+            elif before.get("content") != content:
+                edited = edited_origin(
+                    before.get("origin"), actor or self.actor, record["updatedAt"]
+                )
+                if edited is not None:
+                    record["origin"] = edited
             return record, before, dict(record)
 
         result = self._file.update(mutate, self._journal(actor, "update"))
@@ -618,6 +625,9 @@ class MemoryStore:
                 # encoded line of every record it has seen before (jsonfile.encode_spliced).
                 before, keep = keep, dict(keep)
                 keep.update(content=content, updatedAt=_later_than(keep.get("updatedAt")))
+                edited = edited_origin(before.get("origin"), actor or self.actor, keep["updatedAt"])
+                if edited is not None:
+                    keep["origin"] = edited
                 records[records.index(before)] = keep
                 changes.append(("update", before, dict(keep)))
             records[:] = [r for r in records if r.get("id") != drop_id]
