@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ..conftest import on_disk
-from .conftest import assert_accessible, screenshot
+from .conftest import assert_accessible, screenshot, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 
@@ -412,3 +412,39 @@ def test_the_date_column_is_the_date_the_list_is_sorted_by(live_server, page):
     row_of(page, "old1").get_by_role("button", name="Cancel").click()
     expect(date).to_have_text("2026-02-01 18:30 UTC")
     clean(page)
+
+
+def test_added_and_already_remembered_go_once_the_person_does_something_else(live_server, page):
+    basil = live_server.memories().add("Keeps basil on the balcony")
+    ferns = live_server.memories().add("Waters the ferns on Mondays")
+    open_page(page, live_server)
+    box = page.get_by_label("What should the assistant remember?")
+    box.fill("Prefers tea")
+    page.get_by_role("button", name="Add memory").click()
+    added = page.locator("#add-form").get_by_role("status")
+    expect(added).to_contain_text("Added “Prefers tea”")
+    expect(page.locator("#results")).to_contain_text("Prefers tea")  # the list reloaded itself
+    wait_for_htmx(page)
+    expect(added).to_contain_text("Added “Prefers tea”")  # …and the message is still there
+    # Searching is something else: the message about the last add goes.
+    page.get_by_role("searchbox", name="Search").fill("basil")
+    expect(page.locator("#memory-rows tr")).to_have_count(1)
+    expect(added).to_have_count(0)
+
+    box.fill("prefers TEA.")
+    page.get_by_role("button", name="Add memory").click()
+    error = page.locator("#add-content-error")
+    expect(error).to_contain_text("Already remembered: “Prefers tea”")
+    expect(box).to_have_attribute("aria-invalid", "true")
+    # Deleting another memory is something else too; what was typed stays.
+    row_of(page, basil.id).get_by_role("button", name="Delete").click()
+    expect(row_of(page, basil.id)).to_contain_text("Deleted “Keeps basil on the balcony”")
+    expect(error).to_have_count(0)
+    expect(box).to_have_value("prefers TEA.")
+    expect(box).not_to_have_attribute("aria-invalid", "true")
+    assert_accessible(page, "after the message about the last add went")
+    assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+        ferns.content,
+        "Prefers tea",
+    ]
+    clean(page, 409)
