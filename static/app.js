@@ -229,13 +229,51 @@
     remember(event.detail);
     showUnreachable(gettext("The dashboard answered with an error (HTTP %s).").replace("%s", String(xhr.status)));
   });
+  // A request the person made (a click, a submit, typing, a choice), not one the page makes
+  // by itself (a list reloading after a change, a panel polling).
+  var PERSON_EVENTS = ["click", "submit", "change", "input", "keyup", "keydown", "search"];
+  function byPerson(detail) {
+    var trigger = detail && detail.requestConfig && detail.requestConfig.triggeringEvent;
+    return !!trigger && PERSON_EVENTS.indexOf(trigger.type) !== -1;
+  }
+
   document.addEventListener("htmx:afterRequest", function (event) {
     var xhr = event.detail.xhr;
-    if (event.detail.successful && xhr && xhr.status < 500 && document.getElementById("offline-banner")) {
+    if (!(event.detail.successful && xhr && xhr.status < 500)) return;
+    if (byPerson(event.detail)) {
+      // The person has moved on (or sent it again by hand): the failed action is no longer
+      // theirs to retry, and the dashboard evidently answers.
       stopPolling();
       clearNetworkBanners();
       failed = null;
+    } else if (document.getElementById("offline-banner")) {
+      answeredAgain();  // the dashboard answers: keep offering Retry, as the poll would
     }
+  });
+
+  // ---------------------------------------------------------------- messages of a moment
+  // A message about the last action ([data-transient]: "Added …", "Already remembered …")
+  // goes when the person does something else on the page; the field it described is no longer
+  // marked invalid. What they typed stays.
+  function clearTransient(source) {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-transient]"), function (message) {
+      var scope = message.closest("form") || message;
+      if (source && scope.contains(source)) return;  // that form answers for itself
+      if (message.id) {
+        Array.prototype.forEach.call(document.querySelectorAll("[aria-describedby]"), function (field) {
+          var ids = field.getAttribute("aria-describedby").split(/\s+/);
+          if (ids.indexOf(message.id) === -1) return;
+          var rest = ids.filter(function (id) { return id && id !== message.id; });
+          if (rest.length) field.setAttribute("aria-describedby", rest.join(" "));
+          else field.removeAttribute("aria-describedby");
+          field.removeAttribute("aria-invalid");
+        });
+      }
+      message.remove();
+    });
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (byPerson(event.detail)) clearTransient(event.detail.elt);
   });
 
   // ---------------------------------------------------------------- unsaved edits

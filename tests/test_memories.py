@@ -390,6 +390,37 @@ def test_add_refuses_the_same_fact_twice_when_asked(store):
 
 
 @pytest.mark.parametrize(
+    "first, again",
+    [
+        ("用戶喜歡喝無糖綠茶。", "用户喜欢喝无糖绿茶"),  # script and a full stop at the end
+        ("用户喜欢喝无糖绿茶", "用戶喜歡喝無糖綠茶。"),
+        ("Prefers metric units.", "ＰＲＥＦＥＲＳ metric units"),  # width, case, the full stop
+        ("Likes tea!", "likes tea"),
+        ("住在台北", "「住在台北…」"),
+        ("Said “no coffee after 3 pm”", "said “no coffee after 3 pm”."),
+    ],
+)
+def test_the_same_fact_with_other_script_width_case_or_end_punctuation_is_refused(
+    store, first, again
+):
+    kept = store.add(first)
+    with pytest.raises(DuplicateMemoryError) as caught:
+        store.add(again, allow_duplicate=False)
+    assert caught.value.existing.id == kept.id
+    assert [m.content for m in store.get_all()] == [first]
+
+
+@pytest.mark.parametrize(
+    "first, other",
+    [("Uses C++", "Uses C"), ("Uses C#", "Uses C"), ("Lights at 30%", "Lights at 30")],
+)
+def test_facts_that_differ_in_more_than_that_are_both_kept(store, first, other):
+    store.add(first)
+    store.add(other, allow_duplicate=False)
+    assert [m.content for m in store.get_all()] == [first, other]
+
+
+@pytest.mark.parametrize(
     "record",
     [
         # What Python's isoformat() writes: microseconds and an offset.

@@ -110,6 +110,39 @@ def test_approving_records_conversation_evidence_extractor_and_approver(queue, s
     assert store.history(memory.id)[-1]["actor"] == "alice"
 
 
+def test_an_extracted_memory_edited_afterwards_says_so_and_by_whom(queue, store):
+    [item] = queue.submit(
+        [Proposal("add", "Prefers oolong tea", "preference", extractor="llm", model="openai/x")],
+        conversation_id=THREAD,
+    )
+    memory = store.get(queue.approve(item.id, actor="alice").applied_memory_id)
+    store.update(memory.id, memory.content, category="general", actor="carol")
+    assert "editedBy" not in store.get(memory.id).origin  # a new category keeps the words
+
+    edited = store.update(memory.id, "Prefers green tea, not oolong", actor="bob")
+    origin = edited.origin
+    assert (origin["how"], origin["approvedBy"], origin["editedBy"]) == (
+        "extracted",
+        "alice",
+        "bob",
+    )
+    assert origin["editedAt"] == to_iso(edited.updated_at)
+    assert describe_origin(origin) == (
+        f"extracted by LLM openai/x from conversation {THREAD}, approved by alice, "
+        "then edited by bob"
+    )
+    # The version before the edit comes back with the origin it had.
+    [*_, change] = store.history(memory.id)
+    assert "editedBy" not in store.restore(change["hid"], actor="bob").origin
+
+
+def test_a_kept_memory_merged_with_new_words_says_who_edited_it(store):
+    keep = store.add("Prefers tea", source="mcp")
+    drop = store.add("Likes green tea", source="mcp")
+    kept = store.merge(keep.id, drop.id, "Prefers green tea", actor="alice").kept
+    assert describe_origin(kept.origin) == "told through manage_memory, then edited by alice"
+
+
 def test_approving_an_update_records_it_too(queue, store):
     old = store.add("Alarm at 06:45", source="dashboard")
     [item] = queue.submit(

@@ -5,6 +5,9 @@ Traditional characters map to simplified ones one by one (OpenCC's TSCharacters 
 in the opencc-purepy package, Apache-2.0). Character by character keeps every folded character
 traceable to the original one, which the dashboard's highlighting relies on.
 
+Search splits a query into words; Chinese, which has no spaces, is split by jieba's dictionary
+(rjieba), so 垃圾回收 finds what 垃圾 回收 finds.
+
 Similarity reduces text to its key terms: Latin words without filler ("user", "prefers",
 "the"…) and, for Chinese, character bigrams of each run of ideographs (Chinese has no spaces,
 so whitespace words would compare whole sentences). rapidfuzz then compares the term sets.
@@ -18,6 +21,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from importlib.resources import files
 
+import rjieba
 from rapidfuzz import fuzz
 
 
@@ -138,6 +142,28 @@ def normalize(text: str) -> str:
     return "".join(ch for ch in fold(text or "") if ch.isalnum())
 
 
+# What may end (or open) a sentence without changing the fact: full stops, commas, question
+# and exclamation marks, ellipses and quotation marks ("C#" and "30%" keep theirs).
+_SENTENCE_MARKS = frozenset(".,;:!?。、，；：！？…\"'「」『』")
+
+
+def _sentence_mark(char: str) -> bool:
+    return char == " " or char in _SENTENCE_MARKS or unicodedata.category(char) in ("Pi", "Pf")
+
+
+def same_fact_key(text: str) -> str:
+    """What two texts share when they are the same fact written again: folded (case, width,
+    繁/简), spaces collapsed, without full stops, ellipses or quotation marks at either end
+    (用戶喜歡喝無糖綠茶。 and 用户喜欢喝无糖绿茶 give one key; "Uses C#" and "Uses C" do not)."""
+    words = " ".join(fold(text or "").split())
+    start, end = 0, len(words)
+    while start < end and _sentence_mark(words[start]):
+        start += 1
+    while end > start and _sentence_mark(words[end - 1]):
+        end -= 1
+    return words[start:end]
+
+
 def key_terms(text: str) -> list[str]:
     """The terms that carry the fact: content words and Chinese character bigrams."""
     folded = fold(text or "")
@@ -219,11 +245,12 @@ def count_noun(
 
 
 # ----------------------------------------------------------------- search
-# Chinese, Japanese and Korean characters: a run of them is one search term (no spaces to split on).
+# Chinese, Japanese and Korean characters: a run of them has no spaces to split on.
 _SEARCH_CJK = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\U00020000-\U0002fa1f"
 )
 _SEARCH_PIECE = re.compile(f"[{_SEARCH_CJK}]+|[^{_SEARCH_CJK}]+")
+_HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+")
 _SEARCH_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 32
@@ -239,19 +266,57 @@ def _strip_punctuation(piece: str) -> str:
     return piece[start:end]
 
 
+def _finer(word: str) -> list[str]:
+    """``word`` as the shorter dictionary words it is made of (北京大学 → 北京, 大学; 喝咖啡 →
+    喝, 咖啡), the characters between them one by one; itself when it holds none."""
+    if len(word) <= 2:
+        return [word]
+    shorter = {w for w in rjieba.cut_for_search(word, False) if 2 <= len(w) < len(word)}
+    if not shorter:
+        return [word]
+    parts: list[str] = []
+    start = 0
+    while start < len(word):  # the longest shorter word that starts here, else one character
+        end = next(
+            (e for e in range(len(word), start + 1, -1) if word[start:e] in shorter), start + 1
+        )
+        parts.append(word[start:end])
+        start = end
+    return parts
+
+
+@functools.lru_cache(maxsize=4096)
+def chinese_words(run: str) -> tuple[str, ...]:
+    """The words of a run of (folded) Chinese characters, as a person would space them.
+
+    jieba's dictionary (rjieba) splits the run without guessing unknown words (垃圾回收 → 垃圾,
+    回收; 我住台北 → 我, 住, 台北, never 我住), and a word the dictionary knows to be made of
+    shorter ones is split again (北京大学 → 北京, 大学), so each word can be found wherever the
+    text has it.
+    """
+    return tuple(part for word in rjieba.cut(run, False) for part in _finer(word))
+
+
 def _token_terms(token: str) -> list[str]:
-    """The terms of one whitespace-separated word: its CJK runs and the words between them."""
-    pieces = [_strip_punctuation(p) for p in _SEARCH_PIECE.findall(token)]
-    kept = [p for p in pieces if p]
-    return kept or [token]
+    """The terms of one whitespace-separated word: the words of its Chinese runs, its other
+    CJK runs, and the words between them."""
+    terms: list[str] = []
+    for piece in _SEARCH_PIECE.findall(token):
+        piece = _strip_punctuation(piece)
+        if _HAN_RUN.fullmatch(piece):
+            terms.extend(chinese_words(piece))
+        elif piece:
+            terms.append(piece)
+    return terms or [token]
 
 
 def search_terms(query: str) -> tuple[str, ...]:
     """The folded terms a search must all find: words in any order, "quoted phrases" whole.
 
-    Words are split on whitespace; Chinese has no spaces, so a run of CJK characters is one term
-    that matches as a substring (``綠茶`` finds 我喜歡喝無糖綠茶), and a word mixing scripts splits
-    where the script changes (``喝tea`` → ``喝``, ``tea``). Punctuation around a word is dropped.
+    Words are split on whitespace. Chinese has no spaces, so a run of Chinese characters is
+    split into its words (``chinese_words``: ``垃圾回收`` → ``垃圾``, ``回收``), each matching as a
+    substring (``綠茶`` finds 我喜歡喝無糖綠茶); a word mixing scripts splits where the script
+    changes (``喝tea`` → ``喝``, ``tea``). Punctuation around a word is dropped.
     """
     folded = fold((query or "")[:MAX_QUERY_CHARS])
     terms: list[str] = []
@@ -279,22 +344,36 @@ def folded_with_owners(text: str) -> tuple[str, list[int]]:
 
 
 def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
-    """(start, end) of every occurrence of every term in ``text``, sorted and merged."""
+    """(start, end) of every occurrence of every term in ``text``, sorted and merged.
+
+    Overlapping spans merge; touching ones of two terms merge only between Chinese characters,
+    so a run typed without spaces is marked as one where the text has it whole (垃圾回收 found
+    as 垃圾 and 回收), while ``tea`` and ``coffee`` in "teacoffee" stay two words.
+    """
     if not terms or not text:
         return []
     folded, owners = folded_with_owners(text)
-    spans: list[tuple[int, int]] = []
-    for term in terms:
+    spans: list[tuple[int, int, int]] = []  # start, end, which term
+    for number, term in enumerate(terms):
         position = folded.find(term)
         while position != -1:
-            spans.append((owners[position], owners[position + len(term) - 1] + 1))
+            spans.append((owners[position], owners[position + len(term) - 1] + 1, number))
             position = folded.find(term, position + len(term))
     merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start < merged[-1][1]:
+    last_term = -1
+    for start, end, number in sorted(spans):
+        if merged and (
+            start < merged[-1][1]
+            or (
+                start == merged[-1][1]
+                and number != last_term
+                and _HAN_RUN.fullmatch(text[start - 1 : start + 1])
+            )
+        ):
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
             merged.append((start, end))
+        last_term = number
     return merged
 
 

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ..conftest import on_disk
-from .conftest import assert_accessible, screenshot
+from .conftest import assert_accessible, screenshot, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 
@@ -338,4 +338,113 @@ def test_an_open_edit_survives_list_reloads_and_a_deletion_elsewhere(live_server
     assert not any(part.startswith("page=") and part != "page=2" for part in query), page.url
     page.reload()
     expect(page.locator("#results-summary")).to_contain_text("Showing 51–")
+    clean(page, 409)
+
+
+def test_the_same_fact_in_the_other_script_is_refused_with_a_link_to_edit_it(live_server, page):
+    kept = live_server.memories().add("用戶喜歡喝無糖綠茶。", category="preference")
+    open_page(page, live_server)
+    page.get_by_label("What should the assistant remember?").fill("用户喜欢喝无糖绿茶")
+    page.get_by_role("button", name="Add memory").click()
+    error = page.locator("#add-content-error")
+    expect(error).to_contain_text("Already remembered: “用戶喜歡喝無糖綠茶。”")
+    assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+        "用戶喜歡喝無糖綠茶。"
+    ]
+    # The message leads to that memory, where it can be changed.
+    error.get_by_role("link", name="Edit that one").click()
+    expect(page).to_have_url(f"{live_server.url}/memories/{kept.id}/edit")
+    text = page.get_by_label("Memory text")
+    expect(text).to_have_value("用戶喜歡喝無糖綠茶。")
+    text.fill("用戶喜歡喝無糖綠茶，不加冰。")
+    # Changed elsewhere meanwhile: the page shows both versions, and mine can still win.
+    live_server.memories().update(kept.id, "用戶喜歡喝綠茶。")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator(".conflict-box")).to_contain_text("用戶喜歡喝綠茶。")
+    page.get_by_role("button", name="Replace it with my version").click()
+    expect(page).to_have_url(f"{live_server.url}/memories/")
+    expect(row_of(page, kept.id)).to_contain_text("用戶喜歡喝無糖綠茶，不加冰。")
+    assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+        "用戶喜歡喝無糖綠茶，不加冰。"
+    ]
+    clean(page, 409)
+
+
+def test_the_date_column_is_the_date_the_list_is_sorted_by(live_server, page):
+    live_server.settings.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    live_server.settings.memory_file.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "old1",
+                    "content": "Waters the ferns on Mondays",
+                    "createdAt": "2025-03-01T09:00:00.000Z",
+                    "updatedAt": "2026-02-01T18:30:00.000Z",
+                },
+                {
+                    "id": "new1",
+                    "content": "Keeps basil on the balcony",
+                    "createdAt": "2025-06-01T10:00:00.000Z",
+                    "updatedAt": "2025-06-01T10:00:00.000Z",
+                },
+            ]
+        ),
+        encoding="utf-8",
+    )
+    open_page(page, live_server)
+    header = page.locator(".memories-table thead th").nth(4)
+    date = row_of(page, "old1").locator("td").nth(4)
+    # Sorted by creation (the default): the column says when each memory was made.
+    expect(page.get_by_label("Sort")).to_have_value("newest")
+    expect(header).to_have_text("Created")
+    expect(date).to_have_text("2025-03-01 09:00 UTC")
+    expect(date).to_have_attribute("data-label", "Created")
+    # A row drawn again on its own (Cancel of an edit) keeps to the list's column.
+    row_of(page, "old1").get_by_role("button", name="Edit").click()
+    row_of(page, "old1").get_by_role("button", name="Cancel").click()
+    expect(date).to_have_text("2025-03-01 09:00 UTC")
+
+    page.get_by_label("Sort").select_option("updated")
+    expect(header).to_have_text("Last updated")
+    expect(date).to_have_text("2026-02-01 18:30 UTC")
+    expect(date).to_have_attribute("data-label", "Last updated")
+    row_of(page, "old1").get_by_role("button", name="Edit").click()
+    row_of(page, "old1").get_by_role("button", name="Cancel").click()
+    expect(date).to_have_text("2026-02-01 18:30 UTC")
+    clean(page)
+
+
+def test_added_and_already_remembered_go_once_the_person_does_something_else(live_server, page):
+    basil = live_server.memories().add("Keeps basil on the balcony")
+    ferns = live_server.memories().add("Waters the ferns on Mondays")
+    open_page(page, live_server)
+    box = page.get_by_label("What should the assistant remember?")
+    box.fill("Prefers tea")
+    page.get_by_role("button", name="Add memory").click()
+    added = page.locator("#add-form").get_by_role("status")
+    expect(added).to_contain_text("Added “Prefers tea”")
+    expect(page.locator("#results")).to_contain_text("Prefers tea")  # the list reloaded itself
+    wait_for_htmx(page)
+    expect(added).to_contain_text("Added “Prefers tea”")  # …and the message is still there
+    # Searching is something else: the message about the last add goes.
+    page.get_by_role("searchbox", name="Search").fill("basil")
+    expect(page.locator("#memory-rows tr")).to_have_count(1)
+    expect(added).to_have_count(0)
+
+    box.fill("prefers TEA.")
+    page.get_by_role("button", name="Add memory").click()
+    error = page.locator("#add-content-error")
+    expect(error).to_contain_text("Already remembered: “Prefers tea”")
+    expect(box).to_have_attribute("aria-invalid", "true")
+    # Deleting another memory is something else too; what was typed stays.
+    row_of(page, basil.id).get_by_role("button", name="Delete").click()
+    expect(row_of(page, basil.id)).to_contain_text("Deleted “Keeps basil on the balcony”")
+    expect(error).to_have_count(0)
+    expect(box).to_have_value("prefers TEA.")
+    expect(box).not_to_have_attribute("aria-invalid", "true")
+    assert_accessible(page, "after the message about the last add went")
+    assert [r["content"] for r in on_disk(live_server.settings.memory_file)] == [
+        ferns.content,
+        "Prefers tea",
+    ]
     clean(page, 409)

@@ -204,3 +204,37 @@ def test_retry_of_a_failed_edit_link_and_search_opens_them(tmp_path, page):
         expect(page.locator("#results mark")).to_have_text(["tea"])
     finally:
         stop_server(server)
+
+
+def test_the_offer_to_retry_goes_once_the_person_does_something_else(tmp_path, page):
+    server = start_server(tmp_path / "data")
+    try:
+        server.memories().add("Prefers window seats")
+        page.goto(server.url + "/memories/")
+        page.wait_for_function("() => window.htmx !== undefined")
+        kill(server)
+        box = page.get_by_label("What should the assistant remember?")
+        box.fill("Buys oat milk")
+        page.get_by_role("button", name="Add memory").click()
+        expect_offline_banner(page)
+        server = restart(server)
+        again = page.locator("#online-again")
+        expect(again).to_contain_text("press Retry", timeout=15_000)
+        # The person presses Add again by hand: it is saved, and Retry is no longer offered
+        # (it would send the same memory a second time).
+        page.get_by_role("button", name="Add memory").click()
+        expect(page.locator("#add-form")).to_contain_text("Added “Buys oat milk")
+        expect(again).to_have_count(0)
+
+        kill(server)
+        page.get_by_role("searchbox", name="Search").fill("window")
+        expect_offline_banner(page)
+        server = restart(server)
+        expect(again).to_be_visible(timeout=15_000)
+        # A search of their own that works is something else as well.
+        page.get_by_role("searchbox", name="Search").fill("oat")
+        expect(page.locator("#results mark")).to_have_text(["oat"])
+        expect(again).to_have_count(0)
+        assert [r["content"] for r in on_disk(server)] == ["Prefers window seats", "Buys oat milk"]
+    finally:
+        stop_server(server)

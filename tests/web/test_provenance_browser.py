@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from webapp.stores import ReviewQueue
+from webapp.stores import Proposal, ReviewQueue
 
 from .conftest import assert_accessible, screenshot, start_server, stop_server, wait_for_htmx
 
@@ -208,3 +208,41 @@ def test_conversation_with_its_memories_screenshots(tmp_path: Path, page, color_
             assert page.evaluate("document.documentElement.scrollWidth") <= 360, url
     finally:
         stop_server(server)
+
+
+def test_an_extracted_memory_edited_on_the_page_says_it_was_edited_and_by_whom(live_server, page):
+    live_server.conversations().add_exchange(THREAD, "I always water the plants on Sundays.", "OK")
+    queue = queue_of(live_server)
+    [item] = queue.submit(
+        [Proposal("add", "Waters the plants on Sundays", "workflow", evidence="I always water…")],
+        conversation_id=THREAD,
+    )
+    memory_id = queue.approve(item.id, actor="alice").applied_memory_id
+    page.goto(live_server.url + "/memories/")
+    row = page.locator(f"#memory-{memory_id}")
+    row.get_by_role("button", name="Edit").click()
+    row.get_by_label("Memory text").fill("Waters the plants on Sundays and Wednesdays")
+    row.get_by_role("button", name="Save").click()
+    expect(row.locator("td.content")).to_have_text("Waters the plants on Sundays and Wednesdays")
+    expect(row.locator("td.origin")).to_contain_text("edited by dashboard")
+
+    row.get_by_role("button", name="History").click()
+    card = page.locator("#origin-card")
+    expect(card.locator(".origin-summary")).to_have_text(
+        "“Waters the plants on Sundays and Wednesdays” — extracted by rules from conversation "
+        f"{THREAD}, approved by alice, then edited by dashboard."
+    )
+    expect(card).to_contain_text("Edited since")
+    # The edit is the person's, not the approval's: only the first entry says "approved".
+    entries = page.locator(".history-entry")
+    expect(entries).to_have_count(2)
+    expect(entries.nth(0)).to_contain_text("Changed by dashboard")
+    expect(entries.nth(0)).not_to_contain_text("approved in Review")
+    expect(entries.nth(1)).to_contain_text("approved in Review by alice")
+    origin = live_server.memories().get(memory_id).origin
+    assert (origin["how"], origin["approvedBy"], origin["editedBy"]) == (
+        "extracted",
+        "alice",
+        "dashboard",
+    )
+    assert page.watch.console_errors == [] and page.watch.page_errors == []

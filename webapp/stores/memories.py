@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..settings import Settings
-from ..text import fold, matches_all, search_terms
+from ..text import fold, matches_all, same_fact_key, search_terms
 from .errors import (
     ConflictError,
     DuplicateMemoryError,
@@ -24,7 +24,7 @@ from .errors import (
 )
 from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, object_depth
-from .origin import HOWS, imported_origin, make_origin, read_origin
+from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
 from .timefmt import now_iso, parse_ts, to_iso
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
@@ -472,19 +472,23 @@ class MemoryStore:
         ``origin`` (see origin.py) records where it came from; without it a ``source`` that
         names a way of making memories ("dashboard", "mcp", …) becomes a plain origin.
 
-        With ``allow_duplicate=False`` a fact already stored (the same text up to case, width
-        and Chinese script) raises DuplicateMemoryError instead — checked under the lock, so a
+        With ``allow_duplicate=False`` a fact already stored (the same text up to case, width,
+        Chinese script, spacing and punctuation at the ends: ``same_fact_key``) raises
+        DuplicateMemoryError instead — checked under the lock, so a
         form submitted twice or a retried tool call adds it once.
         """
         content = clean_content(content)
         category = check_category(category)
-        wanted = fold(content)
+        wanted = same_fact_key(content)
         if origin is None and source in HOWS:
             origin = make_origin(str(source))
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             if not allow_duplicate:
-                same = next((r for r in records if fold(str(r.get("content", ""))) == wanted), None)
+                same = next(
+                    (r for r in records if same_fact_key(str(r.get("content", ""))) == wanted),
+                    None,
+                )
                 if same is not None:
                     raise DuplicateMemoryError(Memory.from_dict(same))
             self._check_caps(records, 1, len(content))
@@ -524,7 +528,8 @@ class MemoryStore:
 
         With ``expected_updated_at``, raise ConflictError if someone changed it meanwhile.
         With ``origin`` the change also records where the new content came from (an approved
-        ``update`` proposal); otherwise the memory keeps its origin.
+        ``update`` proposal); otherwise the memory keeps its origin, which says who changed the
+        words and when (``editedBy``, ``editedAt``) when the content changes.
         """
         content = clean_content(content)
         if category is not None:
@@ -556,6 +561,12 @@ class MemoryStore:
             )
             if origin is not None:
                 record["origin"] = dict(origin)
+            elif before.get("content") != content:
+                edited = edited_origin(
+                    before.get("origin"), actor or self.actor, record["updatedAt"]
+                )
+                if edited is not None:
+                    record["origin"] = edited
             return record, before, dict(record)
 
         result = self._file.update(mutate, self._journal(actor, "update"))
@@ -614,6 +625,9 @@ class MemoryStore:
                 # encoded line of every record it has seen before (jsonfile.encode_spliced).
                 before, keep = keep, dict(keep)
                 keep.update(content=content, updatedAt=_later_than(keep.get("updatedAt")))
+                edited = edited_origin(before.get("origin"), actor or self.actor, keep["updatedAt"])
+                if edited is not None:
+                    keep["origin"] = edited
                 records[records.index(before)] = keep
                 changes.append(("update", before, dict(keep)))
             records[:] = [r for r in records if r.get("id") != drop_id]

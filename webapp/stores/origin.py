@@ -5,9 +5,12 @@ On disk (camelCase, all keys optional except ``how``)::
     {"how": "extracted", "conversationId": "slack:C1:17.1", "evidence": "I prefer tea",
      "evidenceAt": "2026-11-20T08:00:00.000Z", "extractor": "llm", "model": "openai/gpt-4o",
      "reviewId": "ab12cd34ef56", "approvedBy": "alice", "approvedAt": "2026-11-21T…Z",
-     "action": "update", "importedFrom": "memories-20261120.json", "at": "…Z", "by": "alice"}
+     "action": "update", "importedFrom": "memories-20261120.json", "at": "…Z", "by": "alice",
+     "editedBy": "bob", "editedAt": "…Z"}
 
-``how`` is one of HOWS. Records written by other programs may lack the field, or hold one this
+``how`` is one of HOWS; ``editedBy`` and ``editedAt`` say who last changed the words since
+(``edited_origin``), so a fact extracted and then rewritten by hand is not passed off as the
+extractor's. Records written by other programs may lack the field, or hold one this
 version does not understand: readers then treat the origin as unknown and keep the value.
 """
 
@@ -33,6 +36,8 @@ _TEXT_KEYS = (
     "importedFrom",
     "at",
     "by",
+    "editedBy",
+    "editedAt",
 )
 
 
@@ -72,6 +77,17 @@ def read_origin(raw: Any) -> dict[str, Any] | None:
     return dict(raw)
 
 
+def edited_origin(raw: Any, actor: str, at: str) -> dict[str, Any] | None:
+    """The origin of a memory whose words ``actor`` changed at ``at``: its own, saying so; None
+    when it has no origin this version understands (that one is kept as it is)."""
+    known = read_origin(raw)
+    if known is None:
+        return None
+    known["editedBy"] = _text(actor, MAX_FIELD_CHARS) or "library"
+    known["editedAt"] = at
+    return known
+
+
 def restored_origin(raw: Any, actor: str) -> dict[str, Any]:
     """The origin a restored record carries: its own when it has one, else "restored"."""
     return read_origin(raw) or make_origin("restored", by=actor, at=now_iso())
@@ -96,6 +112,13 @@ def extractor_label(extractor: str | None, model: str | None = None) -> str:
 
 def describe_origin(origin: Mapping[str, Any] | None) -> str:
     """One short phrase on where a memory came from, for a person or an assistant."""
+    phrase = _how_phrase(origin)
+    if origin is not None and origin.get("editedBy"):
+        return f"{phrase}, then edited by {origin['editedBy']}"
+    return phrase
+
+
+def _how_phrase(origin: Mapping[str, Any] | None) -> str:
     if origin is None:
         return "origin not recorded"
     how = origin.get("how")

@@ -38,12 +38,14 @@ from ..stores import (
 from ..stores.jsonfile import loads_bounded
 from .context import actor, quoted_sentence, stores, wants_partial
 from .errors import banner_response
+from .formatting import category_label
 from .i18n import format_number
 from .memory_listing import (
     PAGE_SIZE,
     SORTS,
     Listing,
     build_listing,
+    date_column,
     highlight,
     usage_of,
 )
@@ -191,12 +193,19 @@ CSRF_SLOT = f"csrf-{secrets.token_hex(16)}"  # stands for the page's token in ca
 MAX_CACHED_ROWS = 5000  # per file version
 
 
+@bp.app_template_global("row_date_column")
+def row_date_column() -> str:
+    """The date a row drawn on its own shows: the one the list it sits in is sorted by (the
+    row's requests carry the list's filters)."""
+    return date_column(request.values.get("sort"))
+
+
 @bp.app_template_global("memory_rows")
-def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
+def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Markup:
     """The rows of the list, each rendered once per version of the memory and conversation
-    files, search text, ingress prefix and language (a row shows nothing else); the CSRF token
-    goes in per page."""
-    cache: dict[tuple[str, str, str, str, Any], str] = stores().memories.file.view(
+    files, search text, date shown (``dated``), ingress prefix and language (a row shows
+    nothing else); the CSRF token goes in per page."""
+    cache: dict[tuple[str, str, str, str, str, Any], str] = stores().memories.file.view(
         "web.row_html", lambda _: {}
     )
     module = current_app.jinja_env.get_template("memories/_row_macro.html").module
@@ -207,12 +216,12 @@ def memory_rows(memories: list[Memory], query: str, csrf: str) -> Markup:
     threads = stores().conversations.file.signature()
     out = []
     for memory in memories:
-        key = (memory.id, query, prefix, language, threads)
+        key = (memory.id, query, dated, prefix, language, threads)
         html = cache.get(key)
         if html is None:
             if len(cache) >= MAX_CACHED_ROWS:
                 cache.clear()
-            html = cache[key] = str(macro(memory, query, False, CSRF_SLOT))
+            html = cache[key] = str(macro(memory, query, False, CSRF_SLOT, dated))
         out.append(html)
     return Markup("".join(out).replace(CSRF_SLOT, str(escape(csrf))))
 
@@ -329,6 +338,7 @@ def add():
     content, category, errors = checked_form()
     form = {"content": request.form.get("content", ""), "category": category}
     status = 422
+    duplicate = None  # the memory that already says it (the message links to it)
     if not errors:
         try:
             memory = store.add(
@@ -338,10 +348,11 @@ def add():
             errors["content"] = full_message(exc)
             status = 409
         except DuplicateMemoryError as exc:
+            duplicate = exc.existing
             errors["content"] = _(
-                "Already remembered: “%(content)s” (%(category)s). Edit that one instead.",
-                content=exc.existing.content,
-                category=exc.existing.category,
+                "Already remembered: “%(content)s” (%(category)s).",
+                content=duplicate.content,
+                category=category_label(duplicate.category),
             )
             status = 409
         else:
@@ -361,10 +372,12 @@ def add():
             "memories/_add_form.html",
             form=form,
             errors=errors,
+            duplicate=duplicate,
             categories=CATEGORIES,
             usage=usage_of(store),
         ), status
-    return render_template("memories/page.html", **page_context(form=form, errors=errors)), status
+    context = page_context(form=form, errors=errors, duplicate=duplicate)
+    return render_template("memories/page.html", **context), status
 
 
 # ------------------------------------------------------------------ one row

@@ -17,7 +17,15 @@ from ..stores import CATEGORIES, Memory, MemoryStore
 from ..text import fold, match_spans, matches_all, search_terms
 from .pagination import PAGE_SIZE, paginate
 
-__all__ = ["PAGE_SIZE", "SORTS", "Listing", "build_listing", "highlight", "usage_of"]
+__all__ = [
+    "PAGE_SIZE",
+    "SORTS",
+    "Listing",
+    "build_listing",
+    "date_column",
+    "highlight",
+    "usage_of",
+]
 
 SORTS = {
     "newest": _l("Newest first (created)"),
@@ -26,6 +34,15 @@ SORTS = {
     "alpha": _l("A–Z"),
 }
 DEFAULT_SORT = "newest"
+BY_CREATION = ("newest", "oldest")
+
+
+def date_column(sort: str | None) -> str:
+    """The date the list shows: "created" when it is sorted by creation (the default), else
+    "updated" (sorted by the last change, or A–Z)."""
+    return "created" if (sort if sort in SORTS else DEFAULT_SORT) in BY_CREATION else "updated"
+
+
 WARN_RATIO = 0.9
 MAX_CACHED_SEARCHES = 64  # per file version and sort order
 
@@ -46,6 +63,11 @@ class Listing:
 
     first: int = 0  # 1-based number of the first row shown (0 when none)
     last: int = 0  # and of the last one
+
+    @property
+    def date_column(self) -> str:
+        """The date the rows show, "created" or "updated": the one the list is sorted by."""
+        return date_column(self.sort)
 
     @property
     def sort_label(self) -> str:

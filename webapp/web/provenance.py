@@ -50,6 +50,13 @@ def extractor_text(extractor: str | None, model: str | None = None) -> str:
 
 def origin_phrase(origin: Any) -> str:
     """``describe_origin`` in the page's language: one short phrase on where it came from."""
+    phrase = _how_phrase(origin)
+    if origin is not None and origin.get("editedBy"):
+        return _("%(origin)s, then edited by %(editor)s", origin=phrase, editor=origin["editedBy"])
+    return phrase
+
+
+def _how_phrase(origin: Any) -> str:
     if origin is None:
         return _("origin not recorded")
     how = origin.get("how")
@@ -94,6 +101,8 @@ class OriginView:
     approved_by: str | None
     approved_at: datetime | None
     imported_from: str | None
+    edited_by: str | None  # who changed the words since (None: as it came)
+    edited_at: datetime | None
     known: bool  # False for records that do not say where they came from
 
 
@@ -131,6 +140,8 @@ def origin_view(memory: Memory) -> OriginView:
         approved_by=origin.get("approvedBy"),
         approved_at=_moment(origin.get("approvedAt")),
         imported_from=origin.get("importedFrom"),
+        edited_by=origin.get("editedBy"),
+        edited_at=_moment(origin.get("editedAt")),
         known=memory.origin is not None,
     )
 
