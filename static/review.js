@@ -60,10 +60,45 @@
     return !!(target && target.closest && target.closest(fields));
   }
 
+  // The sticky selection bar covers the top of the window and a decision's notice (with its
+  // Undo) the bottom: the browser's own scrolling (focus, anchors) leaves room for both
+  // (scroll-padding in review.css reads these heights), and a card brought into view shows its
+  // heading below the bar and its focused button above the notice.
+  function keepClear() {
+    var root = document.documentElement;
+    var bar = document.getElementById("review-bulk");
+    var toast = document.querySelector("#review-panel .review-toast");
+    var covered = toast ? Math.max(0, window.innerHeight - toast.getBoundingClientRect().top) : 0;
+    root.style.setProperty("--review-bar-height", (bar ? bar.offsetHeight + 8 : 0) + "px");
+    root.style.setProperty("--review-toast-height", (covered ? covered + 8 : 0) + "px");
+  }
+
+  function bringIntoView(card, focused) {
+    keepClear();
+    var heading = card.querySelector("h3") || card;
+    heading.scrollIntoView({ block: "nearest" });
+    if (focused && focused !== heading) focused.scrollIntoView({ block: "nearest" });
+  }
+
+  keepClear();
+  window.addEventListener("resize", keepClear);
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("#review-notice [data-dismiss]")) window.setTimeout(keepClear, 0);
+  });
+  // After a decision the panel is new and focus is on the next card's Approve (app.js): bring
+  // that card into view clear of the bar, with the notice at the bottom.
+  document.addEventListener("htmx:afterSettle", function () {
+    revealNeedsJs();
+    keepClear();
+    var focused = document.activeElement;
+    var card = focused && focused.closest ? focused.closest("#review-panel .review-item") : null;
+    if (card) bringIntoView(card, focused);
+  });
+
   function focusCard(card) {
     if (!card) return;
     var target = card.querySelector("[data-review-approve]") || card.querySelector("textarea, button");
-    if (target) { target.focus(); card.scrollIntoView({ block: "nearest" }); }
+    if (target) { target.focus(); bringIntoView(card, target); }
   }
 
   function openHelp() {
@@ -71,7 +106,10 @@
     if (help && !help.open) help.showModal();
   }
 
-  document.querySelectorAll("[data-needs-js][hidden]").forEach(function (el) { el.hidden = false; });
+  function revealNeedsJs() {
+    document.querySelectorAll("[data-needs-js][hidden]").forEach(function (el) { el.hidden = false; });
+  }
+  revealNeedsJs();
   document.addEventListener("click", function (event) {
     if (event.target.closest("[data-open-keys]")) openHelp();
   });
