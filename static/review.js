@@ -46,7 +46,8 @@
     }
   });
 
-  // Keyboard-first review: single keys act on the card that has focus (else the first card).
+  // Keyboard-first review: single keys act on the card that has focus (else the first card);
+  // U presses the Undo of the decision just made.
   // They are off while typing in a field, with a modifier held, or while a dialog is open.
   var KEYS = { a: "[data-review-approve]", r: "[data-review-reject]", e: "[data-review-edit]" };
 
@@ -119,6 +120,11 @@
     if (typing(event.target) || document.querySelector("dialog[open]")) return;
     var key = event.key;
     if (key === "?") { event.preventDefault(); openHelp(); return; }
+    if (key === "u" || key === "U") {  // the Undo of the notice at the bottom, when there is one
+      var undo = document.querySelector("#review-notice .notice-undo button");
+      if (undo) { event.preventDefault(); undo.click(); }
+      return;
+    }
     var list = cards();
     if (!list.length) return;
     var current = event.target.closest && event.target.closest(".review-item");

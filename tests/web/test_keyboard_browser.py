@@ -245,3 +245,24 @@ def test_a_keyboard_decision_far_down_the_list_is_confirmed_in_view(
     expect(cards).to_have_count(12)
     assert text not in on_disk(live_server)
     assert page.watch.console_errors == [] and page.watch.page_errors == []
+
+
+def test_u_undoes_the_last_decision_and_the_fact_comes_back_with_focus(live_server, page):
+    propose(live_server, ["Prefers window seats on trains", "Uses metric units"])
+    page.goto(live_server.url + "/review/")
+    first = page.locator("article.review-item .review-content").first.inner_text()
+    page.keyboard.press("r")
+    wait_for_htmx(page)
+    expect(page.locator("#review-notice")).to_contain_text(f"Rejected “{first}”")
+    page.keyboard.press("u")
+    wait_for_htmx(page)
+    expect(page.locator("#review-notice")).to_contain_text("Undone: 1 fact pending again")
+    card = page.locator("article.review-item", has_text=first)
+    expect(card.get_by_role("button", name="Approve", exact=True)).to_be_focused()
+    assert [i.content for i in queue_of(live_server).pending()].count(first) == 1
+
+    page.keyboard.press("?")
+    expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_contain_text(
+        "Undo the last decision"
+    )
+    assert page.watch.page_errors == []

@@ -160,6 +160,8 @@ def _done(tab: str, message: str, undo_ids: list[str] | None = None, focus: str 
     back that shows the same for a plain form."""
     if wants_partial():
         view = _build(tab, notice=message, notice_level="ok", undo_ids=undo_ids or [], focus=focus)
+        if focus.startswith("approve-") and focus[8:] not in {i.id for i in view.items}:
+            view.focus = "review-heading"  # that fact is not on the page shown
         return _render(view, announce=message, changed=True)
     session[_DONE_KEY] = {"message": message[:500], "undo": (undo_ids or [])[:MAX_UNDO_IDS]}
     return redirect(url_for("review.index", tab=tab), code=303)
@@ -389,6 +391,8 @@ def undo_many():
             refused += 1
             continue
         undone += 1
+    # One fact back in the list: focus its Approve, so the person decides it again from there.
+    back = ids[0] if len(ids) == 1 and undone == 1 and tab == "pending" else None
     message = ngettext(
         "Undone: %(count)s fact pending again.",
         "Undone: %(count)s facts pending again.",
@@ -401,7 +405,7 @@ def undo_many():
             "edit it on the Memories page instead.",
             num=format_number(refused),
         )
-    return _done(tab, message)
+    return _done(tab, message, focus=f"approve-{back}" if back else "review-heading")
 
 
 @bp.post("/bulk")
