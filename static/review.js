@@ -46,7 +46,8 @@
     }
   });
 
-  // Keyboard-first review: single keys act on the card that has focus (else the first card).
+  // Keyboard-first review: single keys act on the card that has focus (else the first card);
+  // U presses the Undo of the decision just made.
   // They are off while typing in a field, with a modifier held, or while a dialog is open.
   var KEYS = { a: "[data-review-approve]", r: "[data-review-reject]", e: "[data-review-edit]" };
 
@@ -60,10 +61,45 @@
     return !!(target && target.closest && target.closest(fields));
   }
 
+  // The sticky selection bar covers the top of the window and a decision's notice (with its
+  // Undo) the bottom: the browser's own scrolling (focus, anchors) leaves room for both
+  // (scroll-padding in review.css reads these heights), and a card brought into view shows its
+  // heading below the bar and its focused button above the notice.
+  function keepClear() {
+    var root = document.documentElement;
+    var bar = document.getElementById("review-bulk");
+    var toast = document.querySelector("#review-panel .review-toast");
+    var covered = toast ? Math.max(0, window.innerHeight - toast.getBoundingClientRect().top) : 0;
+    root.style.setProperty("--review-bar-height", (bar ? bar.offsetHeight + 8 : 0) + "px");
+    root.style.setProperty("--review-toast-height", (covered ? covered + 8 : 0) + "px");
+  }
+
+  function bringIntoView(card, focused) {
+    keepClear();
+    var heading = card.querySelector("h3") || card;
+    heading.scrollIntoView({ block: "nearest" });
+    if (focused && focused !== heading) focused.scrollIntoView({ block: "nearest" });
+  }
+
+  keepClear();
+  window.addEventListener("resize", keepClear);
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("#review-notice [data-dismiss]")) window.setTimeout(keepClear, 0);
+  });
+  // After a decision the panel is new and focus is on the next card's Approve (app.js): bring
+  // that card into view clear of the bar, with the notice at the bottom.
+  document.addEventListener("htmx:afterSettle", function () {
+    revealNeedsJs();
+    keepClear();
+    var focused = document.activeElement;
+    var card = focused && focused.closest ? focused.closest("#review-panel .review-item") : null;
+    if (card) bringIntoView(card, focused);
+  });
+
   function focusCard(card) {
     if (!card) return;
     var target = card.querySelector("[data-review-approve]") || card.querySelector("textarea, button");
-    if (target) { target.focus(); card.scrollIntoView({ block: "nearest" }); }
+    if (target) { target.focus(); bringIntoView(card, target); }
   }
 
   function openHelp() {
@@ -71,7 +107,10 @@
     if (help && !help.open) help.showModal();
   }
 
-  document.querySelectorAll("[data-needs-js][hidden]").forEach(function (el) { el.hidden = false; });
+  function revealNeedsJs() {
+    document.querySelectorAll("[data-needs-js][hidden]").forEach(function (el) { el.hidden = false; });
+  }
+  revealNeedsJs();
   document.addEventListener("click", function (event) {
     if (event.target.closest("[data-open-keys]")) openHelp();
   });
@@ -81,6 +120,11 @@
     if (typing(event.target) || document.querySelector("dialog[open]")) return;
     var key = event.key;
     if (key === "?") { event.preventDefault(); openHelp(); return; }
+    if (key === "u" || key === "U") {  // the Undo of the notice at the bottom, when there is one
+      var undo = document.querySelector("#review-notice .notice-undo button");
+      if (undo) { event.preventDefault(); undo.click(); }
+      return;
+    }
     var list = cards();
     if (!list.length) return;
     var current = event.target.closest && event.target.closest(".review-item");

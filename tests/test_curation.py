@@ -16,7 +16,13 @@ from webapp.extraction.attention import (
     scan,
     stale_reason,
 )
-from webapp.extraction.curation import compare, drops_information, features
+from webapp.extraction.curation import (
+    SIMILAR_ENOUGH,
+    compare,
+    drops_information,
+    features,
+    similarity_of,
+)
 from webapp.stores import Memory
 
 LABELLED = Path(__file__).parent / "data" / "curation_pairs.json"
@@ -200,6 +206,35 @@ def test_most_similar_memories_come_first_with_their_similarity():
     assert 0 < top[0].similarity <= 1
     assert [s.memory.id for s in index.most_similar("我喜欢喝无糖绿茶")][:1] == ["d"]
     assert index.most_similar("Completely unrelated words") == []
+
+
+def test_a_memory_that_only_shares_a_word_or_a_day_is_not_offered_as_similar():
+    """Review lists the memories most like a proposal so a person spots the one it repeats or
+    contradicts; one that only shares "Fridays" or "train" (25–35 %) is not such a memory."""
+    index = SimilarityIndex(
+        [
+            memory("Works from home on Fridays", "home"),
+            memory("Takes the 8:10 train to work", "train"),
+            memory("Plays tennis every Friday", "tennis"),
+        ]
+    )
+    assert [s.memory.id for s in index.most_similar("Plays tennis on Fridays")] == ["tennis"]
+    assert index.most_similar("Prefers window seats on trains") == []
+    assert index.most_similar("每週五晚上打網球") == []
+
+
+def test_every_labelled_duplicate_and_contradiction_counts_as_similar():
+    """The "most similar" threshold keeps every pair a person must act on (labelled duplicate
+    or contradiction); a lower similarity is a pair that shares a word, not a fact."""
+    must_act = [p for p in _pairs() if p["label"] in ("duplicate", "contradiction")]
+    missed = [
+        (p["a"], p["b"], similarity_of(p["a"], p["b"]))
+        for p in must_act
+        if similarity_of(p["a"], p["b"]) < SIMILAR_ENOUGH
+    ]
+    assert missed == []
+    loose = [p for p in _pairs() if similarity_of(p["a"], p["b"]) < SIMILAR_ENOUGH]
+    assert loose and all(p["label"] == "distinct" for p in loose)
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,49 @@ def contents(server) -> list[str]:
     return sorted(m.content for m in server.memories().get_all())
 
 
+def keep_button(card, text):
+    """The Keep button of the memory whose whole text is ``text``, named by that text."""
+    figure = card.locator("figure").filter(has=card.page.get_by_text(text, exact=True))
+    return figure.get_by_role("button", name=f"Keep this one: keep “{text}” and delete the other")
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 900)])
+def test_each_keep_button_is_drawn_with_the_memory_it_keeps(live_server, page, width, height):
+    """On a phone the two memories are stacked, side by side on a wide screen: either way the
+    button that keeps a memory sits with it (no "left" or "right" to work out)."""
+    seed(live_server)
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(live_server.url + "/attention/?kind=contradiction")
+    card = finding(page, "Alarm at 07:00")
+    figures = card.locator("figure")
+    expect(figures).to_have_count(2)
+    boxes = []
+    for index in range(2):
+        figure = figures.nth(index)
+        text = figure.locator("blockquote").inner_text()
+        button = card.get_by_role(
+            "button", name=f"Keep this one: keep “{text}” and delete the other"
+        )
+        expect(button).to_be_visible()
+        inside, outside = figure.bounding_box(), button.bounding_box()
+        assert inside and outside
+        assert inside["x"] <= outside["x"] and inside["y"] <= outside["y"], (text, inside, outside)
+        assert outside["x"] + outside["width"] <= inside["x"] + inside["width"], text
+        assert outside["y"] + outside["height"] <= inside["y"] + inside["height"], text
+        boxes.append((inside, text))
+    first, second = boxes[0][0], boxes[1][0]
+    stacked = second["y"] >= first["y"] + first["height"]
+    assert stacked == (width < 640)
+
+    # The button with the memory drawn first (on top, or on the left) keeps that one.
+    kept, gone = boxes[0][1], boxes[1][1]
+    keep_button(card, kept).click()
+    wait_for_htmx(page)
+    after = contents(live_server)
+    assert kept in after and gone not in after
+    assert page.watch.page_errors == []
+
+
 def test_merge_a_near_duplicate_pair_and_undo(live_server, page):
     ids = seed(live_server)
     page.goto(live_server.url + "/attention/")
@@ -71,7 +114,7 @@ def test_keep_one_side_of_a_contradiction_and_dismiss_across_reload(live_server,
     page.goto(live_server.url + "/attention/?kind=contradiction")
     card = finding(page, "Alarm at 07:00")
     expect(card).to_contain_text("06:45 vs 07:00")
-    card.get_by_role("button", name="Keep right").click()
+    keep_button(card, "Alarm at 07:00").click()
     wait_for_htmx(page)
     after = contents(live_server)
     assert "Alarm at 07:00" in after and "Alarm at 06:45" not in after
@@ -93,7 +136,7 @@ def test_without_javascript_merge_still_works(live_server, browser):
     page = context.new_page()
     try:
         page.goto(live_server.url + "/attention/")
-        finding(page, "The user likes tea").get_by_role("button", name="Keep left").click()
+        keep_button(finding(page, "The user likes tea"), "Prefers tea").click()
         expect(page.locator("#attention-notice")).to_contain_text("Kept “Prefers tea”")
         assert "The user likes tea" not in contents(live_server)
         page.locator("#attention-notice").get_by_role("button", name="Undo").click()

@@ -169,3 +169,100 @@ def test_five_facts_reviewed_by_keyboard_alone(live_server, page):
     assert presses <= 10, f"{presses} key presses for five facts"
     assert page.watch.page_errors == []
     assert_accessible(page, "after a keyboard-only review")
+
+
+def box_of(locator) -> dict:
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not drawn"
+    return box
+
+
+def in_view(box: dict, viewport: dict) -> bool:
+    return (
+        box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+        and box["y"] + box["height"] <= viewport["height"]
+    )
+
+
+def assert_clear_of_the_bar_and_the_notice(page, card, viewport) -> None:
+    """The card's heading is in view, below the sticky selection bar and above the notice."""
+    heading = box_of(card.locator("h3"))
+    bar = box_of(page.locator("#review-bulk"))
+    assert in_view(heading, viewport), heading
+    assert heading["y"] >= bar["y"] + bar["height"], ("under the selection bar", heading, bar)
+    notice = page.locator("#review-notice")
+    if notice.count():
+        assert heading["y"] + heading["height"] <= box_of(notice)["y"], "under the notice"
+
+
+@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+def test_a_keyboard_decision_far_down_the_list_is_confirmed_in_view(
+    live_server, page, width, height
+):
+    """Deciding a fact deep in a long list: what happened and its Undo are on screen, and the
+    next fact's heading is not hidden under the sticky selection bar."""
+    facts = [f"Keeps plant number {n} on the balcony shelf" for n in range(1, 13)]
+    propose(live_server, facts)
+    viewport = {"width": width, "height": height}
+    page.set_viewport_size(viewport)
+    page.goto(live_server.url + "/review/")
+    cards = page.locator("article.review-item")
+    expect(cards).to_have_count(12)
+
+    # The person has read down to the seventh fact: its Approve has focus, its heading has
+    # scrolled up under the sticky bar.
+    target = cards.nth(6)
+    text = target.locator(".review-content").inner_text()
+    following = cards.nth(7).locator(".review-content").inner_text()
+    target.get_by_role("button", name="Approve", exact=True).focus()
+    page.evaluate("y => window.scrollBy(0, y)", box_of(target.locator("h3"))["y"] - 4)
+    assert page.evaluate("window.scrollY") > height
+
+    page.keyboard.press("a")
+    wait_for_htmx(page)
+    expect(cards).to_have_count(11)
+    assert text in on_disk(live_server)
+    notice = page.locator("#review-notice")
+    expect(notice).to_contain_text(f"Approved “{text}”")
+    undo = notice.get_by_role("button", name="Undo")
+    assert in_view(box_of(notice), viewport), box_of(notice)
+    assert in_view(box_of(undo), viewport), box_of(undo)
+    next_card = page.locator("article.review-item", has_text=following)
+    expect(next_card.get_by_role("button", name="Approve", exact=True)).to_be_focused()
+    assert_clear_of_the_bar_and_the_notice(page, next_card, viewport)
+
+    # K goes back one fact: its heading comes into view below the bar, not under it.
+    page.keyboard.press("k")
+    previous = cards.nth(5)
+    expect(previous.get_by_role("button", name="Approve", exact=True)).to_be_focused()
+    assert_clear_of_the_bar_and_the_notice(page, previous, viewport)
+
+    # The Undo in view takes the decision back.
+    undo.click()
+    wait_for_htmx(page)
+    expect(cards).to_have_count(12)
+    assert text not in on_disk(live_server)
+    assert page.watch.console_errors == [] and page.watch.page_errors == []
+
+
+def test_u_undoes_the_last_decision_and_the_fact_comes_back_with_focus(live_server, page):
+    propose(live_server, ["Prefers window seats on trains", "Uses metric units"])
+    page.goto(live_server.url + "/review/")
+    first = page.locator("article.review-item .review-content").first.inner_text()
+    page.keyboard.press("r")
+    wait_for_htmx(page)
+    expect(page.locator("#review-notice")).to_contain_text(f"Rejected “{first}”")
+    page.keyboard.press("u")
+    wait_for_htmx(page)
+    expect(page.locator("#review-notice")).to_contain_text("Undone: 1 fact pending again")
+    card = page.locator("article.review-item", has_text=first)
+    expect(card.get_by_role("button", name="Approve", exact=True)).to_be_focused()
+    assert [i.content for i in queue_of(live_server).pending()].count(first) == 1
+
+    page.keyboard.press("?")
+    expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_contain_text(
+        "Undo the last decision"
+    )
+    assert page.watch.page_errors == []

@@ -68,6 +68,28 @@ def test_approve_then_go_from_the_memory_to_its_conversation_and_back(live_serve
     assert page.watch.console_errors == [] and page.watch.page_errors == []
 
 
+def test_extracting_on_a_thread_lists_its_proposals_in_what_it_left_behind(live_server, page):
+    live_server.conversations().add_exchange(
+        THREAD,
+        "Remember that I prefer the hallway lights at 30% after 22:00. I always use metric units.",
+        "Noted.",
+    )
+    page.goto(f"{live_server.url}/conversations/thread/{THREAD}")
+    derived = page.locator("#derived")
+    expect(derived).to_contain_text("No memory and no pending proposal")
+    page.get_by_role("button", name="Extract facts").click()
+    expect(page.locator(".extract-result")).to_contain_text("2 facts landed in Review")
+    # The section below says the same without a reload: the two proposals wait in Review.
+    expect(derived).to_contain_text("2 proposals waiting in Review")
+    expect(derived).not_to_contain_text("No memory and no pending proposal")
+    for item in queue_of(live_server).pending():
+        expect(derived.get_by_role("link", name=item.content)).to_be_visible()
+    expect(
+        derived.get_by_role("link", name="Forget what came from this conversation…")
+    ).to_be_visible()
+    assert page.watch.console_errors == [] and page.watch.page_errors == []
+
+
 def test_forget_what_came_from_a_thread_and_undo_it(live_server, page):
     live_server.conversations().add_exchange(
         THREAD,

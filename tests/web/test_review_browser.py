@@ -200,6 +200,33 @@ def test_deciding_one_fact_keeps_the_edit_and_ticks_of_others(live_server, page,
         context.close()
 
 
+def test_approval_rates_follow_each_decision_without_a_reload(live_server, page):
+    propose(
+        live_server,
+        [
+            ReconcileAction("add", None, f"User likes {thing}", "preference")
+            for thing in ("jazz", "rain", "cats", "chess", "hiking")
+        ],
+    )
+    page.goto(live_server.url + "/review/")
+    quality = page.locator("#extractor-quality")
+    expect(quality).to_contain_text("No decisions yet")
+    for key in ("a", "a", "a", "r", "r"):  # five decisions by keyboard
+        page.keyboard.press(key)
+        wait_for_htmx(page)
+    expect(page.get_by_text("Nothing to review")).to_be_visible()
+    overall = quality.locator(".quality-table").first.get_by_role("row", name="All decisions")
+    # decided, approved as is, after editing, rejected
+    expect(overall.get_by_role("cell")).to_have_text(["5", "3 (60.0%)", "0 (0.0%)", "2 (40.0%)"])
+    expect(quality).not_to_contain_text("No decisions yet")
+
+    # Undo takes a decision back, and the rates say so too.
+    page.locator("#review-notice").get_by_role("button", name="Undo").click()
+    expect(page.get_by_role("heading", name="1 pending fact")).to_be_visible()
+    expect(overall.get_by_role("cell")).to_have_text(["4", "3 (75.0%)", "0 (0.0%)", "1 (25.0%)"])
+    assert page.watch.console_errors == [] and page.watch.page_errors == []
+
+
 def test_full_store_approve_is_explained_and_nothing_is_lost(tmp_path, page):
     server = start_server(tmp_path / "data", env_extra={"MEMORY_MAX_ITEMS": "1"})
     try:

@@ -20,6 +20,7 @@ def test_each_pending_fact_shows_the_three_most_similar_memories(client, setting
         "Prefers green tea in the morning",
         "Drinks black tea after lunch",
         "Tea without sugar",
+        "Drinks green tea without sugar",
         "Alarm at 06:45",
         "喜歡喝無糖綠茶",
     ]:
@@ -35,10 +36,10 @@ def test_each_pending_fact_shows_the_three_most_similar_memories(client, setting
     assert len(listed) == 3
     assert {text for text, _ in listed} == {
         "Prefers green tea in the morning",
-        "Drinks black tea after lunch",
+        "Drinks green tea without sugar",
         "Tea without sugar",
     }
-    assert "Alarm at 06:45" not in block
+    assert "Alarm at 06:45" not in block and "black tea" not in block
     scores = [int(score) for _, score in listed]
     assert scores == sorted(scores, reverse=True) and 0 < scores[-1] <= 100
 
@@ -47,6 +48,18 @@ def test_a_fact_like_nothing_kept_says_so(client, settings):
     _, queue = stores_of(settings)
     queue.submit([Proposal("add", "Allergic to peanuts", "general")])
     assert "None: nothing kept is close to it." in client.get("/review/").get_data(as_text=True)
+
+
+def test_memories_that_only_share_a_word_are_not_listed_as_similar(client, settings):
+    memories, queue = stores_of(settings)
+    memories.add("Works from home on Fridays")
+    memories.add("Takes the 8:10 train to work")
+    [item] = queue.submit([Proposal("add", "Plays tennis on Fridays", "general")])
+    html = client.get("/review/").get_data(as_text=True)
+    block = html[html.index(f'id="item-{item.id}-similar"') :]
+    block = block[: block.index("</div>")]
+    assert "None: nothing kept is close to it." in block
+    assert "Works from home" not in block and "% similar" not in block
 
 
 def test_an_update_that_drops_information_offers_add_as_new(client, settings):

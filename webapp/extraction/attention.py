@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from ..stores.memories import Memory, MemoryStore
-from .curation import PairVerdict, Reason, compare, features, reason, similarity_of
+from .curation import (
+    SIMILAR_ENOUGH,
+    PairVerdict,
+    Reason,
+    compare,
+    features,
+    reason,
+    similarity_of,
+)
 from .phrasing import as_user_fact, is_first_person
 
 log = logging.getLogger(__name__)
@@ -342,8 +350,11 @@ class SimilarityIndex:
             for key in _block_keys(features(memory.content).terms):
                 self._postings[key].append(index)
 
-    def most_similar(self, text: str, limit: int = 3, floor: float = 0.2) -> list[Similar]:
-        """Up to ``limit`` memories most like ``text``, most similar first."""
+    def most_similar(
+        self, text: str, limit: int = 3, floor: float = SIMILAR_ENOUGH
+    ) -> list[Similar]:
+        """Up to ``limit`` memories most like ``text``, most similar first; none below ``floor``
+        (by default only memories alike enough to repeat or contradict it)."""
         keys = sorted(
             _block_keys(features(text).terms), key=lambda k: len(self._postings.get(k, ()))
         )

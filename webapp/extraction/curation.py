@@ -585,6 +585,14 @@ def compare(a: str, b: str) -> PairVerdict | None:
     return PairVerdict("duplicate", why, score)
 
 
+# How alike a kept memory must be to be offered as "similar" to a proposal (Review's list).
+# On the labelled pairs (tests/data/curation_pairs.json) every duplicate and contradiction —
+# the pairs a person has to act on — scores at least 0.44; below 0.4 are only pairs that share
+# a word, a day or a time of day ("Works from home on Fridays" / "Plays tennis on Fridays",
+# 0.33; "Alarm at 06:45" / "Takes vitamin D at 08:00", 0.2), which the list used to show.
+SIMILAR_ENOUGH = 0.4
+
+
 def similarity_of(a: str, b: str) -> float:
     """0.0 to 1.0: how much two memories share (terms and values), for "most similar" lists."""
     fa, fb = features(a), features(b)

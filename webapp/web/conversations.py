@@ -33,6 +33,8 @@ from ..stores import (
 from ..text import match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
 from .formatting import interface_label
+from .memories import MEMORIES_CHANGED
+from .review import REVIEW_CHANGED
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
 
@@ -152,16 +154,37 @@ def _ids(name: str) -> list[str]:
 
 
 def _derived_context(conversation_id: str) -> dict[str, Any]:
-    """The memories and pending proposals that came from the thread, and a forget/undo notice."""
+    """The memories and pending proposals that came from the thread, and a forget/undo notice
+    (with the address the section reloads itself from, notice included)."""
     forgot, rejected, reverted = _ids("forgot"), _ids("rejected"), _ids("reverted")
     undone = request.args.get("undone", "")
+    undone = undone if re.fullmatch(r"\d{1,4}-\d{1,4}", undone) else ""
     return {
         "derived": derived_from(stores().review, conversation_id),
         "forgotten": {"memory_ids": forgot, "rejected_ids": rejected, "reverted_hids": reverted}
         if (forgot or rejected or reverted)
         else None,
-        "undone": undone if re.fullmatch(r"\d{1,4}-\d{1,4}", undone) else None,
+        "undone": undone or None,
+        "derived_url": url_for(
+            "conversations.derived",
+            conversation_id=conversation_id,
+            forgot=",".join(forgot) or None,
+            rejected=",".join(rejected) or None,
+            reverted=",".join(reverted) or None,
+            undone=undone or None,
+        ),
     }
+
+
+@bp.get("/derived/<path:conversation_id>")
+def derived(conversation_id: str):
+    """What a thread left behind, alone: it reloads itself when the review queue or the
+    memories change on the page (an extraction, a decision)."""
+    return render_template(
+        "conversations/_derived.html",
+        conversation_id=conversation_id,
+        **_derived_context(conversation_id),
+    )
 
 
 @bp.get("/forget/<path:conversation_id>")
@@ -259,7 +282,12 @@ def extract(conversation_id: str):
             review_url=review_url,
             oob_badge=True,
         )
-        return make_response(html, 200, trigger={"announce": outcome.message})
+        trigger: dict[str, Any] = {"announce": outcome.message}
+        if outcome.queued:
+            trigger[REVIEW_CHANGED] = True
+        if outcome.applied:
+            trigger[MEMORIES_CHANGED] = True
+        return make_response(html, 200, trigger=trigger)
     return render_template(
         "conversations/thread_page.html",
         outcome=outcome,
@@ -318,6 +346,7 @@ class ExtractOutcome:
     ok: bool
     queued: int  # facts now waiting in Review
     message: str
+    applied: int = 0  # facts that went straight into memory (auto mode)
 
 
 def run_extraction(conversation_id: str) -> ExtractOutcome:
@@ -330,7 +359,9 @@ def run_extraction(conversation_id: str) -> ExtractOutcome:
         )
     except NotFoundError:
         return ExtractOutcome(False, 0, _("This conversation has no messages to read."))
-    return ExtractOutcome(True, len(result.queued), describe_extraction(result))
+    return ExtractOutcome(
+        True, len(result.queued), describe_extraction(result), applied=len(result.applied)
+    )
 
 
 def describe_extraction(result: Any) -> str:

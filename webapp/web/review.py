@@ -24,6 +24,9 @@ from .pagination import paginate
 bp = Blueprint("review", __name__, url_prefix="/review")
 
 TABS = ("pending", "decided")
+# Sent (HX-Trigger) with every answer that changed the review queue: the parts of a page that
+# show the queue (the approval rates, what a thread left behind) reload themselves.
+REVIEW_CHANGED = "review-changed"
 # Chinese/Japanese/Korean characters compare one by one; other text word by word.
 _DIFF_TOKEN = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
@@ -133,12 +136,17 @@ def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> Revie
     return view
 
 
-def _render(view: ReviewPage, status: int = 200, announce: str | None = None):
-    """The tab panel for htmx (with the nav badge out of band), the whole page otherwise."""
+def _render(
+    view: ReviewPage, status: int = 200, announce: str | None = None, changed: bool = False
+):
+    """The tab panel for htmx (with the nav badge out of band), the whole page otherwise;
+    ``changed``: a decision was made or undone, so the approval rates reload too."""
     if wants_partial():
         html = render_template("review/_panel.html", view=view, oob_badge=True)
-        trigger = {"announce": announce} if announce else None
-        return make_response(html, status, trigger=trigger)
+        trigger: dict[str, Any] = {"announce": announce} if announce else {}
+        if changed:
+            trigger[REVIEW_CHANGED] = True
+        return make_response(html, status, trigger=trigger or None)
     return render_template(
         "review/page.html",
         view=view,
@@ -152,7 +160,9 @@ def _done(tab: str, message: str, undo_ids: list[str] | None = None, focus: str 
     back that shows the same for a plain form."""
     if wants_partial():
         view = _build(tab, notice=message, notice_level="ok", undo_ids=undo_ids or [], focus=focus)
-        return _render(view, announce=message)
+        if focus.startswith("approve-") and focus[8:] not in {i.id for i in view.items}:
+            view.focus = "review-heading"  # that fact is not on the page shown
+        return _render(view, announce=message, changed=True)
     session[_DONE_KEY] = {"message": message[:500], "undo": (undo_ids or [])[:MAX_UNDO_IDS]}
     return redirect(url_for("review.index", tab=tab), code=303)
 
@@ -242,6 +252,12 @@ def index():
     return _render(
         _build(_tab(), notice=str(done["message"]), notice_level="ok", undo_ids=undo_ids)
     )
+
+
+@bp.get("/quality")
+def quality():
+    """The approval rates alone (they reload themselves after a decision)."""
+    return render_template("review/_quality.html", quality=extraction_quality(stores().review))
 
 
 @bp.get("/<item_id>/edit")
@@ -375,6 +391,8 @@ def undo_many():
             refused += 1
             continue
         undone += 1
+    # One fact back in the list: focus its Approve, so the person decides it again from there.
+    back = ids[0] if len(ids) == 1 and undone == 1 and tab == "pending" else None
     message = ngettext(
         "Undone: %(count)s fact pending again.",
         "Undone: %(count)s facts pending again.",
@@ -387,7 +405,7 @@ def undo_many():
             "edit it on the Memories page instead.",
             num=format_number(refused),
         )
-    return _done(tab, message)
+    return _done(tab, message, focus=f"approve-{back}" if back else "review-heading")
 
 
 @bp.post("/bulk")
@@ -429,6 +447,7 @@ def bulk():
                 _build("pending", notice=notice, focus="review-notice", undo_ids=decided),
                 409,
                 announce=_("Memory is full; nothing lost."),
+                changed=bool(decided),
             )
         done += 1
         decided.append(item_id)
