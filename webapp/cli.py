@@ -302,7 +302,11 @@ def serve(
     is_flag=True,
     help="Every thread with new messages, even if fewer than 4 or within 60 s.",
 )
-@click.option("--dry-run", is_flag=True, help="Show what would be proposed; save nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Say what the run would queue, apply or skip, making the same decisions; save nothing.",
+)
 @data_dir_option
 @friendly_errors
 def extract(
@@ -328,7 +332,7 @@ def extract(
     if not results:
         click.echo("No conversations.")
     for result in results:
-        click.echo(describe_result(result, mode=settings.review_mode, dry_run=dry_run))
+        click.echo(describe_result(result))
 
 
 # ----------------------------------------------------------------- skill documents
