@@ -14,7 +14,7 @@ from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
 SAMPLES = (
     Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "threads.json"
-)  # copy of ../shared/samples
+)  # the demo's sample threads
 
 
 def _load_samples(data_dir: Path) -> None:
