@@ -147,3 +147,55 @@ def test_demo_comes_with_pending_proposals_queued_once(settings: Settings):
 
     again = load(settings, force=True, review_file=settings.review_file)
     assert again.proposals == 0 and len(queue.pending()) == len(pending)
+
+
+def test_demo_shows_every_kind_of_finding_and_a_change_of_mind_in_review(tmp_path: Path):
+    """Needs attention has something of every kind, and Review a delete next to the facts."""
+    from webapp.extraction.attention import KINDS, scan
+
+    folder = tmp_path / "fresh"
+    done = run_cli("demo", "--data-dir", str(folder))
+    assert done.returncode == 0, done.stderr
+    settings = Settings().with_data_dir(folder)
+    memories = MemoryStore.from_settings(settings)
+    findings = scan(
+        memories.get_all(),
+        today=datetime.now(UTC).date(),
+        stale_days=settings.memory_stale_days,
+    )
+    found = {kind: [f for f in findings if f.kind == kind] for kind in KINDS}
+    assert all(found.values()), {kind: len(items) for kind, items in found.items()}
+
+    queue = ReviewQueue.from_settings(settings, memories)
+    pending = queue.pending()
+    assert {"add", "update", "delete"} <= {item.action for item in pending}
+    [delete] = [item for item in pending if item.action == "delete"]
+    memory = memories.get(delete.memory_id)
+    assert memory is not None and delete.current_content == memory.content
+    said = [
+        t.content
+        for t in ConversationStore.from_settings(settings).get_history(delete.conversation_id)
+        if t.role == "user"
+    ]
+    assert delete.evidence in said
+
+    # It is the change of mind extraction finds in that thread: proposed already, not again.
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "webapp",
+            "extract",
+            "--data-dir",
+            str(folder),
+            "--conversation",
+            str(delete.conversation_id),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"skipped (already remembered, proposed or rejected): delete {memory.id}" in again.stdout
+    assert len(queue.pending()) == len(pending)

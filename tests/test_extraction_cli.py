@@ -14,7 +14,7 @@ from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
 SAMPLES = (
     Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "threads.json"
-)  # copy of ../shared/samples
+)  # the demo's sample threads
 
 
 def _load_samples(data_dir: Path) -> None:
@@ -134,3 +134,50 @@ def test_llm_failure_falls_back_to_regex(samples_dir, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "by regex (the LLM gave nothing usable)" in result.stdout
+
+
+def _as_done(dry_run_output: str) -> str:
+    """A dry run's account in the words of the real run ("would queue" → "queued", …)."""
+    for would, done in (("would queue", "queued"), ("would apply", "applied")):
+        dry_run_output = dry_run_output.replace(f"  {would}: ", f"  {done}: ")
+    return dry_run_output.replace("  would skip (", "  skipped (")
+
+
+@pytest.mark.parametrize("mode", ["manual", "auto"])
+def test_dry_run_says_what_the_real_run_then_does(samples_dir, mode):
+    """After a first run, a dry run over the same threads (one of them with news) makes the
+    decisions the second real run makes: what is already proposed is skipped in both."""
+    memories = MemoryStore(
+        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
+    )
+    memories.add("每天下午喝一杯無糖烏龍茶。", category="preference")
+    conversations = ConversationStore(samples_dir / "conversations" / "conversations.json")
+    conversations.add_exchange("slack:1731986400.000200", "我不再喝烏龍茶了。", "好的。")
+    first = _run(samples_dir, "--all", MEMORY_REVIEW_MODE=mode)
+    assert first.returncode == 0, first.stderr
+    assert "queued: delete" in first.stdout  # a deletion waits for a person in both modes
+    # New messages: a fact the first run already proposed (or remembered), and a new one.
+    conversations.add_exchange(
+        "slack:1731900000.123456", "I always use metric units, please.", "Still metric."
+    )
+    conversations.add_exchange(
+        "slack:1731900000.123456",
+        "Remember that the guest room heater is climate.guest_room.",
+        "Noted.",
+    )
+    runs = (["--all"], ["--conversation", "slack:1731986400.000200"])
+    before = _snapshot(samples_dir)
+    dry = [_run(samples_dir, *args, "--dry-run", MEMORY_REVIEW_MODE=mode) for args in runs]
+    assert _snapshot(samples_dir) == before
+    real = [_run(samples_dir, *args, MEMORY_REVIEW_MODE=mode) for args in runs]
+    for dry_run, real_run in zip(dry, real, strict=True):
+        assert dry_run.returncode == real_run.returncode == 0, dry_run.stderr + real_run.stderr
+        assert _as_done(dry_run.stdout) == real_run.stdout
+    news, forced = real[0].stdout, real[1].stdout
+    done = "applied" if mode == "auto" else "queued"
+    assert f"  {done}: add [general] The guest room heater is climate.guest_room" in news
+    skipped = "  skipped (already remembered, proposed or rejected): "
+    assert f"{skipped}delete" in forced  # the deletion already waits in Review
+    if mode == "manual":
+        assert f"{skipped}add [workflow] Always uses metric units" in news
+    assert "would skip (already remembered, proposed or rejected): delete" in dry[1].stdout

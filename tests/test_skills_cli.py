@@ -98,3 +98,91 @@ def test_bad_sources_give_a_message_not_a_traceback(src, data_dir, tmp_path):
 def test_list_of_an_empty_folder(data_dir):
     result = run("list", "--data-dir", str(data_dir))
     assert result.returncode == 0 and "No skill documents" in result.stdout
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def _edited_in_the_dashboard(data_dir: Path, reference: str, content: str) -> str:
+    """Save a new text for one imported document as the dashboard's edit form does; its id."""
+    from webapp.stores.skills import SkillDocumentStore
+
+    store = SkillDocumentStore(data_dir / "skills", lock_timeout=5)
+    [doc] = [d for d in store.list() if d.reference == reference]
+    store.save({"id": doc.id, "content": content}, actor="dashboard")
+    return doc.id
+
+
+def test_import_refuses_to_replace_edits_made_in_the_dashboard_without_force(src, data_dir):
+    from webapp.stores.skills import SkillDocumentStore
+
+    folder = src / "poem-writer"
+    assert run("import", str(folder), "--data-dir", str(data_dir)).returncode == 0
+    doc_id = _edited_in_the_dashboard(data_dir, "references/qijue.md", "My own qijue notes.")
+    before = _snapshot(data_dir)
+
+    again = run("import", str(folder), "--data-dir", str(data_dir))
+    assert again.returncode == 1
+    assert "references/qijue.md" in again.stderr and "--force" in again.stderr
+    assert "Traceback" not in again.stderr
+    assert _snapshot(data_dir) == before  # nothing of the skill was written
+
+    forced = run("import", str(folder), "--force", "--data-dir", str(data_dir))
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout.splitlines()[0] == "poem-writer: 0 added, 1 updated, 2 unchanged"
+    assert "references/qijue.md" in forced.stdout and "history" in forced.stdout
+    store = SkillDocumentStore(data_dir / "skills", lock_timeout=5)
+    source_text = (folder / "references" / "qijue.md").read_text("utf-8")
+    assert store.get(doc_id).content in source_text
+    last = store.history(doc_id)[-1]
+    assert last["before"]["content"] == "My own qijue notes."  # the edit can be restored
+    store.restore_version(last["hid"])
+    assert store.get(doc_id).content == "My own qijue notes."
+
+
+def test_import_dry_run_shows_the_dashboards_preview_and_saves_nothing(src, data_dir):
+    from webapp.stores.skills import SkillDocumentStore
+
+    folder = src / "poem-writer"
+    assert run("import", str(src), "--data-dir", str(data_dir)).returncode == 0
+    _edited_in_the_dashboard(data_dir, "references/qijue.md", "My own qijue notes.")
+    wulv = folder / "references" / "wulv.md"
+    wulv.write_text(wulv.read_text("utf-8") + "\nAvoid 孤平.\n", "utf-8")
+    (folder / "references" / "jueju.md").write_text("# 絕句\n\nFour lines.\n", "utf-8")
+    store = SkillDocumentStore(data_dir / "skills", lock_timeout=5)
+    plan = store.plan_import(folder)  # what the dashboard's upload preview shows
+    assert sorted((d.kind, d.edited_here) for d in plan.documents) == [
+        ("add", False),
+        ("same", False),
+        ("update", False),
+        ("update", True),
+    ]
+    before = _snapshot(data_dir)
+
+    dry = run("import", str(src), "--dry-run", "--data-dir", str(data_dir))
+    assert dry.returncode == 1  # the real import would refuse poem-writer
+    assert _snapshot(data_dir) == before
+    assert dry.stdout.splitlines() == [
+        "home-climate: would add 0, update 0, leave 2 unchanged",
+        "poem-writer: would be refused (edited here since the last import: "
+        "references/qijue.md); nothing would be imported without --force",
+        "  add        references/jueju.md",
+        "  refused    references/qijue.md (七言絕句): edited here since the last import",
+        "  update     references/wulv.md (五言律詩)",
+    ]
+
+    forced = run("import", str(folder), "--dry-run", "--force", "--data-dir", str(data_dir))
+    assert forced.returncode == 0, forced.stderr
+    assert _snapshot(data_dir) == before
+    assert forced.stdout.splitlines() == [
+        "poem-writer: would add 1, update 2, leave 1 unchanged",
+        "  add        references/jueju.md",
+        "  update     references/qijue.md (七言絕句): edited here since the last import; "
+        "the edited version stays in its history",
+        "  update     references/wulv.md (五言律詩)",
+    ]
+    real = run("import", str(folder), "--force", "--data-dir", str(data_dir))
+    assert real.stdout.splitlines()[0] == "poem-writer: 1 added, 2 updated, 1 unchanged"

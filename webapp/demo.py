@@ -3,8 +3,10 @@
 The samples ship as package data in ``webapp/demo_data/``. Threads go through
 ``ConversationStore.add_exchange`` (so their timestamps are now), memories keep their spacing
 but move so the newest was updated a few minutes ago, and skill folders are imported with
-``SkillDocumentStore.import_skill`` when this installation has it. A few proposed facts
-(``proposals.json``) wait in the review queue, so a new user sees Review at work.
+``SkillDocumentStore.import_skill`` when this installation has it. A few proposed facts and a
+change of mind (``proposals.json``) wait in the review queue, so a new user sees Review at work,
+and the sample memories include a few of every kind Needs attention finds (near-duplicates,
+contradictions, stale and hard-to-use memories), so every feature can be tried at once.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ def load_threads(conversations: ConversationStore, threads: dict[str, list[list[
 
 
 def load_proposals(queue: ReviewQueue, memories: MemoryStore, records: list[dict[str, Any]]) -> int:
-    """Queue the sample proposals as extraction would; an update shows the memory it replaces."""
+    """Queue the sample proposals as extraction would; an update or a delete (a change of mind)
+    shows the memory it changes."""
     count = 0
     for record in records:
         current = memories.get(record["memoryId"]) if record.get("memoryId") else None

@@ -46,11 +46,12 @@ def test_preview_follows_typing_character_for_character(tmp_path: Path, page):
         expect(page.locator("#prompt-text .section")).to_have_count(3)
         composed = compose_prompt_sections(memories.get_all(), history, message)
         total = page.locator("[data-section='total']")
-        expect(total.locator(".legend-chars")).to_have_text(str(composed.chars))
-        expect(total.locator(".legend-tokens")).to_have_text(str(composed.tokens))
+        # Shown grouped, as the page's number filter writes them in English (1,540).
+        expect(total.locator(".legend-chars")).to_have_text(f"{composed.chars:,}")
+        expect(total.locator(".legend-tokens")).to_have_text(f"{composed.tokens:,}")
         for section in composed.sections:
             legend = page.locator(f"[data-section='{section.name}'] .legend-chars")
-            expect(legend).to_have_text(str(section.chars))
+            expect(legend).to_have_text(f"{section.chars:,}")
 
         page.get_by_role("button", name="Copy prompt").click()
         expect(page.locator("#announcer")).to_have_text("Prompt copied to the clipboard")

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from .run import ExtractionResult
 
+SKIPPED_WHY = "(already remembered, proposed or rejected)"
+# What happened to a proposal, and how a dry run says the same.
+WOULD = {"queued": "would queue", "applied": "would apply", "skipped": "would skip"}
 
-def describe_result(result: ExtractionResult, *, mode: str, dry_run: bool) -> str:
-    """Lines saying what was found in one conversation and what happened to it."""
+
+def describe_result(result: ExtractionResult) -> str:
+    """Lines saying what was found in one conversation and what happened to it.
+
+    A dry run's account is the real run's with "would queue", "would apply" and "would skip"
+    for "queued", "applied" and "skipped": it comes from the same decisions.
+    """
     head = f"{result.conversation_id}: {result.new_messages} new message(s)"
     if not result.ran:
         return f"{head} - skipped, {result.reason}"
@@ -14,27 +22,21 @@ def describe_result(result: ExtractionResult, *, mode: str, dry_run: bool) -> st
     if result.fell_back:
         source += " (the LLM gave nothing usable)"
     lines = [f"{head} - {len(result.actions)} proposal(s) by {source}"]
-    verb = _verb(mode, dry_run)
     queued = {(item.action, item.content) for item in result.queued}
     applied = {memory.content for memory in result.applied}
     for action in result.actions:
-        if dry_run:
-            # Deletions always wait for a person, in auto mode too.
-            status = "would queue" if action.action == "delete" else verb
-        elif (action.action, action.content) in queued:
-            status = "queued"
+        if (action.action, action.content) in queued:
+            status, why = "queued", ""
         elif action.content in applied and action.action != "delete":
-            status = "applied"
+            status, why = "applied", ""
         else:
-            status = "skipped (already remembered, proposed or rejected)"
+            status, why = "skipped", f" {SKIPPED_WHY}"
+        if result.dry_run:
+            status = WOULD[status]
         target = f" {action.id}" if action.id else ""
-        lines.append(f"  {status}: {action.action}{target} [{action.category}] {action.content}")
+        lines.append(
+            f"  {status}{why}: {action.action}{target} [{action.category}] {action.content}"
+        )
         if action.current_content:
             lines.append(f"      was: {action.current_content}")
     return "\n".join(lines)
-
-
-def _verb(mode: str, dry_run: bool) -> str:
-    if mode == "auto":
-        return "would apply" if dry_run else "applied"
-    return "would queue" if dry_run else "queued"

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
@@ -15,6 +20,7 @@ from ..stores.timefmt import to_iso
 from .backends import caller_from_settings
 from .llm import LlmMemoryExtractor, MemoryLlmCaller
 from .reconcile import Candidate, MemoryExtractor, ReconcileAction
+from .state import STATE_FILE_NAME, ExtractionState
 
 FROM_SETTINGS: Any = object()
 
@@ -34,6 +40,7 @@ class ExtractionResult:
     queued: list[ReviewItem] = field(default_factory=list)
     applied: list[Memory] = field(default_factory=list)
     skipped: int = 0  # actions left out as duplicates of pending or rejected items
+    dry_run: bool = False  # queued/applied/skipped say what a real run would have done
 
 
 def stores_for(
@@ -89,14 +96,16 @@ def extract_conversation(
 
     With ``force`` every message of the thread is read, regardless of the pacing rules;
     without it only messages newer than the last extraction, and only when due.
-    ``dry_run`` computes the proposals and saves nothing. Unknown thread → NotFoundError.
+    ``dry_run`` makes every decision of the real run (see ``rehearsal``) and saves nothing.
+    Unknown thread → NotFoundError.
     """
-    extractor = build_extractor(settings, caller, actor)
     _, conversations, _ = stores_for(settings, actor)
     turns = conversations.get_history(conversation_id)
     if not turns:
         raise NotFoundError(f"No conversation {conversation_id!r} (or it has no messages).")
-    return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run)
+    with _stores_to_use(settings, dry_run) as used:
+        extractor = build_extractor(used, caller, actor)
+        return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run)
 
 
 def extract_due(
@@ -107,24 +116,64 @@ def extract_due(
     caller: MemoryLlmCaller | None = FROM_SETTINGS,
     actor: str = "extractor",
 ) -> list[ExtractionResult]:
-    """Extract from every thread that is due (or, with ``all_threads``, has any new message)."""
-    extractor = build_extractor(settings, caller, actor)
+    """Extract from every thread that is due (or, with ``all_threads``, has any new message).
+
+    ``dry_run`` makes every decision of the real run (see ``rehearsal``) and saves nothing.
+    """
     _, conversations, _ = stores_for(settings, actor)
     results = []
-    for summary in conversations.list_conversations():
-        turns = conversations.get_history(summary.id)
-        if turns:
-            results.append(
-                _run(
-                    extractor,
-                    summary.id,
-                    turns,
-                    force=False,
-                    dry_run=dry_run,
-                    ignore_pacing=all_threads,
+    with _stores_to_use(settings, dry_run) as used:
+        extractor = build_extractor(used, caller, actor)
+        for summary in conversations.list_conversations():
+            turns = conversations.get_history(summary.id)
+            if turns:
+                results.append(
+                    _run(
+                        extractor,
+                        summary.id,
+                        turns,
+                        force=False,
+                        dry_run=dry_run,
+                        ignore_pacing=all_threads,
+                    )
                 )
-            )
     return results
+
+
+@contextmanager
+def rehearsal(settings: Settings) -> Iterator[Settings]:
+    """Settings whose memory file, review queue and extraction state are throwaway copies.
+
+    A dry run is the real run over these copies: the same code decides what is queued,
+    applied or skipped (a fact proposed by an earlier run, or by an earlier thread of the same
+    run, a full store), and the real files are left exactly as they were. Each file is read
+    first, so a damaged one is reported under its own name, as the real run would.
+    """
+    state = ExtractionState.from_settings(settings)
+    memories = MemoryStore.from_settings(settings)
+    queue = ReviewQueue.from_settings(settings, memories)
+    for store_file in (memories.file, queue.file, state.file):
+        store_file.read()
+    with tempfile.TemporaryDirectory(prefix="memory-curator-dry-run-") as folder:
+        copy = replace(
+            settings,
+            memory_file=Path(folder) / "memories.json",
+            review_file=Path(folder) / "review.json",
+        )
+        targets = (copy.memory_file, copy.review_file, copy.review_file.with_name(STATE_FILE_NAME))
+        for source, target in zip((memories.path, queue.path, state.path), targets, strict=True):
+            if source.exists():
+                shutil.copyfile(source, target)
+        yield copy
+
+
+@contextmanager
+def _stores_to_use(settings: Settings, dry_run: bool) -> Iterator[Settings]:
+    if dry_run:
+        with rehearsal(settings) as copy:
+            yield copy
+    else:
+        yield settings
 
 
 def _whole_ms(moment: datetime) -> datetime:
@@ -147,7 +196,7 @@ def _run(
 ) -> ExtractionResult:
     seen_until = extractor.state.last_turn_at(conversation_id)
     new = [turn for turn in turns if _whole_ms(turn.timestamp) > seen_until]
-    result = ExtractionResult(conversation_id, new_messages=len(new))
+    result = ExtractionResult(conversation_id, new_messages=len(new), dry_run=dry_run)
     if not force:
         if not new:
             result.reason = "no new messages"
@@ -164,8 +213,6 @@ def _run(
         replace(action, evidence_at=evidence_time(action.evidence, messages))
         for action in extractor.reconcile(result.facts)
     ]
-    if dry_run:
-        return result
     submitted = extractor.submit(result.actions, conversation_id=conversation_id)
     result.queued, result.applied, result.skipped = (
         submitted.queued,

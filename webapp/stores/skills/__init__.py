@@ -46,6 +46,7 @@ from .errors import (
     InvalidSkillDocumentError,
     SkillDocumentConflictError,
     SkillDocumentError,
+    SkillEditedHereError,
     SkillImportError,
     UnsafeNameError,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "SkillDocumentConflictError",
     "SkillDocumentError",
     "SkillDocumentProblem",
+    "SkillEditedHereError",
     "SkillDocumentStore",
     "SkillImportError",
     "UnsafeNameError",

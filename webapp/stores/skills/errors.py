@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from ..errors import StoreError
+
+if TYPE_CHECKING:
+    from .documents import SkillDocument
 
 
 class SkillDocumentError(StoreError):
@@ -27,3 +33,20 @@ class SkillDocumentConflictError(SkillDocumentError):
 
 class SkillImportError(SkillDocumentError, ValueError):
     """An Agent Skills folder or zip cannot be imported; nothing was saved."""
+
+
+class SkillEditedHereError(SkillDocumentError):
+    """An import would replace documents changed here (the dashboard, the library) since they
+    were last imported, and was told to keep such edits; nothing was saved.
+
+    ``documents`` are the stored, edited versions.
+    """
+
+    def __init__(self, skill: str, documents: Sequence[SkillDocument]) -> None:
+        self.skill = skill
+        self.documents = tuple(documents)
+        names = ", ".join(doc.reference or doc.title for doc in self.documents)
+        super().__init__(
+            f"Skill {skill!r} was not imported: {names} changed here since the last import, "
+            f"and importing would replace those edits. Nothing was changed."
+        )

@@ -26,6 +26,9 @@ class ImportReport:
     updated: tuple[SkillDocument, ...] = ()
     unchanged: tuple[SkillDocument, ...] = ()
     not_in_source: tuple[SkillDocument, ...] = ()  # live documents of the skill the folder lacks
+    # The stored versions, edited here since the last import, that the import replaced (each
+    # stays in its document's history).
+    edits_replaced: tuple[SkillDocument, ...] = ()
 
     @property
     def changed(self) -> bool:

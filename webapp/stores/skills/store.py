@@ -33,6 +33,7 @@ from .documents import (
 from .errors import (
     InvalidSkillDocumentError,
     SkillDocumentConflictError,
+    SkillEditedHereError,
     UnsafeNameError,
 )
 from .folder import DEPRECATED_DIR, MAX_FILE_BYTES, FolderCache, SkillDocumentProblem, Snapshot
@@ -214,7 +215,9 @@ class SkillDocumentStore:
 
     def plan_import(self, folder: str | os.PathLike[str]) -> ImportPlan:
         """What ``import_skill(folder)`` would do, per document; nothing is written."""
-        records = read_skill_folder(Path(folder))
+        return self._plan(read_skill_folder(Path(folder)))
+
+    def _plan(self, records: builtins.list[dict[str, Any]]) -> ImportPlan:
         planned = []
         for record in records:
             current = self._live_by_key(document_key(record))
@@ -255,29 +258,37 @@ class SkillDocumentStore:
             return self._move(doc_id, self._dead, self._live, actor=actor)
 
     def import_skill(
-        self, folder: str | os.PathLike[str], *, actor: str = "import"
+        self,
+        folder: str | os.PathLike[str],
+        *,
+        actor: str = "import",
+        replace_edits: bool = True,
     ) -> ImportReport:
         """Save an Agent Skills folder: one skill document and one per ``references/**/*.md``.
 
         Documents are matched by key (skill, type, reference), so re-importing unchanged
         content writes nothing and changed content updates the stored document (same id).
         Everything is read and checked before anything is written. A replaced version stays
-        in ``history`` (``restore_version`` brings it back).
+        in ``history`` (``restore_version`` brings it back); the report's ``edits_replaced``
+        names the replaced versions that had been edited here since the last import. With
+        ``replace_edits=False`` such an import raises SkillEditedHereError instead and writes
+        nothing (decided under the lock, as ``plan_import`` would show it).
         """
         records = read_skill_folder(Path(folder))
         with self._locked():
+            plan = self._plan(records)
+            edited = tuple(d.current for d in plan.edited_here if d.current is not None)
+            if edited and not replace_edits:
+                raise SkillEditedHereError(plan.skill, edited)
             report = self._upsert_all(records, actor=actor, imported=True)
-            skill_key = document_key(records[0])[0]
-            seen = {document_key(r) for r in records}
-            stale = tuple(
-                d
-                for d in self._live.snapshot().documents
-                if d.key[0] == skill_key and d.key not in seen
-            )
-        return replace(report, not_in_source=stale)
+        return replace(report, not_in_source=plan.not_in_source, edits_replaced=edited)
 
     def import_skill_zip(
-        self, source: bytes | BinaryIO | str | os.PathLike[str], *, actor: str = "import"
+        self,
+        source: bytes | BinaryIO | str | os.PathLike[str],
+        *,
+        actor: str = "import",
+        replace_edits: bool = True,
     ) -> ImportReport:
         """``import_skill`` for an uploaded ``.zip`` of one skill folder, unpacked safely.
 
@@ -285,7 +296,7 @@ class SkillDocumentStore:
         more than 1,000 entries or 20 MB unpacked (counted while reading, not from headers).
         """
         with unpacked_skill(source) as folder:
-            return self.import_skill(folder, actor=actor)
+            return self.import_skill(folder, actor=actor, replace_edits=replace_edits)
 
     def export_runtime(self, memories: Iterable[SkillDocument | Mapping[str, Any]]) -> ImportReport:
         """Write runtime skill memories out as document files (migration from in-memory skills).
