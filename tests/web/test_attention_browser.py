@@ -112,3 +112,21 @@ def test_attention_screenshots(live_server, page, color_scheme):
     screenshot(page, f"attention-{color_scheme}")
     page.set_viewport_size({"width": 360, "height": 800})
     screenshot(page, f"attention-{color_scheme}-360")
+
+
+def test_contradictions_show_values_as_the_memories_write_them(live_server, page):
+    store = live_server.memories()
+    for text in (
+        "Bedroom at 24°C at night",
+        "Bedroom at 22°C at night",
+        "臥室晚上十點關燈",
+        "臥室晚上十一點關燈",
+    ):
+        store.add(text, category="workflow")
+    page.goto(live_server.url + "/attention/?kind=contradiction")
+    expect(page.get_by_role("heading", name="Contradictions: 2")).to_be_visible()
+    why = " ".join(page.locator("article.finding .finding-why").all_inner_texts())
+    for value in ("24°C", "22°C", "晚上十點", "晚上十一點", "Bedroom, night", "臥室, 關燈"):
+        assert value in why, f"{value} not in {why!r}"
+    for folded in ("24°c", "22°c", "十点", "卧室", "关灯"):
+        assert folded not in why, f"{folded} in {why!r}"
