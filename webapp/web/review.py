@@ -17,7 +17,7 @@ from ..extraction.curation import drops_information
 from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
 from ..stores.review_stats import extraction_quality
-from .context import actor, quoted_sentence, stores, wants_partial
+from .context import actor, quote, stores, wants_partial
 from .i18n import format_number
 from .pagination import paginate
 
@@ -164,10 +164,7 @@ _DONE_KEY = "review_done"  # what a plain (no-JavaScript) decision did, shown af
 def _quoted(item: ReviewItem) -> tuple[str, bool]:
     """The fact in quotes, and whether it already ends a sentence (“…。”): the messages then
     add no full stop of their own (each language writes its own stop)."""
-    quoted = quoted_sentence(item.applied_content or item.content)
-    if quoted.endswith("."):
-        return quoted[:-1], False
-    return quoted, True
+    return quote(item.applied_content or item.content)
 
 
 def next_focus(item_id: str) -> str:
