@@ -10,16 +10,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import g, redirect, render_template, request, url_for
+from flask import redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
+from markupsafe import Markup, escape
 
 from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
 from ..stores.timefmt import EPOCH, parse_ts
 from .context import actor, stores, wants_partial
 from .memories import bp, full_message
+from .threads import thread_name
 
 HOW_LABELS = {
     "dashboard": _l("Typed in the dashboard"),
@@ -48,36 +50,42 @@ def extractor_text(extractor: str | None, model: str | None = None) -> str:
     return _("LLM %(model)s", model=model) if model else _("LLM")
 
 
-def origin_phrase(origin: Any) -> str:
+def _filled(message: str, **values: Any) -> Markup:
+    """A translated ``message`` (taken as text) with ``values`` put in: text escaped, Markup
+    (a name marked translate="no") kept as it is."""
+    return Markup(escape(message)) % values
+
+
+def origin_phrase(origin: Any) -> Markup:
     """``describe_origin`` in the page's language: one short phrase on where it came from."""
     if origin is None:
-        return _("origin not recorded")
+        return escape(_("origin not recorded"))
     how = origin.get("how")
     if how == "extracted":
         fields = {
             "extractor": extractor_text(origin.get("extractor"), origin.get("model")),
-            "conversation": origin.get("conversationId"),
+            "conversation": thread_name(origin.get("conversationId")).in_sentence,
             "approver": origin.get("approvedBy"),
         }
         if "conversationId" in origin and "approvedBy" in origin:
-            return _(
-                "extracted by %(extractor)s from conversation %(conversation)s, "
-                "approved by %(approver)s",
+            return _filled(
+                _("extracted by %(extractor)s from %(conversation)s, approved by %(approver)s"),
                 **fields,
             )
         if "conversationId" in origin:
-            return _(
-                "extracted by %(extractor)s from conversation %(conversation)s (auto mode)",
-                **fields,
+            return _filled(
+                _("extracted by %(extractor)s from %(conversation)s (auto mode)"), **fields
             )
         if "approvedBy" in origin:
-            return _("extracted by %(extractor)s, approved by %(approver)s", **fields)
-        return _("extracted by %(extractor)s (auto mode)", **fields)
+            return _filled(_("extracted by %(extractor)s, approved by %(approver)s"), **fields)
+        return _filled(_("extracted by %(extractor)s (auto mode)"), **fields)
     if how == "imported":
         source = origin.get("importedFrom")
-        return _("imported from %(source)s", source=source) if source else _("imported")
+        if not source:
+            return escape(_("imported"))
+        return _filled(_("imported from %(source)s"), source=source)
     phrase = HOW_PHRASES.get(str(how))
-    return str(phrase) if phrase is not None else _("origin not recorded")
+    return escape(phrase if phrase is not None else _("origin not recorded"))
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,7 @@ class OriginView:
     """A memory's origin as the templates show it."""
 
     label: str  # a few words: "Extracted", "Typed in the dashboard", or the bare source
-    phrase: str  # the one-line description (the MCP tool says the same)
+    phrase: Markup  # the one-line description (the MCP tool says the same)
     conversation_id: str | None  # the thread it was extracted from
     thread_url: str | None  # its page, only when the thread still exists
     evidence: str | None  # the message excerpt
@@ -95,13 +103,6 @@ class OriginView:
     approved_at: datetime | None
     imported_from: str | None
     known: bool  # False for records that do not say where they came from
-
-
-def _thread_ids() -> set[str]:
-    """Ids of the threads the conversation store holds (read once per request)."""
-    if "thread_ids" not in g:
-        g.thread_ids = {s.id for s in stores().conversations.list_conversations()}
-    return g.thread_ids
 
 
 def _moment(value: Any) -> datetime | None:
@@ -114,7 +115,7 @@ def origin_view(memory: Memory) -> OriginView:
     origin = memory.origin or {}
     conversation_id = origin.get("conversationId")
     thread_url = None
-    if conversation_id and conversation_id in _thread_ids():
+    if conversation_id and thread_name(conversation_id).kept:
         thread_url = url_for("conversations.thread", conversation_id=conversation_id)
     how = origin.get("how")
     fallback = memory.source if memory.source else "—"

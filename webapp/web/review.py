@@ -76,14 +76,6 @@ def review_diff(before: str, after: str) -> list[tuple[str, str]]:
     return diff_segments(before, after)
 
 
-@bp.app_template_global()
-def review_thread_url(conversation_id: str | None) -> str | None:
-    """The conversation page a fact came from, or None for a fact from no thread."""
-    if not conversation_id:
-        return None
-    return url_for("conversations.thread", conversation_id=conversation_id)
-
-
 def _tab() -> str:
     tab = request.values.get("tab", "pending")
     return tab if tab in TABS else "pending"
