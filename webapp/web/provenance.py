@@ -20,6 +20,7 @@ from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
 from ..stores.timefmt import EPOCH, parse_ts
 from .context import actor, stores, wants_partial
+from .formatting import actor_label, import_source_label
 from .memories import bp, full_message
 from .threads import thread_name
 
@@ -65,7 +66,7 @@ def origin_phrase(origin: Any) -> Markup:
         fields = {
             "extractor": extractor_text(origin.get("extractor"), origin.get("model")),
             "conversation": thread_name(origin.get("conversationId")).in_sentence,
-            "approver": origin.get("approvedBy"),
+            "approver": actor_label(origin.get("approvedBy")),
         }
         if "conversationId" in origin and "approvedBy" in origin:
             return _filled(
@@ -83,7 +84,7 @@ def origin_phrase(origin: Any) -> Markup:
         source = origin.get("importedFrom")
         if not source:
             return escape(_("imported"))
-        return _filled(_("imported from %(source)s"), source=source)
+        return _filled(_("imported from %(source)s"), source=import_source_label(source))
     phrase = HOW_PHRASES.get(str(how))
     return escape(phrase if phrase is not None else _("origin not recorded"))
 
@@ -92,7 +93,7 @@ def origin_phrase(origin: Any) -> Markup:
 class OriginView:
     """A memory's origin as the templates show it."""
 
-    label: str  # a few words: "Extracted", "Typed in the dashboard", or the bare source
+    label: Markup  # a few words: "Extracted", "Typed in the dashboard", or the bare source
     phrase: Markup  # the one-line description (the MCP tool says the same)
     conversation_id: str | None  # the thread it was extracted from
     thread_url: str | None  # its page, only when the thread still exists
@@ -118,9 +119,10 @@ def origin_view(memory: Memory) -> OriginView:
     if conversation_id and thread_name(conversation_id).kept:
         thread_url = url_for("conversations.thread", conversation_id=conversation_id)
     how = origin.get("how")
-    fallback = memory.source if memory.source else "—"
     return OriginView(
-        label=str(HOW_LABELS[str(how)]) if str(how) in HOW_LABELS else fallback,
+        label=escape(HOW_LABELS[str(how)])
+        if str(how) in HOW_LABELS
+        else memory_source(memory.source),
         phrase=origin_phrase(memory.origin),
         conversation_id=conversation_id,
         thread_url=thread_url,
@@ -134,6 +136,15 @@ def origin_view(memory: Memory) -> OriginView:
         imported_from=origin.get("importedFrom"),
         known=memory.origin is not None,
     )
+
+
+@bp.app_template_global()
+def memory_source(source: Any) -> Markup:
+    """The ``source`` of a memory that does not record its origin: a known one (``dashboard``,
+    ``mcp``…) in the page's language, anything else as written."""
+    if isinstance(source, str) and source in HOW_LABELS:
+        return escape(HOW_LABELS[source])
+    return import_source_label(source)
 
 
 @bp.app_template_global()
