@@ -109,6 +109,57 @@ def test_contradiction_says_which_values_differ():
 
 
 @pytest.mark.parametrize(
+    "a, b, subject, left, right",
+    [
+        (
+            "Bedroom at 24°C at night",
+            "Bedroom at 22°C at night",
+            ("Bedroom", "night"),
+            "24°C",
+            "22°C",
+        ),
+        (
+            "Dinner at 7 PM on Fridays",
+            "Dinner at 8 PM on Fridays",
+            ("Dinner", "Fridays"),
+            "7 PM",
+            "8 PM",
+        ),
+        ("臥室晚上十點關燈", "臥室晚上十一點關燈", ("臥室", "關燈"), "晚上十點", "晚上十一點"),
+        (
+            "Hallway lights at ３０％",
+            "Hallway lights at 50%",
+            ("Hallway", "lights"),
+            "３０％",
+            "50%",
+        ),
+    ],
+)
+def test_a_contradiction_names_subject_and_values_as_the_memories_write_them(
+    a, b, subject, left, right
+):
+    """The rules compare folded text (lower case, 简体, stems); a person reads the memories'
+    own spelling: "24°C", not "24°c"; 晚上十點, not 晚上十点; "lights", not "light"."""
+    verdict = compare(a, b)
+    assert verdict is not None and verdict.kind == "contradiction"
+    assert verdict.reason.value("subject") == subject
+    assert (verdict.reason.value("left"), verdict.reason.value("right")) == ((left,), (right,))
+
+
+def test_what_an_update_would_drop_is_said_as_the_memory_writes_it():
+    lost = drops_information("Weekday alarm is 06:45 AM; Weekends 09:00 AM", "alarm at 07:00")
+    assert lost == ["Weekday", "Weekends", "06:45 AM", "09:00 AM"]
+    assert drops_information("客廳冷氣26度，臥室24度，書房28度", "冷氣25度") == [
+        "客廳",
+        "臥室",
+        "書房",
+        "26度",
+        "24度",
+        "28度",
+    ]
+
+
+@pytest.mark.parametrize(
     "text, expected",
     [
         ("Dentist appointment until 2026-11-01", "Mentions 2026-11-01, which is past."),

@@ -332,12 +332,17 @@ def matches_all(folded_text: str, terms: Sequence[str]) -> bool:
     return all(term in folded_text for term in terms)
 
 
+@functools.lru_cache(maxsize=65536)
+def _fold_char(char: str) -> str:
+    return fold(char)
+
+
 def folded_with_owners(text: str) -> tuple[str, list[int]]:
     """The folded text and, for each of its characters, the index of the original character."""
     pieces: list[str] = []
     owners: list[int] = []
     for index, char in enumerate(text):
-        folded = fold(char)
+        folded = _fold_char(char)
         pieces.append(folded)
         owners.extend([index] * len(folded))
     return "".join(pieces), owners

@@ -155,3 +155,53 @@ def test_attention_screenshots(live_server, page, color_scheme):
     screenshot(page, f"attention-{color_scheme}")
     page.set_viewport_size({"width": 360, "height": 800})
     screenshot(page, f"attention-{color_scheme}-360")
+
+
+def test_contradictions_show_values_as_the_memories_write_them(live_server, page):
+    store = live_server.memories()
+    for text in (
+        "Bedroom at 24°C at night",
+        "Bedroom at 22°C at night",
+        "臥室晚上十點關燈",
+        "臥室晚上十一點關燈",
+    ):
+        store.add(text, category="workflow")
+    page.goto(live_server.url + "/attention/?kind=contradiction")
+    expect(page.get_by_role("heading", name="Contradictions: 2")).to_be_visible()
+    why = " ".join(page.locator("article.finding .finding-why").all_inner_texts())
+    for value in ("24°C", "22°C", "晚上十點", "晚上十一點", "Bedroom, night", "臥室, 關燈"):
+        assert value in why, f"{value} not in {why!r}"
+    for folded in ("24°c", "22°c", "十点", "卧室", "关灯"):
+        assert folded not in why, f"{folded} in {why!r}"
+
+
+@pytest.mark.parametrize(
+    ("accept", "said", "undo", "undone"),
+    [
+        ("en", "Rewritten as “Prefers green tea in the morning.”", "Undo", "reads as before"),
+        ("zh-TW", "已改寫成「Prefers green tea in the morning.」", "復原", "已復原"),
+        ("zh-CN", "已改写成“Prefers green tea in the morning.”", "撤销", "已撤销"),
+    ],
+    ids=["en", "zh-TW", "zh-CN"],
+)
+def test_rewrite_as_says_it_once_and_can_be_undone(
+    live_server, browser, accept, said, undo, undone
+):
+    """Like every other fix on the page, a rewrite offers Undo, and its message does not close
+    the memory's own full stop with a second one."""
+    memory = live_server.memories().add("I prefer green tea in the morning.", category="general")
+    context = browser.new_context(locale=accept, extra_http_headers={"Accept-Language": accept})
+    page = context.new_page()
+    page.goto(live_server.url + "/attention/?kind=hard")
+    finding(page, "I prefer green tea").locator("button.primary").click()
+    wait_for_htmx(page)
+    notice = page.locator("#attention-notice")
+    expect(notice.locator("p")).to_have_text(said)
+    assert live_server.memories().get(memory.id).content == "Prefers green tea in the morning."
+
+    notice.get_by_role("button", name=undo).click()
+    wait_for_htmx(page)
+    expect(page.locator("#attention-notice")).to_contain_text(undone)
+    assert live_server.memories().get(memory.id).content == "I prefer green tea in the morning."
+    expect(finding(page, "I prefer green tea")).to_be_visible()
+    context.close()

@@ -144,6 +144,36 @@ def test_rewrite_applies_the_suggested_fact_unless_changed_meanwhile(client, sto
     assert done.status_code == 200 and contents(store) == ["Prefers dark mode everywhere"]
 
 
+def rewrite(client, store, memory_id: str, content: str, htmx: bool = True):
+    version = store.get(memory_id).version
+    data = {"id": memory_id, "version": version, "content": content, "kind": "hard"}
+    return client.post("/attention/rewrite", htmx=htmx, data=data)
+
+
+def test_rewrite_is_undone_without_javascript_too(client, store):
+    [memory_id] = seed(store, "I prefer dark mode.")
+    response = rewrite(client, store, memory_id, "Prefers dark mode.", htmx=False)
+    assert response.status_code == 303
+    page = text_of(client.get(response.headers["Location"]).get_data(as_text=True))
+    assert "Rewritten as “Prefers dark mode.”" in page and "”." not in page
+    assert contents(store) == ["Prefers dark mode."]
+    hid = re.search(r"u_hid=([0-9a-f]+)", response.headers["Location"]).group(1)
+    undone = client.post("/attention/undo-rewrite", data={"hid": hid, "kind": "hard"})
+    assert undone.status_code == 303 and contents(store) == ["I prefer dark mode."]
+    again = client.post("/attention/undo-rewrite", htmx=True, data={"hid": hid})
+    assert again.status_code == 409 and "reads as before already" in again.get_data(as_text=True)
+
+
+def test_undoing_a_rewrite_leaves_a_later_edit_alone(client, store):
+    [memory_id] = seed(store, "I prefer dark mode")
+    html = rewrite(client, store, memory_id, "Prefers dark mode").get_data(as_text=True)
+    hid = re.search(r'name="hid" value="([0-9a-f]+)"', html).group(1)
+    store.update(memory_id, "Prefers dark mode in every app")
+    refused = client.post("/attention/undo-rewrite", htmx=True, data={"hid": hid})
+    assert refused.status_code == 409 and "edited again since" in refused.get_data(as_text=True)
+    assert contents(store) == ["Prefers dark mode in every app"]
+
+
 def test_delete_a_stale_memory_and_undo(client, store):
     [memory_id] = seed(store, "Trip to Kyoto until 2025-10-01")
     page = client.get("/attention/?kind=stale").get_data(as_text=True)

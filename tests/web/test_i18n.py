@@ -257,3 +257,54 @@ def test_absolute_times_in_the_language(app, language, expected):
 
         session["language"] = language
         assert expected in time_filter("2026-11-22T01:54:44Z", "absolute")
+
+
+def notice_text(body: str, marker: str) -> str:
+    """The sentence of the notice carrying ``marker``, tags dropped (its Undo left out)."""
+    found = re.search(rf"{marker}[^>]*>\s*(?:<p>)?(.*?)</p>", body, re.S)
+    assert found, f"no {marker} in the answer"
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", found.group(1))).split())
+
+
+@pytest.mark.parametrize(
+    ("header", "typed", "said"),
+    [
+        ("en", "Drinks two litres of water", "Added “Drinks two litres of water”."),
+        ("en", "Drinks two litres of water.", "Added “Drinks two litres of water.”"),
+        ("zh-TW", "每天喝水兩公升", "已新增「每天喝水兩公升」。"),
+        ("zh-TW", "每天喝水兩公升。", "已新增「每天喝水兩公升。」"),
+        ("zh-CN", "每天喝水两公升", "已添加“每天喝水两公升”。"),
+    ],
+)
+def test_a_quoted_memory_takes_the_languages_marks_and_one_stop(
+    client: CsrfClient, header, typed, said
+):
+    body = client.post(
+        "/memories/",
+        htmx=True,
+        headers={"Accept-Language": header},
+        data={"content": typed, "category": "general"},
+    ).get_data(as_text=True)
+    assert notice_text(body, 'role="status"') == said
+
+
+@pytest.mark.parametrize(
+    ("header", "fact", "said"),
+    [
+        ("zh-CN", "对花生过敏。", "已拒绝，之后不会再提出：“对花生过敏。”"),
+        ("zh-CN", "对花生过敏", "已拒绝，之后不会再提出：“对花生过敏”。"),
+        ("zh-TW", "對花生過敏。", "已拒絕，之後不會再提出：「對花生過敏。」"),
+    ],
+)
+def test_a_rejected_fact_is_said_with_its_punctuation(
+    client: CsrfClient, settings, header, fact, said
+):
+    from webapp.stores import MemoryStore, ReviewQueue
+    from webapp.stores.review import Proposal
+
+    queue = ReviewQueue(settings.review_file, MemoryStore.from_settings(settings), lock_timeout=5)
+    [item] = queue.submit([Proposal("add", fact, "general")], conversation_id="cli:session-1")
+    body = client.post(
+        f"/review/{item.id}/reject", htmx=True, headers={"Accept-Language": header}
+    ).get_data(as_text=True)
+    assert notice_text(body, 'id="review-notice"') == said

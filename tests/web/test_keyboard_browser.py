@@ -266,3 +266,49 @@ def test_u_undoes_the_last_decision_and_the_fact_comes_back_with_focus(live_serv
         "Undo the last decision"
     )
     assert page.watch.page_errors == []
+
+
+# Each key chip against the description on its line, in the page's coordinates.
+CHIPS_AND_DESCRIPTIONS = """() => [...document.querySelectorAll('#review-keys .keys > div')].map(row => {
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  return {
+    keys: row.querySelector('dt').textContent.trim(),
+    chips: [...row.querySelectorAll('kbd')].map(box),
+    description: box(row.querySelector('dd')),
+  };
+})"""
+
+
+def overlaps(a: dict, b: dict) -> bool:
+    return (
+        a["left"] < b["right"]
+        and b["left"] < a["right"]
+        and a["top"] < b["bottom"]
+        and b["top"] < a["bottom"]
+    )
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+@pytest.mark.parametrize("accept", ["en", "zh-TW", "zh-CN"])
+def test_shortcut_help_keys_never_run_into_their_descriptions(live_server, browser, accept, width):
+    """'Ctrl+Enter (⌘+Enter)' is the widest keys column; its chips must stay clear of the
+    text that says what the keys do, whatever the language, on a desktop and on a phone."""
+    context = browser.new_context(
+        locale=accept,
+        extra_http_headers={"Accept-Language": accept},
+        viewport={"width": width, "height": 900},
+    )
+    page = context.new_page()
+    page.goto(live_server.url + "/review/")
+    page.locator("[data-open-keys]").click()
+    expect(page.locator("#review-keys")).to_be_visible()
+    rows = page.evaluate(CHIPS_AND_DESCRIPTIONS)
+    assert len(rows) == 8 and all(row["chips"] for row in rows)
+    hit = [
+        row["keys"]
+        for row in rows
+        if any(overlaps(chip, row["description"]) for chip in row["chips"])
+    ]
+    context.close()
+    assert not hit, f"key chips overlap their description in {accept} at {width} px: {hit}"

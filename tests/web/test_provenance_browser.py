@@ -63,8 +63,11 @@ def test_approve_then_go_from_the_memory_to_its_conversation_and_back(live_serve
     expect(card).to_contain_text("by dashboard")
     expect(card).to_contain_text("rules")
     expect(page.locator(".history-entry").first).to_contain_text("approved in Review by dashboard")
-    card.get_by_role("link", name=THREAD).click()
-    expect(page.get_by_role("heading", name=f"Conversation {THREAD}")).to_be_visible()
+    expect(card).to_contain_text(THREAD)  # the key, next to the thread's first message
+    card.get_by_role("link", name="I always water the balcony plants on Sundays.").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "I always water the balcony plants on Sundays."
+    )
     assert page.watch.console_errors == [] and page.watch.page_errors == []
 
 

@@ -78,7 +78,8 @@ def test_other_origins_and_records_without_one(client, settings):
     memories.add("Old fact", source="slack")
     html = text(client.get("/memories/", htmx=True))
     assert "Typed in the dashboard" in html and "Told through manage_memory" in html
-    assert re.search(r'class="origin">\s*slack\s*</td>', html)
+    # a source no label names is shown as written, and no translator touches it
+    assert re.search(r'class="origin">\s*<span translate="no">slack</span>\s*</td>', html)
 
 
 def test_hostile_evidence_is_escaped(client, settings):
@@ -95,8 +96,8 @@ def test_history_says_where_it_came_from_and_who_approved_it(client, settings):
     html = text(client.get(f"/memories/{memory.id}/history"))
     card = html[html.index('id="origin-card"') :]
     assert f'href="/conversations/thread/{THREAD}"' in card
-    assert re.search(r"<dt>Approved</dt><dd>by alice", card)
-    assert "approved in Review by alice" in html
+    assert re.search(r'<dt>Approved</dt><dd>by <span translate="no">alice</span>', card)
+    assert 'approved in Review by <span translate="no">alice</span>' in html
     assert "LLM openai/gpt-4o-mini" in card
 
 
@@ -113,7 +114,7 @@ def test_import_from_the_dashboard_records_the_file_name(client, settings):
     assert done.status_code == 303
     memories, _ = stores_of(settings)
     assert memories.get("imp1").origin["importedFrom"] == "backup-2026.json"
-    assert "from backup-2026.json" in text(client.get("/memories/"))
+    assert 'from <span translate="no">backup-2026.json</span>' in text(client.get("/memories/"))
 
 
 # ----------------------------------------------------------------- a thread and Forget
@@ -126,7 +127,7 @@ def test_thread_lists_its_memories_and_pending_proposals(client, settings):
     html = text(client.get(f"/conversations/thread/{THREAD}"))
     derived = html[html.index('id="derived"') : html.index("Turns the assistant sees")]
     assert f'href="/memories/{memory.id}/history"' in derived
-    assert "approved by alice" in derived
+    assert 'approved by <span translate="no">alice</span>' in derived
     assert f'href="/review/#item-{waiting.id}"' in derived
     assert "From another thread" not in derived
     assert f'href="/conversations/forget/{THREAD}"' in derived
@@ -212,7 +213,8 @@ def test_recently_deleted_lists_restores_and_purges(client, settings):
     memories.delete(drop.id, actor="bob")
     html = text(client.get("/memories/deleted"))
     assert html.index("Drop me") < html.index("Keep me")
-    assert '<td data-label="By">alice</td>' in html and '<td data-label="By">bob</td>' in html
+    by = '<td data-label="By"><span translate="no">{}</span></td>'
+    assert by.format("alice") in html and by.format("bob") in html
 
     restored = client.post("/memories/deleted/restore", data={"id": keep.id})
     assert restored.status_code == 303 and memories.get(keep.id).content == "Keep me"
@@ -296,3 +298,22 @@ def test_recently_deleted_pages_through_many_deletions(client, settings):
     second = text(client.get("/memories/deleted?page=3"))
     assert second.count('class="deleted-memory"') == 30
     assert text(client.get("/memories/deleted?page=99999999")).count('class="deleted-memory"') == 30
+
+
+def test_who_deleted_is_named_in_the_pages_language(client, settings):
+    """Actors are stored as keys (mcp, cli, dashboard); the By column names them, and keeps a
+    person's name as written."""
+    for actor in ("mcp", "cli", "dashboard", "Alice Chen"):
+        store = MemoryStore.from_settings(settings, actor=actor)
+        store.delete(store.add(f"Deleted by {actor}").id)
+    for language, names in (
+        ("en", ("the assistant (MCP)", "the command line", "dashboard")),
+        ("zh-TW", ("助理（MCP）", "命令列", "儀表板")),
+        ("zh-CN", ("助手（MCP）", "命令行", "仪表板")),
+    ):
+        html = text(client.get("/memories/deleted", headers={"Accept-Language": language}))
+        column = re.findall(r'<td data-label="[^"]+">(.*?)</td>', html)
+        for name in names:
+            assert name in column, (language, name, column)
+        assert '<span translate="no">Alice Chen</span>' in column
+        assert not {"mcp", "cli"} & set(column)

@@ -45,6 +45,9 @@ def status(server, item_id):
 
 def test_review_journey_approve_edit_reject_bulk_undo(live_server, page):
     vim = live_server.memories().add("User prefers vim", category="tool")
+    live_server.conversations().add_exchange(
+        "slack:C0TEAM:1732240000.000100", "I always use tabs. 我住在台北。", "Noted."
+    )
     items = propose(
         live_server,
         [
@@ -73,8 +76,9 @@ def test_review_journey_approve_edit_reject_bulk_undo(live_server, page):
     update = card(page, "neovim")
     expect(update.locator("ins")).to_contain_text("neovim instead of")
     expect(update).to_contain_text("82%")
-    link = update.get_by_role("link", name="slack:C0TEAM:1732240000.000100")
+    link = update.get_by_role("link", name="I always use tabs. 我住在台北。")
     assert "/conversations/thread/" in link.get_attribute("href")
+    assert link.get_attribute("title") == "slack:C0TEAM:1732240000.000100"
     expect(card(page, "User indents with tabs").locator("blockquote")).to_contain_text("我住在台北")
     assert_accessible(page, "on the review page with pending facts")
 

@@ -9,7 +9,7 @@ import pytest
 
 from webapp import create_app
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
-from webapp.stores import MemoryStore, ReviewQueue
+from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 from webapp.stores.review import Proposal
 from webapp.web.review import diff_segments
 
@@ -92,16 +92,21 @@ def test_empty_state_says_what_the_page_is_for(client):
     assert badge(html) == ""
 
 
-def test_conversation_links_to_its_thread_when_that_page_exists(app, client, settings):
+def test_conversation_links_to_its_thread_while_the_thread_is_kept(app, client, settings):
+    ConversationStore.from_settings(settings).add_exchange(
+        "slack:C01:1700", "Tabs or spaces?", "Tabs."
+    )
     queue_fact(settings, conversation_id="slack:C01:1700")
+    queue_fact(settings, "Prefers dark mode", conversation_id="slack:C01:1600")
     html = client.get("/review/").get_data(as_text=True)
-    if "conversations.thread" in app.view_functions:
-        with app.test_request_context():
-            from flask import url_for
+    with app.test_request_context():
+        from flask import url_for
 
-            link = url_for("conversations.thread", conversation_id="slack:C01:1700")
-        assert f'href="{link}"' in html
-    assert "slack:C01:1700" in html
+        link = url_for("conversations.thread", conversation_id="slack:C01:1700")
+        gone = url_for("conversations.thread", conversation_id="slack:C01:1600")
+    assert f'<a href="{link}" title="slack:C01:1700" translate="no">Tabs or spaces?</a>' in html
+    assert f'href="{gone}"' not in html  # a cleared thread has no page to link to
+    assert "Slack thread no longer kept" in html and "slack:C01:1600" in html
 
 
 def test_hostile_fact_and_evidence_are_escaped(client, settings):

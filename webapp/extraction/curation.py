@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -21,7 +21,7 @@ import rjieba
 import snowballstemmer  # type: ignore[import-untyped]
 from rapidfuzz import fuzz
 
-from ..text import LATIN_FILLER, fold, match_spans
+from ..text import LATIN_FILLER, fold, folded_with_owners
 
 DUPLICATE_SIMILARITY = 0.8  # share of terms two memories must have in common to say the same
 SUBJECT_SIMILARITY = 0.75  # ... to be about the same subject (then values must agree)
@@ -33,7 +33,7 @@ class Value:
 
     kind: str
     amount: float
-    text: str
+    text: str  # as the memory writes it ("24°C", "晚上十點"), for reasons shown to a person
     # A clock time said without am/pm or part of day (十點, "7 o'clock"): 10:00 or 22:00.
     ambiguous: bool = False
 
@@ -116,6 +116,41 @@ _LASTING_DATE = re.compile(
 )
 
 
+# The original spelling of a match in the folded text (see ``_Spelling``).
+Spell = Callable[[re.Match[str]], str]
+
+
+def _blank(match: re.Match[str]) -> str:
+    """What a value is replaced with once read: as many spaces, so that every later match
+    keeps its position in the folded text (and with it its original spelling)."""
+    return " " * len(match.group(0))
+
+
+class _Spelling:
+    """Maps a match in the folded text back to the memory's own characters: "24°c" is read,
+    "24°C" is shown. Built on the first value found (most memories state none)."""
+
+    def __init__(self, text: str, folded: str) -> None:
+        self.text = text
+        self.folded = folded
+        self.owners: list[int] | None = None
+        self.mapped = False
+
+    def __call__(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        start = match.start() + len(found) - len(found.lstrip())
+        end = match.end() - len(found) + len(found.rstrip())
+        if len(self.text) == len(self.folded) and fold(self.text[start:end]) == found.strip():
+            return self.text[start:end]  # the usual case: one character folds to one
+        if not self.mapped:
+            self.mapped = True
+            again, owners = folded_with_owners(self.text)
+            self.owners = owners if again == self.folded else None
+        if self.owners is None or start >= end:
+            return found.strip()
+        return self.text[self.owners[start] : self.owners[end - 1] + 1]
+
+
 def _clock(hour: float, minute: float, ampm: str | None, part: str | None) -> float | None:
     if ampm and ampm.startswith("p") and hour < 12:
         hour += 12
@@ -128,7 +163,7 @@ def _clock(hour: float, minute: float, ampm: str | None, part: str | None) -> fl
     return hour * 60 + minute
 
 
-def _times(text: str, values: list[Value]) -> str:
+def _times(text: str, values: list[Value], spell: Spell) -> str:
     for pattern in _TIME_PATTERNS:
 
         def found(match: re.Match[str]) -> str:
@@ -139,14 +174,14 @@ def _times(text: str, values: list[Value]) -> str:
             if amount is None:
                 return match.group(0)
             vague = not parts.get("ampm") and not parts.get("part") and ":" not in match.group(0)
-            values.append(Value("time", amount, match.group(0).strip(), vague and hour <= 12))
-            return " "
+            values.append(Value("time", amount, spell(match), vague and hour <= 12))
+            return _blank(match)
 
         text = pattern.sub(found, text)
     return text
 
 
-def _dates(text: str, values: list[Value], dates: list[date]) -> str:
+def _dates(text: str, values: list[Value], dates: list[date], spell: Spell) -> str:
     for pattern in _DATE_PATTERNS:
 
         def found(match: re.Match[str]) -> str:
@@ -156,16 +191,16 @@ def _dates(text: str, values: list[Value], dates: list[date]) -> str:
                 day = date(int(parts["y"]), month, int(parts["d"]))
             except ValueError:
                 return match.group(0)
-            values.append(Value("date", float(day.toordinal()), match.group(0)))
+            values.append(Value("date", float(day.toordinal()), spell(match)))
             if not _LASTING_DATE.search(match.string[: match.start()]):
                 dates.append(day)
-            return " "
+            return _blank(match)
 
         text = pattern.sub(found, text)
     return text
 
 
-def _amounts(text: str, values: list[Value]) -> str:
+def _amounts(text: str, values: list[Value], spell: Spell) -> str:
     def found(match: re.Match[str]) -> str:
         parts = match.groupdict()
         if parts["pct"]:
@@ -182,8 +217,8 @@ def _amounts(text: str, values: list[Value]) -> str:
             return match.group(0)  # a lone Chinese numeral is part of a word (一起, 三明治)
         else:
             kind = "number"
-        values.append(Value(kind, chinese_number(parts["n"]), match.group(0).strip()))
-        return " "
+        values.append(Value(kind, chinese_number(parts["n"]), spell(match)))
+        return _blank(match)
 
     return _UNIT_VALUE.sub(found, text)
 
@@ -406,11 +441,12 @@ def _terms(text: str) -> tuple[set[str], bool]:
 def features(text: str) -> Features:
     """The features of one memory's text (cached: the same text always gives the same ones)."""
     folded = unicodedata.normalize("NFKC", fold(text or ""))
+    spell = _Spelling(text or "", folded)
     values: list[Value] = []
     dates: list[date] = []
-    rest = _dates(folded, values, dates)
-    rest = _times(rest, values)
-    rest = _amounts(rest, values)
+    rest = _dates(folded, values, dates, spell)
+    rest = _times(rest, values, spell)
+    rest = _amounts(rest, values, spell)
     terms, negated = _terms(rest)
     key = "".join(ch for ch in folded if ch.isalnum())
     return Features(key, frozenset(terms), tuple(values), negated, tuple(dates))
@@ -547,12 +583,36 @@ def _fmt(values: tuple[Value, ...], kind: str) -> tuple[str, ...]:
 
 
 def _as_written(text: str, terms: Iterable[str]) -> tuple[str, ...]:
-    """Terms (folded: lower case, 简体, stemmed) as ``text`` writes them, where it does."""
-    written = []
+    """Terms (folded: lower case, 简体, stemmed) as ``text`` writes them, in its order: a
+    stem stands for the whole word it starts ("light" → "lights", 卧室 → 臥室)."""
+    folded, owners = folded_with_owners(text)
+    found: list[tuple[int, str]] = []
     for term in sorted(terms):
-        spans = match_spans(text, [term])
-        written.append(text[spans[0][0] : spans[0][1]] if spans else term)
-    return tuple(dict.fromkeys(written))
+        span = _word_span(folded, term)
+        if span is None:
+            found.append((len(text), term))
+            continue
+        start, end = owners[span[0]], owners[span[1] - 1] + 1
+        if not _is_cjk(term):
+            while end < len(text) and text[end].isalnum() and not _is_cjk(text[end]):
+                end += 1
+        found.append((start, text[start:end]))
+    return tuple(dict.fromkeys(word for _, word in sorted(found)))
+
+
+def _word_span(folded: str, term: str) -> tuple[int, int] | None:
+    """Where ``term`` occurs in the folded text, at the start of a word if it does there."""
+    first = folded.find(term)
+    if first == -1:
+        return None
+    if _is_cjk(term):
+        return first, first + len(term)
+    position = first
+    while position != -1:
+        if position == 0 or not folded[position - 1].isalnum():
+            return position, position + len(term)
+        position = folded.find(term, position + 1)
+    return first, first + len(term)
 
 
 def compare(a: str, b: str) -> PairVerdict | None:
@@ -618,7 +678,7 @@ def drops_information(current: str, new: str) -> list[str]:
     gained = [t for t in fn.terms if not _term_matches(t, fc.terms)]
     lost: list[str] = []
     if len(lost_terms) >= 2 and len(lost_terms) > len(gained):
-        lost.extend(lost_terms)
+        lost.extend(_as_written(current, lost_terms))
     counts_c, counts_n = fc.kinds(), fn.kinds()
     for kind, amounts in counts_c.items():
         if len(amounts) > len(counts_n.get(kind, ())):

@@ -28,6 +28,7 @@ from . import (
     review,
     security,
     skills,
+    threads,
 )
 from .context import Stores, secret_key_for
 from .extensions import csrf, htmx
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     i18n.init_app(app)
     errors.init_app(app)
     formatting.init_app(app)
+    threads.init_app(app)
     for area in (health, memories, conversations, prompt, review, attention, skills):
         app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))

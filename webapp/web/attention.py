@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 from ..extraction.attention import KINDS, AttentionReport, Finding, current_contents
 from ..extraction.curation import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
-from .context import actor, settings, stores, wants_partial
+from .context import actor, quote, settings, stores, wants_partial
 from .errors import describe_error
 from .formatting import day_text, page_translations
 from .i18n import format_number
@@ -210,7 +210,12 @@ def _refused(message: str, status: int):
     )
 
 
-UNDO_ACTIONS = ("attention.undo_merge", "attention.undismiss", "attention.undelete")
+UNDO_ACTIONS = (
+    "attention.undo_merge",
+    "attention.undo_rewrite",
+    "attention.undismiss",
+    "attention.undelete",
+)
 
 
 @bp.get("/")
@@ -284,7 +289,48 @@ def rewrite():
         return _refused(_("Nothing was changed: someone else edited that memory meanwhile."), 409)
     except (MemoryFullError, ValueError) as exc:
         return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 422)
-    return _done(_("Rewritten as “%(text)s”.", text=content.strip()[:80]))
+    rewritten = stores().memories.get(memory_id)
+    text, ends = quote(rewritten.content if rewritten else content.strip())
+    message = (
+        _("Rewritten as %(text)s", text=text) if ends else _("Rewritten as %(text)s.", text=text)
+    )
+    change = _last_update(memory_id)
+    return _done(
+        message,
+        undo={"hid": change} if change else None,
+        undo_action="attention.undo_rewrite" if change else None,
+    )
+
+
+def _last_update(memory_id: str) -> str | None:
+    """The history id of the memory's latest edit (the rewrite just made), for its Undo."""
+    entries = stores().memories.history(memory_id)
+    return next((e["hid"] for e in reversed(entries) if e.get("action") == "update"), None)
+
+
+@bp.post("/undo-rewrite")
+def undo_rewrite():
+    """Put back what a memory said before a Rewrite, unless it was edited again since."""
+    store = stores().memories
+    change = store.change(request.form.get("hid", ""))
+    if change is None or change.get("action") != "update":
+        abort(400)
+    before, after = change.get("before") or {}, change.get("after") or {}
+    memory = store.get(str(change.get("id")))
+    if memory is None:
+        return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
+    if memory.content == before.get("content"):
+        return _refused(_("There is nothing to undo: the memory reads as before already."), 409)
+    if memory.content != after.get("content"):
+        return _refused(
+            _("Could not undo: the memory was edited again since; edit it on the Memories page."),
+            409,
+        )
+    try:
+        store.restore(change["hid"], actor=actor())
+    except MemoryFullError as exc:
+        return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
+    return _done(_("Undone: the memory reads as before."))
 
 
 @bp.post("/delete")
@@ -294,8 +340,9 @@ def delete():
     memory = stores().memories.get(memory_id)
     if memory is None or not stores().memories.delete(memory_id, actor=actor()):
         return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
+    text, ends = quote(memory.content)
     return _done(
-        _("Deleted “%(text)s”.", text=memory.content[:80]),
+        _("Deleted %(text)s", text=text) if ends else _("Deleted %(text)s.", text=text),
         undo={"id": memory_id},
         undo_action="attention.undelete",
     )

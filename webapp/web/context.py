@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import current_app, g, request
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..extraction.attention import AttentionScanner
@@ -113,12 +114,19 @@ def settings() -> Settings:
 SENTENCE_ENDS = ("。", "．", "！", "？", "!", "?", ".")
 
 
-def quoted_sentence(text: str, limit: int = 80) -> str:
-    """“text” closing a sentence: the full stop is left out when the text already ends one, so
-    “我喝咖啡不加糖。” never becomes “…不加糖。”. (long text is cut at ``limit``)."""
+def quote(text: str, limit: int = 80) -> tuple[str, bool]:
+    """``text`` in the page's quotation marks (“…” in English and 简体, 「…」 in 繁體; long text
+    cut at ``limit``), and whether it ends a sentence itself: a message then adds no full stop
+    after it (“Prefers tea.”, never “Prefers tea.”.), so each message has both forms."""
     short = text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-    stop = "" if short.rstrip().endswith(SENTENCE_ENDS) else "."
-    return f"“{short}”{stop}"
+    return _("“%(text)s”", text=short), short.rstrip().endswith(SENTENCE_ENDS)
+
+
+def quoted_sentence(text: str, limit: int = 80) -> str:
+    """“text” closing a sentence: the page's full stop follows unless the text ends a sentence
+    itself (“我喝咖啡不加糖。” takes no second stop)."""
+    quoted, ends = quote(text, limit)
+    return quoted if ends else _("%(quoted)s.", quoted=quoted)
 
 
 def actor() -> str:

@@ -35,6 +35,7 @@ from .context import actor, settings, stores, wants_partial
 from .formatting import interface_label
 from .memories import MEMORIES_CHANGED
 from .review import REVIEW_CHANGED
+from .threads import thread_name
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
 
@@ -134,10 +135,9 @@ def _thread_context(conversation_id: str) -> dict[str, Any]:
         "turns": turns,
         "limits": _limits(),
         "now": now,
-        # The tab names the thread by its first message (stored text, like the id it falls
-        # back to), so a person with several threads open tells them apart; an expired
-        # thread shows none of its words.
-        "page_title": (not row.expired and row.summary.title) or conversation_id,
+        # The tab names the thread by its first message (stored text), so a person with
+        # several threads open tells them apart; an expired thread shows none of its words.
+        "page_title": thread_name(conversation_id, now).label,
         **_derived_context(conversation_id),
     }
 

@@ -1,6 +1,8 @@
 """The dashboard's template filters, one per job: ``time`` for every timestamp (absolute or
 relative), ``count`` for a number with its noun, ``category_label`` and ``interface_label`` for
-stored keys shown to a person, ``action_label`` for what a proposal does. ``init_app`` registers them."""
+stored keys shown to a person, ``action_label`` for what a proposal does, ``who`` for who made a
+change and ``import_source`` for where imported memories came from. ``init_app`` registers
+them."""
 
 from __future__ import annotations
 
@@ -161,6 +163,48 @@ def action_label(action: Any) -> str:
     return _named(action, labels)
 
 
+def _as_written(value: Any) -> Markup:
+    """A stored value no label names (a person's or a file's name): as written, and marked
+    translate="no" so that a page translator leaves it alone."""
+    if value is None or value == "":
+        return Markup("—")
+    return Markup('<span translate="no">{}</span>').format(value)
+
+
+def actor_label(key: Any) -> Markup:
+    """Who made a change or a decision, stored as a key (``dashboard``, ``mcp``, ``cli``,
+    ``demo``…), as the page's language names them; any other name (a Home Assistant user's)
+    as written."""
+    t = page_translations()
+    labels = {
+        "dashboard": t.pgettext("who made a change", "dashboard"),
+        "mcp": t.pgettext("who made a change", "the assistant (MCP)"),
+        "cli": t.pgettext("who made a change", "the command line"),
+        "demo": t.pgettext("who made a change", "the demo"),
+        "library": t.pgettext("who made a change", "a program"),
+        "extractor": t.pgettext("who made a change", "the extractor"),
+        "review": t.pgettext("who made a change", "Review"),
+        "import": t.pgettext("who made a change", "an import"),
+        "runtime": t.pgettext("who made a change", "the assistant's runtime skills"),
+    }
+    if isinstance(key, str) and key in labels:
+        return escape(labels[key])
+    return _as_written(key)
+
+
+def import_source_label(source: Any) -> Markup:
+    """Where imported memories came from: the demo's and an upload's in the page's language
+    (they are stored as English phrases), a file's name as written."""
+    t = page_translations()
+    labels = {
+        "the demo data": t.pgettext("imported from", "the demo data"),
+        "an uploaded file": t.pgettext("imported from", "an uploaded file"),
+    }
+    if isinstance(source, str) and source in labels:
+        return escape(labels[source])
+    return _as_written(source)
+
+
 def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
     """Register the filters; ``ngettext`` (e.g. Flask-Babel's) picks singular or plural."""
 
@@ -173,3 +217,5 @@ def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
     app.add_template_filter(category_label, "category_label")
     app.add_template_filter(interface_label, "interface_label")
     app.add_template_filter(action_label, "action_label")
+    app.add_template_filter(actor_label, "who")
+    app.add_template_filter(import_source_label, "import_source")

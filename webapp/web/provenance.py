@@ -10,16 +10,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import g, redirect, render_template, request, url_for
+from flask import redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
+from markupsafe import Markup, escape
 
 from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
 from ..stores.timefmt import EPOCH, parse_ts
 from .context import actor, stores, wants_partial
+from .formatting import actor_label, import_source_label
 from .memories import bp, full_message
+from .threads import thread_name
 
 HOW_LABELS = {
     "dashboard": _l("Typed in the dashboard"),
@@ -48,51 +51,61 @@ def extractor_text(extractor: str | None, model: str | None = None) -> str:
     return _("LLM %(model)s", model=model) if model else _("LLM")
 
 
-def origin_phrase(origin: Any) -> str:
+def _filled(message: str, **values: Any) -> Markup:
+    """A translated ``message`` (taken as text) with ``values`` put in: text escaped, Markup
+    (a name marked translate="no") kept as it is."""
+    return Markup(escape(message)) % values
+
+
+def origin_phrase(origin: Any) -> Markup:
     """``describe_origin`` in the page's language: one short phrase on where it came from."""
     phrase = _how_phrase(origin)
     if origin is not None and origin.get("editedBy"):
-        return _("%(origin)s, then edited by %(editor)s", origin=phrase, editor=origin["editedBy"])
+        return _filled(
+            _("%(origin)s, then edited by %(editor)s"),
+            origin=phrase,
+            editor=actor_label(origin["editedBy"]),
+        )
     return phrase
 
 
-def _how_phrase(origin: Any) -> str:
+def _how_phrase(origin: Any) -> Markup:
     if origin is None:
-        return _("origin not recorded")
+        return escape(_("origin not recorded"))
     how = origin.get("how")
     if how == "extracted":
         fields = {
             "extractor": extractor_text(origin.get("extractor"), origin.get("model")),
-            "conversation": origin.get("conversationId"),
-            "approver": origin.get("approvedBy"),
+            "conversation": thread_name(origin.get("conversationId")).in_sentence,
+            "approver": actor_label(origin.get("approvedBy")),
         }
         if "conversationId" in origin and "approvedBy" in origin:
-            return _(
-                "extracted by %(extractor)s from conversation %(conversation)s, "
-                "approved by %(approver)s",
+            return _filled(
+                _("extracted by %(extractor)s from %(conversation)s, approved by %(approver)s"),
                 **fields,
             )
         if "conversationId" in origin:
-            return _(
-                "extracted by %(extractor)s from conversation %(conversation)s (auto mode)",
-                **fields,
+            return _filled(
+                _("extracted by %(extractor)s from %(conversation)s (auto mode)"), **fields
             )
         if "approvedBy" in origin:
-            return _("extracted by %(extractor)s, approved by %(approver)s", **fields)
-        return _("extracted by %(extractor)s (auto mode)", **fields)
+            return _filled(_("extracted by %(extractor)s, approved by %(approver)s"), **fields)
+        return _filled(_("extracted by %(extractor)s (auto mode)"), **fields)
     if how == "imported":
         source = origin.get("importedFrom")
-        return _("imported from %(source)s", source=source) if source else _("imported")
+        if not source:
+            return escape(_("imported"))
+        return _filled(_("imported from %(source)s"), source=import_source_label(source))
     phrase = HOW_PHRASES.get(str(how))
-    return str(phrase) if phrase is not None else _("origin not recorded")
+    return escape(phrase if phrase is not None else _("origin not recorded"))
 
 
 @dataclass(frozen=True)
 class OriginView:
     """A memory's origin as the templates show it."""
 
-    label: str  # a few words: "Extracted", "Typed in the dashboard", or the bare source
-    phrase: str  # the one-line description (the MCP tool says the same)
+    label: Markup  # a few words: "Extracted", "Typed in the dashboard", or the bare source
+    phrase: Markup  # the one-line description (the MCP tool says the same)
     conversation_id: str | None  # the thread it was extracted from
     thread_url: str | None  # its page, only when the thread still exists
     evidence: str | None  # the message excerpt
@@ -106,13 +119,6 @@ class OriginView:
     known: bool  # False for records that do not say where they came from
 
 
-def _thread_ids() -> set[str]:
-    """Ids of the threads the conversation store holds (read once per request)."""
-    if "thread_ids" not in g:
-        g.thread_ids = {s.id for s in stores().conversations.list_conversations()}
-    return g.thread_ids
-
-
 def _moment(value: Any) -> datetime | None:
     moment = parse_ts(value) if value else EPOCH
     return None if moment == EPOCH else moment
@@ -123,12 +129,13 @@ def origin_view(memory: Memory) -> OriginView:
     origin = memory.origin or {}
     conversation_id = origin.get("conversationId")
     thread_url = None
-    if conversation_id and conversation_id in _thread_ids():
+    if conversation_id and thread_name(conversation_id).kept:
         thread_url = url_for("conversations.thread", conversation_id=conversation_id)
     how = origin.get("how")
-    fallback = memory.source if memory.source else "—"
     return OriginView(
-        label=str(HOW_LABELS[str(how)]) if str(how) in HOW_LABELS else fallback,
+        label=escape(HOW_LABELS[str(how)])
+        if str(how) in HOW_LABELS
+        else memory_source(memory.source),
         phrase=origin_phrase(memory.origin),
         conversation_id=conversation_id,
         thread_url=thread_url,
@@ -144,6 +151,15 @@ def origin_view(memory: Memory) -> OriginView:
         edited_at=_moment(origin.get("editedAt")),
         known=memory.origin is not None,
     )
+
+
+@bp.app_template_global()
+def memory_source(source: Any) -> Markup:
+    """The ``source`` of a memory that does not record its origin: a known one (``dashboard``,
+    ``mcp``…) in the page's language, anything else as written."""
+    if isinstance(source, str) and source in HOW_LABELS:
+        return escape(HOW_LABELS[source])
+    return import_source_label(source)
 
 
 @bp.app_template_global()

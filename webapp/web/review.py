@@ -17,7 +17,7 @@ from ..extraction.curation import drops_information
 from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
 from ..stores.review_stats import extraction_quality
-from .context import actor, quoted_sentence, stores, wants_partial
+from .context import actor, quote, stores, wants_partial
 from .i18n import format_number
 from .pagination import paginate
 
@@ -77,14 +77,6 @@ def diff_segments(before: str, after: str) -> list[tuple[str, str]]:
 def review_diff(before: str, after: str) -> list[tuple[str, str]]:
     """Template access to ``diff_segments``."""
     return diff_segments(before, after)
-
-
-@bp.app_template_global()
-def review_thread_url(conversation_id: str | None) -> str | None:
-    """The conversation page a fact came from, or None for a fact from no thread."""
-    if not conversation_id:
-        return None
-    return url_for("conversations.thread", conversation_id=conversation_id)
 
 
 def _tab() -> str:
@@ -174,10 +166,7 @@ _DONE_KEY = "review_done"  # what a plain (no-JavaScript) decision did, shown af
 def _quoted(item: ReviewItem) -> tuple[str, bool]:
     """The fact in quotes, and whether it already ends a sentence (“…。”): the messages then
     add no full stop of their own (each language writes its own stop)."""
-    quoted = quoted_sentence(item.applied_content or item.content)
-    if quoted.endswith("."):
-        return quoted[:-1], False
-    return quoted, True
+    return quote(item.applied_content or item.content)
 
 
 def next_focus(item_id: str) -> str:
