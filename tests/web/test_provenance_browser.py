@@ -254,8 +254,8 @@ def test_an_extracted_memory_edited_on_the_page_says_it_was_edited_and_by_whom(l
     row.get_by_role("button", name="History").click()
     card = page.locator("#origin-card")
     expect(card.locator(".origin-summary")).to_have_text(
-        "“Waters the plants on Sundays and Wednesdays” — extracted by rules from conversation "
-        f"{THREAD}, approved by alice, then edited by dashboard."
+        "“Waters the plants on Sundays and Wednesdays” — extracted by rules from the conversation "
+        "“I always water the plants on Sundays.”, approved by alice, then edited by dashboard."
     )
     expect(card).to_contain_text("Edited since")
     # The edit is the person's, not the approval's: only the first entry says "approved".
