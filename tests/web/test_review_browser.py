@@ -283,8 +283,8 @@ def test_review_screenshots(live_server, page, color_scheme):
     page.goto(live_server.url + "/review/")
     expect(page.get_by_role("heading", name="3 pending facts")).to_be_visible()
     assert_accessible(page, f"on the review page in the {color_scheme} theme")
-    screenshot(page, f"review-{color_scheme}")
+    screenshot(page, f"review-pending-{color_scheme}")
     page.set_viewport_size({"width": 360, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    screenshot(page, f"review-{color_scheme}-360")
+    screenshot(page, f"review-pending-{color_scheme}-360")
     assert re.search(r"\d", badge(page).inner_text())
