@@ -27,14 +27,16 @@ as_root() {
 
 if [ ! -x .venv/bin/python ]; then
   say "creating the virtual environment in .venv"
-  if ! "$python" -m venv .venv 2>/dev/null; then
+  # Without pip: uv installs it (in a fraction of the time ensurepip takes); ensure_pip adds it
+  # the standard way when pip does the installing.
+  if ! "$python" -m venv --without-pip .venv 2>/dev/null; then
     rm -rf .venv
     # Debian/Ubuntu ship venv separately; install it when we may.
     if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }; then
       say "installing python3-venv (needed for .venv)"
       as_root apt-get update -qq
       DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-venv >/dev/null
-      "$python" -m venv .venv
+      "$python" -m venv --without-pip .venv
     else
       echo "Cannot create a virtual environment: install python3-venv and try again." >&2
       exit 1
@@ -42,29 +44,47 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 
-# pip's output goes to a log that is shown only when the install fails.
+# Installers' output goes to a log that is shown only when the install fails.
 log=.venv/setup.log
+ensure_pip() {
+  .venv/bin/python -m pip --version >/dev/null 2>&1 ||
+    .venv/bin/python -m ensurepip --default-pip >"$log" 2>&1 || { cat "$log" >&2; return 1; }
+}
 pip_quiet() {
+  ensure_pip || return 1
   if ! .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@" >"$log" 2>&1; then
     cat "$log" >&2
     return 1
   fi
 }
 
-# The installer: uv (one wheel from PyPI, installed into .venv) resolves and installs in
-# parallel, many times faster than pip; pip stays the fallback when uv cannot be had.
-installer=pip
+# The installer: uv resolves and installs in parallel, many times faster than pip. It is
+# used from PATH when there, else fetched from PyPI (one wheel) into .venv/uv-tool by the
+# system's pip, or by the environment's own; pip stays the fallback when uv cannot be had.
+uv=""
 if [ "${SETUP_INSTALLER:-}" != pip ]; then
-  if [ -x .venv/bin/uv ]; then
-    installer=uv
-  elif pip_quiet "uv>=0.5,<1" 2>/dev/null; then
-    installer=uv
+  for candidate in "$(command -v uv 2>/dev/null || true)" .venv/uv-tool/bin/uv .venv/bin/uv; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+      uv=$candidate
+      break
+    fi
+  done
+  if [ -z "$uv" ]; then
+    if "$python" -m pip install --quiet --disable-pip-version-check --target .venv/uv-tool \
+      "uv>=0.5,<1" >"$log" 2>&1 && [ -x .venv/uv-tool/bin/uv ]; then
+      uv=.venv/uv-tool/bin/uv
+    elif pip_quiet "uv>=0.5,<1" 2>/dev/null && [ -x .venv/bin/uv ]; then
+      uv=.venv/bin/uv
+    fi
   fi
 fi
+installer=pip
+[ -n "$uv" ] && installer=uv
 
 install() {
   if [ "$installer" = uv ]; then
-    if .venv/bin/uv pip install --quiet --python .venv/bin/python "$@" >"$log" 2>&1; then
+    # pip too, so the environment has it (the tests build a wheel with it)
+    if "$uv" pip install --quiet --python .venv/bin/python pip "$@" >"$log" 2>&1; then
       return 0
     fi
     say "uv could not install ($(tail -n 1 "$log")); trying pip"
