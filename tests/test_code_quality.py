@@ -43,6 +43,9 @@ def test_check_passes(command: tuple[str, ...]) -> None:
     ("module", "line", "broken"),
     [
         ("webapp/stores/review.py", "from ..extraction import run", "webapp.extraction"),
+        ("webapp/stores/review.py", "from ..curation import pairs", "webapp.curation"),
+        ("webapp/curation/pairs.py", "from ..extraction import run", "webapp.extraction"),
+        ("webapp/curation/attention.py", "from ..web import attention", "webapp.web"),
         ("webapp/text.py", "import flask", "flask"),
         ("webapp/prompts.py", "from .web import htmx", "webapp.web"),
         ("webapp/extraction/run.py", "import click", "click"),

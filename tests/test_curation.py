@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from webapp.extraction.attention import (
+from webapp.curation.attention import (
     SimilarityIndex,
     candidate_pairs,
     hard_to_use_reason,
     scan,
     stale_reason,
 )
-from webapp.extraction.curation import (
+from webapp.curation.pairs import (
     SIMILAR_ENOUGH,
     compare,
     drops_information,
@@ -302,7 +302,7 @@ def test_an_update_that_would_drop_information_is_recognised(current, new, lost)
 
 
 def test_the_scanner_answers_at_once_and_scans_in_the_background(tmp_path):
-    from webapp.extraction.attention import AttentionScanner
+    from webapp.curation.attention import AttentionScanner
     from webapp.stores import MemoryStore
 
     store = MemoryStore(tmp_path / "memories.json", max_items=5000, max_chars=10**6, lock_timeout=5)

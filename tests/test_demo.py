@@ -151,7 +151,7 @@ def test_demo_comes_with_pending_proposals_queued_once(settings: Settings):
 
 def test_demo_shows_every_kind_of_finding_and_a_change_of_mind_in_review(tmp_path: Path):
     """Needs attention has something of every kind, and Review a delete next to the facts."""
-    from webapp.extraction.attention import KINDS, scan
+    from webapp.curation.attention import KINDS, scan
 
     folder = tmp_path / "fresh"
     done = run_cli("demo", "--data-dir", str(folder))

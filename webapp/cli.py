@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .curation.approval import extraction_quality, format_quality
 from .settings import Settings, SettingsError
 from .stores import (
     ConversationStore,
@@ -27,7 +28,6 @@ from .stores import (
     StoreError,
 )
 from .stores.jsonfile import encode, write_atomic
-from .stores.review_stats import extraction_quality, format_quality
 from .stores.skills import ImportPlan, SkillDocument, SkillEditedHereError
 
 

@@ -11,7 +11,7 @@ from html import unescape
 import pytest
 
 from webapp import create_app
-from webapp.extraction.curation import REASON_TEXTS, reason
+from webapp.curation.pairs import REASON_TEXTS, reason
 from webapp.stores import MemoryStore
 from webapp.stores.dismissals import DismissalStore
 from webapp.web.attention import reason_html

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
+from ..curation.pairs import restates
+from ..phrasing import as_user_fact
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
@@ -15,9 +17,7 @@ from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, replaced_content
-from .curation import restates
 from .llm import LlmMemoryExtractor, StructuredFact
-from .phrasing import as_user_fact
 from .rules import rule_facts
 from .state import STATE_FILE_NAME, ExtractionState
 

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..phrasing import as_user_fact
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact, message_content, message_role
-from .phrasing import as_user_fact
 
 MAX_SENTENCE_CHARS = 300
 

@@ -13,8 +13,8 @@ from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
 from markupsafe import Markup, escape
 
-from ..extraction.attention import KINDS, AttentionReport, Finding, current_contents
-from ..extraction.curation import Reason, ReasonValue
+from ..curation.attention import KINDS, AttentionReport, Finding, current_contents
+from ..curation.pairs import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from .context import actor, quote, settings, stores, wants_partial
 from .errors import describe_error

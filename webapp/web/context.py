@@ -16,7 +16,7 @@ from flask import current_app, g, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from ..extraction.attention import AttentionScanner
+from ..curation.attention import AttentionScanner
 from ..settings import Settings
 from ..stores import ConversationStore, MemoryStore, StoreError
 from ..stores.dismissals import DismissalStore

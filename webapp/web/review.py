@@ -12,11 +12,11 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_htmx import make_response
 
-from ..extraction.attention import Similar, similarity_index
-from ..extraction.curation import drops_information
+from ..curation.approval import extraction_quality
+from ..curation.attention import Similar, similarity_index
+from ..curation.pairs import drops_information
 from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
-from ..stores.review_stats import extraction_quality
 from .context import actor, quote, stores, wants_partial
 from .i18n import format_number
 from .pagination import paginate

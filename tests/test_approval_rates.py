@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from webapp.curation.approval import approval_stats, extraction_quality, format_quality
 from webapp.stores import MemoryStore, Proposal, ReviewQueue
-from webapp.stores.review_stats import approval_stats, extraction_quality, format_quality
 from webapp.stores.timefmt import to_iso
 from webapp.text import language_of
 

@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from ..stores.origin import extractor_label
+from ..stores.review import ReviewItem, ReviewQueue
+from ..stores.timefmt import parse_ts
 from ..text import language_of
-from .origin import extractor_label
-from .review import ReviewItem, ReviewQueue
-from .timefmt import parse_ts
 
 RECENT_DAYS = 30
 LANGUAGES = ("en", "zh-Hant", "zh-Hans")

@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
+from ..phrasing import as_user_fact, is_first_person
 from ..stores.memories import Memory, MemoryStore
-from .curation import (
+from .pairs import (
     SIMILAR_ENOUGH,
     PairVerdict,
     Reason,
@@ -33,7 +34,6 @@ from .curation import (
     reason,
     similarity_of,
 )
-from .phrasing import as_user_fact, is_first_person
 
 log = logging.getLogger(__name__)
 
