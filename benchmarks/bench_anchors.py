@@ -346,8 +346,8 @@ def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
         breakdown.wrap(jsonfile, name, "encode")
     breakdown.wrap(jsonfile, "parse_bytes", "decode")
     breakdown.wrap(jsonfile.JsonFile, "_read_under_lock", "read")  # under the lock: read, compare
-    breakdown.wrap(store.file, "_validate", "validate")
-    breakdown.wrap(store.file, "_validate_item", "validate")
+    breakdown.wrap(store._file, "_validate", "validate")
+    breakdown.wrap(store._file, "_validate_item", "validate")
     breakdown.wrap(os, "fsync", "fsync")
     breakdown.wrap(locking.SidecarLock, "__enter__", "lock")
     breakdown.wrap(locking.SidecarLock, "__exit__", "lock")

@@ -75,7 +75,7 @@ def test_a_bad_memory_file_is_reported_and_never_overwritten(data_dir, name, con
         with pytest.raises(StoreCorruptError):
             attempt()
     assert path.read_bytes() == content
-    assert store.file.status() == "corrupt"
+    assert store.status() == "corrupt"
 
 
 @pytest.mark.parametrize("content", [b"[]", b'[{"id": "c1"}]', b"{bad"])
@@ -106,7 +106,7 @@ def test_repair_quarantines_and_restarts_from_the_backup(data_dir, name, content
     second = store.add("second")  # the .bak holds "first" only; the history log has "second"
     path.write_bytes(content)  # damaged by something that is not us
 
-    moved = store.file.repair()
+    moved = store.repair()
 
     assert moved is not None and quarantined(data_dir, "memories.json") == [moved]
     assert moved.read_bytes() == content
@@ -120,7 +120,7 @@ def test_repair_without_a_good_backup_starts_empty(data_dir):
     path.write_bytes(b"[{")
     (data_dir / "memories.json.bak").write_bytes(b"also broken")
     store = memory_store(path)
-    moved = store.file.repair()
+    moved = store.repair()
     assert moved.read_bytes() == b"[{"
     assert store.init().get_all() == []
     assert (data_dir / "memories.json.bak").read_bytes() == b"also broken"
@@ -129,7 +129,7 @@ def test_repair_without_a_good_backup_starts_empty(data_dir):
 def test_repair_of_a_good_file_does_nothing(data_dir):
     path = data_dir / "memories.json"
     path.write_bytes(GOOD)
-    assert memory_store(path).file.repair() is None
+    assert memory_store(path).repair() is None
     assert path.read_bytes() == GOOD
     assert quarantined(data_dir, "memories.json") == []
 
@@ -139,7 +139,7 @@ def test_two_repairs_never_overwrite_a_quarantined_file(data_dir):
     store = memory_store(path)
     for content in (b"first damage", b"second damage"):
         path.write_bytes(content)
-        store.file.repair()
+        store.repair()
     assert sorted(p.read_bytes() for p in quarantined(data_dir, "memories.json")) == [
         b"first damage",
         b"second damage",

@@ -139,7 +139,7 @@ def test_the_store_survives_being_killed_at_random_moments(data_dir):
     store = MemoryStore(path, max_items=1_000_000, max_chars=100_000_000, lock_timeout=5).init()
     assert len(store.get_all()) >= 300 + TRIALS // 4  # each trial waits for 0 or 1 reported add
     assert temp_files_of(path) == []  # init removed what killed writers left behind
-    assert json.loads(store.file.backup_path.read_bytes())  # the backup parses too
+    assert json.loads(store._file.backup_path.read_bytes())  # the backup parses too
 
 
 def test_the_harness_catches_a_naive_writer(data_dir):

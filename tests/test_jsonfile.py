@@ -130,10 +130,10 @@ def test_a_write_reuses_its_cached_parse_only_for_the_same_bytes(data_dir, parse
 def test_a_write_that_changes_nothing_does_not_touch_the_file(data_dir):
     store = store_at(data_dir / "memories.json").init()
     memory = store.add("same")
-    before = store.file.signature()
+    before = store.signature()
     assert store.delete("unknown") is False
     assert store.update(memory.id, "same").content == "same"
-    assert store.file.signature() == before
+    assert store.signature() == before
 
 
 HOLD_LOCK = """

@@ -133,7 +133,7 @@ def test_a_store_given_a_path_ignores_the_environment(tmp_path, monkeypatch):
     conversations = ConversationStore(tmp_path / "c.json")
     skills = SkillDocumentStore(tmp_path / "skills")
     assert (memories.max_items, memories.max_chars) == (100, 500)
-    assert memories.file.lock_timeout == 10
+    assert memories.lock_timeout == 10
     assert conversations.max_turns == 20
     assert skills.lock_timeout == 10
 
@@ -152,12 +152,12 @@ def test_every_store_is_built_from_settings(tmp_path):
     )
     memories = MemoryStore.from_settings(settings, actor="host")
     assert (memories.path, memories.max_items, memories.actor) == (settings.memory_file, 7, "host")
-    assert memories.file.lock_timeout == 3
-    assert ConversationStore.from_settings(settings).file.lock_timeout == 3
+    assert memories.lock_timeout == 3
+    assert ConversationStore.from_settings(settings).lock_timeout == 3
     skills = SkillDocumentStore.from_settings(settings)
     assert (skills.directory, skills.lock_timeout) == (settings.skills_dir, 3)
     queue = ReviewQueue.from_settings(settings, actor="reviewer")
-    assert (queue.path, queue.file.lock_timeout) == (settings.review_file, 3)
+    assert (queue.path, queue.lock_timeout) == (settings.review_file, 3)
     assert (queue.store.path, queue.store.max_items, queue.store.actor) == (
         settings.memory_file,
         7,
@@ -166,4 +166,4 @@ def test_every_store_is_built_from_settings(tmp_path):
     assert ReviewQueue.from_settings(settings, memories).store is memories
     state = ExtractionState.from_settings(settings)
     assert state.path == tmp_path / "d" / "extraction-state.json"
-    assert state.file.lock_timeout == 3
+    assert state.lock_timeout == 3

@@ -87,7 +87,7 @@ def _hold_then_write(file: JsonFile, change, inside: threading.Event, go: thread
 
 
 STORES = {
-    "memories": lambda d: memory_store(d / "memories.json").file,
+    "memories": lambda d: memory_store(d / "memories.json")._file,
     "conversations": lambda d: (
         ConversationStore(
             d / "conversations.json",
@@ -95,12 +95,12 @@ STORES = {
             max_chars=10_000,
             max_age_days=7,
             lock_timeout=5,
-        ).file
+        )._file
     ),
     "review": lambda d: (
-        ReviewQueue(d / "review.json", memory_store(d / "memories.json"), lock_timeout=5).file
+        ReviewQueue(d / "review.json", memory_store(d / "memories.json"), lock_timeout=5)._file
     ),
-    "extraction state": lambda d: ExtractionState(d / ".state.json", lock_timeout=5).file,
+    "extraction state": lambda d: ExtractionState(d / ".state.json", lock_timeout=5)._file,
 }
 
 
@@ -135,7 +135,7 @@ def test_a_lock_deleted_while_held_does_not_let_a_second_writer_overwrite(data_d
 
 
 def _memories_lock(data_dir: Path):
-    file = memory_store(data_dir / "memories.json").file
+    file = memory_store(data_dir / "memories.json")._file
     file.ensure()
     return file.lock_path, file.locked
 
@@ -229,7 +229,7 @@ def test_repair_without_a_backup_replays_the_whole_history(data_dir):
     (data_dir / "memories.json.bak").unlink()
     path.write_bytes(b"garbage")
 
-    report = store.file.repair_report()
+    report = store.repair_report()
 
     assert report.replayed == 3
     assert [(m.id, m.content) for m in memory_store(path).get_all()] == acknowledged
@@ -309,7 +309,7 @@ def test_a_store_file_beyond_the_parser_bounds_counts_as_damaged(data_dir, raw):
     with pytest.raises(StoreCorruptError) as caught:
         store.get_all()
     assert "too deep" in str(caught.value) or "too long" in str(caught.value)
-    assert store.file.status() == "corrupt"
+    assert store.status() == "corrupt"
 
     for command in (["stats"], ["repair"]):
         result = CliRunner().invoke(main, [*command, "--data-dir", str(data_dir)])

@@ -21,13 +21,15 @@ from .curation.approval import extraction_quality, format_quality
 from .settings import Settings, SettingsError
 from .stores import (
     ConversationStore,
+    FileBacked,
+    JsonDocument,
     MemoryStore,
     ReviewQueue,
     SkillDocumentError,
     SkillDocumentStore,
     StoreError,
+    write_atomic,
 )
-from .stores.jsonfile import encode, write_atomic
 from .stores.skills import ImportPlan, SkillDocument, SkillEditedHereError
 
 
@@ -71,10 +73,10 @@ def describe_os_error(exc: OSError) -> str:
     return f"Cannot use {exc.filename}: {exc.strerror or exc}."
 
 
-def file_status(store_file: Any) -> str:
-    """``status()`` of a store file, or 'unreadable' when it cannot even be opened."""
+def file_status(store: FileBacked) -> str:
+    """``status()`` of a store's file, or 'unreadable' when it cannot even be opened."""
     try:
-        return store_file.status()
+        return store.status()
     except OSError:
         return "unreadable"
 
@@ -106,16 +108,16 @@ def stats(data_dir: str | None) -> None:
     mode = "Home Assistant add-on" if settings.is_addon else "standalone"
     problems: list[Exception] = []
     click.echo(f"Memory Curator ({mode}), data in {settings.data_dir}")
-    click.echo(f"Memories:      {settings.memory_file} [{file_status(memories.file)}]")
+    click.echo(f"Memories:      {settings.memory_file} [{file_status(memories)}]")
     try:
-        used = memories.stats()
+        used = memories.usage()
         click.echo(
-            f"  {used['items']} of {used['max_items']} memories, "
-            f"{used['chars']} of {used['max_chars']} characters"
+            f"  {used.items} of {used.max_items} memories, "
+            f"{used.chars} of {used.max_chars} characters"
         )
     except (StoreError, OSError) as exc:
         problems.append(exc)
-    click.echo(f"Conversations: {settings.conversation_file} [{file_status(conversations.file)}]")
+    click.echo(f"Conversations: {settings.conversation_file} [{file_status(conversations)}]")
     try:
         threads = conversations.list_conversations()
         turns = sum(t.turn_count for t in threads)
@@ -170,7 +172,7 @@ def _review_stats(settings: Settings) -> list[Exception]:
     queue = ReviewQueue.from_settings(settings, memory_store(settings))
     if not queue.path.exists():
         return []
-    click.echo(f"Review queue:  {queue.path} [{file_status(queue.file)}]")
+    click.echo(f"Review queue:  {queue.path} [{file_status(queue)}]")
     try:
         click.echo(f"  {queue.pending_count()} facts wait for review")
         click.echo("Extractor approval rates (review decisions):")
@@ -181,16 +183,19 @@ def _review_stats(settings: Settings) -> list[Exception]:
     return []
 
 
-def repairable_files(settings: Settings) -> list[Any]:
-    """Every JSON store file ``repair`` looks after, including the review queue and its state."""
+def repairable_files(
+    settings: Settings,
+) -> list[MemoryStore | ConversationStore | ReviewQueue | JsonDocument]:
+    """Every store of one JSON file ``repair`` looks after, including the review queue and its
+    state."""
     from .extraction import ExtractionState
 
     memories = memory_store(settings)
     return [
-        memories.file,
-        conversation_store(settings).file,
-        ReviewQueue.from_settings(settings, memories).file,
-        ExtractionState.from_settings(settings).file,
+        memories,
+        conversation_store(settings),
+        ReviewQueue.from_settings(settings, memories),
+        ExtractionState.from_settings(settings),
     ]
 
 
@@ -201,10 +206,10 @@ def repair(data_dir: str | None) -> None:
     """Set damaged store files (or their unusable records) aside, bytes intact; start from the
     last good backup and replay the history log's newer changes."""
     settings = load_settings(data_dir)
-    for store_file in repairable_files(settings):
-        if not store_file.path.exists():
+    for store in repairable_files(settings):
+        if not store.path.exists():
             continue
-        click.echo(store_file.repair_report().describe())
+        click.echo(store.repair_report().describe())
 
 
 @main.command(name="export")
@@ -219,7 +224,7 @@ def repair(data_dir: str | None) -> None:
 @friendly_errors
 def export_memories(data_dir: str | None, output: Path | None) -> None:
     """Write every memory as a JSON array (the on-disk form), for backup or import."""
-    payload = encode([m.to_dict() for m in memory_store(load_settings(data_dir)).get_all()])
+    payload = memory_store(load_settings(data_dir)).export()
     if output is None:
         click.echo(payload.decode("utf-8"), nl=False)
     else:

@@ -30,6 +30,7 @@ from mcp.shared.message import SessionMessage
 
 from .stores import (
     CATEGORIES,
+    MAX_DEPTH,
     DuplicateMemoryError,
     Memory,
     MemoryFullError,
@@ -40,8 +41,8 @@ from .stores import (
     StoreCorruptError,
     StoreError,
     describe_origin,
+    nesting_depth,
 )
-from .stores.jsonfile import MAX_DEPTH, nesting_depth
 from .text import count_noun
 
 logger = logging.getLogger(__name__)
@@ -165,11 +166,8 @@ def describe_listed(memory: Memory) -> str:
 
 def usage_line(store: MemoryStore) -> str:
     """How full the memory is, so the model knows when to tidy up."""
-    used = store.stats()
-    return (
-        f"Memory use: {used['items']}/{used['max_items']} items, "
-        f"{used['chars']}/{used['max_chars']} chars."
-    )
+    used = store.usage()
+    return f"Memory use: {used.items}/{used.max_items} items, {used.chars}/{used.max_chars} chars."
 
 
 class MemoryTool:
@@ -196,7 +194,7 @@ class MemoryTool:
 
     def do_list(self, **_: Any) -> str:
         """Every memory with its id, and how full the memory is."""
-        memories = self.store.get_all()
+        memories = self.store.query(sort="oldest", per_page=None).items
         if not memories:
             return f"No memories yet.\n{usage_line(self.store)}"
         heading = f"{count_noun(len(memories), 'memory', 'memories')}:"
@@ -207,7 +205,7 @@ class MemoryTool:
         keyword = keyword.strip()
         if not keyword:
             raise ToolInputError("The keyword is empty; give a word or short phrase to look for.")
-        found = self.store.search(keyword)
+        found = self.store.query(keyword, sort="oldest", per_page=None).items
         if not found:
             return f'No memory contains "{keyword}".'
         noun = "memory contains" if len(found) == 1 else "memories contain"

@@ -82,5 +82,5 @@ def test_rows_are_rendered_once_per_file_version(tmp_path, with_conversations):
     for _ in range(3):
         assert client.get("/memories/").get_data(as_text=True).count('class="memory-row"') == 5
     with app.test_request_context("/memories/"):
-        cache = stores().memories.file.view("web.row_html", lambda _: {})
+        cache = stores().memories.cached("web.row_html", dict)
     assert len(cache) == 5, f"{len(cache)} rows rendered for 5 memories viewed three times"

@@ -288,7 +288,7 @@ class AttentionScanner:
 
     def _version(self) -> tuple[object, date]:
         # A token made once per parsed version of the file: a new one whenever it changes.
-        token = self.store.file.view("attention-version", lambda _data: object())
+        token = self.store.cached("attention-version", object)
         return token, self._today()
 
     def report(self, wait: float = 0.0) -> tuple[AttentionReport | None, bool]:
@@ -374,15 +374,10 @@ class SimilarityIndex:
 
 def similarity_index(store: MemoryStore) -> SimilarityIndex:
     """The index of the store's memories, built once per version of the file."""
-    return store.file.view(
-        "similarity-index", lambda data: SimilarityIndex([Memory.from_dict(r) for r in data])
-    )
+    return store.cached("similarity-index", lambda: SimilarityIndex(store.get_all()))
 
 
 def current_contents(store: MemoryStore) -> dict[str, str]:
-    """Each memory's id and text as the file holds them now (read once per file version,
-    without building Memory objects: quick enough for a page while a scan runs)."""
-    return store.file.view(
-        "attention-contents",
-        lambda data: {str(r.get("id")): str(r.get("content", "")) for r in data},
-    )
+    """Each memory's id and text as the file holds them now (``MemoryStore.contents``: read
+    once per file version, quick enough for a page while a scan runs)."""
+    return store.contents()

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
+from ..stores import JsonDocument, Unchanged
 from ..stores.conversations import ConversationStore
 from ..stores.errors import NotFoundError
-from ..stores.jsonfile import JsonFile, Unchanged
 from ..stores.timefmt import now_iso, parse_ts
 from .backends import LlmConfigError
 from .llm import MemoryLlmCaller
@@ -91,7 +91,7 @@ class ExtractionBatch:
     ) -> None:
         self.settings = settings
         self.path: Path = settings.review_file.with_name(JOB_FILE_NAME)
-        self._file = JsonFile(
+        self._doc = JsonDocument(
             self.path, default=dict, validate=_validate, lock_timeout=settings.lock_timeout
         )
         self._caller = caller
@@ -103,7 +103,7 @@ class ExtractionBatch:
 
     def progress(self) -> BatchProgress | None:
         """The current or last run, or None when there never was one."""
-        record = self._file.read()
+        record = self._doc.read()
         return BatchProgress.from_dict(record) if record.get("id") else None
 
     def start(self) -> BatchProgress:
@@ -133,7 +133,7 @@ class ExtractionBatch:
             )
             return dict(data)
 
-        return BatchProgress.from_dict(self._file.update(mutate))
+        return BatchProgress.from_dict(self._doc.update(mutate))
 
     def _claim(self) -> str | None:
         """Take the next thread nobody is working on (or whose worker is gone)."""
@@ -151,7 +151,7 @@ class ExtractionBatch:
             claims[thread] = now_iso()
             return thread
 
-        result: str | None = self._file.update(mutate)
+        result: str | None = self._doc.update(mutate)
         return result
 
     def _record(
@@ -178,7 +178,7 @@ class ExtractionBatch:
                 data["finishedAt"] = now_iso()
             return None
 
-        self._file.update(mutate)
+        self._doc.update(mutate)
 
     def step(self) -> BatchProgress | None:
         """Extract the next thread of the running run (if any) and return the progress."""

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..stores.jsonfile import loads_bounded
+from ..stores import loads_bounded
 from ..stores.memories import CATEGORIES, Memory
 
 MIN_CONFIDENCE = 0.7

@@ -152,8 +152,8 @@ def rehearsal(settings: Settings) -> Iterator[Settings]:
     state = ExtractionState.from_settings(settings)
     memories = MemoryStore.from_settings(settings)
     queue = ReviewQueue.from_settings(settings, memories)
-    for store_file in (memories.file, queue.file, state.file):
-        store_file.read()
+    for store in (memories, queue, state):
+        store.check_readable()
     with tempfile.TemporaryDirectory(prefix="memory-curator-dry-run-") as folder:
         copy = replace(
             settings,

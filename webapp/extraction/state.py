@@ -11,11 +11,10 @@ import os
 import time
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
-from ..stores.jsonfile import JsonFile
+from ..stores import JsonDocument
 from ..stores.timefmt import EPOCH, parse_ts, to_iso
 
 STATE_FILE_NAME = "extraction-state.json"
@@ -31,7 +30,7 @@ def _validate(data: Any) -> str | None:
     return None
 
 
-class ExtractionState:
+class ExtractionState(JsonDocument):
     """Per-conversation bookkeeping: how recently extraction ran and which messages it has seen."""
 
     def __init__(
@@ -41,10 +40,7 @@ class ExtractionState:
         lock_timeout: float = 10.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.path = Path(path)
-        self._file = JsonFile(
-            self.path, default=dict, validate=_validate, lock_timeout=lock_timeout
-        )
+        super().__init__(path, default=dict, validate=_validate, lock_timeout=lock_timeout)
         self._clock = clock
 
     @classmethod
@@ -54,12 +50,8 @@ class ExtractionState:
             settings.review_file.with_name(STATE_FILE_NAME), lock_timeout=settings.lock_timeout
         )
 
-    @property
-    def file(self) -> JsonFile:
-        return self._file
-
     def _entry(self, conversation_id: str) -> dict[str, Any]:
-        entry = self._file.read().get(conversation_id)
+        entry = self.read().get(conversation_id)
         return entry if isinstance(entry, dict) else {}
 
     def last_extracted(self, conversation_id: str) -> datetime | None:
@@ -90,4 +82,4 @@ class ExtractionState:
             entry["lastTurnAt"] = to_iso(last_turn_at) if last_turn_at is not None else stamp
             data[conversation_id] = entry
 
-        self._file.update(mutate)
+        self.update(mutate)

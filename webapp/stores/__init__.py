@@ -13,6 +13,19 @@ from .conversations import (
     slack_key,
     trim_turns,
 )
+from .document import (
+    MAX_DEPTH,
+    FileBacked,
+    JsonDocument,
+    RepairReport,
+    SetAside,
+    Unchanged,
+    free_path,
+    fsync_dir,
+    loads_bounded,
+    nesting_depth,
+    write_atomic,
+)
 from .errors import (
     ConflictError,
     DuplicateMemoryError,
@@ -25,7 +38,16 @@ from .errors import (
     StoreSymlinkError,
     StoreWriteError,
 )
-from .memories import CATEGORIES, DeletedMemory, ImportPreview, Memory, MemoryStore
+from .memories import (
+    CATEGORIES,
+    SORTS,
+    DeletedMemory,
+    ImportPreview,
+    Memory,
+    MemoryPage,
+    MemoryStore,
+    MemoryUsage,
+)
 from .origin import describe_origin, make_origin
 from .review import (
     ConversationYield,
@@ -54,6 +76,20 @@ from .skills import (
 
 __all__ = [
     "CATEGORIES",
+    "MAX_DEPTH",
+    "SORTS",
+    "FileBacked",
+    "JsonDocument",
+    "MemoryPage",
+    "MemoryUsage",
+    "RepairReport",
+    "SetAside",
+    "Unchanged",
+    "free_path",
+    "fsync_dir",
+    "loads_bounded",
+    "nesting_depth",
+    "write_atomic",
     "ConflictError",
     "ConversationYield",
     "DeletedMemory",

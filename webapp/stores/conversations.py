@@ -16,6 +16,7 @@ from typing import Any
 
 from ..settings import Settings
 from ..text import fold, matches_all, search_terms
+from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
 from .timefmt import EPOCH, now_iso, parse_ts
@@ -198,7 +199,7 @@ def trim_turns(turns: list[dict[str, Any]], max_turns: int, max_chars: int) -> i
     return dropped
 
 
-class ConversationStore:
+class ConversationStore(FileBacked):
     """The conversations file, safe for several processes at once.
 
     Build it with ``ConversationStore.from_settings(settings)``. The constructor reads the
@@ -244,10 +245,6 @@ class ConversationStore:
             max_age_days=settings.conversation_max_age_days,
             lock_timeout=settings.lock_timeout,
         )
-
-    @property
-    def file(self) -> JsonFile:
-        return self._file
 
     def init(self) -> ConversationStore:
         """Create the folder and file if missing, then drop expired conversations."""

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
 from .timefmt import now_iso
 
@@ -32,7 +33,7 @@ def _validate(data: Any) -> str | None:
     return None
 
 
-class DismissalStore:
+class DismissalStore(FileBacked):
     """Which findings were dismissed, by whom and when; shared by every process."""
 
     def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 10.0) -> None:
@@ -45,11 +46,6 @@ class DismissalStore:
     def from_settings(cls, settings: Settings) -> DismissalStore:
         """The dismissals next to the memory file ``settings`` name."""
         return cls(settings.memory_file.with_name(FILE_NAME), lock_timeout=settings.lock_timeout)
-
-    @property
-    def file(self) -> JsonFile:
-        """The underlying JSON file (status, repair)."""
-        return self._file
 
     def keys(self) -> frozenset[str]:
         """Every dismissed finding's key (cached until the file changes)."""

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from ..settings import Settings
 from ..text import fold, matches_all, same_fact_key, search_terms
+from .document import FileBacked
 from .errors import (
     ConflictError,
     DuplicateMemoryError,
@@ -23,7 +24,7 @@ from .errors import (
     NotFoundError,
 )
 from .history import HistoryLog
-from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, object_depth
+from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
 from .timefmt import now_iso, parse_ts, to_iso
 
@@ -32,6 +33,14 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() m
 MAX_RECORD_DEPTH = MAX_DEPTH - 2  # a record sits inside the file's array
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
 _ID, _CONTENT = itemgetter("id"), itemgetter("content")
+
+# The orders ``MemoryStore.query`` knows: by creation (newest or oldest first), by the last
+# change (most recent first) and A–Z by the folded text; ties keep the file's order.
+SORTS = ("newest", "oldest", "updated", "alpha")
+DEFAULT_SORT = "newest"
+PER_PAGE = 50  # rows per page unless a caller asks for another size
+WARN_RATIO = 0.9  # ``usage()`` warns from 90% of a cap
+MAX_CACHED_QUERIES = 64  # per file version and order
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,12 @@ class Memory:
         """A token for optimistic concurrency: the stored ``updatedAt`` in ISO form."""
         return to_iso(self.updated_at)
 
+    @property
+    def person(self) -> str | None:
+        """Whose memory this is (the record's optional "person"); None: the household's."""
+        value = self.extra.get("person")
+        return value if isinstance(value, str) and value else None
+
 
 @dataclass(frozen=True)
 class DeletedMemory:
@@ -106,6 +121,66 @@ class MergeResult:
     kept: Memory
     dropped_id: str
     update_hid: str | None
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    """One page of ``MemoryStore.query``: its memories and where they sit in the whole list."""
+
+    items: list[Memory]  # the memories of this page only
+    total: int  # how many match the filters (all pages)
+    store_total: int  # how many the store holds (tells "empty" from "nothing matches")
+    page: int  # 1-based, clamped to the pages that exist
+    pages: int  # at least 1
+    per_page: int | None  # None: every match on one page
+
+    @property
+    def first(self) -> int:
+        """1-based number of the first memory shown (0 when none)."""
+        if not self.items:
+            return 0
+        return (self.page - 1) * self.per_page + 1 if self.per_page else 1
+
+    @property
+    def last(self) -> int:
+        """1-based number of the last memory shown (0 when none)."""
+        return self.first + len(self.items) - 1 if self.items else 0
+
+
+@dataclass(frozen=True)
+class MemoryUsage:
+    """Items and characters used against the caps (``MemoryStore.usage``)."""
+
+    items: int
+    chars: int
+    max_items: int
+    max_chars: int
+
+    @property
+    def items_full(self) -> bool:
+        return self.items >= self.max_items
+
+    @property
+    def chars_full(self) -> bool:
+        return self.chars >= self.max_chars
+
+    @property
+    def full(self) -> bool:
+        """True when a new memory would be refused (either cap reached)."""
+        return self.items_full or self.chars_full
+
+    @property
+    def items_warn(self) -> bool:
+        return self.items >= WARN_RATIO * self.max_items
+
+    @property
+    def chars_warn(self) -> bool:
+        return self.chars >= WARN_RATIO * self.max_chars
+
+    @property
+    def warn(self) -> bool:
+        """True from 90% of either cap: time to tidy up."""
+        return self.items_warn or self.chars_warn
 
 
 def _validate_records(data: Any) -> str | None:
@@ -245,7 +320,7 @@ class ImportPreview:
     fits: bool  # False when the result would break the caps (then nothing is imported)
 
 
-class MemoryStore:
+class MemoryStore(FileBacked):
     """The long-term memory file (a JSON array), safe for several processes at once.
 
     Build it with ``MemoryStore.from_settings(settings)``. The constructor reads the environment
@@ -297,11 +372,6 @@ class MemoryStore:
         )
 
     @property
-    def file(self) -> JsonFile:
-        """The underlying JSON file (status, repair)."""
-        return self._file
-
-    @property
     def history_path(self) -> Path:
         return self._history.path
 
@@ -336,27 +406,112 @@ class MemoryStore:
             "folded", lambda data: tuple((fold(m.content), m) for m in map(Memory.from_dict, data))
         )
 
+    def contents(self) -> dict[str, str]:
+        """Each memory's id and text, cached until the file changes (quick: builds no Memory
+        objects). Shared between callers: do not change it."""
+        return self._file.view(
+            "contents", lambda data: {str(r.get("id")): str(r.get("content", "")) for r in data}
+        )
+
     def get(self, memory_id: str) -> Memory | None:
         """The memory with that id, or None."""
         return self._index().get(memory_id)
 
     def search(self, keyword: str) -> list[Memory]:
-        """Memories that contain every word of ``keyword``, in any order (``search_terms``).
+        """Memories that contain every word of ``keyword``, in any order (``search_terms``), in
+        the file's order.
 
         Case, width and traditional/simplified Chinese are ignored; an empty search finds all.
         """
-        terms = search_terms(keyword or "")
-        return [memory for folded, memory in self._folded() if matches_all(folded, terms)]
+        return [memory for _, memory in self._matching(keyword or "", None, None, None)]
+
+    def query(
+        self,
+        q: str = "",
+        *,
+        category: str | None = None,
+        person: str | None = None,
+        sort: str = DEFAULT_SORT,
+        page: int = 1,
+        per_page: int | None = PER_PAGE,
+    ) -> MemoryPage:
+        """One page of the memories that match, in ``sort`` order, with the totals.
+
+        ``q`` matches as ``search`` does (every word, any order, case, width and 繁/简
+        ignored); ``category`` keeps one category (None or "" for all); ``person`` keeps that
+        person's memories and the household's (those naming no person), None keeps every
+        memory. ``sort`` is one of ``SORTS``: "newest" or "oldest" (by creation), "updated"
+        (last change first) or "alpha" (A–Z). ``page`` is 1-based and clamped to the pages that
+        exist; ``per_page`` None puts every match on one page. The sorted list and each
+        query's matches are cached until the file changes. ValueError for an unknown sort or
+        category, or a ``per_page`` below 1.
+        """
+        if sort not in SORTS:
+            raise ValueError(f"Unknown sort {sort!r}; use one of: {', '.join(SORTS)}.")
+        if category and category not in CATEGORIES:
+            raise ValueError(f"Unknown category {category!r}; use one of: {', '.join(CATEGORIES)}.")
+        if per_page is not None and per_page < 1:
+            raise ValueError("per_page must be at least 1 (or None for every match).")
+        found = self._matching(q or "", category or None, person, sort)
+        size = per_page or max(1, len(found))
+        pages = max(1, -(-len(found) // size))
+        number = min(max(1, page), pages)
+        start = (number - 1) * size
+        items = [memory for _, memory in found[start : start + size]]
+        return MemoryPage(items, len(found), len(self._folded()), number, pages, per_page)
+
+    def _in_order(self, sort: str | None) -> tuple[tuple[str, Memory], ...]:
+        """(folded content, memory) in ``sort`` order (the file's for None), per file version."""
+        if sort is None:
+            return self._folded()
+
+        def build(_data: Any) -> tuple[tuple[str, Memory], ...]:
+            key, reverse = _sort_key(sort)
+            rows = sorted(enumerate(self._folded()), key=key, reverse=reverse)
+            return tuple(pair for _, pair in rows)
+
+        return self._file.view(f"sorted.{sort}", build)
+
+    def _matching(
+        self, q: str, category: str | None, person: str | None, sort: str | None
+    ) -> tuple[tuple[str, Memory], ...]:
+        """The (folded content, memory) pairs of ``_in_order(sort)`` the filters keep: the one
+        place search and query match; each filter's result is cached per file version."""
+        pairs = self._in_order(sort)
+        if not (q.strip() or category or person is not None):
+            return pairs
+        cache: dict[tuple[str, str | None, str | None], tuple[tuple[str, Memory], ...]]
+        cache = self._file.view(f"matches.{sort}", lambda _data: {})
+        key = (fold(q), category, person)
+        found = cache.get(key)
+        if found is None:
+            terms = search_terms(q)
+            found = tuple(
+                (folded, memory)
+                for folded, memory in pairs
+                if matches_all(folded, terms)
+                and (category is None or memory.category == category)
+                and (person is None or memory.person in (None, person))
+            )
+            if len(cache) >= MAX_CACHED_QUERIES:
+                cache.clear()
+            cache[key] = found
+        return found
 
     def stats(self) -> dict[str, int]:
         """Items and characters used, and the caps."""
-        memories = self._memories()
+        items, chars = self._file.view("totals", _totals)
         return {
-            "items": len(memories),
-            "chars": sum(len(m.content) for m in memories),
+            "items": items,
+            "chars": chars,
             "max_items": self.max_items,
             "max_chars": self.max_chars,
         }
+
+    def usage(self) -> MemoryUsage:
+        """``stats`` with flags: full (a cap is reached) and warn (90% of a cap), per cap."""
+        used = self.stats()
+        return MemoryUsage(used["items"], used["chars"], self.max_items, self.max_chars)
 
     def history(self, memory_id: str | None = None) -> list[dict[str, Any]]:
         """The change log (oldest first), optionally for one memory."""
@@ -715,6 +870,11 @@ class MemoryStore:
             self._file.refresh_backup()
             return self._history.rewrite_without(memory_id) > 0
 
+    def export(self) -> bytes:
+        """Every memory as a JSON array in the on-disk form (UTF-8, extra fields kept), for a
+        backup or ``import_records``; ``stores.write_atomic`` writes it as the stores do."""
+        return encode([m.to_dict() for m in self._memories()])
+
     def plan_import(
         self, records: Iterable[dict[str, Any]]
     ) -> list[tuple[str, dict[str, Any], Memory | None]]:
@@ -813,6 +973,24 @@ class MemoryStore:
 
         counts: dict[str, int] = self._file.update(mutate, journal)[0]
         return counts
+
+
+def _totals(records: list[dict[str, Any]]) -> tuple[int, int]:
+    """How many records, and their characters of content."""
+    return len(records), sum(len(str(r.get("content", ""))) for r in records)
+
+
+_Row = tuple[int, tuple[str, Memory]]  # (position in the file, (folded content, memory))
+
+
+def _sort_key(sort: str) -> tuple[Callable[[_Row], Any], bool]:
+    """The key over ``_Row`` for ``sort``, and whether it runs backwards; ties keep the file's
+    order (backwards too for the newest-first orders)."""
+    if sort == "alpha":
+        return (lambda row: (row[1][0], row[0])), False
+    if sort == "updated":
+        return (lambda row: (row[1][1].updated_at, row[0])), True
+    return (lambda row: (row[1][1].created_at, row[0])), sort == "newest"
 
 
 def _entry_ms(entry: dict[str, Any]) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..settings import Settings
 from ..text import near_identical, normalize
+from .document import FileBacked
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import Memory, MemoryStore, check_category, check_length, clean_content
@@ -155,7 +156,7 @@ def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
     raise NotFoundError(f"No review item with id {item_id!r}.")
 
 
-class ReviewQueue:
+class ReviewQueue(FileBacked):
     """The review file, safe for several processes; decisions are applied through MemoryStore."""
 
     def __init__(
@@ -179,11 +180,6 @@ class ReviewQueue:
         memory store of the same settings, writing as ``actor``)."""
         memories = store if store is not None else MemoryStore.from_settings(settings, actor=actor)
         return cls(settings.review_file, memories, lock_timeout=settings.lock_timeout)
-
-    @property
-    def file(self) -> JsonFile:
-        """The underlying JSON file (status, repair)."""
-        return self._file
 
     def init(self) -> ReviewQueue:
         """Create the file if missing; fail loudly if it is damaged."""

@@ -34,8 +34,7 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from werkzeug.wrappers import Response as BaseResponse
 
-from ..stores import StoreCorruptError
-from ..stores.jsonfile import JsonFile, Unchanged
+from ..stores import JsonDocument, StoreCorruptError, Unchanged
 from .context import settings
 from .ingress import TRUSTED_KEY, via_ingress
 
@@ -97,7 +96,9 @@ class SessionRegistry:
     """
 
     def __init__(self, path: Path) -> None:
-        self.file = JsonFile(path, default=dict, validate=_validate_sessions, lock_timeout=5)
+        self.document = JsonDocument(
+            path, default=dict, validate=_validate_sessions, lock_timeout=5
+        )
 
     def start(self, mark: str, now: float | None = None) -> str:
         """Register a new login; returns its session id."""
@@ -131,7 +132,7 @@ class SessionRegistry:
         if not isinstance(sid, str):
             return False
         try:
-            entry = self.file.read().get(sid)
+            entry = self.document.read().get(sid)
         except StoreCorruptError:
             return False
         return (
@@ -142,10 +143,10 @@ class SessionRegistry:
 
     def _update(self, mutate: Any) -> Any:
         try:
-            return self.file.update(mutate)
+            return self.document.update(mutate)
         except StoreCorruptError:
-            self.file.repair()  # only login records: set the damaged file aside, start afresh
-            return self.file.update(mutate)
+            self.document.repair()  # only login records: set the damaged file aside, start afresh
+            return self.document.update(mutate)
 
 
 _MAX_AGE = SESSION_DAYS * 24 * 3600
@@ -185,7 +186,9 @@ class LoginLimiter:
     def __init__(
         self, path: Path, *, max_failures: int = MAX_FAILURES, window: float = WINDOW_SECONDS
     ) -> None:
-        self.file = JsonFile(path, default=dict, validate=_validate_attempts, lock_timeout=5)
+        self.document = JsonDocument(
+            path, default=dict, validate=_validate_attempts, lock_timeout=5
+        )
         self.max_failures = max_failures
         self.global_max_failures = GLOBAL_MAX_FAILURES
         self.window = window
@@ -227,7 +230,7 @@ class LoginLimiter:
     def failures(self, client: str) -> int:
         """Failed attempts of ``client`` in the current window (for tests and messages)."""
         now = time.time()
-        return sum(1 for t in self.file.read().get(client, []) if now - t < self.window)
+        return sum(1 for t in self.document.read().get(client, []) if now - t < self.window)
 
     def _prune(self, data: dict[str, list[float]], now: float) -> None:
         for client in list(data):
@@ -241,11 +244,11 @@ class LoginLimiter:
 
     def _update(self, mutate) -> Any:
         try:
-            return self.file.update(mutate)
+            return self.document.update(mutate)
         except StoreCorruptError:
             # Only counters: set the damaged file aside (bytes kept) and count afresh.
-            self.file.repair()
-            return self.file.update(mutate)
+            self.document.repair()
+            return self.document.update(mutate)
 
 
 def _validate_attempts(data: Any) -> str | None:

@@ -18,9 +18,15 @@ from flask_babel import lazy_gettext as _l
 
 from ..curation.attention import AttentionScanner
 from ..settings import Settings
-from ..stores import ConversationStore, MemoryStore, StoreError
+from ..stores import (
+    ConversationStore,
+    MemoryStore,
+    SetAside,
+    StoreError,
+    free_path,
+    fsync_dir,
+)
 from ..stores.dismissals import DismissalStore
-from ..stores.jsonfile import SetAside, free_path, fsync_dir
 from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
 from .extensions import htmx
@@ -44,19 +50,19 @@ class Stores:
     @cached_property
     def memories(self) -> MemoryStore:
         store = MemoryStore.from_settings(self.settings, actor="dashboard")
-        store.file.wait_gate = self.waiting_writes
+        store.wait_gate = self.waiting_writes
         return store
 
     @cached_property
     def conversations(self) -> ConversationStore:
         store = ConversationStore.from_settings(self.settings)
-        store.file.wait_gate = self.waiting_writes
+        store.wait_gate = self.waiting_writes
         return store
 
     @cached_property
     def review(self) -> ReviewQueue:
         queue = ReviewQueue.from_settings(self.settings, self.memories)
-        queue.file.wait_gate = self.waiting_writes
+        queue.wait_gate = self.waiting_writes
         return queue
 
     @cached_property
@@ -77,20 +83,20 @@ class Stores:
     def health(self) -> dict[str, str]:
         """Status of each store file: ok, missing, corrupt or unreadable."""
         return {
-            "memories": self.memories.file.status(),
-            "conversations": self.conversations.file.status(),
-            "review": self.review.file.status(),
+            "memories": self.memories.status(),
+            "conversations": self.conversations.status(),
+            "review": self.review.status(),
             "skills": "ok" if self.settings.skills_dir.is_dir() else "missing",
         }
 
     def set_aside(self) -> dict[str, list[SetAside]]:
         """Per store file, the files of unusable records set aside beside it (usually none)."""
         files = {
-            "memories": self.memories.file,
-            "conversations": self.conversations.file,
-            "review": self.review.file,
+            "memories": self.memories,
+            "conversations": self.conversations,
+            "review": self.review,
         }
-        found = {name: file.set_aside() for name, file in files.items()}
+        found = {name: store.set_aside() for name, store in files.items()}
         return {name: found_files for name, found_files in found.items() if found_files}
 
     def pending_count(self) -> int:

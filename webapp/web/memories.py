@@ -34,8 +34,8 @@ from ..stores import (
     Memory,
     MemoryFullError,
     MemoryTooLongError,
+    loads_bounded,
 )
-from ..stores.jsonfile import loads_bounded
 from .context import actor, quoted_sentence, stores, wants_partial
 from .errors import banner_response
 from .formatting import category_label
@@ -47,7 +47,6 @@ from .memory_listing import (
     build_listing,
     date_column,
     highlight,
-    usage_of,
 )
 
 bp = Blueprint("memories", __name__, url_prefix="/memories")
@@ -205,15 +204,15 @@ def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Ma
     """The rows of the list, each rendered once per version of the memory and conversation
     files, search text, date shown (``dated``), ingress prefix and language (a row shows
     nothing else); the CSRF token goes in per page."""
-    cache: dict[tuple[str, str, str, str, str, Any], str] = stores().memories.file.view(
-        "web.row_html", lambda _: {}
+    cache: dict[tuple[str, str, str, str, str, Any], str] = stores().memories.cached(
+        "web.row_html", dict
     )
     module = current_app.jinja_env.get_template("memories/_row_macro.html").module
     macro = module.memory_row  # type: ignore[attr-defined]  # a macro of the template
     prefix, language = request.script_root, str(get_locale())
     # A row links to its conversation only while that thread exists: rows rendered for one
     # version of the conversations file (None while there is none) are not reused for the next.
-    threads = stores().conversations.file.signature()
+    threads = stores().conversations.signature()
     out = []
     for memory in memories:
         key = (memory.id, query, dated, prefix, language, threads)
@@ -275,7 +274,7 @@ def page_context(**extra: Any) -> dict[str, Any]:
     store = stores().memories
     context = {
         "listing": current_listing(),
-        "usage": usage_of(store),
+        "usage": store.usage(),
         "categories": CATEGORIES,
         "sorts": SORTS,
         "page_size": PAGE_SIZE,
@@ -318,7 +317,7 @@ def summary():
 @bp.get("/meter")
 def meter():
     """The capacity meter alone (it reloads itself after changes)."""
-    return render_template("memories/_meter.html", usage=usage_of(stores().memories))
+    return render_template("memories/_meter.html", usage=stores().memories.usage())
 
 
 # ------------------------------------------------------------------ add
@@ -364,7 +363,7 @@ def add():
                 errors={},
                 categories=CATEGORIES,
                 added=memory,
-                usage=usage_of(store),
+                usage=store.usage(),
             )
             return _triggered(html, announce=_("Memory added."))
     if wants_partial():
@@ -374,7 +373,7 @@ def add():
             errors=errors,
             duplicate=duplicate,
             categories=CATEGORIES,
-            usage=usage_of(store),
+            usage=store.usage(),
         ), status
     context = page_context(form=form, errors=errors, duplicate=duplicate)
     return render_template("memories/page.html", **context), status
@@ -406,7 +405,7 @@ def edit(memory_id: str):
         "errors": {},
         "version": memory.version,
         "categories": CATEGORIES,
-        "usage": usage_of(stores().memories),
+        "usage": stores().memories.usage(),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context)
@@ -453,7 +452,7 @@ def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: 
         "errors": errors,
         "version": version or memory.version,
         "categories": CATEGORIES,
-        "usage": usage_of(stores().memories),
+        "usage": stores().memories.usage(),
     }
     if wants_partial():
         return render_template("memories/_edit_row.html", **context), status
@@ -592,9 +591,8 @@ def _history_html(memory_id: str, restored_now: bool = False) -> str:
 @bp.get("/export")
 def export():
     """Every memory as a JSON file download (the on-disk form, extra fields kept)."""
-    records = [m.to_dict() for m in stores().memories.get_all()]
+    body = stores().memories.export()
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    body = json.dumps(records, ensure_ascii=False, indent=2) + "\n"
     return Response(
         body,
         mimetype="application/json",
@@ -687,7 +685,7 @@ def import_preview():
         counts=preview.counts,
         payload=text,
         too_big=not preview.fits,
-        usage=usage_of(store),
+        usage=store.usage(),
         added_chars=preview.added_chars,
     )
 

@@ -1,0 +1,130 @@
+"""What the stores offer about their files, and a small JSON document for callers' own state.
+
+``jsonfile.JsonFile`` (the lock, the atomic write, the per-version caches) is private to the
+stores. Every store built on one JSON file answers through ``FileBacked`` instead: its status,
+a repair, a cache helper keyed by the file's version, the file's signature. ``JsonDocument`` is
+the same machinery for a program's own small JSON files (login sessions, extraction state):
+read, update under the lock, repair; nothing else of the file layer shows.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .jsonfile import (
+    MAX_DEPTH,
+    JsonFile,
+    RepairReport,
+    SetAside,
+    Signature,
+    Unchanged,
+    free_path,
+    fsync_dir,
+    loads_bounded,
+    nesting_depth,
+    write_atomic,
+)
+
+__all__ = [
+    "MAX_DEPTH",
+    "FileBacked",
+    "JsonDocument",
+    "RepairReport",
+    "SetAside",
+    "Signature",
+    "Unchanged",
+    "free_path",
+    "fsync_dir",
+    "loads_bounded",
+    "nesting_depth",
+    "write_atomic",
+]
+
+T = TypeVar("T")
+
+
+class FileBacked:
+    """What a store kept in one JSON file says about that file (the file itself stays private)."""
+
+    _file: JsonFile
+
+    def status(self) -> str:
+        """'ok', 'missing', 'corrupt' or 'unreadable' (permissions, a folder in its place)."""
+        return self._file.status()
+
+    def check_readable(self) -> None:
+        """Read the file now: raises StoreCorruptError (or OSError) when it cannot be used."""
+        self._file.read()
+
+    def repair_report(self) -> RepairReport:
+        """Set a damaged file (or its unusable records) aside and start again from the last good
+        backup with the history log's newer changes; says what was done."""
+        return self._file.repair_report()
+
+    def repair(self) -> Path | None:
+        """``repair_report``, returning where the damaged file went (None when it stayed)."""
+        return self._file.repair()
+
+    def signature(self) -> Signature | None:
+        """(inode, mtime_ns, size) of the file, or None when there is none: changes with it."""
+        return self._file.signature()
+
+    def set_aside(self) -> list[SetAside]:
+        """The files of unusable records set aside beside this one, oldest first."""
+        return self._file.set_aside()
+
+    def cached(self, name: str, build: Callable[[], T]) -> T:
+        """``build()``, made once per version of the file and kept until the file changes
+        (e.g. a cache of rendered rows: ``store.cached("rows", dict)``)."""
+        return self._file.view(f"cached.{name}", lambda _data: build())
+
+    @property
+    def lock_timeout(self) -> float:
+        """Seconds a write waits for another process's lock before StoreBusyError."""
+        return self._file.lock_timeout
+
+    @property
+    def wait_gate(self) -> threading.Semaphore | None:
+        """Bounds how many threads of this process may wait for the file's lock at once."""
+        return self._file.wait_gate
+
+    @wait_gate.setter
+    def wait_gate(self, gate: threading.Semaphore | None) -> None:
+        self._file.wait_gate = gate
+
+
+class JsonDocument(FileBacked):
+    """One JSON document on disk that several processes read and change safely.
+
+    ``default`` makes the empty document; ``validate`` says what is wrong with a parsed one
+    (None when nothing), which makes the file damaged. Reads are cached until the file changes.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        default: Callable[[], Any],
+        validate: Callable[[Any], str | None] | None = None,
+        lock_timeout: float = 10.0,
+    ) -> None:
+        self.path = Path(path)
+        self._file = JsonFile(
+            self.path, default=default, validate=validate, lock_timeout=lock_timeout
+        )
+
+    def read(self) -> Any:
+        """The parsed document, shared and cached: callers must not change it."""
+        return self._file.read()
+
+    def update(self, mutate: Callable[[Any], Any]) -> Any:
+        """Apply ``mutate`` to a fresh copy of the document under the lock and save it.
+
+        ``mutate`` changes the document in place and returns a result, or ``Unchanged(result)``
+        to skip the write; the result is returned. StoreBusyError when the lock stays taken.
+        """
+        return self._file.update(mutate)
