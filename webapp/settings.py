@@ -29,6 +29,7 @@ class SettingsError(CodedError, ValueError):
 
     code = "setting_invalid"  # what the server's own checks (webapp.web.serve) raise
     codes = (
+        "setting_invalid",
         "options_unreadable",
         "options_not_object",
         "setting_not_boolean",

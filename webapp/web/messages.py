@@ -83,6 +83,7 @@ MESSAGES: dict[str, str] = {
     "conflict": N_(
         "This memory was changed elsewhere since you loaded it; nothing was overwritten."
     ),
+    "not_found": N_("Not found."),
     "review_item_not_found": N_("No review item with id %(id)s."),
     "memory_gone": N_("The memory %(id)s is gone: it was deleted elsewhere."),
     "conversation_not_found": N_("No conversation %(id)s (or it has no messages)."),
@@ -118,6 +119,7 @@ MESSAGES: dict[str, str] = {
     ),
     "skill_type_unknown": N_("Choose Skill or Reference."),
     "reference_needs_path": N_("A reference needs its path, e.g. references/qijue.md."),
+    "name_unsafe": N_("This name cannot be used as a file name."),
     "name_not_text": N_("The %(what)s must be text, got %(type)s."),
     "name_empty": N_("The %(what)s is empty."),
     "name_too_long": N_("The %(what)s is too long (%(length)s characters)."),
@@ -151,6 +153,7 @@ MESSAGES: dict[str, str] = {
         "Skill %(skill)s was not imported: %(names)s changed here since the last import, and "
         "importing would replace those edits. Nothing was changed."
     ),
+    "skill_import": N_("The skill cannot be imported."),
     "skill_import_problem": N_("%(file)s: %(problem)s"),
     "skill_import_outside_link": N_("%(file)s is a link to a file outside the skill folder."),
     "skill_import_too_large_file": N_("%(file)s is too large (%(size)s bytes; at most %(most)s)."),
@@ -206,6 +209,7 @@ MESSAGES: dict[str, str] = {
     ),
     "llm_unknown_provider": N_("Unknown MEMORY_LLM_PROVIDER %(provider)s."),
     # settings (webapp/settings.py)
+    "setting_invalid": N_("A setting has a value the program cannot use."),
     "options_unreadable": N_("Cannot read the add-on options file %(path)s: %(reason)s"),
     "options_not_object": N_("The add-on options file %(path)s must hold a JSON object."),
     "setting_not_boolean": N_("%(source)s must be true or false, got %(value)s."),
@@ -253,7 +257,10 @@ def describe(error: Any) -> str:
     code = getattr(error, "code", None)
     if not isinstance(code, str) or code not in MESSAGES or current_language() == "en":
         return str(error)
-    return gettext(MESSAGES[code], **shown_values(code, error.values))
+    try:
+        return gettext(MESSAGES[code], **shown_values(code, error.values))
+    except (KeyError, TypeError, ValueError):  # raised without the values its code needs
+        return str(error)
 
 
 def shown_values(code: str, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ class UnsafeNameError(SkillDocumentError, ValueError):
 
     code = "name_unsafe"
     codes = (
+        "name_unsafe",
         "name_not_text",
         "name_empty",
         "name_too_long",
@@ -68,6 +69,7 @@ class SkillImportError(SkillDocumentError, ValueError):
 
     code = "skill_import"
     codes = (
+        "skill_import",
         "skill_import_problem",
         "skill_import_outside_link",
         "skill_import_too_large_file",
