@@ -24,8 +24,8 @@ from webapp.stores import (
 )
 from webapp.stores.memories import CATEGORIES
 from webapp.web.errors import describe_error
-from webapp.web.messages import describe as describe_message
 from webapp.web.formatting import category_label, interface_label
+from webapp.web.messages import describe as describe_message
 
 from .conftest import make_settings
 
