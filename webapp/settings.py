@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .problems import CodedError
+
 ADDON_OPTIONS_FILE = Path("/data/options.json")
 ADDON_DATA_DIR = Path("/data")
 
@@ -21,8 +23,19 @@ THEMES = ("auto", "light", "dark")
 LANGUAGES = ("auto", "en", "zh-Hant", "zh-Hans")
 
 
-class SettingsError(ValueError):
-    """A setting has a value the program cannot use; the message names the variable."""
+class SettingsError(CodedError, ValueError):
+    """A setting has a value the program cannot use; the message names the variable
+    (``source``) and ``value`` is what it holds."""
+
+    code = "setting_invalid"  # what the server's own checks (webapp.web.serve) raise
+    codes = (
+        "setting_invalid",
+        "options_unreadable",
+        "options_not_object",
+        "setting_not_boolean",
+        "setting_not_choice",
+        "setting_not_positive",
+    )
 
 
 # (field name, environment variable, kind, default). The add-on option key is the
@@ -172,9 +185,18 @@ def _read_options(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (OSError, ValueError, RecursionError) as exc:  # not UTF-8 or JSON, too deep, …
-        raise SettingsError(f"Cannot read the add-on options file {path}: {exc}") from exc
+        raise SettingsError(
+            f"Cannot read the add-on options file {path}: {exc}",
+            code="options_unreadable",
+            path=path,
+            reason=str(exc),
+        ) from exc
     if not isinstance(data, dict):
-        raise SettingsError(f"The add-on options file {path} must hold a JSON object.")
+        raise SettingsError(
+            f"The add-on options file {path} must hold a JSON object.",
+            code="options_not_object",
+            path=path,
+        )
     return data
 
 
@@ -189,7 +211,12 @@ def _coerce(raw: Any, kind: Any, source: str) -> Any:
             return True
         if text in ("0", "false", "no", "off", ""):
             return False
-        raise SettingsError(f"{source} must be true or false, got {raw!r}.")
+        raise SettingsError(
+            f"{source} must be true or false, got {raw!r}.",
+            code="setting_not_boolean",
+            source=source,
+            value=repr(raw),
+        )
     if kind == "list":
         items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
         return tuple(str(item).strip() for item in items if str(item).strip())
@@ -200,20 +227,35 @@ def _coerce(raw: Any, kind: Any, source: str) -> Any:
         for choice in kind:
             if choice.lower() == text:
                 return choice
-        raise SettingsError(f"{source} must be one of {', '.join(kind)}; got {raw!r}.")
+        raise SettingsError(
+            f"{source} must be one of {', '.join(kind)}; got {raw!r}.",
+            code="setting_not_choice",
+            source=source,
+            choices=kind,
+            value=repr(raw),
+        )
     return str(raw)
 
 
 def _positive_int(raw: Any, source: str) -> int:
     if isinstance(raw, bool):
-        raise SettingsError(f"{source} must be a positive integer, got {raw!r}.")
+        raise _not_positive(raw, source)
     if isinstance(raw, int):
         value = raw
     else:
         text = str(raw).strip()
         if not text.isdigit() or not text.isascii():
-            raise SettingsError(f"{source} must be a positive integer, got {raw!r}.")
+            raise _not_positive(raw, source)
         value = int(text)
     if value <= 0:
-        raise SettingsError(f"{source} must be a positive integer, got {raw!r}.")
+        raise _not_positive(raw, source)
     return value
+
+
+def _not_positive(raw: Any, source: str) -> SettingsError:
+    return SettingsError(
+        f"{source} must be a positive integer, got {raw!r}.",
+        code="setting_not_positive",
+        source=source,
+        value=repr(raw),
+    )

@@ -23,8 +23,9 @@ from webapp.stores import (
     StoreWriteError,
 )
 from webapp.stores.memories import CATEGORIES
-from webapp.web.errors import describe_error, describe_message
+from webapp.web.errors import describe_error
 from webapp.web.formatting import category_label, interface_label
+from webapp.web.messages import describe as describe_message
 
 from .conftest import make_settings
 

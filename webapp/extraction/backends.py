@@ -14,6 +14,7 @@ import subprocess
 from collections.abc import Mapping
 from typing import Any
 
+from ..problems import CodedError
 from ..settings import Settings
 from .llm import MemoryLlmCaller
 
@@ -21,8 +22,18 @@ log = logging.getLogger(__name__)
 MAX_REPLY_TOKENS = 1024
 
 
-class LlmConfigError(ValueError):
-    """The LLM settings cannot work (no model, no key, SDK not installed); the message says which."""
+class LlmConfigError(CodedError, ValueError):
+    """The LLM settings cannot work (no model, no key, SDK not installed); the message says
+    which, ``provider`` names the MEMORY_LLM_PROVIDER."""
+
+    code = "llm_unknown_provider"
+    codes = (
+        "llm_sdk_missing",
+        "llm_needs_model",
+        "llm_openai_needs_key",
+        "llm_anthropic_needs_key",
+        "llm_unknown_provider",
+    )
 
 
 class ClaudeCliCaller:
@@ -139,7 +150,10 @@ class AnthropicCaller(_SdkCaller):
         except ImportError as exc:
             raise LlmConfigError(
                 "MEMORY_LLM_PROVIDER=anthropic needs the anthropic SDK: "
-                "pip install 'memory-curator[anthropic]'."
+                "pip install 'memory-curator[anthropic]'.",
+                code="llm_sdk_missing",
+                provider="anthropic",
+                package="memory-curator[anthropic]",
             ) from exc
         return anthropic.Anthropic(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
@@ -168,7 +182,9 @@ def caller_from_settings(
     if not settings.llm_model:
         raise LlmConfigError(
             f"MEMORY_LLM_PROVIDER={provider} needs MEMORY_LLM_MODEL "
-            f"(e.g. the model name your endpoint serves)."
+            f"(e.g. the model name your endpoint serves).",
+            code="llm_needs_model",
+            provider=provider,
         )
     if provider == "openai":
         key = settings.llm_api_key or env.get("OPENAI_API_KEY", "")
@@ -176,7 +192,9 @@ def caller_from_settings(
         if not key and not base_url:
             raise LlmConfigError(
                 "MEMORY_LLM_PROVIDER=openai needs MEMORY_LLM_API_KEY (or "
-                "OPENAI_API_KEY), or MEMORY_LLM_BASE_URL for a local server."
+                "OPENAI_API_KEY), or MEMORY_LLM_BASE_URL for a local server.",
+                code="llm_openai_needs_key",
+                provider=provider,
             )
         return OpenAiCaller(
             model=settings.llm_model, base_url=base_url, api_key=key, timeout=timeout
@@ -185,7 +203,9 @@ def caller_from_settings(
         key = settings.llm_api_key or env.get("ANTHROPIC_API_KEY", "")
         if not key:
             raise LlmConfigError(
-                "MEMORY_LLM_PROVIDER=anthropic needs MEMORY_LLM_API_KEY (or ANTHROPIC_API_KEY)."
+                "MEMORY_LLM_PROVIDER=anthropic needs MEMORY_LLM_API_KEY (or ANTHROPIC_API_KEY).",
+                code="llm_anthropic_needs_key",
+                provider=provider,
             )
         return AnthropicCaller(
             model=settings.llm_model,
@@ -193,7 +213,7 @@ def caller_from_settings(
             base_url=settings.llm_base_url or env.get("ANTHROPIC_BASE_URL"),
             timeout=timeout,
         )
-    raise LlmConfigError(f"Unknown MEMORY_LLM_PROVIDER {provider!r}.")
+    raise LlmConfigError(f"Unknown MEMORY_LLM_PROVIDER {provider!r}.", provider=provider)
 
 
 def describe(caller: Any) -> str:

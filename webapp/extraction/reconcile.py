@@ -10,6 +10,7 @@ from typing import Any, overload
 
 from ..curation.pairs import restates
 from ..phrasing import as_user_fact
+from ..problems import CodedError
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
@@ -54,8 +55,10 @@ class Submitted:
     skipped: int = 0
 
 
-class ManualModeError(ValueError):
+class ManualModeError(CodedError, ValueError):
     """Manual mode was asked to queue facts but has no review queue."""
+
+    code = "manual_mode_needs_queue"
 
 
 class MemoryExtractor:

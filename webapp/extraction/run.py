@@ -102,7 +102,11 @@ def extract_conversation(
     _, conversations, _ = stores_for(settings, actor)
     turns = conversations.get_history(conversation_id)
     if not turns:
-        raise NotFoundError(f"No conversation {conversation_id!r} (or it has no messages).")
+        raise NotFoundError(
+            f"No conversation {conversation_id!r} (or it has no messages).",
+            code="conversation_not_found",
+            id=repr(conversation_id),
+        )
     with _stores_to_use(settings, dry_run) as used:
         extractor = build_extractor(used, caller, actor)
         return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run)

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..problems import InputError
 from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
 from .timefmt import now_iso
@@ -54,7 +55,9 @@ class DismissalStore(FileBacked):
     def dismiss(self, key: str, *, actor: str = "dashboard") -> bool:
         """Dismiss a finding; False when it already was. ValueError for an unusable key."""
         if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
-            raise ValueError("That is not a finding of the Needs attention view.")
+            raise InputError(
+                "That is not a finding of the Needs attention view.", code="not_a_finding"
+            )
 
         def mutate(data: dict[str, Any]) -> Any:
             if key in data:

@@ -1,17 +1,28 @@
-"""The errors every store raises; the interfaces turn each into a clear message."""
+"""The errors every store raises; the interfaces turn each into a clear message.
+
+Each has a ``code`` and the ``values`` of its message (see ``webapp.problems``); ``str(exc)``
+is the English message the CLI and the MCP server show.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from ..problems import CodedError
 
-class StoreError(Exception):
+
+class StoreError(CodedError):
     """Base class for store problems a person can act on."""
+
+    code = "store_error"
 
 
 class StoreCorruptError(StoreError):
     """A store file does not parse or has the wrong shape; it is never overwritten."""
+
+    code = "store_corrupt"
+    codes = ("store_corrupt", "store_corrupt_at_line", "store_corrupt_at_byte")
 
     def __init__(
         self,
@@ -27,31 +38,51 @@ class StoreCorruptError(StoreError):
         self.line = line
         self.column = column
         self.offset = offset
-        where = ""
+        where, code = "", "store_corrupt"
         if line is not None:
-            where = f" at line {line}, column {column}"
+            where, code = f" at line {line}, column {column}", "store_corrupt_at_line"
         elif offset is not None:
-            where = f" at byte {offset}"
+            where, code = f" at byte {offset}", "store_corrupt_at_byte"
         super().__init__(
             f"The store file {self.path} is damaged{where}: {reason}. It was left untouched; "
-            f"run `memory-curator repair` to set it aside and start from the last good backup."
+            f"run `memory-curator repair` to set it aside and start from the last good backup.",
+            code=code,
+            path=self.path,
+            reason=reason,
+            line=line,
+            column=column,
+            offset=offset,
         )
 
 
 class StoreBusyError(StoreError):
-    """Another process held the store's lock longer than we are willing to wait."""
+    """Another process held the store's lock longer than we are willing to wait
+    (``store_busy``), or kept replacing the file while a change was saved (``store_replaced``,
+    with ``replaced=True``)."""
 
-    def __init__(self, path: Path | str, timeout: float, *, reason: str | None = None) -> None:
+    code = "store_busy"
+    codes = ("store_busy", "store_replaced")
+
+    def __init__(self, path: Path | str, timeout: float, *, replaced: bool = False) -> None:
         self.path = Path(path)
         self.timeout = timeout
-        why = reason or f"another process held its lock for more than {timeout:g} s"
+        why = (
+            "another program kept replacing it while this change was being saved"
+            if replaced
+            else f"another process held its lock for more than {timeout:g} s"
+        )
         super().__init__(
-            f"The store file {self.path} is busy: {why}. Nothing was changed; try again."
+            f"The store file {self.path} is busy: {why}. Nothing was changed; try again.",
+            code="store_replaced" if replaced else "store_busy",
+            path=self.path,
+            seconds=timeout,
         )
 
 
 class StoreSymlinkError(StoreError):
     """The store file is a symbolic link; writing would replace the link and split the store."""
+
+    code = "store_symlink"
 
     def __init__(self, path: Path | str, target: Path | str) -> None:
         self.path = Path(path)
@@ -60,18 +91,27 @@ class StoreSymlinkError(StoreError):
             f"The store file {self.path} is a symbolic link to {self.target}. Saving through it "
             f"would replace the link with a plain file and split the store in two, so nothing was "
             f"changed. Point the data folder setting at the real folder, or move {self.target} "
-            f"to {self.path} in place of the link."
+            f"to {self.path} in place of the link.",
+            path=self.path,
+            target=self.target,
         )
 
 
 class StoreWriteError(StoreError, OSError):
-    """Saving failed (disk full, I/O error); the file on disk is unchanged. Keeps ``errno``."""
+    """Saving failed (disk full, I/O error); the file on disk is unchanged. Keeps ``errno``
+    (its ``reason`` value is the operating system's English words for it)."""
+
+    code = "store_write"
 
     def __init__(self, path: Path | str, cause: OSError) -> None:
         self.path = Path(path)
+        reason = str(cause.strerror or cause)
         super().__init__(
-            f"Could not save {self.path}: {cause.strerror or cause}. "
-            f"The file was left as it was; nothing was changed."
+            f"Could not save {self.path}: {reason}. "
+            f"The file was left as it was; nothing was changed.",
+            path=self.path,
+            reason=reason,
+            errno=cause.errno,
         )
         self.errno = cause.errno
         self.strerror = cause.strerror
@@ -81,20 +121,52 @@ class StoreWriteError(StoreError, OSError):
 
 
 class MemoryFullError(StoreError):
-    """Adding would exceed the memory store's item or character cap."""
+    """Adding would exceed the memory store's item cap (``memory_full``) or character cap
+    (``memory_full_chars``, ``needed`` more characters), or an import would leave more than
+    the caps allow (``memory_import_full``). Without ``code`` it follows from the figures."""
+
+    code = "memory_full"
+    codes: tuple[str, ...] = ("memory_full", "memory_full_chars", "memory_import_full")
 
     def __init__(
-        self, message: str, *, items: int, max_items: int, chars: int, max_chars: int
+        self,
+        message: str,
+        *,
+        items: int,
+        max_items: int,
+        chars: int,
+        max_chars: int,
+        needed: int = 0,
+        code: str | None = None,
     ) -> None:
         self.items = items
         self.max_items = max_items
         self.chars = chars
         self.max_chars = max_chars
-        super().__init__(message)
+        self.needed = needed
+        if code is None:
+            if items > max_items or chars > max_chars:
+                code = "memory_import_full"
+            elif items >= max_items:
+                code = "memory_full"
+            else:
+                code = "memory_full_chars"
+        super().__init__(
+            message,
+            code=code,
+            items=items,
+            max_items=max_items,
+            chars=chars,
+            max_chars=max_chars,
+            needed=needed,
+        )
 
 
 class MemoryTooLongError(MemoryFullError, ValueError):
     """One fact is longer than a memory may be (the store's character cap), however full it is."""
+
+    code = "memory_too_long"
+    codes = ()
 
     def __init__(self, length: int, max_chars: int, *, items: int = 0, chars: int = 0) -> None:
         super().__init__(
@@ -104,20 +176,28 @@ class MemoryTooLongError(MemoryFullError, ValueError):
             max_items=0,
             chars=chars,
             max_chars=max_chars,
+            code="memory_too_long",
         )
         self.length = length
+        self.values["length"] = length
 
 
 class DuplicateMemoryError(StoreError, ValueError):
     """The very same fact is already remembered; ``existing`` is that memory."""
 
+    code = "duplicate_memory"
+
     def __init__(self, existing: Any) -> None:
         self.existing = existing
-        super().__init__(f"This is already remembered (id {existing.id}); nothing was added.")
+        super().__init__(
+            f"This is already remembered (id {existing.id}); nothing was added.", id=existing.id
+        )
 
 
 class ConflictError(StoreError):
     """The record changed since the caller read it; ``current`` is what is stored now."""
+
+    code = "conflict"
 
     def __init__(self, current: Any) -> None:
         self.current = current
@@ -127,7 +207,12 @@ class ConflictError(StoreError):
 
 
 class NotFoundError(StoreError, KeyError):
-    """No record with that id."""
+    """No record with that id: no such review item (``review_item_not_found``), a memory
+    deleted meanwhile (``memory_gone``) or a conversation without messages
+    (``conversation_not_found``); ``id`` is the one asked for."""
+
+    code = "not_found"
+    codes = ("not_found", "review_item_not_found", "memory_gone", "conversation_not_found")
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "Not found"

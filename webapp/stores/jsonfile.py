@@ -816,7 +816,7 @@ class JsonFile:
         raise StoreBusyError(
             self.path,
             self.lock_timeout,
-            reason="another program kept replacing it while this change was being saved",
+            replaced=True,
         )
 
     def encode_valid(

@@ -13,6 +13,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
+from ..problems import InputError, Problem
 from ..settings import Settings
 from ..text import fold, matches_all, same_fact_key, search_terms
 from .document import FileBacked
@@ -244,14 +245,17 @@ def trim_invisible(raw: str) -> str:
 def clean_content(content: Any) -> str:
     """Trim the content and refuse empty, invisible-only or non-text input with a clear message."""
     if not isinstance(content, str):
-        raise ValueError("Memory content must be text.")
+        raise InputError("Memory content must be text.", code="content_not_text")
     cleaned = trim_invisible(content)
     if not cleaned:
-        raise ValueError("Memory content cannot be empty.")
+        raise InputError("Memory content cannot be empty.", code="content_empty")
     if "\x00" in cleaned:
-        raise ValueError("Memory content cannot contain NUL characters.")
+        raise InputError("Memory content cannot contain NUL characters.", code="content_nul")
     if not is_valid_unicode(cleaned):
-        raise ValueError("Memory content is not valid Unicode text (it has a lone surrogate).")
+        raise InputError(
+            "Memory content is not valid Unicode text (it has a lone surrogate).",
+            code="content_surrogate",
+        )
     return cleaned
 
 
@@ -275,7 +279,12 @@ def check_category(category: Any) -> str:
     if category is None or category == "":
         return "general"
     if category not in CATEGORIES:
-        raise ValueError(f"Unknown category {category!r}; use one of: {', '.join(CATEGORIES)}.")
+        raise InputError(
+            f"Unknown category {category!r}; use one of: {', '.join(CATEGORIES)}.",
+            code="unknown_category",
+            category=category,
+            categories=CATEGORIES,
+        )
     return str(category)
 
 
@@ -544,17 +553,17 @@ class MemoryStore(FileBacked):
         cleaned = trim_invisible(content) if isinstance(content, str) else ""
         try:
             cleaned = clean_content(content)
-        except ValueError as exc:
-            errors["content"] = str(exc)
+        except InputError as exc:
+            errors["content"] = Problem(exc)
         else:
             try:
                 check_length(cleaned, self.max_chars)
             except MemoryTooLongError as exc:  # the same words as a review approval gets
-                errors["content"] = str(exc)
+                errors["content"] = Problem(exc)
         try:
             checked = check_category(category)
-        except ValueError as exc:
-            errors["category"] = str(exc)
+        except InputError as exc:
+            errors["category"] = Problem(exc)
             checked = str(category)
         return cleaned, checked, errors
 
@@ -586,6 +595,7 @@ class MemoryStore(FileBacked):
                 f"Delete or update a memory before adding another.",
                 items,
                 chars,
+                code="memory_full",
             )
         if added_chars > 0 and chars + added_chars > self.max_chars:
             raise self._full(
@@ -593,11 +603,21 @@ class MemoryStore(FileBacked):
                 f"this needs {added_chars} more. Shorten, delete or update memories first.",
                 items,
                 chars,
+                code="memory_full_chars",
+                needed=added_chars,
             )
 
-    def _full(self, message: str, items: int, chars: int) -> MemoryFullError:
+    def _full(
+        self, message: str, items: int, chars: int, *, code: str, needed: int = 0
+    ) -> MemoryFullError:
         return MemoryFullError(
-            message, items=items, max_items=self.max_items, chars=chars, max_chars=self.max_chars
+            message,
+            items=items,
+            max_items=self.max_items,
+            chars=chars,
+            max_chars=self.max_chars,
+            needed=needed,
+            code=code,
         )
 
     def _journal(
@@ -764,14 +784,18 @@ class MemoryStore(FileBacked):
         """
         content = clean_content(content)
         if keep_id == drop_id:
-            raise ValueError("Choose two different memories to merge.")
+            raise InputError("Choose two different memories to merge.", code="merge_same")
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             by_id = {r.get("id"): r for r in records}
             keep, drop = by_id.get(keep_id), by_id.get(drop_id)
             if keep is None or drop is None:
                 missing = keep_id if keep is None else drop_id
-                raise NotFoundError(f"The memory {missing!r} is gone: it was deleted elsewhere.")
+                raise NotFoundError(
+                    f"The memory {missing!r} is gone: it was deleted elsewhere.",
+                    code="memory_gone",
+                    id=repr(missing),
+                )
             growth = len(content) - len(keep.get("content", "")) - len(drop.get("content", ""))
             self._check_caps(records, 0, growth)
             changes: list[tuple[str, Any, Any]] = []
@@ -962,6 +986,7 @@ class MemoryStore(FileBacked):
                     f"{self.max_items} memories and {self.max_chars} characters. Nothing was imported.",
                     items,
                     chars,
+                    code="memory_import_full",
                 )
             return counts, entries
 
@@ -1030,31 +1055,49 @@ def _deleted_from(entries: list[dict[str, Any]], present: dict[str, Memory]) -> 
 def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Validate records from an export file; raise ValueError naming the first bad one."""
     if not isinstance(records, list):
-        raise ValueError("An import file must hold a JSON array of memories.")
+        raise InputError(
+            "An import file must hold a JSON array of memories.", code="import_not_a_list"
+        )
     cleaned: list[dict[str, Any]] = []
     seen: set[str] = set()
     for index, record in enumerate(records):
         if not isinstance(record, dict):
-            raise ValueError(f"Item {index + 1} is not a memory object.")
+            raise InputError(
+                f"Item {index + 1} is not a memory object.",
+                code="import_item_not_object",
+                item=index + 1,
+            )
         if object_depth(record, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH:
-            raise ValueError(
+            raise InputError(
                 f"Item {index + 1} is nested too deep (more than {MAX_RECORD_DEPTH} levels of "
-                f"lists and objects); a memory is a flat record."
+                f"lists and objects); a memory is a flat record.",
+                code="import_item_too_deep",
+                item=index + 1,
+                most=MAX_RECORD_DEPTH,
             )
         memory_id = record.get("id") or secrets.token_hex(6)
         if not isinstance(memory_id, str) or not _SAFE_ID.fullmatch(memory_id):
-            raise ValueError(
+            raise InputError(
                 f"Item {index + 1} has an unusable id: ids are 1 to 100 letters, "
-                f"digits, '-' or '_'."
+                f"digits, '-' or '_'.",
+                code="import_item_bad_id",
+                item=index + 1,
             )
         if memory_id in seen:
-            raise ValueError(f"Item {index + 1} repeats the id {memory_id!r}.")
+            raise InputError(
+                f"Item {index + 1} repeats the id {memory_id!r}.",
+                code="import_item_repeated_id",
+                item=index + 1,
+                id=repr(memory_id),
+            )
         seen.add(memory_id)
         try:
             content = clean_content(record.get("content"))
             category = check_category(record.get("category"))
-        except ValueError as exc:
-            raise ValueError(f"Item {index + 1}: {exc}") from None
+        except InputError as exc:
+            raise InputError(
+                f"Item {index + 1}: {exc}", code="import_item_problem", item=index + 1, problem=exc
+            ) from None
         stamp = now_iso()
         clean = dict(record)
         clean.update(

@@ -153,7 +153,9 @@ def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
     for record in records:
         if record.get("id") == item_id:
             return record
-    raise NotFoundError(f"No review item with id {item_id!r}.")
+    raise NotFoundError(
+        f"No review item with id {item_id!r}.", code="review_item_not_found", id=repr(item_id)
+    )
 
 
 class ReviewQueue(FileBacked):

@@ -34,6 +34,7 @@ from ..text import match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
 from .formatting import interface_label
 from .memories import MEMORIES_CHANGED
+from .messages import describe
 from .review import REVIEW_CHANGED
 from .threads import thread_name
 
@@ -243,7 +244,7 @@ def unforget(conversation_id: str):
             "conversations/forget_page.html",
             conversation_id=conversation_id,
             thread_exists=_thread_exists(conversation_id),
-            error=str(exc),
+            error=describe(exc),
             page_title=_("Forget what came from a conversation"),
             **_derived_context(conversation_id),
         ), 409
@@ -355,7 +356,7 @@ def run_extraction(conversation_id: str) -> ExtractOutcome:
         result = extract_conversation(settings(), conversation_id, force=True, actor=actor())
     except LlmConfigError as exc:
         return ExtractOutcome(
-            False, 0, _("The LLM extractor is not set up correctly: %(error)s", error=str(exc))
+            False, 0, _("The LLM extractor is not set up correctly: %(error)s", error=describe(exc))
         )
     except NotFoundError:
         return ExtractOutcome(False, 0, _("This conversation has no messages to read."))

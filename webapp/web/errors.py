@@ -1,18 +1,13 @@
 """Store errors become a clear banner (or message) with the right status, never a bare 500.
 
 The library's exceptions keep their English messages (the CLI and the MCP server show them);
-``describe_error`` gives the page the same message in the page's language, built from the
-exception's type and fields. Every view that shows a library error's message uses it.
+``describe_error`` gives the page the same message in the page's language, from the error's
+code and values (``messages.describe``). Every view that shows a library error's message uses it.
 """
 
 from __future__ import annotations
 
-import errno as errnos
-import re
-
-from babel.lists import format_list
 from flask import Flask, render_template
-from flask_babel import format_decimal, get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_htmx import make_response
@@ -20,32 +15,15 @@ from flask_wtf.csrf import CSRFError
 
 from ..stores import (
     ConflictError,
-    DuplicateMemoryError,
     MemoryFullError,
     StoreBusyError,
     StoreCorruptError,
     StoreError,
     StoreWriteError,
 )
-from ..stores.memories import CATEGORIES
 from .context import wants_partial
-from .formatting import category_label
 from .i18n import current_language
-
-# What the operating system said, by errno (its strerror stays English everywhere else).
-OS_REASONS = {
-    errnos.ENOSPC: _l("No space left on device"),
-    errnos.EDQUOT: _l("Disk quota exceeded"),
-    errnos.EACCES: _l("Permission denied"),
-    errnos.EPERM: _l("Operation not permitted"),
-    errnos.EROFS: _l("Read-only file system"),
-    errnos.EIO: _l("Input/output error"),
-    errnos.ENOENT: _l("No such file or directory"),
-    errnos.EISDIR: _l("Is a directory"),
-    errnos.ENOTDIR: _l("Not a directory"),
-    errnos.EEXIST: _l("File exists"),
-    errnos.EMFILE: _l("Too many open files"),
-}
+from .messages import describe, os_reason
 
 # flask-wtf's reasons for refusing a form (CSRFError.description).
 CSRF_REASONS = {
@@ -58,171 +36,20 @@ CSRF_REASONS = {
     "The referrer does not match the host.": _l("The referrer does not match the host."),
 }
 
-# The library's fixed messages (no values in them) a person may see in a form or notice.
-LIBRARY_MESSAGES = {
-    "Memory content must be text.": _l("Memory content must be text."),
-    "Memory content cannot be empty.": _l("Memory content cannot be empty."),
-    "Memory content cannot contain NUL characters.": _l(
-        "Memory content cannot contain NUL characters."
-    ),
-    "Memory content is not valid Unicode text (it has a lone surrogate).": _l(
-        "Memory content is not valid Unicode text (it has a lone surrogate)."
-    ),
-    "An import file must hold a JSON array of memories.": _l(
-        "An import file must hold a JSON array of memories."
-    ),
-    "SKILL.md needs a `name` in its front matter.": _l(
-        "SKILL.md needs a `name` in its front matter."
-    ),
-    "The `description` in SKILL.md's front matter must be text.": _l(
-        "The `description` in SKILL.md's front matter must be text."
-    ),
-    "SKILL.md has no instructions after its front matter.": _l(
-        "SKILL.md has no instructions after its front matter."
-    ),
-    "The zip holds several skills; upload one skill folder per zip.": _l(
-        "The zip holds several skills; upload one skill folder per zip."
-    ),
-    "The zip has no SKILL.md at its top level or in its top folder.": _l(
-        "The zip has no SKILL.md at its top level or in its top folder."
-    ),
-}
-# Messages with values, as MemoryStore.check_input / check_category word them.
-TOO_LONG = re.compile(
-    r"This is ([\d,]+) characters; one memory can hold at most ([\d,]+) "
-    r"\(the whole store's limit\)\. Shorten it\."
-)
-UNKNOWN_CATEGORY = re.compile(r"Unknown category (.*); use one of: [^;]*\.")
-
-
-def describe_message(message: str) -> str:
-    """A message the library gave as text (e.g. ``MemoryStore.check_input``'s per field) in
-    the page's language; one it does not know stays as it is (English)."""
-    if current_language() == "en":
-        return message
-    known = LIBRARY_MESSAGES.get(message)
-    if known is not None:
-        return str(known)
-    if match := TOO_LONG.fullmatch(message):
-        return _(
-            "This is %(chars)s characters; one memory can hold at most %(max)s (the whole "
-            "store's limit). Shorten it.",
-            chars=match.group(1),
-            max=match.group(2),
-        )
-    if match := UNKNOWN_CATEGORY.fullmatch(message):
-        return _(
-            "Unknown category %(category)s; use one of: %(categories)s.",
-            category=match.group(1),
-            categories=format_list(
-                [category_label(c) for c in CATEGORIES], style="or", locale=get_locale()
-            ),
-        )
-    return message
-
-
-def _number(value: int | float) -> str:
-    return format_decimal(value)
-
-
-def os_reason(exc: OSError) -> str:
-    """What went wrong with a file, in the page's language (the OS's words when unknown)."""
-    known = OS_REASONS.get(exc.errno) if exc.errno is not None else None
-    if known is not None and current_language() != "en":
-        return str(known)
-    return str(exc.strerror or exc)
-
-
-def _corrupt(exc: StoreCorruptError) -> str:
-    if exc.line is not None:
-        return _(
-            "The store file %(path)s is damaged at line %(line)s, column %(column)s: "
-            "%(reason)s. It was left untouched; run `memory-curator repair` to set it aside "
-            "and start from the last good backup.",
-            path=exc.path,
-            line=exc.line,
-            column=exc.column,
-            reason=exc.reason,
-        )
-    if exc.offset is not None:
-        return _(
-            "The store file %(path)s is damaged at byte %(offset)s: %(reason)s. It was left "
-            "untouched; run `memory-curator repair` to set it aside and start from the last "
-            "good backup.",
-            path=exc.path,
-            offset=exc.offset,
-            reason=exc.reason,
-        )
-    return _(
-        "The store file %(path)s is damaged: %(reason)s. It was left untouched; run "
-        "`memory-curator repair` to set it aside and start from the last good backup.",
-        path=exc.path,
-        reason=exc.reason,
-    )
-
-
-def _full(exc: MemoryFullError) -> str:
-    if exc.items > exc.max_items or exc.chars > exc.max_chars:
-        return _(
-            "Importing would leave %(items)s memories and %(chars)s characters; the caps are "
-            "%(max_items)s memories and %(max_chars)s characters. Nothing was imported.",
-            items=_number(exc.items),
-            chars=_number(exc.chars),
-            max_items=_number(exc.max_items),
-            max_chars=_number(exc.max_chars),
-        )
-    if exc.items >= exc.max_items:
-        return _(
-            "The memory store is full: %(items)s of %(max_items)s memories are used. Delete or "
-            "update a memory before adding another.",
-            items=_number(exc.items),
-            max_items=_number(exc.max_items),
-        )
-    return _(
-        "The memory store is full: %(chars)s of %(max_chars)s characters are used. Shorten, "
-        "delete or update memories first.",
-        chars=_number(exc.chars),
-        max_chars=_number(exc.max_chars),
-    )
-
 
 def describe_error(exc: BaseException) -> str:
     """A library error's message for the page, in the page's language.
 
     In English it is the library's own message (``str(exc)``, what the CLI and MCP show);
-    otherwise the same message translated from the exception's type and fields (or, for a
-    plain ``ValueError``, its known wording: see ``describe_message``). A CSRF refusal gives
-    flask-wtf's reason; an error this does not know keeps its (English) message.
+    otherwise the message of its code (``messages.describe``). A CSRF refusal gives
+    flask-wtf's reason, an operating system error its reason by errno; an error without a
+    code keeps its (English) message.
     """
     if isinstance(exc, CSRFError):
         return _csrf_reason(exc)
-    if current_language() == "en":
-        return str(exc)
-    if isinstance(exc, StoreCorruptError):
-        return _corrupt(exc)
-    if isinstance(exc, StoreBusyError):
-        return _(
-            "The store file %(path)s is busy: another process held its lock for more than "
-            "%(seconds)s s. Nothing was changed; try again.",
-            path=exc.path,
-            seconds=_number(exc.timeout),
-        )
-    if isinstance(exc, StoreWriteError):
-        return _(
-            "Could not save %(path)s: %(reason)s. The file was left as it was; nothing was "
-            "changed.",
-            path=exc.path,
-            reason=os_reason(exc),
-        )
-    if isinstance(exc, MemoryFullError):
-        return _full(exc)
-    if isinstance(exc, DuplicateMemoryError):
-        return _("This is already remembered (id %(id)s); nothing was added.", id=exc.existing.id)
-    if isinstance(exc, ConflictError):
-        return _("This memory was changed elsewhere since you loaded it; nothing was overwritten.")
     if isinstance(exc, OSError) and not isinstance(exc, StoreError):
-        return _os_message(exc)
-    return describe_message(str(exc))
+        return str(exc) if current_language() == "en" else _os_message(exc)
+    return describe(exc)
 
 
 def _csrf_reason(exc: CSRFError) -> str:
@@ -232,7 +59,7 @@ def _csrf_reason(exc: CSRFError) -> str:
 
 def _os_message(exc: OSError) -> str:
     where = f" ({exc.filename})" if exc.filename else ""
-    return f"{os_reason(exc)}{where}"
+    return f"{os_reason(exc.errno, str(exc.strerror or exc))}{where}"
 
 
 def banner_response(title: str, message: str, advice: str, status: int, level: str = "error"):

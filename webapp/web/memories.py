@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -33,13 +32,11 @@ from ..stores import (
     DuplicateMemoryError,
     Memory,
     MemoryFullError,
-    MemoryTooLongError,
     loads_bounded,
 )
 from .context import actor, quoted_sentence, stores, wants_partial
 from .errors import banner_response
 from .formatting import category_label
-from .i18n import format_number
 from .memory_listing import (
     PAGE_SIZE,
     SORTS,
@@ -48,6 +45,7 @@ from .memory_listing import (
     date_column,
     highlight,
 )
+from .messages import describe
 
 bp = Blueprint("memories", __name__, url_prefix="/memories")
 
@@ -60,107 +58,14 @@ class ImportProblem(ValueError):
     """An import file that cannot be used; the message says why."""
 
 
-# The library's messages (kept in English for the CLI and the MCP tool) as the page says them:
-# each English form, with its values as named groups, and the message in the page's language.
-_LIBRARY_MESSAGES = [
-    (re.compile(p), say)
-    for p, say in (
-        (r"Memory content must be text\.", lambda v: _("Memory content must be text.", **v)),
-        (r"Memory content cannot be empty\.", lambda v: _("Memory content cannot be empty.", **v)),
-        (
-            r"Memory content cannot contain NUL characters\.",
-            lambda v: _("Memory content cannot contain NUL characters.", **v),
-        ),
-        (
-            r"Memory content is not valid Unicode text \(it has a lone surrogate\)\.",
-            lambda v: _("Memory content is not valid Unicode text (it has a lone surrogate).", **v),
-        ),
-        (
-            r"Unknown category (?P<category>.*); use one of: (?P<allowed>.*)\.",
-            lambda v: _("Unknown category %(category)s; use one of: %(allowed)s.", **v),
-        ),
-        (
-            r"An import file must hold a JSON array of memories\.",
-            lambda v: _("An import file must hold a JSON array of memories.", **v),
-        ),
-        (
-            r"Item (?P<item>\d+) is not a memory object\.",
-            lambda v: _("Item %(item)s is not a memory object.", **v),
-        ),
-        (
-            r"Item (?P<item>\d+) has an unusable id: ids are 1 to 100 letters, digits, "
-            r"'-' or '_'\.",
-            lambda v: _(
-                "Item %(item)s has an unusable id: ids are 1 to 100 letters, digits, '-' or '_'.",
-                **v,
-            ),
-        ),
-        (
-            r"Item (?P<item>\d+) repeats the id (?P<id>.*)\.",
-            lambda v: _("Item %(item)s repeats the id %(id)s.", **v),
-        ),
-    )
-]
-_ITEM_PROBLEM = re.compile(r"Item (?P<item>\d+): (?P<problem>.*)", re.DOTALL)
-_FULL_CHARS = re.compile(r"this needs (?P<needed>\d+) more")
-_IMPORT_FULL = re.compile(r"^Importing would leave ")
-
-
-def library_message(message: str) -> str:
-    """A message of the memory store (validation) in the page's language; unknown ones as is."""
-    for pattern, say in _LIBRARY_MESSAGES:
-        found = pattern.fullmatch(message)
-        if found:
-            return say(found.groupdict())
-    item = _ITEM_PROBLEM.fullmatch(message)
-    if item:
-        return _(
-            "Item %(item)s: %(problem)s",
-            item=item["item"],
-            problem=library_message(item["problem"]),
-        )
-    return message
-
-
 def full_message(exc: MemoryFullError) -> str:
-    """What the page says when the store's caps refuse a change (from the error's fields)."""
-    if isinstance(exc, MemoryTooLongError):
-        return _(
-            "This is %(length)s characters; one memory can hold at most %(max)s "
-            "(the whole store's limit). Shorten it.",
-            length=format_number(exc.length),
-            max=format_number(exc.max_chars),
-        )
-    message = str(exc)
-    if _IMPORT_FULL.match(message):
-        return _(
-            "Importing would leave %(items)s memories and %(chars)s characters; the caps are "
-            "%(max_items)s memories and %(max_chars)s characters. Nothing was imported.",
-            items=exc.items,
-            chars=exc.chars,
-            max_items=exc.max_items,
-            max_chars=exc.max_chars,
-        )
-    needed = _FULL_CHARS.search(message)
-    if needed:
-        return _(
-            "The memory store is full: %(chars)s of %(max_chars)s characters are used and "
-            "this needs %(needed)s more. Shorten, delete or update memories first.",
-            chars=exc.chars,
-            max_chars=exc.max_chars,
-            needed=needed["needed"],
-        )
-    return _(
-        "The memory store is full: %(items)s of %(max_items)s memories are used. "
-        "Delete or update a memory before adding another.",
-        items=exc.items,
-        max_items=exc.max_items,
-    )
+    """What the page says when the store's caps refuse a change (``messages.describe``)."""
+    return describe(exc)
 
 
 def cannot_import(exc: ValueError) -> str:
     """The import's refusal of a file the library finds unusable."""
-    return _("The file cannot be imported: %(problem)s", problem=library_message(str(exc)))
+    return _("The file cannot be imported: %(problem)s", problem=describe(exc))
 
 
 @bp.app_template_filter("highlight")
@@ -327,7 +232,7 @@ def checked_form() -> tuple[str, str, dict[str, str]]:
     content, category, errors = stores().memories.check_input(
         form.get("content", ""), form.get("category") or "general"
     )
-    return content, category, {field: library_message(text) for field, text in errors.items()}
+    return content, category, {field: describe(problem) for field, problem in errors.items()}
 
 
 @bp.post("/")

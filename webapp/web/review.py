@@ -19,6 +19,7 @@ from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongEr
 from ..stores.review import ReviewItem
 from .context import actor, quote, stores, wants_partial
 from .i18n import format_number
+from .messages import describe
 from .pagination import paginate
 
 bp = Blueprint("review", __name__, url_prefix="/review")
@@ -208,29 +209,6 @@ def _full_notice(exc: MemoryFullError, count: int = 1) -> str:
     )
 
 
-def _content_error(exc: ValueError) -> str:
-    """The library's refusal of an edited fact, in the page's language (the library keeps its
-    English message for the CLI and MCP)."""
-    if isinstance(exc, MemoryTooLongError):
-        return _(
-            "This is %(length)s characters; one memory can hold at most %(max_chars)s "
-            "(the whole store's limit). Shorten it.",
-            length=format_number(exc.length),
-            max_chars=format_number(exc.max_chars),
-        )
-    known = {
-        "Memory content must be text.": _("Memory content must be text."),
-        "Memory content cannot be empty.": _("Memory content cannot be empty."),
-        "Memory content cannot contain NUL characters.": _(
-            "Memory content cannot contain NUL characters."
-        ),
-        "Memory content is not valid Unicode text (it has a lone surrogate).": _(
-            "Memory content is not valid Unicode text (it has a lone surrogate)."
-        ),
-    }
-    return known.get(str(exc), str(exc))
-
-
 @bp.get("/")
 def index():
     """Pending facts (newest first) or the Decided tab (with what a plain form just did)."""
@@ -293,7 +271,7 @@ def approve(item_id: str):
             _build(
                 "pending",
                 editing={item.id: content if content is not None else item.content},
-                errors={item.id: _content_error(exc)},
+                errors={item.id: describe(exc)},
                 focus=f"edit-{item.id}",
             ),
             422,
@@ -310,7 +288,7 @@ def approve(item_id: str):
             _build(
                 "pending",
                 editing={item.id: item.content if content is None else content},
-                errors={item.id: _content_error(exc)},
+                errors={item.id: describe(exc)},
                 focus=f"edit-{item.id}",
             ),
             422,

@@ -14,7 +14,7 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_htmx import make_response
 from markdown_it import MarkdownIt
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..stores.skills import (
@@ -31,9 +31,8 @@ from ..stores.skills import (
     new_record,
     text_problems,
 )
-from ..stores.skills.drafts import max_length
 from .context import actor, stores, wants_partial
-from .i18n import current_language, format_number
+from .messages import describe
 
 bp = Blueprint("skills", __name__, url_prefix="/skills")
 
@@ -212,13 +211,7 @@ def restore(doc_id: str):
         return _render(
             _build(
                 "deprecated",
-                notice=_library_message(
-                    exc,
-                    _(
-                        "Not restored: a live document has the same skill or reference; "
-                        "edit that one or deprecate it first."
-                    ),
-                ),
+                notice=describe(exc),
                 notice_level="warning",
                 focus="skills-notice",
             ),
@@ -345,23 +338,9 @@ def _staged_upload(token: str) -> bytes | None:
         return None
 
 
-def _nothing_imported(exc: Exception) -> Markup:
-    """The import failure: "Nothing was imported: …" with the library's reason (English, for the CLI too) kept
-    as it is (it names files and fields of the upload)."""
-    if current_language() == "en":  # the page's markup stays as it always was
-        return escape(_("Nothing was imported: %(reason)s", reason=str(exc)))
-    reason = Markup('<span translate="no">{}</span>').format(str(exc))
-    return Markup(_("Nothing was imported: %(reason)s", reason=reason))  # noqa: S704
-
-
-def _library_message(exc: Exception, translated: str) -> Markup:
-    """A library error's message: as it is in English; otherwise the translated message
-    followed by the library's details (file names, ids) marked as not to be translated."""
-    if current_language() == "en":
-        return escape(str(exc))
-    return escape(translated) + Markup(' <span translate="no" class="muted">({})</span>').format(
-        str(exc)
-    )
+def _nothing_imported(exc: Exception) -> str:
+    """The import failure: "Nothing was imported: …" with the library's reason."""
+    return _("Nothing was imported: %(reason)s", reason=describe(exc))
 
 
 def _import_failed(message: str, status: int = 422):
@@ -443,19 +422,13 @@ def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
     try:
         doc = stores().skills.save(record, actor=actor())
     except SkillDocumentConflictError as exc:
-        form.errors["form"] = _library_message(
-            exc,
-            _(
-                "A document for this skill or reference already exists; "
-                "edit that one or deprecate it first."
-            ),
-        )
+        form.errors["form"] = describe(exc)
         return _form_response(form, 409)
     except UnsafeNameError as exc:
-        form.errors["skill"] = _library_message(exc, _("This name cannot be used as a file name."))
+        form.errors["skill"] = describe(exc)
         return _form_response(form, 422)
     except InvalidSkillDocumentError as exc:
-        form.errors["form"] = _library_message(exc, _("The skill document is not valid."))
+        form.errors["form"] = describe(exc)
         return _form_response(form, 422)
     return _saved(doc, message)
 
@@ -527,84 +500,13 @@ def restore_version(doc_id: str, hid: str):
 
 
 # ----------------------------------------------------------------- form messages
-# The library's drafts check the fields and say what is wrong in English (for the CLI and
-# the MCP server); the page says the same per field in the person's language. The checks
-# below follow the library's order, so the field that gets a message is the same.
+# The library's drafts check the fields and give a Problem per refused field (its English
+# words, for the CLI and the MCP server, with a code); the page says it in its language.
 def _translated_text_problems(content: str, description: str, kind: str) -> dict[str, str]:
     problems = text_problems(content, description, kind=kind)
-    if current_language() == "en":
-        return problems
-    translated: dict[str, str] = {}
-    if "description" in problems:
-        if kind == "skill" and not description.strip():
-            translated["description"] = _(
-                "A skill needs a description: one sentence saying what it does and when to "
-                "use it (the assistant picks skills by it)."
-            )
-        else:
-            translated["description"] = _(
-                "The description is too long (%(num)s characters; at most %(most)s).",
-                num=format_number(len(description)),
-                most=format_number(max_length("skillDescription")),
-            )
-    if "content" in problems:
-        if not content.strip():
-            translated["content"] = _("Content cannot be empty.")
-        elif len(content) > max_length("content"):
-            translated["content"] = _(
-                "Content is too long (%(num)s characters; at most %(most)s).",
-                num=format_number(len(content)),
-                most=format_number(max_length("content")),
-            )
-        else:
-            translated["content"] = _("Content cannot contain NUL characters.")
-    return translated
+    return {field: describe(problem) for field, problem in problems.items()}
 
 
 def _translated_name_problems(kind: str, skill: str, reference: str) -> dict[str, str]:
     problems = name_problems(kind, skill, reference)
-    if current_language() == "en":
-        return problems
-    if "type" in problems:
-        return {"type": _("Choose Skill or Reference.")}
-    translated: dict[str, str] = {}
-    if "skill" in problems:
-        translated["skill"] = _skill_name_message(skill, problems["skill"])
-    if "reference" in problems:
-        if not reference.strip():
-            translated["reference"] = _("A reference needs its path, e.g. references/qijue.md.")
-        else:
-            translated["reference"] = _reference_message(reference.strip(), problems["reference"])
-    return translated
-
-
-def _skill_name_message(name: str, english: str) -> str:
-    if not name.strip():
-        return _("The skill name is empty.")
-    if "/" in name or "\\" in name:
-        return _("The skill name %(name)s contains a path separator.", name=repr(name))
-    if ".." in name:
-        return _("The skill name %(name)s contains '..'.", name=repr(name))
-    if "too long" in english:
-        return _("The skill name is too long.")
-    if "control or invisible" in english:
-        return _("The skill name contains a control or invisible character.")
-    if "no letters or digits" in english:
-        return _("The skill name %(name)s has no letters or digits.", name=repr(name))
-    return _library_message(UnsafeNameError(english), _("This name cannot be used."))
-
-
-def _reference_message(reference: str, english: str) -> str:
-    if "must be relative" in english:
-        return _("The reference path %(path)s must be relative, with '/'.", path=repr(reference))
-    if "empty, '.' or '..' part" in english:
-        return _(
-            "The reference path %(path)s has an empty, '.' or '..' part.", path=repr(reference)
-        )
-    if "too long" in english:
-        return _("The reference path is too long.")
-    if "control or invisible" in english:
-        return _("The reference path contains a control or invisible character.")
-    if "no letters or digits" in english:
-        return _("The reference path %(path)s has no letters or digits.", path=repr(reference))
-    return _library_message(UnsafeNameError(english), _("This path cannot be used."))
+    return {field: describe(problem) for field, problem in problems.items()}

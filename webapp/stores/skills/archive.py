@@ -31,7 +31,9 @@ def unpacked_skill(source: bytes | BinaryIO | str | os.PathLike[str]) -> Iterato
     try:
         archive = zipfile.ZipFile(data)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-        raise SkillImportError(f"The upload is not a readable zip file: {exc}") from exc
+        raise SkillImportError(
+            f"The upload is not a readable zip file: {exc}", code="zip_unreadable", detail=str(exc)
+        ) from exc
     with archive, tempfile.TemporaryDirectory(prefix="skill-import-") as tmp:
         _extract_zip(archive, Path(tmp))
         yield _skill_root(Path(tmp))
@@ -40,12 +42,24 @@ def unpacked_skill(source: bytes | BinaryIO | str | os.PathLike[str]) -> Iterato
 def _safe_member(name: str) -> PurePosixPath | None:
     """The relative path of a zip member, None for entries to ignore; SkillImportError if hostile."""
     if "\x00" in name or any(unicodedata.category(c) == "Cc" for c in name):
-        raise SkillImportError(f"The zip holds a file name with control characters: {name!r}.")
+        raise SkillImportError(
+            f"The zip holds a file name with control characters: {name!r}.",
+            code="zip_control_characters",
+            name=repr(name),
+        )
     if "\\" in name or name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise SkillImportError(f"The zip holds an absolute or Windows-style path: {name!r}.")
+        raise SkillImportError(
+            f"The zip holds an absolute or Windows-style path: {name!r}.",
+            code="zip_absolute_path",
+            name=repr(name),
+        )
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise SkillImportError(f"The zip holds a path that climbs out of the folder: {name!r}.")
+        raise SkillImportError(
+            f"The zip holds a path that climbs out of the folder: {name!r}.",
+            code="zip_climbs_out",
+            name=repr(name),
+        )
     if not parts or parts[0] == "__MACOSX" or parts[-1] == ".DS_Store" or name.endswith("/"):
         return None
     return PurePosixPath(*parts)
@@ -55,19 +69,36 @@ def _extract_zip(archive: zipfile.ZipFile, target: Path) -> None:
     """Unpack into ``target`` with limits on count and size (read, not trusted from headers)."""
     members = archive.infolist()
     if len(members) > MAX_ZIP_MEMBERS:
-        raise SkillImportError(f"The zip holds {len(members)} entries; at most {MAX_ZIP_MEMBERS}.")
+        raise SkillImportError(
+            f"The zip holds {len(members)} entries; at most {MAX_ZIP_MEMBERS}.",
+            code="zip_too_many_entries",
+            count=len(members),
+            most=MAX_ZIP_MEMBERS,
+        )
     budget = MAX_ZIP_BYTES
     for info in members:
         relative = _safe_member(info.filename)
         if relative is None:
             continue
         if stat.S_ISLNK(info.external_attr >> 16):
-            raise SkillImportError(f"The zip holds a symbolic link: {info.filename!r}.")
+            raise SkillImportError(
+                f"The zip holds a symbolic link: {info.filename!r}.",
+                code="zip_symlink",
+                name=repr(info.filename),
+            )
         if info.flag_bits & 0x1:
-            raise SkillImportError(f"The zip entry {info.filename!r} is encrypted.")
+            raise SkillImportError(
+                f"The zip entry {info.filename!r} is encrypted.",
+                code="zip_encrypted",
+                name=repr(info.filename),
+            )
         dest = target.joinpath(*relative.parts)
         if not dest.resolve().is_relative_to(target.resolve()):
-            raise SkillImportError(f"The zip entry {info.filename!r} points outside the folder.")
+            raise SkillImportError(
+                f"The zip entry {info.filename!r} points outside the folder.",
+                code="zip_points_outside",
+                name=repr(info.filename),
+            )
         dest.parent.mkdir(parents=True, exist_ok=True)
         budget = _copy_member(archive, info, dest, budget)
 
@@ -82,14 +113,21 @@ def _copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, bu
                 budget -= len(chunk)
                 if budget < 0:
                     raise SkillImportError(
-                        f"The zip unpacks to more than {MAX_ZIP_BYTES} bytes; it was not imported."
+                        f"The zip unpacks to more than {MAX_ZIP_BYTES} bytes; it was not imported.",
+                        code="zip_too_large",
+                        most=MAX_ZIP_BYTES,
                     )
                 out.write(chunk)
     except FileExistsError as exc:
-        raise SkillImportError(f"The zip holds {info.filename!r} twice.") from exc
+        raise SkillImportError(
+            f"The zip holds {info.filename!r} twice.", code="zip_twice", name=repr(info.filename)
+        ) from exc
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
         raise SkillImportError(
-            f"The zip entry {info.filename!r} cannot be unpacked: {exc}"
+            f"The zip entry {info.filename!r} cannot be unpacked: {exc}",
+            code="zip_entry_unreadable",
+            name=repr(info.filename),
+            detail=str(exc),
         ) from exc
     return budget
 
@@ -102,5 +140,10 @@ def _skill_root(unpacked: Path) -> Path:
     if len(candidates) == 1:
         return candidates[0]
     if candidates:
-        raise SkillImportError("The zip holds several skills; upload one skill folder per zip.")
-    raise SkillImportError("The zip has no SKILL.md at its top level or in its top folder.")
+        raise SkillImportError(
+            "The zip holds several skills; upload one skill folder per zip.",
+            code="zip_several_skills",
+        )
+    raise SkillImportError(
+        "The zip has no SKILL.md at its top level or in its top folder.", code="zip_no_skill_md"
+    )

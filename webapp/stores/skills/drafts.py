@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...problems import InputError, Problem
 from .documents import TYPES, SkillDocument
 from .errors import UnsafeNameError
 from .naming import kebab_case, reference_slug
@@ -22,47 +23,62 @@ NEEDS_DESCRIPTION = (
 )
 
 
+def _problem(message: str, code: str, **values: Any) -> Problem:
+    return Problem(InputError(message, code=code, **values))
+
+
 def text_problems(content: str, description: str, *, kind: str = "") -> dict[str, str]:
-    """A message for ``content`` and ``description`` when the schema would refuse them, or
+    """A message (a ``Problem``) for ``content`` and ``description`` when the schema would refuse them, or
     when a skill (``kind="skill"``) has no description. The dashboard's form and the skill
     import both use these rules, so they refuse the same things in the same words."""
     problems: dict[str, str] = {}
     if kind == "skill" and not description.strip():
-        problems["description"] = NEEDS_DESCRIPTION
+        problems["description"] = _problem(NEEDS_DESCRIPTION, "skill_needs_description")
     most = max_length("content")
     if not content.strip():
-        problems["content"] = "Content cannot be empty."
+        problems["content"] = _problem("Content cannot be empty.", "skill_content_empty")
     elif len(content) > most:
-        problems["content"] = (
-            f"Content is too long ({len(content):,} characters; at most {most:,})."
+        problems["content"] = _problem(
+            f"Content is too long ({len(content):,} characters; at most {most:,}).",
+            "skill_content_too_long",
+            length=len(content),
+            most=most,
         )
     elif "\x00" in content:
-        problems["content"] = "Content cannot contain NUL characters."
+        problems["content"] = _problem(
+            "Content cannot contain NUL characters.", "skill_content_nul"
+        )
     most = max_length("skillDescription")
     if "description" not in problems and len(description) > most:
-        problems["description"] = (
-            f"The description is too long ({len(description):,} characters; at most {most:,})."
+        problems["description"] = _problem(
+            f"The description is too long ({len(description):,} characters; at most {most:,}).",
+            "skill_description_too_long",
+            length=len(description),
+            most=most,
         )
     return problems
 
 
 def name_problems(kind: str, skill: str, reference: str) -> dict[str, str]:
-    """A message for ``type``, ``skill`` and ``reference`` of a new document when unusable."""
+    """A message for ``type``, ``skill`` and ``reference`` of a new document when unusable
+    (each a ``Problem``: its code and values come along)."""
     if kind not in TYPES:
-        return {"type": "Choose Skill or Reference."}
+        return {"type": _problem("Choose Skill or Reference.", "skill_type_unknown")}
     problems: dict[str, str] = {}
     try:
         kebab_case(skill)
     except UnsafeNameError as exc:
-        problems["skill"] = str(exc)
+        problems["skill"] = Problem(exc)
     if kind == "reference":
         if not reference.strip():
-            problems["reference"] = "A reference needs its path, e.g. references/qijue.md."
+            problems["reference"] = _problem(
+                "A reference needs its path, e.g. references/qijue.md.", "reference_needs_path"
+            )
         else:
             try:
                 reference_slug(reference.strip())
             except UnsafeNameError as exc:
-                problems["reference"] = str(exc)
+                problems["reference"] = Problem(exc)
     return problems
 
 

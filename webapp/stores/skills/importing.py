@@ -87,7 +87,10 @@ def read_skill_folder(folder: Path) -> list[dict[str, Any]]:
     skill = records[0]
     problems = text_problems(skill["content"], skill["skillDescription"], kind="skill")
     if problems:  # the same rules, in the same words, as the dashboard's form
-        raise SkillImportError(f"SKILL.md: {next(iter(problems.values()))}")
+        problem = next(iter(problems.values()))
+        raise SkillImportError(
+            f"SKILL.md: {problem}", code="skill_import_problem", file="SKILL.md", problem=problem
+        )
     return records
 
 
@@ -98,18 +101,37 @@ def _read_markdown(path: Path, root: Path) -> tuple[dict[str, Any], str]:
 
     shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
     if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
-        raise SkillImportError(f"{shown} is a link to a file outside the skill folder.")
+        raise SkillImportError(
+            f"{shown} is a link to a file outside the skill folder.",
+            code="skill_import_outside_link",
+            file=shown,
+        )
     try:
         size = path.stat().st_size
         if size > MAX_SOURCE_BYTES:
             raise SkillImportError(
-                f"{shown} is too large ({size} bytes; at most {MAX_SOURCE_BYTES})."
+                f"{shown} is too large ({size} bytes; at most {MAX_SOURCE_BYTES}).",
+                code="skill_import_too_large_file",
+                file=shown,
+                size=size,
+                most=MAX_SOURCE_BYTES,
             )
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SkillImportError(f"{shown} is not valid UTF-8 (byte {exc.start}).") from exc
+        raise SkillImportError(
+            f"{shown} is not valid UTF-8 (byte {exc.start}).",
+            code="skill_import_not_utf8",
+            file=shown,
+            byte=exc.start,
+        ) from exc
     except OSError as exc:
-        raise SkillImportError(f"{shown} cannot be read: {exc.strerror or exc}.") from exc
+        raise SkillImportError(
+            f"{shown} cannot be read: {exc.strerror or exc}.",
+            code="skill_import_unreadable",
+            file=shown,
+            reason=str(exc.strerror or exc),
+            errno=exc.errno,
+        ) from exc
     text = text.lstrip("\ufeff")
     try:
         check_front_matter(text, shown)
@@ -117,7 +139,12 @@ def _read_markdown(path: Path, root: Path) -> tuple[dict[str, Any], str]:
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         if isinstance(exc, SkillImportError):
             raise
-        raise SkillImportError(f"{shown} has front matter that is not valid YAML: {exc}") from exc
+        raise SkillImportError(
+            f"{shown} has front matter that is not valid YAML: {exc}",
+            code="skill_import_bad_yaml",
+            file=shown,
+            detail=str(exc),
+        ) from exc
     meta = json.loads(json.dumps(dict(post.metadata), ensure_ascii=False, default=str))
     return meta, post.content.strip()
 
@@ -140,14 +167,20 @@ def check_front_matter(text: str, shown: str) -> None:
         if isinstance(event, yaml.AliasEvent):
             raise SkillImportError(
                 f"{shown} has front matter with a YAML alias (*{event.anchor}); aliases are "
-                f"not accepted in front matter. Write the values out."
+                f"not accepted in front matter. Write the values out.",
+                code="skill_import_yaml_alias",
+                file=shown,
+                alias=f"*{event.anchor}",
             )
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_FRONT_MATTER_DEPTH:
                 raise SkillImportError(
                     f"{shown} has front matter nested too deep (more than "
-                    f"{MAX_FRONT_MATTER_DEPTH} levels)."
+                    f"{MAX_FRONT_MATTER_DEPTH} levels).",
+                    code="skill_import_too_deep",
+                    file=shown,
+                    most=MAX_FRONT_MATTER_DEPTH,
                 )
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
@@ -157,17 +190,31 @@ def _skill_records(folder: Path) -> list[dict[str, Any]]:
     """The skill record and one reference record per ``references/**/*.md`` of a skill folder."""
     skill_md = folder / "SKILL.md"
     if not folder.is_dir():
-        raise SkillImportError(f"{folder} is not a folder.")
+        raise SkillImportError(
+            f"{folder} is not a folder.", code="skill_import_not_folder", folder=folder
+        )
     if not skill_md.is_file():
-        raise SkillImportError(f"{folder} has no SKILL.md; it is not an Agent Skills folder.")
+        raise SkillImportError(
+            f"{folder} has no SKILL.md; it is not an Agent Skills folder.",
+            code="skill_import_no_skill_md",
+            folder=folder,
+        )
     meta, body = _read_markdown(skill_md, folder)
     name, description = meta.get("name"), meta.get("description", "")
     if not isinstance(name, str) or not name.strip():
-        raise SkillImportError("SKILL.md needs a `name` in its front matter.")
+        raise SkillImportError(
+            "SKILL.md needs a `name` in its front matter.", code="skill_import_needs_name"
+        )
     if not isinstance(description, str):
-        raise SkillImportError("The `description` in SKILL.md's front matter must be text.")
+        raise SkillImportError(
+            "The `description` in SKILL.md's front matter must be text.",
+            code="skill_import_description_not_text",
+        )
     if not body:
-        raise SkillImportError("SKILL.md has no instructions after its front matter.")
+        raise SkillImportError(
+            "SKILL.md has no instructions after its front matter.",
+            code="skill_import_no_instructions",
+        )
     name = name.strip()
     skill = {
         "type": "skill",
@@ -181,7 +228,9 @@ def _skill_records(folder: Path) -> list[dict[str, Any]]:
         ref_meta, ref_body = _read_markdown(ref_path, folder)
         reference = ref_path.relative_to(folder).as_posix()
         if not ref_body:
-            raise SkillImportError(f"{reference} is empty.")
+            raise SkillImportError(
+                f"{reference} is empty.", code="skill_import_empty_reference", file=reference
+            )
         records.append(
             {
                 "type": "reference",
@@ -212,6 +261,9 @@ def _reference_files(folder: Path) -> list[Path]:
         )
     if len(found) > MAX_REFERENCES:
         raise SkillImportError(
-            f"The skill has {len(found)} reference files; at most {MAX_REFERENCES}."
+            f"The skill has {len(found)} reference files; at most {MAX_REFERENCES}.",
+            code="skill_import_too_many_references",
+            count=len(found),
+            most=MAX_REFERENCES,
         )
     return found

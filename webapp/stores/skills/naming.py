@@ -23,15 +23,29 @@ MAX_NAME_BYTES = 100  # per kebab part: keeps a full file name under 255 bytes
 def _reject_hostile(name: Any, what: str) -> str:
     """The name as text, or UnsafeNameError for what can never be a safe file name."""
     if not isinstance(name, str):
-        raise UnsafeNameError(f"The {what} must be text, got {type(name).__name__}.")
+        raise UnsafeNameError(
+            f"The {what} must be text, got {type(name).__name__}.",
+            code="name_not_text",
+            what=what,
+            type=type(name).__name__,
+        )
     if not name.strip():
-        raise UnsafeNameError(f"The {what} is empty.")
+        raise UnsafeNameError(f"The {what} is empty.", code="name_empty", what=what)
     if len(name) > 4 * MAX_NAME_BYTES:
-        raise UnsafeNameError(f"The {what} is too long ({len(name)} characters).")
+        raise UnsafeNameError(
+            f"The {what} is too long ({len(name)} characters).",
+            code="name_too_long",
+            what=what,
+            length=len(name),
+        )
     for ch in name:
         if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn"):
             raise UnsafeNameError(
-                f"The {what} {name!r} contains the control or invisible character U+{ord(ch):04X}."
+                f"The {what} {name!r} contains the control or invisible character U+{ord(ch):04X}.",
+                code="name_control_character",
+                what=what,
+                name=repr(name),
+                character=f"U+{ord(ch):04X}",
             )
     return name
 
@@ -46,19 +60,35 @@ def kebab_case(name: Any, what: str = "skill name") -> str:
     """
     name = _reject_hostile(name, what)
     if "/" in name or "\\" in name:
-        raise UnsafeNameError(f"The {what} {name!r} contains a path separator.")
+        raise UnsafeNameError(
+            f"The {what} {name!r} contains a path separator.",
+            code="name_path_separator",
+            what=what,
+            name=repr(name),
+        )
     if ".." in name:
-        raise UnsafeNameError(f"The {what} {name!r} contains '..'.")
+        raise UnsafeNameError(
+            f"The {what} {name!r} contains '..'.", code="name_dot_dot", what=what, name=repr(name)
+        )
     text = unicodedata.normalize("NFKC", name)
     text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", text).casefold()
     kept = "".join(ch if unicodedata.category(ch)[0] in "LMN" else "-" for ch in text)
     slug = re.sub(r"-{2,}", "-", kept).strip("-")
     if not slug:
-        raise UnsafeNameError(f"The {what} {name!r} has no letters or digits.")
+        raise UnsafeNameError(
+            f"The {what} {name!r} has no letters or digits.",
+            code="name_no_letters",
+            what=what,
+            name=repr(name),
+        )
     if len(slug.encode("utf-8")) > MAX_NAME_BYTES:
         raise UnsafeNameError(
             f"The {what} is too long for a file name ({len(slug.encode('utf-8'))} bytes in "
-            f"kebab-case; at most {MAX_NAME_BYTES})."
+            f"kebab-case; at most {MAX_NAME_BYTES}).",
+            code="name_too_long_for_file",
+            what=what,
+            bytes=len(slug.encode("utf-8")),
+            most=MAX_NAME_BYTES,
         )
     return slug
 
@@ -67,10 +97,18 @@ def reference_slug(reference: Any) -> str:
     """The kebab-case name of a reference path: ``references/forms/Qijue.md`` → ``forms-qijue``."""
     reference = _reject_hostile(reference, "reference path")
     if "\\" in reference or reference.startswith("/") or re.match(r"^[A-Za-z]:", reference):
-        raise UnsafeNameError(f"The reference path {reference!r} must be relative, with '/'.")
+        raise UnsafeNameError(
+            f"The reference path {reference!r} must be relative, with '/'.",
+            code="reference_not_relative",
+            path=repr(reference),
+        )
     parts = reference.split("/")
     if any(part in ("", ".", "..") for part in parts):
-        raise UnsafeNameError(f"The reference path {reference!r} has an empty, '.' or '..' part.")
+        raise UnsafeNameError(
+            f"The reference path {reference!r} has an empty, '.' or '..' part.",
+            code="reference_bad_part",
+            path=repr(reference),
+        )
     if parts[0] == "references" and len(parts) > 1:
         parts = parts[1:]
     parts[-1] = PurePosixPath(parts[-1]).stem or parts[-1]

@@ -399,14 +399,22 @@ class SkillDocumentStore:
             )
             raise SkillDocumentConflictError(
                 f"A document for the {what} already exists ({other.file_name}, id {other.id}); "
-                f"edit that one or deprecate it first."
+                f"edit that one or deprecate it first.",
+                code="skill_document_exists",
+                file=other.file_name,
+                id=other.id,
             )
 
     def _write(self, cache: FolderCache, record: dict[str, Any]) -> SkillDocument:
         name = document_file_name(record)
         target = cache.folder / name
         if target.parent != cache.folder or not is_document_name(name):
-            raise UnsafeNameError(f"Refusing to write {name!r} outside {cache.folder}.")
+            raise UnsafeNameError(
+                f"Refusing to write {name!r} outside {cache.folder}.",
+                code="name_outside_folder",
+                name=repr(name),
+                folder=cache.folder,
+            )
         snap = cache.snapshot()
         _check_free(snap, name, record["id"])
         cache.folder.mkdir(parents=True, exist_ok=True)
@@ -449,12 +457,18 @@ def _check_free(snap: Snapshot, name: str, doc_id: str) -> None:
     if occupant.document is None:
         raise SkillDocumentConflictError(
             f"{name} already exists and is not a valid document ({occupant.problem}); "
-            f"it was left untouched. Fix or remove it first."
+            f"it was left untouched. Fix or remove it first.",
+            code="skill_file_unreadable",
+            file=name,
+            problem=occupant.problem,
         )
     if occupant.document.id != doc_id:
         raise SkillDocumentConflictError(
             f"{name} already holds document {occupant.document.id!r} with the same content; "
-            f"nothing was changed."
+            f"nothing was changed.",
+            code="skill_file_taken",
+            file=name,
+            id=repr(occupant.document.id),
         )
 
 

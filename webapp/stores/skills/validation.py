@@ -85,7 +85,7 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(item)
 
 
-def validate_record(record: Any, what: str = "The skill document") -> dict[str, Any]:
+def validate_record(record: Any, what: str | None = None) -> dict[str, Any]:
     """Check ``record`` against the schema and the naming rules; InvalidSkillDocumentError or UnsafeNameError."""
     if not isinstance(record, Mapping):
         raise InvalidSkillDocumentError(
