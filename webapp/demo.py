@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .settings import DEFAULTS
 from .stores import ConversationStore, MemoryStore, Proposal, ReviewQueue
 from .stores.timefmt import parse_ts, to_iso
 from .text import count_noun
@@ -140,7 +141,7 @@ def fill_demo(
     skills_dir: Path,
     *,
     force: bool = False,
-    lock_timeout: float = 10.0,
+    lock_timeout: float = DEFAULTS["lock_timeout"],
     source: Path = DEMO_DATA,
     now: datetime | None = None,
     review_file: Path | None = None,

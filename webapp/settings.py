@@ -16,6 +16,7 @@ from .problems import CodedError
 
 ADDON_OPTIONS_FILE = Path("/data/options.json")
 ADDON_DATA_DIR = Path("/data")
+STANDALONE_DATA_DIR = Path("data")  # relative to the working directory
 
 REVIEW_MODES = ("manual", "auto")
 LLM_PROVIDERS = ("none", "claude-cli", "openai", "anthropic")
@@ -62,6 +63,9 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("trusted_proxies", "MEMORY_TRUSTED_PROXIES", "list", ("172.30.32.2",)),
 )
 
+# Every setting's default, written once: the dataclass below and the stores' constructors read
+# it from here.
+DEFAULTS: dict[str, Any] = {name: default for name, _, _, default in _SPECS}
 OPTION_ENV_VARS: dict[str, str] = {env.lower(): env for _, env, _, _ in _SPECS}
 # Setting field -> its environment variable, in the order the README's tables list them.
 SETTING_VARS: dict[str, str] = {name: env for name, env, _, _ in _SPECS}
@@ -77,32 +81,42 @@ class Settings:
     """Where the stores live and the limits they keep."""
 
     is_addon: bool = False
-    data_dir: Path = field(default_factory=lambda: Path("data"))
-    memory_file: Path = field(default_factory=lambda: Path("data/memories.json"))
-    conversation_file: Path = field(
-        default_factory=lambda: Path("data/conversations/conversations.json")
+    data_dir: Path = field(
+        default_factory=lambda: _standalone_paths(STANDALONE_DATA_DIR)["data_dir"]
     )
-    review_file: Path = field(default_factory=lambda: Path("data/review.json"))
-    skills_dir: Path = field(default_factory=lambda: Path("data/skills"))
-    memory_max_items: int = 100
-    memory_max_chars: int = 10000
-    conversation_max_turns: int = 20
-    conversation_max_chars: int = 8000
-    conversation_max_age_days: int = 7
-    memory_stale_days: int = 180
-    review_mode: str = "manual"
-    llm_provider: str = "none"
-    llm_model: str = ""
-    llm_base_url: str = ""
-    llm_api_key: str = ""
-    llm_timeout: int = 60
-    lock_timeout: int = 10
-    theme: str = "auto"
-    language: str = "auto"
-    context_window: int = 200000  # tokens the model takes; the prompt preview's gauge
-    dashboard_token: str = ""
-    allow_direct_access: bool = False
-    trusted_proxies: tuple[str, ...] = ("172.30.32.2",)
+    memory_file: Path = field(
+        default_factory=lambda: _standalone_paths(STANDALONE_DATA_DIR)["memory_file"]
+    )
+    conversation_file: Path = field(
+        default_factory=lambda: _standalone_paths(STANDALONE_DATA_DIR)["conversation_file"]
+    )
+    review_file: Path = field(
+        default_factory=lambda: _standalone_paths(STANDALONE_DATA_DIR)["review_file"]
+    )
+    skills_dir: Path = field(
+        default_factory=lambda: _standalone_paths(STANDALONE_DATA_DIR)["skills_dir"]
+    )
+    memory_max_items: int = DEFAULTS["memory_max_items"]
+    memory_max_chars: int = DEFAULTS["memory_max_chars"]
+    conversation_max_turns: int = DEFAULTS["conversation_max_turns"]
+    conversation_max_chars: int = DEFAULTS["conversation_max_chars"]
+    conversation_max_age_days: int = DEFAULTS["conversation_max_age_days"]
+    memory_stale_days: int = DEFAULTS["memory_stale_days"]
+    review_mode: str = DEFAULTS["review_mode"]
+    llm_provider: str = DEFAULTS["llm_provider"]
+    llm_model: str = DEFAULTS["llm_model"]
+    llm_base_url: str = DEFAULTS["llm_base_url"]
+    llm_api_key: str = DEFAULTS["llm_api_key"]
+    llm_timeout: int = DEFAULTS["llm_timeout"]
+    lock_timeout: int = DEFAULTS["lock_timeout"]
+    theme: str = DEFAULTS["theme"]
+    language: str = DEFAULTS["language"]
+    context_window: int = DEFAULTS[
+        "context_window"
+    ]  # tokens the model takes; the prompt preview's gauge
+    dashboard_token: str = DEFAULTS["dashboard_token"]
+    allow_direct_access: bool = DEFAULTS["allow_direct_access"]
+    trusted_proxies: tuple[str, ...] = DEFAULTS["trusted_proxies"]
 
     @classmethod
     def from_env(
@@ -165,7 +179,7 @@ def _paths(env: Mapping[str, str], is_addon: bool, cwd: Path) -> dict[str, Path]
             "skills_dir": ADDON_DATA_DIR / "skills",
         }
     else:
-        paths = _standalone_paths(cwd / "data")
+        paths = _standalone_paths(cwd / STANDALONE_DATA_DIR)
     if env.get("MEMORY_SKILLS_DIR"):
         paths["skills_dir"] = Path(env["MEMORY_SKILLS_DIR"])
     return paths

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from ..settings import Settings
+from ..settings import DEFAULTS, Settings
 from ..stores import JsonDocument
 from ..stores.timefmt import EPOCH, parse_ts, to_iso
 
@@ -37,7 +37,7 @@ class ExtractionState(JsonDocument):
         self,
         path: str | os.PathLike[str],
         *,
-        lock_timeout: float = 10.0,
+        lock_timeout: float = DEFAULTS["lock_timeout"],
         clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(path, default=dict, validate=_validate, lock_timeout=lock_timeout)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..problems import InputError
+from ..settings import DEFAULTS
 from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
 from .timefmt import now_iso
@@ -37,7 +38,9 @@ def _validate(data: Any) -> str | None:
 class DismissalStore(FileBacked):
     """Which findings were dismissed, by whom and when; shared by every process."""
 
-    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 10.0) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, lock_timeout: float = DEFAULTS["lock_timeout"]
+    ) -> None:
         self.path = Path(path)
         self._file = JsonFile(
             self.path, default=dict, validate=_validate, lock_timeout=lock_timeout

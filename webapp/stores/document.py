@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..settings import DEFAULTS
 from .jsonfile import (
     MAX_DEPTH,
     JsonFile,
@@ -110,7 +111,7 @@ class JsonDocument(FileBacked):
         *,
         default: Callable[[], Any],
         validate: Callable[[Any], str | None] | None = None,
-        lock_timeout: float = 10.0,
+        lock_timeout: float = DEFAULTS["lock_timeout"],
     ) -> None:
         self.path = Path(path)
         self._file = JsonFile(

@@ -1,6 +1,6 @@
 """One JSON file shared by several processes: locked read-modify-write, atomic replace, cached reads.
 
-How a write works (DESIGN.md): take the sidecar ``<file>.lock`` and make sure the lock held
+How a write works (ARCHITECTURE.md, "One write, from a click to the disk"): take the sidecar ``<file>.lock`` and make sure the lock held
 is the file at that path (``locking.SidecarLock``), read the file afresh, change the data,
 validate it, write a temp file in the same folder (write, fsync); then, under a short lock on
 the folder, verify the data file is still the one read (a program that does not know the lock,
@@ -44,6 +44,7 @@ from typing import Any, Generic, TypeVar, cast
 
 import orjson
 
+from ..settings import DEFAULTS
 from .errors import StoreBusyError, StoreCorruptError, StoreSymlinkError, StoreWriteError
 from .locking import SidecarLock, commit_lock
 
@@ -567,7 +568,7 @@ class JsonFile:
         validate: Callable[[Any], str | None] | None = None,
         item_problem: Callable[[Any], str | None] | None = None,
         replay: Replay | None = None,
-        lock_timeout: float = 10.0,
+        lock_timeout: float = DEFAULTS["lock_timeout"],
         copy: Callable[[Any], Any] | None = None,
         validate_item: Callable[[Any], str | None] | None = None,
     ) -> None:

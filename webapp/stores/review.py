@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..settings import Settings
+from ..settings import DEFAULTS, Settings
 from ..text import near_identical, normalize
 from .document import FileBacked
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
@@ -162,7 +162,11 @@ class ReviewQueue(FileBacked):
     """The review file, safe for several processes; decisions are applied through MemoryStore."""
 
     def __init__(
-        self, path: str | os.PathLike[str], store: MemoryStore, *, lock_timeout: float = 10.0
+        self,
+        path: str | os.PathLike[str],
+        store: MemoryStore,
+        *,
+        lock_timeout: float = DEFAULTS["lock_timeout"],
     ) -> None:
         self.path = Path(path)
         self.store = store
