@@ -21,8 +21,6 @@ from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
 from .timefmt import EPOCH, now_iso, parse_ts
 
-ROLES = ("user", "assistant")
-
 
 @dataclass(frozen=True)
 class ConversationTurn:

@@ -651,16 +651,6 @@ class JsonFile:
             return "unreadable"
         return "ok"
 
-    def backup_status(self) -> str:
-        """'ok', 'missing' or 'corrupt' for ``<file>.bak``, the copy ``repair`` starts from."""
-        try:
-            self._parse(self.backup_path.read_bytes(), self.backup_path)
-        except FileNotFoundError:
-            return "missing"
-        except (OSError, StoreCorruptError):
-            return "corrupt"
-        return "ok"
-
     def _load(self) -> _Snapshot | None:
         """The current snapshot, re-read only when the file may have changed; None if missing."""
         try:
@@ -721,10 +711,6 @@ class JsonFile:
             tuple(texts[i] for i in bad), tuple(f"item {i} {problems[i]}" for i in bad)
         )
         return [item for i, item in enumerate(data) if not problems[i]], rejected
-
-    def _read_fresh(self) -> Any:
-        """Under the lock: the current document as a new, mutable object."""
-        return self._read_under_lock().data
 
     def _read_under_lock(self) -> _Read:
         """Under the lock: the current document as a new, mutable object, its signature, the
@@ -1014,10 +1000,6 @@ class JsonFile:
                 report.replayed = self.replay(restored, since)
             write_atomic(self.path, self.encode_valid(restored)[0])
             return report
-
-    def _quarantine_path(self) -> Path:
-        """``<name>.corrupt-<UTC timestamp>``, never an existing file."""
-        return free_path(self.path, "corrupt")
 
 
 def _checked(snapshot: _Snapshot) -> _Snapshot:

@@ -67,11 +67,6 @@ class SidecarLock:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-    @property
-    def is_locked(self) -> bool:
-        """True when this thread holds the lock."""
-        return self._held.depth > 0
-
     def acquire(self) -> None:
         """Take the lock (again, when this thread already holds it); StoreBusyError on timeout."""
         if self._held.depth:

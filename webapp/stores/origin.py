@@ -88,11 +88,6 @@ def edited_origin(raw: Any, actor: str, at: str) -> dict[str, Any] | None:
     return known
 
 
-def restored_origin(raw: Any, actor: str) -> dict[str, Any]:
-    """The origin a restored record carries: its own when it has one, else "restored"."""
-    return read_origin(raw) or make_origin("restored", by=actor, at=now_iso())
-
-
 def imported_origin(raw: Any, source: str | None, actor: str) -> dict[str, Any]:
     """The origin of an imported record: its own (from an export) with the file added, or new."""
     known = read_origin(raw)
