@@ -30,8 +30,9 @@ from . import (
     skills,
     threads,
 )
-from .context import Stores, secret_key_for
+from .context import Stores
 from .extensions import csrf, htmx
+from .secret_key import secret_key_for
 
 __all__ = ["create_app", "csrf", "htmx", "resource_dir"]
 
