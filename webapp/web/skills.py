@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import re
-import secrets
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import nh3
@@ -24,6 +20,7 @@ from ..stores.skills import (
     SkillDocumentConflictError,
     SkillDocumentProblem,
     SkillImportError,
+    StagedImportGoneError,
     UnsafeNameError,
     description_of,
     edited_record,
@@ -253,31 +250,21 @@ def import_zip():
                 name=upload.filename,
             )
         )
-    data = upload.stream.read()
     try:
-        plan = stores().skills.plan_import_zip(data)
+        staged = stores().skills.preview_import_zip(upload.stream.read())
     except _IMPORT_ERRORS as exc:
         return _import_failed(_nothing_imported(exc))
-    if not plan.overwrites:  # only new documents (or none changed): nothing to lose
-        return _apply_import(data)
-    token = _stage_upload(data)
-    view = _build("live", plan=plan, plan_token=token, plan_file=upload.filename)
+    if not staged.plan.overwrites:  # only new documents (or none changed): nothing to lose
+        return _apply_import(staged.token)
+    view = _build("live", plan=staged.plan, plan_token=staged.token, plan_file=upload.filename)
     view.focus = "import-preview-heading"
     return _render(view, announce=_("Preview of the import: nothing is saved yet."))
 
 
 @bp.post("/import/confirm")
 def import_confirm():
-    """Apply an import after its preview (the upload was staged under a token)."""
-    token = request.form.get("token", "")
-    data = _staged_upload(token)
-    if data is None:
-        return _import_failed(
-            _("That import preview has expired or was already applied; choose the file again.")
-        )
-    response = _apply_import(data)
-    _staged_path(token).unlink(missing_ok=True)
-    return response
+    """Apply an import after its preview (the skills store kept the upload under a token)."""
+    return _apply_import(request.form.get("token", ""))
 
 
 _IMPORT_ERRORS = (
@@ -286,13 +273,15 @@ _IMPORT_ERRORS = (
     InvalidSkillDocumentError,
     SkillDocumentConflictError,
 )
-_TOKEN = re.compile(r"[0-9a-f]{32}")
-STAGED_MAX_AGE_S = 24 * 3600
 
 
-def _apply_import(data: bytes):
+def _apply_import(token: str):
     try:
-        report = stores().skills.import_skill_zip(data, actor=actor())
+        report = stores().skills.import_staged(token, actor=actor())
+    except StagedImportGoneError:
+        return _import_failed(
+            _("That import preview has expired or was already applied; choose the file again.")
+        )
     except _IMPORT_ERRORS as exc:
         return _import_failed(_nothing_imported(exc))
     docs = report.added + report.updated + report.unchanged
@@ -310,39 +299,6 @@ def _apply_import(data: bytes):
     if report.updated:
         message += " " + _("The replaced versions are kept in each document's history.")
     return _render(_build("live", notice=message, focus="skills-notice"), announce=message)
-
-
-def _staging_dir() -> Path:
-    return Path(stores().settings.data_dir) / ".skill-imports"
-
-
-def _staged_path(token: str) -> Path:
-    return _staging_dir() / f"{token}.zip"
-
-
-def _stage_upload(data: bytes) -> str:
-    """Keep the upload until the person confirms (old staged uploads are dropped)."""
-    folder = _staging_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    now = time.time()
-    for old in folder.glob("*.zip"):
-        try:
-            if now - old.stat().st_mtime > STAGED_MAX_AGE_S:
-                old.unlink()
-        except OSError:
-            pass
-    token = secrets.token_hex(16)
-    _staged_path(token).write_bytes(data)
-    return token
-
-
-def _staged_upload(token: str) -> bytes | None:
-    if not _TOKEN.fullmatch(token):
-        return None
-    try:
-        return _staged_path(token).read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def _nothing_imported(exc: Exception) -> Markup:
