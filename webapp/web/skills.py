@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import nh3
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, render_template, request, url_for
 from flask_babel import gettext as _
-from flask_htmx import make_response
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -29,7 +28,8 @@ from ..stores.skills import (
     text_problems,
 )
 from ..stores.skills.drafts import max_length
-from .context import actor, stores, wants_partial
+from .context import actor, stores
+from .htmx import redirect_or, render, see_other
 from .i18n import current_language, format_number
 
 bp = Blueprint("skills", __name__, url_prefix="/skills")
@@ -167,12 +167,16 @@ def _build(tab: str, **extra: Any) -> SkillsPage:
     )
 
 
-def _render(view: SkillsPage, status: int = 200, announce: str | None = None):
+def _panel(view: SkillsPage, status: int = 200, announce: str | None = None):
     """The list panel for htmx, the whole page otherwise."""
-    if wants_partial():
-        html = render_template("skills/_panel.html", view=view)
-        return make_response(html, status, trigger={"announce": announce} if announce else None)
-    return render_template("skills/page.html", view=view, page_title=_("Skills")), status
+    return render(
+        "skills/_panel.html",
+        "skills/page.html",
+        view=view,
+        status=status,
+        announce=announce,
+        title=_("Skills"),
+    )
 
 
 def get_document_or_404(doc_id: str) -> SkillDocument:
@@ -187,7 +191,7 @@ def get_document_or_404(doc_id: str) -> SkillDocument:
 @bp.get("/")
 def index():
     """Skill documents grouped by skill (or the Deprecated tab) and the invalid files."""
-    return _render(_build(_tab()))
+    return _panel(_build(_tab()))
 
 
 @bp.post("/<doc_id>/deprecate")
@@ -206,7 +210,7 @@ def restore(doc_id: str):
     try:
         stores().skills.restore(doc.id, actor=actor())
     except SkillDocumentConflictError as exc:
-        return _render(
+        return _panel(
             _build(
                 "deprecated",
                 notice=_library_message(
@@ -225,11 +229,14 @@ def restore(doc_id: str):
 
 
 def _after_move(doc: SkillDocument, tab: str, message: str):
-    if wants_partial():
-        return _render(_build(tab, notice=message, focus="skills-notice"), announce=message)
     if request.form.get("next") == "document":
-        return redirect(url_for("skills.document", doc_id=doc.id), code=303)
-    return redirect(url_for("skills.index", tab=tab), code=303)
+        target = url_for("skills.document", doc_id=doc.id)
+    else:
+        target = url_for("skills.index", tab=tab)
+    return redirect_or(
+        target,
+        lambda: _panel(_build(tab, notice=message, focus="skills-notice"), announce=message),
+    )
 
 
 # ----------------------------------------------------------------- import
@@ -258,7 +265,7 @@ def import_zip():
         return _apply_import(staged.token)
     view = _build("live", plan=staged.plan, plan_token=staged.token, plan_file=upload.filename)
     view.focus = "import-preview-heading"
-    return _render(view, announce=_("Preview of the import: nothing is saved yet."))
+    return _panel(view, announce=_("Preview of the import: nothing is saved yet."))
 
 
 @bp.post("/import/confirm")
@@ -298,7 +305,7 @@ def _apply_import(token: str):
     message += "."
     if report.updated:
         message += " " + _("The replaced versions are kept in each document's history.")
-    return _render(_build("live", notice=message, focus="skills-notice"), announce=message)
+    return _panel(_build("live", notice=message, focus="skills-notice"), announce=message)
 
 
 def _nothing_imported(exc: Exception) -> Markup:
@@ -321,7 +328,7 @@ def _library_message(exc: Exception, translated: str) -> Markup:
 
 
 def _import_failed(message: str, status: int = 422):
-    return _render(_build("live", import_error=message, focus="skill-zip"), status)
+    return _panel(_build("live", import_error=message, focus="skill-zip"), status)
 
 
 @bp.errorhandler(RequestEntityTooLarge)
@@ -349,18 +356,15 @@ class DocumentForm:
 
 def _form_response(form: DocumentForm, status: int = 200):
     """The form (its partial for htmx) with values and messages kept."""
-    if wants_partial():
-        return render_template("skills/_form.html", form=form), status
     title = _("Edit %(title)s", title=form.doc.title) if form.doc else _("New skill document")
-    return render_template("skills/form_page.html", form=form, page_title=title), status
+    return render(
+        "skills/_form.html", "skills/form_page.html", form=form, status=status, title=title
+    )
 
 
 def _saved(doc: SkillDocument, message: str):
     """After a save: to the document's page (HX-Redirect for htmx, 303 otherwise)."""
-    target = url_for("skills.document", doc_id=doc.id, saved=1)
-    if wants_partial():
-        return make_response("", 200, redirect=target, trigger={"announce": message})
-    return redirect(target, code=303)
+    return redirect_or(url_for("skills.document", doc_id=doc.id, saved=1), announce=message)
 
 
 def _form_values(*names: str) -> dict[str, str]:
@@ -479,7 +483,7 @@ def restore_version(doc_id: str, hid: str):
         stores().skills.restore_version(hid, actor=actor())
     except KeyError:
         abort(404)
-    return redirect(url_for("skills.history", doc_id=doc.id, restored=hid), code=303)
+    return see_other(url_for("skills.history", doc_id=doc.id, restored=hid))
 
 
 # ----------------------------------------------------------------- form messages
