@@ -132,7 +132,7 @@ def test_a_damaged_secret_key_file_is_replaced_with_a_warning(tmp_path, content,
 
 
 def test_the_secret_key_is_written_durably(tmp_path, monkeypatch):
-    from webapp.web.context import secret_key_for
+    from webapp.web.secret_key import secret_key_for
 
     synced: list[str] = []
     real_fsync = os.fsync

@@ -18,7 +18,7 @@ ODD_IDS = ["abc123", "a b", "中文", "a/b", "100%", "?#&=", "é\u0301", "x" * 1
 def test_row_urls_equal_url_for(tmp_path, prefix):
     app = create_app(make_settings(tmp_path))
     with app.test_request_context("/memories/", base_url=f"http://localhost{prefix}/"):
-        for endpoint in ("memories.edit", "memories.history", "memories.delete", "memories.row"):
+        for endpoint in ("memories.edit", "provenance.history", "memories.delete", "memories.row"):
             for memory_id in ODD_IDS:
                 expected = url_for(endpoint, memory_id=memory_id)
                 assert memory_url(endpoint, memory_id) == expected

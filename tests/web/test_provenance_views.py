@@ -317,3 +317,12 @@ def test_who_deleted_is_named_in_the_pages_language(client, settings):
             assert name in column, (language, name, column)
         assert '<span translate="no">Alice Chen</span>' in column
         assert not {"mcp", "cli"} & set(column)
+
+
+def test_provenance_pages_are_part_of_the_memories_area(client, settings):
+    """Their own blueprint, the same URLs, and Memories marked as the current area."""
+    memories, _ = stores_of(settings)
+    memory = memories.add("Prefers tea", source="dashboard")
+    for url in ("/memories/deleted", f"/memories/{memory.id}/history"):
+        html = text(client.get(url))
+        assert re.search(r'href="/memories/"\s+aria-current="page"', html), url

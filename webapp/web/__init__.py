@@ -24,14 +24,15 @@ from . import (
     ingress,
     memories,
     prompt,
-    provenance,  # noqa: F401 - adds the provenance routes to memories.bp
+    provenance,
     review,
     security,
     skills,
     threads,
 )
-from .context import Stores, secret_key_for
+from .context import Stores
 from .extensions import csrf, htmx
+from .secret_key import secret_key_for
 
 __all__ = ["create_app", "csrf", "htmx", "resource_dir"]
 
@@ -77,7 +78,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     errors.init_app(app)
     formatting.init_app(app)
     threads.init_app(app)
-    for area in (health, memories, conversations, prompt, review, attention, skills):
+    for area in (health, memories, provenance, conversations, prompt, review, attention, skills):
         app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

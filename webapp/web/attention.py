@@ -6,20 +6,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_htmx import make_response
 from markupsafe import Markup, escape
 
 from ..curation.attention import KINDS, AttentionReport, Finding, current_contents
 from ..curation.pairs import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
-from .context import actor, quote, settings, stores, wants_partial
+from .context import actor, quote, settings, stores
 from .errors import describe_error
 from .formatting import day_text, page_translations
+from .htmx import redirect_or, render
 from .i18n import format_number
+from .pagination import paginate
 
 bp = Blueprint("attention", __name__, url_prefix="/attention")
 
@@ -108,6 +109,7 @@ class AttentionPage:
     report: AttentionReport | None  # None while the first scan runs
     current: bool  # False while a newer version of the file is being scanned
     page: int = 1
+    pages: int = 1
     total: int = 0
     notice: str | None = None
     notice_level: str = "ok"
@@ -115,10 +117,6 @@ class AttentionPage:
     undo_action: str | None = None  # endpoint the Undo posts to
     focus: str | None = None
     stale_days: int = 180  # MEMORY_STALE_DAYS, said in the empty Stale tab
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // PAGE_SIZE))
 
     @property
     def labels(self) -> dict[str, str]:
@@ -130,11 +128,6 @@ def _kind(counts: dict[str, int]) -> str:
     if asked in KINDS:
         return asked
     return next((kind for kind in KINDS if counts.get(kind)), KINDS[0])
-
-
-def _page() -> int:
-    raw = request.values.get("page", "1")
-    return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
 
 
 def build(wait: float | None = None, **extra: Any) -> AttentionPage:
@@ -150,16 +143,16 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
         groups = {kind: still_true(found, now) for kind, found in groups.items()}
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
-    found = groups[kind]
-    page = min(_page(), max(1, -(-len(found) // PAGE_SIZE)))
+    shown = paginate(groups[kind], request.values.get("page", "1"), PAGE_SIZE)
     return AttentionPage(
         kind=kind,
         counts=counts,
-        findings=found[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
+        findings=shown.items,
         report=report,
         current=current,
-        page=page,
-        total=len(found),
+        page=shown.number,
+        pages=shown.pages,
+        total=shown.total,
         stale_days=settings().memory_stale_days,
         **extra,
     )
@@ -177,33 +170,41 @@ def _after_change_wait() -> float:
     return AFTER_CHANGE_WAIT if quick else NEXT_WAIT
 
 
-def _render(view: AttentionPage, status: int = 200, announce: str | None = None):
-    if wants_partial():
-        html = render_template("attention/_panel.html", view=view)
-        return make_response(html, status, trigger={"announce": announce} if announce else None)
-    page = render_template("attention/page.html", view=view, page_title=_("Needs attention"))
-    return page, status
-
-
-def _done(message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None):
-    """After a fix: the refreshed panel with the message (and its Undo), or a redirect back."""
-    if not wants_partial():
-        args: dict[str, Any] = {"kind": request.values.get("kind", ""), "notice": message}
-        if undo_action and undo:
-            args.update(undo_action=undo_action, **{f"u_{k}": v for k, v in undo.items()})
-        return redirect(url_for("attention.index", **args), code=303)
-    view = build(
-        _after_change_wait(),
-        notice=message,
-        undo=undo or {},
-        undo_action=undo_action,
-        focus="attention-notice",
+def _panel(view: AttentionPage, status: int = 200, announce: str | None = None):
+    """The tab panel for htmx, the whole page otherwise."""
+    return render(
+        "attention/_panel.html",
+        "attention/page.html",
+        view=view,
+        status=status,
+        announce=announce,
+        title=_("Needs attention"),
     )
-    return _render(view, announce=message)
+
+
+def _fixed(message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None):
+    """After a fix: the refreshed panel with the message (and its Undo), or a redirect back
+    that shows the same (a plain form post)."""
+    args: dict[str, Any] = {"kind": request.values.get("kind", ""), "notice": message}
+    if undo_action and undo:
+        args.update(undo_action=undo_action, **{f"u_{k}": v for k, v in undo.items()})
+    return redirect_or(
+        url_for("attention.index", **args),
+        lambda: _panel(
+            build(
+                _after_change_wait(),
+                notice=message,
+                undo=undo or {},
+                undo_action=undo_action,
+                focus="attention-notice",
+            ),
+            announce=message,
+        ),
+    )
 
 
 def _refused(message: str, status: int):
-    return _render(
+    return _panel(
         build(_after_change_wait(), notice=message, notice_level="error", focus="attention-notice"),
         status,
         announce=message,
@@ -230,7 +231,7 @@ def index():
             extra["undo"] = {
                 k[2:]: v[:200] for k, v in request.args.items() if k.startswith("u_") and v
             }
-    return _render(build(**extra))
+    return _panel(build(**extra))
 
 
 @bp.post("/merge")
@@ -249,7 +250,7 @@ def merge():
     except ValueError as exc:
         return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 422)
     undo = {"dropped": merged.dropped_id, "hid": merged.update_hid or "", "kept": keep}
-    return _done(
+    return _fixed(
         _("Kept “%(text)s”; the other memory was deleted.", text=merged.kept.content[:80]),
         undo=undo,
         undo_action="attention.undo_merge",
@@ -268,7 +269,7 @@ def undo_merge():
         return _refused(_("There is nothing to undo: the memories were restored already."), 409)
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
-    return _done(_("Undone: both memories are back as they were."))
+    return _fixed(_("Undone: both memories are back as they were."))
 
 
 @bp.post("/rewrite")
@@ -295,7 +296,7 @@ def rewrite():
         _("Rewritten as %(text)s", text=text) if ends else _("Rewritten as %(text)s.", text=text)
     )
     change = _last_update(memory_id)
-    return _done(
+    return _fixed(
         message,
         undo={"hid": change} if change else None,
         undo_action="attention.undo_rewrite" if change else None,
@@ -330,7 +331,7 @@ def undo_rewrite():
         store.restore(change["hid"], actor=actor())
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
-    return _done(_("Undone: the memory reads as before."))
+    return _fixed(_("Undone: the memory reads as before."))
 
 
 @bp.post("/delete")
@@ -341,7 +342,7 @@ def delete():
     if memory is None or not stores().memories.delete(memory_id, actor=actor()):
         return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
     text, ends = quote(memory.content)
-    return _done(
+    return _fixed(
         _("Deleted %(text)s", text=text) if ends else _("Deleted %(text)s.", text=text),
         undo={"id": memory_id},
         undo_action="attention.undelete",
@@ -357,7 +358,7 @@ def undelete():
         return _refused(_("There is nothing to undo: the memory is back already."), 409)
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
-    return _done(_("Undone: the memory is back."))
+    return _fixed(_("Undone: the memory is back."))
 
 
 @bp.post("/dismiss")
@@ -368,7 +369,7 @@ def dismiss():
         stores().dismissals.dismiss(key, actor=actor())
     except ValueError as exc:
         return _refused(describe_error(exc), 422)
-    return _done(
+    return _fixed(
         _("Dismissed: it will not be flagged again."),
         undo={"key": key},
         undo_action="attention.undismiss",
@@ -379,7 +380,7 @@ def dismiss():
 def undismiss():
     """Undo a Dismiss."""
     stores().dismissals.restore(request.form.get("key", ""))
-    return _done(_("Undone: the finding is back."))
+    return _fixed(_("Undone: the finding is back."))
 
 
 bp.add_app_template_filter(reason_html, "reason")

@@ -11,14 +11,12 @@ from flask import (
     Blueprint,
     abort,
     current_app,
-    redirect,
     render_template,
     request,
     url_for,
 )
 from flask_babel import gettext as _
 from flask_babel import ngettext
-from flask_htmx import make_response
 
 from ..extraction import ExtractionBatch, LlmConfigError, extract_conversation
 from ..stores import (
@@ -33,6 +31,7 @@ from ..stores import (
 from ..text import match_spans, search_terms
 from .context import actor, settings, stores, wants_partial
 from .formatting import interface_label
+from .htmx import redirect_or, render, see_other
 from .memories import MEMORIES_CHANGED
 from .messages import describe
 from .review import REVIEW_CHANGED
@@ -112,9 +111,9 @@ def index():
     ]
     if query:
         rows = [replace(row, match=matching_message(row.summary.id, query)) for row in rows]
-    template = "conversations/_list.html" if wants_partial() else "conversations/page.html"
-    return render_template(
-        template,
+    return render(
+        "conversations/_list.html",
+        "conversations/page.html",
         extraction=extraction_batch().progress(),
         llm=settings().llm_provider != "none",
         rows=rows,
@@ -123,7 +122,7 @@ def index():
         limits=limits,
         now=now,
         cleared=request.args.get("cleared", "")[:300],
-        page_title=_("Conversations"),
+        title=_("Conversations"),
     )
 
 
@@ -211,7 +210,7 @@ def _back_to(conversation_id: str, **args: Any):
         if _thread_exists(conversation_id)
         else "conversations.forget_preview"
     )
-    return redirect(url_for(endpoint, conversation_id=conversation_id, **args), 303)
+    return see_other(url_for(endpoint, conversation_id=conversation_id, **args))
 
 
 @bp.post("/forget/<path:conversation_id>")
@@ -254,9 +253,11 @@ def unforget(conversation_id: str):
 @bp.get("/thread/<path:conversation_id>")
 def thread(conversation_id: str):
     """One thread's turns as the assistant sees them after trimming."""
-    context = _thread_context(conversation_id)
-    template = "conversations/_thread.html" if wants_partial() else "conversations/thread_page.html"
-    return render_template(template, **context)
+    return render(
+        "conversations/_thread.html",
+        "conversations/thread_page.html",
+        **_thread_context(conversation_id),
+    )
 
 
 @bp.post("/clear/<path:conversation_id>")
@@ -264,10 +265,7 @@ def clear(conversation_id: str):
     """Forget every turn of a thread, then go back to the list."""
     if not stores().conversations.clear(conversation_id):
         abort(404)
-    target = url_for("conversations.index", cleared=conversation_id)
-    if wants_partial():
-        return make_response("", 200, redirect=target)
-    return redirect(target, 303)
+    return redirect_or(url_for("conversations.index", cleared=conversation_id))
 
 
 @bp.post("/extract/<path:conversation_id>")
@@ -276,24 +274,18 @@ def extract(conversation_id: str):
     get_thread_or_404(conversation_id)
     outcome = run_extraction(conversation_id)
     review_url = url_for("review.index") if "review.index" in current_app.view_functions else None
-    if wants_partial():
-        html = render_template(
-            "conversations/_extract_result.html",
-            outcome=outcome,
-            review_url=review_url,
-            oob_badge=True,
-        )
-        trigger: dict[str, Any] = {"announce": outcome.message}
-        if outcome.queued:
-            trigger[REVIEW_CHANGED] = True
-        if outcome.applied:
-            trigger[MEMORIES_CHANGED] = True
-        return make_response(html, 200, trigger=trigger)
-    return render_template(
+    changed = [REVIEW_CHANGED] if outcome.queued else []
+    if outcome.applied:
+        changed.append(MEMORIES_CHANGED)
+    return render(
+        "conversations/_extract_result.html",
         "conversations/thread_page.html",
         outcome=outcome,
         review_url=review_url,
-        **_thread_context(conversation_id),
+        announce=outcome.message,
+        trigger=changed,
+        partial_context={"oob_badge": True},
+        page_context=lambda: _thread_context(conversation_id),
     )
 
 
@@ -302,13 +294,14 @@ def extraction_batch() -> ExtractionBatch:
     return ExtractionBatch(settings(), actor=actor())
 
 
-def _extract_all_html(progress: Any, finished_now: bool = False) -> str:
-    return render_template(
+def _extract_all_html(progress: Any, finished_now: bool = False, announce: str | None = None):
+    return render(
         "conversations/_extract_all.html",
         extraction=progress,
         finished_now=finished_now,
         llm=settings().llm_provider != "none",
         oob_badge=True,
+        announce=announce,
     )
 
 
@@ -323,7 +316,7 @@ def extract_all():
     if wants_partial():
         return _extract_all_html(progress, finished_now=not progress.running)
     batch.run_to_end()
-    return redirect(url_for("conversations.index", _anchor="extract-all"), 303)
+    return see_other(url_for("conversations.index", _anchor="extract-all"))
 
 
 @bp.post("/extract-all/step")
@@ -333,11 +326,10 @@ def extract_all_step():
     before = batch.progress()
     progress = batch.step()
     finished_now = bool(before and before.running and progress and not progress.running)
-    html = _extract_all_html(progress, finished_now=finished_now)
-    if not finished_now or progress is None:
-        return html
-    message = _("Extraction finished: %(num)s facts landed in Review.", num=progress.queued)
-    return make_response(html, 200, trigger={"announce": message})
+    message = None
+    if finished_now and progress is not None:
+        message = _("Extraction finished: %(num)s facts landed in Review.", num=progress.queued)
+    return _extract_all_html(progress, finished_now=finished_now, announce=message)
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,11 @@ code and values (``messages.describe``). Every view that shows a library error's
 
 from __future__ import annotations
 
-from flask import Flask, render_template
+from typing import Any
+
+from flask import Flask
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_htmx import make_response
 from flask_wtf.csrf import CSRFError
 
 from ..stores import (
@@ -21,7 +22,7 @@ from ..stores import (
     StoreError,
     StoreWriteError,
 )
-from .context import wants_partial
+from .htmx import render
 from .i18n import current_language
 from .messages import describe, os_reason
 
@@ -64,16 +65,20 @@ def _os_message(exc: OSError) -> str:
 
 def banner_response(title: str, message: str, advice: str, status: int, level: str = "error"):
     """A page-wide banner: swapped into #banner for htmx, a full page otherwise."""
-    context = {
+    context: dict[str, Any] = {
         "banner_title": title,
         "banner_message": message,
         "banner_advice": advice,
         "banner_level": level,
     }
-    if wants_partial():
-        html = render_template("_banner.html", **context)
-        return make_response(html, status, retarget="#banner", reswap="innerHTML")
-    return render_template("error_page.html", **context), status
+    return render(
+        "_banner.html",
+        "error_page.html",
+        status=status,
+        retarget="#banner",
+        reswap="innerHTML",
+        **context,
+    )
 
 
 def _store_error(exc: StoreError):

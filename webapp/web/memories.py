@@ -22,7 +22,6 @@ from flask import (
 from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_htmx import make_response
 from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -34,9 +33,10 @@ from ..stores import (
     MemoryFullError,
     loads_bounded,
 )
-from .context import actor, quoted_sentence, stores, wants_partial
+from .context import actor, quoted_sentence, stores
 from .errors import banner_response
 from .formatting import category_label
+from .htmx import redirect_or, render
 from .memory_listing import (
     PAGE_SIZE,
     SORTS,
@@ -88,7 +88,7 @@ def memory_links(memory_id: str) -> RowLinks:
     """The URLs a row of the list links to."""
     return RowLinks(
         memory_url("memories.edit", memory_id),
-        memory_url("memories.history", memory_id),
+        memory_url("provenance.history", memory_id),
         memory_url("memories.delete", memory_id),
     )
 
@@ -197,20 +197,16 @@ def _undo_refs() -> list[str]:
     return [ref for ref in request.args.get("undo", "").split(",") if ref][:500]
 
 
-def _triggered(html: str, status: int = 200, event: str = MEMORIES_CHANGED, announce: str = ""):
-    trigger: dict[str, Any] = {event: True}
-    if announce:
-        trigger["announce"] = announce
-    return make_response(html, status, trigger=trigger)
-
-
 # ------------------------------------------------------------------ the list
 @bp.get("/")
 def index():
     """The list (or, for htmx, only its rows partial) with the capacity meter."""
-    if wants_partial():
-        return render_template("memories/_rows.html", listing=current_listing())
-    return render_template("memories/page.html", **page_context())
+    return render(
+        "memories/_rows.html",
+        "memories/page.html",
+        partial_context=lambda: {"listing": current_listing()},
+        page_context=page_context,
+    )
 
 
 @bp.get("/summary")
@@ -260,28 +256,32 @@ def add():
             )
             status = 409
         else:
-            if not wants_partial():
-                return redirect(url_for("memories.index", added=memory.id), 303)
-            html = render_template(
-                "memories/_add_form.html",
-                form={},
-                errors={},
-                categories=CATEGORIES,
-                added=memory,
-                usage=store.usage(),
+            return redirect_or(
+                url_for("memories.index", added=memory.id),
+                lambda: render(
+                    "memories/_add_form.html",
+                    form={},
+                    errors={},
+                    categories=CATEGORIES,
+                    added=memory,
+                    usage=store.usage(),
+                    trigger=MEMORIES_CHANGED,
+                    announce=_("Memory added."),
+                ),
             )
-            return _triggered(html, announce=_("Memory added."))
-    if wants_partial():
-        return render_template(
-            "memories/_add_form.html",
-            form=form,
-            errors=errors,
-            duplicate=duplicate,
-            categories=CATEGORIES,
-            usage=store.usage(),
-        ), status
-    context = page_context(form=form, errors=errors, duplicate=duplicate)
-    return render_template("memories/page.html", **context), status
+    return render(
+        "memories/_add_form.html",
+        "memories/page.html",
+        status=status,
+        partial_context=lambda: {
+            "form": form,
+            "errors": errors,
+            "duplicate": duplicate,
+            "categories": CATEGORIES,
+            "usage": store.usage(),
+        },
+        page_context=lambda: page_context(form=form, errors=errors, duplicate=duplicate),
+    )
 
 
 # ------------------------------------------------------------------ one row
@@ -293,18 +293,21 @@ def row(memory_id: str):
     """
     gone = stores().memories.deleted(memory_id)
     memory = gone or get_memory_or_404(memory_id)
-    if not wants_partial():
-        return redirect(url_for("memories.index"), 303)
     if gone is not None:
-        return render_template("memories/_deleted_row.html", memory=gone)
-    return render_template("memories/_row.html", memory=memory, query="", focus_edit=True)
+        return redirect_or(
+            url_for("memories.index"), lambda: render("memories/_deleted_row.html", memory=gone)
+        )
+    return redirect_or(
+        url_for("memories.index"),
+        lambda: render("memories/_row.html", memory=memory, query="", focus_edit=True),
+    )
 
 
 @bp.get("/<memory_id>/edit")
 def edit(memory_id: str):
     """The row as an edit form (a page of its own without JavaScript)."""
     memory = get_memory_or_404(memory_id)
-    context = {
+    context: dict[str, Any] = {
         "memory": memory,
         "form": {"content": memory.content, "category": memory.category},
         "errors": {},
@@ -312,9 +315,9 @@ def edit(memory_id: str):
         "categories": CATEGORIES,
         "usage": stores().memories.usage(),
     }
-    if wants_partial():
-        return render_template("memories/_edit_row.html", **context)
-    return render_template("memories/edit_page.html", page_title=_("Edit memory"), **context)
+    return render(
+        "memories/_edit_row.html", "memories/edit_page.html", title=_("Edit memory"), **context
+    )
 
 
 @bp.post("/<memory_id>")
@@ -344,14 +347,21 @@ def update(memory_id: str):
         return _edit_error(memory, form, {"content": full_message(exc)}, version, 409)
     if saved is None:
         abort(404)
-    if not wants_partial():
-        return redirect(url_for("memories.index"), 303)
-    html = render_template("memories/_row.html", memory=saved, query="", focus_edit=True)
-    return _triggered(html, event=USAGE_CHANGED, announce=_("Memory saved."))
+    return redirect_or(
+        url_for("memories.index"),
+        lambda: render(
+            "memories/_row.html",
+            memory=saved,
+            query="",
+            focus_edit=True,
+            trigger=USAGE_CHANGED,
+            announce=_("Memory saved."),
+        ),
+    )
 
 
 def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: int):
-    context = {
+    context: dict[str, Any] = {
         "memory": memory,
         "form": form,
         "errors": errors,
@@ -359,28 +369,32 @@ def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: 
         "categories": CATEGORIES,
         "usage": stores().memories.usage(),
     }
-    if wants_partial():
-        return render_template("memories/_edit_row.html", **context), status
-    return render_template(
-        "memories/edit_page.html", page_title=_("Edit memory"), **context
-    ), status
+    return render(
+        "memories/_edit_row.html",
+        "memories/edit_page.html",
+        status=status,
+        title=_("Edit memory"),
+        **context,
+    )
 
 
 def _conflict(current: Memory, form: dict):
     """The 'changed elsewhere' answer: both versions, nothing overwritten."""
     changes = stores().memories.history(current.id)
     last = changes[-1] if changes else None
-    context = {
+    context: dict[str, Any] = {
         "memory": current,
         "mine": form,
         "changed_by": last.get("actor") if last else None,
         "categories": CATEGORIES,
     }
-    if wants_partial():
-        return render_template("memories/_conflict_row.html", **context), 409
-    return render_template(
-        "memories/conflict_page.html", page_title=_("Changed elsewhere"), **context
-    ), 409
+    return render(
+        "memories/_conflict_row.html",
+        "memories/conflict_page.html",
+        status=409,
+        title=_("Changed elsewhere"),
+        **context,
+    )
 
 
 # ------------------------------------------------------------------ delete / undo
@@ -389,10 +403,15 @@ def delete(memory_id: str):
     """Forget one memory; the answer offers Undo."""
     memory = get_memory_or_404(memory_id)
     stores().memories.delete(memory_id, actor=actor())
-    if not wants_partial():
-        return redirect(url_for("memories.index", undo=memory_id), 303)
-    html = render_template("memories/_deleted_row.html", memory=memory)
-    return _triggered(html, event=USAGE_CHANGED, announce=_("Memory deleted. Undo is available."))
+    return redirect_or(
+        url_for("memories.index", undo=memory_id),
+        lambda: render(
+            "memories/_deleted_row.html",
+            memory=memory,
+            trigger=USAGE_CHANGED,
+            announce=_("Memory deleted. Undo is available."),
+        ),
+    )
 
 
 @bp.post("/delete-many")
@@ -404,12 +423,14 @@ def delete_many():
             "kind": "error",
             "text": _("Select at least one memory to delete."),
         }
-        if not wants_partial():
-            return render_template("memories/page.html", **page_context(notice=notice)), 422
-        return _results_or_redirect(notice, status=422)
+        return render(
+            "memories/_rows.html",
+            "memories/page.html",
+            status=422,
+            partial_context=lambda: {"listing": current_listing(), "notice": notice},
+            page_context=lambda: page_context(notice=notice),
+        )
     removed = stores().memories.delete_many(ids, actor=actor())
-    if not wants_partial():
-        return redirect(url_for("memories.index", undo=",".join(ids)), 303)
     text = ngettext("Deleted %(num)s memory.", "Deleted %(num)s memories.", removed)
     notice = {"kind": "deleted", "text": text, "refs": ids}
     announce = ngettext(
@@ -417,79 +438,20 @@ def delete_many():
         "Deleted %(num)s memories. Undo is available.",
         removed,
     )
-    return _results_or_redirect(notice, announce=announce)
-
-
-@bp.post("/restore")
-def restore():
-    """Undo a delete (ref = memory id) or go back before a change (ref = history id)."""
-    refs = [r for r in request.form.getlist("ref") if r]
-    back_to = request.form.get("return", "results")
-    if not refs:
-        abort(404)
-    store = stores().memories
-    restored = []
-    for ref in refs:
-        try:
-            restored.append(store.restore(ref, actor=actor()))
-        except KeyError:
-            if len(refs) == 1:
-                abort(404)
-    if back_to == "history" and restored:
-        if not wants_partial():
-            return redirect(url_for("memories.history", memory_id=restored[0].id), 303)
-        html = _history_html(restored[0].id, restored_now=True)
-        return _triggered(html, announce=_("Earlier version restored."))
-    if not wants_partial():
-        return redirect(url_for("memories.index"), 303)
-    if back_to == "row" and restored:
-        html = render_template("memories/_row.html", memory=restored[0], query="", focus_edit=True)
-        return _triggered(html, event=USAGE_CHANGED, announce=_("Memory restored."))
-    notice = {
-        "kind": "restored",
-        "text": ngettext(
-            "Restored %(num)s memory.",
-            "Restored %(num)s memories.",
-            len(restored),
-        ),
-    }
-    return _results_or_redirect(notice, announce=notice["text"])
-
-
-def _results_or_redirect(notice: dict, status: int = 200, announce: str = ""):
-    if not wants_partial():
-        return redirect(url_for("memories.index"), 303)
-    html = render_template("memories/_rows.html", listing=current_listing(), notice=notice)
-    if status != 200:
-        return html, status
-    return _triggered(html, event=USAGE_CHANGED, announce=announce)
-
-
-# ------------------------------------------------------------------ history
-@bp.get("/<memory_id>/history")
-def history(memory_id: str):
-    """Who changed this memory, when, before and after; each earlier state can be restored."""
-    if not stores().memories.history(memory_id) and stores().memories.get(memory_id) is None:
-        abort(404)
-    if wants_partial():
-        return _history_html(memory_id)
-    return render_template(
-        "memories/history_page.html", page_title=_("Memory history"), **_history_context(memory_id)
+    return redirect_or(
+        url_for("memories.index", undo=",".join(ids)), lambda: list_answer(notice, announce)
     )
 
 
-def _history_context(memory_id: str, restored_now: bool = False) -> dict[str, Any]:
-    entries = list(reversed(stores().memories.history(memory_id)))
-    return {
-        "memory_id": memory_id,
-        "memory": stores().memories.get(memory_id),
-        "entries": entries,
-        "restored_now": restored_now,
-    }
-
-
-def _history_html(memory_id: str, restored_now: bool = False) -> str:
-    return render_template("memories/_history.html", **_history_context(memory_id, restored_now))
+def list_answer(notice: dict[str, Any], announce: str):
+    """The list with what a change did above it; the meter reloads itself."""
+    return render(
+        "memories/_rows.html",
+        listing=current_listing(),
+        notice=notice,
+        trigger=USAGE_CHANGED,
+        announce=announce,
+    )
 
 
 # ------------------------------------------------------------------ export / import
@@ -609,24 +571,26 @@ def import_confirm():
         return _import_answer(error=full_message(exc), status=409)
     except ValueError as exc:
         return _import_answer(error=cannot_import(exc), status=422)
-    if not wants_partial():
-        return redirect(url_for("memories.index"), 303)
     text = _(
         "Imported: %(added)s added, %(updated)s updated, %(unchanged)s already the same.",
         added=counts["added"],
         updated=counts["updated"],
         unchanged=counts["unchanged"],
     )
-    html = render_template("memories/_import.html", done=text)
-    return _triggered(html, announce=text)
+    return redirect_or(
+        url_for("memories.index"),
+        lambda: render("memories/_import.html", done=text, trigger=MEMORIES_CHANGED, announce=text),
+    )
 
 
 def _import_answer(status: int = 200, **context: Any):
-    if wants_partial():
-        return render_template("memories/_import.html", **context), status
-    return render_template(
-        "memories/import_page.html", page_title=_("Import memories"), **context
-    ), status
+    return render(
+        "memories/_import.html",
+        "memories/import_page.html",
+        status=status,
+        title=_("Import memories"),
+        **context,
+    )
 
 
 @bp.errorhandler(RequestEntityTooLarge)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, request
 from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..prompts import ComposedPrompt, compose_prompt_sections
 from ..stores import ConversationSummary
-from .context import stores, wants_partial
+from .context import stores
+from .htmx import render
 
 bp = Blueprint("prompt", __name__, url_prefix="/prompt")
 
@@ -75,10 +77,12 @@ def compose_for(form: PromptForm) -> ComposedPrompt | None:
     return compose_prompt_sections(stores().memories.get_all(), history, form.message)
 
 
-def _render(values: Mapping[str, str]):
+def _preview(values: Mapping[str, str]):
+    """The preview for ``values``: the preview partial (its field messages out of band) for
+    htmx, the whole page otherwise; 422 while a field is refused."""
     threads = stores().conversations.list_conversations()
     form = read_form(values, threads)
-    context = {
+    context: dict[str, Any] = {
         "form": form,
         "composed": compose_for(form),
         "threads": threads,
@@ -86,21 +90,25 @@ def _render(values: Mapping[str, str]):
         "empty_notes": EMPTY_SECTION_NOTES,
         "max_message_chars": MAX_MESSAGE_CHARS,
         "context_window": stores().settings.context_window,
-        "page_title": _("Prompt preview"),
     }
-    status = 422 if form.errors else 200
-    if wants_partial():
-        return render_template("prompt/_preview.html", oob=True, **context), status
-    return render_template("prompt/page.html", oob=False, **context), status
+    return render(
+        "prompt/_preview.html",
+        "prompt/page.html",
+        status=422 if form.errors else 200,
+        title=_("Prompt preview"),
+        partial_context={"oob": True},
+        page_context={"oob": False},
+        **context,
+    )
 
 
 @bp.get("/")
 def index():
     """The preview page; ``?conversation=ID&message=TEXT`` pre-fill it (Preview prompt links)."""
-    return _render(request.args)
+    return _preview(request.args)
 
 
 @bp.post("/preview")
 def preview():
     """The preview for the form as typed (a POST: a long message does not fit in a URL)."""
-    return _render(request.form)
+    return _preview(request.form)

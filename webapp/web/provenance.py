@@ -1,7 +1,8 @@
-"""Where memories came from, as the pages show it, and the Recently deleted view.
+"""Provenance: where a memory came from and what happened to it since.
 
-The views here are routes of the memories blueprint (``/memories/deleted``…), so the
-navigation marks Memories as the current area.
+A memory's origin (the phrase in its row, the card on its history page), its history with
+Restore (and the Undo of a deletion, which restores from the same log), and Recently deleted.
+The URLs sit under ``/memories/`` and the navigation marks Memories as the current area.
 """
 
 from __future__ import annotations
@@ -10,19 +11,30 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import redirect, render_template, request, url_for
+from flask import Blueprint, abort, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_htmx import make_response
+from flask_babel import ngettext
 from markupsafe import Markup, escape
 
 from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
 from ..stores.timefmt import EPOCH, parse_ts
-from .context import actor, stores, wants_partial
+from .context import actor, stores
 from .formatting import actor_label, import_source_label
-from .memories import bp, full_message
+from .htmx import redirect_or, render
+from .memories import MEMORIES_CHANGED, USAGE_CHANGED, full_message, list_answer
+from .pagination import paginate
 from .threads import thread_name
+
+bp = Blueprint("provenance", __name__, url_prefix="/memories")
+
+
+@bp.context_processor
+def _in_memories() -> dict[str, Any]:
+    """These pages are part of the Memories area: its navigation link is the current one."""
+    return {"active_area": "memories"}
+
 
 HOW_LABELS = {
     "dashboard": _l("Typed in the dashboard"),
@@ -181,35 +193,18 @@ def deleted():
     return _deleted_page()
 
 
-DELETED_PAGE_SIZE = 50
-
-
-def _page_number(pages: int) -> int:
-    raw = request.values.get("page", "1")
-    number = int(raw) if raw.isdigit() and len(raw) < 10 else 1
-    return min(max(1, number), pages)
-
-
 def _deleted_page(notice: str | None = None, status: int = 200, error: bool = False):
-    gone = stores().memories.recently_deleted()
-    pages = max(1, -(-len(gone) // DELETED_PAGE_SIZE))
-    page = _page_number(pages)
-    start = (page - 1) * DELETED_PAGE_SIZE
-    context = {
-        "gone": gone[start : start + DELETED_PAGE_SIZE],
-        "total": len(gone),
-        "page": page,
-        "pages": pages,
-        "notice": notice if notice is not None else _notice_from_args(),
-        "error": error,
-        "page_title": _("Recently deleted"),
-    }
-    if wants_partial():
-        html = render_template("memories/_deleted_list.html", **context)
-        return make_response(
-            html, status, trigger={"announce": context["notice"]} if notice else None
-        )
-    return render_template("memories/deleted_page.html", **context), status
+    shown = paginate(stores().memories.recently_deleted(), request.values.get("page", "1"))
+    return render(
+        "provenance/_deleted_list.html",
+        "provenance/deleted_page.html",
+        status=status,
+        announce=notice,
+        title=_("Recently deleted"),
+        shown=shown,
+        notice=notice if notice is not None else _notice_from_args(),
+        error=error,
+    )
 
 
 def _notice_from_args() -> str | None:
@@ -231,9 +226,10 @@ def restore_deleted():
         return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     except MemoryFullError as exc:
         return _deleted_page(notice=full_message(exc), status=409, error=True)
-    if not wants_partial():
-        return redirect(url_for("memories.deleted", done="restored"), 303)
-    return _deleted_page(notice=_("Restored. The memory is back in the list."))
+    return redirect_or(
+        url_for("provenance.deleted", done="restored"),
+        lambda: _deleted_page(notice=_("Restored. The memory is back in the list.")),
+    )
 
 
 @bp.post("/deleted/purge")
@@ -244,6 +240,79 @@ def purge_deleted():
     if not memory_id or not any(d.memory.id == memory_id for d in store.recently_deleted()):
         return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     store.purge(memory_id, actor=actor())
-    if not wants_partial():
-        return redirect(url_for("memories.deleted", done="purged"), 303)
-    return _deleted_page(notice=_("Deleted forever."))
+    return redirect_or(
+        url_for("provenance.deleted", done="purged"),
+        lambda: _deleted_page(notice=_("Deleted forever.")),
+    )
+
+
+# ------------------------------------------------------------------ history and restore
+@bp.get("/<memory_id>/history")
+def history(memory_id: str):
+    """Who changed this memory, when, before and after; each earlier state can be restored."""
+    if not stores().memories.history(memory_id) and stores().memories.get(memory_id) is None:
+        abort(404)
+    return render(
+        "provenance/_history.html",
+        "provenance/history_page.html",
+        title=_("Memory history"),
+        **_history_context(memory_id),
+    )
+
+
+def _history_context(memory_id: str, restored_now: bool = False) -> dict[str, Any]:
+    entries = list(reversed(stores().memories.history(memory_id)))
+    return {
+        "memory_id": memory_id,
+        "memory": stores().memories.get(memory_id),
+        "entries": entries,
+        "restored_now": restored_now,
+    }
+
+
+@bp.post("/restore")
+def restore():
+    """Undo a delete (ref = memory id) or go back before a change (ref = history id)."""
+    refs = [r for r in request.form.getlist("ref") if r]
+    back_to = request.form.get("return", "results")
+    if not refs:
+        abort(404)
+    store = stores().memories
+    restored = []
+    for ref in refs:
+        try:
+            restored.append(store.restore(ref, actor=actor()))
+        except KeyError:
+            if len(refs) == 1:
+                abort(404)
+    if back_to == "history" and restored:
+        return redirect_or(
+            url_for("provenance.history", memory_id=restored[0].id),
+            lambda: render(
+                "provenance/_history.html",
+                trigger=MEMORIES_CHANGED,
+                announce=_("Earlier version restored."),
+                **_history_context(restored[0].id, restored_now=True),
+            ),
+        )
+    if back_to == "row" and restored:
+        return redirect_or(
+            url_for("memories.index"),
+            lambda: render(
+                "memories/_row.html",
+                memory=restored[0],
+                query="",
+                focus_edit=True,
+                trigger=USAGE_CHANGED,
+                announce=_("Memory restored."),
+            ),
+        )
+    notice = {
+        "kind": "restored",
+        "text": ngettext(
+            "Restored %(num)s memory.",
+            "Restored %(num)s memories.",
+            len(restored),
+        ),
+    }
+    return redirect_or(url_for("memories.index"), lambda: list_answer(notice, notice["text"]))

@@ -7,10 +7,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
-from flask_htmx import make_response
 
 from ..curation.approval import extraction_quality
 from ..curation.attention import Similar, similarity_index
@@ -18,6 +17,7 @@ from ..curation.pairs import drops_information
 from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
 from .context import actor, quote, stores, wants_partial
+from .htmx import redirect_or, render, see_other
 from .i18n import format_number
 from .messages import describe
 from .pagination import paginate
@@ -129,35 +129,34 @@ def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> Revie
     return view
 
 
-def _render(
-    view: ReviewPage, status: int = 200, announce: str | None = None, changed: bool = False
-):
+def _panel(view: ReviewPage, status: int = 200, announce: str | None = None, changed: bool = False):
     """The tab panel for htmx (with the nav badge out of band), the whole page otherwise;
     ``changed``: a decision was made or undone, so the approval rates reload too."""
-    if wants_partial():
-        html = render_template("review/_panel.html", view=view, oob_badge=True)
-        trigger: dict[str, Any] = {"announce": announce} if announce else {}
-        if changed:
-            trigger[REVIEW_CHANGED] = True
-        return make_response(html, status, trigger=trigger or None)
-    return render_template(
+    return render(
+        "review/_panel.html",
         "review/page.html",
         view=view,
-        quality=extraction_quality(stores().review),
-        page_title=_("Review"),
-    ), status
+        status=status,
+        announce=announce,
+        trigger=REVIEW_CHANGED if changed else None,
+        title=_("Review"),
+        partial_context={"oob_badge": True},
+        page_context=lambda: {"quality": extraction_quality(stores().review)},
+    )
 
 
-def _done(tab: str, message: str, undo_ids: list[str] | None = None, focus: str = "review-heading"):
+def _decided(
+    tab: str, message: str, undo_ids: list[str] | None = None, focus: str = "review-heading"
+):
     """After a change: the refreshed panel with what happened (and Undo) for htmx, a redirect
-    back that shows the same for a plain form."""
+    back that shows the same for a plain form (kept in the session until that page shows it)."""
     if wants_partial():
         view = _build(tab, notice=message, notice_level="ok", undo_ids=undo_ids or [], focus=focus)
         if focus.startswith("approve-") and focus[8:] not in {i.id for i in view.items}:
             view.focus = "review-heading"  # that fact is not on the page shown
-        return _render(view, announce=message, changed=True)
+        return _panel(view, announce=message, changed=True)
     session[_DONE_KEY] = {"message": message[:500], "undo": (undo_ids or [])[:MAX_UNDO_IDS]}
-    return redirect(url_for("review.index", tab=tab), code=303)
+    return see_other(url_for("review.index", tab=tab))
 
 
 MAX_UNDO_IDS = 100  # a bulk decision's Undo in the session cookie stays small
@@ -214,11 +213,9 @@ def index():
     """Pending facts (newest first) or the Decided tab (with what a plain form just did)."""
     done = session.pop(_DONE_KEY, None) if not wants_partial() else None
     if not isinstance(done, dict) or not done.get("message"):
-        return _render(_build(_tab()))
+        return _panel(_build(_tab()))
     undo_ids = [str(i) for i in done.get("undo") or []]
-    return _render(
-        _build(_tab(), notice=str(done["message"]), notice_level="ok", undo_ids=undo_ids)
-    )
+    return _panel(_build(_tab(), notice=str(done["message"]), notice_level="ok", undo_ids=undo_ids))
 
 
 @bp.get("/quality")
@@ -236,25 +233,26 @@ def edit(item_id: str):
     editing = {item.id: item.content}
     if wants_partial():
         view = ReviewPage("pending", [], 0, editing=editing, focus=f"edit-{item.id}")
-        return render_template("review/_item.html", item=item, view=_annotated(view, [item]))
-    return _render(_build("pending", editing=editing, focus=f"edit-{item.id}"))
+        return render("review/_item.html", item=item, view=_annotated(view, [item]))
+    return _panel(_build("pending", editing=editing, focus=f"edit-{item.id}"))
 
 
 @bp.get("/<item_id>")
 def show(item_id: str):
     """One pending item as a card (Cancel of the edit form)."""
     item = get_item_or_404(item_id)
-    if not wants_partial():
-        return redirect(url_for("review.index", _anchor=f"item-{item.id}"), code=303)
     view = ReviewPage("pending", [], 0, focus=f"approve-{item.id}")
-    return render_template("review/_item.html", item=item, view=_annotated(view, [item]))
+    return redirect_or(
+        url_for("review.index", _anchor=f"item-{item.id}"),
+        lambda: render("review/_item.html", item=item, view=_annotated(view, [item])),
+    )
 
 
 @bp.post("/<item_id>/approve")
 def approve(item_id: str):
     """Apply the fact to long-term memory, with the edited content when given."""
     if request.form.get("cancel"):  # the edit form's Cancel button without JavaScript
-        return redirect(url_for("review.index", _anchor=f"item-{item_id}"), code=303)
+        return see_other(url_for("review.index", _anchor=f"item-{item_id}"))
     item = get_item_or_404(item_id)
     content = request.form.get("content")
     focus = next_focus(item.id)
@@ -267,7 +265,7 @@ def approve(item_id: str):
             as_new=request.form.get("as_new") == "1",
         )
     except MemoryTooLongError as exc:  # this fact alone is over the limit: say so at the field
-        return _render(
+        return _panel(
             _build(
                 "pending",
                 editing={item.id: content if content is not None else item.content},
@@ -278,13 +276,13 @@ def approve(item_id: str):
         )
     except MemoryFullError as exc:
         editing = {item.id: content} if content is not None else {}
-        return _render(
+        return _panel(
             _build("pending", notice=_full_notice(exc), editing=editing, focus="review-notice"),
             409,
             announce=_("Memory is full; nothing lost."),
         )
     except ValueError as exc:  # the library's message: empty, NUL, …
-        return _render(
+        return _panel(
             _build(
                 "pending",
                 editing={item.id: item.content if content is None else content},
@@ -298,7 +296,7 @@ def approve(item_id: str):
         message = _("Approved %(fact)s Long-term memory updated.", fact=fact)
     else:
         message = _("Approved %(fact)s. Long-term memory updated.", fact=fact)
-    return _done("pending", message, [approved.id], focus)
+    return _decided("pending", message, [approved.id], focus)
 
 
 @bp.post("/<item_id>/reject")
@@ -312,7 +310,7 @@ def reject(item_id: str):
         message = _("Rejected %(fact)s It will not be proposed again.", fact=fact)
     else:
         message = _("Rejected %(fact)s. It will not be proposed again.", fact=fact)
-    return _done("pending", message, [item.id], focus)
+    return _decided("pending", message, [item.id], focus)
 
 
 @bp.post("/<item_id>/undo")
@@ -322,7 +320,7 @@ def undo(item_id: str):
     try:
         stores().review.undo(item.id, actor=actor())
     except ConflictError:
-        return _render(
+        return _panel(
             _build(
                 "decided",
                 notice=_(
@@ -338,7 +336,7 @@ def undo(item_id: str):
         message = _("Undone, pending again: %(fact)s", fact=fact)
     else:
         message = _("Undone, pending again: %(fact)s.", fact=fact)
-    return _done("decided", message)
+    return _decided("decided", message)
 
 
 @bp.post("/undo")
@@ -372,7 +370,7 @@ def undo_many():
             "edit it on the Memories page instead.",
             num=format_number(refused),
         )
-    return _done(tab, message, focus=f"approve-{back}" if back else "review-heading")
+    return _decided(tab, message, focus=f"approve-{back}" if back else "review-heading")
 
 
 @bp.post("/bulk")
@@ -381,7 +379,7 @@ def bulk():
     decision = request.form.get("decision")
     ids = [i for i in request.form.getlist("ids") if i]
     if decision not in ("approve", "reject"):
-        return _render(
+        return _panel(
             _build(
                 "pending",
                 notice=_("Choose Approve selected or Reject selected."),
@@ -390,7 +388,7 @@ def bulk():
             422,
         )
     if not ids:
-        return _render(
+        return _panel(
             _build("pending", notice=_("Select at least one fact first."), focus="review-notice"),
             422,
         )
@@ -410,7 +408,7 @@ def bulk():
             if done:
                 approved_part = _("Approved %(done)s of %(total)s.", done=done, total=len(ids))
                 notice = f"{approved_part} {notice}"
-            return _render(
+            return _panel(
                 _build("pending", notice=notice, focus="review-notice", undo_ids=decided),
                 409,
                 announce=_("Memory is full; nothing lost."),
@@ -426,4 +424,4 @@ def bulk():
         message = ngettext(
             "Rejected %(count)s fact.", "Rejected %(count)s facts.", done, count=format_number(done)
         )
-    return _done("pending", message, decided)
+    return _decided("pending", message, decided)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import re
-import secrets
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import nh3
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, render_template, request, url_for
 from flask_babel import gettext as _
-from flask_htmx import make_response
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -24,6 +19,7 @@ from ..stores.skills import (
     SkillDocumentConflictError,
     SkillDocumentProblem,
     SkillImportError,
+    StagedImportGoneError,
     UnsafeNameError,
     description_of,
     edited_record,
@@ -31,7 +27,8 @@ from ..stores.skills import (
     new_record,
     text_problems,
 )
-from .context import actor, stores, wants_partial
+from .context import actor, stores
+from .htmx import redirect_or, render, see_other
 from .messages import describe
 
 bp = Blueprint("skills", __name__, url_prefix="/skills")
@@ -169,12 +166,16 @@ def _build(tab: str, **extra: Any) -> SkillsPage:
     )
 
 
-def _render(view: SkillsPage, status: int = 200, announce: str | None = None):
+def _panel(view: SkillsPage, status: int = 200, announce: str | None = None):
     """The list panel for htmx, the whole page otherwise."""
-    if wants_partial():
-        html = render_template("skills/_panel.html", view=view)
-        return make_response(html, status, trigger={"announce": announce} if announce else None)
-    return render_template("skills/page.html", view=view, page_title=_("Skills")), status
+    return render(
+        "skills/_panel.html",
+        "skills/page.html",
+        view=view,
+        status=status,
+        announce=announce,
+        title=_("Skills"),
+    )
 
 
 def get_document_or_404(doc_id: str) -> SkillDocument:
@@ -189,7 +190,7 @@ def get_document_or_404(doc_id: str) -> SkillDocument:
 @bp.get("/")
 def index():
     """Skill documents grouped by skill (or the Deprecated tab) and the invalid files."""
-    return _render(_build(_tab()))
+    return _panel(_build(_tab()))
 
 
 @bp.post("/<doc_id>/deprecate")
@@ -208,7 +209,7 @@ def restore(doc_id: str):
     try:
         stores().skills.restore(doc.id, actor=actor())
     except SkillDocumentConflictError as exc:
-        return _render(
+        return _panel(
             _build(
                 "deprecated",
                 notice=describe(exc),
@@ -221,11 +222,14 @@ def restore(doc_id: str):
 
 
 def _after_move(doc: SkillDocument, tab: str, message: str):
-    if wants_partial():
-        return _render(_build(tab, notice=message, focus="skills-notice"), announce=message)
     if request.form.get("next") == "document":
-        return redirect(url_for("skills.document", doc_id=doc.id), code=303)
-    return redirect(url_for("skills.index", tab=tab), code=303)
+        target = url_for("skills.document", doc_id=doc.id)
+    else:
+        target = url_for("skills.index", tab=tab)
+    return redirect_or(
+        target,
+        lambda: _panel(_build(tab, notice=message, focus="skills-notice"), announce=message),
+    )
 
 
 # ----------------------------------------------------------------- import
@@ -246,31 +250,21 @@ def import_zip():
                 name=upload.filename,
             )
         )
-    data = upload.stream.read()
     try:
-        plan = stores().skills.plan_import_zip(data)
+        staged = stores().skills.preview_import_zip(upload.stream.read())
     except _IMPORT_ERRORS as exc:
         return _import_failed(_nothing_imported(exc))
-    if not plan.overwrites:  # only new documents (or none changed): nothing to lose
-        return _apply_import(data)
-    token = _stage_upload(data)
-    view = _build("live", plan=plan, plan_token=token, plan_file=upload.filename)
+    if not staged.plan.overwrites:  # only new documents (or none changed): nothing to lose
+        return _apply_import(staged.token)
+    view = _build("live", plan=staged.plan, plan_token=staged.token, plan_file=upload.filename)
     view.focus = "import-preview-heading"
-    return _render(view, announce=_("Preview of the import: nothing is saved yet."))
+    return _panel(view, announce=_("Preview of the import: nothing is saved yet."))
 
 
 @bp.post("/import/confirm")
 def import_confirm():
-    """Apply an import after its preview (the upload was staged under a token)."""
-    token = request.form.get("token", "")
-    data = _staged_upload(token)
-    if data is None:
-        return _import_failed(
-            _("That import preview has expired or was already applied; choose the file again.")
-        )
-    response = _apply_import(data)
-    _staged_path(token).unlink(missing_ok=True)
-    return response
+    """Apply an import after its preview (the skills store kept the upload under a token)."""
+    return _apply_import(request.form.get("token", ""))
 
 
 _IMPORT_ERRORS = (
@@ -279,13 +273,15 @@ _IMPORT_ERRORS = (
     InvalidSkillDocumentError,
     SkillDocumentConflictError,
 )
-_TOKEN = re.compile(r"[0-9a-f]{32}")
-STAGED_MAX_AGE_S = 24 * 3600
 
 
-def _apply_import(data: bytes):
+def _apply_import(token: str):
     try:
-        report = stores().skills.import_skill_zip(data, actor=actor())
+        report = stores().skills.import_staged(token, actor=actor())
+    except StagedImportGoneError:
+        return _import_failed(
+            _("That import preview has expired or was already applied; choose the file again.")
+        )
     except _IMPORT_ERRORS as exc:
         return _import_failed(_nothing_imported(exc))
     docs = report.added + report.updated + report.unchanged
@@ -302,40 +298,7 @@ def _apply_import(data: bytes):
     message += "."
     if report.updated:
         message += " " + _("The replaced versions are kept in each document's history.")
-    return _render(_build("live", notice=message, focus="skills-notice"), announce=message)
-
-
-def _staging_dir() -> Path:
-    return Path(stores().settings.data_dir) / ".skill-imports"
-
-
-def _staged_path(token: str) -> Path:
-    return _staging_dir() / f"{token}.zip"
-
-
-def _stage_upload(data: bytes) -> str:
-    """Keep the upload until the person confirms (old staged uploads are dropped)."""
-    folder = _staging_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    now = time.time()
-    for old in folder.glob("*.zip"):
-        try:
-            if now - old.stat().st_mtime > STAGED_MAX_AGE_S:
-                old.unlink()
-        except OSError:
-            pass
-    token = secrets.token_hex(16)
-    _staged_path(token).write_bytes(data)
-    return token
-
-
-def _staged_upload(token: str) -> bytes | None:
-    if not _TOKEN.fullmatch(token):
-        return None
-    try:
-        return _staged_path(token).read_bytes()
-    except FileNotFoundError:
-        return None
+    return _panel(_build("live", notice=message, focus="skills-notice"), announce=message)
 
 
 def _nothing_imported(exc: Exception) -> str:
@@ -344,7 +307,7 @@ def _nothing_imported(exc: Exception) -> str:
 
 
 def _import_failed(message: str, status: int = 422):
-    return _render(_build("live", import_error=message, focus="skill-zip"), status)
+    return _panel(_build("live", import_error=message, focus="skill-zip"), status)
 
 
 @bp.errorhandler(RequestEntityTooLarge)
@@ -372,18 +335,15 @@ class DocumentForm:
 
 def _form_response(form: DocumentForm, status: int = 200):
     """The form (its partial for htmx) with values and messages kept."""
-    if wants_partial():
-        return render_template("skills/_form.html", form=form), status
     title = _("Edit %(title)s", title=form.doc.title) if form.doc else _("New skill document")
-    return render_template("skills/form_page.html", form=form, page_title=title), status
+    return render(
+        "skills/_form.html", "skills/form_page.html", form=form, status=status, title=title
+    )
 
 
 def _saved(doc: SkillDocument, message: str):
     """After a save: to the document's page (HX-Redirect for htmx, 303 otherwise)."""
-    target = url_for("skills.document", doc_id=doc.id, saved=1)
-    if wants_partial():
-        return make_response("", 200, redirect=target, trigger={"announce": message})
-    return redirect(target, code=303)
+    return redirect_or(url_for("skills.document", doc_id=doc.id, saved=1), announce=message)
 
 
 def _form_values(*names: str) -> dict[str, str]:
@@ -496,7 +456,7 @@ def restore_version(doc_id: str, hid: str):
         stores().skills.restore_version(hid, actor=actor())
     except KeyError:
         abort(404)
-    return redirect(url_for("skills.history", doc_id=doc.id, restored=hid), code=303)
+    return see_other(url_for("skills.history", doc_id=doc.id, restored=hid))
 
 
 # ----------------------------------------------------------------- form messages

@@ -27,7 +27,8 @@ read at every call).
 The modules: ``naming`` (file names, keys), ``validation`` (the schema), ``documents`` (the
 model), ``drafts`` (what a form sends, checked and made a record), ``folder`` (the read
 cache), ``merge``, ``search``, ``importing`` (skill folders),
-``archive`` (uploaded zips) and ``store`` (``SkillDocumentStore``). Everything public is
+``archive`` (uploaded zips), ``staging`` (uploads kept between an import's preview and its
+confirmation) and ``store`` (``SkillDocumentStore``). Everything public is
 importable from here.
 """
 
@@ -68,6 +69,7 @@ from .naming import (
     reference_slug,
 )
 from .search import MAX_QUERY_CHARS, SearchHit, score_document, search_entries
+from .staging import STAGED_MAX_AGE_S, StagedImport, StagedImportGoneError
 from .store import LOCK_NAME, SkillDocumentStore
 from .validation import (
     schema,
@@ -106,6 +108,9 @@ __all__ = [
     "SkillDocumentProblem",
     "SkillEditedHereError",
     "SkillDocumentStore",
+    "STAGED_MAX_AGE_S",
+    "StagedImport",
+    "StagedImportGoneError",
     "SkillImportError",
     "UnsafeNameError",
     "as_document",

@@ -33,6 +33,7 @@ from .documents import (
 from .errors import (
     InvalidSkillDocumentError,
     SkillDocumentConflictError,
+    SkillDocumentError,
     SkillEditedHereError,
     UnsafeNameError,
 )
@@ -41,6 +42,7 @@ from .importing import ImportPlan, ImportReport, PlannedDocument, read_skill_fol
 from .merge import MergedMemory, RuntimeSource, merge_memories
 from .naming import document_file_name, document_key, is_document_name
 from .search import SearchHit, search_entries
+from .staging import STAGING_DIR, ImportStaging, StagedImport
 from .validation import validate_record
 
 LOCK_NAME = ".lock"
@@ -65,6 +67,7 @@ class SkillDocumentStore:
         *,
         runtime: RuntimeSource = None,
         lock_timeout: float | None = None,
+        staging_directory: str | os.PathLike[str] | None = None,
     ) -> None:
         settings = Settings.from_env() if directory is None else Settings()
         self.directory = Path(directory) if directory is not None else settings.skills_dir
@@ -78,13 +81,22 @@ class SkillDocumentStore:
         self._live = FolderCache(self.directory, deprecated=False)
         self._dead = FolderCache(self.deprecated_directory, deprecated=True)
         self.history_log = HistoryLog(self.directory / HISTORY_STORE_NAME)
+        # Uploaded zips waiting for the confirmation of their import (see preview_import_zip).
+        self.staging = ImportStaging(
+            staging_directory if staging_directory is not None else self.directory / STAGING_DIR
+        )
 
     @classmethod
     def from_settings(
         cls, settings: Settings, *, runtime: RuntimeSource = None
     ) -> SkillDocumentStore:
         """The skills folder ``settings`` describe, with their lock timeout."""
-        return cls(settings.skills_dir, runtime=runtime, lock_timeout=settings.lock_timeout)
+        return cls(
+            settings.skills_dir,
+            runtime=runtime,
+            lock_timeout=settings.lock_timeout,
+            staging_directory=Path(settings.data_dir) / ".skill-imports",
+        )
 
     @property
     def wait_gate(self) -> threading.Semaphore | None:
@@ -241,6 +253,34 @@ class SkillDocumentStore:
         """``plan_import`` for an uploaded ``.zip``, with the same checks as ``import_skill_zip``."""
         with unpacked_skill(source) as folder:
             return self.plan_import(folder)
+
+    def preview_import_zip(self, data: bytes) -> StagedImport:
+        """``plan_import_zip`` for an upload that is confirmed later: the plan, and a token under
+        which the zip is kept (for a day) until ``import_staged`` applies it; nothing is written
+        to the documents. Raises what ``plan_import_zip`` raises, and then keeps nothing."""
+        plan = self.plan_import_zip(data)
+        return StagedImport(self.staging.keep(data), plan)
+
+    def import_staged(
+        self, token: str, *, actor: str = "import", replace_edits: bool = True
+    ) -> ImportReport:
+        """``import_skill_zip`` of the upload ``preview_import_zip`` kept under ``token``.
+
+        The kept zip is removed once imported, or refused as unusable (a busy lock keeps it for
+        another try). Raises StagedImportGoneError when the token names no kept upload.
+        """
+        data = self.staging.read(token)
+        try:
+            report = self.import_skill_zip(data, actor=actor, replace_edits=replace_edits)
+        except SkillDocumentError:
+            self.staging.discard(token)
+            raise
+        self.staging.discard(token)
+        return report
+
+    def discard_staged(self, token: str) -> None:
+        """Forget an upload kept by ``preview_import_zip`` (a cancelled preview)."""
+        self.staging.discard(token)
 
     def deprecate(self, doc_id: str, *, actor: str = "library") -> bool:
         """Move a live document to ``.deprecated/`` (a ``deprecate`` entry in its history);
