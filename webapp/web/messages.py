@@ -154,6 +154,9 @@ MESSAGES: dict[str, str] = {
         "importing would replace those edits. Nothing was changed."
     ),
     "skill_import": N_("The skill cannot be imported."),
+    "skill_upload_gone": N_(
+        "That import preview has expired or was already applied; choose the file again."
+    ),
     "skill_import_problem": N_("%(file)s: %(problem)s"),
     "skill_import_outside_link": N_("%(file)s is a link to a file outside the skill folder."),
     "skill_import_too_large_file": N_("%(file)s is too large (%(size)s bytes; at most %(most)s)."),

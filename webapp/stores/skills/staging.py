@@ -25,10 +25,14 @@ _TOKEN = re.compile(r"[0-9a-f]{32}")
 class StagedImportGoneError(SkillImportError):
     """The token names no kept upload: it expired, was applied already, or is not a token."""
 
+    code = "skill_upload_gone"
+    codes = ("skill_upload_gone",)
+
     def __init__(self, token: str) -> None:
         self.token = token
         super().__init__(
-            "That import preview has expired or was already applied; choose the file again."
+            "That import preview has expired or was already applied; choose the file again.",
+            code="skill_upload_gone",
         )
 
 
