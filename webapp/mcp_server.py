@@ -179,7 +179,8 @@ class MemoryTool:
     def run(self, arguments: Mapping[str, Any] | None) -> str:
         """Check the arguments, then carry out the action they name."""
         args = _check_arguments(arguments or {})
-        return getattr(self, f"do_{args.pop('action')}")(**args)
+        action: Callable[..., str] = getattr(self, f"do_{args.pop('action')}")
+        return action(**args)
 
     def do_add(self, content: str, category: str | None = None, **_: Any) -> str:
         """Remember a new fact, unless the very same text is already stored."""

@@ -11,6 +11,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
+from werkzeug.wrappers import Response
 
 from ..curation.attention import KINDS, AttentionReport, Finding, current_contents
 from ..curation.pairs import Reason, ReasonValue
@@ -170,7 +171,7 @@ def _after_change_wait() -> float:
     return AFTER_CHANGE_WAIT if quick else NEXT_WAIT
 
 
-def _panel(view: AttentionPage, status: int = 200, announce: str | None = None):
+def _panel(view: AttentionPage, status: int = 200, announce: str | None = None) -> Response:
     """The tab panel for htmx, the whole page otherwise."""
     return render(
         "attention/_panel.html",
@@ -182,7 +183,9 @@ def _panel(view: AttentionPage, status: int = 200, announce: str | None = None):
     )
 
 
-def _fixed(message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None):
+def _fixed(
+    message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None
+) -> Response:
     """After a fix: the refreshed panel with the message (and its Undo), or a redirect back
     that shows the same (a plain form post)."""
     args: dict[str, Any] = {"kind": request.values.get("kind", ""), "notice": message}
@@ -203,7 +206,7 @@ def _fixed(message: str, *, undo: dict[str, str] | None = None, undo_action: str
     )
 
 
-def _refused(message: str, status: int):
+def _refused(message: str, status: int) -> Response:
     return _panel(
         build(_after_change_wait(), notice=message, notice_level="error", focus="attention-notice"),
         status,
@@ -220,7 +223,7 @@ UNDO_ACTIONS = (
 
 
 @bp.get("/")
-def index():
+def index() -> Response:
     """The findings of one kind (a tab per kind), newest scan first."""
     extra: dict[str, Any] = {}
     if request.args.get("notice"):
@@ -235,7 +238,7 @@ def index():
 
 
 @bp.post("/merge")
-def merge():
+def merge() -> Response:
     """Keep one memory (with the chosen or edited text) and delete the other."""
     keep, drop = request.form.get("keep", ""), request.form.get("drop", "")
     content = request.form.get("content", "")
@@ -258,7 +261,7 @@ def merge():
 
 
 @bp.post("/undo-merge")
-def undo_merge():
+def undo_merge() -> Response:
     """Bring back the deleted memory and the kept one's earlier text."""
     dropped = request.form.get("dropped", "")
     if not dropped:
@@ -273,7 +276,7 @@ def undo_merge():
 
 
 @bp.post("/rewrite")
-def rewrite():
+def rewrite() -> Response:
     """Replace a memory's text with the suggested one (or an edit), if nobody changed it."""
     memory_id, content = request.form.get("id", ""), request.form.get("content", "")
     memory = stores().memories.get(memory_id)
@@ -310,7 +313,7 @@ def _last_update(memory_id: str) -> str | None:
 
 
 @bp.post("/undo-rewrite")
-def undo_rewrite():
+def undo_rewrite() -> Response:
     """Put back what a memory said before a Rewrite, unless it was edited again since."""
     store = stores().memories
     change = store.change(request.form.get("hid", ""))
@@ -335,7 +338,7 @@ def undo_rewrite():
 
 
 @bp.post("/delete")
-def delete():
+def delete() -> Response:
     """Forget one memory (a stale one, say); the answer offers Undo."""
     memory_id = request.form.get("id", "")
     memory = stores().memories.get(memory_id)
@@ -350,7 +353,7 @@ def delete():
 
 
 @bp.post("/undelete")
-def undelete():
+def undelete() -> Response:
     """Undo a delete made here."""
     try:
         stores().memories.restore(request.form.get("id", ""), actor=actor())
@@ -362,7 +365,7 @@ def undelete():
 
 
 @bp.post("/dismiss")
-def dismiss():
+def dismiss() -> Response:
     """Hide a finding for good (until the memories it names change)."""
     key = request.form.get("key", "")
     try:
@@ -377,7 +380,7 @@ def dismiss():
 
 
 @bp.post("/undismiss")
-def undismiss():
+def undismiss() -> Response:
     """Undo a Dismiss."""
     stores().dismissals.restore(request.form.get("key", ""))
     return _fixed(_("Undone: the finding is back."))

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -212,7 +213,8 @@ class LoginLimiter:
             data[EVERYONE] = [*everyone, now]
             return 0.0
 
-        return self._update(mutate)
+        wait: float = self._update(mutate)
+        return wait
 
     def succeeded(self, client: str) -> None:
         """Forget the client's failures after a good login."""
@@ -242,7 +244,7 @@ class LoginLimiter:
             for client in clients[: len(data) - MAX_TRACKED_CLIENTS]:
                 del data[client]
 
-    def _update(self, mutate) -> Any:
+    def _update(self, mutate: Callable[[dict[str, list[float]]], Any]) -> Any:
         try:
             return self.document.update(mutate)
         except StoreCorruptError:
@@ -261,7 +263,8 @@ def _validate_attempts(data: Any) -> str | None:
 
 def limiter() -> LoginLimiter:
     """The app's limiter (one per app; the file is what the workers share)."""
-    return current_app.extensions["memory_curator_login_limiter"]
+    found: LoginLimiter = current_app.extensions["memory_curator_login_limiter"]
+    return found
 
 
 def safe_next(value: str | None) -> str | None:
@@ -308,7 +311,7 @@ def require_login() -> BaseResponse | None:
 
 
 @bp.route("/login", methods=["GET", "POST"])
-def login():
+def login() -> BaseResponse:
     """The login form; a right token starts a session, a wrong one counts against the client."""
     token = settings().dashboard_token
     next_url = safe_next(request.values.get("next"))
@@ -356,7 +359,7 @@ def _login_page(next_url: str | None, *, error: str | None = None, status: int =
 
 
 @bp.post("/logout")
-def logout():
+def logout() -> BaseResponse:
     """End the session (POST with the CSRF token, so no other site can log you out).
 
     The login is removed from the registry too, so a copy of the cookie no longer works.

@@ -100,12 +100,14 @@ class Stores:
 
 def stores() -> Stores:
     """The stores of the current app."""
-    return current_app.extensions["memory_curator"]
+    found: Stores = current_app.extensions["memory_curator"]
+    return found
 
 
 def settings() -> Settings:
     """The settings of the current app."""
-    return current_app.config["MEMORY_SETTINGS"]
+    configured: Settings = current_app.config["MEMORY_SETTINGS"]
+    return configured
 
 
 SENTENCE_ENDS = ("。", "．", "！", "？", "!", "?", ".")

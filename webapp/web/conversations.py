@@ -17,6 +17,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_babel import ngettext
+from werkzeug.wrappers import Response
 
 from ..extraction import ExtractionBatch, LlmConfigError, extract_conversation
 from ..stores import (
@@ -101,7 +102,7 @@ def matching_message(conversation_id: str, query: str) -> str:
 
 
 @bp.get("/")
-def index():
+def index() -> Response:
     """Every thread, most recent activity first; with ``q``, those whose messages match."""
     now, limits = _now(), _limits()
     query = request.args.get("q", "").strip()[:500]
@@ -177,7 +178,7 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
 
 
 @bp.get("/derived/<path:conversation_id>")
-def derived(conversation_id: str):
+def derived(conversation_id: str) -> str:
     """What a thread left behind, alone: it reloads itself when the review queue or the
     memories change on the page (an extraction, a decision)."""
     return render_template(
@@ -188,7 +189,7 @@ def derived(conversation_id: str):
 
 
 @bp.get("/forget/<path:conversation_id>")
-def forget_preview(conversation_id: str):
+def forget_preview(conversation_id: str) -> str:
     """What "Forget what came from this conversation" would delete and reject; nothing yet."""
     return render_template(
         "conversations/forget_page.html",
@@ -203,7 +204,7 @@ def _thread_exists(conversation_id: str) -> bool:
     return any(s.id == conversation_id for s in stores().conversations.list_conversations())
 
 
-def _back_to(conversation_id: str, **args: Any):
+def _back_to(conversation_id: str, **args: Any) -> Response:
     """The thread page (or, for a thread no longer kept, the forget page) with a notice."""
     endpoint = (
         "conversations.thread"
@@ -214,7 +215,7 @@ def _back_to(conversation_id: str, **args: Any):
 
 
 @bp.post("/forget/<path:conversation_id>")
-def forget(conversation_id: str):
+def forget(conversation_id: str) -> Response:
     """Delete the memories the thread added, put back what the ones it changed said before,
     and reject its pending proposals."""
     done = forget_conversation(stores().review, conversation_id, actor=actor())
@@ -228,7 +229,7 @@ def forget(conversation_id: str):
 
 
 @bp.post("/unforget/<path:conversation_id>")
-def unforget(conversation_id: str):
+def unforget(conversation_id: str) -> Response | tuple[str, int]:
     """Undo a forget: the memories come back and the proposals are pending again."""
     try:
         restored, reopened = undo_forget(
@@ -251,7 +252,7 @@ def unforget(conversation_id: str):
 
 
 @bp.get("/thread/<path:conversation_id>")
-def thread(conversation_id: str):
+def thread(conversation_id: str) -> Response:
     """One thread's turns as the assistant sees them after trimming."""
     return render(
         "conversations/_thread.html",
@@ -261,7 +262,7 @@ def thread(conversation_id: str):
 
 
 @bp.post("/clear/<path:conversation_id>")
-def clear(conversation_id: str):
+def clear(conversation_id: str) -> Response:
     """Forget every turn of a thread, then go back to the list."""
     if not stores().conversations.clear(conversation_id):
         abort(404)
@@ -269,7 +270,7 @@ def clear(conversation_id: str):
 
 
 @bp.post("/extract/<path:conversation_id>")
-def extract(conversation_id: str):
+def extract(conversation_id: str) -> Response:
     """Run the configured extractor on a thread; the facts it finds land in Review."""
     get_thread_or_404(conversation_id)
     outcome = run_extraction(conversation_id)
@@ -294,7 +295,9 @@ def extraction_batch() -> ExtractionBatch:
     return ExtractionBatch(settings(), actor=actor())
 
 
-def _extract_all_html(progress: Any, finished_now: bool = False, announce: str | None = None):
+def _extract_all_html(
+    progress: Any, finished_now: bool = False, announce: str | None = None
+) -> Response:
     return render(
         "conversations/_extract_all.html",
         extraction=progress,
@@ -306,7 +309,7 @@ def _extract_all_html(progress: Any, finished_now: bool = False, announce: str |
 
 
 @bp.post("/extract-all")
-def extract_all():
+def extract_all() -> Response:
     """Start extraction over every conversation; the progress partial then steps through it.
 
     Without JavaScript the request itself reads every thread, then shows the result.
@@ -320,7 +323,7 @@ def extract_all():
 
 
 @bp.post("/extract-all/step")
-def extract_all_step():
+def extract_all_step() -> Response:
     """Read the next thread of the running extraction and show the progress (polled by htmx)."""
     batch = extraction_batch()
     before = batch.progress()

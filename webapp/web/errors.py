@@ -13,6 +13,8 @@ from flask import Flask
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response
 
 from ..stores import (
     ConflictError,
@@ -63,7 +65,9 @@ def _os_message(exc: OSError) -> str:
     return f"{os_reason(exc.errno, str(exc.strerror or exc))}{where}"
 
 
-def banner_response(title: str, message: str, advice: str, status: int, level: str = "error"):
+def banner_response(
+    title: str, message: str, advice: str, status: int, level: str = "error"
+) -> Response:
     """A page-wide banner: swapped into #banner for htmx, a full page otherwise."""
     context: dict[str, Any] = {
         "banner_title": title,
@@ -81,7 +85,7 @@ def banner_response(title: str, message: str, advice: str, status: int, level: s
     )
 
 
-def _store_error(exc: StoreError):
+def _store_error(exc: StoreError) -> Response:
     message = describe_error(exc)
     if isinstance(exc, StoreCorruptError):
         return banner_response(
@@ -137,7 +141,7 @@ def _store_error(exc: StoreError):
     )
 
 
-def _os_error(exc: OSError):
+def _os_error(exc: OSError) -> Response:
     return banner_response(
         _("The data folder could not be used"),
         _os_message(exc),
@@ -146,7 +150,7 @@ def _os_error(exc: OSError):
     )
 
 
-def _csrf_error(exc: CSRFError):
+def _csrf_error(exc: CSRFError) -> Response:
     return banner_response(
         _("This form has expired"),
         _csrf_reason(exc),
@@ -162,7 +166,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(CSRFError, _csrf_error)
 
     @app.errorhandler(404)
-    def _not_found(exc):
+    def _not_found(exc: HTTPException) -> Response:
         return banner_response(
             _("Not found"),
             _("There is nothing at this address, or the item no longer exists."),
@@ -171,7 +175,7 @@ def init_app(app: Flask) -> None:
         )
 
     @app.errorhandler(500)
-    def _server_error(exc):
+    def _server_error(exc: HTTPException) -> Response:
         return banner_response(
             _("Something went wrong"),
             _("The server hit an unexpected error."),

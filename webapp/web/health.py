@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, jsonify
+from werkzeug.wrappers import Response
 
 from .context import stores
 
@@ -10,7 +11,7 @@ bp = Blueprint("health", __name__)
 
 
 @bp.get("/healthz")
-def healthz():
+def healthz() -> Response:
     """Each store file: ok, missing, corrupt or unreadable; HTTP 503 when any is not usable."""
     files = stores().health()
     broken = [state for state in ("corrupt", "unreadable") if state in files.values()]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Flask, g, request
+from werkzeug.wrappers import Response
 
 from ..settings import Settings
 
@@ -52,7 +53,7 @@ FORBIDDEN_BODY = (
 )
 
 StartResponse = Callable[..., Any]
-WsgiApp = Callable[[dict, StartResponse], Iterable[bytes]]
+WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
 class IngressMiddleware:
@@ -63,7 +64,7 @@ class IngressMiddleware:
         self.settings = settings
         self.trusted = parse_networks(settings.trusted_proxies)
 
-    def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         trusted = is_trusted(environ.get("REMOTE_ADDR", ""), self.trusted)
         environ[TRUSTED_KEY] = trusted
         if not trusted:
@@ -173,7 +174,7 @@ def prefixed_location(value: str, prefix: str) -> str:
     return value
 
 
-def _guard_redirects(response):
+def _guard_redirects(response: Response) -> Response:
     """Catch a stray root-absolute redirect (Location, HX-Redirect, HX-Location) behind ingress."""
     prefix = request.environ.get(INGRESS_KEY)
     if not prefix:

@@ -24,6 +24,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wrappers import Response as BaseResponse
 
 from ..stores import (
     CATEGORIES,
@@ -69,7 +70,7 @@ def cannot_import(exc: ValueError) -> str:
 
 
 @bp.app_template_filter("highlight")
-def _highlight_filter(text: str, query: str):
+def _highlight_filter(text: str, query: str) -> Markup:
     return highlight(text, query)
 
 
@@ -134,7 +135,7 @@ def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Ma
 def memory_url(endpoint: str, memory_id: str) -> str:
     """``url_for(endpoint, memory_id=memory_id)``, with the URL around the id built once per
     request and endpoint (a page of 50 rows links each row six times)."""
-    cache = g.setdefault("memory_urls", {})
+    cache: dict[str, tuple[str, str]] = g.setdefault("memory_urls", {})
     parts = cache.get(endpoint)
     if parts is None:
         head, _slot, tail = url_for(endpoint, memory_id=_ID_SLOT).partition(_ID_SLOT)
@@ -199,7 +200,7 @@ def _undo_refs() -> list[str]:
 
 # ------------------------------------------------------------------ the list
 @bp.get("/")
-def index():
+def index() -> BaseResponse:
     """The list (or, for htmx, only its rows partial) with the capacity meter."""
     return render(
         "memories/_rows.html",
@@ -210,13 +211,13 @@ def index():
 
 
 @bp.get("/summary")
-def summary():
+def summary() -> str:
     """The "Showing a–b of n" line alone (it reloads itself when a row is deleted or restored)."""
     return render_template("memories/_summary.html", listing=current_listing())
 
 
 @bp.get("/meter")
-def meter():
+def meter() -> str:
     """The capacity meter alone (it reloads itself after changes)."""
     return render_template("memories/_meter.html", usage=stores().memories.usage())
 
@@ -232,7 +233,7 @@ def checked_form() -> tuple[str, str, dict[str, str]]:
 
 
 @bp.post("/")
-def add():
+def add() -> BaseResponse:
     """Remember a new fact; errors are shown next to the field."""
     store = stores().memories
     content, category, errors = checked_form()
@@ -286,7 +287,7 @@ def add():
 
 # ------------------------------------------------------------------ one row
 @bp.get("/<memory_id>/row")
-def row(memory_id: str):
+def row(memory_id: str) -> BaseResponse:
     """One memory's row (used by Cancel); focus goes back to its Edit button.
 
     A memory deleted elsewhere meanwhile comes back as its "Deleted … Undo" row.
@@ -304,7 +305,7 @@ def row(memory_id: str):
 
 
 @bp.get("/<memory_id>/edit")
-def edit(memory_id: str):
+def edit(memory_id: str) -> BaseResponse:
     """The row as an edit form (a page of its own without JavaScript)."""
     memory = get_memory_or_404(memory_id)
     context: dict[str, Any] = {
@@ -321,7 +322,7 @@ def edit(memory_id: str):
 
 
 @bp.post("/<memory_id>")
-def update(memory_id: str):
+def update(memory_id: str) -> BaseResponse:
     """Save an edit, refusing (409) when the memory changed since the form was loaded."""
     if request.form.get("cancel"):  # the Cancel button of the form without JavaScript
         return redirect(url_for("memories.index"), 303)
@@ -360,7 +361,9 @@ def update(memory_id: str):
     )
 
 
-def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: int):
+def _edit_error(
+    memory: Memory, form: dict[str, str], errors: dict[str, str], version: str, status: int
+) -> BaseResponse:
     context: dict[str, Any] = {
         "memory": memory,
         "form": form,
@@ -378,7 +381,7 @@ def _edit_error(memory: Memory, form: dict, errors: dict, version: str, status: 
     )
 
 
-def _conflict(current: Memory, form: dict):
+def _conflict(current: Memory, form: dict[str, str]) -> BaseResponse:
     """The 'changed elsewhere' answer: both versions, nothing overwritten."""
     changes = stores().memories.history(current.id)
     last = changes[-1] if changes else None
@@ -399,7 +402,7 @@ def _conflict(current: Memory, form: dict):
 
 # ------------------------------------------------------------------ delete / undo
 @bp.post("/<memory_id>/delete")
-def delete(memory_id: str):
+def delete(memory_id: str) -> BaseResponse:
     """Forget one memory; the answer offers Undo."""
     memory = get_memory_or_404(memory_id)
     stores().memories.delete(memory_id, actor=actor())
@@ -415,7 +418,7 @@ def delete(memory_id: str):
 
 
 @bp.post("/delete-many")
-def delete_many():
+def delete_many() -> BaseResponse:
     """Forget every selected memory in one write; the answer offers Undo of all."""
     ids = [i for i in request.form.getlist("ids") if i]
     if not ids:
@@ -443,7 +446,7 @@ def delete_many():
     )
 
 
-def list_answer(notice: dict[str, Any], announce: str):
+def list_answer(notice: dict[str, Any], announce: str) -> BaseResponse:
     """The list with what a change did above it; the meter reloads itself."""
     return render(
         "memories/_rows.html",
@@ -456,7 +459,7 @@ def list_answer(notice: dict[str, Any], announce: str):
 
 # ------------------------------------------------------------------ export / import
 @bp.get("/export")
-def export():
+def export() -> BaseResponse:
     """Every memory as a JSON file download (the on-disk form, extra fields kept)."""
     body = stores().memories.export()
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -529,13 +532,13 @@ def import_file_name() -> str | None:
 
 
 @bp.get("/import")
-def import_form():
+def import_form() -> BaseResponse:
     """The upload form (Cancel of a preview comes back here)."""
     return _import_answer()
 
 
 @bp.post("/import")
-def import_preview():
+def import_preview() -> BaseResponse:
     """Show what importing the uploaded file would change; nothing is written yet."""
     store = stores().memories
     try:
@@ -558,7 +561,7 @@ def import_preview():
 
 
 @bp.post("/import/confirm")
-def import_confirm():
+def import_confirm() -> BaseResponse:
     """Apply a previewed import in one write."""
     try:
         records, _text = read_import_file()
@@ -583,7 +586,7 @@ def import_confirm():
     )
 
 
-def _import_answer(status: int = 200, **context: Any):
+def _import_answer(status: int = 200, **context: Any) -> BaseResponse:
     return render(
         "memories/_import.html",
         "memories/import_page.html",
@@ -594,7 +597,7 @@ def _import_answer(status: int = 200, **context: Any):
 
 
 @bp.errorhandler(RequestEntityTooLarge)
-def _too_large(exc):
+def _too_large(exc: RequestEntityTooLarge) -> BaseResponse:
     if request.endpoint in ("memories.import_preview", "memories.import_confirm"):
         return _import_answer(
             error=_(

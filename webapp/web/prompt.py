@@ -10,6 +10,7 @@ from flask import Blueprint, request
 from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from werkzeug.wrappers import Response
 
 from ..prompts import ComposedPrompt, compose_prompt_sections
 from ..stores import ConversationSummary
@@ -77,7 +78,7 @@ def compose_for(form: PromptForm) -> ComposedPrompt | None:
     return compose_prompt_sections(stores().memories.get_all(), history, form.message)
 
 
-def _preview(values: Mapping[str, str]):
+def _preview(values: Mapping[str, str]) -> Response:
     """The preview for ``values``: the preview partial (its field messages out of band) for
     htmx, the whole page otherwise; 422 while a field is refused."""
     threads = stores().conversations.list_conversations()
@@ -103,12 +104,12 @@ def _preview(values: Mapping[str, str]):
 
 
 @bp.get("/")
-def index():
+def index() -> Response:
     """The preview page; ``?conversation=ID&message=TEXT`` pre-fill it (Preview prompt links)."""
     return _preview(request.args)
 
 
 @bp.post("/preview")
-def preview():
+def preview() -> Response:
     """The preview for the form as typed (a POST: a long message does not fit in a URL)."""
     return _preview(request.form)

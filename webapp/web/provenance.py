@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
 from markupsafe import Markup, escape
+from werkzeug.wrappers import Response
 
 from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
@@ -188,12 +189,12 @@ GONE_ELSEWHERE = _l(
 
 
 @bp.get("/deleted")
-def deleted():
+def deleted() -> Response:
     """Every deleted memory the history log can still bring back, newest deletion first."""
     return _deleted_page()
 
 
-def _deleted_page(notice: str | None = None, status: int = 200, error: bool = False):
+def _deleted_page(notice: str | None = None, status: int = 200, error: bool = False) -> Response:
     shown = paginate(stores().memories.recently_deleted(), request.values.get("page", "1"))
     return render(
         "provenance/_deleted_list.html",
@@ -217,7 +218,7 @@ def _notice_from_args() -> str | None:
 
 
 @bp.post("/deleted/restore")
-def restore_deleted():
+def restore_deleted() -> Response:
     """Bring a deleted memory back (by its id)."""
     memory_id = request.form.get("id", "")
     try:
@@ -233,7 +234,7 @@ def restore_deleted():
 
 
 @bp.post("/deleted/purge")
-def purge_deleted():
+def purge_deleted() -> Response:
     """Delete a memory forever: it and its whole history are removed; there is no undo."""
     memory_id = request.form.get("id", "")
     store = stores().memories
@@ -248,7 +249,7 @@ def purge_deleted():
 
 # ------------------------------------------------------------------ history and restore
 @bp.get("/<memory_id>/history")
-def history(memory_id: str):
+def history(memory_id: str) -> Response:
     """Who changed this memory, when, before and after; each earlier state can be restored."""
     if not stores().memories.history(memory_id) and stores().memories.get(memory_id) is None:
         abort(404)
@@ -271,7 +272,7 @@ def _history_context(memory_id: str, restored_now: bool = False) -> dict[str, An
 
 
 @bp.post("/restore")
-def restore():
+def restore() -> Response:
     """Undo a delete (ref = memory id) or go back before a change (ref = history id)."""
     refs = [r for r in request.form.getlist("ref") if r]
     back_to = request.form.get("return", "results")

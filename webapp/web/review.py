@@ -10,6 +10,7 @@ from typing import Any
 from flask import Blueprint, abort, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
+from werkzeug.wrappers import Response
 
 from ..curation.approval import extraction_quality
 from ..curation.attention import Similar, similarity_index
@@ -129,7 +130,9 @@ def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> Revie
     return view
 
 
-def _panel(view: ReviewPage, status: int = 200, announce: str | None = None, changed: bool = False):
+def _panel(
+    view: ReviewPage, status: int = 200, announce: str | None = None, changed: bool = False
+) -> Response:
     """The tab panel for htmx (with the nav badge out of band), the whole page otherwise;
     ``changed``: a decision was made or undone, so the approval rates reload too."""
     return render(
@@ -147,7 +150,7 @@ def _panel(view: ReviewPage, status: int = 200, announce: str | None = None, cha
 
 def _decided(
     tab: str, message: str, undo_ids: list[str] | None = None, focus: str = "review-heading"
-):
+) -> Response:
     """After a change: the refreshed panel with what happened (and Undo) for htmx, a redirect
     back that shows the same for a plain form (kept in the session until that page shows it)."""
     if wants_partial():
@@ -209,7 +212,7 @@ def _full_notice(exc: MemoryFullError, count: int = 1) -> str:
 
 
 @bp.get("/")
-def index():
+def index() -> Response:
     """Pending facts (newest first) or the Decided tab (with what a plain form just did)."""
     done = session.pop(_DONE_KEY, None) if not wants_partial() else None
     if not isinstance(done, dict) or not done.get("message"):
@@ -219,13 +222,13 @@ def index():
 
 
 @bp.get("/quality")
-def quality():
+def quality() -> str:
     """The approval rates alone (they reload themselves after a decision)."""
     return render_template("review/_quality.html", quality=extraction_quality(stores().review))
 
 
 @bp.get("/<item_id>/edit")
-def edit(item_id: str):
+def edit(item_id: str) -> Response:
     """The item turned into a form to edit its content before approving."""
     item = get_item_or_404(item_id)
     if item.action == "delete":
@@ -238,7 +241,7 @@ def edit(item_id: str):
 
 
 @bp.get("/<item_id>")
-def show(item_id: str):
+def show(item_id: str) -> Response:
     """One pending item as a card (Cancel of the edit form)."""
     item = get_item_or_404(item_id)
     view = ReviewPage("pending", [], 0, focus=f"approve-{item.id}")
@@ -249,7 +252,7 @@ def show(item_id: str):
 
 
 @bp.post("/<item_id>/approve")
-def approve(item_id: str):
+def approve(item_id: str) -> Response:
     """Apply the fact to long-term memory, with the edited content when given."""
     if request.form.get("cancel"):  # the edit form's Cancel button without JavaScript
         return see_other(url_for("review.index", _anchor=f"item-{item_id}"))
@@ -300,7 +303,7 @@ def approve(item_id: str):
 
 
 @bp.post("/<item_id>/reject")
-def reject(item_id: str):
+def reject(item_id: str) -> Response:
     """Reject the fact; it will not be proposed again."""
     item = get_item_or_404(item_id)
     focus = next_focus(item.id)
@@ -314,7 +317,7 @@ def reject(item_id: str):
 
 
 @bp.post("/<item_id>/undo")
-def undo(item_id: str):
+def undo(item_id: str) -> Response:
     """Take a decision back: the item is pending again and an approved change is reverted."""
     item = get_item_or_404(item_id)
     try:
@@ -340,7 +343,7 @@ def undo(item_id: str):
 
 
 @bp.post("/undo")
-def undo_many():
+def undo_many() -> Response:
     """Undo the decisions a notice reported (one or a bulk); the person stays on their tab."""
     ids = [i for i in request.form.getlist("ids") if i]
     tab = _tab()
@@ -374,7 +377,7 @@ def undo_many():
 
 
 @bp.post("/bulk")
-def bulk():
+def bulk() -> Response:
     """Approve or reject every selected pending item."""
     decision = request.form.get("decision")
     ids = [i for i in request.form.getlist("ids") if i]

@@ -50,7 +50,7 @@ class PerPathSessionInterface(SecureCookieSessionInterface):
     """
 
     def get_cookie_name(self, app: Flask) -> str:
-        base = app.config["SESSION_COOKIE_NAME"]
+        base: str = app.config["SESSION_COOKIE_NAME"]
         prefix = request.script_root if request else ""
         if not prefix:
             return base

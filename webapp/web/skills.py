@@ -11,6 +11,7 @@ from flask_babel import gettext as _
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wrappers import Response
 
 from ..stores.skills import (
     ImportPlan,
@@ -92,7 +93,7 @@ def render_markdown(text: str) -> str:
 
 
 @bp.app_template_filter("skill_markdown")
-def skill_markdown(text: str):
+def skill_markdown(text: str) -> Markup:
     """Template filter: sanitised Markdown (the only place this blueprint marks HTML safe)."""
     return Markup(render_markdown(text))  # noqa: S704 - nh3 allow-list output
 
@@ -166,7 +167,7 @@ def _build(tab: str, **extra: Any) -> SkillsPage:
     )
 
 
-def _panel(view: SkillsPage, status: int = 200, announce: str | None = None):
+def _panel(view: SkillsPage, status: int = 200, announce: str | None = None) -> Response:
     """The list panel for htmx, the whole page otherwise."""
     return render(
         "skills/_panel.html",
@@ -188,13 +189,13 @@ def get_document_or_404(doc_id: str) -> SkillDocument:
 
 # ----------------------------------------------------------------- list, deprecate, restore
 @bp.get("/")
-def index():
+def index() -> Response:
     """Skill documents grouped by skill (or the Deprecated tab) and the invalid files."""
     return _panel(_build(_tab()))
 
 
 @bp.post("/<doc_id>/deprecate")
-def deprecate(doc_id: str):
+def deprecate(doc_id: str) -> Response:
     """Move the document to ``.deprecated/``; it stops reaching the assistant."""
     doc = get_document_or_404(doc_id)
     stores().skills.deprecate(doc.id, actor=actor())
@@ -203,7 +204,7 @@ def deprecate(doc_id: str):
 
 
 @bp.post("/<doc_id>/restore")
-def restore(doc_id: str):
+def restore(doc_id: str) -> Response:
     """Move a deprecated document back; refused when a live one has the same skill/reference."""
     doc = get_document_or_404(doc_id)
     try:
@@ -221,7 +222,7 @@ def restore(doc_id: str):
     return _after_move(doc, "deprecated", _("Restored “%(title)s”.", title=doc.title))
 
 
-def _after_move(doc: SkillDocument, tab: str, message: str):
+def _after_move(doc: SkillDocument, tab: str, message: str) -> Response:
     if request.form.get("next") == "document":
         target = url_for("skills.document", doc_id=doc.id)
     else:
@@ -234,7 +235,7 @@ def _after_move(doc: SkillDocument, tab: str, message: str):
 
 # ----------------------------------------------------------------- import
 @bp.post("/import")
-def import_zip():
+def import_zip() -> Response:
     """Import an uploaded .zip of an Agent Skills folder (SKILL.md + references/)."""
     try:
         upload = request.files.get("archive")
@@ -262,7 +263,7 @@ def import_zip():
 
 
 @bp.post("/import/confirm")
-def import_confirm():
+def import_confirm() -> Response:
     """Apply an import after its preview (the skills store kept the upload under a token)."""
     return _apply_import(request.form.get("token", ""))
 
@@ -275,7 +276,7 @@ _IMPORT_ERRORS = (
 )
 
 
-def _apply_import(token: str):
+def _apply_import(token: str) -> Response:
     try:
         report = stores().skills.import_staged(token, actor=actor())
     except StagedImportGoneError:
@@ -306,18 +307,18 @@ def _nothing_imported(exc: Exception) -> str:
     return _("Nothing was imported: %(reason)s", reason=describe(exc))
 
 
-def _import_failed(message: str, status: int = 422):
+def _import_failed(message: str, status: int = 422) -> Response:
     return _panel(_build("live", import_error=message, focus="skill-zip"), status)
 
 
 @bp.errorhandler(RequestEntityTooLarge)
-def _too_large(exc):
+def _too_large(exc: RequestEntityTooLarge) -> Response:
     return _import_failed(_("The upload is too large (at most 16 MB)."), 413)
 
 
 # ----------------------------------------------------------------- one document
 @bp.get("/<doc_id>")
-def document(doc_id: str):
+def document(doc_id: str) -> str:
     """One document: its details and its content, Markdown rendered through the sanitiser."""
     doc = get_document_or_404(doc_id)
     return render_template("skills/document_page.html", doc=doc, page_title=doc.title)
@@ -333,7 +334,7 @@ class DocumentForm:
     current: SkillDocument | None = None  # what is stored now, after a "changed elsewhere"
 
 
-def _form_response(form: DocumentForm, status: int = 200):
+def _form_response(form: DocumentForm, status: int = 200) -> Response:
     """The form (its partial for htmx) with values and messages kept."""
     title = _("Edit %(title)s", title=form.doc.title) if form.doc else _("New skill document")
     return render(
@@ -341,7 +342,7 @@ def _form_response(form: DocumentForm, status: int = 200):
     )
 
 
-def _saved(doc: SkillDocument, message: str):
+def _saved(doc: SkillDocument, message: str) -> Response:
     """After a save: to the document's page (HX-Redirect for htmx, 303 otherwise)."""
     return redirect_or(url_for("skills.document", doc_id=doc.id, saved=1), announce=message)
 
@@ -351,7 +352,7 @@ def _form_values(*names: str) -> dict[str, str]:
 
 
 @bp.get("/new")
-def new():
+def new() -> Response:
     """The form for a new skill or reference document."""
     kind = request.args.get("type", "skill")
     values = {
@@ -365,7 +366,7 @@ def new():
 
 
 @bp.post("/new")
-def create():
+def create() -> Response:
     """Create a skill or reference document."""
     values = _form_values("type", "skill", "reference", "description", "content")
     kind, skill, reference = values["type"], values["skill"], values["reference"]
@@ -378,7 +379,7 @@ def create():
     return _save_or_explain(record, form, _("Created."))
 
 
-def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
+def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str) -> Response:
     try:
         doc = stores().skills.save(record, actor=actor())
     except SkillDocumentConflictError as exc:
@@ -394,7 +395,7 @@ def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str):
 
 
 @bp.get("/<doc_id>/edit")
-def edit(doc_id: str):
+def edit(doc_id: str) -> Response:
     """The edit form of a document: its content and description."""
     doc = get_document_or_404(doc_id)
     values = {
@@ -406,7 +407,7 @@ def edit(doc_id: str):
 
 
 @bp.post("/<doc_id>/edit")
-def update(doc_id: str):
+def update(doc_id: str) -> Response:
     """Save an edited document; refused with both versions when it changed elsewhere (409)."""
     doc = get_document_or_404(doc_id)
     values = _form_values("content", "description", "version")
@@ -431,7 +432,7 @@ def update(doc_id: str):
 
 # ----------------------------------------------------------------- history
 @bp.get("/<doc_id>/history")
-def history(doc_id: str):
+def history(doc_id: str) -> str:
     """Every change of a document, newest first; each replaced version can be restored."""
     doc = get_document_or_404(doc_id)
     entries = list(reversed(stores().skills.history(doc.id)))
@@ -446,7 +447,7 @@ def history(doc_id: str):
 
 
 @bp.post("/<doc_id>/history/<hid>/restore")
-def restore_version(doc_id: str, hid: str):
+def restore_version(doc_id: str, hid: str) -> Response:
     """Bring back the version a change replaced; it becomes the current one (itself undoable)."""
     doc = get_document_or_404(doc_id)
     entry = next((e for e in stores().skills.history(doc.id) if e.get("hid") == hid), None)

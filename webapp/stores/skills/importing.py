@@ -155,10 +155,10 @@ def check_front_matter(text: str, shown: str) -> None:
 
     Only the event stream is read here: PyYAML's parser keeps its own stack, so this is safe.
     """
-    import frontmatter
     import yaml
+    from frontmatter.default_handlers import YAMLHandler
 
-    handler = frontmatter.YAMLHandler()
+    handler = YAMLHandler()
     if not handler.detect(text):
         return
     front, _ = handler.split(text)
