@@ -57,7 +57,6 @@ class Memory:
     # Where it came from (see origin.py); None when not recorded or not understood.
     origin: dict[str, Any] | None = field(default=None, compare=False)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    raw_updated_at: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> Memory:
@@ -73,7 +72,6 @@ class Memory:
             source=record.get("source"),
             origin=origin,
             extra={k: v for k, v in record.items() if k not in known},
-            raw_updated_at=record.get("updatedAt"),
         )
 
     def to_dict(self) -> dict[str, Any]:
