@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from ..problems import InputError, Problem
 from ..settings import Settings
-from ..text import fold, matches_all, same_fact_key, search_terms
+from ..text import fold, matches_all, same_fact_key, search_terms, strip_ends
 from .document import FileBacked
 from .errors import (
     ConflictError,
@@ -232,12 +232,7 @@ def _blank(char: str) -> bool:
 def trim_invisible(raw: str) -> str:
     """The text without whitespace or invisible format characters (zero-width space, BOM) at
     either end, so a memory cannot look empty; joiners inside an emoji stay."""
-    start, end = 0, len(raw)
-    while start < end and _blank(raw[start]):
-        start += 1
-    while end > start and _blank(raw[end - 1]):
-        end -= 1
-    return raw[start:end]
+    return strip_ends(raw, _blank)
 
 
 def clean_content(content: Any) -> str:
