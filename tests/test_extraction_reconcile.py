@@ -60,11 +60,12 @@ def _user(*texts: str) -> list[dict[str, str]]:
 
 
 # ----------------------------------------------------------------- candidates
-def test_extract_candidates_is_the_regex_over_user_messages(store):
+def test_extraction_without_an_llm_is_the_regex_over_user_messages(store):
     messages = _user("I always use metric units.", "What time is it?") + [
         {"role": "assistant", "content": "I prefer tea."}
     ]
-    assert MemoryExtractor(store).extract_candidates(messages) == ["Always uses metric units"]
+    facts = MemoryExtractor(store).extract_candidates_smartly(messages)
+    assert [fact.content for fact in facts] == ["Always uses metric units"]
 
 
 def test_smart_extraction_uses_only_the_llm_when_it_answers(store):

@@ -394,10 +394,10 @@ def build_server(store: MemoryStore, review: ReviewQueue | None = None) -> Serve
     # responsive (pings, cancellation) while a call waits for another process's lock.
     serial = anyio.Lock()
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(_ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[definition for definition, _ in tools.values()])
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in tools:
             return _error_result(f'Unknown tool "{params.name}"; use {" or ".join(tools)}.')
         run = functools.partial(tools[params.name][1], params.arguments)

@@ -151,17 +151,21 @@ def _sentence_mark(char: str) -> bool:
     return char == " " or char in _SENTENCE_MARKS or unicodedata.category(char) in ("Pi", "Pf")
 
 
+def strip_ends(text: str, drop: Callable[[str], bool]) -> str:
+    """``text`` without the characters ``drop`` picks at either end (str.strip by predicate)."""
+    start, end = 0, len(text)
+    while start < end and drop(text[start]):
+        start += 1
+    while end > start and drop(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
 def same_fact_key(text: str) -> str:
     """What two texts share when they are the same fact written again: folded (case, width,
     繁/简), spaces collapsed, without full stops, ellipses or quotation marks at either end
     (用戶喜歡喝無糖綠茶。 and 用户喜欢喝无糖绿茶 give one key; "Uses C#" and "Uses C" do not)."""
-    words = " ".join(fold(text or "").split())
-    start, end = 0, len(words)
-    while start < end and _sentence_mark(words[start]):
-        start += 1
-    while end > start and _sentence_mark(words[end - 1]):
-        end -= 1
-    return words[start:end]
+    return strip_ends(" ".join(fold(text or "").split()), _sentence_mark)
 
 
 def key_terms(text: str) -> list[str]:

@@ -244,7 +244,6 @@ class AttentionReport:
     checked: int  # how many memories were scanned
     seconds: float  # how long the scan took
     error: str | None = None  # why the scan failed, when it did
-    finished_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     _visible: tuple[frozenset[str], dict[str, list[Finding]]] | None = field(
         default=None, repr=False

@@ -52,8 +52,6 @@ class BatchProgress:
     skipped: int  # facts already proposed or rejected
     found: tuple[str, ...]  # the facts' texts, newest last (at most MAX_FOUND)
     failed: tuple[tuple[str, str], ...]  # (thread id, what went wrong)
-    started_at: datetime
-    finished_at: datetime | None
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> BatchProgress:
@@ -62,7 +60,6 @@ class BatchProgress:
             for f in record.get("failed", [])
             if isinstance(f, dict)
         )
-        finished = record.get("finishedAt")
         return cls(
             id=str(record.get("id", "")),
             running=record.get("status") == "running",
@@ -73,8 +70,6 @@ class BatchProgress:
             skipped=int(record.get("skipped", 0)),
             found=tuple(str(f) for f in record.get("found", [])),
             failed=failed,
-            started_at=parse_ts(record.get("startedAt")),
-            finished_at=parse_ts(finished) if finished else None,
         )
 
 

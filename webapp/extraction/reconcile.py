@@ -85,10 +85,6 @@ class MemoryExtractor:
         self.state = state or ExtractionState(base.with_name(STATE_FILE_NAME))
 
     # ----------------------------------------------------------------- extracting
-    def extract_candidates(self, messages: Iterable[Any]) -> list[str]:
-        """The regex fallback: facts stated outright in the user messages."""
-        return [fact.content for fact in rule_facts(messages)]
-
     def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[Candidate]:
         """The LLM's facts and operations when it answers with some; otherwise the rules'.
 

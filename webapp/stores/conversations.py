@@ -291,14 +291,7 @@ class ConversationStore(FileBacked):
 
     def clear(self, conversation_id: str) -> bool:
         """Forget every turn of a thread; False if it did not exist."""
-
-        def mutate(data: dict[str, Any]) -> Any:
-            if conversation_id not in data:
-                return Unchanged(False)
-            del data[conversation_id]
-            return True
-
-        return bool(self._file.update(mutate))
+        return self._file.remove_key(conversation_id)
 
     def cleanup(self) -> int:
         """Remove threads whose last activity is older than ``max_age_days``; return how many."""

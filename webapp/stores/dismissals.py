@@ -77,11 +77,4 @@ class DismissalStore(FileBacked):
 
     def restore(self, key: str) -> bool:
         """Bring a dismissed finding back (the Undo of Dismiss); False when it was not dismissed."""
-
-        def mutate(data: dict[str, Any]) -> Any:
-            if key not in data:
-                return Unchanged(False)
-            del data[key]
-            return True
-
-        return bool(self._file.update(mutate))
+        return self._file.remove_key(key)

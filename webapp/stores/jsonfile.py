@@ -806,6 +806,17 @@ class JsonFile:
             replaced=True,
         )
 
+    def remove_key(self, key: str) -> bool:
+        """Delete ``key`` from an object document; False, writing nothing, when it is absent."""
+
+        def mutate(data: dict[str, Any]) -> Any:
+            if key not in data:
+                return Unchanged(False)
+            del data[key]
+            return True
+
+        return bool(self.update(mutate))
+
     def encode_valid(
         self, data: Any, fragments: Fragments | None = None
     ) -> tuple[bytes, Fragments]:

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from ..problems import InputError, Problem
 from ..settings import Settings
-from ..text import fold, matches_all, same_fact_key, search_terms
+from ..text import fold, matches_all, same_fact_key, search_terms, strip_ends
 from .document import FileBacked
 from .errors import (
     ConflictError,
@@ -57,7 +57,6 @@ class Memory:
     # Where it came from (see origin.py); None when not recorded or not understood.
     origin: dict[str, Any] | None = field(default=None, compare=False)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    raw_updated_at: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> Memory:
@@ -73,7 +72,6 @@ class Memory:
             source=record.get("source"),
             origin=origin,
             extra={k: v for k, v in record.items() if k not in known},
-            raw_updated_at=record.get("updatedAt"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -234,12 +232,7 @@ def _blank(char: str) -> bool:
 def trim_invisible(raw: str) -> str:
     """The text without whitespace or invisible format characters (zero-width space, BOM) at
     either end, so a memory cannot look empty; joiners inside an emoji stay."""
-    start, end = 0, len(raw)
-    while start < end and _blank(raw[start]):
-        start += 1
-    while end > start and _blank(raw[end - 1]):
-        end -= 1
-    return raw[start:end]
+    return strip_ends(raw, _blank)
 
 
 def clean_content(content: Any) -> str:
