@@ -68,7 +68,7 @@ class SkillImportError(SkillDocumentError, ValueError):
     """An Agent Skills folder or zip cannot be imported; nothing was saved."""
 
     code = "skill_import"
-    codes = (
+    codes: tuple[str, ...] = (
         "skill_import",
         "skill_import_problem",
         "skill_import_outside_link",
