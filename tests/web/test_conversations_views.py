@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import replace
 
 import pytest
@@ -31,8 +32,12 @@ def review_queue(settings: Settings) -> ReviewQueue:
 @pytest.fixture
 def threads(settings: Settings) -> ConversationStore:
     store = conversations(settings)
+    # Turns are stamped to the millisecond; a pause between threads keeps their order of last
+    # activity strict (on a fast machine two exchanges could share a millisecond).
     store.add_exchange(SCHEDULE, "Run the morning briefing.", "Good morning! 12°C and clear.")
+    time.sleep(0.005)
     store.add_exchange(CLI, "我习惯用 VS Code 编辑配置文件。", "好的。")
+    time.sleep(0.005)
     store.add_exchange(
         SLACK, "Remember that I prefer the hallway lights at 30% after 22:00.", "Got it."
     )

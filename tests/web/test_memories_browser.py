@@ -405,6 +405,7 @@ def test_the_date_column_is_the_date_the_list_is_sorted_by(live_server, page):
     expect(date).to_have_text("2025-03-01 09:00 UTC")
 
     page.get_by_label("Sort").select_option("updated")
+    wait_for_htmx(page)
     expect(header).to_have_text("Last updated")
     expect(date).to_have_text("2026-02-01 18:30 UTC")
     expect(date).to_have_attribute("data-label", "Last updated")
