@@ -353,3 +353,19 @@ def test_memories_from_before_origins_are_found_through_the_review_queue(queue, 
         record.pop("origin", None)
     store.path.write_text(json.dumps(records), encoding="utf-8")
     assert [m.id for m in derived_from(queue, THREAD).memories] == [approved.applied_memory_id]
+
+
+def test_deletions_in_the_same_millisecond_list_the_later_first():
+    """Two memories deleted within one millisecond (a bulk delete, a fast machine): Recently
+    deleted still lists the one deleted last first, by its place in the history log."""
+    from webapp.stores.memories import _deleted_from
+
+    ts = "2026-11-25T07:00:00.000Z"
+    entries = [
+        {"hid": "h1", "id": "keep", "action": "add", "ts": ts, "after": {"content": "Keep me"}},
+        {"hid": "h2", "id": "drop", "action": "add", "ts": ts, "after": {"content": "Drop me"}},
+        {"hid": "h3", "id": "keep", "action": "delete", "ts": ts, "before": {"content": "Keep me"}},
+        {"hid": "h4", "id": "drop", "action": "delete", "ts": ts, "before": {"content": "Drop me"}},
+    ]
+    listed = [d.memory.content for d in _deleted_from(entries, {})]
+    assert listed == ["Drop me", "Keep me"]

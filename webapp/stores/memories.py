@@ -1020,29 +1020,30 @@ def _entry_ms(entry: dict[str, Any]) -> int:
 
 
 def _deleted_from(entries: list[dict[str, Any]], present: dict[str, Memory]) -> list[DeletedMemory]:
-    """The memories whose last history entry is a deletion and that are not in ``present``."""
-    last: dict[str, dict[str, Any]] = {}
-    for entry in entries:
+    """The memories whose last history entry is a deletion and that are not in ``present``,
+    most recently deleted first (deletions stamped in the same millisecond: the later in the
+    log first)."""
+    last: dict[str, tuple[int, dict[str, Any]]] = {}
+    for position, entry in enumerate(entries):
         record_id = entry.get("id")
         if isinstance(record_id, str):
-            last[record_id] = entry
-    found: list[DeletedMemory] = []
-    for record_id, entry in last.items():
+            last[record_id] = (position, entry)
+    found: list[tuple[int, DeletedMemory]] = []
+    for record_id, (position, entry) in last.items():
         before = entry.get("before")
         if entry.get("action") != "delete" or record_id in present:
             continue
         if not isinstance(before, dict) or not isinstance(before.get("content"), str):
             continue
-        found.append(
-            DeletedMemory(
-                memory=Memory.from_dict({**before, "id": record_id}),
-                deleted_at=parse_ts(entry.get("ts")),
-                deleted_by=str(entry.get("actor") or "unknown"),
-                hid=str(entry.get("hid") or ""),
-            )
+        deleted = DeletedMemory(
+            memory=Memory.from_dict({**before, "id": record_id}),
+            deleted_at=parse_ts(entry.get("ts")),
+            deleted_by=str(entry.get("actor") or "unknown"),
+            hid=str(entry.get("hid") or ""),
         )
-    found.sort(key=lambda d: d.deleted_at, reverse=True)
-    return found
+        found.append((position, deleted))
+    found.sort(key=lambda pair: (pair[1].deleted_at, pair[0]), reverse=True)
+    return [deleted for _, deleted in found]
 
 
 def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
