@@ -10,7 +10,6 @@ read, update under the lock, repair; nothing else of the file layer shows.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +28,7 @@ from .jsonfile import (
     nesting_depth,
     write_atomic,
 )
+from .locking import Gated, SidecarLock
 
 __all__ = [
     "MAX_DEPTH",
@@ -48,7 +48,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-class FileBacked:
+class FileBacked(Gated):
     """What a store kept in one JSON file says about that file (the file itself stays private)."""
 
     _file: JsonFile
@@ -88,14 +88,9 @@ class FileBacked:
         """Seconds a write waits for another process's lock before StoreBusyError."""
         return self._file.lock_timeout
 
-    @property
-    def wait_gate(self) -> threading.Semaphore | None:
-        """Bounds how many threads of this process may wait for the file's lock at once."""
-        return self._file.wait_gate
-
-    @wait_gate.setter
-    def wait_gate(self, gate: threading.Semaphore | None) -> None:
-        self._file.wait_gate = gate
+    def locked(self) -> SidecarLock:
+        """The file's sidecar lock (what ``wait_gate`` bounds)."""
+        return self._file.locked()
 
 
 class JsonDocument(FileBacked):

@@ -46,7 +46,7 @@ import orjson
 
 from ..settings import DEFAULTS
 from .errors import StoreBusyError, StoreCorruptError, StoreSymlinkError, StoreWriteError
-from .locking import SidecarLock, commit_lock
+from .locking import Gated, SidecarLock, commit_lock
 
 T = TypeVar("T")
 Signature = tuple[int, int, int]
@@ -550,7 +550,7 @@ class _FileChanged(Exception):
     """The data file is no longer the one read under the lock; read again and re-apply."""
 
 
-class JsonFile:
+class JsonFile(Gated):
     """A JSON document on disk that several processes read and change safely.
 
     ``validate`` checks the document's shape (a problem makes the file damaged);
@@ -760,15 +760,6 @@ class JsonFile:
     def locked(self) -> SidecarLock:
         """The sidecar lock, bounded: raises StoreBusyError instead of hanging."""
         return self._lock
-
-    @property
-    def wait_gate(self) -> threading.Semaphore | None:
-        """Bounds how many threads of this process may wait for the lock (see SidecarLock)."""
-        return self._lock.wait_gate
-
-    @wait_gate.setter
-    def wait_gate(self, gate: threading.Semaphore | None) -> None:
-        self._lock.wait_gate = gate
 
     def update(self, mutate: Callable[[Any], Any], journal: Journal | None = None) -> Any:
         """Apply ``mutate`` to a fresh copy of the document under the lock and save it.

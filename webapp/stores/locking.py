@@ -36,6 +36,23 @@ class _Held(threading.local):
     depth: int = 0
 
 
+class Gated:
+    """Something whose writes take a SidecarLock (``locked()``): ``wait_gate`` bounds how many
+    threads of this process may wait for that lock at once (see SidecarLock)."""
+
+    def locked(self) -> SidecarLock:
+        """The sidecar lock, bounded: raises StoreBusyError instead of hanging."""
+        raise NotImplementedError
+
+    @property
+    def wait_gate(self) -> threading.Semaphore | None:
+        return self.locked().wait_gate
+
+    @wait_gate.setter
+    def wait_gate(self, gate: threading.Semaphore | None) -> None:
+        self.locked().wait_gate = gate
+
+
 class SidecarLock:
     """An exclusive, bounded, per-thread reentrant flock on ``lock_path``.
 

@@ -3,6 +3,7 @@ a one-click fix (merge, keep one, rewrite, delete) and Dismiss."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -266,13 +267,24 @@ def undo_merge() -> Response:
     dropped = request.form.get("dropped", "")
     if not dropped:
         abort(400)
+    return _undone(
+        lambda: stores().memories.undo_merge(
+            dropped, request.form.get("hid") or None, actor=actor()
+        ),
+        _("There is nothing to undo: the memories were restored already."),
+        _("Undone: both memories are back as they were."),
+    )
+
+
+def _undone(undo: Callable[[], object], gone: str, done: str) -> Response:
+    """Run an Undo: ``gone`` when there is nothing left to undo, ``done`` once it is undone."""
     try:
-        stores().memories.undo_merge(dropped, request.form.get("hid") or None, actor=actor())
+        undo()
     except KeyError:
-        return _refused(_("There is nothing to undo: the memories were restored already."), 409)
+        return _refused(gone, 409)
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
-    return _fixed(_("Undone: both memories are back as they were."))
+    return _fixed(done)
 
 
 @bp.post("/rewrite")
@@ -355,13 +367,11 @@ def delete() -> Response:
 @bp.post("/undelete")
 def undelete() -> Response:
     """Undo a delete made here."""
-    try:
-        stores().memories.restore(request.form.get("id", ""), actor=actor())
-    except KeyError:
-        return _refused(_("There is nothing to undo: the memory is back already."), 409)
-    except MemoryFullError as exc:
-        return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
-    return _fixed(_("Undone: the memory is back."))
+    return _undone(
+        lambda: stores().memories.restore(request.form.get("id", ""), actor=actor()),
+        _("There is nothing to undo: the memory is back already."),
+        _("Undone: the memory is back."),
+    )
 
 
 @bp.post("/dismiss")

@@ -9,7 +9,9 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, request, session, url_for
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
+from flask_babel.speaklater import LazyString
 from werkzeug.wrappers import Response
 
 from ..curation.approval import extraction_quality
@@ -166,10 +168,23 @@ MAX_UNDO_IDS = 100  # a bulk decision's Undo in the session cookie stays small
 _DONE_KEY = "review_done"  # what a plain (no-JavaScript) decision did, shown after its redirect
 
 
-def _quoted(item: ReviewItem) -> tuple[str, bool]:
-    """The fact in quotes, and whether it already ends a sentence (“…。”): the messages then
-    add no full stop of their own (each language writes its own stop)."""
-    return quote(item.applied_content or item.content)
+# Each message in two forms: for a fact that already ends a sentence (“…。”), which adds no
+# full stop of its own, and for one that does not (each language writes its own stop).
+_APPROVED = (
+    _l("Approved %(fact)s Long-term memory updated."),
+    _l("Approved %(fact)s. Long-term memory updated."),
+)
+_REJECTED = (
+    _l("Rejected %(fact)s It will not be proposed again."),
+    _l("Rejected %(fact)s. It will not be proposed again."),
+)
+_UNDONE = (_l("Undone, pending again: %(fact)s"), _l("Undone, pending again: %(fact)s."))
+
+
+def _about(item: ReviewItem, message: tuple[LazyString, LazyString]) -> str:
+    """``message`` about the item's fact, in quotes, in the form its last character needs."""
+    fact, ends = quote(item.applied_content or item.content)
+    return str(message[0] if ends else message[1]) % {"fact": fact}
 
 
 def next_focus(item_id: str) -> str:
@@ -294,12 +309,7 @@ def approve(item_id: str) -> Response:
             ),
             422,
         )
-    fact, ends = _quoted(approved)
-    if ends:
-        message = _("Approved %(fact)s Long-term memory updated.", fact=fact)
-    else:
-        message = _("Approved %(fact)s. Long-term memory updated.", fact=fact)
-    return _decided("pending", message, [approved.id], focus)
+    return _decided("pending", _about(approved, _APPROVED), [approved.id], focus)
 
 
 @bp.post("/<item_id>/reject")
@@ -308,12 +318,7 @@ def reject(item_id: str) -> Response:
     item = get_item_or_404(item_id)
     focus = next_focus(item.id)
     stores().review.reject(item.id, actor=actor())
-    fact, ends = _quoted(item)
-    if ends:
-        message = _("Rejected %(fact)s It will not be proposed again.", fact=fact)
-    else:
-        message = _("Rejected %(fact)s. It will not be proposed again.", fact=fact)
-    return _decided("pending", message, [item.id], focus)
+    return _decided("pending", _about(item, _REJECTED), [item.id], focus)
 
 
 @bp.post("/<item_id>/undo")
@@ -334,12 +339,7 @@ def undo(item_id: str) -> Response:
             ),
             409,
         )
-    fact, ends = _quoted(item)
-    if ends:
-        message = _("Undone, pending again: %(fact)s", fact=fact)
-    else:
-        message = _("Undone, pending again: %(fact)s.", fact=fact)
-    return _decided("decided", message)
+    return _decided("decided", _about(item, _UNDONE))
 
 
 @bp.post("/undo")

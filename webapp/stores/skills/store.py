@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import os
-import threading
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -19,7 +18,7 @@ from typing import Any, BinaryIO
 from ...settings import Settings
 from ..history import HistoryLog
 from ..jsonfile import MAX_DEPTH, encode, fsync_dir, object_depth, write_atomic
-from ..locking import SidecarLock
+from ..locking import Gated, SidecarLock
 from ..timefmt import now_ms
 from .archive import unpacked_skill
 from .documents import (
@@ -51,7 +50,7 @@ HISTORY_STORE_NAME = ".skills.json"  # its change log is ``<folder>/.skills.hist
 _STAMPS = ("createdAt", "updatedAt", "importedAt")
 
 
-class SkillDocumentStore:
+class SkillDocumentStore(Gated):
     """The skills folder: list, get, save, deprecate/restore, search, import and export documents.
 
     Build it with ``SkillDocumentStore.from_settings(settings)``. The constructor reads the
@@ -98,14 +97,9 @@ class SkillDocumentStore:
             staging_directory=Path(settings.data_dir) / ".skill-imports",
         )
 
-    @property
-    def wait_gate(self) -> threading.Semaphore | None:
-        """Bounds how many threads of this process may wait for the lock (see SidecarLock)."""
-        return self._lock.wait_gate
-
-    @wait_gate.setter
-    def wait_gate(self, gate: threading.Semaphore | None) -> None:
-        self._lock.wait_gate = gate
+    def locked(self) -> SidecarLock:
+        """The store's sidecar lock (what ``wait_gate`` bounds)."""
+        return self._lock
 
     # ----------------------------------------------------------------- reading
     def list(self, include_deprecated: bool = False) -> list[SkillDocument]:
