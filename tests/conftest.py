@@ -17,11 +17,25 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import flask
 import pytest
+from flask.testing import FlaskClient
 
 from webapp.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+class BufferedClient(FlaskClient):
+    """Flask's test client, reading each response whole and closing it as a browser would (an
+    unbuffered static file response otherwise keeps its file open until garbage collection)."""
+
+    def open(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("buffered", True)
+        return super().open(*args, **kwargs)
+
+
+flask.Flask.test_client_class = BufferedClient
 
 
 @pytest.fixture

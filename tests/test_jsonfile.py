@@ -164,8 +164,7 @@ def test_a_held_lock_gives_store_busy_error_not_a_hang(data_dir):
         assert path.read_bytes() == original
         assert [m.content for m in store.get_all()] == ["before"]  # readers need no lock
     finally:
-        holder.stdin.close()
-        holder.wait(timeout=30)
+        holder.communicate(timeout=30)  # closes its stdin (it lets go) and its stdout
     store.add("after")
     assert [m.content for m in store.get_all()] == ["before", "after"]
 

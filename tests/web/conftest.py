@@ -177,13 +177,12 @@ def start_server(
 def stop_server(server: LiveServer) -> None:
     try:
         os.killpg(server.process.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
         server.process.wait(timeout=10)
+    except ProcessLookupError:
+        pass  # it had stopped already
     except subprocess.TimeoutExpired:
         os.killpg(server.process.pid, signal.SIGKILL)
-        server.process.wait()
+    server.process.wait()
     if server.process.stdout:
         server.process.stdout.close()
 
