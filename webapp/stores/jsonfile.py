@@ -369,12 +369,19 @@ def write_temp(path: Path, payload: bytes) -> str:
 
 
 def replace_with(tmp_name: str, path: Path, *, backup: Path | None = None) -> None:
-    """Keep the current file as ``backup`` (best effort) and move the temp file over ``path``."""
+    """Keep the current file as ``backup`` (best effort) and move the temp file over ``path``.
+
+    The backup is the current file's inode, which the replace takes away from ``path``: the
+    two never share an inode afterwards (a program rewriting the file in place would change
+    the backup with it). When the replace fails, the backup is made a copy instead.
+    """
     try:
         if backup is not None:
             _keep_backup(path, backup)
         os.replace(tmp_name, path)
     except OSError as exc:
+        if backup is not None:
+            _unshare_backup(path, backup)
         raise StoreWriteError(path, exc) from exc
 
 
@@ -404,16 +411,41 @@ def write_atomic(path: Path, payload: bytes, *, backup: Path | None = None) -> N
 
 
 def _keep_backup(path: Path, backup: Path) -> None:
-    """Hard-link the current (good) file as the backup; a failure here never blocks a write."""
+    """Hard-link the current (good) file as the backup, just before it is replaced; a
+    failure here never blocks a write."""
     link_tmp = backup.with_name(backup.name + ".tmp")
     try:
         _unlink_quietly(link_tmp)
         os.link(path, link_tmp)
         os.replace(link_tmp, backup)
+    except OSError:
+        pass
+    finally:
+        # Renaming a link over another link of the same file does nothing: remove it.
+        _unlink_quietly(link_tmp)
+
+
+def _copy_backup(path: Path, backup: Path) -> None:
+    """Make the backup a copy of the current file: its own inode, whatever later happens to
+    the file. When that fails the backup is removed, so it never holds what the file no
+    longer does (a purged memory)."""
+    try:
+        write_atomic(backup, path.read_bytes())
     except FileNotFoundError:
         pass
+    except OSError as exc:
+        log.warning("Could not copy %s to %s (%s); removed the backup instead", path, backup, exc)
+        _unlink_quietly(backup)
+
+
+def _unshare_backup(path: Path, backup: Path) -> None:
+    """When the backup is the live file itself (its replace failed), make it a copy."""
+    try:
+        shared = os.path.samefile(path, backup)
     except OSError:
-        _unlink_quietly(link_tmp)
+        return
+    if shared:
+        _copy_backup(path, backup)
 
 
 def utc_stamp() -> str:
@@ -938,12 +970,13 @@ class JsonFile:
             self._snapshot = _Snapshot(sig, payload, data, None, False, {}, fragments)
 
     def refresh_backup(self) -> None:
-        """Make ``<file>.bak`` the current file, so a purged record does not live on in it.
+        """Make ``<file>.bak`` a copy of the current file, so a purged record does not live on
+        in it (a copy, never a link: the backup must survive the file being rewritten in place).
 
         The caller holds the lock.
         """
         if self.path.exists():
-            _keep_backup(self.path, self.backup_path)
+            _copy_backup(self.path, self.backup_path)
 
     def ensure(self) -> None:
         """Create the folder and, if missing, the file with the default document; check it parses.
