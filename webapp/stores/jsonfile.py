@@ -71,6 +71,8 @@ REPLAY_SLACK_NS = RACY_NS
 
 Journal = Callable[[Any], Callable[[], None] | None]
 Replay = Callable[[Any, int | None], int]
+# What a store's records hold that is kept but cannot be read as a time: (record, problem).
+TimeCheck = Callable[[Any], list[tuple[str, str]]]
 
 
 class Unchanged(Generic[T]):
@@ -280,8 +282,69 @@ def loads_bounded(text: str, limit: int = MAX_DEPTH, *, raw: bytes | None = None
         raise ValueError(f"a number in it is too long ({exc})") from None
 
 
+# A JSON escape of a surrogate: the only way a lone one gets into text read from valid UTF-8.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate_escape(raw: bytes) -> bool:
+    """True when ``raw`` may hold a lone surrogate once parsed (a quick test on the bytes)."""
+    return _SURROGATE_ESCAPE.search(raw) is not None
+
+
+def without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` (parsed JSON) with every lone surrogate in its texts and keys replaced by
+    U+FFFD, and how many texts held one. A surrogate pair is one character once parsed, so
+    every surrogate left is a lone one: no UTF-8 encoder (or page, or serializer) takes it.
+
+    Lists and dicts are changed in place (``value`` must be freshly parsed); a key that would
+    become equal to another gets " (2)", " (3)"... so nothing is lost.
+    """
+    count = 0
+
+    def clean(text: str) -> str:
+        nonlocal count
+        if _LONE_SURROGATE.search(text) is None:
+            return text
+        count += 1
+        return _LONE_SURROGATE.sub("\ufffd", text)
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return clean(item)
+        if isinstance(item, list):
+            item[:] = [walk(child) for child in item]
+        elif isinstance(item, dict):
+            if any(_LONE_SURROGATE.search(key) for key in item):
+                renamed: dict[str, Any] = {}
+                for key, child in item.items():
+                    new_key = base = clean(key)
+                    number = 2
+                    while new_key in renamed or (new_key != key and new_key in item):
+                        new_key, number = f"{base} ({number})", number + 1
+                    renamed[new_key] = child
+                item.clear()
+                item.update(renamed)
+            for key, child in item.items():
+                item[key] = walk(child)
+        return item
+
+    return walk(value), count
+
+
 def parse_bytes(raw: bytes, path: Path) -> Any:
-    """Parse the bytes of ``path`` or raise StoreCorruptError saying where it breaks."""
+    """Parse the bytes of ``path`` or raise StoreCorruptError saying where it breaks.
+
+    A lone surrogate in a text (JSON can hold one as an escape, UTF-8 cannot) is replaced by
+    U+FFFD, so none reaches a page, a tool's answer or a write (see ``without_lone_surrogates``).
+    """
+    data = _parse_bytes(raw, path)
+    if has_surrogate_escape(raw):
+        data = without_lone_surrogates(data)[0]
+    return data
+
+
+def _parse_bytes(raw: bytes, path: Path) -> Any:
     if not raw.strip():
         raise StoreCorruptError(path, "the file is empty", offset=0)
     if not raw.startswith(b"\xef\xbb\xbf"):
@@ -540,10 +603,15 @@ class RepairReport:
     replayed: int = 0  # records brought back from the history log
     rejected: int = 0  # unusable records set aside
     rejected_path: Path | None = None
+    surrogates: int = 0  # texts whose lone surrogates were replaced by U+FFFD
+    # Records kept whose times cannot be read (they count as unknown): (record, what is wrong).
+    unreadable_times: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return self.quarantine is not None or self.rejected_path is not None
+        return (
+            self.quarantine is not None or self.rejected_path is not None or bool(self.surrogates)
+        )
 
     def describe(self) -> str:
         """One line for ``memory-curator repair``."""
@@ -551,13 +619,33 @@ class RepairReport:
             line = f"{self.path}: damaged; moved to {self.quarantine}, started from {self.source}"
             if self.replayed:
                 line += f"; replayed {_plural(self.replayed, 'change')} from the history log"
-            return line
-        if self.rejected_path is not None:
-            return (
+        elif self.rejected_path is not None:
+            line = (
                 f"{self.path}: {_plural(self.rejected, 'unusable record')} moved to "
                 f"{self.rejected_path}; the usable records were kept"
             )
-        return f"{self.path}: ok"
+        else:
+            line = f"{self.path}: ok"
+        if self.surrogates:
+            line += (
+                f"; {_plural(self.surrogates, 'text')} held a lone surrogate (half of a "
+                "character, which UTF-8 cannot hold), now written as U+FFFD"
+            )
+        return line + self._describe_times()
+
+    def _describe_times(self) -> str:
+        if not self.unreadable_times:
+            return ""
+        records = list(dict.fromkeys(record for record, _ in self.unreadable_times))
+        have = "has" if len(records) == 1 else "have"
+        shown = "; ".join(f"{record}: {problem}" for record, problem in self.unreadable_times[:5])
+        more = len(self.unreadable_times) - 5
+        if more > 0:
+            shown += f"; and {_plural(more, 'more time')}"
+        return (
+            f"; {_plural(len(records), 'record')} {have} a time that cannot be read (treated as "
+            f"unknown, left as it is): {shown}"
+        )
 
 
 def _plural(count: int, noun: str) -> str:
@@ -603,13 +691,16 @@ class JsonFile:
         lock_timeout: float = DEFAULTS["lock_timeout"],
         copy: Callable[[Any], Any] | None = None,
         validate_item: Callable[[Any], str | None] | None = None,
+        unreadable_times: TimeCheck | None = None,
     ) -> None:
         """``validate`` checks a whole document (each parse and, without ``validate_item``,
         each write). ``copy`` makes the mutable document ``update`` hands to a mutation from
         the cached parse: every part the store's mutations change in place must be a new object
         in it, the rest may be shared (and is then never re-encoded). ``validate_item`` checks
         one item of the top-level list or dict; with it a write validates (and bounds the depth
-        of) only the new items, so it must refuse whatever ``item_problem`` would. Without ``copy`` each write parses the file's bytes again, as before."""
+        of) only the new items, so it must refuse whatever ``item_problem`` would. Without ``copy`` each write parses the file's bytes again, as before.
+        ``unreadable_times`` lists the times in a document that cannot be read (kept, read as
+        unknown), for ``repair`` to report."""
         self.path = Path(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
@@ -619,6 +710,7 @@ class JsonFile:
         self._copy = copy
         self._item_problem = item_problem
         self.replay = replay
+        self._unreadable_times = unreadable_times
         self.lock_timeout = lock_timeout
         self._lock = SidecarLock(self.lock_path, timeout=lock_timeout, busy_path=self.path)
         self._cache_guard = threading.Lock()
@@ -1018,10 +1110,13 @@ class JsonFile:
             except StoreCorruptError:
                 pass
             else:
+                report.surrogates = self._lone_surrogates_on_disk()
                 if read.rejected:
                     report.rejected = len(read.rejected)
                     report.rejected_path = self._set_aside(read.rejected)
-                    self.write_locked(read.data)
+                if read.rejected or report.surrogates:
+                    self.write_locked(read.data)  # (read with U+FFFD for each lone surrogate)
+                self._note_times(report, read.data)
                 return report
             self._remove_stale_temps()
             report.quarantine = free_path(self.path, "corrupt")
@@ -1043,7 +1138,24 @@ class JsonFile:
             if self.replay is not None:
                 report.replayed = self.replay(restored, since)
             write_atomic(self.path, self.encode_valid(restored)[0])
+            self._note_times(report, restored)
             return report
+
+    def _lone_surrogates_on_disk(self) -> int:
+        """How many texts of the file (as it is on disk) hold a lone surrogate."""
+        try:
+            raw = self.path.read_bytes()
+            return (
+                without_lone_surrogates(_parse_bytes(raw, self.path))[1]
+                if has_surrogate_escape(raw)
+                else 0
+            )
+        except (OSError, StoreCorruptError):
+            return 0
+
+    def _note_times(self, report: RepairReport, data: Any) -> None:
+        if self._unreadable_times is not None:
+            report.unreadable_times = self._unreadable_times(data)
 
 
 def _checked(snapshot: _Snapshot) -> _Snapshot:
