@@ -210,6 +210,19 @@ def test_memories_with_times_no_calendar_holds_leave_every_page_working(odd_time
     scan(memories, today=datetime.now(UTC).date(), stale_days=90)  # Needs attention's scan
 
 
+def test_a_memory_of_unknown_time_is_not_called_untouched_for_decades(odd_times):
+    memories = MemoryStore.from_settings(odd_times).get_all()
+    findings = scan(memories, today=datetime.now(UTC).date(), stale_days=90)
+
+    aged = [
+        f.memories[0].id
+        for f in findings
+        if f.reason.code in ("untouched", "expired_word")
+        and f.memories[0].id in {*HOSTILE_IDS[: len(UNUSABLE_TIMES)], "bad000000002"}
+    ]
+    assert aged == []
+
+
 def test_memories_with_odd_times_can_be_edited_deleted_and_restored(odd_times):
     store = MemoryStore.from_settings(odd_times)
     for record_id in [*HOSTILE_IDS, "bad000000002"]:
