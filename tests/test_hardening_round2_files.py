@@ -128,9 +128,11 @@ def run_cli(settings: Settings, *args: str, timeout: float = 120) -> subprocess.
     )
 
 
-def mcp_calls(settings: Settings, calls: list[dict[str, Any]]) -> list[tuple[bool, str]]:
-    """Run ``memory-curator mcp`` over the data folder and make each ``manage_memory`` call
-    through the official SDK client; (is_error, text) of each."""
+def mcp_calls(
+    settings: Settings, calls: list[dict[str, Any]], tool: str = "manage_memory"
+) -> list[tuple[bool, str]]:
+    """Run ``memory-curator mcp`` over the data folder and make each call of ``tool`` through
+    the official SDK client; (is_error, text) of each."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "webapp", "mcp", "--data-dir", str(settings.data_dir)],
@@ -146,7 +148,7 @@ def mcp_calls(settings: Settings, calls: list[dict[str, Any]]) -> list[tuple[boo
                     with anyio.fail_after(60):
                         await session.initialize()
                         for arguments in calls:
-                            result = await session.call_tool("manage_memory", arguments)
+                            result = await session.call_tool(tool, arguments)
                             answers.append((bool(result.is_error), result.content[0].text))
         return answers
 
@@ -328,6 +330,8 @@ def test_odd_times_in_the_review_queue_state_and_job_file_break_nothing(tmp_path
     )
     review = app.test_client().get("/review/").get_data(as_text=True)
     assert "odd proposal 0" in review
+    [(error, pending)] = mcp_calls(settings, [{}], tool="review_memory")
+    assert not error and "odd proposal 0" in pending, pending
     for command in (["stats"], ["extract", "--all"], ["repair"]):
         done = run_cli(settings, *command)
         assert done.returncode == 0, (command, done.stdout, done.stderr)
