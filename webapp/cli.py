@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +25,6 @@ from .settings import Settings, SettingsError
 from .stores import (
     ConversationStore,
     FileBacked,
-    JsonDocument,
     MemoryStore,
     ReviewQueue,
     SkillDocumentError,
@@ -30,7 +32,8 @@ from .stores import (
     StoreError,
     write_atomic,
 )
-from .stores.skills import ImportPlan, SkillDocument, SkillEditedHereError
+from .stores.dismissals import DismissalStore
+from .stores.skills import DEPRECATED_DIR, ImportPlan, SkillDocument, SkillEditedHereError
 
 
 def load_settings(data_dir: str | None = None) -> Settings:
@@ -130,6 +133,14 @@ def stats(data_dir: str | None) -> None:
     except (StoreError, OSError) as exc:
         problems.append(exc)
     problems += _review_stats(settings)
+    for data_file in data_files(settings)[3:]:
+        store = data_file.store
+        if store.path.exists():
+            click.echo(f"{data_file.label}: {store.path} [{file_status(store)}]")
+            problems += _readable(store)
+    problems += _skills_stats(settings)
+    for line in describe_data_folder(settings):
+        click.echo(line)
     for problem in problems:
         text = (
             describe_os_error(problem)
@@ -183,20 +194,174 @@ def _review_stats(settings: Settings) -> list[Exception]:
     return []
 
 
-def repairable_files(
-    settings: Settings,
-) -> list[MemoryStore | ConversationStore | ReviewQueue | JsonDocument]:
-    """Every store of one JSON file ``repair`` looks after, including the review queue and its
-    state."""
+def _readable(store: FileBacked) -> list[Exception]:
+    """[] when the store's file can be read, else what is wrong with it."""
+    try:
+        store.check_readable()
+    except (StoreError, OSError) as exc:
+        return [exc]
+    return []
+
+
+def _skills_stats(settings: Settings) -> list[Exception]:
+    """Print the skills folder's line of ``stats``; its unreadable files are a problem."""
+    if not settings.skills_dir.is_dir():
+        return []
+    store = skill_store(settings)
+    count = len(store.list(include_deprecated=True))
+    skipped = store.problems()
+    state = f"{count} documents" + (f", {len(skipped)} cannot be read" if skipped else "")
+    click.echo(f"Skills:        {settings.skills_dir} [{state}]")
+    if skipped:
+        return [SkillsUnreadable(settings.skills_dir, len(skipped))]
+    return []
+
+
+class SkillsUnreadable(Exception):
+    """Files of the skills folder that cannot be read (``skills check`` lists them)."""
+
+    def __init__(self, folder: Path, count: int) -> None:
+        super().__init__(
+            f"{count} file(s) in {folder} cannot be read; run `memory-curator skills check`."
+        )
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A JSON file the program keeps in the data folder: what it holds, and its store."""
+
+    label: str
+    store: FileBacked
+
+
+def data_files(settings: Settings) -> list[DataFile]:
+    """Every JSON file the program keeps (whether it exists yet or not), as ``stats`` and
+    ``repair`` go through them: the stores, the extraction state and job, the dismissed
+    findings and the dashboard's logins."""
     from .extraction import ExtractionState
+    from .extraction.batch import job_document
+    from .web.auth import ATTEMPTS_FILE, SESSIONS_FILE, LoginLimiter, SessionRegistry
 
     memories = memory_store(settings)
+    data_dir = Path(settings.data_dir)
     return [
-        memories,
-        conversation_store(settings),
-        ReviewQueue.from_settings(settings, memories),
-        ExtractionState.from_settings(settings),
+        DataFile("Memories", memories),
+        DataFile("Conversations", conversation_store(settings)),
+        DataFile("Review queue", ReviewQueue.from_settings(settings, memories)),
+        DataFile("Extraction state", ExtractionState.from_settings(settings)),
+        DataFile("Extraction job", job_document(settings)),
+        DataFile("Dismissed findings", DismissalStore.from_settings(settings)),
+        DataFile("Login sessions", SessionRegistry(data_dir / SESSIONS_FILE).document),
+        DataFile("Login attempts", LoginLimiter(data_dir / ATTEMPTS_FILE).document),
     ]
+
+
+# What else the program leaves in the data folder, beside each JSON file it keeps.
+_TEMP = r"[a-z0-9_]{8}\.tmp"  # tempfile.mkstemp's names (an unfinished write)
+_BESIDE_EACH_FILE = (
+    (r"{name}", ""),  # the file itself: its label
+    (r"{name}\.bak", "backup"),
+    (r"{name}\.bak\.tmp", "backup being made"),
+    (r"{name}\.lock", "lock file"),
+    (r"{name}\.rejected-.+", "file of set-aside records"),
+    (r"{name}\.corrupt-.+", "damaged file set aside"),
+    (r"\.{name}\." + _TEMP, "unfinished write"),
+    (r"\.{name}\.bak\." + _TEMP, "unfinished write"),  # (a backup copied after a purge)
+)
+_SECRET_KEY = ".secret_key"
+_STAGED_UPLOADS = ".skill-imports"
+_PLURALS = {
+    "backup being made": "backups being made",
+    "file of set-aside records": "files of set-aside records",
+    "damaged file set aside": "damaged files set aside",
+}
+
+
+def _known_names(settings: Settings) -> list[tuple[Path, re.Pattern[str], str]]:
+    """(folder, name pattern, what such a file is) for every file the program writes."""
+    from .stores.history import HistoryLog
+
+    known: list[tuple[Path, re.Pattern[str], str]] = []
+    history = HistoryLog(settings.memory_file).path
+    for data_file in data_files(settings):
+        path = data_file.store.path
+        for pattern, what in _BESIDE_EACH_FILE:
+            name = pattern.replace("{name}", re.escape(path.name))
+            known.append((path.parent, re.compile(name), what or data_file.label))
+    for pattern, what in (
+        (re.escape(history.name), "history log"),
+        (rf"\.{re.escape(history.name)}\.{_TEMP}", "unfinished write"),
+    ):
+        known.append((history.parent, re.compile(pattern), what))
+    data_dir = Path(settings.data_dir)
+    for pattern, what in (
+        (re.escape(_SECRET_KEY), "the secret key"),
+        (rf"{re.escape(_SECRET_KEY)}\.corrupt-.+", "damaged file set aside"),
+        (rf"{re.escape(_SECRET_KEY)}\.\d+\.[0-9a-f]+\.tmp", "unfinished write"),
+        (r"options\.json", "the add-on's options"),
+    ):
+        known.append((data_dir, re.compile(pattern), what))
+    known.append((data_dir / _STAGED_UPLOADS, re.compile(r"[0-9a-f]{32}\.zip"), "kept upload"))
+    skills = Path(settings.skills_dir)
+    for folder in (skills, skills / DEPRECATED_DIR):
+        known.append((folder, re.compile(r"[^.].*\.json"), "skill document"))
+        known.append((folder, re.compile(r"\..+\." + _TEMP), "unfinished write"))
+    known.append((skills, re.compile(r"\.lock"), "lock file"))
+    known.append((skills, re.compile(r"\.skills\.history\.jsonl"), "history log"))
+    known.append((skills / ".imports", re.compile(r"[0-9a-f]{32}\.zip"), "kept upload"))
+    return known
+
+
+def data_folder_files(settings: Settings) -> dict[Path, str]:
+    """Every file in the data folder (and the skills folder), and what it is: a JSON file's
+    label ("Memories"), a kind of file kept beside them ("backup", "lock file", "history
+    log", ...), or "" for a file the program does not write."""
+    known = _known_names(settings)
+    folders = [Path(settings.data_dir), Path(settings.skills_dir)]
+    found: dict[Path, str] = {}
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path in found or not (path.is_file() or path.is_symlink()):
+                continue
+            found[path] = next(
+                (
+                    what
+                    for where, name, what in known
+                    if path.parent == where and name.fullmatch(path.name)
+                ),
+                "",
+            )
+    return found
+
+
+def _counted(what: str, count: int) -> str:
+    """'3 backups', '1 lock file'; a single thing ('the secret key') as it is."""
+    if what.startswith("the "):
+        return what
+    return f"{count} {what if count == 1 else _PLURALS.get(what, what + 's')}"
+
+
+def describe_data_folder(settings: Settings) -> list[str]:
+    """The lines ``stats`` and ``repair`` end with: what else the data folder holds, and the
+    files in it the program did not write (left alone)."""
+    labels = {data_file.label for data_file in data_files(settings)}
+    found = data_folder_files(settings)
+    kinds = Counter(what for what in found.values() if what and what not in labels)
+    lines = []
+    if kinds:
+        ordered = sorted(kinds.items(), key=lambda pair: (-pair[1], pair[0]))
+        lines.append(
+            "Also in the data folder: " + ", ".join(_counted(what, n) for what, n in ordered)
+        )
+    strangers = [str(path) for path, what in found.items() if not what]
+    if strangers:
+        lines.append(
+            "Also in the data folder, not written by Memory Curator (left alone): "
+            + ", ".join(strangers)
+        )
+    return lines
 
 
 @main.command()
@@ -204,12 +369,26 @@ def repairable_files(
 @friendly_errors
 def repair(data_dir: str | None) -> None:
     """Set damaged store files (or their unusable records) aside, bytes intact; start from the
-    last good backup and replay the history log's newer changes."""
+    last good backup and replay the history log's newer changes. Also says which times
+    cannot be read (they count as unknown) and what else the data folder holds."""
     settings = load_settings(data_dir)
-    for store in repairable_files(settings):
-        if not store.path.exists():
+    for data_file in data_files(settings):
+        if not data_file.store.path.exists():
             continue
-        click.echo(store.repair_report().describe())
+        click.echo(data_file.store.repair_report().describe())
+    if settings.skills_dir.is_dir():
+        skipped = skill_store(settings).problems()
+        state = (
+            "ok"
+            if not skipped
+            else (
+                f"{len(skipped)} file(s) cannot be read (left as they are); "
+                "run `memory-curator skills check` to see why"
+            )
+        )
+        click.echo(f"{settings.skills_dir}: {state}")
+    for line in describe_data_folder(settings):
+        click.echo(line)
 
 
 @main.command(name="export")

@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime
 
 from ..phrasing import as_user_fact, is_first_person
 from ..stores.memories import Memory, MemoryStore
+from ..stores.timefmt import EPOCH
 from .pairs import (
     SIMILAR_ENOUGH,
     PairVerdict,
@@ -99,6 +100,8 @@ def stale_reason(memory: Memory, today: date, stale_days: int) -> Reason | None:
     dates = features(memory.content).dates
     if dates and max(dates) < today:
         return reason("past_date", date=max(dates))
+    if memory.updated_at == EPOCH:  # its time is unknown (none, or none the file could hold)
+        return None
     written = memory.updated_at.astimezone(UTC).date()
     age = (today - written).days
     for pattern, days in _RELATIVE_TIME:

@@ -24,7 +24,7 @@ from ..settings import Settings
 from ..stores import JsonDocument, Unchanged
 from ..stores.conversations import ConversationStore
 from ..stores.errors import NotFoundError
-from ..stores.timefmt import now_iso, parse_ts
+from ..stores.timefmt import now_iso, parse_ts, unreadable_times
 from .backends import LlmConfigError
 from .llm import MemoryLlmCaller
 from .run import FROM_SETTINGS, ExtractionResult, extract_conversation
@@ -33,10 +33,63 @@ JOB_FILE_NAME = "extraction-job.json"
 MAX_FOUND = 50  # fact texts kept for the progress report
 
 
+COUNTS = ("total", "done", "queued", "applied", "skipped")
+STATUSES = ("running", "done")
+TIMES = ("startedAt", "finishedAt")
+
+
 def _validate(data: Any) -> str | None:
+    """What makes ``data`` no job (None when it is one, or the empty document of no job).
+
+    Its times may hold anything: one that cannot be read is unknown (a claim of unknown age
+    is taken over by the next step)."""
     if not isinstance(data, dict):
         return f"expected a JSON object describing the job, found a JSON {type(data).__name__}"
+    if not data:
+        return None
+    if not isinstance(data.get("id"), str) or data.get("status") not in STATUSES:
+        return "the job has no id or no status (running or done)"
+    for name in COUNTS:
+        value = data.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"the job's {name} is not a count: {value!r}"[:200]
+    todo, claims = data.get("todo", []), data.get("claims", {})
+    if not isinstance(todo, list) or not all(isinstance(t, str) for t in todo):
+        return "the job's todo is not a list of conversation ids"
+    if not isinstance(claims, dict):
+        return "the job's claims are not an object of conversation ids"
+    found, failed = data.get("found", []), data.get("failed", [])
+    if not isinstance(found, list) or not all(isinstance(f, str) for f in found):
+        return "the job's found is not a list of texts"
+    if not isinstance(failed, list) or not all(isinstance(f, dict) for f in failed):
+        return "the job's failed is not a list of objects"
     return None
+
+
+def _unreadable_times(data: Any) -> list[tuple[str, str]]:
+    """The job's times that cannot be read (kept; they count as unknown)."""
+    if not isinstance(data, dict):
+        return []
+    found = [("the job", problem) for problem in unreadable_times(data, TIMES)]
+    claims = data.get("claims")
+    if isinstance(claims, dict):
+        found += [
+            (f"the claim on {thread!r}", problem)
+            for thread in claims
+            for problem in unreadable_times(claims, (thread,))
+        ]
+    return found
+
+
+def job_document(settings: Settings) -> JsonDocument:
+    """The job file ``settings`` describe (next to the review queue), for ``repair``."""
+    return JsonDocument(
+        settings.review_file.with_name(JOB_FILE_NAME),
+        default=dict,
+        validate=_validate,
+        lock_timeout=settings.lock_timeout,
+        unreadable_times=_unreadable_times,
+    )
 
 
 @dataclass(frozen=True)
@@ -85,10 +138,8 @@ class ExtractionBatch:
         claim_timeout: float | None = None,
     ) -> None:
         self.settings = settings
-        self.path: Path = settings.review_file.with_name(JOB_FILE_NAME)
-        self._doc = JsonDocument(
-            self.path, default=dict, validate=_validate, lock_timeout=settings.lock_timeout
-        )
+        self._doc = job_document(settings)
+        self.path: Path = self._doc.path
         self._caller = caller
         self._actor = actor
         # An LLM call may take llm_timeout (and the regex fallback runs after it): a claim

@@ -305,8 +305,9 @@ def _category_for(
 
 
 # Characters a message may carry (pasted binary, a lone surrogate from another program's
-# JSON) that memory cannot store: NUL and other C0 controls except tab and newlines.
-_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# JSON) that memory cannot store: NUL and other C0 controls except tab and newlines; and
+# U+FFFD, which the stores read a lone surrogate in a file as: no part of any fact.
+_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffd]")
 
 
 @overload

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..settings import DEFAULTS, Settings
 from ..stores import JsonDocument
-from ..stores.timefmt import EPOCH, parse_ts, to_iso
+from ..stores.timefmt import EPOCH, parse_ts, to_iso, unreadable_times
 
 STATE_FILE_NAME = "extraction-state.json"
 MIN_NEW_MESSAGES = 4
@@ -30,6 +30,18 @@ def _validate(data: Any) -> str | None:
     return None
 
 
+def _unreadable_times(data: Any) -> list[tuple[str, str]]:
+    """The times of the state that cannot be read (kept; they count as unknown, so the
+    conversation is read again in full)."""
+    if not isinstance(data, dict):
+        return []
+    return [
+        (repr(key), problem)
+        for key, entry in data.items()
+        for problem in unreadable_times(entry, ("extractedAt", "lastTurnAt"))
+    ]
+
+
 class ExtractionState(JsonDocument):
     """Per-conversation bookkeeping: how recently extraction ran and which messages it has seen."""
 
@@ -40,7 +52,13 @@ class ExtractionState(JsonDocument):
         lock_timeout: float = DEFAULTS["lock_timeout"],
         clock: Callable[[], float] = time.time,
     ) -> None:
-        super().__init__(path, default=dict, validate=_validate, lock_timeout=lock_timeout)
+        super().__init__(
+            path,
+            default=dict,
+            validate=_validate,
+            lock_timeout=lock_timeout,
+            unreadable_times=_unreadable_times,
+        )
         self._clock = clock
 
     @classmethod

@@ -19,7 +19,7 @@ from ..text import fold, matches_all, search_terms
 from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
-from .timefmt import EPOCH, now_iso, parse_ts
+from .timefmt import EPOCH, now_iso, parse_ts, unreadable_times
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,22 @@ def _thread_problem(value: Any) -> str | None:
         if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
             return "has a turn that is not a message object"
     return None
+
+
+def _unreadable_times(data: Any) -> list[tuple[str, str]]:
+    """Each time of a thread or message that cannot be read (kept; the time is unknown)."""
+    found: list[tuple[str, str]] = []
+    if not isinstance(data, dict):
+        return found
+    for key, value in data.items():
+        found += [(repr(key), problem) for problem in unreadable_times(value, ("createdAt",))]
+        turns = value.get("turns") if isinstance(value, dict) else value
+        for number, turn in enumerate(turns if isinstance(turns, list) else [], 1):
+            found += [
+                (f"{key!r} message {number}", problem)
+                for problem in unreadable_times(turn, ("timestamp",))
+            ]
+    return found
 
 
 def _check_new_thread(value: Any) -> str | None:
@@ -231,6 +247,7 @@ class ConversationStore(FileBacked):
             lock_timeout=timeout,
             copy=dict,
             validate_item=_check_new_thread,
+            unreadable_times=_unreadable_times,
         )
 
     @classmethod

@@ -16,7 +16,7 @@ from ..problems import InputError
 from ..settings import DEFAULTS
 from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
-from .timefmt import now_iso
+from .timefmt import now_iso, unreadable_times
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -35,6 +35,18 @@ def _validate(data: Any) -> str | None:
     return None
 
 
+def _unreadable_times(data: Any) -> list[tuple[str, str]]:
+    """When dismissals were made, where that cannot be read (kept; only the oldest-first
+    pruning uses it)."""
+    if not isinstance(data, dict):
+        return []
+    return [
+        (repr(key), problem)
+        for key, value in data.items()
+        for problem in unreadable_times(value, ("at",))
+    ]
+
+
 class DismissalStore(FileBacked):
     """Which findings were dismissed, by whom and when; shared by every process."""
 
@@ -43,7 +55,11 @@ class DismissalStore(FileBacked):
     ) -> None:
         self.path = Path(path)
         self._file = JsonFile(
-            self.path, default=dict, validate=_validate, lock_timeout=lock_timeout
+            self.path,
+            default=dict,
+            validate=_validate,
+            lock_timeout=lock_timeout,
+            unreadable_times=_unreadable_times,
         )
 
     @classmethod

@@ -21,6 +21,7 @@ from .jsonfile import (
     RepairReport,
     SetAside,
     Signature,
+    TimeCheck,
     Unchanged,
     free_path,
     fsync_dir,
@@ -37,6 +38,7 @@ __all__ = [
     "RepairReport",
     "SetAside",
     "Signature",
+    "TimeCheck",
     "Unchanged",
     "free_path",
     "fsync_dir",
@@ -51,6 +53,7 @@ T = TypeVar("T")
 class FileBacked(Gated):
     """What a store kept in one JSON file says about that file (the file itself stays private)."""
 
+    path: Path  # the file
     _file: JsonFile
 
     def status(self) -> str:
@@ -97,7 +100,9 @@ class JsonDocument(FileBacked):
     """One JSON document on disk that several processes read and change safely.
 
     ``default`` makes the empty document; ``validate`` says what is wrong with a parsed one
-    (None when nothing), which makes the file damaged. Reads are cached until the file changes.
+    (None when nothing), which makes the file damaged; ``unreadable_times`` lists its times
+    that cannot be read, (where, why) each, for ``repair`` to report. Reads are cached until
+    the file changes.
     """
 
     def __init__(
@@ -107,10 +112,15 @@ class JsonDocument(FileBacked):
         default: Callable[[], Any],
         validate: Callable[[Any], str | None] | None = None,
         lock_timeout: float = DEFAULTS["lock_timeout"],
+        unreadable_times: TimeCheck | None = None,
     ) -> None:
         self.path = Path(path)
         self._file = JsonFile(
-            self.path, default=default, validate=validate, lock_timeout=lock_timeout
+            self.path,
+            default=default,
+            validate=validate,
+            lock_timeout=lock_timeout,
+            unreadable_times=unreadable_times,
         )
 
     def read(self) -> Any:

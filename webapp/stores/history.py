@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StoreWriteError
-from .jsonfile import loads_bounded, write_atomic
+from .jsonfile import has_surrogate_escape, loads_bounded, without_lone_surrogates, write_atomic
 from .timefmt import now_iso
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,8 @@ class HistoryLog:
                     entry = loads_bounded(line.decode("utf-8"))
                 except ValueError:  # not UTF-8, not JSON, nested too deep, a huge number
                     continue
+                if has_surrogate_escape(line):  # (so none is restored into a store)
+                    entry = without_lone_surrogates(entry)[0]
                 if isinstance(entry, dict):
                     entries.append(entry)
         return entries

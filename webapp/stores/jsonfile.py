@@ -71,6 +71,8 @@ REPLAY_SLACK_NS = RACY_NS
 
 Journal = Callable[[Any], Callable[[], None] | None]
 Replay = Callable[[Any, int | None], int]
+# What a store's records hold that is kept but cannot be read as a time: (record, problem).
+TimeCheck = Callable[[Any], list[tuple[str, str]]]
 
 
 class Unchanged(Generic[T]):
@@ -280,8 +282,69 @@ def loads_bounded(text: str, limit: int = MAX_DEPTH, *, raw: bytes | None = None
         raise ValueError(f"a number in it is too long ({exc})") from None
 
 
+# A JSON escape of a surrogate: the only way a lone one gets into text read from valid UTF-8.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate_escape(raw: bytes) -> bool:
+    """True when ``raw`` may hold a lone surrogate once parsed (a quick test on the bytes)."""
+    return _SURROGATE_ESCAPE.search(raw) is not None
+
+
+def without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` (parsed JSON) with every lone surrogate in its texts and keys replaced by
+    U+FFFD, and how many texts held one. A surrogate pair is one character once parsed, so
+    every surrogate left is a lone one: no UTF-8 encoder (or page, or serializer) takes it.
+
+    Lists and dicts are changed in place (``value`` must be freshly parsed); a key that would
+    become equal to another gets " (2)", " (3)"... so nothing is lost.
+    """
+    count = 0
+
+    def clean(text: str) -> str:
+        nonlocal count
+        if _LONE_SURROGATE.search(text) is None:
+            return text
+        count += 1
+        return _LONE_SURROGATE.sub("\ufffd", text)
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return clean(item)
+        if isinstance(item, list):
+            item[:] = [walk(child) for child in item]
+        elif isinstance(item, dict):
+            if any(_LONE_SURROGATE.search(key) for key in item):
+                renamed: dict[str, Any] = {}
+                for key, child in item.items():
+                    new_key = base = clean(key)
+                    number = 2
+                    while new_key in renamed or (new_key != key and new_key in item):
+                        new_key, number = f"{base} ({number})", number + 1
+                    renamed[new_key] = child
+                item.clear()
+                item.update(renamed)
+            for key, child in item.items():
+                item[key] = walk(child)
+        return item
+
+    return walk(value), count
+
+
 def parse_bytes(raw: bytes, path: Path) -> Any:
-    """Parse the bytes of ``path`` or raise StoreCorruptError saying where it breaks."""
+    """Parse the bytes of ``path`` or raise StoreCorruptError saying where it breaks.
+
+    A lone surrogate in a text (JSON can hold one as an escape, UTF-8 cannot) is replaced by
+    U+FFFD, so none reaches a page, a tool's answer or a write (see ``without_lone_surrogates``).
+    """
+    data = _parse_bytes(raw, path)
+    if has_surrogate_escape(raw):
+        data = without_lone_surrogates(data)[0]
+    return data
+
+
+def _parse_bytes(raw: bytes, path: Path) -> Any:
     if not raw.strip():
         raise StoreCorruptError(path, "the file is empty", offset=0)
     if not raw.startswith(b"\xef\xbb\xbf"):
@@ -369,12 +432,19 @@ def write_temp(path: Path, payload: bytes) -> str:
 
 
 def replace_with(tmp_name: str, path: Path, *, backup: Path | None = None) -> None:
-    """Keep the current file as ``backup`` (best effort) and move the temp file over ``path``."""
+    """Keep the current file as ``backup`` (best effort) and move the temp file over ``path``.
+
+    The backup is the current file's inode, which the replace takes away from ``path``: the
+    two never share an inode afterwards (a program rewriting the file in place would change
+    the backup with it). When the replace fails, the backup is made a copy instead.
+    """
     try:
         if backup is not None:
             _keep_backup(path, backup)
         os.replace(tmp_name, path)
     except OSError as exc:
+        if backup is not None:
+            _unshare_backup(path, backup)
         raise StoreWriteError(path, exc) from exc
 
 
@@ -404,16 +474,41 @@ def write_atomic(path: Path, payload: bytes, *, backup: Path | None = None) -> N
 
 
 def _keep_backup(path: Path, backup: Path) -> None:
-    """Hard-link the current (good) file as the backup; a failure here never blocks a write."""
+    """Hard-link the current (good) file as the backup, just before it is replaced; a
+    failure here never blocks a write."""
     link_tmp = backup.with_name(backup.name + ".tmp")
     try:
         _unlink_quietly(link_tmp)
         os.link(path, link_tmp)
         os.replace(link_tmp, backup)
+    except OSError:
+        pass
+    finally:
+        # Renaming a link over another link of the same file does nothing: remove it.
+        _unlink_quietly(link_tmp)
+
+
+def _copy_backup(path: Path, backup: Path) -> None:
+    """Make the backup a copy of the current file: its own inode, whatever later happens to
+    the file. When that fails the backup is removed, so it never holds what the file no
+    longer does (a purged memory)."""
+    try:
+        write_atomic(backup, path.read_bytes())
     except FileNotFoundError:
         pass
+    except OSError as exc:
+        log.warning("Could not copy %s to %s (%s); removed the backup instead", path, backup, exc)
+        _unlink_quietly(backup)
+
+
+def _unshare_backup(path: Path, backup: Path) -> None:
+    """When the backup is the live file itself (its replace failed), make it a copy."""
+    try:
+        shared = os.path.samefile(path, backup)
     except OSError:
-        _unlink_quietly(link_tmp)
+        return
+    if shared:
+        _copy_backup(path, backup)
 
 
 def utc_stamp() -> str:
@@ -508,10 +603,15 @@ class RepairReport:
     replayed: int = 0  # records brought back from the history log
     rejected: int = 0  # unusable records set aside
     rejected_path: Path | None = None
+    surrogates: int = 0  # texts whose lone surrogates were replaced by U+FFFD
+    # Records kept whose times cannot be read (they count as unknown): (record, what is wrong).
+    unreadable_times: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return self.quarantine is not None or self.rejected_path is not None
+        return (
+            self.quarantine is not None or self.rejected_path is not None or bool(self.surrogates)
+        )
 
     def describe(self) -> str:
         """One line for ``memory-curator repair``."""
@@ -519,13 +619,33 @@ class RepairReport:
             line = f"{self.path}: damaged; moved to {self.quarantine}, started from {self.source}"
             if self.replayed:
                 line += f"; replayed {_plural(self.replayed, 'change')} from the history log"
-            return line
-        if self.rejected_path is not None:
-            return (
+        elif self.rejected_path is not None:
+            line = (
                 f"{self.path}: {_plural(self.rejected, 'unusable record')} moved to "
                 f"{self.rejected_path}; the usable records were kept"
             )
-        return f"{self.path}: ok"
+        else:
+            line = f"{self.path}: ok"
+        if self.surrogates:
+            line += (
+                f"; {_plural(self.surrogates, 'text')} held a lone surrogate (half of a "
+                "character, which UTF-8 cannot hold), now written as U+FFFD"
+            )
+        return line + self._describe_times()
+
+    def _describe_times(self) -> str:
+        if not self.unreadable_times:
+            return ""
+        records = list(dict.fromkeys(record for record, _ in self.unreadable_times))
+        have = "has" if len(records) == 1 else "have"
+        shown = "; ".join(f"{record}: {problem}" for record, problem in self.unreadable_times[:5])
+        more = len(self.unreadable_times) - 5
+        if more > 0:
+            shown += f"; and {_plural(more, 'more time')}"
+        return (
+            f"; {_plural(len(records), 'record')} {have} a time that cannot be read (treated as "
+            f"unknown, left as it is): {shown}"
+        )
 
 
 def _plural(count: int, noun: str) -> str:
@@ -571,13 +691,16 @@ class JsonFile(Gated):
         lock_timeout: float = DEFAULTS["lock_timeout"],
         copy: Callable[[Any], Any] | None = None,
         validate_item: Callable[[Any], str | None] | None = None,
+        unreadable_times: TimeCheck | None = None,
     ) -> None:
         """``validate`` checks a whole document (each parse and, without ``validate_item``,
         each write). ``copy`` makes the mutable document ``update`` hands to a mutation from
         the cached parse: every part the store's mutations change in place must be a new object
         in it, the rest may be shared (and is then never re-encoded). ``validate_item`` checks
         one item of the top-level list or dict; with it a write validates (and bounds the depth
-        of) only the new items, so it must refuse whatever ``item_problem`` would. Without ``copy`` each write parses the file's bytes again, as before."""
+        of) only the new items, so it must refuse whatever ``item_problem`` would. Without ``copy`` each write parses the file's bytes again, as before.
+        ``unreadable_times`` lists the times in a document that cannot be read (kept, read as
+        unknown), for ``repair`` to report."""
         self.path = Path(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
@@ -587,6 +710,7 @@ class JsonFile(Gated):
         self._copy = copy
         self._item_problem = item_problem
         self.replay = replay
+        self._unreadable_times = unreadable_times
         self.lock_timeout = lock_timeout
         self._lock = SidecarLock(self.lock_path, timeout=lock_timeout, busy_path=self.path)
         self._cache_guard = threading.Lock()
@@ -929,12 +1053,13 @@ class JsonFile(Gated):
             self._snapshot = _Snapshot(sig, payload, data, None, False, {}, fragments)
 
     def refresh_backup(self) -> None:
-        """Make ``<file>.bak`` the current file, so a purged record does not live on in it.
+        """Make ``<file>.bak`` a copy of the current file, so a purged record does not live on
+        in it (a copy, never a link: the backup must survive the file being rewritten in place).
 
         The caller holds the lock.
         """
         if self.path.exists():
-            _keep_backup(self.path, self.backup_path)
+            _copy_backup(self.path, self.backup_path)
 
     def ensure(self) -> None:
         """Create the folder and, if missing, the file with the default document; check it parses.
@@ -976,10 +1101,13 @@ class JsonFile(Gated):
             except StoreCorruptError:
                 pass
             else:
+                report.surrogates = self._lone_surrogates_on_disk()
                 if read.rejected:
                     report.rejected = len(read.rejected)
                     report.rejected_path = self._set_aside(read.rejected)
-                    self.write_locked(read.data)
+                if read.rejected or report.surrogates:
+                    self.write_locked(read.data)  # (read with U+FFFD for each lone surrogate)
+                self._note_times(report, read.data)
                 return report
             self._remove_stale_temps()
             report.quarantine = free_path(self.path, "corrupt")
@@ -1001,7 +1129,24 @@ class JsonFile(Gated):
             if self.replay is not None:
                 report.replayed = self.replay(restored, since)
             write_atomic(self.path, self.encode_valid(restored)[0])
+            self._note_times(report, restored)
             return report
+
+    def _lone_surrogates_on_disk(self) -> int:
+        """How many texts of the file (as it is on disk) hold a lone surrogate."""
+        try:
+            raw = self.path.read_bytes()
+            return (
+                without_lone_surrogates(_parse_bytes(raw, self.path))[1]
+                if has_surrogate_escape(raw)
+                else 0
+            )
+        except (OSError, StoreCorruptError):
+            return 0
+
+    def _note_times(self, report: RepairReport, data: Any) -> None:
+        if self._unreadable_times is not None:
+            report.unreadable_times = self._unreadable_times(data)
 
 
 def _checked(snapshot: _Snapshot) -> _Snapshot:

@@ -11,6 +11,7 @@ fact is not proposed again.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 from collections.abc import Iterable
@@ -25,7 +26,7 @@ from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import Memory, MemoryStore, check_category, check_length, clean_content
 from .origin import make_origin
-from .timefmt import now_iso, parse_ts
+from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_times
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
@@ -69,7 +70,8 @@ class ReviewItem:
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> ReviewItem:
-        """Read the on-disk camelCase form."""
+        """Read the on-disk camelCase form (an item ``_item_problem`` accepts); each time in
+        the on-disk ISO form, or empty (None) when it cannot be read."""
         confidence = record.get("confidence")
         return cls(
             id=str(record["id"]),
@@ -80,17 +82,17 @@ class ReviewItem:
             if isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
             else None,
             extractor=str(record.get("extractor") or "regex"),
-            conversation_id=record.get("conversationId"),
-            evidence=record.get("evidence"),
-            memory_id=record.get("memoryId"),
-            current_content=record.get("currentContent"),
+            conversation_id=_text(record.get("conversationId")),
+            evidence=_text(record.get("evidence")),
+            memory_id=_text(record.get("memoryId")),
+            current_content=_text(record.get("currentContent")),
             status=str(record.get("status", "pending")),
-            created_at=str(record.get("createdAt", "")),
-            decided_at=record.get("decidedAt"),
-            decided_by=record.get("decidedBy"),
-            applied_memory_id=record.get("appliedMemoryId"),
-            applied_content=record.get("appliedContent"),
-            evidence_at=_str_or_none(record.get("evidenceAt")),
+            created_at=_time(record.get("createdAt")) or "",
+            decided_at=_time(record.get("decidedAt")),
+            decided_by=_text(record.get("decidedBy")),
+            applied_memory_id=_text(record.get("appliedMemoryId")),
+            applied_content=_text(record.get("appliedContent")),
+            evidence_at=_time(record.get("evidenceAt")),
             model=_str_or_none(record.get("extractorModel")),
             applied_action=_str_or_none(record.get("appliedAction")),
         )
@@ -98,6 +100,16 @@ class ReviewItem:
 
 def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _time(value: Any) -> str | None:
+    """A time of the file in the on-disk ISO form; None when it holds no usable time."""
+    moment = read_time(value)
+    return None if moment is None else to_iso(moment)
 
 
 @dataclass(frozen=True)
@@ -122,15 +134,70 @@ def _validate(data: Any) -> str | None:
     return None
 
 
+# Fields of a review item holding text or null (absent is null).
+TEXT_FIELDS = (
+    "category",
+    "extractor",
+    "conversationId",
+    "evidence",
+    "memoryId",
+    "currentContent",
+    "decidedBy",
+    "appliedMemoryId",
+    "appliedContent",
+    "extractorModel",
+    "replacedInstead",
+)
+# Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
+TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt")
+APPLIED_ACTIONS = (*ACTIONS, "none")
+
+
 def _item_problem(record: Any) -> str | None:
-    """Why one item of the review file cannot be used, or None."""
-    if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+    """Why one item of the review file cannot be used, or None: checked field by field, so
+    no value of a type the item never holds reaches a page (its times excepted: see
+    ``TIME_FIELDS``)."""
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not record["id"]:
         return "is not a review item with a string id"
+    problem = _field_problem(record)
+    return f"(id {record['id']!r}) {problem}" if problem else None
+
+
+def _field_problem(record: dict[str, Any]) -> str | None:
     if record.get("status") not in STATUSES:
-        return f"(id {record['id']!r}) has an unknown status {record.get('status')!r}"
+        return f"has an unknown status {_shown(record.get('status'))}"
     if record.get("action") not in ACTIONS or not isinstance(record.get("content"), str):
-        return f"(id {record['id']!r}) has no valid action and content"
+        return "has no valid action and content"
+    for name in TEXT_FIELDS:
+        value = record.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"has a {name} that is not text: {_shown(value)}"
+    confidence = record.get("confidence")
+    if confidence is not None and (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float))
+        or not math.isfinite(confidence)
+    ):
+        return f"has a confidence that is not a number: {_shown(confidence)}"
+    if record.get("appliedAction") not in (None, *APPLIED_ACTIONS):
+        return f"has an unknown appliedAction {_shown(record.get('appliedAction'))}"
     return None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _unreadable_times(records: Any) -> list[tuple[str, str]]:
+    """Each time of a review item that cannot be read (the item is kept; the time unknown)."""
+    if not isinstance(records, list):
+        return []
+    return [
+        (repr(record.get("id")), problem)
+        for record in records
+        for problem in unreadable_times(record, TIME_FIELDS)
+    ]
 
 
 def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
@@ -176,6 +243,7 @@ class ReviewQueue(FileBacked):
             validate=_validate,
             item_problem=_item_problem,
             lock_timeout=lock_timeout,
+            unreadable_times=_unreadable_times,
         )
 
     @classmethod

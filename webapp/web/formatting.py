@@ -77,9 +77,10 @@ def _absolute(utc: datetime) -> str:
 
 def moment(value: Any, now: datetime | None = None) -> Moment | None:
     """``value`` (a datetime, ISO 8601 text or Unix milliseconds) described for a person,
-    relative to ``now`` ("3 minutes ago", "in 6 days"); None when it is not a time."""
+    relative to ``now`` ("3 minutes ago", "in 6 days"); None when it is not a time (the
+    stores read a time they cannot use as the epoch: unknown)."""
     when = value if isinstance(value, datetime) else parse_ts(value)
-    if when == EPOCH and not isinstance(value, datetime):
+    if when == EPOCH:
         return None
     utc = when.astimezone(UTC)
     seconds = (utc - (now or datetime.now(UTC))).total_seconds()
