@@ -331,7 +331,14 @@ def undo_rewrite() -> Response:
             409,
         )
     try:
-        store.restore(change["hid"], actor=actor())
+        store.restore(change["hid"], actor=actor(), expected=memory)
+    except ConflictError:
+        return _refused(
+            _("Could not undo: the memory was edited again since; edit it on the Memories page."),
+            409,
+        )
+    except NotFoundError:
+        return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
     return _fixed(_("Undone: the memory reads as before."))
