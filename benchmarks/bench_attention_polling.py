@@ -221,6 +221,7 @@ def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         populate(data / "memories.json", args.memories)
+        load_start = os.getloadavg()[0]  # other programs on the machine skew every figure
         server, url = start_server(data, args.code.resolve(), args.memories)
         try:
             fetch(f"{url}/memories/")
@@ -233,11 +234,13 @@ def run(args: argparse.Namespace) -> None:
             threads_end, rss_end = status(server.pid)
             time.sleep(args.rest)
             threads_rest, rss_rest = status(server.pid)
+            load_end = os.getloadavg()[0]
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
 
     print(f"\n{args.memories:,} memories, code from {args.code.resolve()}")
+    print(f"  machine: {os.cpu_count()} CPUs, load average {load_start:.1f} → {load_end:.1f}")
     print(f"  first scan finished after {first_scan:.1f} s")
     print(
         f"  load: {args.seconds:g} s, {args.writers} writers ({loud.writes} changes), "
