@@ -34,8 +34,11 @@ ID = re.compile(r"\[([0-9a-f]+)\]")
 
 
 @asynccontextmanager
-async def connect(server_dir: Path, errlog: Any) -> AsyncIterator[ClientSession]:
-    """Start ``python -m webapp mcp`` and yield an initialized client session."""
+async def connect(
+    server_dir: Path, errlog: Any, env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    """Start ``python -m webapp mcp`` and yield an initialized client session (``env``
+    replaces the settings this module's tests use)."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "webapp", "mcp", "--data-dir", str(server_dir)],
@@ -43,6 +46,7 @@ async def connect(server_dir: Path, errlog: Any) -> AsyncIterator[ClientSession]
             "MEMORY_MAX_ITEMS": str(MAX_ITEMS),
             "MEMORY_MAX_CHARS": str(MAX_CHARS),
             "MEMORY_LOCK_TIMEOUT": "1",
+            **(env or {}),
         },
         cwd=REPO,
     )

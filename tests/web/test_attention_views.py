@@ -174,6 +174,27 @@ def test_undoing_a_rewrite_leaves_a_later_edit_alone(client, store):
     assert contents(store) == ["Prefers dark mode in every app"]
 
 
+def test_undoing_a_rewrite_leaves_alone_an_edit_made_while_it_checked(
+    app, client, store, monkeypatch
+):
+    [memory_id] = seed(store, "I prefer dark mode")
+    html = rewrite(client, store, memory_id, "Prefers dark mode").get_data(as_text=True)
+    hid = re.search(r'name="hid" value="([0-9a-f]+)"', html).group(1)
+    dashboard = app.extensions["memory_curator"].memories
+    real_get = dashboard.get
+
+    def get_then_edited(wanted: str):  # the MCP server edits just after Undo looked
+        found = real_get(wanted)
+        if wanted == memory_id and contents(store) == ["Prefers dark mode"]:
+            store.update(memory_id, "Prefers dark mode in every app")
+        return found
+
+    monkeypatch.setattr(dashboard, "get", get_then_edited)
+    refused = client.post("/attention/undo-rewrite", htmx=True, data={"hid": hid})
+    assert contents(store) == ["Prefers dark mode in every app"]
+    assert refused.status_code == 409 and "edited again since" in refused.get_data(as_text=True)
+
+
 def test_delete_a_stale_memory_and_undo(client, store):
     [memory_id] = seed(store, "Trip to Kyoto until 2025-10-01")
     page = client.get("/attention/?kind=stale").get_data(as_text=True)

@@ -186,6 +186,42 @@ def test_forget_puts_back_a_memory_the_thread_changed_and_undo_changes_it_again(
     assert memories.get(alarm.id).content == "Alarm at 07:00"
 
 
+def test_forget_leaves_alone_what_changed_after_the_preview_and_says_so(client, settings):
+    """The preview lists what goes; what someone changes after it was shown (the MCP server,
+    another tab) stays as they left it, and the answer names it."""
+    with_thread(settings)
+    memories, queue = stores_of(settings)
+    kept = approved(settings, "Prefers oolong tea")
+    goes = approved(settings, "Walks the dog at 18:00")
+    alarm = memories.add("Alarm at 06:45", source="dashboard")
+    [change] = queue.submit(
+        [Proposal("update", "Alarm at 07:00", memory_id=alarm.id)], conversation_id=THREAD
+    )
+    queue.approve(change.id, actor="alice")
+    preview = text(client.get(f"/conversations/forget/{THREAD}"))
+    form = preview[preview.index('action="/conversations/forget/') :]
+    form = form[: form.index("</form>")]
+    fields = re.findall(r'<input type="hidden" name="(seen_[a-z]+)" value="([^"]+)"', form)
+    assert fields, "the Forget form says nothing about what it showed"
+
+    mcp = MemoryStore.from_settings(settings, actor="mcp")
+    mcp.update(kept.id, "Prefers oolong tea, not too strong")
+    mcp.update(alarm.id, "Alarm at 07:15")
+    data: dict[str, list[str]] = {}
+    for name, value in fields:
+        data.setdefault(name, []).append(value)
+    done = client.post(f"/conversations/forget/{THREAD}", data=data)
+    assert done.status_code == 303
+    assert memories.get(kept.id).content == "Prefers oolong tea, not too strong"
+    assert memories.get(alarm.id).content == "Alarm at 07:15"
+    assert memories.get(goes.id) is None
+    page = text(client.get(done.headers["Location"]))
+    assert "Forgot 1 memory" in page
+    assert "2 memories were changed elsewhere after you looked; they are left as they are:" in page
+    notice = page[page.index('id="forget-notice"') :]
+    assert "Prefers oolong tea, not too strong" in notice and "Alarm at 07:15" in notice
+
+
 def test_forget_needs_the_csrf_token(client, settings):
     with_thread(settings)
     memory = approved(settings)

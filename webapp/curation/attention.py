@@ -3,9 +3,9 @@
 ``scan`` finds them all; pairs come from an index of the memories' terms (a pair is compared
 only when it shares one of the rarer terms, never all pairs), and every comparison is cached
 by the two texts, so a rescan after one change only compares that memory again.
-``AttentionScanner`` runs a scan in a background thread per version of the memory file, so a
-page never waits for 10,000 memories; ``SimilarityIndex`` answers "which memories are most
-like this text".
+``AttentionScanner`` scans in one background thread per store, the newest version of the
+memory file only, so a page never waits for 10,000 memories; ``SimilarityIndex`` answers
+"which memories are most like this text".
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from typing import Any
 
 from ..phrasing import as_user_fact, is_first_person
 from ..stores.memories import Memory, MemoryStore
@@ -265,8 +266,23 @@ class AttentionReport:
         return groups
 
 
+Version = tuple[object, date]  # a token per parsed version of the file, and the day
+# After a scan that took s seconds the next one starts no sooner than s seconds later (at most
+# MAX_REST): while the memories keep changing, scanning takes at most half of the time the
+# pages could use, however long a scan of the store takes.
+MAX_REST = 10.0
+
+
 class AttentionScanner:
-    """Scans the memory file once per version, in a background thread; one per process."""
+    """Scans the memory file in the background: one per process and store.
+
+    At most one scan runs at a time, and at most one more waits: a page asking about a newer
+    version of the file replaces the one waiting (the version it names is read when the scan
+    starts, so it is always the newest), which starts after a rest as long as the last scan
+    took (``MAX_REST`` at most). Only the last finished report is kept, and a page never
+    waits for a scan that could not be done in time: it shows the last results (or that the
+    first check is running) and asks again.
+    """
 
     def __init__(
         self,
@@ -274,63 +290,100 @@ class AttentionScanner:
         stale_days: int,
         *,
         today: Callable[[], date] = lambda: datetime.now(UTC).date(),
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.store = store
         self.stale_days = stale_days
         self._today = today
-        self._guard = threading.Lock()
-        self._reports: dict[object, AttentionReport] = {}
-        self._latest: AttentionReport | None = None
-        self._running: dict[object, threading.Thread] = {}
+        self._clock = clock
+        self._changed = threading.Condition()
+        self._latest: tuple[Version, AttentionReport] | None = None
+        self._scanning: Version | None = None  # the version the running scan reads
+        self._wanted = False  # a newer version waits for the running scan to finish
+        self._worker: threading.Thread | None = None
+        self._rest_until = 0.0  # time.monotonic() before which no scan starts
 
     def has_results(self) -> bool:
         """True once a scan has finished (its results can be shown while a newer one runs)."""
-        with self._guard:
+        with self._changed:
             return self._latest is not None
 
-    def _version(self) -> tuple[object, date]:
+    def _version(self) -> Version:
         # A token made once per parsed version of the file: a new one whenever it changes.
         token = self.store.cached("attention-version", object)
         return token, self._today()
 
     def report(self, wait: float = 0.0) -> tuple[AttentionReport | None, bool]:
-        """The report of the file as it is now, waiting up to ``wait`` seconds for it.
+        """The report of the file as it is now, waiting up to ``wait`` seconds for it when it
+        can be ready by then (the rest and a scan as long as the last take less) or there is
+        nothing to show yet.
 
         Returns (report, current): when the scan is not done in time, the last finished report
         (or None) with ``current`` False; the scan goes on in the background.
         """
         version = self._version()
-        with self._guard:
-            done = self._reports.get(version)
-            if done is not None:
-                return done, True
-            worker = self._running.get(version)
-            if worker is None:
-                worker = threading.Thread(
-                    target=self._run, args=(version,), name="attention-scan", daemon=True
+        with self._changed:
+            if self._latest is not None and self._latest[0] == version:
+                return self._latest[1], True
+            first = self._latest is None  # no scan has finished: nothing to show meanwhile
+            if self._scanning != version:
+                self._wanted = True
+            if self._worker is None:
+                self._worker = threading.Thread(
+                    target=self._work, name="attention-scan", daemon=True
                 )
-                self._running[version] = worker
-                worker.start()
-        worker.join(wait)
-        with self._guard:
-            done = self._reports.get(version)
-            return (done, True) if done is not None else (self._latest, False)
+                self._worker.start()
+            resting = max(0.0, self._rest_until - time.monotonic())
+            quick = self._latest is not None and resting + self._latest[1].seconds <= wait
+            if wait > 0 and (quick or first):
+                self._changed.wait_for(lambda: self._finished(version), timeout=wait)
+            latest = self._latest
+        if latest is not None and latest[0] == version:
+            return latest[1], True
+        return (latest[1] if latest is not None else None), False
 
-    def _run(self, version: tuple[object, date]) -> None:
-        started = time.perf_counter()
+    def _finished(self, version: Version) -> bool:
+        return self._latest is not None and self._latest[0] == version
+
+    def _work(self) -> None:
+        """The scan thread: scans the newest version while one is wanted, then ends."""
+        while True:
+            with self._changed:
+                if not self._wanted:
+                    self._worker = None
+                    return
+                rest = self._rest_until - time.monotonic()
+            if rest > 0:
+                time.sleep(rest)
+            with self._changed:
+                self._wanted = False
+            result = self._scan()
+            if result is None:
+                continue
+            with self._changed:
+                self._scanning = None
+                self._latest = result  # the report before is let go
+                self._rest_until = time.monotonic() + min(result[1].seconds, MAX_REST)
+                self._changed.notify_all()
+
+    def _scan(self) -> tuple[Version, AttentionReport] | None:
+        """The newest version and its report (None when it is the one scanned last)."""
+        started = self._clock()
+        version: Version = (None, self._today())
         try:
+            # The version first, then the memories: if the file changes in between, the report
+            # is filed under the older version and the next page asks for a rescan.
+            version = self._version()
+            with self._changed:
+                if self._latest is not None and self._latest[0] == version:
+                    return None
+                self._scanning = version
             memories = self.store.get_all()
             findings = scan(memories, today=version[1], stale_days=self.stale_days)
-            report = AttentionReport(findings, len(memories), time.perf_counter() - started)
+            return version, AttentionReport(findings, len(memories), self._clock() - started)
         except Exception as exc:  # a thread's error would otherwise vanish: say it on the page
             log.exception("The Needs attention scan failed")
-            report = AttentionReport([], 0, time.perf_counter() - started, error=str(exc))
-        finally:
-            with self._guard:
-                self._running.pop(version, None)
-        with self._guard:
-            self._reports = {version: report}  # older versions are never asked for again
-            self._latest = report
+            return version, AttentionReport([], 0, self._clock() - started, error=str(exc))
 
 
 # ------------------------------------------------------------------ most similar
@@ -379,7 +432,22 @@ def similarity_index(store: MemoryStore) -> SimilarityIndex:
     return store.cached("similarity-index", lambda: SimilarityIndex(store.get_all()))
 
 
-def current_contents(store: MemoryStore) -> dict[str, str]:
-    """Each memory's id and text as the file holds them now (``MemoryStore.contents``: read
-    once per file version, quick enough for a page while a scan runs)."""
-    return store.contents()
+def still_true(
+    store: MemoryStore, report: AttentionReport, dismissed: frozenset[str]
+) -> dict[str, list[Finding]]:
+    """The findings of ``report`` (an older scan) per kind, without the dismissed ones and
+    those whose memories are gone or say something else now: what a page shows while the
+    newest version is scanned. Worked out once per version of the file, for every tab that
+    asks meanwhile."""
+    cached: dict[str, Any] = store.cached("attention-still-true", dict)
+    hit = cached.get("groups")
+    if hit is not None and hit[0] is report and hit[1] == dismissed:
+        groups: dict[str, list[Finding]] = hit[2]
+        return groups
+    now = store.contents()
+    groups = {
+        kind: [f for f in found if all(now.get(m.id) == m.content for m in f.memories)]
+        for kind, found in report.visible(dismissed).items()
+    }
+    cached["groups"] = (report, dismissed, groups)
+    return groups

@@ -6,7 +6,7 @@ import os
 import re
 import secrets
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from operator import itemgetter
@@ -110,6 +110,16 @@ class DeletedMemory:
     deleted_at: datetime
     deleted_by: str
     hid: str  # the deletion's history entry
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """What ``MemoryStore.delete_unchanged`` did: the ids deleted, and the memories left alone
+    because they changed since the caller saw them (as they are now). Ids already gone are in
+    neither."""
+
+    deleted: list[str]
+    left_alone: list[Memory]
 
 
 @dataclass(frozen=True)
@@ -315,6 +325,17 @@ def _same_instant(stored: Any, expected: Any) -> bool:
         return True
     wanted = expected if isinstance(expected, datetime) else parse_ts(expected)
     return _to_ms(parse_ts(stored)) == _to_ms(wanted)
+
+
+def _still_as_seen(record: dict[str, Any], seen: Memory | str) -> bool:
+    """True while ``record`` is still the memory as a caller saw it: ``seen`` is that Memory
+    (its version and its text must both match: another program may change the text without
+    a new updatedAt) or its version token (``Memory.version``)."""
+    if isinstance(seen, Memory):
+        return record.get("content") == seen.content and _same_instant(
+            _stored_version(record), seen.updated_at
+        )
+    return _same_instant(_stored_version(record), seen)
 
 
 def _later_than(previous: Any) -> str:
@@ -781,6 +802,36 @@ class MemoryStore(FileBacked):
 
         return len(cast(list[dict[str, Any]], self._file.update(mutate, journal)))
 
+    def delete_unchanged(
+        self, seen: Mapping[str, Memory | str], *, actor: str | None = None
+    ) -> Deletion:
+        """Forget each memory of ``seen`` (id → the Memory as the caller saw it, or its
+        ``version``) in one write, but only while it is still so: one changed since (by another
+        process, a tab, the MCP server) is left alone and returned in ``left_alone``. Checked
+        under the lock, so a change that was confirmed to its author is never deleted unseen."""
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            removed: list[dict[str, Any]] = []
+            changed: list[dict[str, Any]] = []
+            for record in records:
+                wanted = seen.get(str(record.get("id")))
+                if wanted is not None:
+                    (removed if _still_as_seen(record, wanted) else changed).append(record)
+            if removed:
+                gone = {id(r) for r in removed}
+                records[:] = [r for r in records if id(r) not in gone]
+            result = (removed, changed)
+            return result if removed else Unchanged(result)
+
+        def journal(result: tuple[list[dict[str, Any]], Any]) -> Callable[[], None]:
+            who = actor or self.actor
+            return self._history.append(
+                [HistoryLog.entry(who, "delete", r["id"], r, None) for r in result[0]]
+            )
+
+        removed, changed = self._file.update(mutate, journal)
+        return Deletion([str(r["id"]) for r in removed], [Memory.from_dict(r) for r in changed])
+
     def merge(
         self, keep_id: str, drop_id: str, content: str, *, actor: str | None = None
     ) -> MergeResult:
@@ -845,12 +896,20 @@ class MemoryStore(FileBacked):
             restored.insert(0, self.restore(update_hid, actor=actor))
         return restored
 
-    def restore(self, ref: str, *, actor: str | None = None) -> Memory:
+    def restore(
+        self, ref: str, *, actor: str | None = None, expected: Memory | str | None = None
+    ) -> Memory:
         """Bring back a deleted memory (by its id) or the state before a history entry (by its hid).
 
-        Raises KeyError when there is nothing to restore, MemoryFullError at the caps.
+        Undoing a deletion (by id) never overwrites the memory when it is back already: it is
+        returned as it is now, whatever it says. With ``expected`` (the memory as the caller
+        saw it, or its ``version``) the earlier state is put back only while the memory is
+        still so: ConflictError (with ``current``) when it changed since, NotFoundError
+        (``memory_gone``) when it was deleted since. Raises KeyError when there is nothing to
+        restore, MemoryFullError at the caps.
         """
         entry = self._history.find(ref)
+        undelete = entry is None
         if entry is None:
             entry = self._last_deletion(ref)
             if entry is None:
@@ -862,9 +921,12 @@ class MemoryStore(FileBacked):
         def mutate(records: list[dict[str, Any]]) -> Any:
             for index, record in enumerate(records):
                 if record.get("id") == target["id"]:
-                    if record.get("content") == target.get("content") and record.get(
-                        "category"
-                    ) == target.get("category"):
+                    if expected is not None and not _still_as_seen(record, expected):
+                        raise ConflictError(Memory.from_dict(record))
+                    if undelete or (
+                        record.get("content") == target.get("content")
+                        and record.get("category") == target.get("category")
+                    ):
                         return Unchanged((record, None, None))
                     self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
                     before = record
@@ -880,6 +942,12 @@ class MemoryStore(FileBacked):
                     else:
                         record.pop("origin", None)
                     return record, before, dict(record)
+            if expected is not None:
+                raise NotFoundError(
+                    f"The memory {target['id']!r} is gone: it was deleted elsewhere.",
+                    code="memory_gone",
+                    id=repr(target["id"]),
+                )
             self._check_caps(records, 1, len(target.get("content", "")))
             restored = dict(target)
             if "origin" not in restored:

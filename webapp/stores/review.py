@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -551,6 +551,12 @@ class ConversationYield:
         """How many things forgetting would do."""
         return len(self.memories) + len(self.pending) + len(self.reverted)
 
+    def versions(self) -> dict[str, str]:
+        """Each memory forgetting would delete or put back, and its version as seen now: what
+        ``forget_conversation(seen=…)`` is told, so it touches nothing that changed since."""
+        shown = [*self.memories, *(change.memory for change in self.reverted)]
+        return {memory.id: memory.version for memory in shown}
+
 
 @dataclass(frozen=True)
 class Forgotten:
@@ -560,6 +566,8 @@ class Forgotten:
     memory_ids: list[str]  # deleted (restorable from the history log)
     rejected_ids: list[str]  # review items rejected
     reverted_hids: list[str] = field(default_factory=list)  # changes taken back
+    # Changed since they were seen (edited elsewhere meanwhile), so left as they are now.
+    left_alone: list[Memory] = field(default_factory=list)
 
 
 def _change_by(store: MemoryStore, memory: Memory, conversation_id: str) -> dict[str, Any] | None:
@@ -622,20 +630,46 @@ def derived_from(queue: ReviewQueue, conversation_id: str) -> ConversationYield:
 
 
 def forget_conversation(
-    queue: ReviewQueue, conversation_id: str, *, actor: str = "review"
+    queue: ReviewQueue,
+    conversation_id: str,
+    *,
+    actor: str = "review",
+    seen: Mapping[str, str] | None = None,
 ) -> Forgotten:
     """Delete every memory the conversation added, put back what the memories it changed said
-    before, and reject its pending proposals."""
+    before, and reject its pending proposals.
+
+    A memory is deleted or put back only while it is as it was seen: as ``derived_from``
+    finds it when this starts, and, with ``seen`` (``ConversationYield.versions()`` of what
+    the person was shown), at that version — checked under the file's lock at the write. One
+    changed since (by another process, the MCP server, another tab) is left as it is and
+    listed in ``left_alone``; with ``seen``, so is one the person was not shown.
+    """
     found = derived_from(queue, conversation_id)
-    memory_ids = [m.id for m in found.memories]
-    if memory_ids:
-        queue.store.delete_many(memory_ids, actor=actor)
+    store = queue.store
+    left_alone: list[Memory] = []
+
+    def as_shown(memory: Memory) -> bool:
+        if seen is None or seen.get(memory.id) == memory.version:
+            return True
+        left_alone.append(memory)
+        return False
+
+    if seen is not None:  # shown as going, edited since: now among the memories that stay
+        left_alone.extend(m for m in found.kept if m.id in seen)
+    deletion = store.delete_unchanged({m.id: m for m in found.memories if as_shown(m)}, actor=actor)
+    left_alone.extend(deletion.left_alone)
     reverted = []
     for change in found.reverted:
+        if not as_shown(change.memory):
+            continue
         try:
-            queue.store.restore(change.hid, actor=actor)
+            store.restore(change.hid, actor=actor, expected=change.memory)
+        except ConflictError as exc:
+            left_alone.append(exc.current)
+            continue
         except KeyError:
-            continue  # its history was purged meanwhile
+            continue  # deleted meanwhile, or its history was purged
         reverted.append(change.hid)
     rejected = []
     for item in found.pending:
@@ -644,7 +678,7 @@ def forget_conversation(
                 rejected.append(item.id)
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile
-    return Forgotten(conversation_id, memory_ids, rejected, reverted)
+    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone)
 
 
 def undo_forget(
@@ -678,14 +712,19 @@ def undo_forget(
         current = queue.store.get(str(after.get("id")))
         if current is None or current.content != before.get("content"):
             continue
-        queue.store.update(
-            current.id,
-            str(after.get("content")),
-            category=after.get("category") or None,
-            actor=actor,
-            origin=after.get("origin") if isinstance(after.get("origin"), dict) else None,
-        )
-        restored += 1
+        try:
+            reapplied = queue.store.update(
+                current.id,
+                str(after.get("content")),
+                expected_updated_at=current.version,
+                category=after.get("category") or None,
+                actor=actor,
+                origin=after.get("origin") if isinstance(after.get("origin"), dict) else None,
+            )
+        except ConflictError:
+            continue  # edited meanwhile: that edit stays
+        if reapplied is not None:
+            restored += 1
     reopened = 0
     for item_id in rejected_ids:
         item = queue.get(item_id)

@@ -14,7 +14,7 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from ..curation.attention import KINDS, AttentionReport, Finding, current_contents
+from ..curation.attention import KINDS, AttentionReport, Finding, still_true
 from ..curation.pairs import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from .context import actor, quote, settings, stores
@@ -139,10 +139,12 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
     if wait is None:
         wait = NEXT_WAIT if scanner.has_results() else FIRST_WAIT
     report, current = scanner.report(wait=wait)
-    groups = report.visible(stores().dismissals.keys()) if report else {k: [] for k in KINDS}
-    if report and not current:
-        now = current_contents(scanner.store)
-        groups = {kind: still_true(found, now) for kind, found in groups.items()}
+    groups: dict[str, list[Finding]] = {kind: [] for kind in KINDS}
+    if report is not None:
+        dismissed = stores().dismissals.keys()
+        groups = (
+            report.visible(dismissed) if current else still_true(scanner.store, report, dismissed)
+        )
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
     shown = paginate(groups[kind], request.values.get("page", "1"), PAGE_SIZE)
@@ -158,11 +160,6 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
         stale_days=settings().memory_stale_days,
         **extra,
     )
-
-
-def still_true(findings: list[Finding], now: dict[str, str]) -> list[Finding]:
-    """The findings of an older scan whose memories are all still there with the same text."""
-    return [f for f in findings if all(now.get(m.id) == m.content for m in f.memories)]
 
 
 def _after_change_wait() -> float:
@@ -343,7 +340,14 @@ def undo_rewrite() -> Response:
             409,
         )
     try:
-        store.restore(change["hid"], actor=actor())
+        store.restore(change["hid"], actor=actor(), expected=memory)
+    except ConflictError:
+        return _refused(
+            _("Could not undo: the memory was edited again since; edit it on the Memories page."),
+            409,
+        )
+    except NotFoundError:
+        return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
     return _fixed(_("Undone: the memory reads as before."))

@@ -158,12 +158,20 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
     """The memories and pending proposals that came from the thread, and a forget/undo notice
     (with the address the section reloads itself from, notice included)."""
     forgot, rejected, reverted = _ids("forgot"), _ids("rejected"), _ids("reverted")
+    left = _ids("left")
     undone = request.args.get("undone", "")
     undone = undone if re.fullmatch(r"\d{1,4}-\d{1,4}", undone) else ""
+    # What forgetting left alone because it changed after the person looked, as it is now.
+    left_alone = [m for m in map(stores().memories.get, left) if m is not None]
     return {
         "derived": derived_from(stores().review, conversation_id),
-        "forgotten": {"memory_ids": forgot, "rejected_ids": rejected, "reverted_hids": reverted}
-        if (forgot or rejected or reverted)
+        "forgotten": {
+            "memory_ids": forgot,
+            "rejected_ids": rejected,
+            "reverted_hids": reverted,
+            "left_alone": left_alone,
+        }
+        if (forgot or rejected or reverted or left)
         else None,
         "undone": undone or None,
         "derived_url": url_for(
@@ -172,6 +180,7 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
             forgot=",".join(forgot) or None,
             rejected=",".join(rejected) or None,
             reverted=",".join(reverted) or None,
+            left=",".join(left) or None,
             undone=undone or None,
         ),
     }
@@ -217,13 +226,17 @@ def _back_to(conversation_id: str, **args: Any) -> Response:
 @bp.post("/forget/<path:conversation_id>")
 def forget(conversation_id: str) -> Response:
     """Delete the memories the thread added, put back what the ones it changed said before,
-    and reject its pending proposals."""
-    done = forget_conversation(stores().review, conversation_id, actor=actor())
+    and reject its pending proposals — only those the preview showed, as it showed them (its
+    form carries each one's id and version): what changed since is left alone, and named."""
+    ids, versions = request.form.getlist("seen_id"), request.form.getlist("seen_version")
+    seen = dict(zip(ids, versions, strict=False)) if ids else None
+    done = forget_conversation(stores().review, conversation_id, actor=actor(), seen=seen)
     return _back_to(
         conversation_id,
         forgot=",".join(done.memory_ids) or None,
         rejected=",".join(done.rejected_ids) or None,
         reverted=",".join(done.reverted_hids) or None,
+        left=",".join(m.id for m in done.left_alone[:MAX_UNDO_IDS]) or None,
         _anchor="derived",
     )
 

@@ -1,0 +1,143 @@
+"""The Needs attention scanner's schedule, with the scan itself held at a gate: one scan at a
+time per store, a newer version of the file replaces the one waiting, old results are let go,
+and a page never waits for a scan that cannot finish in time."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+import weakref
+from collections.abc import Iterator, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import webapp.curation.attention as attention
+from webapp.curation.attention import AttentionScanner
+from webapp.stores import Memory, MemoryStore
+
+TODAY = date(2026, 11, 25)
+
+
+class GatedScan:
+    """Stands in for ``scan``: notes how many memories each scan got, then waits for the gate."""
+
+    def __init__(self) -> None:
+        self.started: list[int] = []
+        self.gate = threading.Event()
+        self.running = 0
+        self.most_at_once = 0
+        self._guard = threading.Lock()
+
+    def __call__(self, memories: Sequence[Memory], **_: Any) -> list[Any]:
+        with self._guard:
+            self.started.append(len(memories))
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            assert self.gate.wait(30), "the test never opened the gate"
+        finally:
+            with self._guard:
+                self.running -= 1
+        return []
+
+    def wait_started(self, count: int) -> None:
+        deadline = time.monotonic() + 10
+        while len(self.started) < count:
+            assert time.monotonic() < deadline, f"only {self.started} scans started"
+            time.sleep(0.005)
+
+
+@pytest.fixture
+def gated(monkeypatch) -> Iterator[GatedScan]:
+    fake = GatedScan()
+    monkeypatch.setattr(attention, "scan", fake)
+    yield fake
+    fake.gate.set()  # never leave a scan thread waiting
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    store = MemoryStore(tmp_path / "memories.json", max_items=1000, max_chars=10**6, lock_timeout=5)
+    store.add("Prefers tea")
+    return store
+
+
+def scan_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "attention-scan" and t.is_alive()]
+
+
+def settled(scanner: AttentionScanner) -> Any:
+    """The report once the file as it is now is scanned."""
+    deadline = time.monotonic() + 10
+    while True:
+        report, current = scanner.report(wait=0.05)
+        if current:
+            return report
+        assert time.monotonic() < deadline, "the scan of the newest version never finished"
+
+
+def test_one_scan_at_a_time_and_the_newest_version_replaces_the_waiting_one(gated, store):
+    scanner = AttentionScanner(store, 180, today=lambda: TODAY)
+    assert scanner.report(wait=0) == (None, False)
+    gated.wait_started(1)
+    for n in range(2, 8):  # six more versions of the file, each asked for by a page
+        store.add(f"Fact number {n}")
+        assert scanner.report(wait=0) == (None, False)
+    assert len(scan_threads()) == 1 and gated.started == [1]
+
+    gated.gate.set()
+    report = settled(scanner)
+    # The first scan, then the newest version only: the five in between were never scanned.
+    assert gated.started == [1, 7] and gated.most_at_once == 1
+    assert report.checked == 7
+    assert scanner.report(wait=0) == (report, True)  # nothing is scanned twice
+
+
+def test_results_of_older_versions_are_let_go(gated, store):
+    gated.gate.set()
+    scanner = AttentionScanner(store, 180, today=lambda: TODAY)
+    first = weakref.ref(settled(scanner))
+    for n in range(5):
+        store.add(f"Fact number {n}")
+        settled(scanner)
+    gc.collect()
+    assert first() is None  # only the last finished report is kept
+    assert len(gated.started) == 6
+
+
+def test_a_page_never_waits_for_a_scan_that_cannot_be_ready_in_time(gated, store):
+    ticks = iter(range(0, 10**6, 60))  # a clock by which every scan takes a minute
+    scanner = AttentionScanner(store, 180, today=lambda: TODAY, clock=lambda: next(ticks))
+    scanner.report(wait=0)
+    gated.wait_started(1)
+    gated.gate.set()
+    last = settled(scanner)
+    gated.gate.clear()  # the next scan is held until the page has its answer
+    store.add("Prefers green tea")
+    asked = time.monotonic()
+    report, current = scanner.report(wait=10)
+    took = time.monotonic() - asked
+    gated.gate.set()
+    # The last results at once, marked as not current (the page says it is still checking),
+    # rather than holding a request thread for the ten seconds it was allowed.
+    assert (report, current) == (last, False)
+    assert took < 5
+
+
+def test_while_a_rescan_runs_pages_show_the_findings_still_true(store):
+    from webapp.curation.attention import still_true
+
+    alarm = store.add("Alarm at 06:45")
+    store.add("Alarm at 07:00")
+    store.add("Prefers tea!")
+    scanner = AttentionScanner(store, 180, today=lambda: TODAY)
+    report = settled(scanner)
+    assert {f.kind for f in report.findings} == {"duplicate", "contradiction"}
+    store.update(alarm.id, "Alarm at 06:30 on weekdays")
+    shown = still_true(store, report, frozenset())
+    assert [f.kind for found in shown.values() for f in found] == ["duplicate"]
+    assert still_true(store, report, frozenset()) is shown  # once per version of the file
