@@ -33,6 +33,15 @@ from stdnum import luhn
 from .text import language_of
 
 KINDS = ("password", "access_code", "api_key", "card_number", "account_number", "one_time_code")
+# Each kind as a person reads it (English; the dashboard translates them).
+KIND_NAMES = {
+    "password": "password",
+    "access_code": "door, alarm or PIN code",
+    "api_key": "API key or token",
+    "card_number": "card number",
+    "account_number": "bank account number",
+    "one_time_code": "one-time code",
+}
 MASK = "••••"
 _I = re.IGNORECASE
 

@@ -32,6 +32,7 @@ from .errors import (
     MemoryFullError,
     MemoryTooLongError,
     NotFoundError,
+    SecretInputError,
     StoreBusyError,
     StoreCorruptError,
     StoreError,
@@ -47,6 +48,7 @@ from .memories import (
     MemoryPage,
     MemoryStore,
     MemoryUsage,
+    check_secret,
 )
 from .origin import describe_origin, make_origin
 from .review import (
@@ -109,6 +111,7 @@ __all__ = [
     "NotFoundError",
     "Proposal",
     "ReviewItem",
+    "SecretInputError",
     "ReviewQueue",
     "SearchHit",
     "SkillDocument",
@@ -123,6 +126,7 @@ __all__ = [
     "StoreSymlinkError",
     "StoreWriteError",
     "UnsafeNameError",
+    "check_secret",
     "cli_session_key",
     "derived_from",
     "describe_origin",
