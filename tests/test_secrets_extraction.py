@@ -94,3 +94,39 @@ def test_auto_mode_never_saves_a_secret_and_sends_it_to_review(data_dir: Path) -
     assert {item.withheld for item in queue.pending()} == {"access_code", "password"}
     for secret in SECRETS:
         assert secret not in on_disk_text(data_dir)
+
+
+class SecretRepeatingLlm:
+    """An LLM that ignores the prompt's rule and writes the secret down (and one plain fact)."""
+
+    def call(self, prompt: str) -> str | None:
+        return json.dumps(
+            [
+                {
+                    "content": "Wi-Fi password is tulip-Rocket-88.",
+                    "category": "general",
+                    "confidence": 0.95,
+                    "evidence": "my Wi-Fi password is tulip-Rocket-88",
+                },
+                {"content": "Prefers oat milk.", "category": "preference", "confidence": 0.9},
+            ]
+        )
+
+
+def test_an_llm_fact_holding_a_secret_is_proposed_without_it(data_dir: Path) -> None:
+    from webapp.extraction import LlmMemoryExtractor, MemoryExtractor
+
+    memories, queue = stores(data_dir)
+    extractor = MemoryExtractor(
+        memories, llm_extractor=LlmMemoryExtractor(SecretRepeatingLlm()), review_queue=queue
+    )
+    said = [{"role": "user", "content": "my Wi-Fi password is tulip-Rocket-88"}]
+    facts = extractor.extract_candidates_smartly(said)
+    extractor.submit(extractor.reconcile(facts), conversation_id=THREAD)
+    pending = {item.content: item for item in queue.pending()}
+    assert set(pending) == {"Has a Wi-Fi password (not kept in memory).", "Prefers oat milk."}
+    assert pending["Has a Wi-Fi password (not kept in memory)."].withheld == "password"
+    assert pending["Has a Wi-Fi password (not kept in memory)."].evidence == (
+        "my Wi-Fi password is ••••"
+    )
+    assert "tulip-Rocket-88" not in (data_dir / "review.json").read_text("utf-8")

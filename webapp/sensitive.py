@@ -440,7 +440,7 @@ def _en_label(text: str, start: int, keyword: str, kind: str) -> str:
         label += " code"
     first = label.split(" ", 1)[0]
     # A common word capitalised only because it starts the sentence ("Guest Wi-Fi password").
-    if not text[:begin].strip() and first.lower() in _COMMON_FIRST_WORDS:
+    if not text[:begin].strip() and first[1:].islower() and first.lower() in _COMMON_FIRST_WORDS:
         label = first.lower() + label[len(first) :]
     return label
 
