@@ -140,10 +140,22 @@ def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
     assert schema["type"] == "object"
     assert schema["required"] == ["action"]
     assert schema["additionalProperties"] is False
-    assert set(schema["properties"]) == {"action", "content", "category", "id", "keyword"}
+    assert set(schema["properties"]) == {
+        "action",
+        "content",
+        "category",
+        "id",
+        "keyword",
+        "confirm_secret",
+    }
     assert schema["properties"]["action"]["enum"] == list(ACTIONS)
     assert schema["properties"]["category"]["enum"] == list(CATEGORIES)
-    assert all(prop["type"] == "string" for prop in schema["properties"].values())
+    assert schema["properties"]["confirm_secret"]["type"] == "boolean"
+    assert all(
+        prop["type"] == "string"
+        for name, prop in schema["properties"].items()
+        if name != "confirm_secret"
+    )
 
 
 def test_description_tells_the_model_what_to_remember(client: McpClient) -> None:
@@ -159,6 +171,46 @@ def test_description_tells_the_model_what_to_remember(client: McpClient) -> None
         assert guidance in description
     for action in ACTIONS:
         assert f"- {action}:" in description
+
+
+# ------------------------------------------------------------------ secrets
+def test_adding_a_secret_is_refused_with_its_code_until_confirmed(
+    client: McpClient, memory_file: Path
+) -> None:
+    text = client.error(action="add", content="The garage door code is 4821")
+    assert text.startswith("Refused (memory_secret):")
+    assert "The garage door code is ••••" in text and "4821" not in text
+    assert '"confirm_secret": true' in text
+    assert "Has a garage door code (not kept in memory)." in text
+    assert on_disk(memory_file) == []
+    added = client.ok(action="add", content="The garage door code is 4821", confirm_secret=True)
+    assert added.startswith("Added [")
+    assert [r["content"] for r in on_disk(memory_file)] == ["The garage door code is 4821"]
+
+
+def test_updating_a_memory_to_hold_a_secret_is_refused_until_confirmed(
+    client: McpClient, dashboard: MemoryStore
+) -> None:
+    memory = dashboard.add("Has a Wi-Fi password.")
+    text = client.error(action="update", id=memory.id, content="Wi-Fi password: tulip-Rocket-88")
+    assert text.startswith("Refused (memory_secret):") and "tulip-Rocket-88" not in text
+    assert dashboard.get(memory.id).content == "Has a Wi-Fi password."
+    client.ok(
+        action="update",
+        id=memory.id,
+        content="Wi-Fi password: tulip-Rocket-88",
+        confirm_secret=True,
+    )
+    assert dashboard.get(memory.id).content == "Wi-Fi password: tulip-Rocket-88"
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_confirm_secret_must_be_true_or_false(client: McpClient, value: Any) -> None:
+    arguments = {"action": "add", "content": "PIN 0917", "confirm_secret": value}
+    if value is None:
+        assert client.error(**arguments).startswith("Refused (memory_secret):")
+    else:
+        assert 'The argument "confirm_secret" must be true or false' in client.error(**arguments)
 
 
 # ------------------------------------------------------------------ each action

@@ -339,7 +339,7 @@ def test_import_adds_new_ids_updates_changed_ones_and_keeps_the_rest(store):
     assert [action for action, _, _ in plan] == ["same", "update", "add"]
 
     counts = store.import_records([record for _, record, _ in plan], actor="importer")
-    assert counts == {"added": 1, "updated": 1, "unchanged": 1}
+    assert counts == {"added": 1, "updated": 1, "unchanged": 1, "refused": 0}
     by_id = {r["id"]: r for r in on_disk(store.path)}
     assert (by_id[changed.id]["content"], by_id[changed.id]["category"]) == ("Uses neovim", "tool")
     assert by_id["from-backup_1"]["createdAt"] == "2026-10-13T20:00:00.000Z"
@@ -353,6 +353,7 @@ def test_import_adds_new_ids_updates_changed_ones_and_keeps_the_rest(store):
         "added": 0,
         "updated": 0,
         "unchanged": 3,
+        "refused": 0,
     }
 
 
@@ -519,7 +520,7 @@ def test_preview_import_counts_the_changes_and_checks_the_caps(data_dir):
         {"id": "new-1", "content": "Walks at 6"},
     ]
     preview = store.preview_import(records)
-    assert preview.counts == {"add": 1, "update": 1, "same": 1}
+    assert preview.counts == {"add": 1, "update": 1, "same": 1, "secret": 0}
     assert [kind for kind, _, _ in preview.changes] == ["update", "add"]
     assert preview.added_chars == len("Uses neovim") - len("Uses vim") + len("Walks at 6")
     assert preview.fits

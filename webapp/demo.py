@@ -166,7 +166,10 @@ def fill_demo(
     records = json.loads((source / "memories.json").read_text(encoding="utf-8"))
     threads = json.loads((source / "threads.json").read_text(encoding="utf-8"))
     counts = memories.import_records(
-        shifted_memories(records, now), actor="demo", source="the demo data"
+        shifted_memories(records, now),
+        actor="demo",
+        source="the demo data",
+        allow_secrets=True,  # one holds a Wi-Fi password, for Needs attention's Secrets tab
     )
     exchanges = load_threads(conversations, threads)
     skill_lines = load_skills(skills, source / "skills") if skills else None

@@ -37,9 +37,11 @@ from .stores import (
     MemoryStore,
     ReviewItem,
     ReviewQueue,
+    SecretInputError,
     StoreBusyError,
     StoreCorruptError,
     StoreError,
+    check_secret,
     describe_origin,
     nesting_depth,
 )
@@ -68,12 +70,13 @@ contradicts it, update that memory (by its id) instead of adding a second, confl
 Write each memory as one short, self-contained sentence.
 
 Actions:
-- add: content (required), category (optional, default general)
+- add: content (required), category (optional, default general), confirm_secret \
+(optional: true keeps content that holds a secret; refused otherwise)
 - list: every memory as "[id] (category) content — where it came from", and how full the \
 memory is
 - search: keyword (required); finds memories holding every word, in any order, ignoring case; \
 same format as list
-- update: id and content (required), category (optional)
+- update: id and content (required), category (optional), confirm_secret (optional)
 - delete: id (required)
 The memory is capped; when it is full, delete or shorten memories that matter least."""
 
@@ -122,6 +125,17 @@ INPUT_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "description": 'For search: one or more words (all must appear, any order; "quote" a phrase).',
+        },
+        "confirm_secret": {
+            "type": "boolean",
+            "description": (
+                "For add and update (optional, default false): content that holds a secret (a "
+                "password, a door, alarm or PIN code, an API key or token, a card or bank "
+                "account number, a one-time code) is refused with the error code "
+                "memory_secret, because a memory is shown in every conversation. Pass true "
+                "only when the user has said they want that secret kept; otherwise store "
+                'only that they have one ("Has a garage door code.").'
+            ),
         },
     },
     "required": ["action"],
@@ -182,8 +196,16 @@ class MemoryTool:
         action: Callable[..., str] = getattr(self, f"do_{args.pop('action')}")
         return action(**args)
 
-    def do_add(self, content: str, category: str | None = None, **_: Any) -> str:
-        """Remember a new fact, unless the very same text is already stored."""
+    def do_add(
+        self,
+        content: str,
+        category: str | None = None,
+        confirm_secret: bool = False,
+        **_: Any,
+    ) -> str:
+        """Remember a new fact, unless the very same text is already stored or it holds a
+        secret the caller did not confirm."""
+        check_secret(content, confirmed=confirm_secret)
         try:
             memory = self.store.add(
                 content, category=category or "general", source=ACTOR, allow_duplicate=False
@@ -212,8 +234,17 @@ class MemoryTool:
         noun = "memory contains" if len(found) == 1 else "memories contain"
         return "\n".join([f'{len(found)} {noun} "{keyword}":', *map(describe_listed, found)])
 
-    def do_update(self, id: str, content: str, category: str | None = None, **_: Any) -> str:
-        """Replace a memory's text (and category), saying what it replaced."""
+    def do_update(
+        self,
+        id: str,
+        content: str,
+        category: str | None = None,
+        confirm_secret: bool = False,
+        **_: Any,
+    ) -> str:
+        """Replace a memory's text (and category), saying what it replaced; new text holding a
+        secret the caller did not confirm is refused."""
+        check_secret(content, confirmed=confirm_secret)
         before = self.store.get(id)
         memory = self.store.update(id, content, category=category)
         if memory is None:
@@ -278,7 +309,11 @@ def _check_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
             f"Unknown argument(s): {', '.join(unknown)}. {TOOL_NAME} takes: "
             f"{', '.join(INPUT_SCHEMA['properties'])}."
         )
-    args = {key: _text(key, value) for key, value in arguments.items() if value is not None}
+    args: dict[str, Any] = {
+        key: _flag(key, value) if key in _FLAGS else _text(key, value)
+        for key, value in arguments.items()
+        if value is not None
+    }
     action = args.get("action")
     if action is None:
         raise ToolInputError(f'The argument "action" is required: one of {", ".join(ACTIONS)}.')
@@ -297,6 +332,16 @@ def _check_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
             f'Unknown category "{args["category"]}"; use one of {", ".join(CATEGORIES)}.'
         )
     return args
+
+
+_FLAGS = ("confirm_secret",)
+
+
+def _flag(name: str, value: Any) -> bool:
+    """A true/false argument, or ToolInputError (a "yes" or a 1 is not taken for true)."""
+    if not isinstance(value, bool):
+        raise ToolInputError(f'The argument "{name}" must be true or false.')
+    return value
 
 
 def _text(name: str, value: Any) -> str:
@@ -325,6 +370,11 @@ def error_message(exc: Exception) -> str:
         )
     if isinstance(exc, StoreBusyError):
         return f"{exc} (Another program is writing the memory file; retry in a moment.)"
+    if isinstance(exc, SecretInputError):
+        return (
+            f"Refused ({exc.code}): {exc}. To keep it as it is, call again with "
+            f'"confirm_secret": true, only if the user asked for that secret to be kept.'
+        )
     if isinstance(exc, StoreCorruptError):
         return f"{exc} Tell the user; the memory cannot be read or changed until it is repaired."
     if isinstance(exc, (ToolInputError, ValueError, StoreError)):

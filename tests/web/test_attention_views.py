@@ -268,6 +268,7 @@ def test_every_reason_the_library_gives_has_its_sentence_in_the_dashboard(app):
         "expired_word": {"word": "this week", "written": date(2025, 10, 1)},
         "untouched": {"days": 1234, "threshold": 180},
         "too_long": {"chars": 1234, "max": 300},
+        "holds_secret": {"secret": "access_code", "masked": "Door code ••••"},
     }
     for code in REASON_TEXTS:
         why = reason(code, **samples.get(code, {}))

@@ -1,4 +1,5 @@
-"""Needs attention: near-duplicates, contradictions, stale and hard-to-use memories.
+"""Needs attention: near-duplicates, contradictions, stale and hard-to-use memories, and
+memories that hold a secret (``webapp.sensitive``).
 
 ``scan`` finds them all; pairs come from an index of the memories' terms (a pair is compared
 only when it shares one of the rarer terms, never all pairs), and every comparison is cached
@@ -25,6 +26,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from ..phrasing import as_user_fact, is_first_person
+from ..sensitive import find_secrets
 from ..stores.memories import Memory, MemoryStore
 from ..stores.timefmt import EPOCH
 from .pairs import (
@@ -39,12 +41,13 @@ from .pairs import (
 
 log = logging.getLogger(__name__)
 
-KINDS = ("duplicate", "contradiction", "stale", "hard")
+KINDS = ("duplicate", "contradiction", "stale", "hard", "secret")
 KIND_LABELS = {
     "duplicate": "Near-duplicates",
     "contradiction": "Contradictions",
     "stale": "Stale",
     "hard": "Hard to use",
+    "secret": "Secrets",
 }
 LONG_MEMORY_CHARS = 300
 MAX_BLOCK = 200  # a term shared by more memories than this is too common to find pairs by
@@ -236,6 +239,11 @@ def scan(memories: Sequence[Memory], *, today: date, stale_days: int) -> list[Fi
             findings.append(
                 Finding("hard", finding_key("hard", (memory,)), hard[0], (memory,), None, hard[1])
             )
+        secret = find_secrets(memory.content)
+        if secret:
+            why = reason("holds_secret", secret=secret.kind, masked=secret.masked)
+            key = finding_key("secret", (memory,))
+            findings.append(Finding("secret", key, why, (memory,), None, secret.fact))
     return findings
 
 

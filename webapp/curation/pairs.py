@@ -21,6 +21,7 @@ import rjieba
 import snowballstemmer  # type: ignore[import-untyped]
 from rapidfuzz import fuzz
 
+from ..sensitive import KIND_NAMES
 from ..text import LATIN_FILLER, fold, folded_with_owners
 
 DUPLICATE_SIMILARITY = 0.8  # share of terms two memories must have in common to say the same
@@ -510,6 +511,10 @@ REASON_TEXTS = {
     "looks_like_code": (
         "Looks like code: describe the fact in words, or keep it in a skill document."
     ),
+    "holds_secret": (
+        "Holds a {secret}: “{masked}”. It goes into every prompt; keep only that there is "
+        "one, or delete it."
+    ),
 }
 
 ReasonValue = str | int | date | tuple[str, ...]
@@ -531,7 +536,12 @@ class Reason:
 
     def __str__(self) -> str:
         return REASON_TEXTS[self.code].format(
-            **{name: _english(value) for name, value in self.values}
+            **{
+                name: KIND_NAMES.get(str(value), str(value))
+                if name == "secret"
+                else _english(value)
+                for name, value in self.values
+            }
         )
 
 

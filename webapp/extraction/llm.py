@@ -35,7 +35,9 @@ What does not count:
 - One-off requests and questions ("turn on the light now", "what's the weather?", \
 "今天幾點下雨？"), small talk, anything only true for today.
 - Things the assistant said that the user did not confirm.
-- Secrets: passwords, API keys, tokens, card or account numbers — never record these.
+- Secrets: passwords, door and alarm codes, PINs, API keys, tokens, card or account \
+numbers, one-time codes — never record their values; at most that the user has one \
+("Has a garage door code.").
 
 How to write each fact:
 - One self-contained sentence about the user, short and specific, keeping names, numbers, \
@@ -96,6 +98,9 @@ class StructuredFact:
     # An operation on memory: "add" a new fact, "update" or "delete" memory ``memory_id``.
     action: str = "add"
     memory_id: str | None = None
+    # The kind of secret the fact was said with (``webapp.sensitive``): the content then says
+    # only that the user has one ("Has a garage door code …"), never its value.
+    withheld: str | None = field(default=None, compare=False)
 
 
 @runtime_checkable

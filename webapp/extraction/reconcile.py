@@ -11,6 +11,7 @@ from typing import Any, overload
 from ..curation.pairs import restates
 from ..phrasing import as_user_fact
 from ..problems import CodedError
+from ..sensitive import find_secrets, mask_secrets
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
@@ -19,7 +20,7 @@ from ..stores.timefmt import now_iso
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, replaced_content
 from .llm import LlmMemoryExtractor, StructuredFact
-from .rules import rule_facts
+from .rules import rule_facts, withheld_facts
 from .state import STATE_FILE_NAME, ExtractionState
 
 MODES = ("manual", "auto")
@@ -44,6 +45,8 @@ class ReconcileAction:
     evidence: str | None = field(default=None, compare=False)
     current_content: str | None = field(default=None, compare=False)
     evidence_at: str | None = field(default=None, compare=False)
+    # The kind of secret the fact was said with; the content says only that there is one.
+    withheld: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -96,8 +99,8 @@ class MemoryExtractor:
         if self.llm_extractor is not None:
             facts = self.llm_extractor.extract_facts(messages, memories=self.store.get_all())
             if facts:
-                return list(facts)
-        return [*find_changes(messages), *rule_facts(messages)]
+                return [without_secret(fact) for fact in facts]
+        return [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
 
     # ----------------------------------------------------------------- reconciling
     def reconcile(
@@ -128,7 +131,7 @@ class MemoryExtractor:
                     changed.add(str(change.id))
                     actions.append(change)
                 continue
-            fact = _as_fact(candidate, _category_for(categories, index, candidate))
+            fact = without_secret(_as_fact(candidate, _category_for(categories, index, candidate)))
             key = normalize(fact.content)
             if not key or key in known:
                 continue
@@ -160,7 +163,7 @@ class MemoryExtractor:
         return make_origin(
             "extracted",
             conversationId=conversation_id,
-            evidence=action.evidence,
+            evidence=_masked(action.evidence),
             evidenceAt=action.evidence_at,
             extractor="llm" if action.extractor == "llm" else "rules",
             model=self.model if action.extractor == "llm" else None,
@@ -218,10 +221,11 @@ class MemoryExtractor:
     def _submit_auto(
         self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
     ) -> Submitted:
-        """Apply adds and updates; deletions always wait for a person in the review queue."""
+        """Apply adds and updates; deletions, and facts said with a secret (never saved
+        without a person seeing them), always wait in the review queue."""
         result = Submitted()
-        deletions = [a for a in actions if a.action == "delete"]
-        actions = [a for a in actions if a.action != "delete"]
+        deletions = [a for a in actions if a.action == "delete" or a.withheld]
+        actions = [a for a in actions if not (a.action == "delete" or a.withheld)]
         if deletions:
             if self.review_queue is None:
                 result.skipped += len(deletions)
@@ -273,6 +277,10 @@ def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAct
     confidence = (
         candidate.confidence if isinstance(candidate, StructuredFact) else CHANGE_CONFIDENCE
     )
+    withheld = candidate.withheld if isinstance(candidate, StructuredFact) else None
+    finding = find_secrets(content) if content else None
+    if finding is not None:
+        content, withheld = finding.fact, finding.kind
     if content and normalize(content) != normalize(target.content):
         action, text = "update", content
     elif isinstance(candidate, StructuredFact) and candidate.action == "update":
@@ -288,6 +296,7 @@ def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAct
         extractor=candidate.extractor,
         evidence=storable(candidate.evidence),
         current_content=target.content,
+        withheld=withheld if action == "update" else None,
     )
 
 
@@ -328,6 +337,7 @@ def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact
             candidate.confidence,
             evidence=storable(candidate.evidence),
             extractor=candidate.extractor,
+            withheld=candidate.withheld,
         )
     chosen = category if category in CATEGORIES else "general"
     return StructuredFact((storable(str(candidate)) or "").strip(), chosen, 1.0, extractor="regex")
@@ -353,7 +363,30 @@ def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction
         extractor=fact.extractor,
         evidence=fact.evidence,
         current_content=None if target is None else target.content,
+        withheld=fact.withheld,
     )
+
+
+def without_secret(fact: StructuredFact) -> StructuredFact:
+    """``fact``, or when it holds a secret the fact without it ("Has a garage door code (not
+    kept in memory).") marked ``withheld`` with the secret's kind; the evidence masked."""
+    finding = find_secrets(fact.content)
+    if finding is None:
+        return fact
+    return StructuredFact(
+        finding.fact,
+        fact.category,
+        fact.confidence,
+        evidence=fact.evidence,
+        extractor=fact.extractor,
+        action=fact.action,
+        memory_id=fact.memory_id,
+        withheld=finding.kind,
+    )
+
+
+def _masked(text: str | None) -> str | None:
+    return None if text is None else mask_secrets(text)
 
 
 def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) -> Proposal:
@@ -365,7 +398,8 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         current_content=action.current_content,
         confidence=action.confidence,
         extractor=action.extractor,
-        evidence=action.evidence or evidence,
+        evidence=_masked(action.evidence or evidence),
         evidence_at=action.evidence_at,
         model=model if action.extractor == "llm" else None,
+        withheld=action.withheld,
     )

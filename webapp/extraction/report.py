@@ -39,4 +39,9 @@ def describe_result(result: ExtractionResult) -> str:
         )
         if action.current_content:
             lines.append(f"      was: {action.current_content}")
+        if action.withheld:
+            lines.append(
+                f"      held back: {action.withheld} (a secret is never proposed as it was said; "
+                "the fact says only that there is one)"
+            )
     return "\n".join(lines)

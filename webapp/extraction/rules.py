@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..phrasing import as_user_fact
+from ..sensitive import find_secrets
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact, message_content, message_role
 
@@ -186,10 +187,14 @@ def clean_fact(text: str) -> str:
     return text[:1].upper() + text[1:] if text[:1].isascii() else text
 
 
-def match_sentence(sentence: str) -> StructuredFact | None:
-    """The fact a sentence states, or None when no rule applies or it must not be kept."""
+def match_sentence(sentence: str, *, with_secret: bool = False) -> StructuredFact | None:
+    """The fact a sentence states, or None when no rule applies or it must not be kept: a
+    question, a one-off request, or a secret (unless ``with_secret``: ``withheld_facts``
+    asks whether a sentence whose secret it masked states a fact)."""
     body = _LEADING_FILLER.sub("", sentence.strip())
-    if not body or len(body) > MAX_SENTENCE_CHARS or _QUESTION.search(body) or _SECRET.search(body):
+    if not body or len(body) > MAX_SENTENCE_CHARS or _QUESTION.search(body):
+        return None
+    if not with_secret and (_SECRET.search(body) or find_secrets(body)):
         return None
     # "Forget that I like green tea" takes a fact back, "Don't forget to water the plants" asks
     # for a reminder: neither is a fact to store (changes.py handles the first).
@@ -212,7 +217,7 @@ def _category(rule: Rule, fact: str) -> str:
         return "tool"
     if rule.category != "general" or rule.name not in ("remember-en", "remember-zh"):
         return rule.category
-    nested = match_sentence(fact)
+    nested = match_sentence(fact, with_secret=True)
     return nested.category if nested is not None else "general"
 
 
@@ -237,6 +242,37 @@ def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
             facts.append(
                 StructuredFact(
                     content, fact.category, fact.confidence, evidence=text, extractor="regex"
+                )
+            )
+    return facts
+
+
+def withheld_facts(messages: Iterable[Any]) -> list[StructuredFact]:
+    """For each user sentence that states a fact holding a secret ("Remember the garage door
+    code is 4821"), the fact without it ("Has a garage door code (not kept in memory)."),
+    marked ``withheld`` with the secret's kind."""
+    facts: list[StructuredFact] = []
+    seen: set[str] = set()
+    for message in messages:
+        if message_role(message) != "user":
+            continue
+        text = message_content(message)
+        for sentence in split_sentences(text):
+            finding = find_secrets(sentence)
+            if finding is None or finding.fact in seen:
+                continue
+            stated = match_sentence(finding.masked, with_secret=True)
+            if stated is None:
+                continue
+            seen.add(finding.fact)
+            facts.append(
+                StructuredFact(
+                    finding.fact,
+                    "general",
+                    stated.confidence,
+                    evidence=text,  # masked where it is kept (the review queue, an origin)
+                    extractor="regex",
+                    withheld=finding.kind,
                 )
             )
     return facts

@@ -32,6 +32,7 @@ from .errors import (
     MemoryFullError,
     MemoryTooLongError,
     NotFoundError,
+    SecretInputError,
     StoreBusyError,
     StoreCorruptError,
     StoreError,
@@ -48,6 +49,7 @@ from .memories import (
     MemoryPage,
     MemoryStore,
     MemoryUsage,
+    check_secret,
 )
 from .origin import describe_origin, make_origin
 from .review import (
@@ -111,6 +113,7 @@ __all__ = [
     "NotFoundError",
     "Proposal",
     "ReviewItem",
+    "SecretInputError",
     "ReviewQueue",
     "SearchHit",
     "SkillDocument",
@@ -125,6 +128,7 @@ __all__ = [
     "StoreSymlinkError",
     "StoreWriteError",
     "UnsafeNameError",
+    "check_secret",
     "cli_session_key",
     "derived_from",
     "describe_origin",

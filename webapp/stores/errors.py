@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..problems import CodedError
+from ..problems import CodedError, InputError
+from ..sensitive import KIND_NAMES
 
 
 class StoreError(CodedError):
@@ -216,3 +217,21 @@ class NotFoundError(StoreError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "Not found"
+
+
+class SecretInputError(InputError):
+    """The text holds a secret (``webapp.sensitive``): a memory goes into every prompt, so it
+    is kept only when the person confirms. ``values``: ``secret`` (its kind), ``masked`` (the
+    text with the secret masked) and ``fact`` (the fact without it)."""
+
+    code = "memory_secret"
+
+    def __init__(self, kind: str, masked: str, fact: str) -> None:
+        super().__init__(
+            f"This holds a {KIND_NAMES.get(kind, kind)} (“{masked}”). A memory is shown to the "
+            f"assistant in every conversation, so a secret is kept only when you confirm it; "
+            f"or keep only that there is one: “{fact}”",
+            secret=kind,
+            masked=masked,
+            fact=fact,
+        )

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..problems import InputError, Problem
+from ..sensitive import find_secrets
 from ..settings import Settings
 from ..text import fold, matches_all, same_fact_key, search_terms, strip_ends
 from .document import FileBacked
@@ -23,6 +24,7 @@ from .errors import (
     MemoryFullError,
     MemoryTooLongError,
     NotFoundError,
+    SecretInputError,
 )
 from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
@@ -291,6 +293,21 @@ def is_valid_unicode(text: str) -> bool:
     return True
 
 
+def check_secret(content: str, *, confirmed: bool = False) -> None:
+    """Raise SecretInputError when ``content`` holds a secret (a password, a door code, a key,
+    a card or account number, a one-time code) and the person has not ``confirmed`` keeping it.
+
+    ``add`` and ``update`` do not check it themselves: every interface asks first (the
+    dashboard's forms through ``check_input``, the MCP tool, imports through ``plan_import``),
+    and each has its own way to confirm.
+    """
+    if confirmed:
+        return
+    finding = find_secrets(content)
+    if finding is not None:
+        raise SecretInputError(finding.kind, finding.masked, finding.fact)
+
+
 def check_category(category: Any) -> str:
     """Return the category or raise ValueError naming the allowed ones."""
     if category is None or category == "":
@@ -351,7 +368,9 @@ def _later_than(previous: Any) -> str:
 class ImportPreview:
     """What importing a file would change, worked out before anything is written."""
 
-    changes: list[tuple[str, dict[str, Any], Memory | None]]  # ('add' | 'update', record, current)
+    # ('add' | 'update', record, current), then ('secret', …) for each line refused because it
+    # holds a secret
+    changes: list[tuple[str, dict[str, Any], Memory | None]]
     counts: dict[str, int]  # how many records would be added, updated, or are the same
     added_chars: int  # characters the changes add (negative when they shorten memories)
     fits: bool  # False when the result would break the caps (then nothing is imported)
@@ -574,10 +593,13 @@ class MemoryStore(FileBacked):
         deletions = [e for e in self._history.read(memory_id) if e.get("action") == "delete"]
         return deletions[-1] if deletions else None
 
-    def check_input(self, content: Any, category: Any) -> tuple[str, str, dict[str, str]]:
+    def check_input(
+        self, content: Any, category: Any, *, confirm_secret: bool = False
+    ) -> tuple[str, str, dict[str, str]]:
         """What a person typed, as ``add`` and ``update`` would store it, and a message per
         field (``content``, ``category``) they would refuse; a text longer than the whole store
-        may hold is refused here, before it reaches the caps."""
+        may hold is refused here, before it reaches the caps, and one that holds a secret
+        unless ``confirm_secret`` (``check_secret``)."""
         errors: dict[str, str] = {}
         cleaned = trim_invisible(content) if isinstance(content, str) else ""
         try:
@@ -587,7 +609,8 @@ class MemoryStore(FileBacked):
         else:
             try:
                 check_length(cleaned, self.max_chars)
-            except MemoryTooLongError as exc:  # the same words as a review approval gets
+                check_secret(cleaned, confirmed=confirm_secret)
+            except (MemoryTooLongError, SecretInputError) as exc:  # (as a review approval says)
                 errors["content"] = Problem(exc)
         try:
             checked = check_category(category)
@@ -976,32 +999,39 @@ class MemoryStore(FileBacked):
         return encode([m.to_dict() for m in self._memories()])
 
     def plan_import(
-        self, records: Iterable[dict[str, Any]]
+        self, records: Iterable[dict[str, Any]], *, allow_secrets: bool = False
     ) -> list[tuple[str, dict[str, Any], Memory | None]]:
-        """What importing ``records`` would do: ('add' | 'update' | 'same', record, current)."""
+        """What importing ``records`` would do: ('add' | 'update' | 'same' | 'secret', record,
+        current); 'secret' is an add or update refused because its text holds a secret (unless
+        ``allow_secrets``)."""
         index = self._index()
         plan: list[tuple[str, dict[str, Any], Memory | None]] = []
         for record in _clean_import(records):
             current = index.get(record["id"])
-            if current is None:
-                plan.append(("add", record, None))
-            elif current.content == record["content"] and current.category == record["category"]:
+            if current is not None and (
+                current.content == record["content"] and current.category == record["category"]
+            ):
                 plan.append(("same", record, current))
+            elif not allow_secrets and find_secrets(record["content"]) is not None:
+                plan.append(("secret", record, current))
             else:
-                plan.append(("update", record, current))
+                plan.append(("add" if current is None else "update", record, current))
         return plan
 
     def preview_import(self, records: Iterable[dict[str, Any]]) -> ImportPreview:
-        """``plan_import`` summed up: the changes, their counts, and whether the result fits."""
+        """``plan_import`` summed up: the changes (and the lines refused for a secret), their
+        counts, and whether the result fits (without the refused lines)."""
         plan = self.plan_import(records)
         counts = {
-            kind: sum(1 for k, _, _ in plan if k == kind) for kind in ("add", "update", "same")
+            kind: sum(1 for k, _, _ in plan if k == kind)
+            for kind in ("add", "update", "same", "secret")
         }
-        changes = [(k, r, c) for k, r, c in plan if k != "same"]
+        changes = [(k, r, c) for k, r, c in plan if k not in ("same", "secret")]
         added_chars = sum(len(r["content"]) - (len(c.content) if c else 0) for _, r, c in changes)
         used = self.stats()
         fits = self._fits(used["items"] + counts["add"], used["chars"] + added_chars)
-        return ImportPreview(changes, counts, added_chars, fits)
+        refused = [(k, r, c) for k, r, c in plan if k == "secret"]
+        return ImportPreview(changes + refused, counts, added_chars, fits)
 
     def _fits(self, items: int, chars: int) -> bool:
         return items <= self.max_items and chars <= self.max_chars
@@ -1012,13 +1042,18 @@ class MemoryStore(FileBacked):
         *,
         actor: str | None = None,
         source: str | None = None,
+        allow_secrets: bool = False,
     ) -> dict[str, int]:
         """Add unknown ids and update changed ones in one write; caps apply to the result.
 
         Added memories record that they were imported (from ``source``, e.g. the file name);
         one that already says where it came from (an export of this program) keeps that.
+        A record whose text holds a secret is left out (counted as ``refused``) unless
+        ``allow_secrets``; one the store already holds word for word counts as unchanged.
         """
-        incoming = _clean_import(records)
+        plan = self.plan_import(records, allow_secrets=allow_secrets)
+        refused = sum(1 for kind, _, _ in plan if kind == "secret")
+        incoming = [record for kind, record, _ in plan if kind != "secret"]
         who = actor or self.actor
         for record in incoming:
             if read_origin(record.get("origin")) is not None or "origin" not in record:
@@ -1028,7 +1063,7 @@ class MemoryStore(FileBacked):
             by_id = {r["id"]: r for r in existing}
             position = {r["id"]: i for i, r in enumerate(existing)}
             entries: list[tuple[str, dict[str, Any] | None, dict[str, Any]]] = []
-            counts = {"added": 0, "updated": 0, "unchanged": 0}
+            counts = {"added": 0, "updated": 0, "unchanged": 0, "refused": refused}
             for record in incoming:
                 current = by_id.get(record["id"])
                 if current is None:

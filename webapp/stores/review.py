@@ -58,6 +58,7 @@ class ReviewItem:
     evidence_at: str | None = None  # when the evidence's message was written
     model: str | None = None  # the LLM's "provider/model" for extractor "llm"
     applied_action: str | None = None  # what approving did: add, update, delete or none
+    withheld: str | None = None  # the kind of secret the fact was said with, left out of it
 
     @property
     def edited(self) -> bool:
@@ -95,6 +96,7 @@ class ReviewItem:
             evidence_at=_time(record.get("evidenceAt")),
             model=_str_or_none(record.get("extractorModel")),
             applied_action=_str_or_none(record.get("appliedAction")),
+            withheld=_str_or_none(record.get("withheld")),
         )
 
 
@@ -126,6 +128,7 @@ class Proposal:
     evidence: str | None = None
     evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
     model: str | None = None  # "provider/model" of the LLM that proposed it
+    withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
 
 
 def _validate(data: Any) -> str | None:
@@ -352,7 +355,7 @@ class ReviewQueue(FileBacked):
             "createdAt": now_iso(),
             "decidedAt": None,
             "decidedBy": None,
-        }
+        } | ({"withheld": proposal.withheld} if proposal.withheld else {})
 
     # ----------------------------------------------------------------- deciding
     def approve(

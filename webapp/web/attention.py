@@ -22,6 +22,7 @@ from .errors import describe_error
 from .formatting import day_text, page_translations
 from .htmx import redirect_or, render
 from .i18n import format_number
+from .messages import secret_kind
 from .pagination import paginate
 
 bp = Blueprint("attention", __name__, url_prefix="/attention")
@@ -36,6 +37,7 @@ KIND_LABELS = {
     "contradiction": _l("Contradictions"),
     "stale": _l("Stale"),
     "hard": _l("Hard to use"),
+    "secret": _l("Secrets"),
 }
 
 # The library's reasons (``REASON_TEXTS``, English) as the page's language says them; each
@@ -59,12 +61,18 @@ REASONS = {
     "looks_like_code": _l(
         "Looks like code: describe the fact in words, or keep it in a skill document."
     ),
+    "holds_secret": _l(
+        "Holds a %(secret)s: “%(masked)s”. It goes into every prompt; keep only that there is "
+        "one, or delete it."
+    ),
 }
 # Values said in the interface's own words (numbers, dates); the rest comes from the memories.
 _INTERFACE_VALUES = {"date", "written", "days", "threshold", "chars", "max"}
 
 
 def _value(name: str, value: ReasonValue) -> Markup:
+    if name == "secret":  # the kind of secret, in the page's words
+        return escape(secret_kind(str(value)))
     if isinstance(value, int):
         text = format_number(value)
     elif isinstance(value, tuple):

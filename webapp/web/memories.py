@@ -26,6 +26,7 @@ from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
+from ..sensitive import SecretFinding, find_secrets, mask_secrets
 from ..stores import (
     CATEGORIES,
     ConflictError,
@@ -46,7 +47,7 @@ from .memory_listing import (
     date_column,
     highlight,
 )
-from .messages import describe
+from .messages import describe, secret_kind
 
 bp = Blueprint("memories", __name__, url_prefix="/memories")
 
@@ -224,12 +225,40 @@ def meter() -> str:
 
 # ------------------------------------------------------------------ add
 def checked_form() -> tuple[str, str, dict[str, str]]:
-    """Content and category from the form, with the library's message per refused field."""
+    """Content and category from the form, with the library's message per refused field; a
+    text holding a secret is refused unless the form's "Keep it anyway" box is ticked, and
+    ``g.secret_refused`` tells the templates to offer that box."""
     form = request.form
     content, category, errors = stores().memories.check_input(
-        form.get("content", ""), form.get("category") or "general"
+        form.get("content", ""),
+        form.get("category") or "general",
+        confirm_secret=bool(form.get("confirm_secret")),
     )
+    problem = errors.get("content")
+    g.setdefault("secret_refused", getattr(problem, "code", None) == "memory_secret")
     return content, category, {field: describe(problem) for field, problem in errors.items()}
+
+
+@bp.app_template_global("secret_refused")
+def secret_refused() -> bool:
+    """True when the form was refused because its text holds a secret (offer "Keep it anyway")."""
+    return bool(g.get("secret_refused"))
+
+
+@bp.app_template_filter("secret_kind")
+def _secret_kind_filter(kind: str) -> str:
+    return secret_kind(kind)
+
+
+@bp.app_template_filter("masked")
+def _masked_filter(text: str) -> str:
+    return mask_secrets(text)
+
+
+@bp.app_template_global("secret_of")
+def secret_of(text: str) -> SecretFinding | None:
+    """The secrets ``text`` holds (``webapp.sensitive``), or None."""
+    return find_secrets(text)
 
 
 @bp.post("/")
@@ -566,7 +595,10 @@ def import_confirm() -> BaseResponse:
     try:
         records, _text = read_import_file()
         counts = stores().memories.import_records(
-            records, actor=actor(), source=import_file_name() or "an uploaded file"
+            records,
+            actor=actor(),
+            source=import_file_name() or "an uploaded file",
+            allow_secrets=bool(request.form.get("confirm_secrets")),
         )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
@@ -580,6 +612,12 @@ def import_confirm() -> BaseResponse:
         updated=counts["updated"],
         unchanged=counts["unchanged"],
     )
+    if counts["refused"]:
+        text += " " + ngettext(
+            "%(num)s refused: it holds a secret.",
+            "%(num)s refused: they hold secrets.",
+            counts["refused"],
+        )
     return redirect_or(
         url_for("memories.index"),
         lambda: render("memories/_import.html", done=text, trigger=MEMORIES_CHANGED, announce=text),

@@ -106,6 +106,11 @@ MESSAGES: dict[str, str] = {
     ),
     "import_item_repeated_id": N_("Item %(item)s repeats the id %(id)s."),
     "import_item_problem": N_("Item %(item)s: %(problem)s"),
+    "memory_secret": N_(
+        "This holds a %(secret)s (“%(masked)s”). A memory is shown to the assistant in every "
+        "conversation, so a secret is kept only when you confirm it; or keep only that there "
+        "is one: “%(fact)s”"
+    ),
     # skill documents (webapp/stores/skills/)
     "skill_needs_description": N_(
         "A skill needs a description: one sentence saying what it does and when to use it "
@@ -227,6 +232,24 @@ NAME_KINDS = {
     "reference name": _l("reference name"),
 }
 
+# The kinds of secrets ``webapp.sensitive`` finds (``SecretInputError``'s ``secret`` value, a
+# proposal's ``withheld``, a Needs attention reason), as a person reads them.
+SECRET_KINDS = {
+    "password": _l("password"),
+    "access_code": _l("door, alarm or PIN code"),
+    "api_key": _l("API key or token"),
+    "card_number": _l("card number"),
+    "account_number": _l("bank account number"),
+    "one_time_code": _l("one-time code"),
+}
+
+
+def secret_kind(kind: str) -> str:
+    """A kind of secret in the page's language (its code when unknown)."""
+    name = SECRET_KINDS.get(kind)
+    return str(name) if name is not None else kind
+
+
 # What the operating system said, by errno (its strerror stays English everywhere else).
 OS_REASONS = {
     errnos.ENOSPC: _l("No space left on device"),
@@ -272,6 +295,8 @@ def shown_values(code: str, values: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in values.items():
         if hasattr(value, "code") and hasattr(value, "values"):
             shown[key] = describe(value)
+        elif key == "secret":
+            shown[key] = secret_kind(str(value))
         elif key == "what":
             kind = NAME_KINDS.get(str(value))
             shown[key] = str(kind) if kind is not None else str(value)

@@ -1,0 +1,588 @@
+"""Secrets in text: passwords, codes, keys, card and account numbers that must not become memories.
+
+A memory is injected into every prompt, forever, so a sentence that holds the value of a
+password, a door or alarm code, an API key or token, a payment card or bank account number or
+a one-time code must not be kept by accident. ``find_secrets`` says whether a text holds one,
+of which kind, where, and gives the text with each secret masked (``masked``) and the fact
+without it ("Has a garage door code (not kept in memory).": ``fact``).
+
+It works by shapes and by context, in English and Chinese (繁體 and 简体):
+
+- shapes that are secrets wherever they stand: the documented prefixes of API keys and tokens
+  (``sk-…``, ``ghp_…``, ``xoxb-…``, ``AKIA…``, …), JSON Web Tokens, private key blocks, long
+  random-looking strings, card numbers that pass the Luhn check and IBANs that pass their
+  mod-97 check (both checked by python-stdnum);
+- a value right after words that name a secret ("the door code is 4821", "密碼：Pa55w0rd!",
+  "验证码 583 920", "PIN 0917"), where a mention without a value ("I changed the door code",
+  "密码在抽屉里") is no secret.
+
+The labelled sentences in ``tests/data/secrets`` measure it (``benchmarks/quality.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from stdnum import iban as stdnum_iban
+from stdnum import luhn
+
+from .text import language_of
+
+KINDS = ("password", "access_code", "api_key", "card_number", "account_number", "one_time_code")
+# Each kind as a person reads it (English; the dashboard translates them).
+KIND_NAMES = {
+    "password": "password",
+    "access_code": "door, alarm or PIN code",
+    "api_key": "API key or token",
+    "card_number": "card number",
+    "account_number": "bank account number",
+    "one_time_code": "one-time code",
+}
+MASK = "••••"
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class SecretSpan:
+    """One secret in a text: its kind, where it is, and what it is called ("garage door code")."""
+
+    kind: str  # one of KINDS
+    start: int
+    end: int
+    label: str  # what the text calls it, or the kind's own name
+
+    def masked_value(self, text: str) -> str:
+        """The secret as it may be shown: nothing of it, or for a long one its public part
+        (a key's vendor prefix, a card's last four digits)."""
+        value = text[self.start : self.end]
+        if self.kind in ("card_number", "account_number"):
+            tail = re.sub(r"[^0-9A-Za-z]", "", value)[-4:]
+            return MASK + tail if len(re.sub(r"\D", "", value)) >= 10 else MASK
+        if self.kind == "api_key":
+            prefix = _KEY_PREFIX.match(value)
+            return (prefix.group(0) if prefix else "") + MASK
+        return MASK
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    """What ``find_secrets`` found in a text: the secrets, the text masked, the fact without them."""
+
+    text: str
+    spans: tuple[SecretSpan, ...]
+
+    @property
+    def kind(self) -> str:
+        """The kind of the first secret."""
+        return self.spans[0].kind
+
+    @property
+    def label(self) -> str:
+        """What the text calls its first secret ("garage door code", "Wi-Fi密碼")."""
+        return self.spans[0].label
+
+    @property
+    def masked(self) -> str:
+        """The text with every secret masked."""
+        out, last = [], 0
+        for span in self.spans:
+            out += [self.text[last : span.start], span.masked_value(self.text)]
+            last = span.end
+        out.append(self.text[last:])
+        return "".join(out)
+
+    @property
+    def fact(self) -> str:
+        """The fact without the secret, in the text's language: "Has a garage door code (not
+        kept in memory).", "有大門密碼（內容不存在記憶裡）。"."""
+        language = language_of(self.text)
+        label = self.label
+        if (
+            language != "en" and label.isascii()
+        ):  # a key found by its shape: 金鑰, not "GitHub token"
+            label = _KIND_LABELS[language][self.kind]
+        return secret_fact(label, language)
+
+
+def secret_fact(label: str, language: str) -> str:
+    """That the user has a ``label`` (a secret's name), saying its value is not kept."""
+    if language == "zh-Hant":
+        return f"有{label}（內容不存在記憶裡）。"
+    if language == "zh-Hans":
+        return f"有{label}（内容不存在记忆里）。"
+    vowel = label[:1].lower() in "aeiou" and not label.lower().startswith(("one", "uni", "use"))
+    article = "an" if vowel else "a"
+    return f"Has {article} {label} (not kept in memory)."
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# ------------------------------------------------------------------ shapes
+# Documented prefixes of API keys and tokens, and what they are called.
+_KEY_SHAPES: tuple[tuple[str, str], ...] = (
+    (r"sk-ant-[A-Za-z0-9_-]{20,}", "Anthropic API key"),
+    (r"sk-(?:proj-)?[A-Za-z0-9_-]{20,}", "OpenAI API key"),
+    (r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", "Stripe secret key"),
+    (r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}", "GitHub token"),
+    (r"glpat-[A-Za-z0-9_-]{20,}", "GitLab token"),
+    (r"xox[abposre]-[A-Za-z0-9-]{10,}", "Slack token"),
+    (r"(?:AKIA|ASIA)[0-9A-Z]{16}", "AWS access key"),
+    (r"AIza[0-9A-Za-z_-]{35}", "Google API key"),
+    (r"ya29\.[0-9A-Za-z_-]{20,}", "Google access token"),
+    (r"hf_[A-Za-z0-9]{30,}", "Hugging Face token"),
+    (r"npm_[A-Za-z0-9]{36}", "npm token"),
+    (r"pypi-[A-Za-z0-9_-]{50,}", "PyPI token"),
+    (r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", "access token (JWT)"),
+    (r"-----BEGIN [A-Z ]*PRIVATE KEY-----", "private key"),
+)
+_KEYS = tuple(
+    (re.compile(rf"(?<![A-Za-z0-9_-])(?:{pattern})"), label) for pattern, label in _KEY_SHAPES
+)
+_ANY_KEY = re.compile("|".join(f"(?:{pattern})" for pattern, _ in _KEY_SHAPES))
+_KEY_PREFIX = re.compile(
+    r"^(?:sk-ant-|sk-proj-|sk-|[sr]k_(?:live|test)_|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|"
+    r"AKIA|ASIA|AIza|ya29\.|hf_|npm_|pypi-)"
+)
+# A long random-looking string: letters of both cases and digits, high entropy.
+_RANDOM = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}(?![A-Za-z0-9+/=_-])")
+MIN_RANDOM_RUN = 16  # characters between - and _ in a random-looking key
+MIN_RANDOM_BITS = 3.7  # Shannon entropy per character; a random base64 key has about 5
+# A run of 13 to 19 digits, in groups or not: a card number when it passes the Luhn check.
+_CARD = re.compile(r"(?<![\dA-Za-z-])\d(?:[ -]?\d){12,18}(?![\dA-Za-z-])")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+# Words around a number that make it something other than a card (order, tracking, phone).
+_NOT_A_CARD = re.compile(
+    r"\b(?:order|tracking|invoice|receipt|reference|ref|serial|phone|tel|mobile|isbn|imei)\b|"
+    r"訂單|订单|單號|单号|快遞|快递|運單|运单|發票|发票|電話|电话|手機|手机|序號|序号",
+    _I,
+)
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _looks_random(token: str) -> bool:
+    """A key rather than an identifier: one long random run (a slug like
+    "ho2-15-zh-Hans-lookalike" is short words joined), with both cases, digits, high entropy."""
+    token = max(re.split(r"[-_]", token), key=len)
+    if len(token) < MIN_RANDOM_RUN:
+        return False
+    classes = sum(
+        (
+            any(c.islower() for c in token),
+            any(c.isupper() for c in token),
+            any(c.isdigit() for c in token),
+        )
+    )
+    return classes == 3 and _entropy(token) >= MIN_RANDOM_BITS
+
+
+def _shape_spans(text: str) -> list[SecretSpan]:
+    spans: list[SecretSpan] = []
+    if _ANY_KEY.search(text):
+        for pattern, label in _KEYS:
+            spans += [
+                SecretSpan("api_key", m.start(), m.end(), label) for m in pattern.finditer(text)
+            ]
+    for match in _RANDOM.finditer(text):
+        if _looks_random(match.group(0)):
+            spans.append(SecretSpan("api_key", match.start(), match.end(), "secret key"))
+    for match in _IBAN.finditer(text):
+        found = _valid_iban(match.group(0))
+        if found:
+            spans.append(SecretSpan("account_number", match.start(), match.start() + found, "IBAN"))
+    for match in _CARD.finditer(text) if sum(map(str.isdigit, text)) >= 13 else ():
+        digits = re.sub(r"\D", "", match.group(0))
+        before = text[max(0, match.start() - 24) : match.start()]
+        if digits[0] in "23456" and luhn.is_valid(digits) and not _NOT_A_CARD.search(before):
+            spans.append(SecretSpan("card_number", match.start(), match.end(), "card number"))
+    return spans
+
+
+def _valid_iban(candidate: str) -> int:
+    """The length of the longest start of ``candidate`` that is a valid IBAN (0 when none)."""
+    end = len(candidate)
+    while end >= 15:
+        if stdnum_iban.is_valid(candidate[:end]):
+            return end
+        end = candidate.rfind(" ", 0, end) if " " in candidate[:end] else end - 1
+        if end <= 0:
+            break
+    return 0
+
+
+# ------------------------------------------------------------------ context
+_DIGITS = r"[#*]?\d(?:[ -]?\d){2,11}[#*]?"  # a code: 3 to 12 digits, maybe spaced or dashed
+_LONG_DIGITS = r"\d(?:[ -]?\d){5,29}"  # an account number: 6 digits or more
+_CARD_DIGITS = r"\d(?:[ -]?\d){12,18}"
+_WORD_VALUE = r"[!-~]{4,64}"  # a password: printable ASCII without spaces
+_KEY_VALUE = r"[A-Za-z0-9+/=_.-]{16,}"
+
+# English: "<qualifier> code", "PIN", "password for X is …".
+_EN_BRIDGE = r"(?:\s+(?:for|of|on|to|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w.'’-]+){0,2}"
+_EN_LINK = (
+    r"(?P<link>\s*(?:[:=：]|-|->)\s*|\s+(?:is|are|was|=|will be|is now|is set to|"
+    r"(?:was\s+)?changed to|opens with|is still)\s*[:：]?\s*|\s+)"
+)
+_LAST_WORD = re.compile(r"([\w-]+)\s+$")
+_EN_TAIL = re.compile(_EN_BRIDGE + _EN_LINK)
+# Qualifiers that make "code" no secret at all.
+_PUBLIC_CODES = _words(
+    "zip post postal area country dial dialing error status promo promotion discount coupon "
+    "referral qr bar source dress color colour product item class course airport station "
+    "tax sort swift bic language region fault dtc"
+)
+_ACCESS_WORDS = _words(
+    "door gate garage alarm keypad lockbox lock padlock safe entry disarm access building "
+    "entrance intercom buzzer panel cabinet locker key front back"
+)
+_OTP_WORDS = _words(
+    "verification confirmation security login sign-in signin one-time 2fa sms auth "
+    "authentication otp your"
+)
+# Words after "password is" that say where it is or what it is like, not what it is.
+_NOT_A_VALUE = _words(
+    "on in at the a an is it its this that same different written stored saved kept taped "
+    "printed noted changed new old here there under below above somewhere missing lost "
+    "forgotten unknown blank empty shared private secret wrong incorrect too very not still "
+    "also long short weak strong expired hard easy required needed reset set case sensitive "
+    "something nothing what and or but so to for of my your our his her their"
+)
+
+_EN_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    # (keyword, kind, value) — kind "code" is decided by the qualifier before "code".
+    (
+        re.compile(
+            r"\b(?P<kw>(?:pass)?code|combination|combo|pin(?:\s+(?:code|number))?)\b",
+            _I,
+        ),
+        "code",
+        _DIGITS,
+    ),
+    (
+        re.compile(r"\b(?P<kw>padlock|lockbox|lock box|safe)\b", _I),
+        "access_code",
+        _DIGITS,
+    ),
+    (re.compile(r"\b(?P<kw>otp|2fa code)\b", _I), "one_time_code", _DIGITS),
+    (
+        re.compile(r"\b(?P<kw>pass(?:word|phrase|wd)|pwd|wi-?fi key|network key)\b", _I),
+        "password",
+        _WORD_VALUE,
+    ),
+    (
+        re.compile(r"\b(?P<kw>login|credentials|sign-?in)\b", _I),
+        "login",
+        r"[!-~]{2,64}\s*/\s*[!-~]{4,64}",
+    ),
+    (
+        re.compile(
+            r"\b(?P<kw>api[ _-]?key|(?:access|auth|bearer|bot|api|secret|personal)\s+token|"
+            r"token|secret(?:\s+key)?|private key|client secret)\b",
+            _I,
+        ),
+        "api_key",
+        _KEY_VALUE,
+    ),
+    (
+        re.compile(
+            r"\b(?P<kw>(?:credit\s+|debit\s+|bank\s+)?card\s+(?:number|no\.?|#)|visa|mastercard|"
+            r"master\s*card|amex|american express|discover|jcb|unionpay)(?!\w)",
+            _I,
+        ),
+        "card_number",
+        _CARD_DIGITS,
+    ),
+    (
+        re.compile(
+            r"\b(?P<kw>(?:bank\s+|checking\s+|savings\s+)?(?:account|acct)(?:\s+(?:number|no\.?|#))?|"
+            r"routing(?:\s+number)?|sort code|iban|bsb)(?!\w)",
+            _I,
+        ),
+        "account_number",
+        _LONG_DIGITS,
+    ),
+)
+# "583920 is your verification code", "G-582913 is your Google code".
+_EN_VALUE_FIRST = re.compile(
+    r"(?<![\w-])(?P<value>(?:[A-Z]-)?\d{4,8})\s+is\s+(?:your|the|my|our)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?P<kw>(?:verification|confirmation|security|login|one-time|access|door|gate|alarm)?\s*"
+    r"(?:code|passcode|pin|otp))\b",
+    _I,
+)
+
+# Chinese: the keyword, then 是/：/為 or nothing, then the value (never Chinese characters).
+_ZH_LINK = r"(?P<link>\s*(?:是|為|为|：|:|=|就是|改成了?|改為|改为|設為|设为|設成|设成)?\s*)"
+_ZH_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (
+        re.compile(
+            r"(?P<kw>驗證碼|验证码|校驗碼|校验码|動態碼|动态码|動態密碼|动态密码|一次性密碼|一次性密码|"
+            r"確認碼|确认码|簡訊碼|短信码|OTP|otp)"
+        ),
+        "one_time_code",
+        _DIGITS,
+    ),
+    (
+        re.compile(
+            r"(?P<kw>撤防碼|撤防码|解除碼|解除码|號碼鎖|号码锁|門禁碼|门禁码|開門碼|开门码|"
+            r"密碼鎖|密码锁|PIN碼|PIN码|PIN)"
+        ),
+        "access_code",
+        _DIGITS,
+    ),
+    (re.compile(r"(?P<kw>密碼|密码|口令|通關密語|通关密语)"), "password", _WORD_VALUE),
+    (
+        re.compile(r"(?P<kw>金鑰|密鑰|密钥|令牌|權杖|权杖|[Tt]oken|API ?[Kk]ey)"),
+        "api_key",
+        _KEY_VALUE,
+    ),
+    (
+        re.compile(
+            r"(?P<kw>(?:信用|銀行|银行|金融|提款|簽帳|借記|借记|儲蓄|储蓄|萬事達|万事达|銀聯|银联)?"
+            r"卡(?:號碼|号码|號|号)?|[Vv]isa|JCB|Amex)"
+        ),
+        "card_number",
+        _CARD_DIGITS,
+    ),
+    (
+        re.compile(r"(?P<kw>帳號|账号|帳戶|账户|戶口|户口|賬號|賬戶|IBAN|對公賬戶|对公账户)"),
+        "account_number",
+        _LONG_DIGITS,
+    ),
+)
+_ZH_TAIL = re.compile(_ZH_LINK)
+# What every keyword above contains, to pass over a text that names no secret at once.
+_KEYWORD_PARTS = _words(
+    "code combination combo pin padlock lockbox lock box safe otp 2fa pass pwd key login "
+    "credential sign token secret card visa mastercard amex discover jcb unionpay account "
+    "acct routing iban bsb 碼 码 令 鑰 钥 杖 卡 帳 账 戶 户 賬 密語 密语"
+)
+
+
+def _names_a_secret(text: str) -> bool:
+    low = text.lower()
+    return any(part in low for part in _KEYWORD_PARTS)
+
+
+# What makes 密碼 a code for a door, a safe or a card rather than a password.
+_ZH_ACCESS = re.compile(
+    r"(?:門|门|保險|保险|保全|警報|警报|報警|报警|提款卡|金融卡|支付|車庫|车库|鎖|锁|信用卡|銀行卡|银行卡)"
+)
+_KIND_LABELS = {
+    "en": {
+        "password": "password",
+        "access_code": "code",
+        "api_key": "API key",
+        "card_number": "card number",
+        "account_number": "account number",
+        "one_time_code": "one-time code",
+    },
+    "zh-Hant": {
+        "password": "密碼",
+        "access_code": "密碼",
+        "api_key": "金鑰",
+        "card_number": "卡號",
+        "account_number": "帳號",
+        "one_time_code": "驗證碼",
+    },
+    "zh-Hans": {
+        "password": "密码",
+        "access_code": "密码",
+        "api_key": "密钥",
+        "card_number": "卡号",
+        "account_number": "账号",
+        "one_time_code": "验证码",
+    },
+}
+_EN_STOP = _words(
+    "the my our your his her their a an this that is and remember note save use here's heres "
+    "here it's to of for me also please new old"
+)
+_ZH_STOP = set("的是我你他她們们家這这那個个把幫帮記记住下一：:，,。、")
+MAX_ZH_LABEL = 16
+_COMMON_FIRST_WORDS = (
+    _ACCESS_WORDS
+    | _OTP_WORDS
+    | _words(
+        "guest bearer savings checking bank debit credit office home work router email laptop "
+        "computer phone network user bot api access personal client private wi-fi wifi "
+        "password passwd pin account card code combination"
+    )
+)
+# How the English keywords are named in a fact ("passwd" is a password).
+_EN_NAMES = (
+    (re.compile(r"\b(?:passwd|pwd)$", _I), "password"),
+    (re.compile(r"\b(?:no\.?|#)$", _I), "number"),
+)
+
+
+def _en_label(text: str, start: int, keyword: str, kind: str) -> str:
+    """The keyword with up to two words before it that name the secret ("garage door code")."""
+    begin = start
+    for word in reversed(list(re.finditer(r"[\w'’-]+", text[max(0, start - 40) : start]))[-2:]):
+        if word.group(0).lower() in _EN_STOP or not re.fullmatch(r"[A-Za-z][\w-]*", word.group(0)):
+            break
+        begin = max(0, start - 40) + word.start()
+    label = re.sub(r"\s+", " ", text[begin:start] + keyword).strip()
+    for pattern, name in _EN_NAMES:
+        label = pattern.sub(name, label)
+    if kind == "card_number" and not label.endswith("number"):
+        label += " number"
+    elif kind == "access_code" and not re.search(r"code|pin|combination|combo$", label, _I):
+        label += " code"
+    first = label.split(" ", 1)[0]
+    # A common word capitalised only because it starts the sentence ("Guest Wi-Fi password").
+    if not text[:begin].strip() and first[1:].islower() and first.lower() in _COMMON_FIRST_WORDS:
+        label = first.lower() + label[len(first) :]
+    return label
+
+
+def _zh_label(text: str, start: int, keyword: str) -> str:
+    """The keyword with what names it just before (大門密碼, Wi-Fi密碼, Visa 卡號)."""
+    begin = start
+    while begin > 0 and start - begin < MAX_ZH_LABEL:
+        char = text[begin - 1]
+        if char in _ZH_STOP or (char == " " and not (begin > 1 and text[begin - 2].isascii())):
+            break
+        begin -= 1
+    return re.sub(r"\s+", " ", text[begin:start] + keyword).strip()
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _value_span(text: str, at: int, value: str) -> tuple[int, int] | None:
+    """Where ``value`` (a pattern) starts at ``at``, without the punctuation that ends a
+    sentence; None when there is none or it is shorter than 3 characters."""
+    found = _compiled(value).match(text, at)
+    if found is None:
+        return None
+    end = found.end()
+    while end > found.start() and text[end - 1] in ".,;:)）。，；：、?？\"'":
+        end -= 1
+    if end - found.start() < 3:
+        return None
+    return found.start(), end
+
+
+def _code_kind(qualifier: str | None, keyword: str) -> str | None:
+    """The kind of a "<qualifier> code" ("door code": access_code), or None when it is public."""
+    word = (qualifier or "").lower()
+    if word in _PUBLIC_CODES or keyword.lower() in ("code",) and word.endswith("post"):
+        return None
+    if keyword.lower().startswith(("pin", "combination", "combo")) or word in _ACCESS_WORDS:
+        return "access_code"
+    if word in _OTP_WORDS or keyword.lower() == "passcode":
+        return "one_time_code"
+    return "access_code"
+
+
+def _password_value(text: str, start: int, end: int, linked: bool) -> tuple[int, int] | None:
+    """A password's span, or None when the word is no password ("is on the sticker")."""
+    value = text[start:end]
+    plain = value.isalpha()
+    if value[0] in "([{<\"'“‘" or (not linked and not any(c.isdigit() for c in value)):
+        return None  # "password (not kept…)", "reset my password tomorrow"
+    if plain and value.lower() in _NOT_A_VALUE:
+        return None
+    if value.lower() in _NOT_A_VALUE or not re.search(r"[A-Za-z0-9]", value):
+        return None
+    if plain and value.islower():
+        # A passphrase of plain words runs to the end of the clause.
+        more = re.compile(r"(?:\s+[a-z]+){0,5}").match(text, end)
+        if more:
+            end = more.end()
+    return start, end
+
+
+def _context_spans(text: str) -> list[SecretSpan]:
+    spans: list[SecretSpan] = []
+    if not _names_a_secret(text):
+        return spans
+    for rule, kind, value in _EN_RULES:
+        for match in rule.finditer(text):
+            keyword = match.group("kw")
+            before = _LAST_WORD.search(text, 0, match.start())
+            qualifier = before.group(1) if before else None
+            found_kind = _code_kind(qualifier, keyword) if kind == "code" else kind
+            if found_kind is None:
+                continue
+            tail = _EN_TAIL.match(text, match.end())
+            if tail is None:
+                continue
+            linked = bool(tail.group("link").strip())
+            where = _value_span(text, tail.end(), value)
+            if where is None:
+                continue
+            if found_kind in ("password", "login"):
+                where = _password_value(text, *where, linked)
+                if where is None:
+                    continue
+                found_kind = "password"
+            start = match.start("kw")
+            label = _en_label(text, start, text[start : match.end("kw")], found_kind)
+            spans.append(SecretSpan(found_kind, *where, label))
+    for match in _EN_VALUE_FIRST.finditer(text):
+        keyword = match.group("kw").strip()
+        kind = "access_code" if re.search(r"door|gate|alarm|pin", keyword, _I) else "one_time_code"
+        label = _en_label(text, match.start("kw"), keyword, kind)
+        spans.append(SecretSpan(kind, match.start("value"), match.end("value"), label))
+    for rule, kind, value in _ZH_RULES:
+        for match in rule.finditer(text):
+            tail = _ZH_TAIL.match(text, match.end())
+            if tail is None:
+                continue
+            where = _value_span(text, tail.end(), _DIGITS if kind == "password" else value)
+            if where is None and kind == "password":
+                where = _value_span(text, tail.end(), value)
+            if where is None:
+                continue
+            found_kind = kind
+            label = _zh_label(text, match.start("kw"), match.group("kw"))
+            if kind == "password":
+                if not re.search(r"[A-Za-z0-9]", text[where[0] : where[1]]):
+                    continue
+                numeric = re.fullmatch(r"[#*\d -]+", text[where[0] : where[1]]) is not None
+                if numeric and _ZH_ACCESS.search(label):
+                    found_kind = "access_code"
+            spans.append(SecretSpan(found_kind, *where, label))
+    return spans
+
+
+def _merged(spans: list[SecretSpan]) -> tuple[SecretSpan, ...]:
+    """The spans in order, overlapping ones kept once (the earliest, then the longest)."""
+    kept: list[SecretSpan] = []
+    for span in sorted(spans, key=lambda s: (s.start, -(s.end - s.start))):
+        if kept and span.start < kept[-1].end:
+            if span.end > kept[-1].end:
+                last = kept[-1]
+                kept[-1] = SecretSpan(last.kind, last.start, span.end, last.label)
+            continue
+        kept.append(span)
+    return tuple(kept)
+
+
+def find_secrets(text: str) -> SecretFinding | None:
+    """The secrets ``text`` holds, or None when it holds none."""
+    if not text or not any(c.isdigit() or c.isalpha() for c in text):
+        return None
+    spans = _context_spans(text) + _shape_spans(text)
+    if not spans:
+        return None
+    return SecretFinding(text, _merged(spans))
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every secret masked; the text itself when it holds none."""
+    found = find_secrets(text)
+    return found.masked if found else text
