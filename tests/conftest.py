@@ -114,9 +114,22 @@ class FakeLlmServer:
         self.reply = reply
         # When set, called with each request's JSON payload to choose the reply text.
         self.reply_for: Any = None
-        self.mode = "ok"  # ok | slow (answers once released) | error (HTTP 500) | garbage
+        # ok | slow (answers once released) | error (HTTP 500) | garbage | trickle (a valid
+        # reply, one byte every ``trickle_seconds``) | huge (a valid reply whose text is
+        # ``huge_bytes`` long, sent as fast as it is read; ``declare_length=False`` sends no
+        # Content-Length, the end of the body is the end of the connection)
+        self.mode = "ok"
+        self.trickle_seconds = 1.0
+        self.huge_bytes = 50 * 1024 * 1024
+        self.huge_status = 200
+        self.declare_length = True
         self.requests: list[tuple[str, dict[str, str], Any]] = []
         self.release = threading.Event()
+        self.stopped = threading.Event()
+        self.active = 0  # requests being answered now
+        self.most_active = 0  # the most ever answered at once
+        self.bytes_sent = 0
+        self._count = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -124,11 +137,28 @@ class FakeLlmServer:
                 pass
 
             def do_POST(self) -> None:
+                with server._count:
+                    server.active += 1
+                    server.most_active = max(server.most_active, server.active)
+                try:
+                    self._answer()
+                finally:
+                    with server._count:
+                        server.active -= 1
+
+            def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 payload = json.loads(self.rfile.read(length) or b"null")
                 server.requests.append(
                     (self.path, {k.lower(): v for k, v in self.headers.items()}, payload)
                 )
+                if server.mode == "trickle":
+                    text = server.reply_for(payload) if server.reply_for else server.reply
+                    self._trickle(json.dumps(server.body_for(text)).encode())
+                    return
+                if server.mode == "huge":
+                    self._huge()
+                    return
                 if server.mode == "slow":
                     server.release.wait(hold_seconds)
                 if server.mode == "error":
@@ -138,6 +168,44 @@ class FakeLlmServer:
                 else:
                     text = server.reply_for(payload) if server.reply_for else server.reply
                     self._send(200, json.dumps(server.body_for(text)).encode())
+
+            def _trickle(self, body: bytes) -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.flush()
+                    for index in range(len(body)):
+                        if server.stopped.wait(server.trickle_seconds):
+                            return
+                        self.wfile.write(body[index : index + 1])
+                        self.wfile.flush()
+                        server.bytes_sent += 1
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _huge(self) -> None:
+                head, tail = json.dumps(server.body_for("@")).encode().split(b"@")
+                chunk = b"x" * 65536
+                size = server.huge_bytes
+                try:
+                    self.send_response(server.huge_status)
+                    self.send_header("Content-Type", "application/json")
+                    if server.declare_length:
+                        self.send_header("Content-Length", str(len(head) + size + len(tail)))
+                    self.end_headers()
+                    self.wfile.write(head)
+                    sent = 0
+                    while sent < size and not server.stopped.is_set():
+                        piece = chunk[: size - sent]
+                        self.wfile.write(piece)
+                        sent += len(piece)
+                        server.bytes_sent += len(piece)
+                    self.wfile.write(tail)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
                 try:
@@ -162,6 +230,7 @@ class FakeLlmServer:
 
     def __exit__(self, *exc: object) -> None:
         self.release.set()
+        self.stopped.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 

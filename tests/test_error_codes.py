@@ -183,6 +183,12 @@ NOT_SHOWN = {
         "signals JsonFile.update to apply a change again; it never leaves that method"
     ),
     "webapp.stores.errors.StoreError": "the base class of store errors; never raised itself",
+    "webapp.extraction.backends._ReplyTooLarge": (
+        "signals the SDK callers' request to stop reading; it becomes an LlmCallError"
+    ),
+    "webapp.extraction.backends._HttpError": (
+        "carries an HTTP error out of the SDK's request; it becomes an LlmCallError"
+    ),
     "webapp.stores.skills.errors.SkillDocumentError": (
         "the base class of skill document errors; never raised itself"
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from webapp.extraction import (
     AnthropicCaller,
     ClaudeCliCaller,
+    LlmCallError,
     LlmConfigError,
     LlmMemoryExtractor,
     OpenAiCaller,
@@ -59,6 +61,39 @@ def test_unreachable_openai_endpoint_gives_none():
     with FakeLlmServer(openai_body) as server:
         url = server.url
     assert OpenAiCaller(model="m", base_url=url + "/v1", timeout=1).call(PROMPT) is None
+
+
+@pytest.mark.parametrize("status", [200, 500])
+def test_a_runaway_reply_is_not_read_to_its_end(openai_server, status):
+    """A 50 MB body without a Content-Length, as a reply or as an HTTP error's body: reading
+    stops at max_reply_bytes (the SDK would read an error's body whole)."""
+    openai_server.mode, openai_server.declare_length = "huge", False
+    openai_server.huge_status = status
+    caller = OpenAiCaller(
+        model="m", base_url=openai_server.url + "/v1", timeout=30, max_reply_bytes=100_000
+    )
+    assert caller.call(PROMPT) is None
+    assert openai_server.bytes_sent < 25 * 1024 * 1024, openai_server.bytes_sent
+    if status == 200:
+        with pytest.raises(LlmCallError, match="larger than 100,000 bytes") as found:
+            caller.ask(PROMPT)
+        assert found.value.code == "llm_reply_too_large"
+
+
+@pytest.mark.parametrize("server_fixture", ["openai_server", "anthropic_server"])
+def test_the_timeout_bounds_the_whole_call(request, server_fixture):
+    server = request.getfixturevalue(server_fixture)
+    server.mode = "trickle"
+    if server_fixture == "openai_server":
+        caller: OpenAiCaller | AnthropicCaller = _openai(server)
+    else:
+        caller = _anthropic(server)
+    caller.timeout = 2
+    started = time.monotonic()
+    with pytest.raises(LlmCallError, match="did not answer within 2 s") as found:
+        caller.ask(PROMPT)
+    assert found.value.code == "llm_timeout" and found.value.values == {"seconds": 2}
+    assert time.monotonic() - started < 2 + 2
 
 
 # ----------------------------------------------------------------- Anthropic
@@ -122,6 +157,18 @@ def test_claude_cli_non_zero_exit_gives_none(bin_dir):
 def test_claude_cli_timeout_gives_none_and_kills_the_child(bin_dir):
     _stub_claude(bin_dir, "cat > /dev/null\nsleep 30\necho late\n")
     assert ClaudeCliCaller(timeout=1).call(PROMPT) is None
+
+
+def test_claude_cli_reply_beyond_the_limit_is_refused_and_the_child_killed(bin_dir, tmp_path):
+    pid = tmp_path / "pid"
+    _stub_claude(bin_dir, f'echo $$ > "{pid}"\nhead -c 5000000 /dev/zero\nexec sleep 1000\n')
+    caller = ClaudeCliCaller(timeout=30, max_reply_bytes=100_000)
+    started = time.monotonic()
+    with pytest.raises(LlmCallError, match="larger than 100,000 bytes"):
+        caller.ask(PROMPT)
+    assert time.monotonic() - started < 10
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid.read_text()), 0)
 
 
 def test_claude_cli_missing_binary_gives_none(tmp_path, monkeypatch):

@@ -92,6 +92,8 @@ def test_every_setting_is_tried():
         "CONVERSATION_MAX_AGE_DAYS",
         "MEMORY_STALE_DAYS",
         "MEMORY_LLM_TIMEOUT",
+        "MEMORY_LLM_MAX_REPLY_BYTES",
+        "MEMORY_MAX_FACTS_PER_THREAD",
         "MEMORY_LOCK_TIMEOUT",
         "MEMORY_CONTEXT_WINDOW",
     }

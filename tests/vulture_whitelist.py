@@ -13,6 +13,7 @@ _ = SimpleNamespace()
 _.trimmed  # ConversationSummary: conversations/_thread.html
 _.expires  # ConversationRow: conversations/_thread.html
 _.ok  # ExtractOutcome: conversations/_extract_result.html
+_.llm_problems  # BatchProgress: conversations/_extract_all.html
 _.decided_by  # ReviewItem: review/_decided.html
 _.empty  # DerivedChanges: conversations/_derived.html
 _.edit  # RowLinks: the memory rows' Edit link
@@ -37,6 +38,9 @@ _.do_add, _.do_list, _.do_search, _.do_update, _.do_delete
 
 # Used by the tests only: hooks for checking state the app does not need to read.
 _.apply  # MemoryExtractor: write reconcile actions directly
+# The facts alone, without why there are none (the runs use extract and extract_candidates).
+_.extract_facts  # LlmMemoryExtractor
+_.extract_candidates_smartly  # MemoryExtractor
 _.history_path  # MemoryStore: where the history log is
 _.failures  # LoginThrottle: failed attempts in the window
 _.discard_staged  # SkillStore: forget a staged upload

@@ -54,6 +54,8 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("llm_base_url", "MEMORY_LLM_BASE_URL", "str", ""),
     ("llm_api_key", "MEMORY_LLM_API_KEY", "str", ""),
     ("llm_timeout", "MEMORY_LLM_TIMEOUT", "posint", 60),
+    ("llm_max_reply_bytes", "MEMORY_LLM_MAX_REPLY_BYTES", "posint", 1_000_000),
+    ("max_facts_per_thread", "MEMORY_MAX_FACTS_PER_THREAD", "posint", 20),
     ("lock_timeout", "MEMORY_LOCK_TIMEOUT", "posint", 10),
     ("theme", "MEMORY_THEME", THEMES, "auto"),
     ("language", "MEMORY_LANGUAGE", LANGUAGES, "auto"),
@@ -107,7 +109,9 @@ class Settings:
     llm_model: str = DEFAULTS["llm_model"]
     llm_base_url: str = DEFAULTS["llm_base_url"]
     llm_api_key: str = DEFAULTS["llm_api_key"]
-    llm_timeout: int = DEFAULTS["llm_timeout"]
+    llm_timeout: int = DEFAULTS["llm_timeout"]  # seconds a whole call may take
+    llm_max_reply_bytes: int = DEFAULTS["llm_max_reply_bytes"]  # read no further
+    max_facts_per_thread: int = DEFAULTS["max_facts_per_thread"]  # facts one run may propose
     lock_timeout: int = DEFAULTS["lock_timeout"]
     theme: str = DEFAULTS["theme"]
     language: str = DEFAULTS["language"]

@@ -16,13 +16,16 @@ from .batch import BatchProgress, ExtractionBatch
 from .changes import ChangeOfMind, find_changes
 from .llm import (
     EXTRACTION_PROMPT,
+    ExplainingLlmCaller,
+    LlmAnswer,
+    LlmCallError,
     LlmMemoryExtractor,
     MemoryLlmCaller,
     StructuredFact,
     build_extraction_prompt,
     parse_facts,
 )
-from .reconcile import ManualModeError, MemoryExtractor, ReconcileAction, Submitted
+from .reconcile import Extracted, ManualModeError, MemoryExtractor, ReconcileAction, Submitted
 from .rules import rule_facts, split_sentences
 from .run import ExtractionResult, build_extractor, extract_conversation, extract_due
 from .state import ExtractionState
@@ -33,9 +36,13 @@ __all__ = [
     "ChangeOfMind",
     "ClaudeCliCaller",
     "EXTRACTION_PROMPT",
+    "ExplainingLlmCaller",
+    "Extracted",
     "ExtractionBatch",
     "ExtractionResult",
     "ExtractionState",
+    "LlmAnswer",
+    "LlmCallError",
     "LlmConfigError",
     "LlmMemoryExtractor",
     "ManualModeError",

@@ -1,25 +1,54 @@
 """Real LLM callers: the ``claude`` CLI, any OpenAI-compatible endpoint, and Anthropic's API.
 
-Each returns the reply text, or None when the call failed for any reason (missing binary,
-non-zero exit, timeout, HTTP error, unreadable reply): extraction then falls back to regex.
+Each caller's ``ask`` returns the reply text or raises LlmCallError saying why not (missing
+binary, non-zero exit, timeout, HTTP error, a reply too large or unreadable); ``call`` returns
+None instead: extraction then falls back to regex.
+
+Two bounds hold for every caller, whatever the other end does:
+
+- ``timeout`` is a deadline for the whole call, from connecting (or starting ``claude``) to
+  the last byte of the reply. The SDK callers run the request on an asyncio event loop under
+  ``asyncio.timeout``, which cancels it wherever it waits (a per-read socket timeout would let
+  a server that sends a byte a second keep the call going for ever); ``claude --print`` is
+  killed, with every process it started, when the deadline passes.
+- a reply is read up to ``max_reply_bytes``: a longer one (declared by its Content-Length or
+  found while reading) is refused and the connection or the process is closed, so a runaway
+  reply never has to fit in memory. An HTTP error's body is never read whole either.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
 import os
+import selectors
 import shutil
 import signal
 import subprocess
-from collections.abc import Mapping
-from typing import Any
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any, TypeVar
 
 from ..problems import CodedError
-from ..settings import Settings
-from .llm import MemoryLlmCaller
+from ..settings import DEFAULTS, Settings
+from ..stores import loads_bounded
+from .llm import (
+    LlmCallError,
+    MemoryLlmCaller,
+    llm_call_failed,
+    llm_reply_too_large,
+    llm_timeout,
+)
 
 log = logging.getLogger(__name__)
 MAX_REPLY_TOKENS = 1024
+# The most of an error reply (an HTTP error's body, claude's standard error) kept for the log.
+ERROR_TEXT_BYTES = 2000
+_T = TypeVar("_T")
 
 
 class LlmConfigError(CodedError, ValueError):
@@ -36,13 +65,44 @@ class LlmConfigError(CodedError, ValueError):
     )
 
 
-class ClaudeCliCaller:
+class _Explaining:
+    """``call`` from ``ask``: the reply's text, or None (and a warning in the log)."""
+
+    def ask(self, prompt: str) -> str:
+        raise NotImplementedError
+
+    def call(self, prompt: str) -> str | None:
+        try:
+            return self.ask(prompt)
+        except LlmCallError as exc:
+            log.warning("%s", exc)
+            return None
+
+
+def _reply_text(raw: bytes) -> str:
+    """The reply as text; an empty one is no reply."""
+    text = raw.decode("utf-8", "replace").strip()
+    if not text:
+        raise LlmCallError("The LLM gave no reply.", code="llm_no_reply")
+    return text
+
+
+# ----------------------------------------------------------------- claude --print
+class ClaudeCliCaller(_Explaining):
     """Runs ``claude --print`` with the prompt on standard input, as the host assistant does."""
 
-    def __init__(self, *, command: str = "claude", model: str = "", timeout: float = 60) -> None:
+    def __init__(
+        self,
+        *,
+        command: str = "claude",
+        model: str = "",
+        timeout: float = DEFAULTS["llm_timeout"],
+        max_reply_bytes: int = DEFAULTS["llm_max_reply_bytes"],
+    ) -> None:
         self.command = command
         self.model = model
         self.timeout = timeout
+        self.max_reply_bytes = max_reply_bytes
 
     def argv(self) -> list[str] | None:
         """The command line, or None when the binary is not on PATH."""
@@ -51,39 +111,140 @@ class ClaudeCliCaller:
             return None
         return [binary, "--print"] + (["--model", self.model] if self.model else [])
 
-    def call(self, prompt: str) -> str | None:
+    def ask(self, prompt: str) -> str:
         argv = self.argv()
         if argv is None:
-            log.warning("LLM extraction skipped: %r is not on PATH", self.command)
-            return None
-        # A new session so a timeout can kill the whole process group, not just the parent.
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        try:
-            out, err = process.communicate(prompt.encode("utf-8"), timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            log.warning("claude --print timed out after %s s", self.timeout)
-            return None
-        if process.returncode != 0:
-            log.warning(
-                "claude --print exited with %s: %s",
-                process.returncode,
-                err.decode("utf-8", "replace")[:500],
+            raise llm_call_failed(f"{self.command!r} is not on PATH.")
+        deadline = time.monotonic() + self.timeout
+        # The prompt and the error output go through files: a program that reads neither
+        # cannot block us on a full pipe. A new session, so the kill reaches its children.
+        with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
+            stdin.write(prompt.encode("utf-8"))
+            stdin.seek(0)
+            process = subprocess.Popen(
+                argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True
             )
-            return None
-        text = out.decode("utf-8", "replace").strip()
-        return text or None
+            try:
+                out = _read_until(process, deadline, self.max_reply_bytes)
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill_tree(process)
+                raise llm_timeout(self.timeout) from None
+            except LlmCallError:
+                _kill_tree(process)
+                raise
+            if process.returncode != 0:
+                stderr.seek(0)
+                said = stderr.read(ERROR_TEXT_BYTES).decode("utf-8", "replace").strip()
+                raise llm_call_failed(
+                    f"claude --print exited with {process.returncode}: {said}".rstrip(": ")
+                )
+        return _reply_text(out)
 
 
-class _SdkCaller:
-    """One request per prompt through a provider's SDK, no retries; any failure gives None."""
+def _read_until(process: subprocess.Popen[bytes], deadline: float, most: int) -> bytes:
+    """The process's standard output up to its end; LlmCallError past ``deadline`` or
+    beyond ``most`` bytes. The pipe is closed either way."""
+    assert process.stdout is not None
+    pipe = process.stdout
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(pipe, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    raise subprocess.TimeoutExpired(process.args, 0)
+                chunk = os.read(pipe.fileno(), 65536)
+                if not chunk:
+                    return b"".join(chunks)
+                size += len(chunk)
+                if size > most:
+                    raise llm_reply_too_large(most)
+                chunks.append(chunk)
+    finally:
+        pipe.close()
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process started by ``pid`` (and by those), as /proc shows them; [] elsewhere."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            stat = Path("/proc", entry, "stat").read_text(errors="replace")
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        children.setdefault(parent, []).append(int(entry))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.append(child)
+                todo.append(child)
+    return found
+
+
+def _kill_tree(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process, its process group and every process it started (one that left the
+    group with setsid too), then reap it."""
+    below = _descendants(process.pid)
+    for kill, target in [(os.killpg, process.pid)] + [(os.kill, pid) for pid in below]:
+        try:
+            kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # gone already
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        log.warning("claude --print (pid %s) did not exit after SIGKILL", process.pid)
+
+
+# ----------------------------------------------------------------- the SDKs
+class _ReplyTooLarge(Exception):
+    pass
+
+
+class _HttpError(Exception):
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(f"HTTP {status}: {text}".strip().rstrip(":"))
+
+
+def _run(make: Callable[[], Awaitable[_T]]) -> _T:
+    """Run a coroutine to its end from synchronous code (in a thread of its own when this
+    thread already runs an event loop, as a host program's async code may)."""
+
+    async def main() -> _T:
+        return await make()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result()
+
+
+def _cause(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """``exc`` or the first exception of type ``kind`` it was raised from or during."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+class _SdkCaller(_Explaining):
+    """One request per prompt through a provider's SDK, no retries, under the deadline."""
 
     provider = ""
 
@@ -93,27 +254,95 @@ class _SdkCaller:
         model: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout: float = 60,
+        timeout: float = DEFAULTS["llm_timeout"],
+        max_reply_bytes: int = DEFAULTS["llm_max_reply_bytes"],
     ) -> None:
         self.model = model
-        self.client = self._client(base_url or None, api_key, timeout)
+        self.base_url = base_url or None
+        self.api_key = api_key
+        self.timeout = timeout
+        self.max_reply_bytes = max_reply_bytes
+        self._sdk = self._import_sdk()
 
-    def _client(self, base_url: str | None, api_key: str | None, timeout: float) -> Any:
+    def _import_sdk(self) -> Any:
         raise NotImplementedError
 
-    def _reply(self, prompt: str) -> Any:
-        """The reply's text (anything else counts as no reply)."""
+    def _client(self, http_client: Any) -> Any:
+        """The SDK's async client (an async context manager) over ``http_client``."""
         raise NotImplementedError
 
-    def call(self, prompt: str) -> str | None:
+    def _request(self, client: Any, prompt: str) -> AbstractAsyncContextManager[Any]:
+        """The request, as the SDK's streaming response (its body not read yet)."""
+        raise NotImplementedError
+
+    def _text(self, data: Any) -> str:
+        """The reply's text from its parsed JSON body."""
+        raise NotImplementedError
+
+    def ask(self, prompt: str) -> str:
         try:
-            text = self._reply(prompt)
+            body = _run(lambda: self._fetch(prompt))
+        except TimeoutError:
+            raise llm_timeout(self.timeout) from None
         except Exception as exc:  # any SDK, transport or shape error means "the call failed"
-            log.warning("%s LLM call failed: %s", self.provider, exc)
-            return None
+            if _cause(exc, _ReplyTooLarge) is not None:
+                raise llm_reply_too_large(self.max_reply_bytes) from None
+            if isinstance(exc, self._sdk.APITimeoutError):
+                raise llm_timeout(self.timeout) from None
+            found = _cause(exc, _HttpError) or exc
+            raise llm_call_failed(f"{self.provider}: {found}") from None
+        try:
+            data = loads_bounded(body.decode("utf-8", "replace"))
+            text = self._text(data)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise llm_call_failed(
+                f"{self.provider}: the reply is not the expected JSON ({exc})"
+            ) from None
         if not isinstance(text, str):
-            return None
-        return text.strip() or None
+            raise llm_call_failed(f"{self.provider}: the reply holds no text")
+        return _reply_text(text.encode("utf-8"))
+
+    async def _fetch(self, prompt: str) -> bytes:
+        most = self.max_reply_bytes
+
+        async def check_head(response: Any) -> None:
+            # Runs when the headers are in, before the SDK reads any of the body.
+            if response.status_code >= 400:
+                text = await _first_bytes(response.aiter_raw(), ERROR_TEXT_BYTES)
+                await response.aclose()
+                raise _HttpError(response.status_code, text.decode("utf-8", "replace"))
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > most:
+                await response.aclose()
+                raise _ReplyTooLarge()
+
+        async with asyncio.timeout(self.timeout):
+            http_client = self._sdk.DefaultAsyncHttpxClient(
+                timeout=self.timeout,
+                event_hooks={"response": [check_head]},
+                # A compressed reply could unpack to far more than was read.
+                headers={"Accept-Encoding": "identity"},
+            )
+            async with self._client(http_client) as client:
+                async with self._request(client, prompt) as response:
+                    chunks: list[bytes] = []
+                    size = 0
+                    async for chunk in response.iter_bytes():
+                        size += len(chunk)
+                        if size > most:
+                            raise _ReplyTooLarge()
+                        chunks.append(chunk)
+                    return b"".join(chunks)
+
+
+async def _first_bytes(stream: AsyncIterator[bytes], most: int) -> bytes:
+    """At most ``most`` bytes from the start of ``stream``; the rest is not read."""
+    kept = b""
+    async for chunk in stream:
+        kept += chunk
+        if len(kept) >= most:
+            break
+    return kept[:most]
 
 
 class OpenAiCaller(_SdkCaller):
@@ -121,22 +350,35 @@ class OpenAiCaller(_SdkCaller):
 
     provider = "OpenAI-compatible"
 
-    def _client(self, base_url: str | None, api_key: str | None, timeout: float) -> Any:
+    def _import_sdk(self) -> Any:
         import openai
 
+        return openai
+
+    def _client(self, http_client: Any) -> Any:
         # Local servers want no key, but the SDK insists on one.
-        return openai.OpenAI(
-            api_key=api_key or "not-needed", base_url=base_url, timeout=timeout, max_retries=0
+        return self._sdk.AsyncOpenAI(
+            api_key=self.api_key or "not-needed",
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=http_client,
         )
 
-    def _reply(self, prompt: str) -> Any:
-        reply = self.client.chat.completions.create(
-            model=self.model,
-            temperature=0,
-            max_tokens=MAX_REPLY_TOKENS,
-            messages=[{"role": "user", "content": prompt}],
+    def _request(self, client: Any, prompt: str) -> AbstractAsyncContextManager[Any]:
+        request: AbstractAsyncContextManager[Any] = (
+            client.chat.completions.with_streaming_response.create(
+                model=self.model,
+                temperature=0,
+                max_tokens=MAX_REPLY_TOKENS,
+                messages=[{"role": "user", "content": prompt}],
+            )
         )
-        return reply.choices[0].message.content
+        return request
+
+    def _text(self, data: Any) -> str:
+        text: str = data["choices"][0]["message"]["content"]
+        return text
 
 
 class AnthropicCaller(_SdkCaller):
@@ -144,7 +386,7 @@ class AnthropicCaller(_SdkCaller):
 
     provider = "Anthropic"
 
-    def _client(self, base_url: str | None, api_key: str | None, timeout: float) -> Any:
+    def _import_sdk(self) -> Any:
         try:
             import anthropic
         except ImportError as exc:
@@ -155,17 +397,31 @@ class AnthropicCaller(_SdkCaller):
                 provider="anthropic",
                 package="memory-curator[anthropic]",
             ) from exc
-        return anthropic.Anthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+        return anthropic
+
+    def _client(self, http_client: Any) -> Any:
+        return self._sdk.AsyncAnthropic(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=http_client,
         )
 
-    def _reply(self, prompt: str) -> Any:
-        reply = self.client.messages.create(
+    def _request(self, client: Any, prompt: str) -> AbstractAsyncContextManager[Any]:
+        request: AbstractAsyncContextManager[Any] = client.messages.with_streaming_response.create(
             model=self.model,
             max_tokens=MAX_REPLY_TOKENS,
             messages=[{"role": "user", "content": prompt}],
         )
-        return "".join(block.text for block in reply.content if block.type == "text")
+        return request
+
+    def _text(self, data: Any) -> str:
+        return "".join(
+            block["text"]
+            for block in data["content"]
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
 
 
 def caller_from_settings(
@@ -175,10 +431,11 @@ def caller_from_settings(
     env = os.environ if environ is None else environ
     provider = settings.llm_provider
     timeout = settings.llm_timeout
+    most = settings.llm_max_reply_bytes
     if provider == "none":
         return None
     if provider == "claude-cli":
-        return ClaudeCliCaller(model=settings.llm_model, timeout=timeout)
+        return ClaudeCliCaller(model=settings.llm_model, timeout=timeout, max_reply_bytes=most)
     if not settings.llm_model:
         raise LlmConfigError(
             f"MEMORY_LLM_PROVIDER={provider} needs MEMORY_LLM_MODEL "
@@ -197,7 +454,11 @@ def caller_from_settings(
                 provider=provider,
             )
         return OpenAiCaller(
-            model=settings.llm_model, base_url=base_url, api_key=key, timeout=timeout
+            model=settings.llm_model,
+            base_url=base_url,
+            api_key=key,
+            timeout=timeout,
+            max_reply_bytes=most,
         )
     if provider == "anthropic":
         key = settings.llm_api_key or env.get("ANTHROPIC_API_KEY", "")
@@ -212,6 +473,7 @@ def caller_from_settings(
             api_key=key,
             base_url=settings.llm_base_url or env.get("ANTHROPIC_BASE_URL"),
             timeout=timeout,
+            max_reply_bytes=most,
         )
     raise LlmConfigError(f"Unknown MEMORY_LLM_PROVIDER {provider!r}.", provider=provider)
 

@@ -9,7 +9,9 @@ over by the next step.
 
 On disk: ``{"id", "status": "running" | "done", "startedAt", "finishedAt", "todo": [ids],
 "claims": {id: ISO time}, "done": int, "total": int, "queued": int, "applied": int,
-"skipped": int, "found": [fact texts], "failed": [{"thread", "error"}]}``.
+"skipped": int, "found": [fact texts], "failed": [{"thread", "error"}], "cut": int (facts left
+out beyond MEMORY_MAX_FACTS_PER_THREAD), "llmProblems": [{"thread", "code", "values"}] (threads
+whose LLM call failed, so the rules ran)}``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..stores.conversations import ConversationStore
 from ..stores.errors import NotFoundError
 from ..stores.timefmt import now_iso, parse_ts, unreadable_times
 from .backends import LlmConfigError
-from .llm import MemoryLlmCaller
+from .llm import LlmCallError, MemoryLlmCaller, llm_call_error
 from .run import FROM_SETTINGS, ExtractionResult, extract_conversation
 
 JOB_FILE_NAME = "extraction-job.json"
@@ -92,6 +94,11 @@ def job_document(settings: Settings) -> JsonDocument:
     )
 
 
+def _count(value: Any) -> int:
+    """A count kept in the job file, 0 when it is not a whole number of at least 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 @dataclass(frozen=True)
 class BatchProgress:
     """Where a run over all conversations stands, as a person reads it."""
@@ -105,6 +112,9 @@ class BatchProgress:
     skipped: int  # facts already proposed or rejected
     found: tuple[str, ...]  # the facts' texts, newest last (at most MAX_FOUND)
     failed: tuple[tuple[str, str], ...]  # (thread id, what went wrong)
+    cut: int = 0  # facts left out: a thread gave more than MEMORY_MAX_FACTS_PER_THREAD
+    # (thread id, why the LLM gave nothing): the rules read these threads instead
+    llm_problems: tuple[tuple[str, LlmCallError], ...] = ()
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> BatchProgress:
@@ -113,6 +123,13 @@ class BatchProgress:
             for f in record.get("failed", [])
             if isinstance(f, dict)
         )
+        problems = []
+        listed = record.get("llmProblems", [])
+        for entry in listed if isinstance(listed, list) else []:
+            if isinstance(entry, dict):
+                problem = llm_call_error(entry.get("code"), entry.get("values"))
+                if problem is not None:
+                    problems.append((str(entry.get("thread", "")), problem))
         return cls(
             id=str(record.get("id", "")),
             running=record.get("status") == "running",
@@ -123,6 +140,8 @@ class BatchProgress:
             skipped=int(record.get("skipped", 0)),
             found=tuple(str(f) for f in record.get("found", [])),
             failed=failed,
+            cut=_count(record.get("cut")),
+            llm_problems=tuple(problems),
         )
 
 
@@ -176,6 +195,8 @@ class ExtractionBatch:
                 skipped=0,
                 found=[],
                 failed=[],
+                cut=0,
+                llmProblems=[],
             )
             return dict(data)
 
@@ -217,6 +238,14 @@ class ExtractionBatch:
                 data["skipped"] = int(data.get("skipped", 0)) + result.skipped
                 texts = [i.content for i in result.queued] + [m.content for m in result.applied]
                 data["found"] = (list(data.get("found", [])) + texts)[-MAX_FOUND:]
+                if result.cut:
+                    data["cut"] = _count(data.get("cut")) + result.cut
+                problem = result.llm_problem
+                if problem is not None and problem.call_failed:
+                    entry = {"thread": thread, "code": problem.code, "values": problem.values}
+                    listed = data.get("llmProblems")
+                    listed = listed if isinstance(listed, list) else []
+                    data["llmProblems"] = [*listed, entry][-MAX_FOUND:]
             if error:
                 data.setdefault("failed", []).append({"thread": thread, "error": error})
             if not data.get("todo") and not claims:

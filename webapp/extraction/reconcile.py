@@ -12,6 +12,7 @@ from ..curation.pairs import restates
 from ..phrasing import as_user_fact
 from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
+from ..settings import DEFAULTS
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
@@ -19,7 +20,7 @@ from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, replaced_content
-from .llm import LlmMemoryExtractor, StructuredFact
+from .llm import LlmCallError, LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts, withheld_facts
 from .state import STATE_FILE_NAME, ExtractionState
 
@@ -49,6 +50,16 @@ class ReconcileAction:
     withheld: str | None = field(default=None, compare=False)
 
 
+@dataclass(frozen=True)
+class Extracted:
+    """The candidates extraction found in one conversation, and what it could not use."""
+
+    candidates: list[Candidate]
+    # Why the LLM gave nothing (a timeout, a reply too large, …): the rules ran instead.
+    llm_problem: LlmCallError | None = None
+    cut: int = 0  # candidates left out beyond the extractor's max_facts
+
+
 @dataclass
 class Submitted:
     """What ``submit`` did: items queued for review, memories written, actions left out."""
@@ -76,9 +87,15 @@ class MemoryExtractor:
         mode: str = "manual",
         state: ExtractionState | None = None,
         actor: str = "extractor",
+        max_facts: int = DEFAULTS["max_facts_per_thread"],
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"Unknown review mode {mode!r}; use manual or auto.")
+        if max_facts < 1:
+            raise ValueError("max_facts must be at least 1.")
+        # The most candidates one conversation may give (MEMORY_MAX_FACTS_PER_THREAD): a
+        # runaway reply cannot flood the review queue, or memory in auto mode.
+        self.max_facts = max_facts
         self.store = store
         self.llm_extractor = llm_extractor
         self.review_queue = review_queue
@@ -93,14 +110,25 @@ class MemoryExtractor:
 
         The LLM sees the stored memories with their ids; a reply naming an id that is not
         in the store is unusable, and the rules run instead. The rules' candidates are the
-        changes of mind (forget, reversal, correction) and the facts stated outright.
+        changes of mind (forget, reversal, correction) and the facts stated outright. At
+        most ``max_facts`` of them, the first ones; ``extract_candidates`` says what was cut.
         """
+        return self.extract_candidates(messages).candidates
+
+    def extract_candidates(self, messages: Iterable[Any]) -> Extracted:
+        """``extract_candidates_smartly`` with why the LLM gave nothing and how many
+        candidates were left out beyond ``max_facts``."""
         messages = list(messages)
+        problem = None
+        found: list[Candidate] = []
         if self.llm_extractor is not None:
-            facts = self.llm_extractor.extract_facts(messages, memories=self.store.get_all())
-            if facts:
-                return [without_secret(fact) for fact in facts]
-        return [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
+            answer = self.llm_extractor.extract(messages, memories=self.store.get_all())
+            problem = answer.problem
+            found = [without_secret(fact) for fact in answer.facts or []]
+        if not found:
+            found = [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
+        kept = found[: self.max_facts]
+        return Extracted(kept, problem, cut=len(found) - len(kept))
 
     # ----------------------------------------------------------------- reconciling
     def reconcile(

@@ -22,6 +22,13 @@ def describe_result(result: ExtractionResult) -> str:
     if result.fell_back:
         source += " (the LLM gave nothing usable)"
     lines = [f"{head} - {len(result.actions)} proposal(s) by {source}"]
+    if result.llm_problem is not None and result.llm_problem.call_failed:
+        lines.append(f"  {result.llm_problem}")
+    if result.cut:
+        lines.append(
+            f"  {result.cut} more fact(s) left out: at most {result.max_facts} per "
+            "conversation (MEMORY_MAX_FACTS_PER_THREAD)"
+        )
     queued = {(item.action, item.content) for item in result.queued}
     applied = {memory.content for memory in result.applied}
     for action in result.actions:

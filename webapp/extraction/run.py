@@ -18,7 +18,7 @@ from ..stores.memories import Memory, MemoryStore
 from ..stores.review import ReviewItem, ReviewQueue
 from ..stores.timefmt import to_iso
 from .backends import caller_from_settings
-from .llm import LlmMemoryExtractor, MemoryLlmCaller
+from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
 from .reconcile import Candidate, MemoryExtractor, ReconcileAction
 from .state import STATE_FILE_NAME, ExtractionState
 
@@ -41,6 +41,10 @@ class ExtractionResult:
     applied: list[Memory] = field(default_factory=list)
     skipped: int = 0  # actions left out as duplicates of pending or rejected items
     dry_run: bool = False  # queued/applied/skipped say what a real run would have done
+    # Why the LLM gave nothing (it did not answer in time, its reply was too large, …).
+    llm_problem: LlmCallError | None = None
+    cut: int = 0  # facts left out: the conversation gave more than max_facts
+    max_facts: int = 0  # the most facts one conversation may give (MEMORY_MAX_FACTS_PER_THREAD)
 
 
 def stores_for(
@@ -62,7 +66,12 @@ def build_extractor(
         caller = caller_from_settings(settings)
     llm = LlmMemoryExtractor(caller, label=llm_label(settings)) if caller is not None else None
     return MemoryExtractor(
-        memories, llm_extractor=llm, review_queue=queue, mode=settings.review_mode, actor=actor
+        memories,
+        llm_extractor=llm,
+        review_queue=queue,
+        mode=settings.review_mode,
+        actor=actor,
+        max_facts=settings.max_facts_per_thread,
     )
 
 
@@ -210,7 +219,10 @@ def _run(
             return result
     messages = turns if force else new
     result.ran = True
-    result.facts = extractor.extract_candidates_smartly(messages)
+    extracted = extractor.extract_candidates(messages)
+    result.facts = extracted.candidates
+    result.llm_problem, result.cut = extracted.llm_problem, extracted.cut
+    result.max_facts = extractor.max_facts
     result.extractor = "llm" if any(f.extractor == "llm" for f in result.facts) else "regex"
     result.fell_back = extractor.llm_extractor is not None and result.extractor != "llm"
     result.actions = [

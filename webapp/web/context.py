@@ -27,6 +27,9 @@ from .extensions import htmx
 # At most this many request threads may wait for a store's lock at once; later writes fail at
 # once with the busy message, so reads, pages and /healthz always have threads (waitress has 8).
 MAX_WAITING_WRITES = 4
+# At most this many extractions run at once (each may wait MEMORY_LLM_TIMEOUT for the LLM); one
+# more is refused at once with a message, so pages keep the other threads.
+MAX_EXTRACTIONS = 2
 
 
 @dataclass
@@ -36,6 +39,9 @@ class Stores:
     settings: Settings
     waiting_writes: threading.Semaphore = field(
         default_factory=lambda: threading.BoundedSemaphore(MAX_WAITING_WRITES)
+    )
+    extractions: threading.Semaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(MAX_EXTRACTIONS)
     )
 
     @cached_property

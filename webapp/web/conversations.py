@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -30,7 +32,8 @@ from ..stores import (
     undo_forget,
 )
 from ..text import match_spans, search_terms
-from .context import actor, settings, stores, wants_partial
+from .context import MAX_EXTRACTIONS, actor, settings, stores, wants_partial
+from .errors import banner_response
 from .formatting import interface_label
 from .htmx import redirect_or, render, see_other
 from .memories import MEMORIES_CHANGED
@@ -282,11 +285,47 @@ def clear(conversation_id: str) -> Response:
     return redirect_or(url_for("conversations.index", cleared=conversation_id))
 
 
+class ExtractionBusy(Exception):
+    """Every place for an extraction is taken (``MAX_EXTRACTIONS`` run already)."""
+
+
+@contextmanager
+def extraction_slot() -> Iterator[None]:
+    """One of the ``MAX_EXTRACTIONS`` places an extraction runs in, or ExtractionBusy at once:
+    an extraction may wait MEMORY_LLM_TIMEOUT for the LLM, and the request threads it does
+    not take stay free for the pages and /healthz."""
+    gate = stores().extractions
+    if not gate.acquire(blocking=False):
+        raise ExtractionBusy
+    try:
+        yield
+    finally:
+        gate.release()
+
+
+def _busy() -> Response:
+    return banner_response(
+        _("Extraction is busy"),
+        ngettext(
+            "%(num)s extraction is already running, the most this dashboard runs at once.",
+            "%(num)s extractions are already running, the most this dashboard runs at once.",
+            MAX_EXTRACTIONS,
+        ),
+        _("Nothing was changed. Try again when one has finished."),
+        503,
+        "warning",
+    )
+
+
 @bp.post("/extract/<path:conversation_id>")
 def extract(conversation_id: str) -> Response:
     """Run the configured extractor on a thread; the facts it finds land in Review."""
     get_thread_or_404(conversation_id)
-    outcome = run_extraction(conversation_id)
+    try:
+        with extraction_slot():
+            outcome = run_extraction(conversation_id)
+    except ExtractionBusy:
+        return _busy()
     review_url = url_for("review.index") if "review.index" in current_app.view_functions else None
     changed = [REVIEW_CHANGED] if outcome.queued else []
     if outcome.applied:
@@ -303,13 +342,25 @@ def extract(conversation_id: str) -> Response:
     )
 
 
+@bp.app_template_filter("problem")
+def problem_filter(error: Any) -> str:
+    """A library error in the page's language (``messages.describe``)."""
+    return describe(error)
+
+
+@bp.app_template_global()
+def max_facts_per_thread() -> int:
+    """The most facts one conversation gives (MEMORY_MAX_FACTS_PER_THREAD)."""
+    return settings().max_facts_per_thread
+
+
 def extraction_batch() -> ExtractionBatch:
     """The run of extraction over every conversation, as the settings describe it."""
     return ExtractionBatch(settings(), actor=actor())
 
 
 def _extract_all_html(
-    progress: Any, finished_now: bool = False, announce: str | None = None
+    progress: Any, finished_now: bool = False, announce: str | None = None, waiting: bool = False
 ) -> Response:
     return render(
         "conversations/_extract_all.html",
@@ -318,6 +369,7 @@ def _extract_all_html(
         llm=settings().llm_provider != "none",
         oob_badge=True,
         announce=announce,
+        waiting=waiting,
     )
 
 
@@ -331,16 +383,27 @@ def extract_all() -> Response:
     progress = batch.start()
     if wants_partial():
         return _extract_all_html(progress, finished_now=not progress.running)
-    batch.run_to_end()
+    try:
+        with extraction_slot():
+            batch.run_to_end()
+    except ExtractionBusy:
+        return _busy()
     return see_other(url_for("conversations.index", _anchor="extract-all"))
 
 
 @bp.post("/extract-all/step")
 def extract_all_step() -> Response:
-    """Read the next thread of the running extraction and show the progress (polled by htmx)."""
+    """Read the next thread of the running extraction and show the progress (polled by htmx).
+
+    When every place for an extraction is taken, nothing is read: the progress asks again a
+    little later."""
     batch = extraction_batch()
     before = batch.progress()
-    progress = batch.step()
+    try:
+        with extraction_slot():
+            progress = batch.step()
+    except ExtractionBusy:
+        return _extract_all_html(before, waiting=True)
     finished_now = bool(before and before.running and progress and not progress.running)
     message = None
     if finished_now and progress is not None:
@@ -374,7 +437,27 @@ def run_extraction(conversation_id: str) -> ExtractOutcome:
 
 
 def describe_extraction(result: Any) -> str:
-    """One sentence on what an ExtractionResult did, for the person who pressed the button."""
+    """What an ExtractionResult did, for the person who pressed the button: why the LLM gave
+    nothing (when it failed), what was found, and how many facts were left out."""
+    message = _describe_found(result)
+    problem = result.llm_problem
+    if problem is not None and problem.call_failed:  # an unusable reply: "found by the rules"
+        message = _("%(problem)s %(result)s", problem=describe(problem), result=message)
+    if result.cut:
+        left_out = ngettext(
+            "%(num)s more fact was left out: one conversation gives at most %(most)s "
+            "(MEMORY_MAX_FACTS_PER_THREAD).",
+            "%(num)s more facts were left out: one conversation gives at most %(most)s "
+            "(MEMORY_MAX_FACTS_PER_THREAD).",
+            result.cut,
+            most=result.max_facts,
+        )
+        message = _("%(result)s %(cut)s", result=message, cut=left_out)
+    return message
+
+
+def _describe_found(result: Any) -> str:
+    """One sentence on what an ExtractionResult found and did."""
     llm = result.extractor == "llm"
     parts = []
     if result.queued:

@@ -216,6 +216,19 @@ MESSAGES: dict[str, str] = {
         "MEMORY_LLM_PROVIDER=anthropic needs MEMORY_LLM_API_KEY (or ANTHROPIC_API_KEY)."
     ),
     "llm_unknown_provider": N_("Unknown MEMORY_LLM_PROVIDER %(provider)s."),
+    "llm_timeout": N_(
+        "The LLM did not answer within %(seconds)s s (MEMORY_LLM_TIMEOUT); the call was stopped."
+    ),
+    "llm_reply_too_large": N_(
+        "The LLM's reply was larger than %(most)s bytes (MEMORY_LLM_MAX_REPLY_BYTES); it was "
+        "not read further."
+    ),
+    "llm_call_failed": N_("The LLM call failed: %(reason)s"),
+    "llm_no_reply": N_("The LLM gave no reply."),
+    "llm_reply_unusable": N_(
+        "The LLM's reply was not usable: not the JSON array asked for, or it named a memory "
+        "that does not exist."
+    ),
     # settings (webapp/settings.py)
     "setting_invalid": N_("A setting has a value the program cannot use."),
     "options_unreadable": N_("Cannot read the add-on options file %(path)s: %(reason)s"),
