@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import io
+import json
 import logging
 import os
 import re
@@ -308,3 +309,44 @@ def test_waiting_writers_do_not_starve_page_loads(tmp_path):
         if holder is not None and holder.poll() is None:
             holder.kill()
         stop_server(server)
+
+
+# ----------------------------------------------------------------- lone surrogates on the way out
+SURROGATE_MEMORY = (
+    '[{"id": "bad000000001", "content": "Likes tea \\ud800 a lot", '
+    '"createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z", '
+    '"category": "preference"}]\n'
+)
+
+
+@pytest.fixture
+def surrogate_client(settings):
+    """A dashboard over a memory file another program wrote a lone surrogate into."""
+    settings.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.memory_file.write_text(SURROGATE_MEMORY, encoding="ascii")
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    return app.test_client()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/prompt/",
+        "/prompt/?message=What+do+I+like%3F",
+        "/memories/",
+        "/memories/?q=tea",
+        "/memories/bad000000001/history",
+    ],
+)
+def test_a_lone_surrogate_in_a_memory_is_shown_as_a_replacement_character(surrogate_client, url):
+    response = surrogate_client.get(url)
+    assert response.status_code == 200
+    assert "Likes tea \ufffd a lot" in response.get_data(as_text=True)
+
+
+def test_the_export_of_a_memory_with_a_lone_surrogate_is_valid_utf8(surrogate_client):
+    response = surrogate_client.get("/memories/export")
+    assert response.status_code == 200
+    exported = json.loads(response.data.decode("utf-8"))
+    assert [m["content"] for m in exported] == ["Likes tea \ufffd a lot"]
