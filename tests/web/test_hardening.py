@@ -85,8 +85,11 @@ BILLION_LAUGHS = "\n".join(
     [
         (BILLION_LAUGHS, "alias"),
         ("name: deep\ndescription: x\nmeta: " + "[" * 5000 + "]" * 5000, "nested too deep"),
+        ("name: set\ndescription: x\ntags: !!set {a: null}", "tags is !!set"),
+        ("name: nan\ndescription: x\nmeta: {v: .nan}", "meta.v is .nan"),
+        ('name: clash\ndescription: x\nmeta: {2001-01-01: a, "2001-01-01": b}', "two keys"),
     ],
-    ids=["aliases", "5000 deep"],
+    ids=["aliases", "5000 deep", "a set", "not a number", "a date key beside the same text"],
 )
 def test_hostile_front_matter_is_refused_with_a_message(client, settings, front_matter, message):
     started = time.monotonic()
@@ -98,6 +101,24 @@ def test_hostile_front_matter_is_refused_with_a_message(client, settings, front_
     html = response.get_data(as_text=True)
     assert "Nothing was imported" in html and message in html
     assert not list(settings.skills_dir.glob("*.json"))
+
+
+def test_a_date_as_a_key_in_front_matter_is_imported_as_iso_text(client, settings):
+    front_matter = (
+        "name: dated\ndescription: x\nreleased: 2001-12-14t21:59:43Z\nmeta: {2001-01-01: x}"
+    )
+    response = client.post(
+        "/skills/import", data={"archive": (io.BytesIO(skill_zip(front_matter)), "dated.zip")}
+    )
+    assert response.status_code == 200
+    assert "Imported dated: 1 added" in response.get_data(as_text=True)
+    (stored,) = settings.skills_dir.glob("*.json")
+    assert json.loads(stored.read_bytes())["meta"] == {
+        "name": "dated",
+        "description": "x",
+        "released": "2001-12-14T21:59:43+00:00",
+        "meta": {"2001-01-01": "x"},
+    }
 
 
 def test_a_document_too_large_to_load_is_never_written(tmp_path):

@@ -167,6 +167,14 @@ MESSAGES: dict[str, str] = {
         "%(file)s has front matter with a YAML alias (%(alias)s); aliases are not accepted in "
         "front matter. Write the values out."
     ),
+    "skill_import_yaml_value": N_(
+        "%(file)s has front matter a skill document cannot keep: %(where)s is %(tag)s. "
+        "Write it as text, a number or a list."
+    ),
+    "skill_import_yaml_same_key": N_(
+        '%(file)s has front matter with two keys at "%(where)s" once dates, numbers, true, '
+        "false and null are written as text. Keep one of them."
+    ),
     "skill_import_too_deep": N_(
         "%(file)s has front matter nested too deep (more than %(most)s levels)."
     ),
