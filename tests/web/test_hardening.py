@@ -240,6 +240,49 @@ def test_a_short_environment_token_is_refused_on_a_public_address(tmp_path):
     assert "MEMORY_DASHBOARD_TOKEN" in result.stderr and "16 characters" in result.stderr
 
 
+BLANK_TOKENS = {
+    "16 spaces": " " * 16,
+    "tabs and spaces": " \t" * 10,
+    "ideographic spaces": "\u3000" * 20,
+    "zero-width spaces": "\u200b" * 16,
+    "three letters and spaces": "abc" + " " * 20,
+    "hangul fillers and no-break spaces": "\u3164\u00a0" * 10,
+}
+
+
+@pytest.mark.parametrize("token", BLANK_TOKENS.values(), ids=BLANK_TOKENS.keys())
+def test_a_blank_environment_token_is_refused_on_a_public_address(tmp_path, token):
+    """Spaces and invisible characters are no secret: the token must have 16 others."""
+    try:
+        result = subprocess.run(
+            serve_command(free_port(), tmp_path / "data"),
+            env=clean_env(MEMORY_DASHBOARD_TOKEN=token),
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server started on 0.0.0.0 with a blank token")
+    assert result.returncode == 2
+    assert "Refusing to listen on 0.0.0.0" in result.stderr
+    assert "spaces and invisible characters do not count" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_blank_token_file_is_refused(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text("\u200b" * 32 + "\n", encoding="utf-8")
+    result = subprocess.run(
+        serve_command(free_port(), tmp_path / "data", "--token-file", str(token_file)),
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 2
+    assert "spaces and invisible characters do not count" in result.stderr
+
+
 # ----------------------------------------------------------------- 13. cookie, caching, size
 def _set_cookie(response) -> str:
     return next(v for k, v in response.headers.items() if k == "Set-Cookie")
