@@ -193,13 +193,30 @@ def test_logging_out_in_one_browser_leaves_the_other_logged_in(token_app):
 
 
 # ----------------------------------------------------------------- 12. login guessing
-def test_failed_logins_from_many_addresses_hit_a_global_limit(token_app):
-    for n in range(auth.GLOBAL_MAX_FAILURES):
-        client = token_app.test_client()
+def _guess_from_many_addresses(app, count: int = auth.GLOBAL_MAX_FAILURES) -> None:
+    for n in range(count):
+        client = app.test_client()
         response = log_in(client, token=f"guess-{n}", remote=f"127.0.{n // 250}.{n % 250 + 1}")
         assert response.status_code == 401, n
-    response = log_in(token_app.test_client(), token="one more", remote="127.9.9.9")
-    assert response.status_code == 429
+
+
+def test_failed_logins_from_many_addresses_hit_a_global_limit(token_app):
+    """After 30 wrong guesses from anywhere, an address that guessed wrong gets no more tries,
+    though it is far from its own limit of 5, not even with the right token."""
+    _guess_from_many_addresses(token_app)
+    assert log_in(token_app.test_client(), token="one more", remote="127.0.0.1").status_code == 429
+    assert log_in(token_app.test_client(), remote="127.0.0.2").status_code == 429
+
+
+def test_the_owner_gets_in_past_the_global_limit_from_an_address_that_has_not_failed(token_app):
+    """The global limit once locked the owner out too, for 15 minutes, wherever they were."""
+    _guess_from_many_addresses(token_app)
+    owner = token_app.test_client()
+    assert log_in(owner, remote="192.0.2.10").status_code == 303
+    assert owner.get("/memories/").status_code == 200
+    # A new address that guesses wrong has failed now: the global limit holds it.
+    assert log_in(token_app.test_client(), token="nope", remote="192.0.2.11").status_code == 401
+    assert log_in(token_app.test_client(), remote="192.0.2.11").status_code == 429
 
 
 def _via_proxy(client, token: str, client_address: str, proxy: str = "127.0.0.1"):
