@@ -177,3 +177,20 @@ def test_stats_reports_a_damaged_review_queue(filled):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"Review queue:  {filled / 'review.json'} [corrupt]" in done.stdout
     assert "review.json is damaged" in done.stderr
+
+
+def test_export_writes_a_lone_surrogate_as_a_replacement_character(data_dir, tmp_path):
+    """Another program wrote a lone surrogate (the JSON escape \\ud800) into the file: the
+    export is still valid UTF-8, with U+FFFD in its place, to standard output and to a file."""
+    (data_dir / "memories.json").write_text(
+        '[{"id": "bad000000001", "content": "Likes tea \\ud800 a lot", '
+        '"createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z"}]\n',
+        encoding="ascii",
+    )
+    done = run_cli("export", "--data-dir", str(data_dir))
+    assert done.returncode == 0, done.stderr
+    assert [m["content"] for m in json.loads(done.stdout)] == ["Likes tea \ufffd a lot"]
+    target = tmp_path / "export.json"
+    done = run_cli("export", "--data-dir", str(data_dir), "-o", str(target))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(target.read_bytes())[0]["content"] == "Likes tea \ufffd a lot"

@@ -186,3 +186,70 @@ def test_import_dry_run_shows_the_dashboards_preview_and_saves_nothing(src, data
     ]
     real = run("import", str(folder), "--force", "--data-dir", str(data_dir))
     assert real.stdout.splitlines()[0] == "poem-writer: 1 added, 2 updated, 1 unchanged"
+
+
+def skill_folder(root: Path, front_matter: str) -> Path:
+    folder = root / "dated"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(f"---\n{front_matter}\n---\nDo the thing.\n", "utf-8")
+    return folder
+
+
+def stored_meta(data_dir: Path) -> list[dict]:
+    import json
+
+    return [json.loads(f.read_bytes())["meta"] for f in (data_dir / "skills").glob("*.json")]
+
+
+# YAML values JSON has no form for, turned into JSON the way JSON itself would write them.
+CONVERTED = {
+    "a date as a key": ("meta: {2001-01-01: x}", {"meta": {"2001-01-01": "x"}}),
+    "a date as a top-level key": ("2001-01-01: x", {"2001-01-01": "x"}),
+    "a date as a value": ("released: 2001-01-01", {"released": "2001-01-01"}),
+    "a timestamp as a value": (
+        "at: 2001-12-14t21:59:43.10-05:00",
+        {"at": "2001-12-14T21:59:43.100000-05:00"},
+    ),
+    "a timestamp as a key": ("2001-12-14 21:59:43: x", {"2001-12-14T21:59:43": "x"}),
+    "numbers, booleans and null as keys": (
+        "m: {2: a, 1.5: b, true: c, ~: d}",
+        {"m": {"2": "a", "1.5": "b", "true": "c", "null": "d"}},
+    ),
+}
+
+
+@pytest.mark.parametrize("front_matter, meta", CONVERTED.values(), ids=CONVERTED.keys())
+def test_front_matter_yaml_that_json_cannot_hold_is_converted_predictably(
+    tmp_path, data_dir, front_matter, meta
+):
+    folder = skill_folder(tmp_path, f"name: dated\ndescription: x\n{front_matter}")
+    done = run("import", str(folder), "--data-dir", str(data_dir))
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert stored_meta(data_dir) == [{"name": "dated", "description": "x", **meta}]
+
+
+REFUSED = {
+    "a set": ("tags: !!set {a: null, b: null}", "tags is !!set"),
+    "binary": ("blob: !!binary aGVsbG8=", "blob is !!binary"),
+    "not a number": ("v: .nan", "v is .nan"),
+    "infinity in a list": ("v: [1, -.inf]", "v[1] is -.inf"),
+    "keys the same as text": ('m: {1: a, "1": b}', 'two keys at "m.1"'),
+    "a date key beside the same text": (
+        'm: {2001-01-01: a, "2001-01-01": b}',
+        'two keys at "m.2001-01-01"',
+    ),
+}
+
+
+@pytest.mark.parametrize("front_matter, message", REFUSED.values(), ids=REFUSED.keys())
+def test_front_matter_yaml_that_json_cannot_hold_is_refused_with_a_message(
+    tmp_path, data_dir, front_matter, message
+):
+    folder = skill_folder(tmp_path, f"name: dated\ndescription: x\n{front_matter}")
+    done = run("import", str(folder), "--data-dir", str(data_dir))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("dated: Error: SKILL.md has front matter"), done.stderr
+    assert message in done.stderr
+    assert not list((data_dir / "skills").glob("*.json"))

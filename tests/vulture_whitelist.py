@@ -30,6 +30,7 @@ _.export_runtime  # SkillStore
 
 # Read by a framework.
 _.session_interface  # Flask: the per-path session cookie (web/security.py)
+_.response_class  # Flask: the UTF-8 safe response (web/security.py)
 _.get_cookie_name  # Flask SessionInterface: the override that names the cookie
 _.direct_passthrough  # Werkzeug Response: off so a streamed asset can be compressed
 _._memory_curator_translations  # flask.g, read back with g.get("_memory_curator_translations")

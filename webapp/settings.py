@@ -36,6 +36,7 @@ class SettingsError(CodedError, ValueError):
         "setting_not_boolean",
         "setting_not_choice",
         "setting_not_positive",
+        "token_blank",
     )
 
 

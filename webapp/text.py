@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from importlib.resources import files
+from typing import Any
 
 import rjieba
 from rapidfuzz import fuzz
@@ -36,6 +37,32 @@ def traditional_to_simplified() -> dict[int, str]:
         if len(source) == 1 and len(target) == 1:
             table[ord(source)] = target
     return table
+
+
+# A surrogate code point on its own: Python text may hold one (JSON's "\ud800" escape makes
+# it), UTF-8 cannot encode it, and every serializer that writes UTF-8 raises on it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (and so cannot be written as UTF-8)."""
+    return _LONE_SURROGATE.search(text) is not None
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, so it can be written as UTF-8."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """A JSON value (its texts, keys included) with every lone surrogate replaced by U+FFFD."""
+    if isinstance(value, str):
+        return replace_lone_surrogates(value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def fold(text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import io
+import json
 import logging
 import os
 import re
@@ -84,8 +85,11 @@ BILLION_LAUGHS = "\n".join(
     [
         (BILLION_LAUGHS, "alias"),
         ("name: deep\ndescription: x\nmeta: " + "[" * 5000 + "]" * 5000, "nested too deep"),
+        ("name: set\ndescription: x\ntags: !!set {a: null}", "tags is !!set"),
+        ("name: nan\ndescription: x\nmeta: {v: .nan}", "meta.v is .nan"),
+        ('name: clash\ndescription: x\nmeta: {2001-01-01: a, "2001-01-01": b}', "two keys"),
     ],
-    ids=["aliases", "5000 deep"],
+    ids=["aliases", "5000 deep", "a set", "not a number", "a date key beside the same text"],
 )
 def test_hostile_front_matter_is_refused_with_a_message(client, settings, front_matter, message):
     started = time.monotonic()
@@ -97,6 +101,24 @@ def test_hostile_front_matter_is_refused_with_a_message(client, settings, front_
     html = response.get_data(as_text=True)
     assert "Nothing was imported" in html and message in html
     assert not list(settings.skills_dir.glob("*.json"))
+
+
+def test_a_date_as_a_key_in_front_matter_is_imported_as_iso_text(client, settings):
+    front_matter = (
+        "name: dated\ndescription: x\nreleased: 2001-12-14t21:59:43Z\nmeta: {2001-01-01: x}"
+    )
+    response = client.post(
+        "/skills/import", data={"archive": (io.BytesIO(skill_zip(front_matter)), "dated.zip")}
+    )
+    assert response.status_code == 200
+    assert "Imported dated: 1 added" in response.get_data(as_text=True)
+    (stored,) = settings.skills_dir.glob("*.json")
+    assert json.loads(stored.read_bytes())["meta"] == {
+        "name": "dated",
+        "description": "x",
+        "released": "2001-12-14T21:59:43+00:00",
+        "meta": {"2001-01-01": "x"},
+    }
 
 
 def test_a_document_too_large_to_load_is_never_written(tmp_path):
@@ -171,13 +193,30 @@ def test_logging_out_in_one_browser_leaves_the_other_logged_in(token_app):
 
 
 # ----------------------------------------------------------------- 12. login guessing
-def test_failed_logins_from_many_addresses_hit_a_global_limit(token_app):
-    for n in range(auth.GLOBAL_MAX_FAILURES):
-        client = token_app.test_client()
+def _guess_from_many_addresses(app, count: int = auth.GLOBAL_MAX_FAILURES) -> None:
+    for n in range(count):
+        client = app.test_client()
         response = log_in(client, token=f"guess-{n}", remote=f"127.0.{n // 250}.{n % 250 + 1}")
         assert response.status_code == 401, n
-    response = log_in(token_app.test_client(), token="one more", remote="127.9.9.9")
-    assert response.status_code == 429
+
+
+def test_failed_logins_from_many_addresses_hit_a_global_limit(token_app):
+    """After 30 wrong guesses from anywhere, an address that guessed wrong gets no more tries,
+    though it is far from its own limit of 5, not even with the right token."""
+    _guess_from_many_addresses(token_app)
+    assert log_in(token_app.test_client(), token="one more", remote="127.0.0.1").status_code == 429
+    assert log_in(token_app.test_client(), remote="127.0.0.2").status_code == 429
+
+
+def test_the_owner_gets_in_past_the_global_limit_from_an_address_that_has_not_failed(token_app):
+    """The global limit once locked the owner out too, for 15 minutes, wherever they were."""
+    _guess_from_many_addresses(token_app)
+    owner = token_app.test_client()
+    assert log_in(owner, remote="192.0.2.10").status_code == 303
+    assert owner.get("/memories/").status_code == 200
+    # A new address that guesses wrong has failed now: the global limit holds it.
+    assert log_in(token_app.test_client(), token="nope", remote="192.0.2.11").status_code == 401
+    assert log_in(token_app.test_client(), remote="192.0.2.11").status_code == 429
 
 
 def _via_proxy(client, token: str, client_address: str, proxy: str = "127.0.0.1"):
@@ -216,6 +255,49 @@ def test_a_short_environment_token_is_refused_on_a_public_address(tmp_path):
     )
     assert result.returncode == 2
     assert "MEMORY_DASHBOARD_TOKEN" in result.stderr and "16 characters" in result.stderr
+
+
+BLANK_TOKENS = {
+    "16 spaces": " " * 16,
+    "tabs and spaces": " \t" * 10,
+    "ideographic spaces": "\u3000" * 20,
+    "zero-width spaces": "\u200b" * 16,
+    "three letters and spaces": "abc" + " " * 20,
+    "hangul fillers and no-break spaces": "\u3164\u00a0" * 10,
+}
+
+
+@pytest.mark.parametrize("token", BLANK_TOKENS.values(), ids=BLANK_TOKENS.keys())
+def test_a_blank_environment_token_is_refused_on_a_public_address(tmp_path, token):
+    """Spaces and invisible characters are no secret: the token must have 16 others."""
+    try:
+        result = subprocess.run(
+            serve_command(free_port(), tmp_path / "data"),
+            env=clean_env(MEMORY_DASHBOARD_TOKEN=token),
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server started on 0.0.0.0 with a blank token")
+    assert result.returncode == 2
+    assert "Refusing to listen on 0.0.0.0" in result.stderr
+    assert "spaces and invisible characters do not count" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_blank_token_file_is_refused(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text("\u200b" * 32 + "\n", encoding="utf-8")
+    result = subprocess.run(
+        serve_command(free_port(), tmp_path / "data", "--token-file", str(token_file)),
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 2
+    assert "spaces and invisible characters do not count" in result.stderr
 
 
 # ----------------------------------------------------------------- 13. cookie, caching, size
@@ -308,3 +390,44 @@ def test_waiting_writers_do_not_starve_page_loads(tmp_path):
         if holder is not None and holder.poll() is None:
             holder.kill()
         stop_server(server)
+
+
+# ----------------------------------------------------------------- lone surrogates on the way out
+SURROGATE_MEMORY = (
+    '[{"id": "bad000000001", "content": "Likes tea \\ud800 a lot", '
+    '"createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z", '
+    '"category": "preference"}]\n'
+)
+
+
+@pytest.fixture
+def surrogate_client(settings):
+    """A dashboard over a memory file another program wrote a lone surrogate into."""
+    settings.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.memory_file.write_text(SURROGATE_MEMORY, encoding="ascii")
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    return app.test_client()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/prompt/",
+        "/prompt/?message=What+do+I+like%3F",
+        "/memories/",
+        "/memories/?q=tea",
+        "/memories/bad000000001/history",
+    ],
+)
+def test_a_lone_surrogate_in_a_memory_is_shown_as_a_replacement_character(surrogate_client, url):
+    response = surrogate_client.get(url)
+    assert response.status_code == 200
+    assert "Likes tea \ufffd a lot" in response.get_data(as_text=True)
+
+
+def test_the_export_of_a_memory_with_a_lone_surrogate_is_valid_utf8(surrogate_client):
+    response = surrogate_client.get("/memories/export")
+    assert response.status_code == 200
+    exported = json.loads(response.data.decode("utf-8"))
+    assert [m["content"] for m in exported] == ["Likes tea \ufffd a lot"]

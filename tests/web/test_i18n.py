@@ -80,6 +80,33 @@ def test_catalog_translates_every_message(extracted, language):
     assert not fuzzy, f"{language} has fuzzy translations for {fuzzy}"
 
 
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_javascript_gets_every_message_it_asks_for_translated(
+    client: CsrfClient, extracted, language
+):
+    """The scripts look their messages up by the very id pybabel extracted: the page carries
+    each one, translated as the catalog says (an id read back differently, as "—" and "·"
+    once were, left the character counter in English)."""
+    catalog = {
+        m.id: m.string
+        for m in read_catalog(LOCALES / language / "LC_MESSAGES" / "messages.po")
+        if m.id
+    }
+    wanted = {
+        msgid
+        for msgid, message in extracted.items()
+        if any(path.startswith("static/") for path, _line in message.locations)
+    }
+    page = client.get("/memories/", headers={"Accept-Language": language.replace("_", "-")})
+    match = re.search(r'data-messages="([^"]*)"', page.get_data(as_text=True))
+    assert match
+    shipped = json.loads(html.unescape(match.group(1)))
+    assert sorted(shipped) == sorted(wanted)
+    assert {msgid: shipped[msgid] for msgid in wanted} == {
+        msgid: catalog[msgid] for msgid in wanted
+    }
+
+
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 

@@ -373,3 +373,29 @@ def test_what_actions_answer_is_in_chinese(browser, tmp_path):
     finally:
         stop_server(server)
     assert not seen, f"English after actions: { {k: sorted(v) for k, v in seen.items()} }"
+
+
+@pytest.mark.parametrize("accept", ["zh-TW", "zh-CN"])
+def test_the_character_counter_speaks_chinese_while_typing(
+    browser, chinese_server: LiveServer, accept
+):
+    """The counter under the add box is rewritten by the script at each keystroke: its three
+    messages (the count, "more than the store has free", "too long for one memory") come
+    from the page's message table, not from the server's first rendering, which the crawl
+    above only sees."""
+    context = browser.new_context(locale=accept, extra_http_headers={"Accept-Language": accept})
+    page = context.new_page()
+    page.goto(chinese_server.url + "/memories/")
+    box = page.locator("#add-content")
+    per = int(box.get_attribute("data-max-chars") or 0)
+    free = int(box.get_attribute("data-free-chars") or 0)
+    assert 0 < free < per
+    counter = page.locator("#add-content-count")
+    seen = {}
+    for length in (3, free + 1, per + 1):
+        box.fill("記" * length)
+        counter.locator(".char-count-text").filter(has_text=f"{length:,}").wait_for()
+        seen[length] = counter.inner_text()
+    context.close()
+    assert all(not english_words([text]) for text in seen.values()), seen
+    assert len(set(seen.values())) == 3, seen

@@ -16,7 +16,14 @@ from typing import Any, cast
 from ..problems import InputError, Problem
 from ..sensitive import find_secrets
 from ..settings import Settings
-from ..text import fold, matches_all, same_fact_key, search_terms, strip_ends
+from ..text import (
+    fold,
+    matches_all,
+    same_fact_key,
+    search_terms,
+    strip_ends,
+    without_lone_surrogates,
+)
 from .document import FileBacked
 from .errors import (
     ConflictError,
@@ -995,8 +1002,10 @@ class MemoryStore(FileBacked):
 
     def export(self) -> bytes:
         """Every memory as a JSON array in the on-disk form (UTF-8, extra fields kept), for a
-        backup or ``import_records``; ``stores.write_atomic`` writes it as the stores do."""
-        return encode([m.to_dict() for m in self._memories()])
+        backup or ``import_records``; ``stores.write_atomic`` writes it as the stores do. A
+        lone surrogate another program wrote into the file (UTF-8 cannot hold it) is exported
+        as U+FFFD."""
+        return encode(without_lone_surrogates([m.to_dict() for m in self._memories()]))
 
     def plan_import(
         self, records: Iterable[dict[str, Any]], *, allow_secrets: bool = False

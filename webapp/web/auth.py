@@ -198,6 +198,8 @@ class LoginLimiter:
         """Count an attempt before checking it (so parallel guesses cannot slip past the limit).
 
         Returns 0 when the attempt may go ahead, else the seconds until the client may retry.
+        The global limit holds only the addresses that failed in the window: the owner, from
+        an address that has not guessed wrong, still gets in while someone else is guessing.
         """
         now = time.time() if now is None else now
 
@@ -207,10 +209,11 @@ class LoginLimiter:
             everyone = data.get(EVERYONE, [])
             if len(recent) >= self.max_failures:
                 return Unchanged(max(1.0, recent[0] + self.window - now))
-            if len(everyone) >= self.global_max_failures:
+            if recent and len(everyone) >= self.global_max_failures:
                 return Unchanged(max(1.0, everyone[0] + self.window - now))
             data[client] = [*recent, now]
-            data[EVERYONE] = [*everyone, now]
+            # The latest attempts only: the limit is reached while the last of them are recent.
+            data[EVERYONE] = [*everyone, now][-self.global_max_failures :]
             return 0.0
 
         wait: float = self._update(mutate)

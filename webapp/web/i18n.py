@@ -9,12 +9,12 @@ through), else English.
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from babel import Locale
+from babel.messages.extract import extract
 from flask import Blueprint, Flask, current_app, redirect, request, session, url_for
 from flask_babel import Babel, format_decimal, get_locale
 from werkzeug.wrappers import Response
@@ -27,7 +27,6 @@ LANGUAGES: dict[str, str] = {"en": "English", "zh_Hant": "繁體中文", "zh_Han
 HTML_LANG: dict[str, str] = {"en": "en", "zh_Hant": "zh-Hant", "zh_Hans": "zh-Hans"}
 SESSION_KEY = "language"
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
-STATIC_JS_GETTEXT = re.compile(r"""\bgettext\(\s*"((?:[^"\\\n]|\\.)*)"\s*\)""")
 
 bp = Blueprint("i18n", __name__)
 
@@ -96,13 +95,17 @@ def _safe_next(target: str) -> str:
 
 @cache
 def _js_message_ids(static_folder: str) -> tuple[str, ...]:
-    """Every literal ``gettext("…")`` in the static JavaScript (what pybabel extracts too)."""
+    """Every ``gettext("…")`` in the static JavaScript, read by Babel's own JavaScript
+    extractor: the ids are exactly the catalog's (escapes and non-ASCII such as "—" alike)."""
     found: set[str] = set()
     for script in sorted(Path(static_folder).rglob("*.js")):
         if "vendor" in script.parts:
             continue
-        text = script.read_text(encoding="utf-8")
-        found.update(m.encode().decode("unicode_escape") for m in STATIC_JS_GETTEXT.findall(text))
+        with script.open("rb") as handle:
+            for _line, message, _comments, _context in extract(
+                "javascript", handle, keywords={"gettext": None}
+            ):
+                found.add(message if isinstance(message, str) else message[0])
     return tuple(sorted(found))
 
 

@@ -172,6 +172,14 @@ MESSAGES: dict[str, str] = {
         "%(file)s has front matter with a YAML alias (%(alias)s); aliases are not accepted in "
         "front matter. Write the values out."
     ),
+    "skill_import_yaml_value": N_(
+        "%(file)s has front matter a skill document cannot keep: %(where)s is %(tag)s. "
+        "Write it as text, a number or a list."
+    ),
+    "skill_import_yaml_same_key": N_(
+        '%(file)s has front matter with two keys at "%(where)s" once dates, numbers, true, '
+        "false and null are written as text. Keep one of them."
+    ),
     "skill_import_too_deep": N_(
         "%(file)s has front matter nested too deep (more than %(most)s levels)."
     ),
@@ -236,6 +244,10 @@ MESSAGES: dict[str, str] = {
     "setting_not_boolean": N_("%(source)s must be true or false, got %(value)s."),
     "setting_not_choice": N_("%(source)s must be one of %(choices)s; got %(value)s."),
     "setting_not_positive": N_("%(source)s must be a positive integer, got %(value)s."),
+    "token_blank": N_(
+        "The access token %(source)s has only %(visible)s visible characters (spaces and "
+        "invisible characters do not count); use at least %(least)s."
+    ),
 }
 
 # The kinds of names ``UnsafeNameError`` refuses (its ``what`` value).

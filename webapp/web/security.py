@@ -1,5 +1,6 @@
 """Security headers on every response (a strict CSP, no sniffing, same-origin framing only),
-and, where the server says so, a check of the Host header against DNS rebinding."""
+where the server says so a check of the Host header against DNS rebinding, and page text
+that is always valid UTF-8."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import hashlib
 from flask import Flask, Response, current_app, request
 from flask.sessions import SecureCookieSessionInterface
 
+from ..text import has_lone_surrogate, replace_lone_surrogates
 from .ingress import forwarded_https
 
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -40,6 +42,17 @@ def add_security_headers(response: Response) -> Response:
     if response.mimetype == "text/html":
         response.vary.add("HX-Request")
     return response
+
+
+class Utf8Response(Response):
+    """A response whose text is always valid UTF-8: a lone surrogate (which another program
+    may have written into a store, as the JSON escape ``\\ud800``) is sent as U+FFFD instead
+    of failing the whole page with a 500."""
+
+    def set_data(self, value: bytes | str) -> None:
+        if isinstance(value, str) and has_lone_surrogate(value):
+            value = replace_lone_surrogates(value)
+        super().set_data(value)
 
 
 class PerPathSessionInterface(SecureCookieSessionInterface):
@@ -93,7 +106,9 @@ def check_host() -> Response | None:
 
 
 def init_app(app: Flask) -> None:
-    """Register the host check, the header hook and the per-path session cookie."""
+    """Register the host check, the header hook, the per-path session cookie and the UTF-8
+    safe response class."""
+    app.response_class = Utf8Response
     app.before_request(check_host)
     app.after_request(add_security_headers)
     app.session_interface = PerPathSessionInterface()

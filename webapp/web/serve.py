@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import unicodedata
 from pathlib import Path
 
 from ..settings import Settings, SettingsError
@@ -24,11 +25,46 @@ def is_loopback(host: str) -> bool:
 
 
 MIN_TOKEN_LENGTH = 16
+# Letters that show as nothing but are not spaces (Hangul fillers, the blank braille pattern).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_NOT_VISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})  # controls, format, separators
+BLANK_NOTE = "spaces and invisible characters do not count"
+
+
+def visible_length(token: str) -> int:
+    """How many characters of ``token`` are worth guessing: spaces, controls and invisible
+    characters (zero-width space, no-break space, Hangul filler…) are not."""
+    return sum(
+        1
+        for c in token
+        if not c.isspace()
+        and c not in _BLANK_LETTERS
+        and unicodedata.category(c) not in _NOT_VISIBLE
+    )
+
+
+def _blank_token(token: str, where: str, refusing: str = "") -> SettingsError:
+    """The error for a token too few of whose characters are visible (``refusing``: the
+    start of the sentence saying what the server will not do)."""
+    visible = visible_length(token)
+    problem = (
+        f"the access token {where} has only {visible} visible characters of {len(token)} "
+        f"({BLANK_NOTE}); use at least {MIN_TOKEN_LENGTH}, e.g. from "
+        '`python3 -c "import secrets; print(secrets.token_urlsafe(32))"`.'
+    )
+    kind = UnsafeBindError if refusing else SettingsError
+    return kind(
+        refusing + problem if refusing else problem[0].upper() + problem[1:],
+        code="token_blank",
+        source=where,
+        visible=visible,
+        least=MIN_TOKEN_LENGTH,
+    )
 
 
 def check_exposure(settings: Settings, host: str) -> None:
-    """Refuse a public address without a token, or with a short one (the add-on is guarded by
-    its address allow-list)."""
+    """Refuse a public address without a token, or with a short or blank one (the add-on is
+    guarded by its address allow-list)."""
     if settings.is_addon or is_loopback(host):
         return
     token = settings.dashboard_token
@@ -38,6 +74,9 @@ def check_exposure(settings: Settings, host: str) -> None:
             f"--token-file) has {len(token)} characters; use at least {MIN_TOKEN_LENGTH} "
             'characters, e.g. from `python3 -c "import secrets; print(secrets.token_urlsafe(32))"`.'
         )
+    if token and visible_length(token) < MIN_TOKEN_LENGTH:
+        where = "(MEMORY_DASHBOARD_TOKEN or --token-file)"
+        raise _blank_token(token, where, refusing=f"Refusing to listen on {host}: ")
     if token:
         return
     raise UnsafeBindError(
@@ -80,6 +119,8 @@ def with_token_file(settings: Settings, token_file: str | None) -> Settings:
         raise SettingsError(
             f"The token in {path} is too short: use at least {MIN_TOKEN_LENGTH} characters."
         )
+    if visible_length(token) < MIN_TOKEN_LENGTH:
+        raise _blank_token(token, f"in {path}")
     return dataclasses.replace(settings, dashboard_token=token)
 
 

@@ -77,6 +77,8 @@ class SkillImportError(SkillDocumentError, ValueError):
         "skill_import_unreadable",
         "skill_import_bad_yaml",
         "skill_import_yaml_alias",
+        "skill_import_yaml_value",
+        "skill_import_yaml_same_key",
         "skill_import_too_deep",
         "skill_import_not_folder",
         "skill_import_no_skill_md",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +137,9 @@ def _read_markdown(path: Path, root: Path) -> tuple[dict[str, Any], str]:
     text = text.lstrip("\ufeff")
     try:
         check_front_matter(text, shown)
-        post = frontmatter.loads(text)
+        # parse, not loads: a Post takes the keys as keyword arguments, so a date as a key
+        # at the top of the front matter would read as "keywords must be strings".
+        metadata, content = frontmatter.parse(text)
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         if isinstance(exc, SkillImportError):
             raise
@@ -145,8 +149,82 @@ def _read_markdown(path: Path, root: Path) -> tuple[dict[str, Any], str]:
             file=shown,
             detail=str(exc),
         ) from exc
-    meta = json.loads(json.dumps(dict(post.metadata), ensure_ascii=False, default=str))
-    return meta, post.content.strip()
+    return json_front_matter(metadata, shown), content.strip()
+
+
+def json_front_matter(metadata: dict[Any, Any], shown: str) -> dict[str, Any]:
+    """Front matter as a skill document keeps it, in JSON: dates and timestamps as ISO 8601
+    text, keys as text the way JSON writes them (``1`` → ``"1"``, ``true`` → ``"true"``,
+    ``~`` → ``"null"``). SkillImportError for what JSON has no form for (a set, binary data,
+    ``.nan``, ``.inf``) and for two keys that become the same text."""
+    return _json_mapping(metadata, shown, "")
+
+
+def _json_value(value: Any, shown: str, where: str) -> Any:
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        raise _not_json(shown, where, _yaml_float(value))
+    if isinstance(value, date):  # a timestamp is a datetime, which is a date
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):  # a tuple: a pair of !!omap or !!pairs
+        return [_json_value(item, shown, f"{where}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return _json_mapping(value, shown, where)
+    raise _not_json(shown, where, _yaml_tag(value))
+
+
+def _json_mapping(mapping: dict[Any, Any], shown: str, where: str) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in mapping.items():
+        if isinstance(key, str):
+            text = key
+        elif isinstance(key, date):
+            text = key.isoformat()
+        elif key is None or isinstance(key, (bool, int, float)):
+            text = json.dumps(key)
+        else:
+            raise _not_json(shown, _path(where, "?"), _yaml_tag(key))
+        path = _path(where, text)
+        if text in result:
+            raise SkillImportError(
+                f'{shown} has front matter with two keys at "{path}" once dates, numbers, '
+                f"true, false and null are written as text. Keep one of them.",
+                code="skill_import_yaml_same_key",
+                file=shown,
+                where=path,
+            )
+        result[text] = _json_value(value, shown, path)
+    return result
+
+
+def _path(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _yaml_float(value: float) -> str:
+    return ".nan" if math.isnan(value) else ".inf" if value > 0 else "-.inf"
+
+
+def _yaml_tag(value: Any) -> str:
+    if isinstance(value, (set, frozenset)):
+        return "!!set"
+    if isinstance(value, bytes):
+        return "!!binary"
+    return type(value).__name__
+
+
+def _not_json(shown: str, where: str, tag: str) -> SkillImportError:
+    return SkillImportError(
+        f"{shown} has front matter a skill document cannot keep: {where} is {tag}. "
+        f"Write it as text, a number or a list.",
+        code="skill_import_yaml_value",
+        file=shown,
+        where=where,
+        tag=tag,
+    )
 
 
 def check_front_matter(text: str, shown: str) -> None:
