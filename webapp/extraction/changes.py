@@ -23,7 +23,7 @@ from typing import Any
 
 from ..stores.memories import Memory
 from ..text import LATIN_FILLER, fold
-from .llm import message_content, message_role
+from .sentences import user_sentences
 
 KINDS = ("forget", "reversal", "correction")
 # How much of what the sentence names a memory must hold, and by how much it must beat the
@@ -35,7 +35,6 @@ _I = re.IGNORECASE
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 
 # --------------------------------------------------------------------------- what is a change
 _EN_FORGET = re.compile(
@@ -177,10 +176,6 @@ def _about_zh(text: str) -> str:
     return _clean(_ZH_TAIL.sub("", _clean(re.split(r"[，,；;。]", text, maxsplit=1)[0])))
 
 
-def split_sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_END.split(text or "") if part and part.strip()]
-
-
 def match_change(sentence: str) -> ChangeOfMind | None:
     """The change of mind a sentence states, or None (most sentences, and every look-alike)."""
     body = _clean(
@@ -302,24 +297,21 @@ def find_changes(messages: Iterable[Any]) -> list[ChangeOfMind]:
     """The changes of mind in the user messages, each with the user's sentence as evidence."""
     changes: list[ChangeOfMind] = []
     seen: set[tuple[str, str]] = set()
-    for message in messages:
-        if message_role(message) != "user":
-            continue
-        for sentence in split_sentences(message_content(message)):
-            change = match_change(sentence)
-            if change is not None and (change.kind, change.sentence) not in seen:
-                seen.add((change.kind, change.sentence))
-                changes.append(
-                    ChangeOfMind(
-                        change.kind,
-                        change.about,
-                        change.sentence,
-                        change.replaces,
-                        change.old,
-                        change.new,
-                        evidence=sentence,
-                    )
+    for _, sentence in user_sentences(messages):
+        change = match_change(sentence)
+        if change is not None and (change.kind, change.sentence) not in seen:
+            seen.add((change.kind, change.sentence))
+            changes.append(
+                ChangeOfMind(
+                    change.kind,
+                    change.about,
+                    change.sentence,
+                    change.replaces,
+                    change.old,
+                    change.new,
+                    evidence=sentence,
                 )
+            )
     return changes
 
 

@@ -36,7 +36,7 @@ from .errors import (
 from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
-from .timefmt import now_iso, parse_ts, to_iso, unreadable_times
+from .timefmt import now_iso, parse_ts, to_iso, unreadable_record_times
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
@@ -223,13 +223,7 @@ TIME_FIELDS = ("createdAt", "updatedAt", "expiresAt")
 
 def _unreadable_times(records: Any) -> list[tuple[str, str]]:
     """Each time of a memory that cannot be read (the memory is kept; its time is unknown)."""
-    if not isinstance(records, list):
-        return []
-    return [
-        (repr(record.get("id")), problem)
-        for record in records
-        for problem in unreadable_times(record, TIME_FIELDS)
-    ]
+    return unreadable_record_times(records, TIME_FIELDS)
 
 
 def _check_new_record(record: Any) -> str | None:

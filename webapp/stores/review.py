@@ -26,7 +26,7 @@ from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import Memory, MemoryStore, check_category, check_length, clean_content
 from .origin import make_origin
-from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_times
+from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_times
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
@@ -194,13 +194,7 @@ def _shown(value: Any) -> str:
 
 def _unreadable_times(records: Any) -> list[tuple[str, str]]:
     """Each time of a review item that cannot be read (the item is kept; the time unknown)."""
-    if not isinstance(records, list):
-        return []
-    return [
-        (repr(record.get("id")), problem)
-        for record in records
-        for problem in unreadable_times(record, TIME_FIELDS)
-    ]
+    return unreadable_record_times(records, TIME_FIELDS)
 
 
 def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
