@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..phrasing import as_user_fact
+from ..phrasing import as_preference, as_user_fact, without_fillers
 from ..sensitive import find_secrets
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact, message_content, message_role
@@ -182,8 +182,9 @@ def split_sentences(text: str) -> list[str]:
 
 
 def clean_fact(text: str) -> str:
-    """The fact without leading fillers or trailing "please" and punctuation, capitalised."""
-    text = _TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text.strip())).strip()
+    """The fact without the words around it ("by the way", "from now on", "please", 對了,
+    以后帮我…的时候: ``phrasing.without_fillers``) and end punctuation, capitalised."""
+    text = without_fillers(_TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text.strip())))
     return text[:1].upper() + text[1:] if text[:1].isascii() else text
 
 
@@ -234,8 +235,9 @@ def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
             fact = match_sentence(sentence)
             if fact is None:
                 continue
-            # The proposal reads as a fact about the user; the message stays the evidence.
-            content = as_user_fact(fact.content)
+            # The proposal reads as a fact about the user (an instruction as the preference
+            # it implies); the message stays the evidence.
+            content = as_preference(as_user_fact(fact.content))
             if content.casefold() in seen:
                 continue
             seen.add(content.casefold())
