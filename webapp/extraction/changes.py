@@ -174,6 +174,11 @@ _EN_SWITCHED = {
 _EN_INSTEAD = re.compile(
     r"^(?P<head>.+?)\s*,?\s+(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;]+?)\s*$", _I
 )
+_HABIT = re.compile(
+    r"\b(?:now|these days|nowadays|usually|always|normally|generally|every|from now on|"
+    r"going forward|by default|in (?:the )?future)\b",
+    _I,
+)
 _EN_USE = re.compile(r"^(?:please\s+)?(?:use|go with|stick (?:to|with))\s+(?P<new>.+)$", _I)
 # "把晨間流程改成七點", "回答改成用繁體中文，不要用英文"
 _ZH_SWITCH = re.compile(
@@ -389,13 +394,18 @@ def _switch(body: str) -> ChangeOfMind | None:
         if not (old or durable) or not new or _EN_PRONOUN_ONLY.match(what):
             return None
         subject = _ARTICLE.sub("", what)
-        if _CLOCK.fullmatch(new):
+        # Said to hold from now on, it is a fact even when no memory is about it; otherwise
+        # ("Switch the lights to blue instead of red") it edits a memory or nothing.
+        fact = None
+        if durable and _CLOCK.fullmatch(new):
             fact = f"{subject[:1].upper()}{subject[1:]} at {new}"
-        else:
+        elif durable:
             fact = f"Wants {subject} {_EN_SWITCHED[found.group('verb').lower()]} to {new}"
         return ChangeOfMind("switch", what, body, True, old, new, fact=fact)
     found = _EN_INSTEAD.match(plain)
-    if found is not None:
+    # A habit or a rule ("I take the bus instead of the train now"), not a one-off ("Let's
+    # take the stairs instead of the lift").
+    if found is not None and _HABIT.search(body):
         old, head = _bare(found.group("old")), found.group("head")
         if not old or len(old.split()) > 4:
             return None
@@ -426,7 +436,7 @@ def _zh_switch(body: str) -> ChangeOfMind | None:
         return None
     old = _clean(found.group("old") or "") or None
     timed = any(v.kind == "time" for v in features(new).values)
-    fact = as_user_fact(what + ("在" if timed else "") + new)
+    fact = as_user_fact(what + ("在" if timed else "") + new) if _ZH_DURABLE.search(body) else None
     return ChangeOfMind("switch", what, body, True, old, new, fact=fact)
 
 

@@ -23,9 +23,10 @@ MAX_SENTENCE_CHARS = 300
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 _I = re.IGNORECASE
 
-# Fillers in front of a fact: "Also,", "And", "Oh and", "請", "另外".
+# Fillers in front of a fact: "Also,", "And", "Oh and", "By the way", "另外", "順便說一下".
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:also|and|oh|ok|okay|btw|by the way|one more thing)\b[,:]?\s*)+|^(?:另外|還有|还有|對了|对了)[，,]?",
+    r"^(?:(?:also|and|oh|ok|okay|btw|by the way|one more thing|anyway|fyi)\b[,:]?\s*)+|"
+    r"^(?:(?:另外|還有|还有|對了|对了|順便(?:說一下|说一下|提一下)?|顺便(?:说一下|提一下)?)[，,]?)+",
     _I,
 )
 _TRAILING_FILLER = re.compile(
@@ -86,7 +87,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "prefer-en",
-        r"\bI(?:\s+really|\s+much|\s+strongly)?\s+(?:prefer|like|love|hate|dislike|"
+        r"\bI(?:\s+really|\s+much|\s+strongly|\s+also|\s+actually|\s+do)?\s+(?:prefer|like|love|hate|dislike|"
         r"can't stand|cannot stand|enjoy)\b",
         "preference",
     ),
