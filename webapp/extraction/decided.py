@@ -10,6 +10,7 @@ here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from ..curation.pairs import SIMILAR_ENOUGH, restates, similarity_of
@@ -17,11 +18,28 @@ from ..phrasing import as_user_fact
 from ..sensitive import mask_secrets
 from ..stores.memories import Memory
 from ..stores.review import ReviewItem
-from ..text import VARIANT_THRESHOLD, normalize, similarity
+from ..text import VARIANT_THRESHOLD, key_terms, normalize, similarity
 
 # Evidence shorter than this (folded letters and digits) is too little to say two proposals
 # came from the same words.
 MIN_EVIDENCE_CHARS = 6
+
+
+# Every run compares each candidate with every memory and review item: what is said of one
+# text is worked out once (a few MB at most; memories and items rarely change).
+@functools.lru_cache(maxsize=65536)
+def _key(text: str) -> str:
+    return normalize(text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(key_terms(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _evidence_key(text: str) -> str:
+    return normalize(mask_secrets(text))
 
 
 def says_the_same(kept: str, new: str) -> bool:
@@ -30,8 +48,11 @@ def says_the_same(kept: str, new: str) -> bool:
     "Daughter's name is Mia" in "Daughter's name is Maya")."""
     if not kept or not new:
         return False
-    if normalize(kept) == normalize(new):
+    if _key(kept) == _key(new):
         return True
+    terms_kept, terms_new = _terms(kept), _terms(new)
+    if terms_kept and terms_new and not terms_kept & terms_new:
+        return False  # no word in common: not the same fact (similarity would say 0)
     if similarity(kept, new) < VARIANT_THRESHOLD:
         return False
     return restates(kept, new) or restates(as_user_fact(kept), new)
@@ -41,7 +62,7 @@ def _same_words(a: str | None, b: str | None) -> bool:
     """The two evidences are the same words, or one quotes the other."""
     if not a or not b:
         return False
-    a, b = normalize(mask_secrets(a)), normalize(mask_secrets(b))
+    a, b = _evidence_key(a), _evidence_key(b)
     if min(len(a), len(b)) < MIN_EVIDENCE_CHARS:
         return False
     return a in b or b in a
@@ -51,7 +72,7 @@ def _repeats(item: ReviewItem, content: str, action: str, memory_id: str | None)
     return (
         item.action == action
         and item.memory_id == memory_id
-        and normalize(item.content) == normalize(content)
+        and _key(item.content) == _key(content)
     )
 
 
@@ -79,8 +100,7 @@ def already_decided(
             item.action == "delete"
             and item.status != "pending"
             and item.memory_id == memory_id
-            and normalize(mask_secrets(item.evidence or ""))
-            == normalize(mask_secrets(evidence or ""))
+            and _evidence_key(item.evidence or "") == _evidence_key(evidence or "")
             for item in items
         )
     for memory in memories:
