@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..phrasing import as_user_fact
+from ..phrasing import as_preference, as_user_fact, without_fillers
 from ..sensitive import find_secrets
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact
@@ -23,9 +23,10 @@ MAX_SENTENCE_CHARS = 300
 
 _I = re.IGNORECASE
 
-# Fillers in front of a fact: "Also,", "And", "Oh and", "請", "另外".
+# Fillers in front of a fact: "Also,", "And", "Oh and", "By the way", "另外", "順便說一下".
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:also|and|oh|ok|okay|btw|by the way|one more thing)\b[,:]?\s*)+|^(?:另外|還有|还有|對了|对了)[，,]?",
+    r"^(?:(?:also|and|oh|ok|okay|btw|by the way|one more thing|anyway|fyi)\b[,:]?\s*)+|"
+    r"^(?:(?:另外|還有|还有|對了|对了|順便(?:說一下|说一下|提一下)?|顺便(?:说一下|提一下)?)[，,]?)+",
     _I,
 )
 _TRAILING_FILLER = re.compile(
@@ -86,7 +87,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "prefer-en",
-        r"\bI(?:\s+really|\s+much|\s+strongly)?\s+(?:prefer|like|love|hate|dislike|"
+        r"\bI(?:\s+really|\s+much|\s+strongly|\s+also|\s+actually|\s+do)?\s+(?:prefer|like|love|hate|dislike|"
         r"can't stand|cannot stand|enjoy)\b",
         "preference",
     ),
@@ -177,8 +178,9 @@ _HABIT_RULES = {"habit-en", "habit-zh", "we-use-en"}
 
 
 def clean_fact(text: str) -> str:
-    """The fact without leading fillers or trailing "please" and punctuation, capitalised."""
-    text = _TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text.strip())).strip()
+    """The fact without the words around it ("by the way", "from now on", "please", 對了,
+    以后帮我…的时候: ``phrasing.without_fillers``) and end punctuation, capitalised."""
+    text = without_fillers(_TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text.strip())))
     return text[:1].upper() + text[1:] if text[:1].isascii() else text
 
 
@@ -225,8 +227,9 @@ def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
         fact = match_sentence(sentence)
         if fact is None:
             continue
-        # The proposal reads as a fact about the user; the message stays the evidence.
-        content = as_user_fact(fact.content)
+        # The proposal reads as a fact about the user (an instruction as the preference it
+        # implies); the message stays the evidence.
+        content = as_preference(as_user_fact(fact.content))
         if content.casefold() in seen:
             continue
         seen.add(content.casefold())
