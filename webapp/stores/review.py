@@ -360,14 +360,17 @@ class ReviewQueue(FileBacked):
         actor: str = "review",
         category: str | None = None,
         as_new: bool = False,
+        expected: str | None = None,
     ) -> ReviewItem:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
         ``category`` replaces the proposed one; ``as_new`` adds an ``update`` proposal as a
         memory of its own instead of replacing the memory it names (when replacing would lose
-        what that memory says). Approving an approved item does nothing. A full store raises
-        MemoryFullError and the item stays pending; a fact longer than one memory may be raises
-        MemoryTooLongError.
+        what that memory says). ``expected`` is the version (``Memory.version``) of the memory
+        an ``update`` replaces as the person saw it: when it was changed since, ConflictError
+        (its ``current`` the memory as it is now) and nothing changes, the item stays pending.
+        Approving an approved item does nothing. A full store raises MemoryFullError and the
+        item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
         """
         edited = clean_content(content) if content is not None else None
         if edited is not None:
@@ -382,15 +385,18 @@ class ReviewQueue(FileBacked):
                 record["category"] = chosen
             if as_new and record["action"] == "update":
                 record.update(action="add", replacedInstead=record.get("memoryId"), memoryId=None)
-            record.update(self._apply(record, edited, actor))
+            record.update(self._apply(record, edited, actor, expected))
             self._decide(record, "approved", actor)
             self._prune(records)
             return record
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
-    def _apply(self, record: dict[str, Any], edited: str | None, actor: str) -> dict[str, Any]:
-        """Make the change in MemoryStore; return what to record for undo."""
+    def _apply(
+        self, record: dict[str, Any], edited: str | None, actor: str, expected: str | None = None
+    ) -> dict[str, Any]:
+        """Make the change in MemoryStore; return what to record for undo. An ``update``
+        replaces the memory only while it is still at version ``expected`` (when given)."""
         text = edited or record["content"]
         action, memory_id = record["action"], record.get("memoryId")
         if action == "delete" and memory_id:
@@ -408,6 +414,7 @@ class ReviewQueue(FileBacked):
             memory = self.store.update(
                 before.id,
                 text,
+                expected_updated_at=expected or None,
                 category=record.get("category") or None,
                 actor=actor,
                 origin=origin,
