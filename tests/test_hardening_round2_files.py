@@ -910,3 +910,24 @@ def test_a_memory_restored_from_a_history_line_with_a_lone_surrogate_is_clean(tm
 
     assert store.restore(memory.id).content == "Likes \ufffd tea"
     assert "Likes \ufffd tea" in settings.memory_file.read_text(encoding="utf-8")
+
+
+# A thread whose times cannot be read has an unknown age: it is kept, never expired by cleanup.
+@pytest.mark.parametrize("bad", ["0001-01-01T00:00:00+14:00", "not a time", {"x": 1}, [], ""])
+def test_a_thread_whose_every_time_is_unreadable_is_not_cleaned_up(tmp_path, bad):
+    from webapp.stores import ConversationStore
+
+    path = tmp_path / "conversations.json"
+    turns = [
+        {"role": "user", "content": "Keep this thread", "timestamp": bad},
+        {"role": "assistant", "content": "Kept.", "timestamp": bad},
+    ]
+    path.write_text(
+        json.dumps({"cli:odd": {"createdAt": bad, "turns": turns, "trimmed": 0}}), "utf-8"
+    )
+    store = ConversationStore(path, max_age_days=30).init()
+    assert store.cleanup() == 0
+    assert "cli:odd" in json.loads(path.read_text("utf-8"))
+    assert [t.content for t in store.get_history("cli:odd")] == ["Keep this thread", "Kept."]
+    assert [s.id for s in store.list_conversations()] == ["cli:odd"]
+    assert store.list_conversations()[0].expires_at > datetime.now(UTC)  # not shown as expired

@@ -19,7 +19,7 @@ from ..text import fold, matches_all, search_terms
 from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
-from .timefmt import EPOCH, now_iso, parse_ts, unreadable_times
+from .timefmt import EPOCH, LATEST_PLUS, now_iso, parse_ts, unreadable_times
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,13 @@ def _last_activity(entry: dict[str, Any]) -> datetime:
     return parse_ts(entry.get("createdAt"))
 
 
+def _expired(entry: dict[str, Any], cutoff: datetime) -> bool:
+    """Whether the thread was last active before ``cutoff``. A thread none of whose times can be
+    read has an unknown age and never expires here (``repair`` reports those times)."""
+    last = _last_activity(entry)
+    return last != EPOCH and last < cutoff
+
+
 def _shifted(moment: datetime, days: int) -> datetime:
     """``moment`` moved by ``days``, stopping at the ends of the calendar instead of overflowing."""
     try:
@@ -302,7 +309,7 @@ class ConversationStore(FileBacked):
         if value is None:
             return []
         entry = _entry(dict(value) if isinstance(value, dict) else value)
-        if _last_activity(entry) < self._cutoff():
+        if _expired(entry, self._cutoff()):
             return []
         return [ConversationTurn.from_dict(t) for t in entry["turns"]]
 
@@ -314,7 +321,7 @@ class ConversationStore(FileBacked):
         """Remove threads whose last activity is older than ``max_age_days``; return how many."""
         cutoff = self._cutoff()
         if not any(
-            _last_activity(_entry(dict(v) if isinstance(v, dict) else v)) < cutoff
+            _expired(_entry(dict(v) if isinstance(v, dict) else v), cutoff)
             for v in self._file.read().values()
         ):
             return 0
@@ -323,7 +330,7 @@ class ConversationStore(FileBacked):
             for key, value in list(data.items()):
                 if isinstance(value, dict) and ("turns" not in value or "trimmed" not in value):
                     data[key] = _entry(dict(value))  # written in its full form, as before
-            expired = [k for k, v in data.items() if _last_activity(_entry(v)) < cutoff]
+            expired = [k for k, v in data.items() if _expired(_entry(v), cutoff)]
             if not expired:
                 return Unchanged(0)
             for key in expired:
@@ -362,7 +369,8 @@ class ConversationStore(FileBacked):
                     created_at=created,
                     last_activity=last,
                     trimmed=_trimmed_count(entry),
-                    expires_at=_shifted(last, self.max_age_days),
+                    # Unknown age (no readable time): never expires, so it is not shown as expired.
+                    expires_at=_shifted(last, self.max_age_days) if last != EPOCH else LATEST_PLUS,
                     title=thread_title(turns),
                 )
             )
