@@ -402,6 +402,8 @@ def test_the_date_column_is_the_date_the_list_is_sorted_by(live_server, page):
     # A row drawn again on its own (Cancel of an edit) keeps to the list's column.
     row_of(page, "old1").get_by_role("button", name="Edit").click()
     row_of(page, "old1").get_by_role("button", name="Cancel").click()
+    expect(row_of(page, "old1").get_by_role("button", name="Edit")).to_be_visible()
+    wait_for_htmx(page)  # the row drawn again must land before the sort changes, not after
     expect(date).to_have_text("2025-03-01 09:00 UTC")
 
     page.get_by_label("Sort").select_option("updated")
