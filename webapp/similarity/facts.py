@@ -292,6 +292,12 @@ _CONCEPTS: list[tuple[str, str]] = [
     (r"家里人|家人", " 家人 "),
 ]
 
+
+@functools.cache
+def _compiled_concepts() -> list[tuple[re.Pattern[str], str]]:
+    return [(re.compile(pattern), concept) for pattern, concept in _CONCEPTS]
+
+
 # ------------------------------------------------------------------ filler and negation
 _STEMMER = snowballstemmer.stemmer("english")
 
@@ -590,15 +596,28 @@ def _owner(text: str) -> str:
     return ""
 
 
+@functools.cache
+def _compiled_word_values() -> list[tuple[str, re.Pattern[str], list[tuple[re.Pattern[str], str]]]]:
+    """Per kind of word value: one pattern for any of its words, then each word's own."""
+    return [
+        (
+            kind,
+            re.compile("|".join(f"(?:{pattern})" for pattern, _ in table)),
+            [(re.compile(pattern), canon) for pattern, canon in table],
+        )
+        for kind, table in _WORD_VALUES.items()
+    ]
+
+
 def _is_word_value(word: str) -> bool:
     folded = fold(word)
-    return any(
-        re.search(pattern, folded) for table in _WORD_VALUES.values() for pattern, _ in table
-    )
+    return any(any_word.search(folded) for _, any_word, _ in _compiled_word_values())
 
 
 def _word_values(text: str, values: list[Value]) -> str:
-    for kind, table in _WORD_VALUES.items():
+    for kind, any_word, table in _compiled_word_values():
+        if not any_word.search(text):
+            continue
         for pattern, canon in table:
 
             def found(
@@ -611,7 +630,7 @@ def _word_values(text: str, values: list[Value]) -> str:
                 values.append(Value(kind, amount, match.group(0)))
                 return VALUE_SLOT
 
-            text = re.sub(pattern, found, text)
+            text = pattern.sub(found, text)
     animal = _ANIMAL_WORDS.search(text)
     if animal and not any(v.kind == "pets" for v in values):
         amount = "no-pet" if _negates(text[: animal.start()][-10:], "pets") else "pet"
@@ -756,8 +775,8 @@ def analyse(text: str) -> Fact:
     rest = _word_values(rest, values)
     rest = _amounts(rest, values)
     rest, qualifiers = _qualifiers(rest)
-    for pattern, concept in _CONCEPTS:
-        rest = re.sub(pattern, concept, rest)
+    for pattern, concept in _compiled_concepts():
+        rest = pattern.sub(concept, rest)
     terms, negated, verbs = _terms(rest)
     # a name's owner that is the holder itself ("Daughter's name is Maya") is the same subject
     values = [
