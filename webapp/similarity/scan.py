@@ -150,9 +150,15 @@ class PairScanner:
                 findings.append(
                     PairFinding(where[0], other, "duplicate", Judgement(True, 1.0, "same_text"))
                 )
-        for a, b in self._pairs:
-            i, j = sorted((index[a], index[b]))
-            cos = float(matrix[i] @ matrix[j])
+        ordered: list[tuple[int, int]] = sorted(
+            (min(index[a], index[b]), max(index[a], index[b])) for a, b in self._pairs
+        )
+        firsts = np.array([p[0] for p in ordered], dtype=np.intp)
+        seconds = np.array([p[1] for p in ordered], dtype=np.intp)
+        cosines: list[float] = (
+            np.einsum("ij,ij->i", matrix[firsts], matrix[seconds]).tolist() if ordered else []
+        )
+        for (i, j), cos in zip(ordered, cosines, strict=True):
             kind, judgement = self.judge.judge_pair(texts[i], texts[j], cosine=cos)
             if kind == "duplicate" or (kind == "contradiction" and contradictions):
                 first, second = sorted((positions[texts[i]][0], positions[texts[j]][0]))
