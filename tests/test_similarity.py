@@ -123,6 +123,28 @@ def test_values_that_clash(a: str, b: str, kind: str) -> None:
     assert kind in clash_kinds(a, b)
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        ("Birthday is March 3", "Birthday is on the 3rd of March", "date"),
+        ("生日是3月5日", "生日是三月五日", "date"),
+        ("Lunch at noon", "Eats lunch at 12:00", "time"),
+        ("Swims twice a week", "Swims 2 times a week", "count:time"),
+        ("我叫小明", "我的名字是小明", "name"),
+    ],
+)
+def test_more_values_that_agree(a: str, b: str, kind: str) -> None:
+    assert kind in parts(a, b).agree
+
+
+def test_a_named_value_clashes_a_proper_noun_is_one_object_of_many() -> None:
+    assert "name" in clash_kinds("Favourite band is Radiohead", "Favourite band is Coldplay")
+    assert "employer" in clash_kinds("Works at Google", "Works at Microsoft")
+    assert "place" in clash_kinds("Lives in Lisbon", "Lives in Porto")
+    liking = parts("Likes Radiohead", "Likes Coldplay")
+    assert not liking.clash and liking.substitution
+
+
 def test_place_with_and_without_city_suffix_agree() -> None:
     assert parts("住在台中", "家在臺中市").agree == ("place",)
 
@@ -143,6 +165,7 @@ def test_negation_is_a_value_where_it_is_one() -> None:
         ("喜歡吃香菜", "討厭香菜"),
         ("爱吃香菜", "一点香菜都不能吃"),  # the negation after its object
         ("喝咖啡加糖", "咖啡不加糖"),
+        ("Gave up coffee", "Drinks coffee"),
     ],
 )
 def test_negation_tied_to_the_same_subject(a: str, b: str) -> None:

@@ -142,7 +142,10 @@ HOLDERS = _lexicon(
         "grandmother": "grandma|grandmother|granny|奶奶|外婆|姥姥",
         "grandfather": "grandpa|grandfather|爷爷|外公|姥爷",
         "in-law": "婆婆|公公|岳母|岳父|丈母娘",
+        "grandchild": "grandson|granddaughter|grandchild|grandkids|孙子|孙女|外孙|外孙女",
         "boss": "boss|manager|老板|主管|上司",
+        "teacher": "teacher|老师|导师",
+        "doctor": "doctor|dentist|医生|牙医",
         "colleague": "colleague|coworker|同事",
         "friend": "friend|朋友",
         "neighbour": "neighbor|neighbour|邻居",
@@ -319,7 +322,7 @@ _EN_FILLER = frozenset(
             "keep keeps make makes around about approximately roughly takes take took time "
             "times per week weekly day days some few couple kept target anymore any more "
             "longer still only mostly typically stand things thing person people after before "
-            "until by off fall falls fell"
+            "until by off fall falls fell up"
         )
     )
 )
@@ -341,7 +344,7 @@ _CJK_NEGATION = re.compile(
 _LIGHT = frozenset({"喝", "吃", "用", "加", "放", "去", "养", "看", "听", "坐", "搭", "骑", "写"})
 # Characters stripped from the start of a word jieba made ("喝咖啡" → 咖啡, "爱喝" → 喝).
 _LEADING = frozenset("喝吃看听爱也都会要去用写骑坐搭")
-_FUNCTION_CHARS = frozenset("时开改设调在的了是都也就还会要把给用去坐搭骑写喝吃看听爱对成为到")
+_FUNCTION_CHARS = frozenset("时开改设调在的了是都也就还会要把给用去坐搭骑写喝吃看听爱对成为到钟")
 _EN_LIGHT = frozenset(
     stem(w) for w in _wordlist("drink drinks eat eats have has use uses take takes like likes want")
 )
@@ -463,7 +466,48 @@ def _clock(match: re.Match[str]) -> Value | None:
     return Value("time", (hour % 24) * 60 + minute, match.group(0).strip(), ambiguous)
 
 
+_NOON = re.compile(r"\b(?:at )?(?:noon|midday)\b|\b(?:at )?midnight\b|午夜|半夜十二点|中午十二点")
+_MONTH = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
+    re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"),
+    re.compile(
+        r"(?P<m>\d{1,2}|[一二三四五六七八九十]{1,2})\s*月\s*(?P<d>\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号]"
+    ),
+)
+_MONTHS = {
+    m: i for i, m in enumerate(_wordlist("jan feb mar apr may jun jul aug sep oct nov dec"), 1)
+}
+
+
+def _dates(text: str, values: list[Value]) -> str:
+    """Month and day ("March 3", "3rd of March", 3月5日, 2026-03-05) as one value, month × 100
+    + day (the year, when given, is not compared: birthdays recur)."""
+    for pattern in _DATE_PATTERNS:
+
+        def found(match: re.Match[str]) -> str:
+            parts = match.groupdict()
+            month = (
+                _MONTHS.get(parts["mon"] or "") if parts.get("mon") else parse_number(parts["m"])
+            )
+            day = parse_number(parts["d"])
+            if not month or not day or not 1 <= month <= 12 or not 1 <= day <= 31:
+                return match.group(0)
+            values.append(Value("date", month * 100 + day, match.group(0).strip()))
+            return " "
+
+        text = pattern.sub(found, text)
+    return text
+
+
 def _times(text: str, values: list[Value]) -> str:
+    def noon(match: re.Match[str]) -> str:
+        midnight = "midnight" in match.group(0) or "夜" in match.group(0)
+        values.append(Value("time", 0.0 if midnight else 720.0, match.group(0).strip()))
+        return " "
+
+    text = _NOON.sub(noon, text)
     for pattern in _TIME_PATTERNS:
 
         def found(match: re.Match[str]) -> str:
@@ -488,7 +532,12 @@ _UNIT_VALUE = re.compile(
 _COUNT_NOUN_SKIP = frozenset({"and", "or", "to", "of", "in", "on", "at", "a", "the", "for", "by"})
 
 
+_ONCE_TWICE = re.compile(r"\b(once|twice)\b")
+
+
 def _amounts(text: str, values: list[Value]) -> str:
+    text = _ONCE_TWICE.sub(lambda m: " 1 times " if m.group(1) == "once" else " 2 times ", text)
+
     def found(match: re.Match[str]) -> str:
         parts = match.groupdict()
         amount = parse_number(parts["n"])
@@ -534,11 +583,18 @@ _CJK_NAME = re.compile(
 )
 _CJK_NAME_MARK = re.compile(r"叫|名字|名叫")
 _PLACE = re.compile(
-    rf"(?:住在|住|家在|搬到|搬去|定居在|定居|lives? in|living in|moved to|based in|from)\s*"
+    rf"(?:住在|住|家在|搬到|搬去|定居在|定居|(?i:lives? in|living in|moved to|based in|from))\s*"
     rf"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|[{_CJK}]{{2,4}}?)(?=[市县区省]|住|了|[，,。.\s]|$)"
 )
+_EMPLOYER = re.compile(
+    r"\b(?i:works? (?:at|for)|working (?:at|for)|employed (?:at|by)|job at)\s+"
+    r"(?P<employer>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*)"
+)
 _CAPITAL = re.compile(r"(?<=[\w,;:]\s)(?P<word>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
-_DAY_WORD = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|weekends?\b|weekdays?\b")
+_DAY_WORD = re.compile(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|weekends?\b|weekdays?\b|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+)
 _NOT_NAMES = frozenset(
     _wordlist(
         "I I'm User Celsius Fahrenheit Monday Tuesday Wednesday Thursday Friday Saturday "
@@ -561,6 +617,8 @@ def _names(original: str, language: str, values: list[Value]) -> None:
     text = unicodedata.normalize("NFKC", original)
     for match in _PLACE.finditer(text):
         add("place", match.group("place"))
+    for match in _EMPLOYER.finditer(text):
+        add("employer", match.group("employer"))
     for match in _EN_NAME.finditer(text):
         before = fold(text[: match.start()]).split()
         owner = HOLDERS.get(before[-1], "") if before else ""
@@ -573,20 +631,26 @@ def _names(original: str, language: str, values: list[Value]) -> None:
                 owner = _owner(match.group("owner"))
                 if name in HOLDERS or _is_word_value(name):
                     continue
-                if not owner and "名" not in match.group(0):
+                mine = match.group("owner").endswith("我")  # 我叫小明: the user's own name
+                if not owner and not mine and "名" not in match.group(0):
                     continue  # 叫外卖: "order", not "is called"
                 add("name", name, owner)
         for match in re.finditer(r"(?<![A-Za-z])[A-Za-z][A-Za-z'-]+", text):
             if not _is_word_value(match.group(0)):
-                add("name", match.group(0))
+                add("proper", match.group(0))
         return
     for match in _CAPITAL.finditer(text):
         word = match.group("word")
         if word.split()[0] in _NOT_NAMES or _is_word_value(word) or _DAY_WORD.match(fold(word)):
             continue
-        if any(v.kind in ("name", "place") and fold(v.text) == fold(word) for v in values):
+        if any(
+            v.kind in ("name", "place", "employer") and fold(v.text) == fold(word) for v in values
+        ):
             continue
-        add("name", word)
+        # "… is Radiohead", "band: Radiohead" name the one value; elsewhere a proper noun is
+        # one object among others ("Likes Radiohead" and "Likes Coldplay" can both be true)
+        named = re.search(r"(?:\bis|\bare|:)\s+$", text[: match.start()])
+        add("name" if named else "proper", word)
 
 
 def _owner(text: str) -> str:
@@ -741,7 +805,12 @@ def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
                 negated.add(before)  # the negation came after its object (香菜都不吃)
                 pending = 0
             continue
-        if token in _EN_NEGATORS or token.endswith("n't"):
+        if (
+            token in _EN_NEGATORS
+            or token.endswith("n't")
+            or token == "gave"
+            and text[match.end() : match.end() + 3] == " up"
+        ):
             pending = 1
             continue
         word = stem(token.removesuffix("'s"))
@@ -770,6 +839,7 @@ def analyse(text: str) -> Fact:
     for value in values:
         rest = rest.replace(fold(value.text), " ")
     holder, rest = _holder(rest)
+    rest = _dates(rest, values)
     rest = _times(rest, values)
     rest, days = _days(rest)
     rest = _word_values(rest, values)

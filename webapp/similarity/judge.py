@@ -231,6 +231,10 @@ def compare_parts(a: Fact, b: Fact) -> PairParts:
         outcome = _compare_values(xs, ys)
         if outcome == "agree":
             agree.append(kind)
+        elif kind in OBJECT_KINDS:  # another object, not another value: filled differently
+            if outcome == "clash":
+                residual_a.add(f"<{kind}>")
+                residual_b.add(f"<{kind}>")
         elif outcome == "clash":
             clash.append((kind, ", ".join(v.text for v in xs), ", ".join(v.text for v in ys)))
     frame = frame or bool(agree)
@@ -456,6 +460,8 @@ def _adds_detail(parts: PairParts, kept: Fact, new: Fact) -> bool:
     return (more_terms and len(parts.only_b) >= 2) or (more_values and not parts.only_a)
 
 
+# Values that are objects, one of many: "Likes Radiohead" and "Likes Coldplay" both hold.
+OBJECT_KINDS = frozenset({"proper"})
 # Values that are a subject of their own: whoever says "no meat" and "eats chicken" disagrees.
 SUBJECT_KINDS = frozenset({"diet", "pets", "workplace"})
 
