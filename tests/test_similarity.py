@@ -310,9 +310,11 @@ def _corrupt(path: Path, how: str) -> None:
     elif how == "empty":
         path.write_bytes(b"")
     elif how == "wrong-shape":
-        np.savez(path, vectors=np.zeros((3, 5), np.float32), keys=np.zeros(2, "S16"), meta="{}")
+        np.savez(
+            path, vectors=np.zeros((3, 5), np.float32), keys=np.zeros((2, 16), np.uint8), meta="{}"
+        )
     elif how == "pickled":
-        np.savez(path, vectors=np.array([object()], dtype=object), keys=np.zeros(1, "S16"))
+        np.savez(path, vectors=np.array([object()], dtype=object), keys=np.zeros((1, 16), np.uint8))
 
 
 @pytest.mark.parametrize("how", ["garbage", "truncated", "empty", "wrong-shape", "pickled"])
@@ -415,3 +417,17 @@ def test_every_family_has_thresholds_for_every_language() -> None:
     for family in ("e5", "use", "lexical"):
         assert set(THRESHOLDS[family]) == {"en", "zh-Hant", "zh-Hans"}
     assert os.environ.get("MEMORY_EMBEDDER", "") in ("", "e5", "use", "lexical")
+
+
+def test_keys_ending_in_a_zero_byte_survive_the_file(tmp_path: Path) -> None:
+    """Every stored vector is found again after a restart, whatever bytes its hash ends in."""
+    path = tmp_path / "memories.vectors.npz"
+    memories = [f"Fact {i}" for i in range(2000)]  # some hashes end in 0x00
+    cache = VectorCache(CountingEmbedder(), path)
+    assert any(cache.key(m).endswith(b"\0") for m in memories)
+    cache.vectors(memories)
+    cache.save()
+    embedder = CountingEmbedder()
+    again = VectorCache(embedder, path)
+    again.vectors(memories)
+    assert again.loaded == 2000 and embedder.embedded == []

@@ -7,7 +7,7 @@ process saved, so the first scan after a restart does not recompute them; ``save
 them back atomically (a temporary file in the same folder, fsync, ``os.replace``).
 
 The file is one ``.npz`` (numpy's zip of arrays, read with ``allow_pickle=False``): ``vectors``
-(n × dim float32), ``keys`` (the index: n hashes, 16 bytes each, row i is keys[i]) and ``meta``
+(n × dim float32), ``keys`` (the index: n × 16 bytes, the hash of row i's text) and ``meta``
 (format, model name, dimension). A file that is missing, truncated, corrupt or written by another
 model is ignored with a warning, and the next ``save()`` replaces it: it never stops a scan.
 """
@@ -30,7 +30,7 @@ from .embedders import Embedder, Vectors, embedding_text
 
 log = logging.getLogger(__name__)
 
-FORMAT = "memory-curator-vectors/1"
+FORMAT = "memory-curator-vectors/2"  # 2: keys as n × 16 uint8 (1 lost trailing zero bytes)
 KEY_BYTES = 16
 
 
@@ -124,9 +124,9 @@ class VectorCache:
                 raise ValueError(f"vectors of {meta.get('model')!r}, not {self.embedder.name!r}")
             if vectors.dtype != np.float32 or vectors.ndim != 2:
                 raise ValueError(f"vectors {vectors.dtype} {vectors.shape}")
-            if vectors.shape[1] != self.embedder.dim or keys.shape != (vectors.shape[0],):
+            if vectors.shape[1] != self.embedder.dim or keys.shape != (vectors.shape[0], KEY_BYTES):
                 raise ValueError(f"shapes {keys.shape} / {vectors.shape}")
-            if keys.dtype != np.dtype(f"S{KEY_BYTES}"):
+            if keys.dtype != np.uint8:
                 raise ValueError(f"keys {keys.dtype}")
             if not np.isfinite(vectors).all():
                 raise ValueError("vectors that are not finite")
@@ -135,7 +135,7 @@ class VectorCache:
             log.warning("similarity: ignoring the vector cache %s (%s)", path, self.load_error)
             self._dirty = True  # the next save replaces it
             return
-        rows = {bytes(k): vectors[i] for i, k in enumerate(keys)}
+        rows = {k.tobytes(): vectors[i] for i, k in enumerate(keys)}
         with self._lock:
             for key, row in rows.items():
                 self._rows.setdefault(key, row)
@@ -147,7 +147,8 @@ class VectorCache:
         if target is None or (not self._dirty and target == self.path and target.exists()):
             return False
         with self._lock:
-            keys = np.array(list(self._rows), dtype=f"S{KEY_BYTES}")
+            # bytes as uint8 rows: numpy's fixed-width bytes type would drop trailing zero bytes
+            keys = np.frombuffer(b"".join(self._rows), dtype=np.uint8).reshape(-1, KEY_BYTES)
             if self._rows:
                 vectors = np.stack(list(self._rows.values())).astype(np.float32, copy=False)
             else:
