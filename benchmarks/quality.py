@@ -36,13 +36,16 @@ from webapp.similarity.scan import PairScanner, candidate_pairs  # noqa: E402
 from webapp.text import fold  # noqa: E402
 
 
-def quality(judge: Judge, splits: list[str]) -> None:
-    judge.cache.vectors([t for split in splits for t in J.all_texts(split)])
+def quality(judges: list[Judge], splits: list[str]) -> None:
+    """Each split for each judge, the split first: all held-out figures come before dev ones."""
+    for judge in judges:
+        judge.cache.vectors([t for split in splits for t in J.all_texts(split)])
+    title = {"heldout": "HELD-OUT (never tuned on)", "dev": "DEV (thresholds chosen here)"}
     for split in splits:
-        title = {"heldout": "HELD-OUT (never tuned on)", "dev": "DEV (thresholds chosen here)"}
-        report = J.evaluate(split, *J.judge_callables(judge))
-        print("\n".join(J.format_report(f"{title[split]}: {judge.embedder.name}", report)))
-        print()
+        for judge in judges:
+            report = J.evaluate(split, *J.judge_callables(judge))
+            print("\n".join(J.format_report(f"{title[split]}: {judge.embedder.name}", report)))
+            print()
 
 
 # ------------------------------------------------------------------ synthetic memories
@@ -185,16 +188,22 @@ def speed(family: str | None, sizes: list[int]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["both", "dev", "heldout"], default="both")
-    parser.add_argument("--embedder", choices=["e5", "use", "lexical"], default=None)
+    parser.add_argument(
+        "--embedder",
+        default="e5,use",
+        help="embedder families, comma-separated: quality for each, speed for the first"
+        " (default: e5, the model, then use, its fallback)",
+    )
     parser.add_argument("--sizes", default="1000,10000", help="N for the speed figures")
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--no-quality", action="store_true")
     args = parser.parse_args()
     splits = {"both": ["heldout", "dev"], "dev": ["dev"], "heldout": ["heldout"]}[args.split]
+    families = [f for f in args.embedder.split(",") if f]
     if not args.no_quality:
-        quality(Judge(load_embedder(args.embedder)), splits)
+        quality([Judge(load_embedder(family)) for family in families], splits)
     if not args.no_speed:
-        speed(args.embedder, [int(n) for n in args.sizes.split(",") if n])
+        speed(families[0], [int(n) for n in args.sizes.split(",") if n])
     return 0
 
 

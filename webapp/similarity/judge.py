@@ -57,14 +57,17 @@ THRESHOLDS: dict[str, dict[str, Thresholds]] = {
         "zh-Hans": Thresholds(duplicate=0.925, subject=0.94, synonym=0.96, bonus=0.07),
     },
     "use": {
-        "en": Thresholds(duplicate=0.6, subject=0.5, synonym=0.9, bonus=0.15),
-        "zh-Hant": Thresholds(duplicate=0.6, subject=0.5, synonym=0.9, bonus=0.15),
-        "zh-Hans": Thresholds(duplicate=0.6, subject=0.5, synonym=0.9, bonus=0.15),
+        # 197 of 198 dev judgements right; the rules veto most dev negatives, so the dev data
+        # holds these duplicate thresholds only loosely (wide runs of equally good values)
+        "en": Thresholds(duplicate=0.27, subject=0.44, synonym=0.76, bonus=0.25),
+        "zh-Hant": Thresholds(duplicate=0.48, subject=0.73, synonym=0.76, bonus=0.25),
+        "zh-Hans": Thresholds(duplicate=0.45, subject=0.68, synonym=0.76, bonus=0.25),
     },
     "lexical": {
-        "en": Thresholds(duplicate=0.5, subject=0.3, synonym=0.9, bonus=0.2),
-        "zh-Hant": Thresholds(duplicate=0.5, subject=0.3, synonym=0.9, bonus=0.2),
-        "zh-Hans": Thresholds(duplicate=0.5, subject=0.3, synonym=0.9, bonus=0.2),
+        # 186 of 198 dev judgements right (no synonyms: paraphrases are missed)
+        "en": Thresholds(duplicate=0.25, subject=0.6, synonym=0.72, bonus=0.3),
+        "zh-Hant": Thresholds(duplicate=0.22, subject=0.6, synonym=0.72, bonus=0.3),
+        "zh-Hans": Thresholds(duplicate=0.25, subject=0.6, synonym=0.72, bonus=0.3),
     },
 }
 PAIR_CACHE_SIZE = 500_000  # judged pairs kept (about 200 bytes each)
