@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from .embedders import Embedder, Vectors, embedding_text
 
@@ -32,6 +33,27 @@ log = logging.getLogger(__name__)
 
 FORMAT = "memory-curator-vectors/2"  # 2: keys as n × 16 uint8 (1 lost trailing zero bytes)
 KEY_BYTES = 16
+
+
+_READ_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, TypeError)
+
+
+def _read(path: Path) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
+    """(keys, vectors, model name) of a cache file, checked; ``_READ_ERRORS`` when unusable."""
+    # the file opened here, so that it is closed however np.load fails on it
+    with path.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
+        meta = json.loads(str(data["meta"]))
+        keys = data["keys"]
+        vectors = data["vectors"]
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"format {meta.get('format') if isinstance(meta, dict) else meta!r}")
+    if vectors.dtype != np.float32 or vectors.ndim != 2:
+        raise ValueError(f"vectors {vectors.dtype} {vectors.shape}")
+    if keys.shape != (vectors.shape[0], KEY_BYTES) or keys.dtype != np.uint8:
+        raise ValueError(f"keys {keys.dtype} {keys.shape} / vectors {vectors.shape}")
+    if not np.isfinite(vectors).all():
+        raise ValueError("vectors that are not finite")
+    return keys, vectors, str(meta.get("model", ""))
 
 
 def cache_path_for(store_path: str | os.PathLike[str]) -> Path:
@@ -93,11 +115,6 @@ class VectorCache:
                 out[index] = self._rows[key]
         return out
 
-    def vector(self, text: str) -> Vectors:
-        """The vector of one text, shape (dim,)."""
-        row: Vectors = self.vectors([text])[0]
-        return row
-
     def retain(self, texts: Iterable[str]) -> int:
         """Forget every vector but those of ``texts`` (memories deleted or edited); how many went."""
         keep = {self.key(t) for t in texts}
@@ -114,24 +131,12 @@ class VectorCache:
         if not path.exists():
             return
         try:
-            # the file opened here, so that it is closed however np.load fails on it
-            with path.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                keys = data["keys"]
-                vectors = data["vectors"]
-            if meta.get("format") != FORMAT:
-                raise ValueError(f"format {meta.get('format')!r}")
-            if meta.get("model") != self.embedder.name:
-                raise ValueError(f"vectors of {meta.get('model')!r}, not {self.embedder.name!r}")
-            if vectors.dtype != np.float32 or vectors.ndim != 2:
-                raise ValueError(f"vectors {vectors.dtype} {vectors.shape}")
-            if vectors.shape[1] != self.embedder.dim or keys.shape != (vectors.shape[0], KEY_BYTES):
-                raise ValueError(f"shapes {keys.shape} / {vectors.shape}")
-            if keys.dtype != np.uint8:
-                raise ValueError(f"keys {keys.dtype}")
-            if not np.isfinite(vectors).all():
-                raise ValueError("vectors that are not finite")
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, TypeError) as error:
+            keys, vectors, model = _read(path)
+            if model != self.embedder.name:
+                raise ValueError(f"vectors of {model!r}, not {self.embedder.name!r}")
+            if vectors.shape[1] != self.embedder.dim:
+                raise ValueError(f"dimension {vectors.shape[1]}, not {self.embedder.dim}")
+        except _READ_ERRORS as error:
             self.load_error = f"{type(error).__name__}: {error}"
             log.warning("similarity: ignoring the vector cache %s (%s)", path, self.load_error)
             self._dirty = True  # the next save replaces it
@@ -141,6 +146,16 @@ class VectorCache:
             for key, row in rows.items():
                 self._rows.setdefault(key, row)
         self.loaded = len(rows)
+
+    @staticmethod
+    def inspect(path: str | os.PathLike[str]) -> tuple[int, str, str | None]:
+        """(vectors, model, problem) of a cache file: problem is why it cannot be read, or
+        None (a file of another model is readable: the next save replaces it)."""
+        try:
+            keys, _vectors, model = _read(Path(path))
+        except _READ_ERRORS as error:
+            return 0, "", f"{type(error).__name__}: {error}"
+        return len(keys), model, None
 
     def save(self, path: str | os.PathLike[str] | None = None) -> bool:
         """Write the vectors to ``path`` (default: the cache's own) if anything changed; atomic."""

@@ -762,6 +762,7 @@ def _holder(folded: str) -> tuple[str, str]:
     return "", text
 
 
+_INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|in place of)\b")
 VALUE_SLOT = " zzvaluezz "  # where a value was: it ends a negation's reach ("不想看长篇大论的回复")
 _EN_NEGATORS = frozenset(
     _wordlist(
@@ -847,6 +848,7 @@ def analyse(text: str) -> Fact:
     rest, qualifiers = _qualifiers(rest)
     for pattern, concept in _compiled_concepts():
         rest = pattern.sub(concept, rest)
+    rest = _INSTEAD_OF.sub(" not ", rest)  # "neovim instead of vim": no to vim
     terms, negated, verbs = _terms(rest)
     # a name's owner that is the holder itself ("Daughter's name is Maya") is the same subject
     values = [

@@ -15,8 +15,9 @@ from flask_babel.speaklater import LazyString
 from werkzeug.wrappers import Response
 
 from ..curation.approval import extraction_quality
-from ..curation.attention import Similar, similarity_index
+from ..curation.attention import Similar, most_similar_memories
 from ..curation.pairs import drops_information
+from ..curation.semantic import semantic_index
 from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
 from ..stores.review import ReviewItem
 from .context import actor, quote, stores, wants_partial
@@ -122,11 +123,17 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
 
 def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> ReviewPage:
     """Add, for each pending item shown, the memories most like it and what an update loses."""
-    index = similarity_index(stores().memories)
-    for item in items if items is not None else view.items:
-        if item.status != "pending" or item.action == "delete":
-            continue  # a deletion's own memory would top its list
-        view.similar[item.id] = index.most_similar(item.content, limit=3)
+    shown = [
+        item
+        for item in (items if items is not None else view.items)
+        if item.status == "pending" and item.action != "delete"  # a deletion's own memory
+    ]  # would top its list
+    store = stores().memories
+    similar = most_similar_memories(
+        store, semantic_index(store.path), [item.content for item in shown], limit=3
+    )
+    for item, found in zip(shown, similar, strict=True):
+        view.similar[item.id] = found
         if item.action == "update" and item.current_content:
             view.drops[item.id] = drops_information(item.current_content, item.content)
     return view
