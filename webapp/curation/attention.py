@@ -306,6 +306,9 @@ class AttentionReport:
     checked: int  # how many memories were scanned
     seconds: float  # how long the scan took
     error: str | None = None  # why the scan failed, when it did
+    # Pairs by the rules' words only, shown while the similarity layer embeds the memories
+    # (its model loading, or memories without a vector yet); the scan by meaning follows.
+    partial: bool = False
 
     _visible: tuple[frozenset[str], dict[str, list[Finding]]] | None = field(
         default=None, repr=False
@@ -384,7 +387,9 @@ class AttentionScanner:
         version = self._version()
         with self._changed:
             if self._latest is not None and self._latest[0] == version:
-                return self._latest[1], True
+                if not self._latest[1].partial:
+                    return self._latest[1], True
+                wait = 0.0  # the scan by meaning may take a while: never wait for it
             first = self._latest is None  # no scan has finished: nothing to show meanwhile
             if self._scanning != version:
                 self._wanted = True
@@ -399,7 +404,7 @@ class AttentionScanner:
                 self._changed.wait_for(lambda: self._finished(version), timeout=wait)
             latest = self._latest
         if latest is not None and latest[0] == version:
-            return latest[1], True
+            return latest[1], not latest[1].partial
         return (latest[1] if latest is not None else None), False
 
     def _finished(self, version: Version) -> bool:
@@ -435,12 +440,26 @@ class AttentionScanner:
             # is filed under the older version and the next page asks for a rescan.
             version = self._version()
             with self._changed:
-                if self._latest is not None and self._latest[0] == version:
+                latest = self._latest
+                if latest is not None and latest[0] == version and not latest[1].partial:
                     return None
                 self._scanning = version
             memories = self.store.get_all()
+            semantic = self.semantic
+            fresh = latest is None or latest[0] != version
+            if (
+                fresh
+                and semantic is not None
+                and not semantic.covers([m.content for m in memories])
+            ):
+                # the rules' pairs now, the meaning's next (the worker goes on)
+                findings = scan(memories, today=version[1], stale_days=self.stale_days)
+                with self._changed:
+                    self._wanted = True
+                seconds = self._clock() - started
+                return version, AttentionReport(findings, len(memories), seconds, partial=True)
             findings = scan(
-                memories, today=version[1], stale_days=self.stale_days, semantic=self.semantic
+                memories, today=version[1], stale_days=self.stale_days, semantic=semantic
             )
             return version, AttentionReport(findings, len(memories), self._clock() - started)
         except Exception as exc:  # a thread's error would otherwise vanish: say it on the page
@@ -517,6 +536,32 @@ def most_similar_memories(
         similar += [s for s in index.most_similar(text, limit) if s.memory.id not in shown]
         results.append(similar[:limit])
     return results
+
+
+def near_duplicate_of(
+    store: MemoryStore, semantic: SemanticIndex | None, text: str
+) -> Memory | None:
+    """A memory that already says ``text`` in other words, or None: by meaning once the model
+    is loaded (the one new text is embedded; the memories' vectors are those cached), by the
+    rules' words before (the model is then loaded in the background for the next time)."""
+    index = similarity_index(store)
+    if semantic is not None and semantic.embed_one(text):
+        contents = [m.content for m in index.memories]
+        for i, kind, judgement in semantic.most_similar(text, contents, 3):
+            if kind == "duplicate" and judgement.reason != "same_text":
+                return index.memories[i]  # (the same text is the store's to refuse)
+        return None
+    if semantic is not None:
+        semantic.want([m.content for m in index.memories])
+    for similar in index.most_similar(text, 3):
+        verdict = _verdict(text, similar.memory.content)
+        if (
+            verdict is not None
+            and verdict.kind == "duplicate"
+            and verdict.reason.code != "same_text"
+        ):
+            return similar.memory
+    return None
 
 
 def similarity_index(store: MemoryStore) -> SimilarityIndex:

@@ -81,6 +81,11 @@ class SemanticIndex:
             return [False] * len(texts)
         return [text in judge.cache for text in texts]
 
+    def covers(self, texts: Sequence[str]) -> bool:
+        """The model is loaded and every one of ``texts`` has a vector: a scan by meaning
+        needs no embedding."""
+        return all(self.ready(texts)) and self._judge is not None
+
     # ----------------------------------------------------------------- vectors
     def vectors(self, texts: Sequence[str], keep: bool = True) -> None:
         """Embed the texts that have no vector yet, a chunk at a time, saving the file now and
@@ -115,6 +120,15 @@ class SemanticIndex:
             judge.cache.save()
         except OSError as error:
             log.warning("similarity: could not save the vectors to %s (%s)", self.path, error)
+
+    def embed_one(self, text: str) -> bool:
+        """Embed one text now if the model is loaded already (a few tens of milliseconds: the
+        add form's check); False, embedding nothing, while it is not."""
+        judge = self._judge
+        if judge is None:
+            return False
+        judge.cache.vectors([text])
+        return True
 
     def want(self, texts: Sequence[str]) -> None:
         """Embed ``texts`` in the background (a page's proposals); returns at once."""
