@@ -306,8 +306,8 @@ class AttentionReport:
     checked: int  # how many memories were scanned
     seconds: float  # how long the scan took
     error: str | None = None  # why the scan failed, when it did
-    # Pairs by the rules' words only, shown while the similarity layer embeds the memories
-    # (its model loading, or memories without a vector yet); the scan by meaning follows.
+    # Pairs by the rules' words only, shown while the similarity layer loads its model or
+    # embeds many memories; the scan by meaning follows at once, for the next page to show.
     partial: bool = False
 
     _visible: tuple[frozenset[str], dict[str, list[Finding]]] | None = field(
@@ -387,9 +387,7 @@ class AttentionScanner:
         version = self._version()
         with self._changed:
             if self._latest is not None and self._latest[0] == version:
-                if not self._latest[1].partial:
-                    return self._latest[1], True
-                wait = 0.0  # the scan by meaning may take a while: never wait for it
+                return self._latest[1], True  # (a partial one: the next page has meaning)
             first = self._latest is None  # no scan has finished: nothing to show meanwhile
             if self._scanning != version:
                 self._wanted = True
@@ -404,7 +402,7 @@ class AttentionScanner:
                 self._changed.wait_for(lambda: self._finished(version), timeout=wait)
             latest = self._latest
         if latest is not None and latest[0] == version:
-            return latest[1], not latest[1].partial
+            return latest[1], True
         return (latest[1] if latest is not None else None), False
 
     def _finished(self, version: Version) -> bool:
@@ -447,11 +445,7 @@ class AttentionScanner:
             memories = self.store.get_all()
             semantic = self.semantic
             fresh = latest is None or latest[0] != version
-            if (
-                fresh
-                and semantic is not None
-                and not semantic.covers([m.content for m in memories])
-            ):
+            if fresh and semantic is not None and semantic.slow([m.content for m in memories]):
                 # the rules' pairs now, the meaning's next (the worker goes on)
                 findings = scan(memories, today=version[1], stale_days=self.stale_days)
                 with self._changed:

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 CHUNK = 64  # texts embedded at a time (the cache is saved between chunks every SAVE_EVERY s)
 SAVE_EVERY = 20.0
+QUICK_EMBED = 32  # texts a scan embeds before it shows its pairs (more: the rules' first)
 # Kept vectors beyond the memories' own before the cache forgets those of deleted memories.
 SPARE_VECTORS = 2_000
 
@@ -81,10 +82,12 @@ class SemanticIndex:
             return [False] * len(texts)
         return [text in judge.cache for text in texts]
 
-    def covers(self, texts: Sequence[str]) -> bool:
-        """The model is loaded and every one of ``texts`` has a vector: a scan by meaning
-        needs no embedding."""
-        return all(self.ready(texts)) and self._judge is not None
+    def slow(self, texts: Sequence[str]) -> bool:
+        """A scan of ``texts`` by meaning would wait for the model to load or for more than
+        ``QUICK_EMBED`` texts to be embedded (a second or so each few dozen)."""
+        if self._judge is None:
+            return True
+        return self.ready(texts).count(False) > QUICK_EMBED
 
     # ----------------------------------------------------------------- vectors
     def vectors(self, texts: Sequence[str], keep: bool = True) -> None:
