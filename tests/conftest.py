@@ -28,11 +28,18 @@ REPO = Path(__file__).resolve().parent.parent
 
 class BufferedClient(FlaskClient):
     """Flask's test client, reading each response whole and closing it as a browser would (an
-    unbuffered static file response otherwise keeps its file open until garbage collection)."""
+    unbuffered static file response otherwise keeps its file open until garbage collection),
+    and closing the request body it built (an upload over 500 KB is spooled to a temporary file
+    that Werkzeug's client leaves open)."""
 
     def open(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("buffered", True)
-        return super().open(*args, **kwargs)
+        response = super().open(*args, **kwargs)
+        for sent in (*getattr(response, "history", ()), response):
+            body = sent.request.environ.get("wsgi.input")
+            if body is not None:
+                body.close()
+        return response
 
 
 flask.Flask.test_client_class = BufferedClient

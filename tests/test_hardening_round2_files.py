@@ -257,6 +257,78 @@ def test_stats_export_and_repair_work_and_repair_names_the_unreadable_times(odd_
     assert odd_times.memory_file.read_bytes() == before  # reported, nothing changed or lost
 
 
+UNREADABLE_IDS = HOSTILE_IDS[: len(UNUSABLE_TIMES)]
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """``a == b``, with NaN equal to NaN (a file may hold NaN as a time)."""
+    return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
+
+
+def assert_times_as_on_disk(exported: list[dict[str, Any]], on_disk: list[dict[str, Any]]) -> None:
+    """Each unreadable time of ``on_disk`` is in ``exported`` as it was, never the epoch."""
+    got = {r["id"]: r for r in exported}
+    was = {r["id"]: r for r in on_disk}
+    for record_id in UNREADABLE_IDS:
+        for name in ("createdAt", "updatedAt"):
+            value = got[record_id][name]
+            assert same_value(value, was[record_id][name]), (record_id, name, str(value)[:60])
+    # it has no updatedAt: that is read as its createdAt, and exported as that was
+    assert got["bad000000002"]["createdAt"] == "0001-01-01T00:00:00+14:00"
+    assert got["bad000000002"]["updatedAt"] == "0001-01-01T00:00:00+14:00"
+    for record in got.values():
+        for name in ("createdAt", "updatedAt"):
+            assert not str(record.get(name)).startswith("1970-01-01"), (record["id"], name)
+
+
+def test_export_writes_an_unreadable_time_as_it_was_on_disk(odd_times):
+    on_disk = read_json(odd_times.memory_file)
+
+    exported = json.loads(MemoryStore.from_settings(odd_times).export())
+
+    assert_times_as_on_disk(exported, on_disk)
+
+
+def test_the_export_command_writes_an_unreadable_time_as_it_was_on_disk(odd_times, tmp_path):
+    on_disk = read_json(odd_times.memory_file)
+    target = tmp_path / "export.json"
+
+    exported = run_cli(odd_times, "export", "--output", str(target))
+
+    assert exported.returncode == 0, exported.stderr
+    assert_times_as_on_disk(read_json(target), on_disk)
+
+
+def test_editing_deleting_and_restoring_keep_an_unreadable_created_time(odd_times):
+    was = {r["id"]: r for r in read_json(odd_times.memory_file)}
+    store = MemoryStore.from_settings(odd_times)
+    for record_id in [*UNREADABLE_IDS, "bad000000002"]:
+        store.update(record_id, f"edited {record_id}")
+    now = {r["id"]: r for r in read_json(odd_times.memory_file)}
+    for record_id in [*UNREADABLE_IDS, "bad000000002"]:
+        created = now[record_id]["createdAt"]
+        assert same_value(created, was[record_id]["createdAt"]), (record_id, str(created)[:60])
+        updated = parse_ts(now[record_id]["updatedAt"])
+        assert abs(datetime.now(UTC) - updated) < timedelta(minutes=5), record_id
+
+    store.delete("t00")
+    store.restore("t00")
+    restored = next(r for r in read_json(odd_times.memory_file) if r["id"] == "t00")
+    assert restored["createdAt"] == "0001-01-01T00:00:00+14:00"
+
+
+def test_an_export_imported_into_an_empty_store_keeps_the_unreadable_times(odd_times, tmp_path):
+    on_disk = read_json(odd_times.memory_file)
+    exported = json.loads(MemoryStore.from_settings(odd_times).export())
+    fresh = make_settings(tmp_path / "fresh")
+    fresh.data_dir.mkdir(parents=True, exist_ok=True)
+
+    counts = MemoryStore.from_settings(fresh).import_records(exported, allow_secrets=True)
+
+    assert counts["added"] == len(on_disk)
+    assert_times_as_on_disk(read_json(fresh.memory_file), on_disk)
+
+
 def test_the_mcp_server_lists_searches_and_adds_over_memories_with_odd_times(odd_times):
     answers = mcp_calls(
         odd_times,

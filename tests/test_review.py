@@ -262,3 +262,33 @@ def test_approving_a_fact_someone_stored_meanwhile_adds_no_copy_and_undo_keeps_t
     queue.undo(item.id)
     assert [m.id for m in store.get_all()] == [theirs.id]
     assert queue.get(item.id).status == "pending"
+
+
+def _update_item(queue, store, old="User prefers vim", new="User prefers neovim"):
+    memory = store.add(old, category="tool")
+    [item] = queue.submit(
+        [Proposal("update", new, "tool", memory_id=memory.id, current_content=memory.content)]
+    )
+    return memory, item
+
+
+def test_approve_with_the_seen_version_refuses_when_the_memory_changed_since(queue, store):
+    memory, item = _update_item(queue, store)
+    seen = store.get(memory.id).version  # what the Review page showed
+    store.update(memory.id, "User prefers helix")  # another tab, an MCP client
+    with pytest.raises(ConflictError) as caught:
+        queue.approve(item.id, expected=seen)
+    assert caught.value.code == "conflict"
+    assert caught.value.current.content == "User prefers helix"
+    assert store.get(memory.id).content == "User prefers helix"
+    assert queue.get(item.id).status == "pending"
+
+
+def test_approve_with_an_unchanged_version_replaces_and_without_one_as_before(queue, store):
+    memory, item = _update_item(queue, store)
+    queue.approve(item.id, expected=store.get(memory.id).version)
+    assert store.get(memory.id).content == "User prefers neovim"
+    other, later = _update_item(queue, store, "User lives in Taipei", "User lives in Tainan")
+    store.update(other.id, "User lives in Kaohsiung")
+    queue.approve(later.id)  # CLI, MCP, host programs: no version, today's behaviour
+    assert store.get(other.id).content == "User lives in Tainan"

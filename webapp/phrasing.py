@@ -1,8 +1,11 @@
-"""A sentence the user said about themselves, rewritten as a fact about the user.
+"""A sentence the user said, rewritten as the fact it states about the user.
 
 "I prefer the hallway lights at 30% after 22:00" → "Prefers the hallway lights at 30% after
-22:00"; "我喜歡喝無糖綠茶" → "喜歡喝無糖綠茶". Only a sentence that opens with the speaker
-("I …", "I'm …", "My …", 我…, 我的…) is rewritten; anything else is returned unchanged.
+22:00"; "我喜歡喝無糖綠茶" → "喜歡喝無糖綠茶" (``as_user_fact``: only a sentence that opens
+with the speaker — "I …", "I'm …", "My …", 我…, 我的… — is rewritten). The words around a fact
+that add nothing to it go first (``without_fillers``: "by the way", "also", "from now on",
+對了, 順便, 以后帮我…的时候), and an instruction becomes the preference it implies
+(``as_preference``: "Write my automations in YAML" → "Prefers automations written in YAML").
 """
 
 from __future__ import annotations
@@ -31,9 +34,10 @@ _ADVERBS = frozenset(
         "typically",
         "definitely",
         "absolutely",
-        "actually",
     ]
 )
+# Words between "I" and the verb that say nothing about the fact: "I also like" → "Likes".
+_DROPPED_ADVERBS = frozenset(["also", "actually", "btw", "too"])
 # Verbs that do not take an -s: "I can't stand" → "Can't stand".
 _MODALS = frozenset(
     [
@@ -125,9 +129,149 @@ def as_user_fact(text: str) -> str:
         if found is None:
             return stripped  # "I" followed by no verb: leave the sentence as it was
         word, rest = found.group("word"), found.group("rest")
+        if word.lower() in _DROPPED_ADVERBS:
+            rest = rest.lstrip()
+            continue
         if word.lower() in _ADVERBS:
             words.append(word)
             rest = rest.lstrip()
             continue
         words.append(third_person(word))
         return _capitalised(" ".join(words) + rest)
+
+
+# ----------------------------------------------------------------------------- fillers
+_I = re.IGNORECASE
+# Said around a fact, never part of it: "Also,", "By the way", "From now on," and at the end
+# ", by the way", " too", " please". "Always"/"never" stay: they are the fact.
+_EN_LEADING = re.compile(
+    r"^(?:(?:also|and|oh|ok|okay|hey|anyway|btw|by the way|one more thing|actually|fyi|"
+    r"just so you know|for the record|from now on|going forward|from today on|"
+    r"starting (?:today|now)|in (?:the )?future|please)\b[,:]?\s*)+",
+    _I,
+)
+_EN_TRAILING = re.compile(
+    r"(?:[,;]?\s+(?:by the way|btw|too|as well|also|actually|from now on|going forward|"
+    r"from today on|in (?:the )?future|for the record|please|thanks|thank you)\b[\s.!;,]*)+$",
+    _I,
+)
+# 對了/对了 (by the way), 順便/顺便, 另外 (also), 其實/其实 (actually) …
+_ZH_LEADING = re.compile(
+    r"^(?:(?:另外|還有|还有|對了|对了|順便(?:說一下|说一下|提一下|講一下|讲一下)?|"
+    r"顺便(?:说一下|提一下|讲一下)?|其實|其实|話說|话说|說真的|说真的|老實說|老实说|"
+    r"喔|哦|嗯|啊|那個|那个)[，,：:、\s]*)+"
+)
+# 以後/以后… (from now on): the fact holds from now on, which is what a memory is.
+_ZH_FROM_NOW_ON = re.compile(
+    r"^(?:以後|以后|今後|今后|往後|往后|從今以後|从今以后|從現在開始|从现在开始|從現在起|"
+    r"从现在起|從今天開始|从今天开始|從今天起|从今天起)[，,\s]*(?:都|也)?"
+)
+# 請/请 (please), 幫我/帮我 (for me): a request's wrapping around what the user wants done.
+_ZH_REQUEST = re.compile(r"^(?:請你|请你|請|请|麻煩你|麻烦你|麻煩|麻烦|你)?(?:幫我|帮我|替我)")
+_ZH_POLITE = re.compile(r"^(?:請|请)(?=\S)")
+# "帮我写自动化的时候都用 YAML" → "写自动化时都用 YAML": 的時候/的时候 (when) as 時/时.
+_ZH_WHEN = re.compile(r"^(?P<task>[^，,。；;]{1,30}?)的(?P<when>時候|时候)")
+_ZH_TRAILING = re.compile(
+    r"[，,\s]*(?:謝謝|谢谢|拜託|拜托|順便說一下|顺便说一下|好嗎|好吗|好不好|喔|哦|啦|吧|哈|呀)+$"
+)
+_ENDS = " \t\n.,;:!。，；：！、"
+
+
+def without_fillers(text: str) -> str:
+    """``text`` without the words around the fact that add nothing to it, in English, 繁體 and
+    简体: "by the way", "also", "from now on", "please" at either end, 對了/对了, 順便/顺便,
+    另外, 以後/以后 at the start, and a request's 請/帮我 with its 的時候 ("以后帮我写自动化的
+    时候都用 YAML 格式" → "写自动化时都用 YAML 格式"). The fact itself is left as it was."""
+    previous = None
+    text = text.strip().strip(_ENDS)
+    while text != previous:
+        previous = text
+        text = _EN_LEADING.sub("", text)
+        text = _EN_TRAILING.sub("", text).strip().strip(_ENDS)
+        text = _ZH_LEADING.sub("", text)
+        text = _ZH_FROM_NOW_ON.sub("", text)
+        request = _ZH_REQUEST.match(text)
+        if request is not None:
+            text = text[request.end() :]
+            when = _ZH_WHEN.match(text)
+            if when is not None:
+                mark = "時" if when.group("when") == "時候" else "时"
+                text = when.group("task") + mark + text[when.end() :]
+        text = _ZH_POLITE.sub("", text)
+        text = _ZH_TRAILING.sub("", text).strip().strip(_ENDS)
+    return text or previous or ""
+
+
+# ----------------------------------------------------------------------------- instructions
+# "Use YAML for automations" → "Prefers YAML for automations".
+_USE = re.compile(r"^(?:use|go with|stick (?:to|with))\s+(?P<rest>\S.*)$", _I)
+# "Answer in Traditional Chinese" → "Prefers replies in Traditional Chinese".
+_REPLY = re.compile(
+    r"^(?:answer|reply|respond|write back|talk to me|speak to me)\s+(?P<rest>(?:in|with|using)\s.+)$",
+    _I,
+)
+# "Write my automations in YAML" → "Prefers automations written in YAML": a verb whose object
+# reads well before its participle, the object, and what follows from a preposition on.
+_PARTICIPLES = {
+    "write": "written",
+    "format": "formatted",
+    "send": "sent",
+    "save": "saved",
+    "store": "stored",
+    "show": "shown",
+    "display": "displayed",
+    "list": "listed",
+    "sort": "sorted",
+    "name": "named",
+    "schedule": "scheduled",
+    "print": "printed",
+    "translate": "translated",
+    "label": "labelled",
+    "measure": "measured",
+    "spell": "spelled",
+    "set": "set",
+    "turn": "turned",
+    "switch": "switched",
+}
+_VERB_OBJECT = re.compile(
+    rf"^(?P<verb>{'|'.join(_PARTICIPLES)})(?:\s+(?P<particle>on|off|up|down))?\s+"
+    r"(?P<object>(?!(?:in|into|with|as|using|at|on|for|to|it|them|this|that)\b)\S.*?)\s+"
+    r"(?P<rest>(?:in|into|with|as|using|at|on|for|before|after|by|to|from|under|without|"
+    r"every|each)\s.+)$",
+    _I,
+)
+
+
+def as_preference(text: str) -> str:
+    """An instruction ("Write my automations in YAML", "Use metric units") as the preference it
+    implies ("Prefers automations written in YAML", "Prefers metric units"); anything else
+    (a rule with "always"/"never", a statement, Chinese) is returned unchanged."""
+    stripped = text.strip()
+    found = _USE.match(stripped)
+    if found is not None:
+        return "Prefers " + _object(found.group("rest"))
+    found = _REPLY.match(stripped)
+    if found is not None:
+        return "Prefers replies " + found.group("rest")
+    found = _VERB_OBJECT.match(stripped)
+    if found is None:
+        return stripped
+    particle = f" {found.group('particle')}" if found.group("particle") else ""
+    participle = _PARTICIPLES[found.group("verb").lower()]
+    return f"Prefers {_object(found.group('object'))} {participle}{particle} {found.group('rest')}"
+
+
+def _object(words: str) -> str:
+    """The object of the user's instruction, without their "my" ("my automations")."""
+    return re.sub(r"^my\s+", "", words.strip(), flags=_I)
+
+
+def is_instruction(text: str) -> bool:
+    """True when ``text`` still reads as an instruction to change something ("Switch …",
+    "Change …", 把…改成…), which is never a memory's content."""
+    stripped = text.strip()
+    return bool(
+        re.match(r"^(?:please\s+)?(?:switch|change|move|shift|bump|push)\b", stripped, _I)
+        or re.match(r"^(?:請|请)?(?:把|將|将)", stripped)
+        or re.search(r"改成|改為|改为|換成|换成|調成|调成|調到|调到", stripped)
+    )

@@ -97,9 +97,14 @@ class SecretFinding:
 
     @property
     def fact(self) -> str:
-        """The fact without the secret, in the text's language: "Has a garage door code (not
-        kept in memory).", "有大門密碼（內容不存在記憶裡）。"."""
+        """The text without the secret, in the text's language: each clause that holds a
+        secret becomes the fact without it ("Has a garage door code (not kept in memory).",
+        "有大門密碼（內容不存在記憶裡）。"), the other clauses stay as written."""
         language = language_of(self.text)
+        return _rewritten(self, language) or self._own_fact(language)
+
+    def _own_fact(self, language: str) -> str:
+        """The fact without the first secret, the rest of the text left out."""
         label = self.label
         if (
             language != "en" and label.isascii()
@@ -117,6 +122,72 @@ def secret_fact(label: str, language: str) -> str:
     vowel = label[:1].lower() in "aeiou" and not label.lower().startswith(("one", "uni", "use"))
     article = "an" if vowel else "a"
     return f"Has {article} {label} (not kept in memory)."
+
+
+# Where one clause ends and the next begins: ; ； 。 always; a comma or " and " only between
+# two pieces long enough to be clauses ("Remember, the door code is…" is one clause).
+_STRONG_CUT = re.compile(r"\s*[;；。]\s*")
+_WEAK_CUT = re.compile(r"\s*，\s*|,\s+(?:and\s+)?|\s+and\s+")
+_END_MARKS = re.compile(r"[\s.。!?！？]+$")  # what ends the text
+MIN_CLAUSE_WORDS = 3  # English words in a piece set off by a comma or "and"
+MIN_CLAUSE_CHARS = 3  # characters in a Chinese one
+
+
+def _long_enough(piece: str, language: str) -> bool:
+    if language == "en":
+        return len(re.findall(r"[\w'’-]+", piece)) >= MIN_CLAUSE_WORDS
+    return len(re.sub(r"\s", "", piece)) >= MIN_CLAUSE_CHARS
+
+
+def _clauses(text: str, spans: tuple[SecretSpan, ...], language: str) -> list[tuple[int, int]]:
+    """Where the clauses of ``text`` are; what lies between two of them is their separator.
+    No clause boundary cuts through a secret."""
+    cuts = [(m.start(), m.end(), True) for m in _STRONG_CUT.finditer(text)]
+    cuts += [(m.start(), m.end(), False) for m in _WEAK_CUT.finditer(text)]
+    cuts = sorted(c for c in cuts if not any(s.start < c[1] and s.end > c[0] for s in spans))
+    changed = True
+    while changed:  # drop a weak cut next to a piece too short to be a clause
+        changed = False
+        for i, (start, end, strong) in enumerate(cuts):
+            before = text[cuts[i - 1][1] if i else 0 : start]
+            after = text[end : cuts[i + 1][0] if i + 1 < len(cuts) else len(text)]
+            if not strong and not (
+                _long_enough(before, language) and _long_enough(after, language)
+            ):
+                del cuts[i]
+                changed = True
+                break
+    edges = [0] + [edge for start, end, _ in cuts for edge in (start, end)] + [len(text)]
+    return list(zip(edges[::2], edges[1::2], strict=True))
+
+
+def _rewritten(finding: SecretFinding, language: str) -> str | None:
+    """``finding``'s text with each clause that holds a secret replaced by the fact without
+    it, the other clauses as written; None when the text is one clause, or when the rewrite
+    would not stand on its own (a clause holds its secret only with the rest of the text, or
+    a secret is left over)."""
+    text = finding.text
+    body_end = max(len(_END_MARKS.sub("", text)), finding.spans[-1].end)
+    clauses = _clauses(text[:body_end], finding.spans, language)
+    if len(clauses) < 2:
+        return None
+    stop = "." if language == "en" else "。"
+    out, last, holds = [], 0, False
+    for start, end in clauses:
+        out.append(text[last:start])
+        last = end
+        holds = any(span.start < end and span.end > start for span in finding.spans)
+        if not holds:
+            out.append(text[start:end])
+            continue
+        own = find_secrets(text[start:end])
+        if own is None:
+            return None
+        fact = own._own_fact(language).rstrip(stop)
+        out.append(fact[:1].lower() + fact[1:] if language == "en" and start else fact)
+    ending = text[body_end:].strip()
+    rewritten = "".join(out) + (stop if holds or not ending else ending)
+    return None if find_secrets(rewritten) is not None else rewritten
 
 
 def _words(text: str) -> frozenset[str]:

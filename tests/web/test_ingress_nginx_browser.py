@@ -110,8 +110,8 @@ def seed(settings: Settings) -> None:
     queue = ReviewQueue(settings.review_file, memories).init()
     queue.submit(
         [
-            Proposal("add", "Owns a cat named Miso", "general", 0.9, "regex"),
-            Proposal("add", "Likes hiking on weekends", "preference", 0.8, "regex"),
+            Proposal("add", "Owns a cat named Miso", "general", confidence=0.9),
+            Proposal("add", "Likes hiking on weekends", "preference", confidence=0.8),
         ],
         conversation_id="slack:1731900000.123456",
     )

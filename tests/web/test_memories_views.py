@@ -485,6 +485,40 @@ def upload(client, payload: bytes, htmx=True, url="/memories/import"):
     )
 
 
+# Times another program wrote that no calendar holds: read as unknown, never as 1970.
+UNREADABLE_TIMES = ["0001-01-01T00:00:00+14:00", 10**20, "not a time", {"at": 1}, True, ""]
+
+
+def test_an_exported_unreadable_time_is_imported_back_as_it_was(client, settings):
+    records = [
+        {"id": f"odd{i}", "content": f"Odd time {i}", "createdAt": value, "updatedAt": value}
+        for i, value in enumerate(UNREADABLE_TIMES)
+    ]
+    records.append({"id": "noupdate", "content": "No updatedAt", "createdAt": "2026-02-30"})
+    settings.memory_file.write_text(json.dumps(records), encoding="utf-8")
+
+    exported = client.get("/memories/export").get_data()
+    times = {r["id"]: (r["createdAt"], r["updatedAt"]) for r in json.loads(exported)}
+    assert times == {
+        **{r["id"]: (r["createdAt"], r["updatedAt"]) for r in records[:-1]},
+        "noupdate": ("2026-02-30", "2026-02-30"),
+    }
+
+    settings.memory_file.write_text("[]", encoding="utf-8")
+    preview = upload(client, exported)
+    assert preview.status_code == 200 and "1970" not in text(preview)
+    payload = re.search(r'name="payload" value="([^"]*)"', text(preview)).group(1)
+    import html as htmlmod
+
+    confirm = client.post(
+        "/memories/import/confirm", htmx=True, data={"payload": htmlmod.unescape(payload)}
+    )
+    assert confirm.status_code == 200, text(confirm)
+    imported = {r["id"]: r for r in on_disk(settings.memory_file)}
+    assert {i: imported[i]["createdAt"] for i in times} == {i: t[0] for i, t in times.items()}
+    assert {i: imported[i]["updatedAt"] for i in times} == {i: t[1] for i, t in times.items()}
+
+
 def test_import_previews_then_applies(client, store, settings):
     same = store.add("Unchanged")
     changed = store.add("Will change")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -482,3 +484,113 @@ def test_a_flood_of_proposals_is_paged(client, settings):
         client.get("/review/?page=99").get_data(as_text=True).count('class="card review-item') == 20
     )
     assert client.get("/review/?page=-1").status_code == 200
+
+
+# ----------------------------------------------------------------- approving what the page showed
+def _approve_fields(html: str, item_id: str) -> dict[str, str]:
+    """The hidden fields of the card's Approve form, as the browser would send them."""
+    form = re.search(
+        rf'<form method="post" action="/review/{item_id}/approve"[^>]*>(.*?)</form>', html, re.S
+    )
+    assert form, "no approve form on the card"
+    fields = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.group(1))
+    return {name: value for name, value in fields if name != "csrf_token"}
+
+
+def _edit_elsewhere(settings, memory_id: str, text: str) -> None:
+    """Another program (an MCP client, a script) changes the memory: a separate process."""
+    script = (
+        "import sys\n"
+        "from webapp.stores import MemoryStore\n"
+        "MemoryStore(sys.argv[1], lock_timeout=5).update(sys.argv[2], sys.argv[3])\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, str(settings.memory_file), memory_id, text],
+        check=True,
+        timeout=60,
+    )
+
+
+def _queued_update(settings):
+    memories, _ = stores_of(settings)
+    memory = memories.add("User prefers vim", category="tool")
+    item = queue_fact(
+        settings,
+        "User prefers neovim",
+        action="update",
+        memory_id=memory.id,
+        current_content=memory.content,
+        category="tool",
+    )
+    return memory, item
+
+
+def test_approve_refused_when_the_memory_changed_after_the_page_showed_it(client, settings):
+    memory, item = _queued_update(settings)
+    page = client.get("/review/").get_data(as_text=True)
+    _edit_elsewhere(settings, memory.id, "User prefers helix now")
+    response = client.post(
+        f"/review/{item.id}/approve", data=_approve_fields(page, item.id), htmx=True
+    )
+    html = response.get_data(as_text=True)
+    assert response.status_code == 409
+    assert "changed after this page showed it" in html
+    assert "User prefers helix now" in html  # the card shows the new current text
+    assert stores_of(settings)[0].get(memory.id).content == "User prefers helix now"
+    assert status_of(settings, item.id) == "pending"
+    # Deciding again on the refreshed card replaces the text it now shows.
+    response = client.post(
+        f"/review/{item.id}/approve", data=_approve_fields(html, item.id), htmx=True
+    )
+    assert response.status_code == 200
+    assert stores_of(settings)[0].get(memory.id).content == "User prefers neovim"
+
+
+def test_approve_conflict_is_said_in_the_page_language(client, settings):
+    memory, item = _queued_update(settings)
+    page = client.get("/review/").get_data(as_text=True)
+    _edit_elsewhere(settings, memory.id, "User prefers helix now")
+    response = client.post(
+        f"/review/{item.id}/approve",
+        data=_approve_fields(page, item.id),
+        htmx=True,
+        headers={"Accept-Language": "zh-TW"},
+    )
+    assert response.status_code == 409
+    assert "這條記憶在此頁顯示後已被修改" in response.get_data(as_text=True)
+
+
+def test_edited_approve_also_refused_when_the_memory_changed(client, settings):
+    memory, item = _queued_update(settings)
+    form = client.get(f"/review/{item.id}/edit", htmx=True).get_data(as_text=True)
+    seen = re.search(r'name="expected" value="([^"]*)"', form)
+    assert seen, "the edit form carries no version"
+    _edit_elsewhere(settings, memory.id, "User prefers helix now")
+    response = client.post(
+        f"/review/{item.id}/approve",
+        data={"content": "User prefers neovim daily", "expected": seen.group(1)},
+        htmx=True,
+    )
+    assert response.status_code == 409
+    assert "User prefers neovim daily" in response.get_data(as_text=True)  # the draft is kept
+    assert stores_of(settings)[0].get(memory.id).content == "User prefers helix now"
+
+
+def test_bulk_approve_leaves_a_changed_memory_pending_and_counts_it(client, settings):
+    memory, item = _queued_update(settings)
+    other = queue_fact(settings, "User lives in Taipei", category="general")
+    page = client.get("/review/").get_data(as_text=True)
+    versions = dict(
+        re.findall(r'<input type="hidden" name="(expected-[^"]+)" value="([^"]*)"', page)
+    )
+    assert f"expected-{item.id}" in versions
+    _edit_elsewhere(settings, memory.id, "User prefers helix now")
+    response = client.post(
+        "/review/bulk",
+        data={"decision": "approve", "ids": [item.id, other.id], **versions},
+        htmx=True,
+    )
+    html = response.get_data(as_text=True)
+    assert "Approved 1 fact." in html and "1 left pending" in html
+    assert stores_of(settings)[0].get(memory.id).content == "User prefers helix now"
+    assert [status_of(settings, i.id) for i in (item, other)] == ["pending", "approved"]

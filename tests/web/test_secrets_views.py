@@ -124,6 +124,21 @@ def test_needs_attention_lists_a_memory_that_holds_a_secret_masked(client, store
     assert store.get(secret.id).content == "Has a card number (not kept in memory)."
 
 
+def test_the_secrets_rewrite_keeps_the_clauses_that_hold_no_secret(client, store) -> None:
+    memory = store.add("Guest Wi-Fi password is tulip-Rocket-88; the network is HomeNet-Guest.")
+    kept = "Has a guest Wi-Fi password (not kept in memory); the network is HomeNet-Guest."
+    page = text(client.get("/attention/?kind=secret"))
+    assert "tulip-Rocket-88" not in page
+    assert f'name="content" value="{kept}"' in page  # what the Rewrite button saves
+    rewrite = client.post(
+        "/attention/rewrite",
+        htmx=True,
+        data={"id": memory.id, "version": memory.version, "content": kept, "kind": "secret"},
+    )
+    assert rewrite.status_code == 200
+    assert store.get(memory.id).content == kept
+
+
 def test_review_says_why_a_proposal_leaves_its_secret_out(client, store, settings) -> None:
     queue = ReviewQueue.from_settings(settings, store)
     queue.submit(

@@ -26,8 +26,9 @@ from .llm import (
     parse_facts,
 )
 from .reconcile import Extracted, ManualModeError, MemoryExtractor, ReconcileAction, Submitted
-from .rules import rule_facts, split_sentences
+from .rules import rule_facts
 from .run import ExtractionResult, build_extractor, extract_conversation, extract_due
+from .sentences import split_sentences
 from .state import ExtractionState
 
 __all__ = [

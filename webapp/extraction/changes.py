@@ -8,6 +8,14 @@ memory it is about and says what to do with it: ``delete`` when nothing replaces
 ``update`` with the new fact when the sentence gives one. When the memory is not clear (no
 memory close enough, or two equally close), it proposes nothing rather than the wrong one.
 
+A switch ("Switch the morning routine to 07:00 from now on instead of 06:45", "Use tabs
+instead of spaces", 把晨間流程改成七點) edits the memory it is about and keeps the rest of it
+("Weekday alarm is 07:00; on weekends …"); when no memory holds what it changes, or the edit
+is not clear, it is the fact it implies ("Morning routine at 07:00"), proposed as new. An
+update never carries the user's sentence as it was said: the memory edited, or the sentence
+rewritten as a fact about the user ("I'm not vegetarian anymore, I eat fish now" → "Is not
+vegetarian, eats fish").
+
 Look-alikes change nothing: "Don't forget to water the plants" and "別忘了提醒我買綠茶" ask
 for a reminder, "I don't remember if…" and "我忘了帶鑰匙" say the user forgot something,
 "Forget it, let's…" names no memory, and "今天不用提醒我了" is for one day only.
@@ -15,17 +23,20 @@ for a reminder, "I don't remember if…" and "我忘了帶鑰匙" say the user f
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..curation.pairs import features
+from ..phrasing import as_preference, as_user_fact, is_instruction, without_fillers
 from ..stores.memories import Memory
-from ..text import LATIN_FILLER, fold
-from .llm import message_content, message_role
+from ..text import LATIN_FILLER, fold, traditional_to_simplified
+from .sentences import user_sentences
 
-KINDS = ("forget", "reversal", "correction")
+KINDS = ("forget", "reversal", "correction", "switch")
 # How much of what the sentence names a memory must hold, and by how much it must beat the
 # next best, to be the target.
 MIN_TARGET_SCORE = 0.5
@@ -35,7 +46,6 @@ _I = re.IGNORECASE
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 
 # --------------------------------------------------------------------------- what is a change
 _EN_FORGET = re.compile(
@@ -136,6 +146,67 @@ _ONE_OFF = re.compile(
 )
 _QUESTION = re.compile(r"[?？]\s*$|(?:嗎|吗)[\s。]*$")
 
+# ----------------------------------------------------------------------------- switches
+# Said of an instruction that holds from now on (a one-off "Switch the lights to blue" is not).
+_DURABLE = re.compile(
+    r"\s*,?\s*\b(?:from now on|going forward|from today on|in (?:the )?future|by default|"
+    r"starting (?:today|now))\b,?",
+    _I,
+)
+# "Switch the morning routine to 07:00 (from now on) instead of 06:45"
+_EN_SWITCH_TO = re.compile(
+    r"^(?:please\s+)?(?P<verb>switch|change|move|set|shift|push|bump)\s+(?P<what>.+?)\s+"
+    r"(?:over\s+)?(?:to|into)\s+(?P<new>.+?)(?:\s*[,;]?\s*(?:and\s+)?"
+    r"(?:instead\s+of|rather\s+than|not)\s+(?P<old>[^,;]+?))?\s*$",
+    _I,
+)
+_EN_SWITCHED = {
+    "switch": "switched",
+    "change": "changed",
+    "move": "moved",
+    "set": "set",
+    "shift": "shifted",
+    "push": "pushed",
+    "bump": "bumped",
+}
+# "Use tabs instead of spaces", "I take the bus instead of the train now"
+_EN_INSTEAD = re.compile(
+    r"^(?P<head>.+?)\s*,?\s+(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;]+?)\s*$", _I
+)
+_HABIT = re.compile(
+    r"\b(?:now|these days|nowadays|usually|always|normally|generally|every|from now on|"
+    r"going forward|by default|in (?:the )?future)\b",
+    _I,
+)
+_EN_USE = re.compile(r"^(?:please\s+)?(?:use|go with|stick (?:to|with))\s+(?P<new>.+)$", _I)
+# "把晨間流程改成七點", "回答改成用繁體中文，不要用英文"
+_ZH_SWITCH = re.compile(
+    r"^(?:把|將|将)?(?P<what>[^，,。；;]+?)(?:改成|改為|改为|換成|换成|調成|调成|調到|调到|改到)"
+    r"(?P<new>[^，,。；;]+?)(?:了|吧|啦)?(?:[，,]\s*(?:而)?(?:不是|不要|不用|別再|别再)(?:再)?"
+    r"(?:用)?(?P<old>[^，,。；;]+?)(?:了)?)?$"
+)
+# What replaces the old habit in a reversal: "…, I switched to tea", 我改喝燕麥奶了
+_EN_NEW = re.compile(
+    r"\b(?:switched|changed|moved|migrated)\s+(?:over\s+)?to\s+(?P<new>[^,;.]+)", _I
+)
+_ZH_NEW = re.compile(
+    r"改(?P<verb>喝|用|坐|吃|搭|騎|骑|去|穿|聽|听|看)(?P<new>[^，,。；;]+?)(?:了|啦)?(?:[，,。；;]|$)"
+)
+_ZH_OLD = re.compile(
+    r"(?:不再|不|沒有再|没有再|沒再|没再)(?P<old>[^，,。；;不]{2,}?)(?:了|啦)?(?:[，,。；;]|$)"
+)
+_ZH_DURABLE = re.compile(
+    r"以後|以后|今後|今后|往後|往后|從今以後|从今以后|從現在開始|从现在开始|從現在起|从现在起|"
+    r"從今天開始|从今天开始|從今天起|从今天起|每次|一律|一直|都"
+)
+_ZH_NOW = re.compile(r"^(?:(?:現在|现在|馬上|马上|立刻|先)(?!開始|开始|起))")
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our)\s+", _I)
+_CLOCK = re.compile(r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}:\d{2}", _I)
+# Words a statement of a change ends with that a memory does not need.
+_STATEMENT_TAIL = re.compile(
+    r"(?:\s+(?:anymore|any more|any longer|now|these days|nowadays|already|for good))+$", _I
+)
+
 _ZH_TAIL = re.compile(
     r"(?:這件事|这件事|這個|这个|這條|这条|的事情|的事|的記憶|的记忆|的部分|這回事|这回事)?"
     r"(?:吧|了|啦|喔|哦|好了|就好)*$"
@@ -159,6 +230,8 @@ class ChangeOfMind:
     new: str | None = None  # …and the new ones
     evidence: str | None = None  # the user's message
     extractor: str = "regex"
+    # For a switch: the fact it implies, proposed as new when no memory holds what it changes.
+    fact: str | None = None
 
 
 def _clean(text: str) -> str:
@@ -177,10 +250,6 @@ def _about_zh(text: str) -> str:
     return _clean(_ZH_TAIL.sub("", _clean(re.split(r"[，,；;。]", text, maxsplit=1)[0])))
 
 
-def split_sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_END.split(text or "") if part and part.strip()]
-
-
 def match_change(sentence: str) -> ChangeOfMind | None:
     """The change of mind a sentence states, or None (most sentences, and every look-alike)."""
     body = _clean(
@@ -197,7 +266,9 @@ def match_change(sentence: str) -> ChangeOfMind | None:
     if _EN_REMINDER.search(body) or _ZH_REMINDER.search(body):
         return None
     question = bool(_QUESTION.search(body))
-    return _forget(body, question) or (None if question else _correction(body) or _reversal(body))
+    if question:
+        return _forget(body, question)
+    return _forget(body, False) or _correction(body) or _reversal(body) or _switch(body)
 
 
 def _forget(body: str, question: bool) -> ChangeOfMind | None:
@@ -276,6 +347,8 @@ def _reversal(body: str) -> ChangeOfMind | None:
         tail = body[len(_first_clause(body)) :]
         replaces = bool(_EN_REPLACEMENT.search(tail or rest))
         return ChangeOfMind("reversal", about, body, replaces)
+    if _zh_switch(body) is not None:
+        return None  # "回答改成用繁體中文": a switch, which edits the memory
     replaces = bool(_ZH_REPLACEMENT.search(body))
     found = _ZH_NO_LONGER.match(body) or _ZH_NO_LONGER_LIKE.match(body)
     if found is not None:
@@ -298,28 +371,90 @@ def _reversal(body: str) -> ChangeOfMind | None:
     return ChangeOfMind("reversal", about, body, replaces)
 
 
+def _bare(words: str) -> str:
+    """Words without the article or "my" in front and "now"/"please" after them."""
+    words = _clean(_STATEMENT_TAIL.sub("", _clean(words)))
+    words = re.sub(r"\s+(?:please|too|as well)$", "", words, flags=_I)
+    return _ARTICLE.sub("", words)
+
+
+def _switch(body: str) -> ChangeOfMind | None:
+    """An instruction that changes something from now on, or "X instead of Y"."""
+    durable = bool(_DURABLE.search(body))
+    plain = _clean(re.sub(r"\s{2,}", " ", _DURABLE.sub(" ", without_fillers(body))))
+    found = _EN_SWITCH_TO.match(plain)
+    if found is not None:
+        old = _bare(found.group("old") or "") or None
+        what, new = _clean(found.group("what")), _bare(found.group("new"))
+        if not (old or durable) or not new or _EN_PRONOUN_ONLY.match(what):
+            return None
+        subject = _ARTICLE.sub("", what)
+        # Said to hold from now on, it is a fact even when no memory is about it; otherwise
+        # ("Switch the lights to blue instead of red") it edits a memory or nothing.
+        fact = None
+        if durable and _CLOCK.fullmatch(new):
+            fact = f"{subject[:1].upper()}{subject[1:]} at {new}"
+        elif durable:
+            fact = f"Wants {subject} {_EN_SWITCHED[found.group('verb').lower()]} to {new}"
+        return ChangeOfMind("switch", what, body, True, old, new, fact=fact)
+    found = _EN_INSTEAD.match(plain)
+    # A habit or a rule ("I take the bus instead of the train now"), not a one-off ("Let's
+    # take the stairs instead of the lift").
+    if found is not None and _HABIT.search(body):
+        old, head = _bare(found.group("old")), found.group("head")
+        if not old or len(old.split()) > 4:
+            return None
+        use = _EN_USE.match(head)
+        if use is not None:
+            new = _bare(use.group("new"))
+        else:
+            words = _bare(head).split()
+            count = len(old.split())
+            new = " ".join(words[-count:]) if len(words) > count else ""
+        if not new or new.casefold() == old.casefold():
+            return None
+        fact = as_preference(as_user_fact(_STATEMENT_TAIL.sub("", plain)))
+        return ChangeOfMind("switch", head, body, True, old, _ARTICLE.sub("", new), fact=fact)
+    return _zh_switch(body)
+
+
+def _zh_switch(body: str) -> ChangeOfMind | None:
+    found = _ZH_SWITCH.match(without_fillers(body))
+    # From now on (以後…, 一律), or in place of something: not "现在把空调调到二十六度".
+    if found is None or not (found.group("old") or _ZH_DURABLE.search(body)):
+        return None
+    if _ZH_NOW.search(body):
+        return None
+    what, new = _clean(found.group("what")), _clean(found.group("new"))
+    what = re.sub(r"^(?:我(?:現在|现在|已經|已经)?(?:想|要)?)?", "", what) or what
+    if len(what) < 2 or not new:
+        return None
+    old = _clean(found.group("old") or "") or None
+    timed = any(v.kind == "time" for v in features(new).values)
+    fact = as_user_fact(what + ("在" if timed else "") + new) if _ZH_DURABLE.search(body) else None
+    return ChangeOfMind("switch", what, body, True, old, new, fact=fact)
+
+
 def find_changes(messages: Iterable[Any]) -> list[ChangeOfMind]:
     """The changes of mind in the user messages, each with the user's sentence as evidence."""
     changes: list[ChangeOfMind] = []
     seen: set[tuple[str, str]] = set()
-    for message in messages:
-        if message_role(message) != "user":
-            continue
-        for sentence in split_sentences(message_content(message)):
-            change = match_change(sentence)
-            if change is not None and (change.kind, change.sentence) not in seen:
-                seen.add((change.kind, change.sentence))
-                changes.append(
-                    ChangeOfMind(
-                        change.kind,
-                        change.about,
-                        change.sentence,
-                        change.replaces,
-                        change.old,
-                        change.new,
-                        evidence=sentence,
-                    )
+    for _, sentence in user_sentences(messages):
+        change = match_change(sentence)
+        if change is not None and (change.kind, change.sentence) not in seen:
+            seen.add((change.kind, change.sentence))
+            changes.append(
+                ChangeOfMind(
+                    change.kind,
+                    change.about,
+                    change.sentence,
+                    change.replaces,
+                    change.old,
+                    change.new,
+                    evidence=sentence,
+                    fact=change.fact,
                 )
+            )
     return changes
 
 
@@ -434,8 +569,34 @@ def _contains(memory: str, words: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(target)}(?!\w)", folded) is not None
 
 
+def _subject(change: ChangeOfMind) -> frozenset[str]:
+    """The terms naming what a switch changes, without its old and new words."""
+    return _terms(change.about) - _terms(change.old or "") - _terms(change.new or "")
+
+
+def _about_subject(change: ChangeOfMind, memory: Memory) -> bool:
+    subject = _subject(change)
+    if not subject:
+        return False
+    have = _terms(memory.content)
+    return sum(1 for term in subject if _match(term, have)) / len(subject) >= MIN_TARGET_SCORE
+
+
+def _holds_value(memory: str, words: str) -> bool:
+    """``memory`` says ``words``, or the same value ("06:45" in "alarm at 6:45am")."""
+    return _contains(memory, words) or _value_span(memory, words) is not None
+
+
 def find_target(change: ChangeOfMind, memories: Sequence[Memory]) -> Memory | None:
     """The one memory the change is about, or None when no memory, or more than one, fits."""
+    if change.kind == "switch":
+        # Only a memory about the same thing: "Use tabs instead of spaces" names no subject,
+        # and must not edit "Prefers spaces around operators".
+        about = [m for m in memories if _about_subject(change, m)]
+        if change.old:
+            about = [m for m in about if _holds_value(m.content, change.old)]
+            return about[0] if len(about) == 1 else _best(change.about, about)
+        return _best(change.about, about)
     if change.old:
         holding = [m for m in memories if _contains(m.content, change.old)]
         if len(holding) == 1:
@@ -459,14 +620,161 @@ def _best(about: str, memories: Sequence[Memory]) -> Memory | None:
     return memories[scored[0][1]]
 
 
-def replaced_content(change: ChangeOfMind, memory: Memory) -> str:
-    """The memory as it reads after the change: words swapped, or the user's new statement."""
-    if change.old and change.new and _contains(memory.content, change.old):
-        if _CJK_CHAR.search(change.old):
-            return memory.content.replace(change.old, change.new)
-        pattern = re.compile(rf"(?<!\w){re.escape(change.old)}(?!\w)", _I)
-        return pattern.sub(lambda _: change.new or "", memory.content, count=1)
-    text = _clean(change.sentence)
+def holds_already(change: ChangeOfMind, memories: Sequence[Memory]) -> bool:
+    """True when a memory about what the switch changes already says its new value (the
+    change was made: "Weekday alarm is 07:00; … morning routine …")."""
+    return bool(change.new) and any(
+        _about_subject(change, m) and _holds_value(m.content, change.new or "") for m in memories
+    )
+
+
+def replaced_content(change: ChangeOfMind, memory: Memory) -> str | None:
+    """The memory as it reads after the change — its words swapped, the rest kept — or for a
+    reversal or correction that gives no words to swap, the user's sentence as a fact about
+    them; None when there is no clean content (a switch whose place in the memory is unclear)."""
+    old, new = change.old, change.new
+    if change.kind == "reversal" and change.replaces and not new:
+        old, new = _reversal_words(change, memory.content)
+    if change.kind == "correction" and old:
+        new = _aligned_new(memory.content, change.about, old) or new
+    if new:
+        edited = _edited(memory.content, old, new, change.about if change.kind == "switch" else "")
+        if edited is not None:
+            return edited
+    if change.kind == "switch":
+        return None
+    return statement(change.sentence)
+
+
+def _reversal_words(change: ChangeOfMind, memory: str) -> tuple[str | None, str | None]:
+    """The old words a reversal takes back (as the memory has them) and the new ones."""
+    found = _EN_NEW.search(change.sentence)
+    if found is not None:
+        new = _bare(found.group("new"))
+        words = change.about.split()
+        for start in range(len(words)):
+            old = " ".join(words[start:])
+            if _contains(memory, old):
+                return old, new
+        return None, new
+    found = _ZH_NEW.search(change.sentence)
+    if found is not None:
+        taken_back = _ZH_OLD.search(change.sentence)
+        return (taken_back.group("old") if taken_back else None), found.group("verb") + found.group(
+            "new"
+        )
+    return None, None
+
+
+def _aligned_new(memory: str, said: str, old: str) -> str | None:
+    """The words of ``said`` standing where ``memory`` has ``old`` ("my car is a blue Honda
+    Civic" against "My car is a red Honda Civic": blue), or None when they do not line up."""
+    if _CJK_CHAR.search(old):
+        return None
+    mine, theirs = memory.split(), said.split()
+    wanted = [w.casefold() for w in old.split()]
+    matcher = difflib.SequenceMatcher(
+        a=[w.casefold().strip(",.;") for w in mine],
+        b=[w.casefold().strip(",.;") for w in theirs],
+        autojunk=False,
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace" and [w.casefold().strip(",.;") for w in mine[i1:i2]] == wanted:
+            return " ".join(theirs[j1:j2]).strip(",.;")
+    return None
+
+
+def statement(sentence: str) -> str | None:
+    """The user's sentence as a fact about them, clause by clause: "I'm not vegetarian anymore,
+    I eat fish now" → "Is not vegetarian, eats fish"; None when it is an instruction."""
+    text = _clean(sentence)
     text = re.sub(r"^(?:actually|sorry|correction|oops|wait|no)\b[,:]?\s*", "", text, flags=_I)
     text = re.sub(r"^(?:其實|其实|不對|不对|更正|抱歉)[，,：:]?", "", text)
-    return text[:1].upper() + text[1:] if text[:1].isascii() else text
+    clauses: list[str] = []
+    for clause in re.split(r"(?<=[,;，；])\s*", text):
+        mark = clause[-1] if clause and clause[-1] in ",;，；" else ""
+        words = _STATEMENT_TAIL.sub("", without_fillers(clause))
+        if words:
+            words = as_user_fact(words)
+            if clauses and words[:1].isascii():
+                words = words[:1].lower() + words[1:]
+            clauses.append(words + (mark if mark in "，；" else ""))
+    joined = "".join(c if c.endswith(("，", "；")) else c + ", " for c in clauses).rstrip(", ")
+    joined = joined[:1].upper() + joined[1:] if joined[:1].isascii() else joined
+    if not joined or is_instruction(joined):
+        return None
+    return joined
+
+
+def _edited(content: str, old: str | None, new: str, about: str) -> str | None:
+    """``content`` with ``old`` (or the one value, or the clause, ``new`` replaces) replaced
+    by ``new`` and the rest kept; None when where ``new`` goes is not clear."""
+    span = None
+    if old:
+        span = _word_span(content, old) or _value_span(content, old)
+    elif features(new).values:
+        span = _value_span(content, new, same_kind=True)
+    elif _CJK_CHAR.search(new) and about:
+        span = _clause_after(content, about)
+    if span is None:
+        return None
+    start, end = span
+    if _CJK_CHAR.search(new):
+        new = _without_overlap(content, start, end, new)
+    edited = content[:start] + new + content[end:]
+    return None if normalize_spaces(edited) == normalize_spaces(content) else edited
+
+
+def normalize_spaces(text: str) -> str:
+    return " ".join(fold(text).split())
+
+
+def _word_span(content: str, words: str) -> tuple[int, int] | None:
+    """Where ``words`` are in ``content`` (whole words; Chinese in either script)."""
+    if _CJK_CHAR.search(words):
+        table = traditional_to_simplified()
+        at = content.translate(table).find(words.translate(table))
+        return (at, at + len(words)) if at != -1 else None
+    found = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", content, _I)
+    return found.span() if found else None
+
+
+def _value_span(content: str, words: str, same_kind: bool = False) -> tuple[int, int] | None:
+    """Where ``content`` writes the one value ``words`` states (the same amount), or with
+    ``same_kind`` the only value of its kind ("07:00" → the one time in the memory)."""
+    said = features(words).values
+    if len(said) != 1:
+        return None
+    wanted = said[0]
+    held = [v for v in features(content).values if v.kind == wanted.kind]
+    if not same_kind:
+        held = [v for v in held if v.amount == wanted.amount]
+    if len(held) != 1:
+        return None
+    return _word_span(content, held[0].text)
+
+
+def _clause_after(content: str, about: str) -> tuple[int, int] | None:
+    """The words after ``about`` up to the end of its clause (回答 in 以後回答都用英文)."""
+    span = _word_span(content, about)
+    if span is None:
+        return None
+    end = span[1]
+    while end < len(content) and content[end] not in "，,。；;.!！":
+        end += 1
+    return (span[1], end) if end > span[1] else None
+
+
+def _without_overlap(content: str, start: int, end: int, new: str) -> str:
+    """``new`` without what ``content`` already has around the span it replaces
+    (骑自行车 → 坐地铁上班 in 我每天骑自行车上班 puts 坐地铁, keeping 上班 once)."""
+    after, before = content[end:], content[:start]
+    for size in range(len(new) - 1, 0, -1):
+        if after.startswith(new[-size:]):
+            new = new[:-size]
+            break
+    for size in range(len(new) - 1, 0, -1):
+        if before.endswith(new[:size]):
+            new = new[size:]
+            break
+    return new

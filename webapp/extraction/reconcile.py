@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
-from ..curation.pairs import restates
+from ..curation.pairs import drops_information, restates
 from ..curation.semantic import semantic_index
 from ..phrasing import as_user_fact
 from ..problems import CodedError
@@ -21,7 +21,8 @@ from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso
 from ..text import VARIANT_THRESHOLD, normalize, similarity
-from .changes import ChangeOfMind, find_changes, find_target, replaced_content
+from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
+from .decided import already_decided
 from .llm import LlmCallError, LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts, withheld_facts
 from .state import STATE_FILE_NAME, ExtractionState
@@ -141,11 +142,26 @@ class MemoryExtractor:
         """Compare candidates with the store: known → nothing, close variant → update, new → add.
 
         A change of mind becomes a ``delete`` of the memory it is about (or an ``update``
-        when it states what replaces it); one whose memory is unclear becomes nothing. An
-        LLM ``update``/``delete`` applies to the memory it names, if that memory still exists.
-        At most one change per memory.
+        when it states what replaces it); one whose memory is unclear becomes nothing. A
+        switch ("… instead of …") whose memory is unclear is the fact it implies, compared as
+        any fact. An LLM ``update``/``delete`` applies to the memory it names, if that memory
+        still exists. At most one change per memory. Nothing already decided is proposed
+        again (``already_decided``: memory says it, or Review holds it, approved, rejected or
+        waiting).
         """
         memories = self.store.get_all()
+        items = self._review_items()
+
+        def decided(action: ReconcileAction) -> bool:
+            return already_decided(
+                action.content,
+                memories=memories,
+                items=items,
+                action=action.action,
+                memory_id=action.id,
+                evidence=action.evidence,
+            )
+
         # A memory is known as written and as the rules would phrase it ("My daughter's name
         # is Maya" / "Daughter's name is Maya"), so a restated fact is not proposed as a change.
         known = {normalize(m.content) for m in memories}
@@ -161,21 +177,32 @@ class MemoryExtractor:
                 isinstance(candidate, StructuredFact) and candidate.action != "add"
             ):
                 change = _change_action(candidate, memories)
-                if change is not None and change.id not in changed:
-                    changed.add(str(change.id))
-                    actions.append(change)
-                continue
+                if change is not None:
+                    if change.id not in changed and not decided(change):
+                        changed.add(str(change.id))
+                        actions.append(change)
+                    continue
+                implied = _implied_fact(candidate, memories)
+                if implied is None:
+                    continue
+                candidate = implied
             fact = without_secret(_as_fact(candidate, _category_for(categories, index, candidate)))
             key = normalize(fact.content)
             if not key or key in known:
                 continue
             known.add(key)
             action = _action_for(fact, memories, judge)
-            if action is not None:
+            if action is not None and not decided(action):
                 actions.append(action)
         if semantic is not None:
             semantic.save()
         return actions
+
+    def _review_items(self) -> list[ReviewItem]:
+        """Every item in Review: waiting, approved and rejected."""
+        if self.review_queue is None:
+            return []
+        return [*self.review_queue.pending(), *self.review_queue.decided()]
 
     # ----------------------------------------------------------------- writing
     @property
@@ -308,6 +335,10 @@ def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAct
         content = ""
         if target is not None and candidate.kind != "forget" and candidate.replaces:
             content = storable(replaced_content(candidate, target)) or ""
+            if not content:
+                # No clean content (never the user's sentence as it was said): a switch is
+                # the fact it implies, as new; anything else proposes nothing.
+                return None
     if target is None:
         return None
     confidence = (
@@ -333,6 +364,22 @@ def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAct
         evidence=storable(candidate.evidence),
         current_content=target.content,
         withheld=withheld if action == "update" else None,
+    )
+
+
+def _implied_fact(candidate: Candidate, memories: list[Memory]) -> StructuredFact | None:
+    """For a switch that edits no memory, the fact it implies ("Morning routine at 07:00"),
+    unless a memory about the same thing already says the new value."""
+    if not isinstance(candidate, ChangeOfMind) or not candidate.fact:
+        return None
+    if holds_already(candidate, memories):
+        return None
+    return StructuredFact(
+        candidate.fact,
+        "preference",
+        CHANGE_CONFIDENCE,
+        evidence=candidate.evidence,
+        extractor=candidate.extractor,
     )
 
 
@@ -402,6 +449,8 @@ def _action_for(
         target = best if best is not None and score >= VARIANT_THRESHOLD else None
     if target is not None and restates(target.content, fact.content):
         return None
+    if target is not None and drops_information(target.content, fact.content):
+        target = None  # replacing the memory would lose what it says: a fact of its own
     return ReconcileAction(
         "add" if target is None else "update",
         None if target is None else target.id,

@@ -13,19 +13,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..phrasing import as_user_fact
+from ..phrasing import as_preference, as_user_fact, without_fillers
 from ..sensitive import find_secrets
 from .changes import is_change_sentence, is_reminder_request
-from .llm import StructuredFact, message_content, message_role
+from .llm import StructuredFact
+from .sentences import user_sentences
 
 MAX_SENTENCE_CHARS = 300
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 _I = re.IGNORECASE
 
-# Fillers in front of a fact: "Also,", "And", "Oh and", "請", "另外".
+# Fillers in front of a fact: "Also,", "And", "Oh and", "By the way", "另外", "順便說一下".
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:also|and|oh|ok|okay|btw|by the way|one more thing)\b[,:]?\s*)+|^(?:另外|還有|还有|對了|对了)[，,]?",
+    r"^(?:(?:also|and|oh|ok|okay|btw|by the way|one more thing|anyway|fyi)\b[,:]?\s*)+|"
+    r"^(?:(?:另外|還有|还有|對了|对了|順便(?:說一下|说一下|提一下)?|顺便(?:说一下|提一下)?)[，,]?)+",
     _I,
 )
 _TRAILING_FILLER = re.compile(
@@ -86,7 +87,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "prefer-en",
-        r"\bI(?:\s+really|\s+much|\s+strongly)?\s+(?:prefer|like|love|hate|dislike|"
+        r"\bI(?:\s+really|\s+much|\s+strongly|\s+also|\s+actually|\s+do)?\s+(?:prefer|like|love|hate|dislike|"
         r"can't stand|cannot stand|enjoy)\b",
         "preference",
     ),
@@ -176,14 +177,10 @@ _TOOL_WORDS = re.compile(
 _HABIT_RULES = {"habit-en", "habit-zh", "we-use-en"}
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``, splitting at . ! ? ; and at Chinese 。！？； and line breaks."""
-    return [part.strip() for part in _SENTENCE_END.split(text or "") if part and part.strip()]
-
-
 def clean_fact(text: str) -> str:
-    """The fact without leading fillers or trailing "please" and punctuation, capitalised."""
-    text = _TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text.strip())).strip()
+    """The fact without the words around it ("by the way", "from now on", "please", 對了,
+    以后帮我…的时候: ``phrasing.without_fillers``) and end punctuation, capitalised."""
+    text = without_fillers(_TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text.strip())))
     return text[:1].upper() + text[1:] if text[:1].isascii() else text
 
 
@@ -226,24 +223,21 @@ def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
     message as evidence."""
     facts: list[StructuredFact] = []
     seen: set[str] = set()
-    for message in messages:
-        if message_role(message) != "user":
+    for text, sentence in user_sentences(messages):
+        fact = match_sentence(sentence)
+        if fact is None:
             continue
-        text = message_content(message)
-        for sentence in split_sentences(text):
-            fact = match_sentence(sentence)
-            if fact is None:
-                continue
-            # The proposal reads as a fact about the user; the message stays the evidence.
-            content = as_user_fact(fact.content)
-            if content.casefold() in seen:
-                continue
-            seen.add(content.casefold())
-            facts.append(
-                StructuredFact(
-                    content, fact.category, fact.confidence, evidence=text, extractor="regex"
-                )
+        # The proposal reads as a fact about the user (an instruction as the preference it
+        # implies); the message stays the evidence.
+        content = as_preference(as_user_fact(fact.content))
+        if content.casefold() in seen:
+            continue
+        seen.add(content.casefold())
+        facts.append(
+            StructuredFact(
+                content, fact.category, fact.confidence, evidence=text, extractor="regex"
             )
+        )
     return facts
 
 
@@ -253,26 +247,22 @@ def withheld_facts(messages: Iterable[Any]) -> list[StructuredFact]:
     marked ``withheld`` with the secret's kind."""
     facts: list[StructuredFact] = []
     seen: set[str] = set()
-    for message in messages:
-        if message_role(message) != "user":
+    for text, sentence in user_sentences(messages):
+        finding = find_secrets(sentence)
+        if finding is None or finding.fact in seen:
             continue
-        text = message_content(message)
-        for sentence in split_sentences(text):
-            finding = find_secrets(sentence)
-            if finding is None or finding.fact in seen:
-                continue
-            stated = match_sentence(finding.masked, with_secret=True)
-            if stated is None:
-                continue
-            seen.add(finding.fact)
-            facts.append(
-                StructuredFact(
-                    finding.fact,
-                    "general",
-                    stated.confidence,
-                    evidence=text,  # masked where it is kept (the review queue, an origin)
-                    extractor="regex",
-                    withheld=finding.kind,
-                )
+        stated = match_sentence(finding.masked, with_secret=True)
+        if stated is None:
+            continue
+        seen.add(finding.fact)
+        facts.append(
+            StructuredFact(
+                finding.fact,
+                "general",
+                stated.confidence,
+                evidence=text,  # masked where it is kept (the review queue, an origin)
+                extractor="regex",
+                withheld=finding.kind,
             )
+        )
     return facts

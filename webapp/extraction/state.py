@@ -15,7 +15,7 @@ from typing import Any
 
 from ..settings import DEFAULTS, Settings
 from ..stores import JsonDocument
-from ..stores.timefmt import EPOCH, parse_ts, to_iso, unreadable_times
+from ..stores.timefmt import EPOCH, parse_ts, to_iso, unreadable_entry_times
 
 STATE_FILE_NAME = "extraction-state.json"
 MIN_NEW_MESSAGES = 4
@@ -33,13 +33,7 @@ def _validate(data: Any) -> str | None:
 def _unreadable_times(data: Any) -> list[tuple[str, str]]:
     """The times of the state that cannot be read (kept; they count as unknown, so the
     conversation is read again in full)."""
-    if not isinstance(data, dict):
-        return []
-    return [
-        (repr(key), problem)
-        for key, entry in data.items()
-        for problem in unreadable_times(entry, ("extractedAt", "lastTurnAt"))
-    ]
+    return unreadable_entry_times(data, ("extractedAt", "lastTurnAt"))
 
 
 class ExtractionState(JsonDocument):

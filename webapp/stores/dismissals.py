@@ -16,7 +16,7 @@ from ..problems import InputError
 from ..settings import DEFAULTS
 from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
-from .timefmt import now_iso, unreadable_times
+from .timefmt import now_iso, unreadable_entry_times
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -38,13 +38,7 @@ def _validate(data: Any) -> str | None:
 def _unreadable_times(data: Any) -> list[tuple[str, str]]:
     """When dismissals were made, where that cannot be read (kept; only the oldest-first
     pruning uses it)."""
-    if not isinstance(data, dict):
-        return []
-    return [
-        (repr(key), problem)
-        for key, value in data.items()
-        for problem in unreadable_times(value, ("at",))
-    ]
+    return unreadable_entry_times(data, ("at",))
 
 
 class DismissalStore(FileBacked):

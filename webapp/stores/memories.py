@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from operator import itemgetter
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, cast
 
 from ..problems import InputError, Problem
@@ -36,7 +37,7 @@ from .errors import (
 from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
-from .timefmt import now_iso, parse_ts, to_iso, unreadable_times
+from .timefmt import EPOCH, now_iso, parse_ts, read_time, to_iso, unreadable_record_times
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
@@ -49,6 +50,7 @@ _ID, _CONTENT = itemgetter("id"), itemgetter("content")
 SORTS = ("newest", "oldest", "updated", "alpha")
 DEFAULT_SORT = "newest"
 PER_PAGE = 50  # rows per page unless a caller asks for another size
+_NONE_UNREAD: Mapping[str, Any] = MappingProxyType({})
 WARN_RATIO = 0.9  # ``usage()`` warns from 90% of a cap
 MAX_CACHED_QUERIES = 64  # per file version and order
 
@@ -66,21 +68,42 @@ class Memory:
     # Where it came from (see origin.py); None when not recorded or not understood.
     origin: dict[str, Any] | None = field(default=None, compare=False)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # The values of "createdAt" / "updatedAt" the file holds that are no usable time (read as
+    # the epoch, unknown); ``to_dict`` writes them back as they were, never as 1970.
+    unread_times: Mapping[str, Any] = field(
+        default_factory=lambda: _NONE_UNREAD, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> Memory:
         """Read the on-disk camelCase form (ISO or Unix-ms timestamps)."""
         origin = read_origin(record.get("origin"))
         known = _KNOWN_KEYS | {"origin"} if origin is not None else _KNOWN_KEYS
+        raw_created = record.get("createdAt")
+        raw_updated = record.get("updatedAt", raw_created)
+        created, updated = read_time(raw_created), read_time(raw_updated)
+        unread: Mapping[str, Any] = _NONE_UNREAD
+        if (created is None and raw_created is not None) or (
+            updated is None and raw_updated is not None
+        ):
+            unread = {
+                name: value
+                for name, value, moment in (
+                    ("createdAt", raw_created, created),
+                    ("updatedAt", raw_updated, updated),
+                )
+                if moment is None and value is not None
+            }
         return cls(
             id=str(record.get("id", "")),
             content=str(record.get("content", "")),
-            created_at=parse_ts(record.get("createdAt")),
-            updated_at=parse_ts(record.get("updatedAt", record.get("createdAt"))),
+            created_at=EPOCH if created is None else created,
+            updated_at=EPOCH if updated is None else updated,
             category=str(record.get("category") or "general"),
             source=record.get("source"),
             origin=origin,
             extra={k: v for k, v in record.items() if k not in known},
+            unread_times=unread,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +116,7 @@ class Memory:
             updatedAt=to_iso(self.updated_at),
             category=self.category,
         )
+        record.update(self.unread_times)  # as the file held them: an unknown time is no 1970
         if self.source is not None:
             record["source"] = self.source
         if self.origin is not None:
@@ -223,13 +247,7 @@ TIME_FIELDS = ("createdAt", "updatedAt", "expiresAt")
 
 def _unreadable_times(records: Any) -> list[tuple[str, str]]:
     """Each time of a memory that cannot be read (the memory is kept; its time is unknown)."""
-    if not isinstance(records, list):
-        return []
-    return [
-        (repr(record.get("id")), problem)
-        for record in records
-        for problem in unreadable_times(record, TIME_FIELDS)
-    ]
+    return unreadable_record_times(records, TIME_FIELDS)
 
 
 def _check_new_record(record: Any) -> str | None:
@@ -1225,8 +1243,9 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             id=memory_id,
             content=content,
             category=category,
-            createdAt=record.get("createdAt") or stamp,
-            updatedAt=record.get("updatedAt") or stamp,
+            # a time the file holds is kept as it is, even one that is no time (read as unknown)
+            createdAt=stamp if record.get("createdAt") is None else record["createdAt"],
+            updatedAt=stamp if record.get("updatedAt") is None else record["updatedAt"],
         )
         if not clean.get("source"):
             clean["source"] = "import"  # where it came from, shown in the dashboard's list

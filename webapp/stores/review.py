@@ -26,7 +26,7 @@ from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import Memory, MemoryStore, check_category, check_length, clean_content
 from .origin import make_origin
-from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_times
+from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_times
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
@@ -194,13 +194,7 @@ def _shown(value: Any) -> str:
 
 def _unreadable_times(records: Any) -> list[tuple[str, str]]:
     """Each time of a review item that cannot be read (the item is kept; the time unknown)."""
-    if not isinstance(records, list):
-        return []
-    return [
-        (repr(record.get("id")), problem)
-        for record in records
-        for problem in unreadable_times(record, TIME_FIELDS)
-    ]
+    return unreadable_record_times(records, TIME_FIELDS)
 
 
 def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
@@ -366,14 +360,17 @@ class ReviewQueue(FileBacked):
         actor: str = "review",
         category: str | None = None,
         as_new: bool = False,
+        expected: str | None = None,
     ) -> ReviewItem:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
         ``category`` replaces the proposed one; ``as_new`` adds an ``update`` proposal as a
         memory of its own instead of replacing the memory it names (when replacing would lose
-        what that memory says). Approving an approved item does nothing. A full store raises
-        MemoryFullError and the item stays pending; a fact longer than one memory may be raises
-        MemoryTooLongError.
+        what that memory says). ``expected`` is the version (``Memory.version``) of the memory
+        an ``update`` replaces as the person saw it: when it was changed since, ConflictError
+        (its ``current`` the memory as it is now) and nothing changes, the item stays pending.
+        Approving an approved item does nothing. A full store raises MemoryFullError and the
+        item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
         """
         edited = clean_content(content) if content is not None else None
         if edited is not None:
@@ -388,15 +385,18 @@ class ReviewQueue(FileBacked):
                 record["category"] = chosen
             if as_new and record["action"] == "update":
                 record.update(action="add", replacedInstead=record.get("memoryId"), memoryId=None)
-            record.update(self._apply(record, edited, actor))
+            record.update(self._apply(record, edited, actor, expected))
             self._decide(record, "approved", actor)
             self._prune(records)
             return record
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
-    def _apply(self, record: dict[str, Any], edited: str | None, actor: str) -> dict[str, Any]:
-        """Make the change in MemoryStore; return what to record for undo."""
+    def _apply(
+        self, record: dict[str, Any], edited: str | None, actor: str, expected: str | None = None
+    ) -> dict[str, Any]:
+        """Make the change in MemoryStore; return what to record for undo. An ``update``
+        replaces the memory only while it is still at version ``expected`` (when given)."""
         text = edited or record["content"]
         action, memory_id = record["action"], record.get("memoryId")
         if action == "delete" and memory_id:
@@ -414,6 +414,7 @@ class ReviewQueue(FileBacked):
             memory = self.store.update(
                 before.id,
                 text,
+                expected_updated_at=expected or None,
                 category=record.get("category") or None,
                 actor=actor,
                 origin=origin,

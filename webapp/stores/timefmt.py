@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -146,3 +146,27 @@ def unreadable_times(record: Any, fields: Iterable[str]) -> list[str]:
         if problem is not None:
             found.append(f"{name} {problem}")
     return found
+
+
+def unreadable_record_times(records: Any, fields: Sequence[str]) -> list[tuple[str, str]]:
+    """(the record's id, "<field> <why>") for each of ``fields`` of each record of a JSON list
+    that holds something but no usable time; [] for anything that is not a list."""
+    if not isinstance(records, list):
+        return []
+    return [
+        (repr(record.get("id")), problem)
+        for record in records
+        for problem in unreadable_times(record, fields)
+    ]
+
+
+def unreadable_entry_times(entries: Any, fields: Sequence[str]) -> list[tuple[str, str]]:
+    """(the entry's key, "<field> <why>") for each of ``fields`` of each entry of a JSON
+    object that holds something but no usable time; [] for anything that is not an object."""
+    if not isinstance(entries, dict):
+        return []
+    return [
+        (repr(key), problem)
+        for key, entry in entries.items()
+        for problem in unreadable_times(entry, fields)
+    ]

@@ -18,7 +18,14 @@ from ..curation.approval import extraction_quality
 from ..curation.attention import Similar, most_similar_memories
 from ..curation.pairs import drops_information
 from ..curation.semantic import semantic_index
-from ..stores import CATEGORIES, ConflictError, MemoryFullError, MemoryTooLongError, NotFoundError
+from ..stores import (
+    CATEGORIES,
+    ConflictError,
+    Memory,
+    MemoryFullError,
+    MemoryTooLongError,
+    NotFoundError,
+)
 from ..stores.review import ReviewItem
 from .context import actor, quote, stores, wants_partial
 from .htmx import redirect_or, render, see_other
@@ -59,6 +66,8 @@ class ReviewPage:
     total: int = 0  # items in the tab, all pages
     similar: dict[str, list[Similar]] = field(default_factory=dict)  # item id -> top 3 memories
     drops: dict[str, list[str]] = field(default_factory=dict)  # update item id -> what it loses
+    # update item id -> the memory it would replace as it is now (its text and version shown)
+    replaces: dict[str, Memory] = field(default_factory=dict)
     categories: tuple[str, ...] = CATEGORIES  # choices when editing a proposal
 
 
@@ -122,20 +131,27 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
 
 
 def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> ReviewPage:
-    """Add, for each pending item shown, the memories most like it and what an update loses."""
+    """Add, for each pending item shown, the memories most like it, and for an update the
+    memory it would replace as it is now (approving replaces that version) and what it loses."""
     shown = [
         item
         for item in (items if items is not None else view.items)
         if item.status == "pending" and item.action != "delete"  # a deletion's own memory
     ]  # would top its list
-    store = stores().memories
+    memories = stores().memories
     similar = most_similar_memories(
-        store, semantic_index(store.path), [item.content for item in shown], limit=3
+        memories, semantic_index(memories.path), [item.content for item in shown], limit=3
     )
     for item, found in zip(shown, similar, strict=True):
         view.similar[item.id] = found
-        if item.action == "update" and item.current_content:
-            view.drops[item.id] = drops_information(item.current_content, item.content)
+        if item.action != "update":
+            continue
+        now = memories.get(item.memory_id) if item.memory_id else None
+        if now is not None:
+            view.replaces[item.id] = now
+        current = now.content if now is not None else item.current_content
+        if current:
+            view.drops[item.id] = drops_information(current, item.content)
     return view
 
 
@@ -288,6 +304,22 @@ def approve(item_id: str) -> Response:
             actor=actor(),
             category=request.form.get("category") or None,
             as_new=request.form.get("as_new") == "1",
+            expected=request.form.get("expected") or None,
+        )
+    except ConflictError:  # the memory was changed after the page showed it: show it as it is
+        changed = _(
+            "That memory was changed after this page showed it; nothing was overwritten. "
+            "Look at its new text and decide again."
+        )
+        return _panel(
+            _build(
+                "pending",
+                notice=changed,
+                editing={item.id: content} if content is not None else {},
+                focus="review-notice",
+            ),
+            409,
+            announce=changed,
         )
     except MemoryTooLongError as exc:  # this fact alone is over the limit: say so at the field
         return _panel(
@@ -402,16 +434,21 @@ def bulk() -> Response:
             _build("pending", notice=_("Select at least one fact first."), focus="review-notice"),
             422,
         )
-    done, queue = 0, stores().review
+    done, changed, queue = 0, 0, stores().review
     decided: list[str] = []
     for item_id in ids:
         try:
             if decision == "approve":
-                queue.approve(item_id, actor=actor())
+                # The version of the memory an update replaces, as the page showed it.
+                seen = request.form.get(f"expected-{item_id}") or None
+                queue.approve(item_id, actor=actor(), expected=seen)
             else:
                 queue.reject(item_id, actor=actor())
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile; nothing to do for it
+        except ConflictError:
+            changed += 1  # its memory was changed after the page showed it: left pending
+            continue
         except MemoryFullError as exc:
             left = len(ids) - done
             notice = _full_notice(exc, left)
@@ -433,5 +470,13 @@ def bulk() -> Response:
     else:
         message = ngettext(
             "Rejected %(count)s fact.", "Rejected %(count)s facts.", done, count=format_number(done)
+        )
+    if changed:
+        message += " " + ngettext(
+            "%(num)s left pending: its memory was changed after this page showed it; "
+            "look at its new text and decide again.",
+            "%(num)s left pending: their memories were changed after this page showed them; "
+            "look at their new text and decide again.",
+            changed,
         )
     return _decided("pending", message, decided)
