@@ -152,6 +152,11 @@ class MemoryExtractor:
         memories = self.store.get_all()
         items = self._review_items()
 
+        # By meaning as well as by words (the similarity layer; loads its model once per
+        # process and embeds only memories it has no vector for yet).
+        semantic = semantic_index(self.store.path) if memories or items else None
+        judge = semantic.judge() if semantic is not None else None
+
         def decided(action: ReconcileAction) -> bool:
             return already_decided(
                 action.content,
@@ -160,16 +165,13 @@ class MemoryExtractor:
                 action=action.action,
                 memory_id=action.id,
                 evidence=action.evidence,
+                judge=judge,
             )
 
         # A memory is known as written and as the rules would phrase it ("My daughter's name
         # is Maya" / "Daughter's name is Maya"), so a restated fact is not proposed as a change.
         known = {normalize(m.content) for m in memories}
         known |= {normalize(as_user_fact(m.content)) for m in memories}
-        # By meaning as well as by words (the similarity layer; loads its model once per
-        # process and embeds only memories it has no vector for yet).
-        semantic = semantic_index(self.store.path) if memories else None
-        judge = semantic.judge() if semantic is not None else None
         actions: list[ReconcileAction] = []
         changed: set[str] = set()
         for index, candidate in enumerate(candidates):

@@ -397,6 +397,18 @@ class Judge:
         self._pairs[(a, b)] = result
         return result
 
+    def repeats(self, kept: str, new: str) -> bool:
+        """``new`` states the fact ``kept`` states and adds nothing to it: the judge's
+        ``same_fact`` (values, holder, negation and qualifiers agree), not mere closeness."""
+        fk, fn = analyse(kept), analyse(new)
+        if fk.key and fk.key == fn.key:
+            return True
+        parts = compare_parts(fk, fn)
+        same = decide_same(
+            fk, fn, parts, self.cosine(kept, new), self.limits(pair_language(fk, fn))
+        )
+        return same.verdict and not _adds_detail(parts, fk, fn)
+
     # ----------------------------------------------------------------- lists
     def most_similar(self, text: str, others: Sequence[str], k: int = 5) -> list[tuple[int, float]]:
         """(index, cosine) of the ``k`` texts of ``others`` most like ``text``, best first."""
