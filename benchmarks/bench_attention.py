@@ -124,6 +124,57 @@ def wait_for_scan(app) -> float:
     return time.perf_counter() - start
 
 
+def wait_for_meaning(app) -> float:
+    """Until the scan by meaning (not the rules' first report) of the file as it is now is in."""
+    scanner = app.extensions["memory_curator"].attention
+    start = time.perf_counter()
+    while True:
+        report, current = scanner.report(wait=0.05)
+        if current and report is not None and not report.partial:
+            return time.perf_counter() - start
+        time.sleep(0.02)
+
+
+def meaning(count: int) -> None:
+    """The scan by meaning (webapp.similarity): cold (model loaded and every memory embedded),
+    warm (a restarted process: vectors read from memories.vectors.npz) and after one memory
+    changed, against the Memories page in the same run."""
+    from webapp.curation import semantic
+    from webapp.similarity.facts import analyse
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = settings_for(Path(tmp), count)
+        populate(settings.memory_file, count)
+        rows = []
+        for label in ("cold cache (model loads, all embedded)", "warm cache (after a restart)"):
+            semantic._indexes.clear()  # a new process: nothing loaded but the model itself
+            analyse.cache_clear()
+            app = create_app(settings)
+            client = app.test_client()
+            memories_first = timed(client, "/memories/")
+            started = time.perf_counter()
+            timed(client, "/attention/")
+            wait_for_meaning(app)
+            rows.append((label, time.perf_counter() - started, memories_first))
+        other = MemoryStore(
+            settings.memory_file, max_items=count * 2, max_chars=count * 200, lock_timeout=5
+        )
+        first = other.get_all()[0]
+        other.update(first.id, first.content + " (changed)")
+        settle(settings.memory_file)
+        started = time.perf_counter()
+        timed(client, "/attention/")
+        wait_for_meaning(app)
+        rows.append(("after one memory changed", time.perf_counter() - started, memories_first))
+        memories_warm = warm(client, "/memories/", 5)
+        report = app.extensions["memory_curator"].attention.report()[0]
+        found = {kind: len(items) for kind, items in report.visible(frozenset()).items()}
+        print(f"\n{count:,} memories, scan by meaning — findings: {found}")
+        print(f"  {'Memories page, first / warm':34} {ms(memories_first)} / {ms(memories_warm)}")
+        for label, seconds, anchor in rows:
+            print(f"  {label:42} {ms(seconds)}   ({seconds / anchor:,.0f}× the Memories page)")
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:9.1f} ms"
 
@@ -173,9 +224,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1_000, 10_000])
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument(
+        "--meaning", type=int, nargs="*", default=[10_000], help="sizes for the meaning scan"
+    )
     args = parser.parse_args()
     for count in args.sizes:
         run(count, args.repeat)
+    for count in args.meaning:
+        meaning(count)
 
 
 if __name__ == "__main__":

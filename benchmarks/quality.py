@@ -1,34 +1,65 @@
-"""Quality figures measured on labelled data, one section per judgement.
+"""Quality figures measured on labelled data, held-out first, then development.
 
-    .venv/bin/python benchmarks/quality.py [--show-dev-misses]
+    .venv/bin/python benchmarks/quality.py                   # every section, then speed
+    .venv/bin/python benchmarks/quality.py --split dev --no-speed --show-dev-misses
 
-Secrets (``webapp.sensitive.find_secrets`` over ``tests/data/secrets``): the held-out file
-first (written before the detector and never tuned against), then the development file.
-Per file and per language: how many sentences, recall on the secrets (found / secrets) and
-the false refusal rate on the look-alikes (flagged / look-alikes). ``--show-dev-misses`` lists
-the development sentences it gets wrong; the held-out ones are never printed. Asserts
-nothing: ``tests/test_secrets_quality.py`` holds the floors.
+Sections, each printed for the HELD-OUT files first (written before the code and never used to
+tune it; this script only counts them and never prints one of their cases), then for the DEV
+files (where rules and thresholds were chosen):
+
+- Judgement (issue 22, ``webapp.similarity`` over ``tests/data/judgement``): precision and
+  recall with counts of near-duplicates and contradictions, and for reconcile the share of
+  paraphrased known facts that do not become ``add`` (plus all known facts, and the accuracy
+  of action and target); overall and per language, for each embedder asked for (the model
+  first, then its fallback).
+- Secrets (``webapp.sensitive.find_secrets`` over ``tests/data/secrets``): per language, how
+  many sentences, recall on the secrets (found / secrets) and the false refusal rate on the
+  look-alikes (flagged / look-alikes).
+
+``--show-dev-misses`` lists the development cases each gets wrong (never the held-out ones).
+
+Speed (the similarity layer alone; ``bench_attention.py`` times the dashboard's scan):
+embeddings per second, and a full near-duplicate scan over N synthetic memories with a cold
+cache, a warm one (read from the file a previous process saved) and after one memory changed,
+each against an anchor measured in the same run (fold() of the same N texts).
+
+Asserts nothing (exit status 0): tests/test_secrets_quality.py and tests/test_similarity_model.py
+hold the floors.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import _judgement as J
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from webapp.sensitive import find_secrets  # noqa: E402
+from webapp.similarity import Judge, VectorCache, load_embedder  # noqa: E402
+from webapp.similarity.facts import analyse  # noqa: E402
+from webapp.similarity.scan import PairScanner, candidate_pairs  # noqa: E402
+from webapp.text import fold  # noqa: E402
 
 SECRETS_DATA = ROOT / "tests" / "data" / "secrets"
 LANGUAGES = ("en", "zh-Hant", "zh-Hans")
+TITLES = {
+    "heldout": "HELD-OUT (written before the code, never tuned on)",
+    "dev": "DEV (rules and thresholds chosen here)",
+}
 
 
+# ------------------------------------------------------------------ secrets
 @dataclass
 class Tally:
     """Secrets found and look-alikes flagged, out of how many."""
@@ -80,30 +111,197 @@ def load(name: str) -> list[dict[str, Any]]:
     return cases
 
 
-def secrets_report(show_dev_misses: bool = False) -> list[str]:
-    """The secrets section: held-out first, then dev, each overall and per language."""
-    lines = ["Secrets are not memories (webapp.sensitive.find_secrets)"]
-    for title, name in (("held-out", "secrets.heldout.json"), ("dev", "secrets.dev.json")):
-        cases = load(name)
-        started = time.perf_counter()
-        tallies = score(cases)
-        took = (time.perf_counter() - started) / max(1, len(cases)) * 1e6
-        lines.append(f"{title} ({name}, {took:.0f} µs per sentence)")
-        lines += [tallies[key].line(key) for key in ("all", *LANGUAGES)]
-        if show_dev_misses and title == "dev":
-            for case in tallies["all"].misses:
-                what = "missed" if case["secret"] else "flagged"
-                lines.append(f"    {what} [{case['lang']}, {case['kind']}] {case['text']}")
+def secrets_section(split: str, show_misses: bool = False) -> list[str]:
+    """The secrets figures of one split (``heldout`` or ``dev``), overall and per language."""
+    name = f"secrets.{split}.json"
+    cases = load(name)
+    started = time.perf_counter()
+    tallies = score(cases)
+    took = (time.perf_counter() - started) / max(1, len(cases)) * 1e6
+    lines = [f"Secrets are not memories: find_secrets ({name}, {took:.0f} µs per sentence)"]
+    lines += [tallies[key].line(key) for key in ("all", *LANGUAGES)]
+    if show_misses and split == "dev":
+        for case in tallies["all"].misses:
+            what = "missed" if case["secret"] else "flagged"
+            lines.append(f"    {what} [{case['lang']}, {case['kind']}] {case['text']}")
     return lines
 
 
-def main(argv: list[str] | None = None) -> None:
+def secrets_report(show_dev_misses: bool = False) -> list[str]:
+    """The secrets section: held-out first, then dev, each overall and per language."""
+    return [*secrets_section("heldout"), *secrets_section("dev", show_dev_misses)]
+
+
+# ------------------------------------------------------------------ judgement
+def judgement_section(judge: Judge, split: str, show_misses: bool = False) -> list[str]:
+    """The similarity layer's figures on one split with one embedder."""
+    report = J.evaluate(split, *J.judge_callables(judge))
+    lines = J.format_report(f"Judgement: {judge.embedder.name}", report)
+    if show_misses and split == "dev":
+        for name, table in (("near-dup", report.duplicates), ("contra", report.contradictions)):
+            lines += [f"    {name} {miss}" for miss in table["all"].misses]
+        lines += [f"    reconcile {miss}" for miss in report.reconcile["all"].misses]
+    return lines
+
+
+# ------------------------------------------------------------------ synthetic memories
+_EN = [
+    "{who} alarm is {h:02d}:{m:02d}",
+    "{who} likes {food} with {extra}",
+    "Goes to {place} every {day}",
+    "{who} is allergic to {thing}",
+    "Keeps the {room} at {n}°C in {season}",
+    "Walks the dog at {h}:{m:02d} on {day}s",
+    "Favourite {cat} is {name}",
+    "Takes the {vehicle} to {place} on {day}s",
+    "Wants {style} answers about {topic}",
+    "Waters the {plant} every {n} days",
+]
+_HANT = [
+    "{who_zh}的鬧鐘設在早上{h}點{m}分",
+    "喜歡喝{drink}，不加{extra_zh}",
+    "每週{dow}去{place_zh}",
+    "{who_zh}對{thing_zh}過敏",
+    "{room_zh}冷氣設定{n}度",
+    "每天{h}點帶狗去{place_zh}散步",
+    "最喜歡的{cat_zh}是{name_zh}",
+]
+_HANS = [
+    "{who_zh}每天{h}点起床",
+    "喜欢吃{food_zh}，不要{extra_zh}",
+    "每周{dow}晚上去{place_zh}",
+    "{room_zh}空调开{n}度",
+    "{who_zh}对{thing_zh}过敏",
+    "每个月给{who_zh}买{n}本{cat_zh}",
+    "周末和{who_zh}去{place_zh}",
+]
+_WORDS = {
+    "who": ["Weekday", "Weekend", "Daughter's", "Son's", "Partner's", "Mum's", "My"],
+    "food": ["green tea", "oat milk", "curry", "pasta", "sushi", "tacos", "ramen", "salad"],
+    "extra": ["lemon", "honey", "extra cheese", "no onions", "chili", "ice"],
+    "place": ["the gym", "the office", "the market", "the park", "school", "the library"],
+    "day": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
+    "thing": ["peanuts", "shellfish", "penicillin", "cats", "pollen", "dust", "latex"],
+    "room": ["living room", "bedroom", "office", "kitchen", "nursery"],
+    "season": ["winter", "summer", "spring", "autumn"],
+    "cat": ["band", "film", "book", "painter", "team", "podcast"],
+    "name": ["Radiohead", "Totoro", "Dune", "Monet", "Arsenal", "Serial", "Maya", "Leo"],
+    "vehicle": ["train", "bus", "MRT", "ferry", "tram"],
+    "style": ["short", "detailed", "bullet-point", "friendly", "formal"],
+    "topic": ["cooking", "code", "travel", "finance", "gardening", "health"],
+    "plant": ["fern", "basil", "orchid", "cactus", "lemon tree"],
+    "who_zh": ["我", "老公", "女兒", "兒子", "媽媽", "爸爸", "奶奶"],
+    "drink": ["烏龍茶", "綠茶", "咖啡", "豆漿", "紅茶", "奶茶"],
+    "extra_zh": ["糖", "冰", "香菜", "辣", "葱", "蒜"],
+    "place_zh": ["公園", "市場", "健身房", "圖書館", "游泳池", "公司"],
+    "dow": ["一", "二", "三", "四", "五", "六", "日"],
+    "thing_zh": ["花生", "海鮮", "芒果", "花粉", "盤尼西林", "貓毛"],
+    "room_zh": ["客廳", "臥室", "書房", "主臥", "兒童房"],
+    "cat_zh": ["樂團", "電影", "書", "球隊", "歌手"],
+    "name_zh": ["五月天", "周杰倫", "蘇打綠", "林俊傑", "陳綺貞"],
+    "food_zh": ["火锅", "饺子", "面条", "米饭", "烧烤", "沙拉"],
+}
+
+
+def synthetic_memories(count: int, seed: int = 22) -> list[str]:
+    """``count`` distinct facts in the three languages; about 2% are reworded near-duplicates."""
+    rng = random.Random(seed)
+    memories: list[str] = []
+    seen: set[str] = set()
+    templates = [*_EN, *_HANT, *_HANS]
+    while len(memories) < count:
+        if memories and rng.random() < 0.02:
+            base = rng.choice(memories)
+            text = base.replace("every", "each").replace("每天", "天天").rstrip("。") + "。"
+        else:
+            fields = {k: rng.choice(v) for k, v in _WORDS.items()}
+            fields.update(h=rng.randint(5, 11), m=rng.choice([0, 15, 30, 45]), n=rng.randint(2, 28))
+            text = rng.choice(templates).format(**fields)
+            text += f" (#{len(memories) % 97})" if rng.random() < 0.3 else ""
+        if text not in seen:
+            seen.add(text)
+            memories.append(text)
+    return memories
+
+
+def timed(action: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = action()
+    return time.perf_counter() - start, result
+
+
+def speed(family: str | None, sizes: list[int]) -> list[str]:
+    embedder = load_embedder(family)
+    lines = [f"SPEED of the similarity layer: {embedder.name}"]
+    sample = synthetic_memories(200, seed=7)
+    seconds, _ = timed(lambda: VectorCache(embedder).vectors(sample))
+    lines.append(f"  embeddings: {len(sample) / seconds:,.0f} a second ({len(sample)} texts)")
+    with tempfile.TemporaryDirectory() as folder:
+        for size in sizes:
+            texts = synthetic_memories(size)
+            path = Path(folder) / f"memories-{size}.vectors.npz"
+            anchor, _ = timed(lambda texts=texts: [fold(t) for t in texts])
+            analyse.cache_clear()
+            cold_cache = VectorCache(embedder, path)
+            cold_scanner = PairScanner(Judge(cache=cold_cache))
+            cold, found = timed(lambda s=cold_scanner, t=texts: s.scan(t))
+            embedded_cold = cold_cache.computed
+            cold_cache.save()
+            analyse.cache_clear()
+            start = time.perf_counter()
+            warm_cache = VectorCache(embedder, path)
+            warm_scanner = PairScanner(Judge(cache=warm_cache))
+            warm_scanner.scan(texts)
+            warm = time.perf_counter() - start
+            changed = [*texts[:-1], texts[-1] + " (edited)"]
+            one, _ = timed(lambda s=warm_scanner, c=changed: s.scan(c))
+            matrix = warm_cache.vectors(texts)
+            shortlist, pairs = timed(lambda m=matrix, f=warm_scanner.floor: candidate_pairs(m, f))
+            lines += [
+                f"  N={size:,}: anchor fold() of all texts {anchor * 1000:.1f} ms",
+                f"    full scan, cold cache  {cold:7.2f} s = {cold / anchor:9,.0f}× anchor"
+                f" ({embedded_cold:,} texts embedded)",
+                f"    full scan, warm cache  {warm:7.2f} s = {warm / anchor:9,.0f}× anchor"
+                f" ({warm_cache.loaded:,} vectors read from the file,"
+                f" {warm_cache.computed} embedded)",
+                f"    one memory changed     {one:7.2f} s = {one / anchor:9,.0f}× anchor"
+                f" ({warm_scanner.last_scan})",
+                f"    shortlist alone        {shortlist:7.2f} s for {len(pairs):,} candidate pairs;"
+                f" {len(found):,} pairs flagged",
+            ]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=["both", "dev", "heldout"], default="both")
+    parser.add_argument(
+        "--embedder",
+        default="e5,use",
+        help="embedder families, comma-separated: quality for each, speed for the first",
+    )
+    parser.add_argument("--sizes", default="1000,10000", help="N for the speed figures")
+    parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument("--no-quality", action="store_true")
     parser.add_argument("--show-dev-misses", action="store_true")
     args = parser.parse_args(argv)
-    sections = [secrets_report(args.show_dev_misses)]
-    print("\n\n".join("\n".join(section) for section in sections))
+    splits = {"both": ["heldout", "dev"], "dev": ["dev"], "heldout": ["heldout"]}[args.split]
+    families = [f for f in args.embedder.split(",") if f]
+    sections: list[list[str]] = []
+    if not args.no_quality:
+        judges = [Judge(load_embedder(family)) for family in families]
+        for judge in judges:
+            judge.cache.vectors([t for split in splits for t in J.all_texts(split)])
+        for split in splits:
+            sections.append([f"===== {TITLES[split]} ====="])
+            for judge in judges:
+                sections.append(judgement_section(judge, split, args.show_dev_misses))
+            sections.append(secrets_section(split, args.show_dev_misses))
+    if not args.no_speed:
+        sections.append(speed(families[0], [int(n) for n in args.sizes.split(",") if n]))
+    print("\n\n".join("\n".join(section) for section in sections), flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

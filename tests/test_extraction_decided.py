@@ -247,3 +247,71 @@ def test_the_llm_path_proposes_nothing_again_in_other_words(data_dir, how):
     heads = [_HEAD.match(out) for out in outputs]
     assert [int(h.group(2)) if h else -1 for h in heads] == [0] * len(threads), outputs
     assert _stores(data_dir)[1].pending() == []
+
+
+# ------------------------------------------------------------------ the judge of meaning
+def _item(content: str, status: str) -> Any:
+    from webapp.stores.review import ReviewItem
+
+    return ReviewItem(
+        "r1", "add", content, "preference", 0.9, "rules", "c1", None, None, None, status, "t"
+    )
+
+
+def _memory(content: str) -> Any:
+    from datetime import UTC, datetime
+
+    from webapp.stores.memories import Memory
+
+    moment = datetime(2025, 1, 1, tzinfo=UTC)
+    return Memory("m1", content, moment, moment, "preference")
+
+
+@pytest.fixture(scope="module")
+def judge() -> Any:
+    from webapp.similarity import Judge
+
+    return Judge()
+
+
+@pytest.mark.parametrize(
+    ("kept", "new"),
+    [
+        ("Is vegetarian", "Doesn't eat meat"),
+        ("Goes to bed around 23:00", "Usually asleep by eleven"),
+        ("Commutes by train", "Takes the MRT to work"),
+    ],
+)
+@pytest.mark.parametrize("where", ["remembered", "approved", "rejected"])
+def test_a_fact_said_in_other_words_is_decided_when_the_judge_says_it_is_the_same(
+    judge, kept, new, where
+):
+    from webapp.extraction.decided import already_decided
+
+    memories = [_memory(kept)] if where == "remembered" else []
+    items = [] if where == "remembered" else [_item(kept, where)]
+    assert not already_decided(new, memories=memories, items=items)  # words alone: today's
+    assert already_decided(new, memories=memories, items=items, judge=judge)
+
+
+@pytest.mark.parametrize(
+    ("kept", "new"),
+    [
+        ("Alarm at 06:30", "Alarm at 07:00"),  # close, but another value: a change to propose
+        ("Is vegetarian", "Eats chicken twice a week"),
+        ("Takes the MRT to work", "Takes the bus to the gym on Saturdays"),
+    ],
+)
+def test_a_close_fact_the_judge_does_not_call_the_same_is_proposed(judge, kept, new):
+    from webapp.extraction.decided import already_decided
+
+    assert not already_decided(new, memories=[_memory(kept)], items=[], judge=judge)
+    assert not already_decided(new, memories=[], items=[_item(kept, "approved")], judge=judge)
+
+
+def test_a_waiting_item_in_other_words_is_left_to_the_person(judge):
+    from webapp.extraction.decided import already_decided
+
+    assert not already_decided(
+        "Doesn't eat meat", memories=[], items=[_item("Is vegetarian", "pending")], judge=judge
+    )

@@ -21,7 +21,9 @@ import click
 
 from . import __version__
 from .curation.approval import extraction_quality, format_quality
+from .curation.semantic import describe_cache, drop_damaged_cache
 from .settings import Settings, SettingsError
+from .similarity import cache_path_for
 from .stores import (
     ConversationStore,
     FileBacked,
@@ -139,6 +141,14 @@ def stats(data_dir: str | None) -> None:
             click.echo(f"{data_file.label}: {store.path} [{file_status(store)}]")
             problems += _readable(store)
     problems += _skills_stats(settings)
+    vectors = describe_cache(settings.memory_file)
+    if vectors is not None:
+        state = (
+            f"{vectors.vectors} vectors of {vectors.model}"
+            if vectors.problem is None
+            else f"cannot be read ({vectors.problem}); the next scan computes it again"
+        )
+        click.echo(f"Vectors:       {vectors.path} [{state}]")
     for line in describe_data_folder(settings):
         click.echo(line)
     for problem in problems:
@@ -288,6 +298,12 @@ def _known_names(settings: Settings) -> list[tuple[Path, re.Pattern[str], str]]:
         for pattern, what in _BESIDE_EACH_FILE:
             name = pattern.replace("{name}", re.escape(path.name))
             known.append((path.parent, re.compile(name), what or data_file.label))
+    vectors = cache_path_for(settings.memory_file)
+    for pattern, what in (
+        (re.escape(vectors.name), "vector cache"),
+        (rf"\.{re.escape(vectors.name)}\.{_TEMP}", "unfinished write"),
+    ):
+        known.append((vectors.parent, re.compile(pattern), what))
     for pattern, what in (
         (re.escape(history.name), "history log"),
         (rf"\.{re.escape(history.name)}\.{_TEMP}", "unfinished write"),
@@ -387,6 +403,14 @@ def repair(data_dir: str | None) -> None:
             )
         )
         click.echo(f"{settings.skills_dir}: {state}")
+    vectors = drop_damaged_cache(settings.memory_file)
+    if vectors is not None:
+        click.echo(
+            f"{vectors.path}: ok"
+            if vectors.problem is None
+            else f"{vectors.path}: cannot be read ({vectors.problem}); deleted, the next scan"
+            " computes the vectors again"
+        )
     for line in describe_data_folder(settings):
         click.echo(line)
 

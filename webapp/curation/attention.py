@@ -27,6 +27,7 @@ from typing import Any
 
 from ..phrasing import as_user_fact, is_first_person
 from ..sensitive import find_secrets
+from ..similarity import Judgement
 from ..stores.memories import Memory, MemoryStore
 from ..stores.timefmt import EPOCH
 from .pairs import (
@@ -38,6 +39,7 @@ from .pairs import (
     reason,
     similarity_of,
 )
+from .semantic import SemanticIndex
 
 log = logging.getLogger(__name__)
 
@@ -205,8 +207,46 @@ def _verdict(a: str, b: str) -> PairVerdict | None:
     return compare(a, b)
 
 
+def judged_reason(kind: str, judgement: Judgement, a: str, b: str) -> Reason:
+    """Why the similarity layer flagged a pair, as a ``Reason``: the rules' own reason when
+    they say the same (it names the subject), else one from the judgement."""
+    verdict = _verdict(a, b)
+    if verdict is not None and verdict.kind == kind:
+        return verdict.reason
+    if judgement.reason == "same_text":
+        return reason("same_text")
+    if kind == "duplicate":
+        return reason("same_values" if judgement.reason == "same_values" else "same_meaning")
+    if judgement.reason == "different_values" and ": " in judgement.detail:
+        left, _, right = judgement.detail.partition(": ")[2].partition(" / ")
+        return reason("different_values_same_thing", left=(left,), right=(right,))
+    if judgement.reason == "different_days":
+        return reason("different_days")
+    return reason("yes_and_no")
+
+
+def semantic_pair_findings(memories: Sequence[Memory], index: SemanticIndex) -> list[Finding]:
+    """Near-duplicates and contradictions among ``memories`` by the similarity layer: meaning
+    as well as words (embeds the memories without a vector yet: a background thread's work)."""
+    texts = [m.content for m in memories]
+    found: list[Finding] = []
+    for i, j, kind, judgement in index.pairs(texts):
+        left, right = memories[i], memories[j]
+        found.append(
+            Finding(
+                kind,
+                finding_key(kind, (left, right)),
+                judged_reason(kind, judgement, left.content, right.content),
+                (left, right),
+                similarity=round(min(1.0, max(0.0, judgement.score)), 3),
+                suggestion=merged_text(left.content, right.content),
+            )
+        )
+    return found
+
+
 def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
-    """Near-duplicates and contradictions among ``memories``."""
+    """Near-duplicates and contradictions among ``memories`` by the rules (words only)."""
     found: list[Finding] = []
     for count, (i, j) in enumerate(sorted(candidate_pairs(memories))):
         _let_others_run(count)
@@ -227,9 +267,19 @@ def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
     return found
 
 
-def scan(memories: Sequence[Memory], *, today: date, stale_days: int) -> list[Finding]:
-    """Every finding among ``memories``: pairs first, then stale and hard-to-use ones."""
-    findings = pair_findings(memories)
+def scan(
+    memories: Sequence[Memory],
+    *,
+    today: date,
+    stale_days: int,
+    semantic: SemanticIndex | None = None,
+) -> list[Finding]:
+    """Every finding among ``memories``: pairs first (by the similarity layer with
+    ``semantic``, else by the rules), then stale and hard-to-use ones."""
+    if semantic is not None:
+        findings = semantic_pair_findings(memories, semantic)
+    else:
+        findings = pair_findings(memories)
     for memory in memories:
         why = stale_reason(memory, today, stale_days)
         if why:
@@ -256,6 +306,9 @@ class AttentionReport:
     checked: int  # how many memories were scanned
     seconds: float  # how long the scan took
     error: str | None = None  # why the scan failed, when it did
+    # Pairs by the rules' words only, shown while the similarity layer loads its model or
+    # embeds many memories; the scan by meaning follows at once, for the next page to show.
+    partial: bool = False
 
     _visible: tuple[frozenset[str], dict[str, list[Finding]]] | None = field(
         default=None, repr=False
@@ -299,8 +352,10 @@ class AttentionScanner:
         *,
         today: Callable[[], date] = lambda: datetime.now(UTC).date(),
         clock: Callable[[], float] = time.perf_counter,
+        semantic: SemanticIndex | None = None,
     ) -> None:
         self.store = store
+        self.semantic = semantic  # pairs by meaning (None: by the rules' words)
         self.stale_days = stale_days
         self._today = today
         self._clock = clock
@@ -332,7 +387,7 @@ class AttentionScanner:
         version = self._version()
         with self._changed:
             if self._latest is not None and self._latest[0] == version:
-                return self._latest[1], True
+                return self._latest[1], True  # (a partial one: the next page has meaning)
             first = self._latest is None  # no scan has finished: nothing to show meanwhile
             if self._scanning != version:
                 self._wanted = True
@@ -383,11 +438,23 @@ class AttentionScanner:
             # is filed under the older version and the next page asks for a rescan.
             version = self._version()
             with self._changed:
-                if self._latest is not None and self._latest[0] == version:
+                latest = self._latest
+                if latest is not None and latest[0] == version and not latest[1].partial:
                     return None
                 self._scanning = version
             memories = self.store.get_all()
-            findings = scan(memories, today=version[1], stale_days=self.stale_days)
+            semantic = self.semantic
+            fresh = latest is None or latest[0] != version
+            if fresh and semantic is not None and semantic.slow([m.content for m in memories]):
+                # the rules' pairs now, the meaning's next (the worker goes on)
+                findings = scan(memories, today=version[1], stale_days=self.stale_days)
+                with self._changed:
+                    self._wanted = True
+                seconds = self._clock() - started
+                return version, AttentionReport(findings, len(memories), seconds, partial=True)
+            findings = scan(
+                memories, today=version[1], stale_days=self.stale_days, semantic=semantic
+            )
             return version, AttentionReport(findings, len(memories), self._clock() - started)
         except Exception as exc:  # a thread's error would otherwise vanish: say it on the page
             log.exception("The Needs attention scan failed")
@@ -433,6 +500,62 @@ class SimilarityIndex:
         scored = [s for s in scored if s.similarity >= floor]
         scored.sort(key=lambda s: (-s.similarity, s.memory.content))
         return scored[:limit]
+
+
+def most_similar_memories(
+    store: MemoryStore, semantic: SemanticIndex | None, texts: Sequence[str], limit: int = 3
+) -> list[list[Similar]]:
+    """For each of ``texts``, up to ``limit`` memories most like it, most similar first.
+
+    Memories the similarity layer says repeat or contradict a text come first (by meaning:
+    "Doesn't eat meat" for "Is vegetarian"), then those sharing its words. Only vectors
+    already computed are used, so a page never waits for the model; the texts and memories
+    still without one are embedded in the background for the next time.
+    """
+    index = similarity_index(store)
+    judged: list[list[tuple[int, str, Judgement]]] = [[] for _ in texts]
+    if semantic is not None:
+        contents = [m.content for m in index.memories]
+        waiting = [t for t, ok in zip(texts, semantic.ready(texts), strict=True) if not ok]
+        if waiting or semantic.cached_judge() is None:
+            semantic.want([*waiting, *contents])
+        judged = [semantic.most_similar(text, contents, limit) for text in texts]
+    results: list[list[Similar]] = []
+    for text, found in zip(texts, judged, strict=True):
+        similar = [
+            Similar(index.memories[i], round(min(1.0, max(0.0, judgement.score)), 3))
+            for i, _kind, judgement in found
+        ]
+        shown = {s.memory.id for s in similar}
+        similar += [s for s in index.most_similar(text, limit) if s.memory.id not in shown]
+        results.append(similar[:limit])
+    return results
+
+
+def near_duplicate_of(
+    store: MemoryStore, semantic: SemanticIndex | None, text: str
+) -> Memory | None:
+    """A memory that already says ``text`` in other words, or None: by meaning once the model
+    is loaded (the one new text is embedded; the memories' vectors are those cached), by the
+    rules' words before (the model is then loaded in the background for the next time)."""
+    index = similarity_index(store)
+    if semantic is not None and semantic.embed_one(text):
+        contents = [m.content for m in index.memories]
+        for i, kind, judgement in semantic.most_similar(text, contents, 3):
+            if kind == "duplicate" and judgement.reason != "same_text":
+                return index.memories[i]  # (the same text is the store's to refuse)
+        return None
+    if semantic is not None:
+        semantic.want([m.content for m in index.memories])
+    for similar in index.most_similar(text, 3):
+        verdict = _verdict(text, similar.memory.content)
+        if (
+            verdict is not None
+            and verdict.kind == "duplicate"
+            and verdict.reason.code != "same_text"
+        ):
+            return similar.memory
+    return None
 
 
 def similarity_index(store: MemoryStore) -> SimilarityIndex:

@@ -502,6 +502,8 @@ REASON_TEXTS = {
     "yes_and_no": "One says yes and the other says no about the same thing.",
     "same_terms": "The same terms ({terms}) and values in other words.",
     "same_values": "The same values in other words.",
+    "same_meaning": "The same fact in other words (alike in meaning).",
+    "different_days": "The same thing on other days.",
     "past_date": "Mentions {date}, which is past.",
     "expired_word": "Says “{word}” and was written on {written}.",
     "untouched": "Nothing has changed it in {days} days (the threshold is {threshold}).",

@@ -4,8 +4,9 @@ it or has it waiting in Review.
 Every extraction run, by the rules or by an LLM, asks ``already_decided`` before it proposes
 anything, so approving or rejecting a fact settles it for every later run over the same
 threads, in whatever words the run finds it again. It is the one place that says "this is the
-same fact": today by words (``webapp.text`` and ``curation.pairs``); a judge of meaning plugs in
-here.
+same fact": by words (``webapp.text`` and ``curation.pairs``), and with a ``judge`` (the
+similarity layer, once its model is loaded) by meaning too, where the judge says the two state
+the same fact and the new adds nothing; without one, by words alone.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from collections.abc import Sequence
 from ..curation.pairs import SIMILAR_ENOUGH, restates, similarity_of
 from ..phrasing import as_user_fact
 from ..sensitive import mask_secrets
+from ..similarity import Judge
 from ..stores.memories import Memory
 from ..stores.review import ReviewItem
 from ..text import VARIANT_THRESHOLD, key_terms, normalize, similarity
+
+# The texts most like a proposal (by the judge's vectors) that it asks whether they say the same.
+JUDGED_CANDIDATES = 5
 
 # Evidence shorter than this (folded letters and digits) is too little to say two proposals
 # came from the same words.
@@ -68,6 +73,17 @@ def _same_words(a: str | None, b: str | None) -> bool:
     return a in b or b in a
 
 
+def _judged_same(judge: Judge, content: str, texts: Sequence[str]) -> bool:
+    """The judge says one of ``texts`` (the closest few by meaning) states ``content``."""
+    kept = [text for text in dict.fromkeys(texts) if text]
+    if not kept or not content:
+        return False
+    return any(
+        judge.repeats(kept[index], content)
+        for index, _ in judge.most_similar(content, kept, JUDGED_CANDIDATES)
+    )
+
+
 def _repeats(item: ReviewItem, content: str, action: str, memory_id: str | None) -> bool:
     return (
         item.action == action
@@ -84,12 +100,14 @@ def already_decided(
     action: str = "add",
     memory_id: str | None = None,
     evidence: str | None = None,
+    judge: Judge | None = None,
 ) -> bool:
     """True when proposing ``action`` with ``content`` (on memory ``memory_id``, said in
     ``evidence``) would ask a person again what is decided: memory already says it, or a
     review item a person approved or rejected proposed the same fact or the same change, in
     the same words or others; or an item (waiting too) came from the same words of the user's
-    and says much the same.
+    and says much the same. With ``judge``, a new fact (``add``) that the judge says memory or a
+    decided item states already, in other words, counts too ("Is vegetarian" / "Doesn't eat meat").
 
     A ``delete`` is decided when one on the same memory, from the same evidence, was approved
     or rejected (other words asking again are a new request). An exact repeat of a waiting
@@ -120,4 +138,10 @@ def already_decided(
             similarity_of(text, content) >= SIMILAR_ENOUGH for text in said
         ):
             return True
-    return False
+    if judge is None or action != "add":
+        return False  # a change is about its memory: "close" there is what it changes
+    kept = [m.content for m in memories]
+    for item in items:
+        if item.status != "pending":
+            kept += [item.content, *([item.applied_content] if item.applied_content else [])]
+    return _judged_same(judge, content, kept)

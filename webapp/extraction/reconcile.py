@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any, overload
 
 from ..curation.pairs import drops_information, restates
+from ..curation.semantic import semantic_index
 from ..phrasing import as_user_fact
 from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
 from ..settings import DEFAULTS
+from ..similarity import Judge
 from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
@@ -150,6 +152,11 @@ class MemoryExtractor:
         memories = self.store.get_all()
         items = self._review_items()
 
+        # By meaning as well as by words (the similarity layer; loads its model once per
+        # process and embeds only memories it has no vector for yet).
+        semantic = semantic_index(self.store.path) if memories or items else None
+        judge = semantic.judge() if semantic is not None else None
+
         def decided(action: ReconcileAction) -> bool:
             return already_decided(
                 action.content,
@@ -158,6 +165,7 @@ class MemoryExtractor:
                 action=action.action,
                 memory_id=action.id,
                 evidence=action.evidence,
+                judge=judge,
             )
 
         # A memory is known as written and as the rules would phrase it ("My daughter's name
@@ -185,9 +193,11 @@ class MemoryExtractor:
             if not key or key in known:
                 continue
             known.add(key)
-            action = _action_for(fact, memories)
+            action = _action_for(fact, memories, judge)
             if action is not None and not decided(action):
                 actions.append(action)
+        if semantic is not None:
+            semantic.save()
         return actions
 
     def _review_items(self) -> list[ReviewItem]:
@@ -418,15 +428,27 @@ def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact
     return StructuredFact((storable(str(candidate)) or "").strip(), chosen, 1.0, extractor="regex")
 
 
-def _action_for(fact: StructuredFact, memories: list[Memory]) -> ReconcileAction | None:
-    """``update`` of the most similar memory when the fact is a close variant, else ``add``;
-    None when that memory already says all the fact says (an update would only lose words)."""
-    best, score = None, 0.0
-    for memory in memories:
-        value = similarity(fact.content, memory.content)
-        if value > score:
-            best, score = memory, value
-    target = best if best is not None and score >= VARIANT_THRESHOLD else None
+def _action_for(
+    fact: StructuredFact, memories: list[Memory], judge: Judge | None = None
+) -> ReconcileAction | None:
+    """None when a memory already says the fact (in any words the similarity layer
+    recognises: ``judge``), ``update`` of the memory it changes or is a close variant of,
+    else ``add``; None too when that memory says all the fact says (an update would only
+    lose words)."""
+    target: Memory | None = None
+    if judge is not None:
+        verdict = judge.reconcile(fact.content, [m.content for m in memories])
+        if verdict.action == "skip":
+            return None
+        if verdict.action == "update" and verdict.target is not None:
+            target = memories[verdict.target]
+    if target is None:
+        best, score = None, 0.0
+        for memory in memories:
+            value = similarity(fact.content, memory.content)
+            if value > score:
+                best, score = memory, value
+        target = best if best is not None and score >= VARIANT_THRESHOLD else None
     if target is not None and restates(target.content, fact.content):
         return None
     if target is not None and drops_information(target.content, fact.content):

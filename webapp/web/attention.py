@@ -51,6 +51,8 @@ REASONS = {
     "yes_and_no": _l("One says yes and the other says no about the same thing."),
     "same_terms": _l("The same terms (%(terms)s) and values in other words."),
     "same_values": _l("The same values in other words."),
+    "same_meaning": _l("The same fact in other words (alike in meaning)."),
+    "different_days": _l("The same thing on other days."),
     "past_date": _l("Mentions %(date)s, which is past."),
     "expired_word": _l("Says “%(word)s” and was written on %(written)s."),
     "first_person": _l("Reads as the user's own sentence, not as a fact about the user."),

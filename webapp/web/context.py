@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..curation.attention import AttentionScanner
+from ..curation.semantic import semantic_index
 from ..settings import Settings
 from ..stores import (
     ConversationStore,
@@ -69,7 +70,11 @@ class Stores:
     @cached_property
     def attention(self) -> AttentionScanner:
         """Scans for the Needs attention page in the background, once per file version."""
-        return AttentionScanner(self.memories, self.settings.memory_stale_days)
+        return AttentionScanner(
+            self.memories,
+            self.settings.memory_stale_days,
+            semantic=semantic_index(self.memories.path),
+        )
 
     @cached_property
     def skills(self) -> SkillDocumentStore:

