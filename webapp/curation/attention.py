@@ -21,9 +21,9 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from ..phrasing import as_user_fact, is_first_person
 from ..sensitive import find_secrets
@@ -91,6 +91,7 @@ class Finding:
     similarity: float | None = None
     suggestion: str | None = None  # a rewrite the person can apply with one click (or the
     # text a merge starts from: the one saying most in the fewest words)
+    checked_by: str | None = None  # the LLM that agreed with this pair's kind, when one did
 
 
 def finding_key(kind: str, memories: Sequence[Memory]) -> str:
@@ -245,6 +246,67 @@ def semantic_pair_findings(memories: Sequence[Memory], index: SemanticIndex) -> 
     return found
 
 
+class PairChecker(Protocol):
+    """A second opinion on flagged pairs (an LLM: ``webapp.extraction.pair_check``). Verdicts
+    are "same", "contradiction" or "different", keyed by the pair of texts as given."""
+
+    name: str
+
+    def waiting(self, pairs: Sequence[tuple[str, str]]) -> bool: ...
+
+    def known(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]: ...
+
+    def check(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]: ...
+
+
+PAIR_KINDS = ("duplicate", "contradiction")
+_CHECKED_KIND = {"same": "duplicate", "contradiction": "contradiction"}
+
+
+def pair_texts(findings: Sequence[Finding]) -> list[tuple[str, str]]:
+    """The texts of the pair findings, as a checker is asked about them."""
+    return [
+        (f.memories[0].content, f.memories[1].content) for f in findings if f.kind in PAIR_KINDS
+    ]
+
+
+def apply_checks(
+    findings: Sequence[Finding], verdicts: dict[tuple[str, str], str], model: str
+) -> tuple[list[Finding], int]:
+    """The findings with a checker's verdicts applied, and how many pairs it ruled out: a pair
+    it calls the same fact or a contradiction is filed under that kind and marked checked by
+    ``model`` (with its reason when the kind changed); a pair it calls different facts is left
+    out. Pairs without a verdict stay as they were."""
+    kept: list[Finding] = []
+    ruled_out = 0
+    for finding in findings:
+        if finding.kind not in PAIR_KINDS:
+            kept.append(finding)
+            continue
+        verdict = verdicts.get((finding.memories[0].content, finding.memories[1].content))
+        if verdict is None:
+            kept.append(finding)
+            continue
+        kind = _CHECKED_KIND.get(verdict)
+        if kind is None:
+            ruled_out += 1
+            continue
+        if kind == finding.kind:
+            kept.append(replace(finding, checked_by=model))
+            continue
+        code = "model_same" if kind == "duplicate" else "model_contradiction"
+        kept.append(
+            replace(
+                finding,
+                kind=kind,
+                key=finding_key(kind, finding.memories),
+                reason=reason(code, model=model),
+                checked_by=model,
+            )
+        )
+    return kept, ruled_out
+
+
 def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
     """Near-duplicates and contradictions among ``memories`` by the rules (words only)."""
     found: list[Finding] = []
@@ -309,6 +371,10 @@ class AttentionReport:
     # Pairs by the rules' words only, shown while the similarity layer loads its model or
     # embeds many memories; the scan by meaning follows at once, for the next page to show.
     partial: bool = False
+    # Pairs the LLM has not checked yet (its answer follows, for the next page to show).
+    unchecked: bool = False
+    checked_by: str | None = None  # the LLM that checked the pairs, when one did
+    ruled_out: int = 0  # pairs it called different facts (not shown)
 
     _visible: tuple[frozenset[str], dict[str, list[Finding]]] | None = field(
         default=None, repr=False
@@ -353,9 +419,11 @@ class AttentionScanner:
         today: Callable[[], date] = lambda: datetime.now(UTC).date(),
         clock: Callable[[], float] = time.perf_counter,
         semantic: SemanticIndex | None = None,
+        checker: PairChecker | None = None,
     ) -> None:
         self.store = store
         self.semantic = semantic  # pairs by meaning (None: by the rules' words)
+        self.checker = checker  # a second opinion on the pairs (an LLM), or None
         self.stale_days = stale_days
         self._today = today
         self._clock = clock
@@ -451,11 +519,33 @@ class AttentionScanner:
                 with self._changed:
                     self._wanted = True
                 seconds = self._clock() - started
-                return version, AttentionReport(findings, len(memories), seconds, partial=True)
+                report = AttentionReport(findings, len(memories), seconds, partial=True)
+                report.unchecked = self.checker is not None  # (the LLM follows the meaning)
+                return version, report
             findings = scan(
                 memories, today=version[1], stale_days=self.stale_days, semantic=semantic
             )
-            return version, AttentionReport(findings, len(memories), self._clock() - started)
+            checker = self.checker
+            if checker is None:
+                return version, AttentionReport(findings, len(memories), self._clock() - started)
+            pairs = pair_texts(findings)
+            if checker.waiting(pairs) and (fresh or not latest or not latest[1].unchecked):
+                # the pairs now, the LLM's verdicts next (the worker goes on)
+                with self._changed:
+                    self._wanted = True
+                seconds = self._clock() - started
+                report = AttentionReport(
+                    findings, len(memories), seconds, partial=True, unchecked=True
+                )
+                findings, ruled_out = apply_checks(findings, checker.known(pairs), checker.name)
+                report.findings, report.ruled_out = findings, ruled_out
+                return version, report
+            verdicts = checker.check(pairs) if checker.waiting(pairs) else checker.known(pairs)
+            findings, ruled_out = apply_checks(findings, verdicts, checker.name)
+            seconds = self._clock() - started
+            report = AttentionReport(findings, len(memories), seconds, ruled_out=ruled_out)
+            report.checked_by = checker.name if verdicts else None
+            return version, report
         except Exception as exc:  # a thread's error would otherwise vanish: say it on the page
             log.exception("The Needs attention scan failed")
             return version, AttentionReport([], 0, self._clock() - started, error=str(exc))

@@ -503,6 +503,8 @@ REASON_TEXTS = {
     "same_terms": "The same terms ({terms}) and values in other words.",
     "same_values": "The same values in other words.",
     "same_meaning": "The same fact in other words (alike in meaning).",
+    "model_same": "{model} reads these as the same fact.",
+    "model_contradiction": "{model} reads these as contradicting each other.",
     "different_days": "The same thing on other days.",
     "past_date": "Mentions {date}, which is past.",
     "expired_word": "Says “{word}” and was written on {written}.",

@@ -52,6 +52,8 @@ REASONS = {
     "same_terms": _l("The same terms (%(terms)s) and values in other words."),
     "same_values": _l("The same values in other words."),
     "same_meaning": _l("The same fact in other words (alike in meaning)."),
+    "model_same": _l("%(model)s reads these as the same fact."),
+    "model_contradiction": _l("%(model)s reads these as contradicting each other."),
     "different_days": _l("The same thing on other days."),
     "past_date": _l("Mentions %(date)s, which is past."),
     "expired_word": _l("Says “%(word)s” and was written on %(written)s."),
@@ -129,6 +131,7 @@ class AttentionPage:
     undo_action: str | None = None  # endpoint the Undo posts to
     focus: str | None = None
     stale_days: int = 180  # MEMORY_STALE_DAYS, said in the empty Stale tab
+    checker: str | None = None  # the LLM that checks the pairs, when one is configured
 
     @property
     def labels(self) -> dict[str, str]:
@@ -168,6 +171,7 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
         pages=shown.pages,
         total=shown.total,
         stale_days=settings().memory_stale_days,
+        checker=scanner.checker.name if scanner.checker is not None else None,
         **extra,
     )
 

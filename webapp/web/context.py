@@ -13,6 +13,7 @@ from flask_babel import lazy_gettext as _l
 
 from ..curation.attention import AttentionScanner
 from ..curation.semantic import semantic_index
+from ..extraction.pair_check import pair_checker_from_settings
 from ..settings import Settings
 from ..stores import (
     ConversationStore,
@@ -74,6 +75,7 @@ class Stores:
             self.memories,
             self.settings.memory_stale_days,
             semantic=semantic_index(self.memories.path),
+            checker=pair_checker_from_settings(self.settings),
         )
 
     @cached_property
