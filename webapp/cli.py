@@ -970,17 +970,30 @@ def search_memories(keyword: str, person: str | None, data_dir: str | None) -> N
 @click.argument("message")
 @click.option("--conversation", default=None, help="A conversation's key: its history goes in.")
 @person_option
+@click.option(
+    "--household",
+    is_flag=True,
+    help="The prompt of an unknown speaker (a shared room): the household's memories only.",
+)
 @data_dir_option
 @friendly_errors
 def prompt(
-    message: str, conversation: str | None, person: str | None, data_dir: str | None
+    message: str,
+    conversation: str | None,
+    person: str | None,
+    household: bool,
+    data_dir: str | None,
 ) -> None:
     """Print the exact prompt sent for MESSAGE: with --person, their own memories and the
-    household's; without it, every memory."""
+    household's; with --household, the household's only; without either, every memory."""
+    if person is not None and household:
+        raise click.UsageError("Use either --person or --household, not both.")
     settings = load_settings(data_dir)
     history = conversation_store(settings).get_history(conversation) if conversation else []
+    store = memory_store(settings)
+    memories = store.for_person(None) if household else store.get_all()
     person_id = _person_id(settings, person)
-    click.echo(compose_prompt(memory_store(settings).get_all(), history, message, person=person_id))
+    click.echo(compose_prompt(memories, history, message, person=person_id))
 
 
 if __name__ == "__main__":
