@@ -227,6 +227,9 @@ class MemoryUsage:
         return self.items_warn or self.chars_warn
 
 
+HOUSEHOLD = "household"  # ``query(whose=...)``: the memories that name no person
+
+
 class Keep(Enum):
     """``update``'s default for ``person``: the memory stays whose it is."""
 
@@ -542,13 +545,15 @@ class MemoryStore(FileBacked):
         sort: str = DEFAULT_SORT,
         page: int = 1,
         per_page: int | None = PER_PAGE,
+        whose: str | None = None,
     ) -> MemoryPage:
         """One page of the memories that match, in ``sort`` order, with the totals.
 
         ``q`` matches as ``search`` does (every word, any order, case, width and 繁/简
         ignored); ``category`` keeps one category (None or "" for all); ``person`` keeps that
         person's memories and the household's (those naming no person), None keeps every
-        memory. ``sort`` is one of ``SORTS``: "newest" or "oldest" (by creation), "updated"
+        memory; ``whose`` keeps one owner's only: "household" the household's, a person's id
+        theirs alone (the Memories page's filter). ``sort`` is one of ``SORTS``: "newest" or "oldest" (by creation), "updated"
         (last change first) or "alpha" (A–Z). ``page`` is 1-based and clamped to the pages that
         exist; ``per_page`` None puts every match on one page. The sorted list and each
         query's matches are cached until the file changes. ValueError for an unknown sort or
@@ -561,6 +566,9 @@ class MemoryStore(FileBacked):
         if per_page is not None and per_page < 1:
             raise ValueError("per_page must be at least 1 (or None for every match).")
         found = self._matching(q or "", category or None, person, sort)
+        if whose is not None:
+            owner = None if whose == HOUSEHOLD else whose
+            found = tuple(pair for pair in found if pair[1].person == owner)
         size = per_page or max(1, len(found))
         pages = max(1, -(-len(found) // size))
         number = min(max(1, page), pages)
@@ -605,6 +613,20 @@ class MemoryStore(FileBacked):
                 cache.clear()
             cache[key] = found
         return found
+
+    def owners(self) -> dict[str | None, tuple[int, int]]:
+        """How many memories, and characters, each owner holds: None for the household's,
+        else a person's id (cached until the file changes). Caps stay per store; this is
+        each one's share of them."""
+
+        def build(_data: Any) -> dict[str | None, tuple[int, int]]:
+            shares: dict[str | None, tuple[int, int]] = {}
+            for memory in self._memories():
+                items, chars = shares.get(memory.person, (0, 0))
+                shares[memory.person] = (items + 1, chars + len(memory.content))
+            return shares
+
+        return dict(self._file.view("owners", build))
 
     def stats(self) -> dict[str, int]:
         """Items and characters used, and the caps."""
