@@ -133,3 +133,40 @@ def test_the_usage_meter_shows_each_persons_share(client, people, memories):
     memories.add("Bins on Tuesday.")
     meter = client.get("/memories/meter").get_data(as_text=True)
     assert "Household 1 (16 characters)" in meter and "Ana 1 (10 characters)" in meter
+
+
+def test_prompt_preview_builds_the_prompt_of_the_person_chosen(client, people, memories):
+    ana, leo = people.add("Ana"), people.add("Leo")
+    memories.add("Likes tea.", person=ana.id)
+    memories.add("Doesn't drink tea.", person=leo.id)
+    memories.add("Bins on Tuesday.")
+    anas = html.unescape(client.get(f"/prompt/?person={ana.id}&message=Hi").get_data(as_text=True))
+    assert (
+        "- Likes tea." in anas and "Doesn't drink tea." not in anas and "- Bins on Tuesday." in anas
+    )
+    unknown = html.unescape(
+        client.get("/prompt/?person=household&message=Hi").get_data(as_text=True)
+    )
+    assert "- Bins on Tuesday." in unknown and "tea." not in unknown
+    everyone = html.unescape(client.get("/prompt/?message=Hi").get_data(as_text=True))
+    assert "- Likes tea." in everyone and "- Doesn't drink tea." in everyone
+    refused = client.get("/prompt/?person=nobody&message=Hi")
+    assert refused.status_code == 422
+
+
+def test_review_shows_whose_a_fact_would_be_and_lets_the_person_change_it(
+    client, people, memories, settings
+):
+    from webapp.stores import Proposal, ReviewQueue
+
+    ana, leo = people.add("Ana"), people.add("Leo")
+    queue = ReviewQueue.from_settings(settings, memories)
+    [tea, bins] = queue.submit(
+        [Proposal("add", "Likes tea", person=ana.id), Proposal("add", "Bins go out on Tuesday")]
+    )
+    page = html.unescape(client.get("/review/").get_data(as_text=True))
+    assert "Would be: Ana" in page and "Would be: Household" in page
+    client.post(f"/review/{tea.id}/approve", data={"person": leo.id})
+    client.post(f"/review/{bins.id}/approve", data={})
+    whose = {m.content: m.person for m in memories.get_all()}
+    assert whose == {"Likes tea": leo.id, "Bins go out on Tuesday": None}
