@@ -170,3 +170,14 @@ def test_review_shows_whose_a_fact_would_be_and_lets_the_person_change_it(
     client.post(f"/review/{bins.id}/approve", data={})
     whose = {m.content: m.person for m in memories.get_all()}
     assert whose == {"Likes tea": leo.id, "Bins go out on Tuesday": None}
+
+
+def test_move_to_household_keeps_one_shared_copy(client, people, memories):
+    ana, leo = people.add("Ana"), people.add("Leo")
+    first = memories.add("The bins go out on Tuesday.", person=ana.id)
+    second = memories.add("The bins go out on Tuesday.", person=leo.id)
+    answer = client.post("/attention/household", data={"id": [first.id, second.id]})
+    assert answer.status_code == 303
+    [kept] = memories.get_all()
+    assert kept.id == first.id and kept.person is None
+    assert memories.deleted(second.id) is not None  # restorable
