@@ -220,3 +220,17 @@ def test_people_json_sits_in_the_data_folder_from_settings(settings):
     store.add("Ana")
     assert store.path == settings.memory_file.with_name("people.json")
     assert store.path.exists()
+
+
+def test_the_demo_has_two_people_and_the_household(settings):
+    from webapp.cli import load_demo
+
+    load_demo(settings, force=False)
+    people = PeopleStore.from_settings(settings)
+    assert sorted(p.name for p in people.people()) == ["Kai", "Mei-Ling"]
+    store = MemoryStore.from_settings(settings)
+    owners = store.owners()
+    assert len(owners) == 3 and owners[None][0] > 0
+    assert all(owners[p.id][0] == 2 for p in people.people())
+    load_demo(settings, force=True)  # loading again finds the same two people
+    assert len(PeopleStore.from_settings(settings).people()) == 2
