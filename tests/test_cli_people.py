@@ -98,3 +98,16 @@ def test_stats_lists_people_json_with_the_stores(data_dir):
     out = ok(data_dir, "stats")
     assert f"People: {data_dir / 'people.json'} [ok]" in out
     assert "not written by Memory Curator" not in out  # people.history.jsonl is known too
+
+
+def test_a_damaged_people_json_is_reported_and_repair_sets_it_aside(data_dir):
+    MemoryStore(data_dir / "memories.json", lock_timeout=5).init()
+    people = data_dir / "people.json"
+    people.write_bytes(b'{"people": {"p1": {"name": "Ana"}, ')
+    stats = run(data_dir, "stats")
+    assert stats.returncode == 1 and "people.json" in stats.stderr
+    done = run(data_dir, "repair")
+    assert done.returncode == 0, done.stderr
+    assert any(p.name.startswith("people.json.corrupt-") for p in data_dir.iterdir())
+    listed = run(data_dir, "people", "list")
+    assert listed.returncode == 0 and "No people yet" in listed.stdout
