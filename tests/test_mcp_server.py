@@ -146,6 +146,7 @@ def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
         "category",
         "id",
         "keyword",
+        "person",
         "confirm_secret",
     }
     assert schema["properties"]["action"]["enum"] == list(ACTIONS)

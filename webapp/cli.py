@@ -22,19 +22,24 @@ import click
 from . import __version__
 from .curation.approval import extraction_quality, format_quality
 from .curation.semantic import describe_cache, drop_damaged_cache
+from .problems import InputError
+from .prompts import compose_prompt
 from .settings import Settings, SettingsError
 from .similarity import cache_path_for
 from .stores import (
     ConversationStore,
     FileBacked,
+    Memory,
     MemoryStore,
     ReviewQueue,
     SkillDocumentError,
     SkillDocumentStore,
     StoreError,
+    check_secret,
     write_atomic,
 )
 from .stores.dismissals import DismissalStore
+from .stores.people import PeopleStore
 from .stores.skills import DEPRECATED_DIR, ImportPlan, SkillDocument, SkillEditedHereError
 
 
@@ -261,6 +266,7 @@ def data_files(settings: Settings) -> list[DataFile]:
         DataFile("Extraction state", ExtractionState.from_settings(settings)),
         DataFile("Extraction job", job_document(settings)),
         DataFile("Dismissed findings", DismissalStore.from_settings(settings)),
+        DataFile("People", PeopleStore.from_settings(settings)),
         DataFile("Login sessions", SessionRegistry(data_dir / SESSIONS_FILE).document),
         DataFile("Login attempts", LoginLimiter(data_dir / ATTEMPTS_FILE).document),
     ]
@@ -304,11 +310,12 @@ def _known_names(settings: Settings) -> list[tuple[Path, re.Pattern[str], str]]:
         (rf"\.{re.escape(vectors.name)}\.{_TEMP}", "unfinished write"),
     ):
         known.append((vectors.parent, re.compile(pattern), what))
-    for pattern, what in (
-        (re.escape(history.name), "history log"),
-        (rf"\.{re.escape(history.name)}\.{_TEMP}", "unfinished write"),
-    ):
-        known.append((history.parent, re.compile(pattern), what))
+    for log in (history, PeopleStore.from_settings(settings).history_path):
+        for pattern, what in (
+            (re.escape(log.name), "history log"),
+            (rf"\.{re.escape(log.name)}\.{_TEMP}", "unfinished write"),
+        ):
+            known.append((log.parent, re.compile(pattern), what))
     data_dir = Path(settings.data_dir)
     for pattern, what in (
         (re.escape(_SECRET_KEY), "the secret key"),
@@ -758,6 +765,235 @@ def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -
 def demo(data_dir: str | None, force: bool) -> None:
     """Fill a data folder with sample memories, conversations and skills, freshly dated."""
     load_demo(load_settings(data_dir), force=force)
+
+
+# ------------------------------------------------------------------ a household: people
+def people_store(settings: Settings) -> PeopleStore:
+    """The household's people as the settings describe them."""
+    return PeopleStore.from_settings(settings, actor="cli")
+
+
+def person_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--person NAME`` to a command."""
+    return click.option(
+        "--person",
+        default=None,
+        metavar="NAME",
+        help="A person's name, id or name identity: act within their view (their own memories "
+        "and the household's). Without it: the household (add) or everyone (list, search).",
+    )(func)
+
+
+def _person_id(settings: Settings, ref: str | None) -> str | None:
+    """The id of the person ``--person`` names; exit status 2 when nobody is called that."""
+    if ref is None:
+        return None
+    found = people_store(settings).find(ref)
+    if found is None:
+        click.echo(
+            f'Error: no person "{ref}" is known; `memory-curator people list` shows who is.',
+            err=True,
+        )
+        sys.exit(2)
+    return found.id
+
+
+def _whose(names: dict[str, str], memory: Memory) -> str:
+    return "household" if memory.person is None else names.get(memory.person, memory.person)
+
+
+def _input_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What a person typed that the library refuses: its message and exit status 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+@main.group()
+def people() -> None:
+    """The people of the household and the identities that map to them."""
+
+
+@people.command(name="list")
+@data_dir_option
+@friendly_errors
+def list_people(data_dir: str | None) -> None:
+    """Each person with their id and identities, then the identities seen that map to nobody."""
+    store = people_store(load_settings(data_dir))
+    everyone = store.people()
+    if not everyone:
+        click.echo("No people yet: every memory is the household's.")
+    for person in everyone:
+        identities = ", ".join(f"{i.kind}:{i.value}" for i in person.identities)
+        click.echo(f"[{person.id}] {person.name}" + (f"  ({identities})" if identities else ""))
+    for identity in store.unlinked():
+        label = f" ({identity.label})" if identity.label else ""
+        click.echo(f"unlinked {identity.kind}:{identity.value}{label}")
+
+
+@people.command(name="add")
+@click.argument("name")
+@click.option(
+    "--identity",
+    "identities",
+    multiple=True,
+    metavar="KIND:VALUE",
+    help="An identity of theirs: ha:<user id>, slack:<user id> or name:<name> (repeatable).",
+)
+@data_dir_option
+@friendly_errors
+@_input_errors
+def add_person(name: str, identities: tuple[str, ...], data_dir: str | None) -> None:
+    """Add a person to the household (an unlinked identity given here becomes theirs)."""
+    store = people_store(load_settings(data_dir))
+    pairs = tuple(tuple(item.split(":", 1)) if ":" in item else ("", item) for item in identities)
+    if any(kind == "" for kind, _ in pairs):
+        click.echo("Error: an identity is KIND:VALUE, e.g. slack:U123.", err=True)
+        sys.exit(2)
+    person = store.add(name, identities=tuple((k, v) for k, v in pairs))
+    click.echo(f"Added [{person.id}] {person.name}")
+
+
+@people.command(name="new")
+@click.argument("kind")
+@click.argument("value")
+@click.option("--name", default=None, help="Their name (default: what the identity was seen as).")
+@data_dir_option
+@friendly_errors
+@_input_errors
+def new_person(kind: str, value: str, name: str | None, data_dir: str | None) -> None:
+    """Make a new person of an identity seen (``people list`` shows the unlinked ones)."""
+    person = people_store(load_settings(data_dir)).person_from(kind, value, name=name)
+    click.echo(f"Added [{person.id}] {person.name}")
+
+
+@people.command(name="rename")
+@click.argument("person_id")
+@click.argument("name")
+@data_dir_option
+@friendly_errors
+@_input_errors
+def rename_person(person_id: str, name: str, data_dir: str | None) -> None:
+    """Give a person another display name."""
+    person = people_store(load_settings(data_dir)).rename(person_id, name)
+    click.echo(f"Renamed [{person.id}] {person.name}")
+
+
+@people.command(name="link")
+@click.argument("person_id")
+@click.argument("kind")
+@click.argument("value")
+@data_dir_option
+@friendly_errors
+@_input_errors
+def link_identity(person_id: str, kind: str, value: str, data_dir: str | None) -> None:
+    """Map an identity (ha, slack or name, and its value) to a person."""
+    person = people_store(load_settings(data_dir)).link(person_id, kind, value)
+    click.echo(f"Linked {kind}:{value} to [{person.id}] {person.name}")
+
+
+@people.command(name="unlink")
+@click.argument("person_id")
+@click.argument("kind")
+@click.argument("value")
+@data_dir_option
+@friendly_errors
+@_input_errors
+def unlink_identity(person_id: str, kind: str, value: str, data_dir: str | None) -> None:
+    """Take an identity from a person (it is offered again as unlinked)."""
+    person = people_store(load_settings(data_dir)).unlink(person_id, kind, value)
+    click.echo(f"Unlinked {kind}:{value} from [{person.id}] {person.name}")
+
+
+@main.group()
+def memories() -> None:
+    """Add, list and search memories from the command line."""
+
+
+@memories.command(name="add")
+@click.argument("content")
+@click.option("--category", default="general", show_default=True)
+@person_option
+@data_dir_option
+@friendly_errors
+@_input_errors
+def add_memory(content: str, category: str, person: str | None, data_dir: str | None) -> None:
+    """Remember a fact: the household's, or with --person that person's."""
+    settings = load_settings(data_dir)
+    store = memory_store(settings)
+    check_secret(content)
+    memory = store.add(
+        content, category=category, source="cli", person=_person_id(settings, person)
+    )
+    names = people_store(settings).names()
+    click.echo(
+        f"Added [{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}"
+    )
+
+
+def _print_memories(settings: Settings, found: list[Memory]) -> None:
+    names = people_store(settings).names()
+    for memory in found:
+        click.echo(f"[{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}")
+
+
+@memories.command(name="list")
+@person_option
+@data_dir_option
+@friendly_errors
+def list_memories(person: str | None, data_dir: str | None) -> None:
+    """Every memory and whose it is; with --person, that person's and the household's."""
+    settings = load_settings(data_dir)
+    _print_memories(settings, memory_store(settings).get_all(person=_person_id(settings, person)))
+
+
+@memories.command(name="search")
+@click.argument("keyword")
+@person_option
+@data_dir_option
+@friendly_errors
+def search_memories(keyword: str, person: str | None, data_dir: str | None) -> None:
+    """Memories holding every word of KEYWORD; with --person, within their view."""
+    settings = load_settings(data_dir)
+    found = memory_store(settings).search(keyword, person=_person_id(settings, person))
+    _print_memories(settings, found)
+
+
+@main.command()
+@click.argument("message")
+@click.option("--conversation", default=None, help="A conversation's key: its history goes in.")
+@person_option
+@click.option(
+    "--household",
+    is_flag=True,
+    help="The prompt of an unknown speaker (a shared room): the household's memories only.",
+)
+@data_dir_option
+@friendly_errors
+def prompt(
+    message: str,
+    conversation: str | None,
+    person: str | None,
+    household: bool,
+    data_dir: str | None,
+) -> None:
+    """Print the exact prompt sent for MESSAGE: with --person, their own memories and the
+    household's; with --household, the household's only; without either, every memory."""
+    if person is not None and household:
+        raise click.UsageError("Use either --person or --household, not both.")
+    settings = load_settings(data_dir)
+    history = conversation_store(settings).get_history(conversation) if conversation else []
+    store = memory_store(settings)
+    memories = store.for_person(None) if household else store.get_all()
+    person_id = _person_id(settings, person)
+    click.echo(compose_prompt(memories, history, message, person=person_id))
 
 
 if __name__ == "__main__":

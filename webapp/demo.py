@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .settings import DEFAULTS
-from .stores import ConversationStore, MemoryStore, Proposal, ReviewQueue
+from .stores import ConversationStore, MemoryStore, PeopleStore, Proposal, ReviewQueue
 from .stores.timefmt import parse_ts, to_iso
 from .text import count_noun
 
@@ -135,6 +135,25 @@ def load_skills(skills: Any, folder: Path) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def with_people(
+    records: list[dict[str, Any]], people: PeopleStore, source: Path
+) -> list[dict[str, Any]]:
+    """The sample memories with their ``person`` pointing at the demo's people (two of them,
+    made once, found by name the next time); the others stay the household's."""
+    ids: dict[str, str] = {}
+    for sample in json.loads((source / "people.json").read_text(encoding="utf-8")):
+        person = people.find(sample["name"])
+        if person is None:
+            wanted = tuple((i["kind"], i["value"]) for i in sample.get("identities", []))
+            free = tuple(pair for pair in wanted if people.resolve(*pair) is None)
+            person = people.add(sample["name"], identities=free)
+        ids[sample["key"]] = person.id
+    return [
+        {**record, "person": ids[record["person"]]} if record.get("person") in ids else record
+        for record in records
+    ]
+
+
 def fill_demo(
     memories: MemoryStore,
     conversations: ConversationStore,
@@ -165,6 +184,8 @@ def fill_demo(
     now = now or datetime.now(UTC)
     records = json.loads((source / "memories.json").read_text(encoding="utf-8"))
     threads = json.loads((source / "threads.json").read_text(encoding="utf-8"))
+    if (source / "people.json").exists():
+        records = with_people(records, PeopleStore.beside(memories.path, actor="demo"), source)
     counts = memories.import_records(
         shifted_memories(records, now),
         actor="demo",

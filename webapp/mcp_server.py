@@ -35,6 +35,7 @@ from .stores import (
     Memory,
     MemoryFullError,
     MemoryStore,
+    PeopleStore,
     ReviewItem,
     ReviewQueue,
     SecretInputError,
@@ -78,6 +79,7 @@ memory is
 same format as list
 - update: id and content (required), category (optional), confirm_secret (optional)
 - delete: id (required)
+Every action takes an optional person: the name or id of the person you are talking with (several people may share this assistant). With it, list and search show that person's memories and the household's (each says whose it is), add keeps the fact as theirs, and update and delete reach only those; without it, every action acts on the household's memories (shared by everyone). Keep facts about the home or everyone ("our Wi-Fi is ...") for the household, the person's own likes and habits for them.
 The memory is capped; when it is full, delete or shorten memories that matter least."""
 
 REVIEW_DESCRIPTION = """\
@@ -125,6 +127,15 @@ INPUT_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "description": 'For search: one or more words (all must appear, any order; "quote" a phrase).',
+        },
+        "person": {
+            "type": "string",
+            "minLength": 1,
+            "description": (
+                "Optional, for every action: the name or id of the person you are talking "
+                "with. Their view is their own memories and the household's; without it, "
+                "the household's only."
+            ),
         },
         "confirm_secret": {
             "type": "boolean",
@@ -185,16 +196,61 @@ def usage_line(store: MemoryStore) -> str:
 
 
 class MemoryTool:
-    """The ``manage_memory`` actions over one MemoryStore; each returns text or raises."""
+    """The ``manage_memory`` actions over one MemoryStore; each returns text or raises.
 
-    def __init__(self, store: MemoryStore) -> None:
+    Each call acts within one view: the household's memories (no ``person`` argument) or one
+    person's (theirs and the household's), never another person's."""
+
+    def __init__(self, store: MemoryStore, people: PeopleStore | None = None) -> None:
         self.store = store
+        self.people = people or PeopleStore.beside(store.path, actor=ACTOR)
+        self._view: str | None = None  # the person of the call being run (None: household)
+        self._names: dict[str, str] | None = None  # set when a call names a person
 
     def run(self, arguments: Mapping[str, Any] | None) -> str:
         """Check the arguments, then carry out the action they name."""
         args = _check_arguments(arguments or {})
-        action: Callable[..., str] = getattr(self, f"do_{args.pop('action')}")
+        name = args.pop("action")
+        self._view, self._names = None, None
+        if "person" in args:
+            self._view = self._person(args.pop("person"), adding=name == "add")
+            self._names = self.people.names()
+        action: Callable[..., str] = getattr(self, f"do_{name}")
         return action(**args)
+
+    def _person(self, ref: str, *, adding: bool) -> str | None:
+        """The id of the person a call names; a name seen for the first time is recorded for
+        the People page, and the call acts for the household (adding is refused: the fact
+        may be private)."""
+        found = self.people.find(ref)
+        if found is not None:
+            return found.id
+        self.people.seen("name", ref.strip())
+        if adding:
+            raise ToolInputError(
+                f'No person "{ref.strip()}" is known yet; the name now waits on the People '
+                f"page of the Memory Curator dashboard to be added as a person or linked to "
+                f'one. Nothing was added. Add it without "person" only if it is a fact for '
+                f"the whole household."
+            )
+        return None
+
+    def _whose(self, memory: Memory) -> str:
+        """`` — Maya's`` / `` — the household's`` after a memory, when a call named a person."""
+        if self._names is None:
+            return ""
+        if memory.person is None:
+            return " — the household's"
+        return f" — {self._names.get(memory.person, memory.person)}'s"
+
+    def _visible(self, memory: Memory | None) -> Memory | None:
+        """The memory when it is in the call's view, else None (another person's is unknown)."""
+        if memory is None or memory.person not in (None, self._view):
+            return None
+        return memory
+
+    def _in_view(self, memories: list[Memory]) -> list[Memory]:
+        return [m for m in memories if m.person is None or m.person == self._view]
 
     def do_add(
         self,
@@ -208,31 +264,40 @@ class MemoryTool:
         check_secret(content, confirmed=confirm_secret)
         try:
             memory = self.store.add(
-                content, category=category or "general", source=ACTOR, allow_duplicate=False
+                content,
+                category=category or "general",
+                source=ACTOR,
+                allow_duplicate=False,
+                person=self._view,
             )
         except DuplicateMemoryError as exc:
             # A retried or repeated call must not fill the memory with copies.
-            return f"Already remembered: {describe(exc.existing)}\nNothing was added."
-        return f"Added {describe(memory)}\n{usage_line(self.store)}"
+            return (
+                f"Already remembered: {describe(exc.existing)}{self._whose(exc.existing)}\n"
+                f"Nothing was added."
+            )
+        return f"Added {describe(memory)}{self._whose(memory)}\n{usage_line(self.store)}"
 
     def do_list(self, **_: Any) -> str:
         """Every memory with its id, and how full the memory is."""
-        memories = self.store.query(sort="oldest", per_page=None).items
+        memories = self._in_view(self.store.query(sort="oldest", per_page=None).items)
         if not memories:
             return f"No memories yet.\n{usage_line(self.store)}"
         heading = f"{count_noun(len(memories), 'memory', 'memories')}:"
-        return "\n".join([heading, *map(describe_listed, memories), usage_line(self.store)])
+        lines = [describe_listed(m) + self._whose(m) for m in memories]
+        return "\n".join([heading, *lines, usage_line(self.store)])
 
     def do_search(self, keyword: str, **_: Any) -> str:
         """The memories whose text contains ``keyword``."""
         keyword = keyword.strip()
         if not keyword:
             raise ToolInputError("The keyword is empty; give a word or short phrase to look for.")
-        found = self.store.query(keyword, sort="oldest", per_page=None).items
+        found = self._in_view(self.store.query(keyword, sort="oldest", per_page=None).items)
         if not found:
             return f'No memory contains "{keyword}".'
         noun = "memory contains" if len(found) == 1 else "memories contain"
-        return "\n".join([f'{len(found)} {noun} "{keyword}":', *map(describe_listed, found)])
+        lines = [describe_listed(m) + self._whose(m) for m in found]
+        return "\n".join([f'{len(found)} {noun} "{keyword}":', *lines])
 
     def do_update(
         self,
@@ -245,7 +310,9 @@ class MemoryTool:
         """Replace a memory's text (and category), saying what it replaced; new text holding a
         secret the caller did not confirm is refused."""
         check_secret(content, confirmed=confirm_secret)
-        before = self.store.get(id)
+        before = self._visible(self.store.get(id))
+        if before is None:
+            raise ToolInputError(_unknown_id(id))
         memory = self.store.update(id, content, category=category)
         if memory is None:
             raise ToolInputError(_unknown_id(id))
@@ -264,10 +331,10 @@ class MemoryTool:
 
     def do_delete(self, id: str, **_: Any) -> str:
         """Forget a memory (the history log keeps it for the dashboard's undo)."""
-        memory = self.store.get(id)
-        if not self.store.delete(id):
+        memory = self._visible(self.store.get(id))
+        if memory is None or not self.store.delete(id):
             raise ToolInputError(_unknown_id(id))
-        gone = describe(memory) if memory is not None else f"[{id}]"
+        gone = describe(memory) + self._whose(memory)
         return f"Deleted {gone}\n{usage_line(self.store)}"
 
 

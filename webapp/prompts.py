@@ -60,11 +60,30 @@ def build_prompt_with_history(history: Iterable[Any], new_prompt: str) -> str:
     return history_section(history) + new_prompt
 
 
-def compose_prompt(memories: Iterable[Any], history: Iterable[Any], prompt: str) -> str:
-    """What every interface sends: history, then memory, then the prompt."""
-    return build_prompt_with_history(
-        list(history), build_prompt_with_memory(list(memories), prompt)
-    )
+def whose(item: Any) -> str | None:
+    """The person a memory (a Memory, a dict in the on-disk form or a string) belongs to;
+    None for the household's (no ``person``, or a string)."""
+    if isinstance(item, str):
+        return None
+    value = item.get("person") if isinstance(item, Mapping) else getattr(item, "person", None)
+    return value if isinstance(value, str) and value else None
+
+
+def for_person(memories: Iterable[Any], person: str | None) -> list[Any]:
+    """One person's view of ``memories``: the household's and their own, never another
+    person's; None (an unknown speaker) keeps the household's only."""
+    return [m for m in memories if whose(m) in (None, person)]
+
+
+def compose_prompt(
+    memories: Iterable[Any], history: Iterable[Any], message: str, person: str | None = None
+) -> str:
+    """What every interface sends: history, then memory, then the message.
+
+    With ``person`` (a person's id) only that person's view of ``memories`` goes in: the
+    household's (no ``person``) and their own; without it every memory given."""
+    shown = list(memories) if person is None else for_person(memories, person)
+    return build_prompt_with_history(list(history), build_prompt_with_memory(shown, message))
 
 
 def approx_tokens(text: str) -> int:
@@ -106,10 +125,12 @@ class ComposedPrompt:
 
 
 def compose_prompt_sections(
-    memories: Iterable[Any], history: Iterable[Any], prompt: str
+    memories: Iterable[Any], history: Iterable[Any], prompt: str, person: str | None = None
 ) -> ComposedPrompt:
     """``compose_prompt`` plus the size of each section; the text is exactly compose_prompt's."""
     memories, history = list(memories), list(history)
+    if person is not None:
+        memories = for_person(memories, person)
     text = compose_prompt(memories, history, prompt)
     history_text = build_prompt_with_history(history, "")
     memory_text = build_prompt_with_memory(memories, "")

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from webapp.settings import Settings
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from webapp.stores import ConversationStore, MemoryStore, PeopleStore, ReviewQueue
 from webapp.stores.review import Proposal
 
 from .conftest import assert_accessible, free_port, screenshot
@@ -306,6 +306,97 @@ def test_panel_in_an_iframe_uses_every_page_under_the_prefix(ingress, page):
     history = ingress.memories().history()
     ours = [e for e in history if e["actor"] == USER_NAME]
     assert {e["action"] for e in ours} >= {"add", "update", "delete"}, history[-6:]
+
+
+SECOND_PREFIX = f"{PREFIX}2"  # the second Home Assistant user's ingress session
+_CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def _whose(page: str, content: str) -> str:
+    """What the Whose cell of the row holding ``content`` says."""
+    import html
+
+    row = re.search(
+        r'<td class="content"[^>]*>'
+        + re.escape(html.escape(content))
+        + r'</td>.*?class="whose"[^>]*>(.*?)</td>',
+        page,
+        re.S,
+    )
+    assert row, f"no row for {content!r}"
+    return html.unescape(row.group(1).strip())
+
+
+def test_two_home_assistant_users_each_see_you_on_their_own_memory(ingress):
+    """Two users (two X-Remote-User-Id values from the trusted proxy) each make themselves a
+    person and add a memory: theirs by default, "You" to them, their name to the other; a
+    forged user header straight to the add-on's port is refused and changes nothing."""
+    import httpx
+
+    users = {
+        "Zoë": (PREFIX, "Zoë practises cello on Sundays"),
+        "Grace": (SECOND_PREFIX, "Grace takes oat milk"),
+    }
+    clients = {name: httpx.Client(base_url=ingress.url, timeout=20) for name in users}
+    try:
+        for name, (prefix, content) in users.items():
+            client = clients[name]
+            page = client.get(f"{prefix}/memories/")
+            assert page.status_code == 200
+            token = _CSRF.search(page.text).group(1)
+            me = client.post(f"{prefix}/people/me", data={"csrf_token": token, "next": "memories"})
+            assert me.status_code == 303 and me.headers["Location"].startswith(prefix + "/")
+            added = client.post(
+                f"{prefix}/memories/", data={"csrf_token": token, "content": content}
+            )
+            assert added.status_code == 303, added.text
+        people = PeopleStore.from_settings(ingress.settings)
+        zoe = people.resolve("ha", "8f0c2d7e4b1a4c53a1f0b5d6e7c8d9a0")
+        grace = people.resolve("ha", "3c9e1b7a2d4f4e6a9b8c7d6e5f4a3b2c")
+        assert zoe is not None and zoe.name == USER_NAME
+        assert grace is not None and grace.name == "Grace Hopper"
+        whose = {m.content: m.person for m in ingress.memories().get_all()}
+        assert whose["Zoë practises cello on Sundays"] == zoe.id
+        assert whose["Grace takes oat milk"] == grace.id
+
+        zoes_page = clients["Zoë"].get(f"{PREFIX}/memories/").text
+        graces_page = clients["Grace"].get(f"{SECOND_PREFIX}/memories/").text
+        assert _whose(zoes_page, "Zoë practises cello on Sundays") == "You"
+        assert _whose(zoes_page, "Grace takes oat milk") == "Grace Hopper"
+        assert _whose(graces_page, "Grace takes oat milk") == "You"
+        assert _whose(graces_page, "Zoë practises cello on Sundays") == USER_NAME
+        # A client cannot pose as the other user through the proxy: nginx sets the header.
+        posing = (
+            clients["Grace"]
+            .get(
+                f"{SECOND_PREFIX}/memories/",
+                headers={"X-Remote-User-Id": "8f0c2d7e4b1a4c53a1f0b5d6e7c8d9a0"},
+            )
+            .text
+        )
+        assert _whose(posing, "Grace takes oat milk") == "You"
+    finally:
+        for client in clients.values():
+            client.close()
+
+    # Straight to the add-on's port, not from the proxy: the forged user is never believed.
+    app_url = next(
+        line.split()[1].rstrip(";")
+        for line in (ingress.data_dir.parent / "nginx" / "nginx.conf").read_text().splitlines()
+        if "proxy_pass" in line
+    )
+    host_ip = _non_loopback_ip()
+    if host_ip is None:
+        pytest.fail("this machine has no non-loopback address to test a direct request from")
+    before = ingress.memories().path.read_bytes()
+    forged = httpx.post(
+        app_url.replace("127.0.0.1", host_ip) + "memories/",
+        data={"content": "Forged by Mallory"},
+        headers={"X-Remote-User-Id": "8f0c2d7e4b1a4c53a1f0b5d6e7c8d9a0", "X-Ingress-Path": PREFIX},
+        timeout=20,
+    )
+    assert forged.status_code == 403
+    assert ingress.memories().path.read_bytes() == before
 
 
 def test_nginx_config_is_what_the_test_uses():

@@ -30,6 +30,7 @@ from ..sensitive import find_secrets
 from ..similarity import Judgement
 from ..stores.memories import Memory, MemoryStore
 from ..stores.timefmt import EPOCH
+from ..text import same_fact_key
 from .pairs import (
     SIMILAR_ENOUGH,
     PairVerdict,
@@ -329,6 +330,41 @@ def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
     return found
 
 
+def across_people(memories: Sequence[Memory]) -> bool:
+    """True when ``memories`` belong to two or more different people (the household's, those
+    naming nobody, go with anyone)."""
+    return len({m.person for m in memories if m.person is not None}) > 1
+
+
+def held_by_everyone(memories: Sequence[Memory]) -> list[Finding]:
+    """The same fact (``same_fact_key``) kept by every person who keeps memories, two or
+    more of them, and not by the household: offered as "move to household" (one memory,
+    shared, instead of one per person)."""
+    people = {m.person for m in memories if m.person is not None}
+    if len(people) < 2:
+        return []
+    groups: dict[str, list[Memory]] = defaultdict(list)
+    for memory in memories:
+        groups[same_fact_key(memory.content)].append(memory)
+    found = []
+    for group in groups.values():
+        owners = {m.person for m in group}
+        if None in owners or owners != people:
+            continue
+        kept = tuple(sorted(group, key=lambda m: (m.created_at, m.id)))
+        found.append(
+            Finding(
+                "duplicate",
+                finding_key("household", kept),
+                reason("held_by_everyone"),
+                kept,
+                similarity=1.0,
+                suggestion=kept[0].content,
+            )
+        )
+    return found
+
+
 def scan(
     memories: Sequence[Memory],
     *,
@@ -342,6 +378,11 @@ def scan(
         findings = semantic_pair_findings(memories, semantic)
     else:
         findings = pair_findings(memories)
+    # Two people may like different things: pairs are within one person's memories, or a
+    # person's and the household's, never two people's (the same fact held by everyone is
+    # offered as the household's instead).
+    findings = [f for f in findings if not across_people(f.memories)]
+    findings += held_by_everyone(memories)
     for memory in memories:
         why = stale_reason(memory, today, stale_days)
         if why:

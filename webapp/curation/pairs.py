@@ -510,6 +510,7 @@ REASON_TEXTS = {
     "expired_word": "Says “{word}” and was written on {written}.",
     "untouched": "Nothing has changed it in {days} days (the threshold is {threshold}).",
     "first_person": "Reads as the user's own sentence, not as a fact about the user.",
+    "held_by_everyone": "Every person keeps this same fact: it could be the household's, once.",
     "too_long": ("{chars} characters long: a memory works best as one short fact (at most {max})."),
     "mostly_link": "Mostly a link: say what it is for, or keep it in a skill document.",
     "looks_like_code": (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from pathlib import Path
 from typing import Any, overload
 
@@ -51,6 +52,8 @@ class ReconcileAction:
     evidence_at: str | None = field(default=None, compare=False)
     # The kind of secret the fact was said with; the content says only that there is one.
     withheld: str | None = field(default=None, compare=False)
+    # Whose a new fact would be (a person's id); None: the household's.
+    person: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,15 @@ class ManualModeError(CodedError, ValueError):
     """Manual mode was asked to queue facts but has no review queue."""
 
     code = "manual_mode_needs_queue"
+
+
+class Everyone(Enum):
+    """``reconcile``'s default: compare with every memory, whoever's it is."""
+
+    EVERYONE = "everyone"
+
+
+EVERYONE = Everyone.EVERYONE
 
 
 class MemoryExtractor:
@@ -138,6 +150,8 @@ class MemoryExtractor:
         self,
         candidates: Sequence[str | Candidate],
         categories: Sequence[str] | Mapping[str, str] | None = None,
+        *,
+        person: str | None | Everyone = EVERYONE,
     ) -> list[ReconcileAction]:
         """Compare candidates with the store: known → nothing, close variant → update, new → add.
 
@@ -148,9 +162,17 @@ class MemoryExtractor:
         still exists. At most one change per memory. Nothing already decided is proposed
         again (``already_decided``: memory says it, or Review holds it, approved, rejected or
         waiting).
+
+        With ``person`` (a person's id, or None for the household) the candidates are that
+        person's: they are compared with their view only (their memories and the
+        household's, never another person's) and new facts are proposed as theirs.
         """
-        memories = self.store.get_all()
+        scoped = not isinstance(person, Everyone)
+        whose = None if isinstance(person, Everyone) else person
+        memories = self.store.for_person(whose) if scoped else self.store.get_all()
         items = self._review_items()
+        if scoped:  # another person's proposals are not this person's view
+            items = [item for item in items if item.person in (None, whose)]
 
         # By meaning as well as by words (the similarity layer; loads its model once per
         # process and embeds only memories it has no vector for yet).
@@ -198,6 +220,8 @@ class MemoryExtractor:
                 actions.append(action)
         if semantic is not None:
             semantic.save()
+        if whose is not None:
+            actions = [replace(a, person=whose) if a.action == "add" else a for a in actions]
         return actions
 
     def _review_items(self) -> list[ReviewItem]:
@@ -256,6 +280,7 @@ class MemoryExtractor:
                     actor=self.actor,
                     allow_duplicate=False,
                     origin=origin,
+                    person=action.person,
                 )
             except DuplicateMemoryError:
                 return None
@@ -501,4 +526,5 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         evidence_at=action.evidence_at,
         model=model if action.extractor == "llm" else None,
         withheld=action.withheld,
+        person=action.person,
     )

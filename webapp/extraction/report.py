@@ -43,6 +43,7 @@ def describe_result(result: ExtractionResult) -> str:
         target = f" {action.id}" if action.id else ""
         lines.append(
             f"  {status}{why}: {action.action}{target} [{action.category}] {action.content}"
+            + _whose(result, action.person, action.action)
         )
         if action.current_content:
             lines.append(f"      was: {action.current_content}")
@@ -52,3 +53,12 @@ def describe_result(result: ExtractionResult) -> str:
                 "the fact says only that there is one)"
             )
     return "\n".join(lines)
+
+
+def _whose(result: ExtractionResult, person: str | None, action: str) -> str:
+    """`` — Maya's`` or `` — the household's`` after a new fact, when the thread has people."""
+    if action != "add" or not any(a.person for a in result.actions):
+        return ""
+    if person is None:
+        return " — the household's"
+    return f" — {result.names.get(person, person)}'s"

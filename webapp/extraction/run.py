@@ -15,8 +15,10 @@ from ..settings import Settings
 from ..stores.conversations import ConversationStore, ConversationTurn
 from ..stores.errors import NotFoundError
 from ..stores.memories import Memory, MemoryStore
+from ..stores.people import PeopleStore, Person
 from ..stores.review import ReviewItem, ReviewQueue
 from ..stores.timefmt import to_iso
+from .attribution import group_by_person
 from .backends import caller_from_settings
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
 from .reconcile import Candidate, MemoryExtractor, ReconcileAction
@@ -45,6 +47,7 @@ class ExtractionResult:
     llm_problem: LlmCallError | None = None
     cut: int = 0  # facts left out: the conversation gave more than max_facts
     max_facts: int = 0  # the most facts one conversation may give (MEMORY_MAX_FACTS_PER_THREAD)
+    names: dict[str, str] = field(default_factory=dict)  # person id → name, for whose a fact is
 
 
 def stores_for(
@@ -116,9 +119,10 @@ def extract_conversation(
             code="conversation_not_found",
             id=repr(conversation_id),
         )
+    people = PeopleStore.from_settings(settings).people()
     with _stores_to_use(settings, dry_run) as used:
         extractor = build_extractor(used, caller, actor)
-        return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run)
+        return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run, people=people)
 
 
 def extract_due(
@@ -134,6 +138,7 @@ def extract_due(
     ``dry_run`` makes every decision of the real run (see ``rehearsal``) and saves nothing.
     """
     _, conversations, _ = stores_for(settings, actor)
+    people = PeopleStore.from_settings(settings).people()
     results = []
     with _stores_to_use(settings, dry_run) as used:
         extractor = build_extractor(used, caller, actor)
@@ -148,6 +153,7 @@ def extract_due(
                         force=False,
                         dry_run=dry_run,
                         ignore_pacing=all_threads,
+                        people=people,
                     )
                 )
     return results
@@ -206,10 +212,12 @@ def _run(
     force: bool,
     dry_run: bool,
     ignore_pacing: bool = False,
+    people: list[Person] | None = None,
 ) -> ExtractionResult:
     seen_until = extractor.state.last_turn_at(conversation_id)
     new = [turn for turn in turns if _whole_ms(turn.timestamp) > seen_until]
     result = ExtractionResult(conversation_id, new_messages=len(new), dry_run=dry_run)
+    result.names = {person.id: person.name for person in people or []}
     if not force:
         if not new:
             result.reason = "no new messages"
@@ -227,7 +235,7 @@ def _run(
     result.fell_back = extractor.llm_extractor is not None and result.extractor != "llm"
     result.actions = [
         replace(action, evidence_at=evidence_time(action.evidence, messages))
-        for action in extractor.reconcile(result.facts)
+        for action in _reconciled(extractor, result.facts, messages, people or [])
     ]
     submitted = extractor.submit(result.actions, conversation_id=conversation_id)
     result.queued, result.applied, result.skipped = (
@@ -237,3 +245,20 @@ def _run(
     )
     extractor.mark_extracted(conversation_id, last_turn_at=turns[-1].timestamp)
     return result
+
+
+def _reconciled(
+    extractor: MemoryExtractor,
+    facts: list[Candidate],
+    messages: list[ConversationTurn],
+    people: list[Person],
+) -> list[ReconcileAction]:
+    """The facts reconciled as before while nobody of the thread is known and no person is
+    named; otherwise each person's facts within their own view, the household's within the
+    household's (``attribution``)."""
+    if not people and not any(turn.person for turn in messages):
+        return extractor.reconcile(facts)
+    actions: list[ReconcileAction] = []
+    for whose, group in group_by_person(facts, messages, people).items():
+        actions += extractor.reconcile(group, person=whose)
+    return actions

@@ -52,6 +52,7 @@ from .memories import (
     check_secret,
 )
 from .origin import describe_origin, make_origin
+from .people import KINDS, Identity, PeopleStore, Person, slack_person
 from .review import (
     ConversationYield,
     Forgotten,
@@ -79,6 +80,11 @@ from .skills import (
 
 __all__ = [
     "CATEGORIES",
+    "KINDS",
+    "Identity",
+    "PeopleStore",
+    "Person",
+    "slack_person",
     "MAX_DEPTH",
     "SORTS",
     "FileBacked",

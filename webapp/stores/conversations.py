@@ -19,6 +19,7 @@ from ..text import fold, matches_all, search_terms
 from .document import FileBacked
 from .jsonfile import JsonFile, Unchanged
 from .memories import is_valid_unicode
+from .people import check_person_id
 from .timefmt import EPOCH, LATEST_PLUS, now_iso, parse_ts, unreadable_times
 
 
@@ -29,13 +30,16 @@ class ConversationTurn:
     role: str
     content: str
     timestamp: datetime
+    person: str | None = None  # who said it (a person's id), when known
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> ConversationTurn:
+        person = record.get("person")
         return cls(
             role=str(record.get("role", "user")),
             content=str(record.get("content", "")),
             timestamp=parse_ts(record.get("timestamp")),
+            person=person if isinstance(person, str) and person else None,
         )
 
 
@@ -279,9 +283,19 @@ class ConversationStore(FileBacked):
         return _shifted(datetime.now(UTC), -self.max_age_days)
 
     def add_exchange(
-        self, conversation_id: str, user_message: str, assistant_response: str
+        self,
+        conversation_id: str,
+        user_message: str,
+        assistant_response: str,
+        *,
+        person: str | None = None,
     ) -> None:
-        """Append the user's message and the assistant's reply, trim the thread, save."""
+        """Append the user's message and the assistant's reply, trim the thread, save.
+
+        ``person`` (a person's id, see people.py) records who sent the message, when known;
+        extraction gives their first-person facts to them."""
+        if person is not None:
+            person = check_person_id(person)
         if not isinstance(conversation_id, str) or not conversation_id.strip():
             raise ValueError("A conversation id must be non-empty text.")
         if not isinstance(user_message, str) or not isinstance(assistant_response, str):
@@ -292,7 +306,10 @@ class ConversationStore(FileBacked):
         def mutate(data: dict[str, Any]) -> Any:
             entry = _entry(_copy_thread(data.get(conversation_id)))
             stamp = now_iso()
-            entry["turns"].append({"role": "user", "content": user_message, "timestamp": stamp})
+            turn = {"role": "user", "content": user_message, "timestamp": stamp}
+            if person is not None:
+                turn["person"] = person
+            entry["turns"].append(turn)
             entry["turns"].append(
                 {"role": "assistant", "content": assistant_response, "timestamp": stamp}
             )

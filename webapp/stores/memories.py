@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from enum import Enum
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
@@ -37,6 +38,7 @@ from .errors import (
 from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
+from .people import check_person_id
 from .timefmt import EPOCH, now_iso, parse_ts, read_time, to_iso, unreadable_record_times
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
@@ -223,6 +225,24 @@ class MemoryUsage:
     def warn(self) -> bool:
         """True from 90% of either cap: time to tidy up."""
         return self.items_warn or self.chars_warn
+
+
+HOUSEHOLD = "household"  # ``query(whose=...)``: the memories that name no person
+
+
+class Keep(Enum):
+    """``update``'s default for ``person``: the memory stays whose it is."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+
+def _in_view(record: dict[str, Any], person: str | None) -> bool:
+    """True when ``record`` is the household's or ``person``'s (one person's view)."""
+    owner = record.get("person")
+    return not (isinstance(owner, str) and owner) or owner == person
 
 
 def _validate_records(data: Any) -> str | None:
@@ -471,9 +491,18 @@ class MemoryStore(FileBacked):
         return self
 
     # ----------------------------------------------------------------- reading
-    def get_all(self) -> list[Memory]:
-        """Every memory, in creation order."""
-        return list(self._memories())
+    def get_all(self, *, person: str | None = None) -> list[Memory]:
+        """Every memory, in creation order; with ``person``, that person's and the
+        household's (those naming no person) only."""
+        if person is None:
+            return list(self._memories())
+        return [m for m in self._memories() if m.person in (None, person)]
+
+    def for_person(self, person_id: str | None) -> list[Memory]:
+        """What one person's prompt gets, in creation order: the household's memories and
+        their own, never another person's. An unknown speaker (None, an id no memory names)
+        gets the household's only."""
+        return [m for m in self._memories() if m.person is None or m.person == person_id]
 
     def _memories(self) -> tuple[Memory, ...]:
         return self._file.view("memories", lambda data: tuple(Memory.from_dict(r) for r in data))
@@ -499,13 +528,13 @@ class MemoryStore(FileBacked):
         """The memory with that id, or None."""
         return self._index().get(memory_id)
 
-    def search(self, keyword: str) -> list[Memory]:
+    def search(self, keyword: str, *, person: str | None = None) -> list[Memory]:
         """Memories that contain every word of ``keyword``, in any order (``search_terms``), in
-        the file's order.
+        the file's order; with ``person``, only that person's and the household's.
 
         Case, width and traditional/simplified Chinese are ignored; an empty search finds all.
         """
-        return [memory for _, memory in self._matching(keyword or "", None, None, None)]
+        return [memory for _, memory in self._matching(keyword or "", None, person, None)]
 
     def query(
         self,
@@ -516,13 +545,15 @@ class MemoryStore(FileBacked):
         sort: str = DEFAULT_SORT,
         page: int = 1,
         per_page: int | None = PER_PAGE,
+        whose: str | None = None,
     ) -> MemoryPage:
         """One page of the memories that match, in ``sort`` order, with the totals.
 
         ``q`` matches as ``search`` does (every word, any order, case, width and 繁/简
         ignored); ``category`` keeps one category (None or "" for all); ``person`` keeps that
         person's memories and the household's (those naming no person), None keeps every
-        memory. ``sort`` is one of ``SORTS``: "newest" or "oldest" (by creation), "updated"
+        memory; ``whose`` keeps one owner's only: "household" the household's, a person's id
+        theirs alone (the Memories page's filter). ``sort`` is one of ``SORTS``: "newest" or "oldest" (by creation), "updated"
         (last change first) or "alpha" (A–Z). ``page`` is 1-based and clamped to the pages that
         exist; ``per_page`` None puts every match on one page. The sorted list and each
         query's matches are cached until the file changes. ValueError for an unknown sort or
@@ -535,6 +566,9 @@ class MemoryStore(FileBacked):
         if per_page is not None and per_page < 1:
             raise ValueError("per_page must be at least 1 (or None for every match).")
         found = self._matching(q or "", category or None, person, sort)
+        if whose is not None:
+            owner = None if whose == HOUSEHOLD else whose
+            found = tuple(pair for pair in found if pair[1].person == owner)
         size = per_page or max(1, len(found))
         pages = max(1, -(-len(found) // size))
         number = min(max(1, page), pages)
@@ -579,6 +613,20 @@ class MemoryStore(FileBacked):
                 cache.clear()
             cache[key] = found
         return found
+
+    def owners(self) -> dict[str | None, tuple[int, int]]:
+        """How many memories, and characters, each owner holds: None for the household's,
+        else a person's id (cached until the file changes). Caps stay per store; this is
+        each one's share of them."""
+
+        def build(_data: Any) -> dict[str | None, tuple[int, int]]:
+            shares: dict[str | None, tuple[int, int]] = {}
+            for memory in self._memories():
+                items, chars = shares.get(memory.person, (0, 0))
+                shares[memory.person] = (items + 1, chars + len(memory.content))
+            return shares
+
+        return dict(self._file.view("owners", build))
 
     def stats(self) -> dict[str, int]:
         """Items and characters used, and the caps."""
@@ -718,8 +766,13 @@ class MemoryStore(FileBacked):
         actor: str | None = None,
         allow_duplicate: bool = True,
         origin: dict[str, Any] | None = None,
+        person: str | None = None,
     ) -> Memory:
         """Remember a new fact; raises ValueError for empty content, MemoryFullError at the caps.
+
+        ``person`` (a person's id, see people.py) makes it that person's; without it, it is the
+        household's. A duplicate is looked for within that person's view (their own and the
+        household's): two people may each hold the same fact.
 
         ``origin`` (see origin.py) records where it came from; without it a ``source`` that
         names a way of making memories ("dashboard", "mcp", …) becomes a plain origin.
@@ -731,6 +784,8 @@ class MemoryStore(FileBacked):
         """
         content = clean_content(content)
         category = check_category(category)
+        if person is not None:
+            person = check_person_id(person)
         wanted = same_fact_key(content)
         if origin is None and source in HOWS:
             origin = make_origin(str(source))
@@ -738,7 +793,12 @@ class MemoryStore(FileBacked):
         def mutate(records: list[dict[str, Any]]) -> Any:
             if not allow_duplicate:
                 same = next(
-                    (r for r in records if same_fact_key(str(r.get("content", ""))) == wanted),
+                    (
+                        r
+                        for r in records
+                        if same_fact_key(str(r.get("content", ""))) == wanted
+                        and _in_view(r, person)
+                    ),
                     None,
                 )
                 if same is not None:
@@ -760,6 +820,8 @@ class MemoryStore(FileBacked):
                 record["source"] = source
             if origin is not None:
                 record["origin"] = dict(origin)
+            if person is not None:
+                record["person"] = person
             records.append(record)
             return record, None, record
 
@@ -775,8 +837,12 @@ class MemoryStore(FileBacked):
         category: str | None = None,
         actor: str | None = None,
         origin: dict[str, Any] | None = None,
+        person: str | None | Keep = KEEP,
     ) -> Memory | None:
         """Change a memory's content (and optionally category); None when the id is unknown.
+
+        ``person`` moves it to that person (a person's id) or, with None, to the household;
+        left out, it stays whose it is.
 
         With ``expected_updated_at``, raise ConflictError if someone changed it meanwhile.
         With ``origin`` the change also records where the new content came from (an approved
@@ -786,6 +852,8 @@ class MemoryStore(FileBacked):
         content = clean_content(content)
         if category is not None:
             category = check_category(category)
+        if isinstance(person, str):
+            person = check_person_id(person)
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             index = next((i for i, r in enumerate(records) if r.get("id") == memory_id), None)
@@ -797,9 +865,11 @@ class MemoryStore(FileBacked):
             ):
                 raise ConflictError(Memory.from_dict(record))
             new_category = category or record.get("category") or "general"
+            new_person = record.get("person") if isinstance(person, Keep) else person
             if (
                 record.get("content") == content
                 and record.get("category", "general") == new_category
+                and record.get("person") == new_person
             ):
                 return Unchanged(record)
             growth = len(content) - len(record.get("content", ""))
@@ -811,6 +881,10 @@ class MemoryStore(FileBacked):
                 category=new_category,
                 updatedAt=_later_than(record.get("updatedAt")),
             )
+            if new_person is None:
+                record.pop("person", None)
+            else:
+                record["person"] = new_person
             if origin is not None:
                 record["origin"] = dict(origin)
             elif before.get("content") != content:
@@ -974,6 +1048,7 @@ class MemoryStore(FileBacked):
                     if undelete or (
                         record.get("content") == target.get("content")
                         and record.get("category") == target.get("category")
+                        and record.get("person") == target.get("person")
                     ):
                         return Unchanged((record, None, None))
                     self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
@@ -984,6 +1059,10 @@ class MemoryStore(FileBacked):
                         category=target.get("category", "general"),
                         updatedAt=_later_than(record.get("updatedAt")),
                     )
+                    if target.get("person") is None:  # whose it was comes back too
+                        record.pop("person", None)
+                    else:
+                        record["person"] = target["person"]
                     # Where the text came from comes back with it.
                     if isinstance(target.get("origin"), dict):
                         record["origin"] = dict(target["origin"])

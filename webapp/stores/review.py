@@ -24,8 +24,17 @@ from ..text import near_identical, normalize
 from .document import FileBacked
 from .errors import ConflictError, DuplicateMemoryError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
-from .memories import Memory, MemoryStore, check_category, check_length, clean_content
+from .memories import (
+    KEEP,
+    Keep,
+    Memory,
+    MemoryStore,
+    check_category,
+    check_length,
+    clean_content,
+)
 from .origin import make_origin
+from .people import check_person_id
 from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_times
 
 ACTIONS = ("add", "update", "delete")
@@ -59,6 +68,7 @@ class ReviewItem:
     model: str | None = None  # the LLM's "provider/model" for extractor "llm"
     applied_action: str | None = None  # what approving did: add, update, delete or none
     withheld: str | None = None  # the kind of secret the fact was said with, left out of it
+    person: str | None = None  # whose the fact would be (a person's id); None: the household's
 
     @property
     def edited(self) -> bool:
@@ -97,6 +107,7 @@ class ReviewItem:
             model=_str_or_none(record.get("extractorModel")),
             applied_action=_str_or_none(record.get("appliedAction")),
             withheld=_str_or_none(record.get("withheld")),
+            person=_str_or_none(record.get("person")),
         )
 
 
@@ -129,6 +140,7 @@ class Proposal:
     evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
     model: str | None = None  # "provider/model" of the LLM that proposed it
     withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
+    person: str | None = None  # whose it would be (a person's id); None: the household's
 
 
 def _validate(data: Any) -> str | None:
@@ -318,6 +330,8 @@ class ReviewQueue(FileBacked):
                 continue
             if proposal.action != "add" and record.get("memoryId") != proposal.memory_id:
                 continue
+            if proposal.action == "add" and _str_or_none(record.get("person")) != proposal.person:
+                continue  # two people may each say the same thing
             status = record.get("status")
             if status in ("pending", "approved") and normalize(record.get("content", "")) == key:
                 return True
@@ -349,7 +363,10 @@ class ReviewQueue(FileBacked):
             "createdAt": now_iso(),
             "decidedAt": None,
             "decidedBy": None,
-        } | ({"withheld": proposal.withheld} if proposal.withheld else {})
+        } | (
+            ({"withheld": proposal.withheld} if proposal.withheld else {})
+            | ({"person": check_person_id(proposal.person)} if proposal.person else {})
+        )
 
     # ----------------------------------------------------------------- deciding
     def approve(
@@ -361,6 +378,7 @@ class ReviewQueue(FileBacked):
         category: str | None = None,
         as_new: bool = False,
         expected: str | None = None,
+        person: str | None | Keep = KEEP,
     ) -> ReviewItem:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
@@ -371,7 +389,11 @@ class ReviewQueue(FileBacked):
         (its ``current`` the memory as it is now) and nothing changes, the item stays pending.
         Approving an approved item does nothing. A full store raises MemoryFullError and the
         item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
+        ``person`` changes whose a new memory is before it is added (a person's id, or None
+        for the household's); left out, it is whose the item proposes.
         """
+        if isinstance(person, str):
+            person = check_person_id(person)
         edited = clean_content(content) if content is not None else None
         if edited is not None:
             check_length(edited, self.store.max_chars)
@@ -383,6 +405,10 @@ class ReviewQueue(FileBacked):
                 return Unchanged(record)
             if chosen:
                 record["category"] = chosen
+            if isinstance(person, str):
+                record["person"] = person
+            elif person is None:
+                record.pop("person", None)
             if as_new and record["action"] == "update":
                 record.update(action="add", replacedInstead=record.get("memoryId"), memoryId=None)
             record.update(self._apply(record, edited, actor, expected))
@@ -434,6 +460,7 @@ class ReviewQueue(FileBacked):
                 actor=actor,
                 allow_duplicate=False,
                 origin=origin,
+                person=_str_or_none(record.get("person")),
             )
         except DuplicateMemoryError as exc:
             # Someone (the assistant, the dashboard) stored it while it waited: no copy, and

@@ -23,6 +23,7 @@ from . import (
     i18n,
     ingress,
     memories,
+    people,
     prompt,
     provenance,
     review,
@@ -78,7 +79,17 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     errors.init_app(app)
     formatting.init_app(app)
     threads.init_app(app)
-    for area in (health, memories, provenance, conversations, prompt, review, attention, skills):
+    for area in (
+        health,
+        memories,
+        people,
+        provenance,
+        conversations,
+        prompt,
+        review,
+        attention,
+        skills,
+    ):
         app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

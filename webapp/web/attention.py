@@ -58,6 +58,7 @@ REASONS = {
     "past_date": _l("Mentions %(date)s, which is past."),
     "expired_word": _l("Says “%(word)s” and was written on %(written)s."),
     "first_person": _l("Reads as the user's own sentence, not as a fact about the user."),
+    "held_by_everyone": _l("Every person keeps this same fact: it could be the household's, once."),
     "too_long": _l(
         "%(chars)s characters long: a memory works best as one short fact (at most %(max)s)."
     ),
@@ -365,6 +366,25 @@ def undo_rewrite() -> Response:
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
     return _fixed(_("Undone: the memory reads as before."))
+
+
+@bp.post("/household")
+def household() -> Response:
+    """Move a fact every person keeps to the household: the first copy becomes the
+    household's, the others are deleted (each restorable from Recently deleted)."""
+    ids = request.form.getlist("id")
+    store = stores().memories
+    found = [store.get(memory_id) for memory_id in ids]
+    kept = [memory for memory in found if memory is not None]
+    if len(ids) < 2 or len(kept) != len(ids):
+        return _refused(_("Nothing was changed: one of the memories was deleted elsewhere."), 409)
+    first = kept[0]
+    try:
+        store.update(first.id, first.content, actor=actor(), person=None)
+    except ValueError as exc:
+        return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 422)
+    store.delete_many([memory.id for memory in kept[1:]], actor=actor())
+    return _fixed(_("“%(text)s” is the household's now, once.", text=first.content[:80]))
 
 
 @bp.post("/delete")

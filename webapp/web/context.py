@@ -22,6 +22,7 @@ from ..stores import (
     StoreError,
 )
 from ..stores.dismissals import DismissalStore
+from ..stores.people import PeopleStore
 from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
 from .extensions import htmx
@@ -63,6 +64,12 @@ class Stores:
         queue = ReviewQueue.from_settings(self.settings, self.memories)
         queue.wait_gate = self.waiting_writes
         return queue
+
+    @cached_property
+    def people(self) -> PeopleStore:
+        store = PeopleStore.from_settings(self.settings, actor="dashboard")
+        store.wait_gate = self.waiting_writes
+        return store
 
     @cached_property
     def dismissals(self) -> DismissalStore:
@@ -153,6 +160,7 @@ def wants_partial() -> bool:
 
 NAV_ITEMS = (
     ("memories.index", _l("Memories")),
+    ("people.index", _l("People")),
     ("conversations.index", _l("Conversations")),
     ("prompt.index", _l("Prompt")),
     ("review.index", _l("Review")),

@@ -50,6 +50,7 @@ from .memory_listing import (
     highlight,
 )
 from .messages import describe, secret_kind
+from .people import you
 
 bp = Blueprint("memories", __name__, url_prefix="/memories")
 
@@ -113,9 +114,12 @@ def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Ma
     """The rows of the list, each rendered once per version of the memory and conversation
     files, search text, date shown (``dated``), ingress prefix and language (a row shows
     nothing else); the CSRF token goes in per page."""
-    cache: dict[tuple[str, str, str, str, str, Any], str] = stores().memories.cached(
+    cache: dict[tuple[str, str, str, str, str, Any, Any], str] = stores().memories.cached(
         "web.row_html", dict
     )
+    mine = you()
+    # A row says whose it is ("You" for the viewer's own): per viewer and people file version.
+    viewer = (mine.id if mine is not None else None, stores().people.signature())
     module = current_app.jinja_env.get_template("memories/_row_macro.html").module
     macro = module.memory_row  # type: ignore[attr-defined]  # a macro of the template
     prefix, language = request.script_root, str(get_locale())
@@ -124,7 +128,7 @@ def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Ma
     threads = stores().conversations.signature()
     out = []
     for memory in memories:
-        key = (memory.id, query, dated, prefix, language, threads)
+        key = (memory.id, query, dated, prefix, language, threads, viewer)
         html = cache.get(key)
         if html is None:
             if len(cache) >= MAX_CACHED_ROWS:
@@ -175,6 +179,7 @@ def current_listing() -> Listing:
         category=args.get("category", ""),
         sort=args.get("sort", ""),
         page=args.get("page", "1"),
+        whose=args.get("whose", ""),
     )
 
 
@@ -191,6 +196,8 @@ def page_context(**extra: Any) -> dict[str, Any]:
         "form": {},
         "errors": {},
         "undo_refs": _undo_refs(),
+        "owners": store.owners(),
+        "people": stores().people.people(),
     }
     context.update(extra)
     return context
@@ -282,10 +289,19 @@ def add() -> BaseResponse:
                 category=category_label(duplicate.category),
             )
             status = 409
+    person, person_error = chosen_person()
+    form["person"] = person or ""
+    if person_error:
+        errors["person"] = person_error
     if not errors:
         try:
             memory = store.add(
-                content, category=category, source="dashboard", actor=actor(), allow_duplicate=False
+                content,
+                category=category,
+                source="dashboard",
+                actor=actor(),
+                allow_duplicate=False,
+                person=person,
             )
         except MemoryFullError as exc:
             errors["content"] = full_message(exc)
@@ -306,6 +322,7 @@ def add() -> BaseResponse:
                     form={},
                     errors={},
                     categories=CATEGORIES,
+                    people=stores().people.people(),
                     added=memory,
                     usage=store.usage(),
                     trigger=MEMORIES_CHANGED,
@@ -322,12 +339,28 @@ def add() -> BaseResponse:
             "duplicate": duplicate,
             "similar": similar,
             "categories": CATEGORIES,
+            "people": stores().people.people(),
             "usage": store.usage(),
         },
         page_context=lambda: page_context(
             form=form, errors=errors, duplicate=duplicate, similar=similar
         ),
     )
+
+
+def chosen_person() -> tuple[str | None, str | None]:
+    """Whose a memory added from the form is: the person it names (their id), the
+    household ("household"), or by default the Home Assistant user's own person; and the
+    message when the form names nobody known."""
+    value = request.form.get("person")
+    if value is None:
+        mine = you()
+        return (mine.id if mine is not None else None), None
+    if value in ("", "household"):
+        return None, None
+    if stores().people.get(value) is None:
+        return None, _("Choose the household or a person of the list.")
+    return value, None
 
 
 # ------------------------------------------------------------------ one row

@@ -54,6 +54,7 @@ class Listing:
     category: str  # "" for every category
     sort: str  # a key of SORTS
     args: dict[str, str] = field(default_factory=dict)  # the filters, for pager links
+    whose: str = ""  # "" everyone's, "household" the household's, else one person's id
 
     first: int = 0  # 1-based number of the first row shown (0 when none)
     last: int = 0  # and of the last one
@@ -70,16 +71,33 @@ class Listing:
 
 
 def build_listing(
-    store: MemoryStore, *, query: str = "", category: str = "", sort: str = "", page: Any = 1
+    store: MemoryStore,
+    *,
+    query: str = "",
+    category: str = "",
+    sort: str = "",
+    page: Any = 1,
+    whose: str = "",
 ) -> Listing:
-    """The page of memories the request's filters select (unknown values mean "all")."""
+    """The page of memories the request's filters select (unknown values mean "all");
+    ``whose`` keeps one owner's: "household", or a person's id."""
     query = (query or "").strip()[:500]
     category = category if category in CATEGORIES else ""
     sort = sort if sort in SORTS else DEFAULT_SORT
+    whose = (whose or "").strip()[:100]
     shown = store.query(
-        query, category=category, sort=sort, page=page_number(page), per_page=PAGE_SIZE
+        query,
+        category=category,
+        sort=sort,
+        page=page_number(page),
+        per_page=PAGE_SIZE,
+        whose=whose or None,
     )
-    args = {k: v for k, v in (("q", query), ("category", category), ("sort", sort)) if v}
+    args = {
+        k: v
+        for k, v in (("q", query), ("category", category), ("sort", sort), ("whose", whose))
+        if v
+    }
     return Listing(
         shown.items,
         shown.total,
@@ -90,6 +108,7 @@ def build_listing(
         category,
         sort,
         args,
+        whose=whose,
         first=shown.first,
         last=shown.last,
     )

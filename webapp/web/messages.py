@@ -95,6 +95,13 @@ MESSAGES: dict[str, str] = {
     "unknown_category": N_("Unknown category %(category)s; use one of: %(categories)s."),
     "merge_same": N_("Choose two different memories to merge."),
     "not_a_finding": N_("That is not a finding of the Needs attention view."),
+    # people of the household (webapp/stores/people.py)
+    "identity_kind": N_("Unknown kind of identity %(kind)s; use one of: %(kinds)s."),
+    "identity_value": N_("An identity is 1 to %(most)s characters of text."),
+    "identity_taken": N_("That identity belongs to %(name)s already; unlink it there first."),
+    "person_name": N_("A person's name is 1 to %(most)s characters."),
+    "person_id_bad": N_("A person id is 1 to 100 letters, digits, '-' or '_'."),
+    "person_unknown": N_("No person has the id %(id)s."),
     "import_not_a_list": N_("An import file must hold a JSON array of memories."),
     "import_item_not_object": N_("Item %(item)s is not a memory object."),
     "import_item_too_deep": N_(

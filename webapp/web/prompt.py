@@ -40,6 +40,7 @@ class PromptForm:
 
     conversation: str = ""
     message: str = ""
+    person: str = ""  # "" every memory, "household" an unknown speaker's, else a person's id
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -53,7 +54,10 @@ def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> 
     form = PromptForm(
         conversation=values.get("conversation", "").strip(),
         message=normalise_newlines(values.get("message", "")),
+        person=values.get("person", "").strip(),
     )
+    if form.person not in ("", "household") and stores().people.get(form.person) is None:
+        form.errors["person"] = _("Choose the household or a person of the list.")
     if len(form.message) > MAX_MESSAGE_CHARS:
         form.errors["message"] = _(
             "The message is too long to preview: %(chars)s characters; the preview takes up "
@@ -75,7 +79,12 @@ def compose_for(form: PromptForm) -> ComposedPrompt | None:
     if form.errors:
         return None
     history = stores().conversations.get_history(form.conversation) if form.conversation else []
-    return compose_prompt_sections(stores().memories.get_all(), history, form.message)
+    memories = stores().memories
+    if form.person == "household":  # an unknown speaker: the household's only
+        return compose_prompt_sections(memories.for_person(None), history, form.message)
+    return compose_prompt_sections(
+        memories.get_all(), history, form.message, person=form.person or None
+    )
 
 
 def _preview(values: Mapping[str, str]) -> Response:
@@ -87,6 +96,7 @@ def _preview(values: Mapping[str, str]) -> Response:
         "form": form,
         "composed": compose_for(form),
         "threads": threads,
+        "people": stores().people.people(),
         "labels": SECTION_LABELS,
         "empty_notes": EMPTY_SECTION_NOTES,
         "max_message_chars": MAX_MESSAGE_CHARS,

@@ -26,6 +26,7 @@ from ..stores import (
     MemoryTooLongError,
     NotFoundError,
 )
+from ..stores.memories import KEEP, Keep
 from ..stores.review import ReviewItem
 from .context import actor, quote, stores, wants_partial
 from .htmx import redirect_or, render, see_other
@@ -297,6 +298,19 @@ def approve(item_id: str) -> Response:
     item = get_item_or_404(item_id)
     content = request.form.get("content")
     focus = next_focus(item.id)
+    whose = request.form.get("person")
+    person: str | None | Keep = KEEP  # left out: whose the item proposes
+    if whose is not None:
+        person = None if whose in ("", "household") else whose
+        if person is not None and stores().people.get(person) is None:
+            return _panel(
+                _build(
+                    "pending",
+                    errors={item.id: _("Choose the household or a person of the list.")},
+                    focus=f"item-{item.id}-heading",
+                ),
+                422,
+            )
     try:
         approved = stores().review.approve(
             item.id,
@@ -305,6 +319,7 @@ def approve(item_id: str) -> Response:
             category=request.form.get("category") or None,
             as_new=request.form.get("as_new") == "1",
             expected=request.form.get("expected") or None,
+            person=person,
         )
     except ConflictError:  # the memory was changed after the page showed it: show it as it is
         changed = _(

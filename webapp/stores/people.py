@@ -1,0 +1,454 @@
+"""The people of a household and the identities that map to them (``people.json``).
+
+A person has an id, a display name and identities: a Home Assistant user id (``ha``), a
+Slack user id (``slack``) or a name an MCP host or the command line passes (``name``). An
+identity seen for the first time that maps to nobody is kept as *unlinked*, so the People
+page can offer it as a new person or link it to an existing one. Written through the same
+locked, atomic JSON file layer as every store, with its own history log
+(``people.history.jsonl``)::
+
+    {"people": {"<id>": {"name": "Maya", "identities": [{"kind": "ha", "value": "…"}],
+                         "createdAt": ISO time}},
+     "unlinked": [{"kind": "slack", "value": "U123", "label": "maya", "firstSeen": ISO time,
+                   "lastSeen": ISO time}]}
+
+Memories name a person by id (the record's optional ``person``); a memory without one is the
+household's, shared by everyone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..problems import InputError
+from ..settings import DEFAULTS
+from ..text import fold
+from .document import FileBacked
+from .errors import NotFoundError
+from .history import HistoryLog
+from .jsonfile import JsonFile, Unchanged
+from .timefmt import now_iso
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+
+FILE_NAME = "people.json"
+KINDS = ("ha", "slack", "name")
+MAX_NAME_CHARS = 100
+MAX_VALUE_CHARS = 200
+MAX_UNLINKED = 500  # the identities seen least recently go first beyond this
+PERSON_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # like a memory's id: URL-safe
+
+
+@dataclass(frozen=True)
+class Identity:
+    """How a person shows up somewhere: ``kind`` ("ha", "slack", "name") and its ``value``;
+    ``label`` is what that place calls them (a Home Assistant display name), when known."""
+
+    kind: str
+    value: str
+    label: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What two identities are compared by: names up to case, width and 繁/简."""
+        return (self.kind, fold(self.value) if self.kind == "name" else self.value)
+
+
+@dataclass(frozen=True)
+class Person:
+    """One person of the household."""
+
+    id: str
+    name: str
+    identities: tuple[Identity, ...] = ()
+
+
+def _identity_key(kind: str, value: str) -> tuple[str, str]:
+    return Identity(kind, value).key
+
+
+def check_identity(kind: Any, value: Any) -> tuple[str, str]:
+    """The identity as it is kept, or InputError naming what is wrong with it."""
+    if kind not in KINDS:
+        raise InputError(
+            f"Unknown kind of identity {kind!r}; use one of: {', '.join(KINDS)}.",
+            code="identity_kind",
+            kind=str(kind),
+            kinds=KINDS,
+        )
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or len(text) > MAX_VALUE_CHARS or "\x00" in text:
+        raise InputError(
+            f"An identity is 1 to {MAX_VALUE_CHARS} characters of text.",
+            code="identity_value",
+            most=MAX_VALUE_CHARS,
+        )
+    return str(kind), text
+
+
+def check_name(name: Any) -> str:
+    """A person's display name as it is kept, or InputError."""
+    text = " ".join(name.split()) if isinstance(name, str) else ""
+    if not text or len(text) > MAX_NAME_CHARS:
+        raise InputError(
+            f"A person's name is 1 to {MAX_NAME_CHARS} characters.",
+            code="person_name",
+            most=MAX_NAME_CHARS,
+        )
+    return text
+
+
+def check_person_id(person: Any) -> str:
+    """A person id as a memory record holds it, or InputError."""
+    if not isinstance(person, str) or not PERSON_ID.fullmatch(person):
+        raise InputError(
+            "A person id is 1 to 100 letters, digits, '-' or '_'.", code="person_id_bad"
+        )
+    return person
+
+
+def _validate(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return f"expected a JSON object of people, found a JSON {type(data).__name__}"
+    people, unlinked = data.get("people", {}), data.get("unlinked", [])
+    if not isinstance(people, dict):
+        return '"people" is not a JSON object'
+    if not isinstance(unlinked, list):
+        return '"unlinked" is not a JSON array'
+    for person_id, record in people.items():
+        if not isinstance(record, dict) or not isinstance(record.get("name"), str):
+            return f"the person {person_id!r} has no name"
+        if not isinstance(record.get("identities", []), list):
+            return f"the identities of {person_id!r} are not a JSON array"
+    return None
+
+
+def _default() -> dict[str, Any]:
+    return {"people": {}, "unlinked": []}
+
+
+def _identities(raw: Any) -> tuple[Identity, ...]:
+    found = []
+    for item in raw if isinstance(raw, list) else []:
+        if (
+            isinstance(item, dict)
+            and item.get("kind") in KINDS
+            and isinstance(item.get("value"), str)
+        ):
+            found.append(Identity(item["kind"], item["value"], str(item.get("label") or "")))
+    return tuple(found)
+
+
+def _people(data: Any) -> tuple[Person, ...]:
+    people = data.get("people", {}) if isinstance(data, dict) else {}
+    return tuple(
+        Person(str(pid), str(record.get("name", "")), _identities(record.get("identities")))
+        for pid, record in people.items()
+        if isinstance(record, dict)
+    )
+
+
+class PeopleStore(FileBacked):
+    """The household's people and the identities seen; shared by every process."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        lock_timeout: float = DEFAULTS["lock_timeout"],
+        actor: str = "library",
+    ) -> None:
+        self.path = Path(path)
+        self.actor = actor
+        self._history = HistoryLog(self.path)
+        self._file = JsonFile(
+            self.path, default=_default, validate=_validate, lock_timeout=lock_timeout
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, actor: str = "library") -> PeopleStore:
+        """The people file next to the memory file ``settings`` name."""
+        return cls(
+            settings.memory_file.with_name(FILE_NAME),
+            lock_timeout=settings.lock_timeout,
+            actor=actor,
+        )
+
+    @classmethod
+    def beside(cls, memory_file: str | os.PathLike[str], *, actor: str = "library") -> PeopleStore:
+        """The people file next to a memory file (``MemoryStore.path``)."""
+        return cls(Path(memory_file).with_name(FILE_NAME), actor=actor)
+
+    @property
+    def history_path(self) -> Path:
+        return self._history.path
+
+    # ----------------------------------------------------------------- reading
+    def people(self) -> list[Person]:
+        """Every person, in the order they were added."""
+        return list(self._file.view("people", _people))
+
+    def get(self, person_id: str | None) -> Person | None:
+        """The person with that id, or None."""
+        return next((p for p in self._file.view("people", _people) if p.id == person_id), None)
+
+    def names(self) -> dict[str, str]:
+        """Each person's id and display name."""
+        return {p.id: p.name for p in self._file.view("people", _people)}
+
+    def resolve(self, kind: str, value: str) -> Person | None:
+        """The person an identity maps to, or None (nothing is written)."""
+        wanted = _identity_key(kind, value.strip())
+        for person in self._file.view("people", _people):
+            if any(identity.key == wanted for identity in person.identities):
+                return person
+        return None
+
+    def find(self, ref: str) -> Person | None:
+        """A person named by an MCP host or on the command line: their id, a ``name``
+        identity of theirs or their display name (case, width and 繁/简 ignored)."""
+        ref = ref.strip()
+        if not ref:
+            return None
+        found = self.get(ref) or self.resolve("name", ref)
+        if found is not None:
+            return found
+        folded = fold(ref)
+        matching = [p for p in self._file.view("people", _people) if fold(p.name) == folded]
+        return matching[0] if len(matching) == 1 else None
+
+    def unlinked(self) -> list[Identity]:
+        """Identities seen that map to nobody yet, most recently seen first."""
+        data = self._file.read()
+        rows = [
+            row
+            for row in data.get("unlinked", [])
+            if isinstance(row, dict)
+            and row.get("kind") in KINDS
+            and isinstance(row.get("value"), str)
+        ]
+        rows.sort(key=lambda row: str(row.get("lastSeen", "")), reverse=True)
+        return [Identity(row["kind"], row["value"], str(row.get("label") or "")) for row in rows]
+
+    # ----------------------------------------------------------------- writing
+    def _journal(self, action: str) -> Callable[[Any], Callable[[], None]]:
+        def journal(result: Any) -> Callable[[], None]:
+            person_id, before, after = result
+            return self._history.append(
+                [HistoryLog.entry(self.actor, action, person_id, before, after)]
+            )
+
+        return journal
+
+    def seen(self, kind: str, value: str, *, label: str = "") -> Person | None:
+        """The person an identity maps to; one that maps to nobody is recorded as unlinked
+        (with ``label``, what that place calls them) and None is returned. Writes only the
+        first time an identity is seen, or when its label changes."""
+        kind, value = check_identity(kind, value)
+        label = " ".join(label.split())[:MAX_NAME_CHARS] if isinstance(label, str) else ""
+        person = self.resolve(kind, value)
+        if person is not None:
+            return person
+        key = _identity_key(kind, value)
+        known = next((i for i in self.unlinked() if i.key == key), None)
+        if known is not None and (known.label == label or not label):
+            return None
+
+        def mutate(data: dict[str, Any]) -> Any:
+            if _owner(data, key) is not None:
+                return Unchanged(None)
+            rows = data.setdefault("unlinked", [])
+            stamp = now_iso()
+            for row in rows:
+                if isinstance(row, dict) and _row_key(row) == key:
+                    if row.get("label") == label or not label:
+                        return Unchanged(None)
+                    row.update(label=label, lastSeen=stamp)
+                    return None
+            rows.append(
+                {
+                    "kind": kind,
+                    "value": value,
+                    "label": label,
+                    "firstSeen": stamp,
+                    "lastSeen": stamp,
+                }
+            )
+            if len(rows) > MAX_UNLINKED:
+                rows.sort(key=lambda row: str(row.get("lastSeen", "")))
+                del rows[: len(rows) - MAX_UNLINKED]
+            return None
+
+        self._file.update(mutate)
+        return self.resolve(kind, value)
+
+    def add(self, name: str, *, identities: tuple[tuple[str, str], ...] = ()) -> Person:
+        """A new person with ``name`` and (optionally) identities; an identity given here is
+        no longer unlinked. ConflictError-like InputError when one belongs to someone else."""
+        name = check_name(name)
+        wanted = [check_identity(kind, value) for kind, value in identities]
+
+        def mutate(data: dict[str, Any]) -> Any:
+            people = data.setdefault("people", {})
+            for kind, value in wanted:
+                _refuse_taken(data, _identity_key(kind, value), None)
+            person_id = secrets.token_hex(4)
+            while person_id in people:
+                person_id = secrets.token_hex(4)
+            record = {
+                "name": name,
+                "identities": [_identity_row(data, kind, value) for kind, value in wanted],
+                "createdAt": now_iso(),
+            }
+            people[person_id] = record
+            _drop_unlinked(data, {_identity_key(k, v) for k, v in wanted})
+            return person_id, None, dict(record)
+
+        person_id, _, _ = self._file.update(mutate, self._journal("add"))
+        return self._require(person_id)
+
+    def rename(self, person_id: str, name: str) -> Person:
+        """Give a person another display name. NotFoundError for an unknown id."""
+        name = check_name(name)
+
+        def mutate(data: dict[str, Any]) -> Any:
+            record = _record(data, person_id)
+            if record.get("name") == name:
+                return Unchanged((person_id, None, None))
+            before = dict(record)
+            record["name"] = name
+            return person_id, before, dict(record)
+
+        self._file.update(mutate, self._journal("rename"))
+        return self._require(person_id)
+
+    def link(self, person_id: str, kind: str, value: str) -> Person:
+        """Map an identity to a person (it stops being unlinked). InputError when it is
+        another person's already; NotFoundError for an unknown person."""
+        kind, value = check_identity(kind, value)
+        key = _identity_key(kind, value)
+
+        def mutate(data: dict[str, Any]) -> Any:
+            record = _record(data, person_id)
+            _refuse_taken(data, key, person_id)
+            rows = record.setdefault("identities", [])
+            if any(isinstance(r, dict) and _row_key(r) == key for r in rows):
+                return Unchanged((person_id, None, None))
+            before = {**record, "identities": list(rows)}
+            rows.append(_identity_row(data, kind, value))
+            _drop_unlinked(data, {key})
+            return person_id, before, {**record, "identities": list(rows)}
+
+        self._file.update(mutate, self._journal("link"))
+        return self._require(person_id)
+
+    def unlink(self, person_id: str, kind: str, value: str) -> Person:
+        """Take an identity from a person; it is offered again as unlinked."""
+        kind, value = check_identity(kind, value)
+        key = _identity_key(kind, value)
+
+        def mutate(data: dict[str, Any]) -> Any:
+            record = _record(data, person_id)
+            rows = record.get("identities", [])
+            kept = [r for r in rows if not (isinstance(r, dict) and _row_key(r) == key)]
+            if len(kept) == len(rows):
+                return Unchanged((person_id, None, None))
+            gone = next(r for r in rows if isinstance(r, dict) and _row_key(r) == key)
+            before = {**record, "identities": list(rows)}
+            record["identities"] = kept
+            stamp = now_iso()
+            data.setdefault("unlinked", []).append(
+                {
+                    "kind": gone.get("kind"),
+                    "value": gone.get("value"),
+                    "label": str(gone.get("label") or ""),
+                    "firstSeen": stamp,
+                    "lastSeen": stamp,
+                }
+            )
+            return person_id, before, {**record, "identities": list(kept)}
+
+        self._file.update(mutate, self._journal("unlink"))
+        return self._require(person_id)
+
+    def person_from(self, kind: str, value: str, *, name: str | None = None) -> Person:
+        """A new person from an unlinked identity, named ``name`` or the identity's label
+        (its value when it has none)."""
+        kind, value = check_identity(kind, value)
+        key = _identity_key(kind, value)
+        label = next((i.label for i in self.unlinked() if i.key == key), "")
+        return self.add(name or label or value, identities=((kind, value),))
+
+    def _require(self, person_id: str) -> Person:
+        person = self.get(person_id)
+        if person is None:
+            raise _unknown(person_id)
+        return person
+
+
+def _unknown(person_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"No person has the id {person_id!r}.", code="person_unknown", id=repr(person_id)
+    )
+
+
+def _record(data: dict[str, Any], person_id: str) -> dict[str, Any]:
+    record = data.get("people", {}).get(person_id)
+    if not isinstance(record, dict):
+        raise _unknown(person_id)
+    return record
+
+
+def _row_key(row: dict[str, Any]) -> tuple[str, str]:
+    return _identity_key(str(row.get("kind")), str(row.get("value", "")))
+
+
+def _owner(data: dict[str, Any], key: tuple[str, str]) -> str | None:
+    for person_id, record in data.get("people", {}).items():
+        rows = record.get("identities", []) if isinstance(record, dict) else []
+        if any(isinstance(r, dict) and _row_key(r) == key for r in rows):
+            return str(person_id)
+    return None
+
+
+def _refuse_taken(data: dict[str, Any], key: tuple[str, str], person_id: str | None) -> None:
+    owner = _owner(data, key)
+    if owner is not None and owner != person_id:
+        name = str(data["people"][owner].get("name", owner))
+        raise InputError(
+            f"That identity belongs to {name} already; unlink it there first.",
+            code="identity_taken",
+            name=name,
+        )
+
+
+def _identity_row(data: dict[str, Any], kind: str, value: str) -> dict[str, str]:
+    """The identity as a person's record holds it, with the label it was seen with."""
+    key = _identity_key(kind, value)
+    seen = next(
+        (r for r in data.get("unlinked", []) if isinstance(r, dict) and _row_key(r) == key), None
+    )
+    row = {"kind": kind, "value": value}
+    if seen is not None and seen.get("label"):
+        row["label"] = str(seen["label"])
+    return row
+
+
+def _drop_unlinked(data: dict[str, Any], keys: set[tuple[str, str]]) -> None:
+    rows = data.get("unlinked", [])
+    data["unlinked"] = [r for r in rows if not (isinstance(r, dict) and _row_key(r) in keys)]
+
+
+def slack_person(people: PeopleStore, user_id: str, *, label: str = "") -> str | None:
+    """The person id for a Slack message's ``user`` (``event["user"]``), to pass as
+    ``ConversationStore.add_exchange(..., person=...)``; a Slack user seen for the first time
+    is recorded as unlinked (the People page offers it) and None is returned."""
+    person = people.seen("slack", user_id, label=label)
+    return person.id if person is not None else None

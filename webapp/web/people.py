@@ -1,0 +1,175 @@
+"""People: the household's people, their identities, and who "You" is.
+
+The Home Assistant user who opens the panel is known by the ``X-Remote-User-Id`` header the
+trusted proxy sends (``ingress.py`` drops it from anyone else); their identity maps to a
+person, or is recorded as unlinked and offered here as a new person or linked to one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from werkzeug.wrappers import Response as BaseResponse
+
+from ..problems import CodedError
+from ..stores import KINDS, Person
+from .context import stores
+from .ingress import USER_ID_KEY, USER_KEY
+from .messages import describe
+
+bp = Blueprint("people", __name__, url_prefix="/people")
+
+KIND_LABELS = {"ha": "Home Assistant", "slack": "Slack", "name": "Name"}
+
+
+@bp.app_template_global("you")
+def you() -> Person | None:
+    """The person of the Home Assistant user who opened the panel (None when the request
+    did not come through the trusted proxy, or their identity is linked to nobody yet). A
+    user seen for the first time is recorded as unlinked, to be offered on this page."""
+    if "you" not in g:
+        user_id = request.environ.get(USER_ID_KEY)
+        g.you = None
+        if user_id:
+            label = request.environ.get(USER_KEY) or ""
+            try:
+                g.you = stores().people.seen("ha", user_id, label=label)
+            except (CodedError, OSError):
+                g.you = stores().people.resolve("ha", user_id)
+    found: Person | None = g.you
+    return found
+
+
+@bp.app_template_global("ha_user_id")
+def ha_user_id() -> str | None:
+    """The Home Assistant user id the trusted proxy sent, or None."""
+    value = request.environ.get(USER_ID_KEY)
+    return str(value) if value else None
+
+
+@bp.app_template_global("person_names")
+def person_names() -> dict[str, str]:
+    """Each person's id and display name."""
+    return stores().people.names()
+
+
+@bp.app_template_global("whose_label")
+def whose_label(person_id: str | None) -> str:
+    """Whose a memory is, as a page says it: "You", a person's name or "Household"."""
+    if person_id is None:
+        return _("Household")
+    mine = you()
+    if mine is not None and mine.id == person_id:
+        return _("You")
+    return stores().people.names().get(person_id, person_id)
+
+
+@bp.app_template_global("owners_share")
+def owners_share() -> list[tuple[str, int, int]]:
+    """Each owner's share of the store (the household first, then each person): label,
+    memories, characters; the caps stay per store."""
+    shares = stores().memories.owners()
+    rows = [(whose_label(None), *shares.get(None, (0, 0)))]
+    for person in stores().people.people():
+        items, chars = shares.get(person.id, (0, 0))
+        rows.append((whose_label(person.id), items, chars))
+    return rows
+
+
+@bp.app_template_filter("identity_kind")
+def identity_kind(kind: str) -> str:
+    return KIND_LABELS.get(kind, kind)
+
+
+def _page(status: int = 200, **extra: Any) -> tuple[str, int]:
+    people = stores().people
+    you()  # an HA user opening this page is recorded first
+    shares = stores().memories.owners()
+    context = {
+        "page_title": _("People"),
+        "people": people.people(),
+        "unlinked": people.unlinked(),
+        "kinds": KINDS,
+        "shares": shares,
+        "error": None,
+    }
+    context.update(extra)
+    return render_template("people/page.html", **context), status
+
+
+@bp.get("/")
+def index() -> tuple[str, int]:
+    """Every person with their identities and share of memory, then the identities seen."""
+    return _page()
+
+
+def _done() -> BaseResponse:
+    return redirect(url_for("people.index"), code=303)
+
+
+def _refused(exc: CodedError) -> tuple[str, int]:
+    return _page(422, error=describe(exc))
+
+
+@bp.post("/new")
+def new() -> BaseResponse | tuple[str, int]:
+    """A new person: from an identity seen (kind and value), or with a name only."""
+    form = request.form
+    people = stores().people
+    try:
+        if form.get("kind") and form.get("value"):
+            people.person_from(form["kind"], form["value"], name=form.get("name") or None)
+        else:
+            people.add(form.get("name", ""))
+    except CodedError as exc:
+        return _refused(exc)
+    return _done()
+
+
+@bp.post("/me")
+def me() -> BaseResponse | tuple[str, int]:
+    """The Home Assistant user who opened the panel becomes a person of their own."""
+    user_id = ha_user_id()
+    if user_id is None:
+        return _page(400, error=_("Only a Home Assistant user can add themselves."))
+    try:
+        if stores().people.resolve("ha", user_id) is None:
+            stores().people.seen("ha", user_id, label=request.environ.get(USER_KEY) or "")
+            stores().people.person_from("ha", user_id)
+    except CodedError as exc:
+        return _refused(exc)
+    back = "memories.index" if request.form.get("next") == "memories" else "people.index"
+    return redirect(url_for(back), code=303)
+
+
+@bp.post("/<person_id>/rename")
+def rename(person_id: str) -> BaseResponse | tuple[str, int]:
+    try:
+        stores().people.rename(person_id, request.form.get("name", ""))
+    except CodedError as exc:
+        return _refused(exc)
+    return _done()
+
+
+@bp.post("/link")
+def link() -> BaseResponse | tuple[str, int]:
+    """Map an identity seen (or typed) to the person the form names."""
+    form = request.form
+    try:
+        stores().people.link(form.get("person", ""), form.get("kind", ""), form.get("value", ""))
+    except CodedError as exc:
+        return _refused(exc)
+    return _done()
+
+
+@bp.post("/<person_id>/unlink")
+def unlink(person_id: str) -> BaseResponse | tuple[str, int]:
+    try:
+        stores().people.unlink(
+            person_id, request.form.get("kind", ""), request.form.get("value", "")
+        )
+    except CodedError as exc:
+        return _refused(exc)
+    return _done()
