@@ -36,6 +36,7 @@ from .stores import (
 )
 from .stores.dismissals import DismissalStore
 from .stores.skills import DEPRECATED_DIR, ImportPlan, SkillDocument, SkillEditedHereError
+from .stores.tombstones import TombstoneStore, key_path
 
 
 def load_settings(data_dir: str | None = None) -> Settings:
@@ -263,6 +264,7 @@ def data_files(settings: Settings) -> list[DataFile]:
         DataFile("Dismissed findings", DismissalStore.from_settings(settings)),
         DataFile("Login sessions", SessionRegistry(data_dir / SESSIONS_FILE).document),
         DataFile("Login attempts", LoginLimiter(data_dir / ATTEMPTS_FILE).document),
+        DataFile("Forgotten facts", TombstoneStore.from_settings(settings)),
     ]
 
 
@@ -309,6 +311,12 @@ def _known_names(settings: Settings) -> list[tuple[Path, re.Pattern[str], str]]:
         (rf"\.{re.escape(history.name)}\.{_TEMP}", "unfinished write"),
     ):
         known.append((history.parent, re.compile(pattern), what))
+    fingerprint_key = key_path(settings.memory_file)
+    for pattern, what in (
+        (re.escape(fingerprint_key.name), "the key of the forgotten facts' fingerprints"),
+        (rf"\.{re.escape(fingerprint_key.name)}\.[0-9a-f]{{8}}\.tmp", "unfinished write"),
+    ):
+        known.append((fingerprint_key.parent, re.compile(pattern), what))
     data_dir = Path(settings.data_dir)
     for pattern, what in (
         (re.escape(_SECRET_KEY), "the secret key"),
@@ -392,6 +400,18 @@ def repair(data_dir: str | None) -> None:
         if not data_file.store.path.exists():
             continue
         click.echo(data_file.store.repair_report().describe())
+    tombstones = TombstoneStore.from_settings(settings)
+    if tombstones.path.exists():
+        try:
+            back = tombstones.settle(m.id for m in memory_store(settings).get_all())
+        except StoreError as exc:
+            click.echo(f"{tombstones.path}: not checked against the memories ({exc})")
+        else:
+            if back:
+                click.echo(
+                    f"{tombstones.path}: {back} forgotten fact(s) dropped: their memories are "
+                    "back in the store"
+                )
     if settings.skills_dir.is_dir():
         skipped = skill_store(settings).problems()
         state = (
@@ -436,6 +456,58 @@ def export_memories(data_dir: str | None, output: Path | None) -> None:
         except OSError as exc:
             raise click.ClickException(f"Could not write {output}: {exc}") from exc
         click.echo(f"Wrote {output}", err=True)
+
+
+@main.command(name="delete")
+@click.argument("memory_id")
+@click.option(
+    "--dont-propose-again",
+    "no_propose",
+    is_flag=True,
+    help="Drop a later proposal of the same fact instead of showing it in Review.",
+)
+@click.option(
+    "--forever",
+    is_flag=True,
+    help="Remove its words from every file (history too); keep only a fingerprint that "
+    "recognises the fact. Also for a memory deleted before.",
+)
+@data_dir_option
+@friendly_errors
+def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str | None) -> None:
+    """Delete a memory, remembering that it was deleted (a later proposal of the fact is marked
+    in Review); the dashboard's Recently deleted can bring it back unless --forever."""
+    from .extraction.forgotten import forget_forever
+    from .stores.tombstones import forget_memory
+
+    settings = load_settings(data_dir)
+    store = memory_store(settings)
+    tombstones = TombstoneStore.from_settings(settings)
+    memory = forget_memory(
+        store, memory_id, actor="cli", via="cli", no_propose=no_propose, tombstones=tombstones
+    )
+    if memory is not None:
+        click.echo(f"Deleted [{memory.id}] {memory.content}")
+    tombstone = tombstones.for_memory(memory_id)
+    if memory is None and (tombstone is None or not (forever or no_propose)):
+        click.echo(f"Error: No memory with id {memory_id!r}.", err=True)
+        sys.exit(1)
+    if tombstone is None:
+        return
+    if forever:
+        queue = ReviewQueue.from_settings(settings, store)
+        done = forget_forever(
+            store, queue, tombstone.id, no_propose=no_propose, tombstones=tombstones
+        )
+        click.echo(
+            f"Deleted forever: its words are gone from {done.history_entries} history "
+            f"entries, {done.review_items} review items and {done.vectors} vectors; a "
+            "fingerprint still recognises it."
+        )
+    elif no_propose and not tombstone.no_propose:
+        tombstones.set_no_propose(tombstone.id)
+    if no_propose:
+        click.echo("It will not be proposed again.")
 
 
 @main.command(name="mcp")

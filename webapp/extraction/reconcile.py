@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, overload
 
@@ -20,9 +20,11 @@ from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso
+from ..stores.tombstones import TombstoneStore
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
 from .decided import already_decided
+from .forgotten import deleted_match, still_deciding
 from .llm import LlmCallError, LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts, withheld_facts
 from .state import STATE_FILE_NAME, ExtractionState
@@ -51,6 +53,8 @@ class ReconcileAction:
     evidence_at: str | None = field(default=None, compare=False)
     # The kind of secret the fact was said with; the content says only that there is one.
     withheld: str | None = field(default=None, compare=False)
+    # A person deleted this fact before (its tombstone): it waits in Review, even in auto mode.
+    tombstone_id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ class MemoryExtractor:
         self.actor = actor
         base = review_queue.path if review_queue is not None else Path(store.path)
         self.state = state or ExtractionState(base.with_name(STATE_FILE_NAME))
+        self.tombstones = TombstoneStore.beside(store)
 
     # ----------------------------------------------------------------- extracting
     def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[Candidate]:
@@ -151,22 +156,40 @@ class MemoryExtractor:
         """
         memories = self.store.get_all()
         items = self._review_items()
+        # Facts a person deleted (and not restored since): proposed again, they are marked so.
+        tombstones = self.tombstones.active(m.id for m in memories)
 
         # By meaning as well as by words (the similarity layer; loads its model once per
         # process and embeds only memories it has no vector for yet).
-        semantic = semantic_index(self.store.path) if memories or items else None
+        semantic = semantic_index(self.store.path) if memories or items or tombstones else None
         judge = semantic.judge() if semantic is not None else None
 
-        def decided(action: ReconcileAction) -> bool:
+        def decided_by(action: ReconcileAction, seen: Sequence[ReviewItem]) -> bool:
             return already_decided(
                 action.content,
                 memories=memories,
-                items=items,
+                items=seen,
                 action=action.action,
                 memory_id=action.id,
                 evidence=action.evidence,
                 judge=judge,
             )
+
+        def routed(action: ReconcileAction) -> ReconcileAction | None:
+            """The action as proposed (marked when a person deleted its fact), or None when
+            it is decided already or the person said not to propose it again."""
+            if action.action != "delete" and tombstones:
+                match = deleted_match(
+                    action.content,
+                    tombstones,
+                    fingerprint=self.tombstones.fingerprint,
+                    judge=judge,
+                )
+                if match is not None:
+                    if match.no_propose or decided_by(action, still_deciding(items, match)):
+                        return None
+                    return replace(action, tombstone_id=match.id)
+            return None if decided_by(action, items) else action
 
         # A memory is known as written and as the rules would phrase it ("My daughter's name
         # is Maya" / "Daughter's name is Maya"), so a restated fact is not proposed as a change.
@@ -180,9 +203,10 @@ class MemoryExtractor:
             ):
                 change = _change_action(candidate, memories)
                 if change is not None:
-                    if change.id not in changed and not decided(change):
+                    proposed = routed(change) if change.id not in changed else None
+                    if proposed is not None:
                         changed.add(str(change.id))
-                        actions.append(change)
+                        actions.append(proposed)
                     continue
                 implied = _implied_fact(candidate, memories)
                 if implied is None:
@@ -194,8 +218,9 @@ class MemoryExtractor:
                 continue
             known.add(key)
             action = _action_for(fact, memories, judge)
-            if action is not None and not decided(action):
-                actions.append(action)
+            proposed = routed(action) if action is not None else None
+            if proposed is not None:
+                actions.append(proposed)
         if semantic is not None:
             semantic.save()
         return actions
@@ -286,11 +311,15 @@ class MemoryExtractor:
     def _submit_auto(
         self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
     ) -> Submitted:
-        """Apply adds and updates; deletions, and facts said with a secret (never saved
-        without a person seeing them), always wait in the review queue."""
+        """Apply adds and updates; deletions, facts said with a secret (never saved without a
+        person seeing them) and facts a person deleted before always wait in the review queue."""
         result = Submitted()
-        deletions = [a for a in actions if a.action == "delete" or a.withheld]
-        actions = [a for a in actions if not (a.action == "delete" or a.withheld)]
+
+        def waits(action: ReconcileAction) -> bool:
+            return action.action == "delete" or bool(action.withheld or action.tombstone_id)
+
+        deletions = [a for a in actions if waits(a)]
+        actions = [a for a in actions if not waits(a)]
         if deletions:
             if self.review_queue is None:
                 result.skipped += len(deletions)
@@ -501,4 +530,5 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         evidence_at=action.evidence_at,
         model=model if action.extractor == "llm" else None,
         withheld=action.withheld,
+        tombstone_id=action.tombstone_id,
     )

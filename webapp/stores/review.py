@@ -59,6 +59,7 @@ class ReviewItem:
     model: str | None = None  # the LLM's "provider/model" for extractor "llm"
     applied_action: str | None = None  # what approving did: add, update, delete or none
     withheld: str | None = None  # the kind of secret the fact was said with, left out of it
+    tombstone_id: str | None = None  # a person deleted this fact before (stores.tombstones)
 
     @property
     def edited(self) -> bool:
@@ -97,6 +98,7 @@ class ReviewItem:
             model=_str_or_none(record.get("extractorModel")),
             applied_action=_str_or_none(record.get("appliedAction")),
             withheld=_str_or_none(record.get("withheld")),
+            tombstone_id=_str_or_none(record.get("tombstoneId")),
         )
 
 
@@ -129,6 +131,7 @@ class Proposal:
     evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
     model: str | None = None  # "provider/model" of the LLM that proposed it
     withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
+    tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
 
 
 def _validate(data: Any) -> str | None:
@@ -150,6 +153,7 @@ TEXT_FIELDS = (
     "appliedContent",
     "extractorModel",
     "replacedInstead",
+    "tombstoneId",
 )
 # Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
 TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt")
@@ -332,24 +336,62 @@ class ReviewQueue(FileBacked):
 
     @staticmethod
     def _record(proposal: Proposal, conversation_id: str | None) -> dict[str, Any]:
-        return {
-            "id": secrets.token_hex(6),
-            "action": proposal.action,
-            "content": clean_content(proposal.content),
-            "category": check_category(proposal.category),
-            "confidence": proposal.confidence,
-            "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
-            "conversationId": conversation_id,
-            "evidence": proposal.evidence,
-            "evidenceAt": proposal.evidence_at,
-            "extractorModel": proposal.model if proposal.extractor == "llm" else None,
-            "memoryId": proposal.memory_id,
-            "currentContent": proposal.current_content,
-            "status": "pending",
-            "createdAt": now_iso(),
-            "decidedAt": None,
-            "decidedBy": None,
-        } | ({"withheld": proposal.withheld} if proposal.withheld else {})
+        return (
+            {
+                "id": secrets.token_hex(6),
+                "action": proposal.action,
+                "content": clean_content(proposal.content),
+                "category": check_category(proposal.category),
+                "confidence": proposal.confidence,
+                "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
+                "conversationId": conversation_id,
+                "evidence": proposal.evidence,
+                "evidenceAt": proposal.evidence_at,
+                "extractorModel": proposal.model if proposal.extractor == "llm" else None,
+                "memoryId": proposal.memory_id,
+                "currentContent": proposal.current_content,
+                "status": "pending",
+                "createdAt": now_iso(),
+                "decidedAt": None,
+                "decidedBy": None,
+            }
+            | ({"withheld": proposal.withheld} if proposal.withheld else {})
+            | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
+        )
+
+    def forget_text(self, texts: Iterable[str], *, tombstone_id: str | None = None) -> int:
+        """Delete forever the words of a deleted fact: items proposing one of ``texts`` (by
+        ``normalize``) or marked with ``tombstone_id`` go; another item's earlier or applied
+        text that was one of them is blanked. The backup is refreshed; how many items went."""
+        keys = {normalize(t) for t in texts} - {""}
+
+        def said(value: Any) -> bool:
+            return isinstance(value, str) and normalize(value) in keys
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            kept: list[dict[str, Any]] = []
+            changed = 0
+            for record in records:
+                if said(record.get("content")) or (
+                    tombstone_id and record.get("tombstoneId") == tombstone_id
+                ):
+                    changed += 1
+                    continue
+                for name in ("currentContent", "appliedContent"):
+                    if said(record.get(name)):
+                        record[name] = None
+                        changed += 1
+                kept.append(record)
+            if not changed:
+                return Unchanged(0)
+            gone = len(records) - len(kept)
+            records[:] = kept
+            return gone
+
+        with self._file.locked():
+            gone = int(self._file.update(mutate))
+            self._file.refresh_backup()
+        return gone
 
     # ----------------------------------------------------------------- deciding
     def approve(

@@ -1,0 +1,133 @@
+"""Issue 23: forgetting that sticks.
+
+A memory a person deletes is remembered as deleted (a tombstone): said again in other words in
+a conversation, `memory-curator extract` (a real process) queues it in Review marked as deleted
+before (who, when), never saves it in auto mode, and after Delete forever with "don't propose
+again" does not propose it at all, while no file under the data folder holds its words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from webapp.stores.tombstones import TombstoneStore, forget_memory
+
+KEPT = "Goes to bed around 23:00"
+SAID = "I usually go to sleep by eleven."  # the rules make it "Usually goes to sleep by eleven"
+THREAD = "cli:bedtime"
+
+
+def _stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue, TombstoneStore]:
+    memories = MemoryStore(data_dir / "memories.json", lock_timeout=5)
+    return (
+        memories,
+        ReviewQueue(data_dir / "review.json", memories),
+        TombstoneStore.beside(memories),
+    )
+
+
+def _cli(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    environ.update(env)
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def _deleted_then_said_again(data_dir: Path) -> str:
+    """A memory deleted on the command line, then a conversation saying it in other words."""
+    memories, _, _ = _stores(data_dir)
+    memory = memories.add(KEPT, category="workflow", source="dashboard")
+    out = _cli(data_dir, "delete", memory.id).stdout
+    assert KEPT in out
+    conversations = ConversationStore(
+        data_dir / "conversations" / "conversations.json", lock_timeout=5
+    )
+    conversations.add_exchange(THREAD, SAID, "Noted.")
+    return memory.id
+
+
+def _files_holding(data_dir: Path, text: str) -> list[Path]:
+    wanted = text.encode("utf-8")
+    return [p for p in sorted(data_dir.rglob("*")) if p.is_file() and wanted in p.read_bytes()]
+
+
+def test_a_deleted_fact_said_again_is_marked_in_review_and_never_saved_in_auto_mode(tmp_path):
+    manual, auto = tmp_path / "manual", tmp_path / "auto"
+    for folder in (manual, auto):
+        folder.mkdir()
+        _deleted_then_said_again(folder)
+
+    _cli(manual, "extract", "--conversation", THREAD)
+    _, queue, tombstones = _stores(manual)
+    (tombstone,) = tombstones.all()
+    assert (tombstone.content, tombstone.deleted_by, tombstone.via) == (KEPT, "cli", "cli")
+    (item,) = queue.pending()
+    assert item.content != KEPT  # other words: the judge recognised it
+    assert item.tombstone_id == tombstone.id
+
+    out = _cli(auto, "extract", "--conversation", THREAD, MEMORY_REVIEW_MODE="auto").stdout
+    memories, queue, tombstones = _stores(auto)
+    assert memories.get_all() == [], out
+    (item,) = queue.pending()
+    assert item.tombstone_id == tombstones.all()[0].id
+
+
+def test_deleted_forever_it_is_not_proposed_and_no_file_holds_its_words(data_dir):
+    memory_id = _deleted_then_said_again(data_dir)
+    _cli(data_dir, "extract", "--conversation", THREAD)
+    _, queue, _ = _stores(data_dir)
+    (proposed,) = queue.pending()
+    assert _files_holding(data_dir, KEPT)  # the tombstone, the history log, the backup
+
+    _cli(data_dir, "delete", memory_id, "--forever", "--dont-propose-again")
+    out = _cli(data_dir, "extract", "--conversation", THREAD).stdout
+
+    memories, queue, tombstones = _stores(data_dir)
+    assert queue.pending() == [] and queue.decided() == [], out
+    assert memories.get_all() == []
+    (tombstone,) = tombstones.all()
+    assert tombstone.content is None and tombstone.no_propose
+    assert tombstone.fingerprints and tombstone.vectors
+    assert _files_holding(data_dir, KEPT) == []
+    assert _files_holding(data_dir, proposed.content) == []  # the other wording's item too
+    assert (data_dir / "memories.tombstones.key").exists()
+    # the file says when and by whom, not what
+    record = json.loads((data_dir / "memories.tombstones.json").read_text("utf-8"))[0]
+    assert record["deletedBy"] == "cli" and "content" not in record
+
+
+def test_a_fact_deleted_with_dont_propose_again_is_not_proposed_in_other_words(data_dir):
+    memories, queue, tombstones = _stores(data_dir)
+    memory = memories.add("Drinks green tea without sugar", source="dashboard")
+    forget_memory(memories, memory.id, actor="alice", via="dashboard", no_propose=True)
+    conversations = ConversationStore(
+        data_dir / "conversations" / "conversations.json", lock_timeout=5
+    )
+    conversations.add_exchange(THREAD, "I really like green tea with no sugar.", "Noted.")
+    _cli(data_dir, "extract", "--conversation", THREAD)
+    assert queue.pending() == []
+    assert tombstones.all()[0].deleted_by == "alice"
+
+
+def test_restoring_a_deleted_memory_lifts_its_tombstone_and_repair_settles_the_rest(data_dir):
+    memories, _, tombstones = _stores(data_dir)
+    memory = memories.add(KEPT, source="dashboard")
+    forget_memory(memories, memory.id, actor="alice", via="dashboard")
+    assert [t.memory_id for t in tombstones.active()] == [memory.id]
+    memories.restore(memory.id, actor="alice")
+    assert tombstones.active(m.id for m in memories.get_all()) == []  # no longer counts
+    out = _cli(data_dir, "repair").stdout
+    assert "1 forgotten fact(s) dropped" in out
+    assert tombstones.all() == []
