@@ -131,3 +131,25 @@ def test_restoring_a_deleted_memory_lifts_its_tombstone_and_repair_settles_the_r
     out = _cli(data_dir, "repair").stdout
     assert "1 forgotten fact(s) dropped" in out
     assert tombstones.all() == []
+
+
+def test_an_approved_forget_proposal_is_remembered_with_its_conversation_and_undo_lifts_it(
+    data_dir,
+):
+    from webapp.stores import Proposal
+
+    memories, queue, tombstones = _stores(data_dir)
+    memory = memories.add("Drinks oolong tea every morning", source="dashboard")
+    (item,) = queue.submit(
+        [Proposal("delete", memory.content, memory_id=memory.id, evidence="No more oolong")],
+        conversation_id="slack:C1:17.1",
+    )
+    queue.approve(item.id, actor="alice")
+    (tombstone,) = tombstones.all()
+    assert (tombstone.deleted_by, tombstone.via, tombstone.conversation_id) == (
+        "alice",
+        "review",
+        "slack:C1:17.1",
+    )
+    queue.undo(item.id, actor="alice")
+    assert memories.get(memory.id) is not None and tombstones.all() == []

@@ -45,6 +45,7 @@ from .stores import (
     describe_origin,
     nesting_depth,
 )
+from .stores.tombstones import forget_memory
 from .text import count_noun, has_lone_surrogate, without_lone_surrogates
 
 logger = logging.getLogger(__name__)
@@ -264,8 +265,9 @@ class MemoryTool:
 
     def do_delete(self, id: str, **_: Any) -> str:
         """Forget a memory (the history log keeps it for the dashboard's undo)."""
-        memory = self.store.get(id)
-        if not self.store.delete(id):
+        # Remembered as forgotten (by whom, when): a later proposal of it is marked in Review.
+        memory = forget_memory(self.store, id, via="mcp")
+        if memory is None:
             raise ToolInputError(_unknown_id(id))
         gone = describe(memory) if memory is not None else f"[{id}]"
         return f"Deleted {gone}\n{usage_line(self.store)}"

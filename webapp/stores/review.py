@@ -27,6 +27,7 @@ from .jsonfile import JsonFile, Unchanged
 from .memories import Memory, MemoryStore, check_category, check_length, clean_content
 from .origin import make_origin
 from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_times
+from .tombstones import TombstoneStore
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
@@ -442,6 +443,7 @@ class ReviewQueue(FileBacked):
         text = edited or record["content"]
         action, memory_id = record["action"], record.get("memoryId")
         if action == "delete" and memory_id:
+            gone = self.store.get(memory_id)
             if not self.store.delete(memory_id, actor=actor):
                 # Gone already (deleted elsewhere meanwhile): undo must not bring it back.
                 return {
@@ -449,6 +451,13 @@ class ReviewQueue(FileBacked):
                     "appliedContent": None,
                     "appliedAction": "none",
                 }
+            if gone is not None:  # a person approved forgetting it: remember it was forgotten
+                TombstoneStore.beside(self.store).record(
+                    gone,
+                    by=actor,
+                    via="review",
+                    conversation_id=_text(record.get("conversationId")),
+                )
             return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
         origin = review_origin(record, actor)
         before = self.store.get(memory_id) if action == "update" and memory_id else None
@@ -537,6 +546,7 @@ class ReviewQueue(FileBacked):
         if applied == "delete":
             if self.store.get(memory_id) is None:
                 self.store.restore(memory_id, actor=actor)
+            TombstoneStore.beside(self.store).lift([memory_id])
         elif applied == "update":
             memory = self.store.get(memory_id)
             if memory is None or not record.get("currentContent"):

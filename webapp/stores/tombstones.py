@@ -275,25 +275,45 @@ class TombstoneStore(FileBacked):
         no_propose: bool = False,
     ) -> Tombstone:
         """Remember that ``memory`` was deleted by ``by`` (how: ``via``)."""
-        record: dict[str, Any] = {
-            "id": secrets.token_hex(6),
-            "memoryId": memory.id,
-            "content": memory.content,
-            "category": memory.category,
-            "deletedAt": now_iso(),
-            "deletedBy": by,
-            "via": via if via in VIAS else "library",
-            "conversationId": conversation_id,
-            "noPropose": bool(no_propose),
-        }
+        return self.record_many(
+            [memory], by=by, via=via, conversation_id=conversation_id, no_propose=no_propose
+        )[0]
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
-            records.append(record)
-            if len(records) > MAX_TOMBSTONES:
-                del records[: len(records) - MAX_TOMBSTONES]
-            return record
+    def record_many(
+        self,
+        memories: Sequence[Memory],
+        *,
+        by: str,
+        via: str = "library",
+        conversation_id: str | None = None,
+        no_propose: bool = False,
+    ) -> list[Tombstone]:
+        """``record`` for several memories deleted together, in one write."""
+        stamp = now_iso()
+        records = [
+            {
+                "id": secrets.token_hex(6),
+                "memoryId": memory.id,
+                "content": memory.content,
+                "category": memory.category,
+                "deletedAt": stamp,
+                "deletedBy": by,
+                "via": via if via in VIAS else "library",
+                "conversationId": conversation_id,
+                "noPropose": bool(no_propose),
+            }
+            for memory in memories
+        ]
+        if not records:
+            return []
 
-        return Tombstone.from_dict(self._file.update(mutate))
+        def mutate(existing: list[dict[str, Any]]) -> Any:
+            existing.extend(records)
+            if len(existing) > MAX_TOMBSTONES:
+                del existing[: len(existing) - MAX_TOMBSTONES]
+            return records
+
+        return [Tombstone.from_dict(r) for r in self._file.update(mutate)]
 
     def set_no_propose(self, tombstone_id: str, value: bool = True) -> Tombstone:
         """Say whether a later proposal of the fact is dropped (True) or shown in Review."""
@@ -392,3 +412,24 @@ def forget_memory(
         no_propose=no_propose,
     )
     return memory
+
+
+def forget_memories(
+    store: MemoryStore,
+    memory_ids: Iterable[str],
+    *,
+    actor: str | None = None,
+    via: str = "library",
+    no_propose: bool = False,
+    tombstones: TombstoneStore | None = None,
+) -> list[Memory]:
+    """``forget_memory`` for several memories in one write each (the memories deleted)."""
+    wanted = list(dict.fromkeys(memory_ids))
+    before = [m for m in (store.get(i) for i in wanted) if m is not None]
+    if not before or not store.delete_many(wanted, actor=actor):
+        return []
+    gone = [m for m in before if store.get(m.id) is None]
+    (tombstones or TombstoneStore.beside(store)).record_many(
+        gone, by=actor or store.actor, via=via, no_propose=no_propose
+    )
+    return gone

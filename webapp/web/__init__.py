@@ -18,6 +18,7 @@ from . import (
     context,
     conversations,
     errors,
+    forgetting,
     formatting,
     health,
     i18n,
@@ -78,7 +79,18 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     errors.init_app(app)
     formatting.init_app(app)
     threads.init_app(app)
-    for area in (health, memories, provenance, conversations, prompt, review, attention, skills):
+    forgetting.init_app(app)
+    for area in (
+        health,
+        memories,
+        forgetting,
+        provenance,
+        conversations,
+        prompt,
+        review,
+        attention,
+        skills,
+    ):
         app.register_blueprint(area.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

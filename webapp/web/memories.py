@@ -37,6 +37,7 @@ from ..stores import (
     MemoryFullError,
     loads_bounded,
 )
+from ..stores.tombstones import forget_memories, forget_memory
 from .context import actor, quoted_sentence, stores
 from .errors import banner_response
 from .formatting import category_label
@@ -450,7 +451,14 @@ def _conflict(current: Memory, form: dict[str, str]) -> BaseResponse:
 def delete(memory_id: str) -> BaseResponse:
     """Forget one memory; the answer offers Undo."""
     memory = get_memory_or_404(memory_id)
-    stores().memories.delete(memory_id, actor=actor())
+    # Remembered as deleted (by whom, when): a later proposal of the fact is marked in Review.
+    forget_memory(
+        stores().memories,
+        memory_id,
+        actor=actor(),
+        via="dashboard",
+        tombstones=stores().tombstones,
+    )
     return redirect_or(
         url_for("memories.index", undo=memory_id),
         lambda: render(
@@ -478,7 +486,11 @@ def delete_many() -> BaseResponse:
             partial_context=lambda: {"listing": current_listing(), "notice": notice},
             page_context=lambda: page_context(notice=notice),
         )
-    removed = stores().memories.delete_many(ids, actor=actor())
+    removed = len(
+        forget_memories(
+            stores().memories, ids, actor=actor(), via="dashboard", tombstones=stores().tombstones
+        )
+    )
     text = ngettext("Deleted %(num)s memory.", "Deleted %(num)s memories.", removed)
     notice = {"kind": "deleted", "text": text, "refs": ids}
     announce = ngettext(
