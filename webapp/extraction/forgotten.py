@@ -148,3 +148,29 @@ def _history_texts(store: MemoryStore, memory_id: str) -> list[str]:
             if isinstance(record, dict) and isinstance(record.get("content"), str):
                 texts.append(record["content"])
     return texts
+
+
+def forget_deleted_forever(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    memory_id: str,
+    *,
+    no_propose: bool = True,
+    judge: Judge | None = None,
+    tombstones: TombstoneStore | None = None,
+) -> ForgottenForever | None:
+    """``forget_forever`` for a deleted memory (by its id): its tombstone, made now from the
+    history log when a program deleted it without one (as who deleted it). None when the
+    memory is in the store or nothing is known of it."""
+    tombstones = tombstones or TombstoneStore.beside(store)
+    if store.get(memory_id) is not None:
+        return None
+    tombstone = tombstones.for_memory(memory_id)
+    if tombstone is None:
+        gone = next((d for d in store.recently_deleted() if d.memory.id == memory_id), None)
+        if gone is None:
+            return None
+        tombstone = tombstones.record(gone.memory, by=gone.deleted_by, via="library")
+    return forget_forever(
+        store, queue, tombstone.id, no_propose=no_propose, judge=judge, tombstones=tombstones
+    )

@@ -22,7 +22,7 @@ from typing import Any
 from ..settings import DEFAULTS, Settings
 from ..text import near_identical, normalize
 from .document import FileBacked
-from .errors import ConflictError, DuplicateMemoryError, NotFoundError
+from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import Memory, MemoryStore, check_category, check_length, clean_content
 from .origin import make_origin
@@ -588,6 +588,16 @@ class Reverted:
 
 
 @dataclass(frozen=True)
+class DeletedByIt:
+    """A memory a change of mind in the conversation deleted (an approved ``delete``
+    proposal): forgetting the conversation brings it back."""
+
+    memory: Memory  # as it was before the deletion
+    item_id: str  # the approved review item
+    approved_by: str | None
+
+
+@dataclass(frozen=True)
 class ConversationYield:
     """What a conversation left behind: memories it added, memories it changed (and whether
     they were edited since), and proposals still pending."""
@@ -597,15 +607,16 @@ class ConversationYield:
     pending: list[ReviewItem]
     reverted: list[Reverted] = field(default_factory=list)  # changed by it: put back
     kept: list[Memory] = field(default_factory=list)  # changed by it, then edited: left alone
+    deleted: list[DeletedByIt] = field(default_factory=list)  # deleted by it: brought back
 
     @property
     def empty(self) -> bool:
-        return not self.memories and not self.pending and not self.reverted
+        return not self.memories and not self.pending and not self.reverted and not self.deleted
 
     @property
     def count(self) -> int:
         """How many things forgetting would do."""
-        return len(self.memories) + len(self.pending) + len(self.reverted)
+        return len(self.memories) + len(self.pending) + len(self.reverted) + len(self.deleted)
 
     def versions(self) -> dict[str, str]:
         """Each memory forgetting would delete or put back, and its version as seen now: what
@@ -624,6 +635,8 @@ class Forgotten:
     reverted_hids: list[str] = field(default_factory=list)  # changes taken back
     # Changed since they were seen (edited elsewhere meanwhile), so left as they are now.
     left_alone: list[Memory] = field(default_factory=list)
+    # Approved deletions taken back (the memory is back; the item is rejected now).
+    undeleted_ids: list[str] = field(default_factory=list)
 
 
 def _change_by(store: MemoryStore, memory: Memory, conversation_id: str) -> dict[str, Any] | None:
@@ -682,7 +695,18 @@ def derived_from(queue: ReviewQueue, conversation_id: str) -> ConversationYield:
         elif memory.id in applied and "conversationId" not in origin:
             memories.append(memory)
     pending = [item for item in queue.pending() if item.conversation_id == conversation_id]
-    return ConversationYield(conversation_id, memories, pending, reverted, kept)
+    deleted = []
+    for item in queue.decided():
+        if (
+            item.conversation_id == conversation_id
+            and item.status == "approved"
+            and item.applied_action == "delete"
+            and item.applied_memory_id
+        ):
+            gone = queue.store.deleted(item.applied_memory_id)
+            if gone is not None:
+                deleted.append(DeletedByIt(gone, item.id, item.decided_by))
+    return ConversationYield(conversation_id, memories, pending, reverted, kept, deleted)
 
 
 def forget_conversation(
@@ -727,6 +751,14 @@ def forget_conversation(
         except KeyError:
             continue  # deleted meanwhile, or its history was purged
         reverted.append(change.hid)
+    undeleted = []
+    for gone in found.deleted:
+        try:  # the deletion undone (the memory back, its tombstone lifted), then rejected
+            queue.undo(gone.item_id, actor=actor)
+            queue.reject(gone.item_id, actor=actor)
+        except (NotFoundError, MemoryFullError):
+            continue  # pruned meanwhile, or no room: it stays deleted
+        undeleted.append(gone.item_id)
     rejected = []
     for item in found.pending:
         try:
@@ -734,7 +766,7 @@ def forget_conversation(
                 rejected.append(item.id)
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile
-    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone)
+    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone, undeleted)
 
 
 def undo_forget(
@@ -744,6 +776,7 @@ def undo_forget(
     reverted_hids: Iterable[str] = (),
     *,
     actor: str,
+    undeleted_ids: Iterable[str] = (),
 ) -> tuple[int, int]:
     """Bring back forgotten memories (and the conversation's changes taken back) and make the
     rejected proposals pending again.
@@ -780,6 +813,13 @@ def undo_forget(
         except ConflictError:
             continue  # edited meanwhile: that edit stays
         if reapplied is not None:
+            restored += 1
+    for item_id in undeleted_ids:  # the conversation's deletions, approved again
+        item = queue.get(item_id)
+        if item is None or item.status != "rejected" or item.action != "delete":
+            continue
+        queue.undo(item_id, actor=actor)
+        if queue.approve(item_id, actor=actor).applied_action == "delete":
             restored += 1
     reopened = 0
     for item_id in rejected_ids:

@@ -10,7 +10,7 @@ from flask import Blueprint, Flask, abort, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from ..extraction.forgotten import forget_forever
+from ..extraction.forgotten import forget_deleted_forever
 from ..stores.tombstones import Tombstone
 from .context import stores
 from .htmx import redirect_or, render
@@ -30,23 +30,22 @@ def forget(memory_id: str) -> Response:
     memories = stores().memories
     if memories.get(memory_id) is not None:
         abort(404)
-    tombstone = tombstones.for_memory(memory_id)
-    if tombstone is None:  # deleted by a program: remembered now, as who deleted it
-        gone = next((d for d in memories.recently_deleted() if d.memory.id == memory_id), None)
-        if gone is None:
-            abort(404)
-        tombstone = tombstones.record(gone.memory, by=gone.deleted_by, via="library")
     forever = request.form.get("forever") == "1"
-    no_propose = forever or request.form.get("no_propose") == "1"
     if forever:
         # Loads the similarity model once (a few seconds): its vector is the fingerprint.
-        tombstone = forget_forever(
-            stores().memories, stores().review, tombstone.id, tombstones=tombstones
-        ).tombstone
+        done = forget_deleted_forever(memories, stores().review, memory_id, tombstones=tombstones)
+        if done is None:
+            abort(404)
+        tombstone = done.tombstone
         announce = _("Deleted forever: its words are gone; it will not be proposed again.")
     else:
-        if no_propose:
-            tombstone = tombstones.set_no_propose(tombstone.id)
+        found = tombstones.for_memory(memory_id)
+        if found is None:  # deleted by a program: remembered now, as who deleted it
+            gone = next((d for d in memories.recently_deleted() if d.memory.id == memory_id), None)
+            if gone is None:
+                abort(404)
+            found = tombstones.record(gone.memory, by=gone.deleted_by, via="library")
+        tombstone = tombstones.set_no_propose(found.id)
         announce = _("It will not be proposed again.")
     return redirect_or(
         url_for("memories.index"),
