@@ -12,6 +12,7 @@ from flask import Flask, redirect, url_for
 
 from ..settings import Settings
 from . import (
+    as_of,
     assets,
     attention,
     auth,
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         health,
         memories,
         forgetting,
+        as_of,
         provenance,
         conversations,
         prompt,
