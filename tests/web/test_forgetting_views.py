@@ -105,3 +105,21 @@ def test_recently_deleted_names_the_conversation_and_the_approver(client, settin
     html = text(client.get("/memories/deleted"))
     assert "Approved by alice" in words(client.get("/memories/deleted"))
     assert "a change of mind in" in html and "/conversations/thread/slack:C1:17.1" in html
+
+
+def test_importing_an_export_that_holds_a_deleted_fact_sends_it_to_review_marked(client, settings):
+    import json
+
+    store = MemoryStore.from_settings(settings)
+    memory = store.add("Drinks green tea without sugar", category="preference")
+    exported = store.export().decode("utf-8")
+    client.post(f"/memories/{memory.id}/delete", htmx=True)
+    answer = client.post("/memories/import/confirm", htmx=True, data={"payload": exported})
+    assert "1 not imported: you deleted it before." in text(answer)
+    assert store.get_all() == []
+    (item,) = ReviewQueue.from_settings(settings, store).pending()
+    tombstone = TombstoneStore.from_settings(settings).for_memory(memory.id)
+    assert item.tombstone_id == tombstone.id and item.content == memory.content
+    other = [{"content": "Speaks Dutch"}]
+    client.post("/memories/import/confirm", htmx=True, data={"payload": json.dumps(other)})
+    assert [m.content for m in store.get_all()] == ["Speaks Dutch"]

@@ -23,7 +23,7 @@ from ..curation.semantic import semantic_index
 from ..similarity import Judge
 from ..similarity.facts import analyse
 from ..stores.memories import MemoryStore
-from ..stores.review import ReviewItem, ReviewQueue
+from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import parse_ts
 from ..stores.tombstones import Tombstone, TombstoneStore
 from ..text import normalize
@@ -174,3 +174,51 @@ def forget_deleted_forever(
     return forget_forever(
         store, queue, tombstone.id, no_propose=no_propose, judge=judge, tombstones=tombstones
     )
+
+
+def import_minding_forgotten(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    records: Any,
+    *,
+    actor: str | None = None,
+    source: str | None = None,
+    allow_secrets: bool = False,
+    judge: Judge | None = None,
+) -> dict[str, int]:
+    """``MemoryStore.import_records``, except that a record stating a fact a person deleted
+    (and has not restored) is not imported: it waits in Review marked as deleted before (or,
+    when the person chose "don't propose again", is left out), counted as ``forgotten``.
+    The whole file is checked first: a bad record stops the import before anything is queued."""
+    store.plan_import(records, allow_secrets=True)  # raises for an unusable file
+    tombstones = TombstoneStore.beside(store)
+    present = {m.id for m in store.get_all()}
+    active = tombstones.active(present)
+    held: list[tuple[dict[str, Any], Tombstone]] = []
+    kept: list[dict[str, Any]] = []
+    for record in records:
+        content = record.get("content")
+        match = (
+            deleted_match(content, active, fingerprint=tombstones.fingerprint, judge=judge)
+            if isinstance(content, str) and record.get("id") not in present
+            else None
+        )
+        if match is None:
+            kept.append(record)
+        else:
+            held.append((record, match))
+    counts = store.import_records(kept, actor=actor, source=source, allow_secrets=allow_secrets)
+    waiting = [
+        Proposal(
+            "add",
+            str(record["content"]),
+            category=str(record.get("category") or "general"),
+            evidence=f"Imported from {source}" if source else "Imported",
+            tombstone_id=match.id,
+        )
+        for record, match in held
+        if not match.no_propose
+    ]
+    queue.submit(waiting)
+    counts["forgotten"] = len(held)
+    return counts

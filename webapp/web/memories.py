@@ -28,6 +28,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..curation.attention import near_duplicate_of
 from ..curation.semantic import semantic_index
+from ..extraction.forgotten import import_minding_forgotten
 from ..sensitive import SecretFinding, find_secrets, mask_secrets
 from ..stores import (
     CATEGORIES,
@@ -622,11 +623,15 @@ def import_confirm() -> BaseResponse:
     """Apply a previewed import in one write."""
     try:
         records, _text = read_import_file()
-        counts = stores().memories.import_records(
+        # A fact a person deleted is not imported back: it waits in Review, marked so.
+        counts = import_minding_forgotten(
+            stores().memories,
+            stores().review,
             records,
             actor=actor(),
             source=import_file_name() or "an uploaded file",
             allow_secrets=bool(request.form.get("confirm_secrets")),
+            judge=semantic_index(stores().memories.path).cached_judge(),
         )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
@@ -640,6 +645,12 @@ def import_confirm() -> BaseResponse:
         updated=counts["updated"],
         unchanged=counts["unchanged"],
     )
+    if counts.get("forgotten"):
+        text += " " + ngettext(
+            "%(num)s not imported: you deleted it before.",
+            "%(num)s not imported: you deleted them before.",
+            counts["forgotten"],
+        )
     if counts["refused"]:
         text += " " + ngettext(
             "%(num)s refused: it holds a secret.",
