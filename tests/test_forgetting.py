@@ -153,3 +153,21 @@ def test_an_approved_forget_proposal_is_remembered_with_its_conversation_and_und
     )
     queue.undo(item.id, actor="alice")
     assert memories.get(memory.id) is not None and tombstones.all() == []
+
+
+def test_the_delete_command_refuses_an_unknown_id_and_changes_nothing(data_dir):
+    memories, _, tombstones = _stores(data_dir)
+    memories.add(KEPT)
+    before = (data_dir / "memories.json").read_bytes()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    for extra in ([], ["--forever"], ["--dont-propose-again"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "webapp", "delete", "nope", *extra, "--data-dir", str(data_dir)],
+            capture_output=True,
+            text=True,
+            env=environ,
+            timeout=120,
+        )
+        assert result.returncode == 1 and "nope" in result.stderr, result.stderr
+    assert (data_dir / "memories.json").read_bytes() == before
+    assert tombstones.all() == []

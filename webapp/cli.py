@@ -477,7 +477,7 @@ def export_memories(data_dir: str | None, output: Path | None) -> None:
 def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str | None) -> None:
     """Delete a memory, remembering that it was deleted (a later proposal of the fact is marked
     in Review); the dashboard's Recently deleted can bring it back unless --forever."""
-    from .extraction.forgotten import forget_forever
+    from .extraction.forgotten import forget_deleted_forever
     from .stores.tombstones import forget_memory
 
     settings = load_settings(data_dir)
@@ -488,23 +488,24 @@ def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str
     )
     if memory is not None:
         click.echo(f"Deleted [{memory.id}] {memory.content}")
-    tombstone = tombstones.for_memory(memory_id)
-    if memory is None and (tombstone is None or not (forever or no_propose)):
-        click.echo(f"Error: No memory with id {memory_id!r}.", err=True)
-        sys.exit(1)
-    if tombstone is None:
-        return
     if forever:
         queue = ReviewQueue.from_settings(settings, store)
-        done = forget_forever(
-            store, queue, tombstone.id, no_propose=no_propose, tombstones=tombstones
+        done = forget_deleted_forever(
+            store, queue, memory_id, no_propose=no_propose, tombstones=tombstones
         )
+        if done is None:
+            click.echo(f"Error: No deleted memory with id {memory_id!r}.", err=True)
+            sys.exit(1)
         click.echo(
             f"Deleted forever: its words are gone from {done.history_entries} history "
             f"entries, {done.review_items} review items and {done.vectors} vectors; a "
             "fingerprint still recognises it."
         )
-    elif no_propose and not tombstone.no_propose:
+    elif memory is None:
+        tombstone = tombstones.for_memory(memory_id)
+        if tombstone is None or not no_propose or store.get(memory_id) is not None:
+            click.echo(f"Error: No memory with id {memory_id!r}.", err=True)
+            sys.exit(1)
         tombstones.set_no_propose(tombstone.id)
     if no_propose:
         click.echo("It will not be proposed again.")
