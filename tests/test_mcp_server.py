@@ -619,3 +619,19 @@ def _call(request_id: int, arguments: Any) -> bytes:
             "params": {"name": TOOL_NAME, "arguments": arguments},
         }
     ).encode()
+
+
+def test_review_memory_says_which_pending_fact_the_user_deleted_before(
+    client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue
+) -> None:
+    from webapp.stores.tombstones import TombstoneStore, forget_memory
+
+    gone = dashboard.add("Likes jasmine tea.")
+    forget_memory(dashboard, gone.id, actor="alice", via="dashboard")
+    tombstone = TombstoneStore.beside(dashboard).for_memory(gone.id)
+    [item] = review_queue.submit(
+        [Proposal("add", "Enjoys jasmine tea.", tombstone_id=tombstone.id)]
+    )
+    assert client.ok(name="review_memory").splitlines()[1:] == [
+        f"[{item.id}] add (general) Enjoys jasmine tea. (the user deleted this fact before)"
+    ]

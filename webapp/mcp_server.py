@@ -291,6 +291,8 @@ def _describe_review_item(item: ReviewItem) -> str:
         line += f" (now: {item.current_content})"
     if item.confidence is not None:
         line += f" (confidence {item.confidence:.2f})"
+    if item.tombstone_id:
+        line += " (the user deleted this fact before)"
     return line
 
 

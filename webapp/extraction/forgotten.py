@@ -29,6 +29,11 @@ from ..stores.tombstones import Tombstone, TombstoneStore
 from ..text import normalize
 from .decided import JUDGED_CANDIDATES, says_the_same
 
+# The newest deleted facts the judge compares a proposal with by meaning (each needs a vector
+# once: embedding thousands would hold up the first extraction for minutes); words and
+# fingerprints are compared with every one.
+MAX_JUDGED = 1000
+
 
 def deleted_match(
     content: str,
@@ -53,10 +58,11 @@ def deleted_match(
                 return tombstone
     if judge is None:
         return None
-    texts = [str(t.content) for t in worded]
+    recent = worded[-MAX_JUDGED:]
+    texts = [str(t.content) for t in recent]
     for index, _ in judge.most_similar(content, texts, JUDGED_CANDIDATES):
         if judge.repeats(texts[index], content):
-            return worded[index]
+            return recent[index]
     model = judge.embedder.name
     fingerprinted = [(t, row) for t in tombstones for name, row in t.vectors if name == model]
     if not fingerprinted:
