@@ -171,3 +171,23 @@ def test_the_delete_command_refuses_an_unknown_id_and_changes_nothing(data_dir):
         assert result.returncode == 1 and "nope" in result.stderr, result.stderr
     assert (data_dir / "memories.json").read_bytes() == before
     assert tombstones.all() == []
+
+
+def test_stats_and_repair_know_the_tombstones_and_their_key(data_dir):
+    memory_id = _deleted_then_said_again(data_dir)
+    _cli(data_dir, "delete", memory_id, "--forever")
+    stats = _cli(data_dir, "stats").stdout
+    assert f"Forgotten facts: {data_dir / 'memories.tombstones.json'} [ok]" in stats
+    assert "the key of the forgotten facts' fingerprints" in stats
+    assert "not written by Memory Curator" not in stats
+    assert "not written by Memory Curator" not in _cli(data_dir, "repair").stdout
+
+
+def test_a_dry_run_marks_a_deleted_fact_as_the_real_run_would(data_dir):
+    _deleted_then_said_again(data_dir)
+    out = _cli(data_dir, "extract", "--conversation", THREAD, "--dry-run").stdout
+    _, queue, _ = _stores(data_dir)
+    assert queue.pending() == []  # nothing saved
+    assert "would queue: add" in out and "deleted before: a person deleted this fact" in out
+    real = _cli(data_dir, "extract", "--conversation", THREAD).stdout
+    assert real.replace("queued:", "would queue:") == out
