@@ -191,3 +191,15 @@ def test_a_dry_run_marks_a_deleted_fact_as_the_real_run_would(data_dir):
     assert "would queue: add" in out and "deleted before: a person deleted this fact" in out
     real = _cli(data_dir, "extract", "--conversation", THREAD).stdout
     assert real.replace("queued:", "would queue:") == out
+
+
+def test_a_damaged_fingerprint_key_is_set_aside_not_overwritten(data_dir):
+    from webapp.stores.tombstones import fingerprint_key, key_path
+
+    memory_file = data_dir / "memories.json"
+    key_path(memory_file).write_bytes(b"not a key")
+    key = fingerprint_key(memory_file)
+    assert len(key) == 32 and fingerprint_key(memory_file) == key
+    (aside,) = data_dir.glob("memories.tombstones.key.corrupt-*")
+    assert aside.read_bytes() == b"not a key"
+    assert oct(key_path(memory_file).stat().st_mode & 0o777) == "0o600"

@@ -315,6 +315,7 @@ def _known_names(settings: Settings) -> list[tuple[Path, re.Pattern[str], str]]:
     for pattern, what in (
         (re.escape(fingerprint_key.name), "the key of the forgotten facts' fingerprints"),
         (rf"\.{re.escape(fingerprint_key.name)}\.[0-9a-f]{{8}}\.tmp", "unfinished write"),
+        (rf"{re.escape(fingerprint_key.name)}\.corrupt-.+", "damaged file set aside"),
     ):
         known.append((fingerprint_key.parent, re.compile(pattern), what))
     data_dir = Path(settings.data_dir)

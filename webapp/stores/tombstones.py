@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
@@ -40,7 +41,7 @@ from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import normalize
 from .document import FileBacked, fsync_dir
-from .jsonfile import JsonFile, Unchanged
+from .jsonfile import JsonFile, Unchanged, free_path
 from .memories import Memory
 from .timefmt import EPOCH, now_iso, read_time, unreadable_record_times
 
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 
     from ..settings import Settings
     from .memories import MemoryStore
+
+log = logging.getLogger(__name__)
 
 FILE_SUFFIX = ".tombstones.json"
 KEY_SUFFIX = ".tombstones.key"
@@ -173,12 +176,20 @@ def _read_key(path: Path) -> bytes | None:
 def fingerprint_key(memory_file: str | os.PathLike[str]) -> bytes:
     """The random key of the fingerprints, made once (mode 0600) beside the memory file.
 
-    A damaged key file is replaced by a new key: fingerprints made with the old one no longer
-    match (their vectors still do)."""
+    A damaged key file is set aside (``<name>.corrupt-<stamp>``, bytes kept, a warning in the
+    log) and a new key made: fingerprints made with the old one no longer match (their vectors
+    still do)."""
     path = key_path(memory_file)
     key = _read_key(path)
     if key is not None:
         return key
+    if path.exists():  # damaged: set aside with its bytes, never overwritten
+        try:
+            os.replace(path, free_path(path, "corrupt"))
+        except FileNotFoundError:
+            pass  # another process set it aside first
+        else:
+            log.warning("The fingerprint key %s was damaged; it was set aside", path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -188,13 +199,9 @@ def fingerprint_key(memory_file: str | os.PathLike[str]) -> bytes:
     finally:
         os.close(fd)
     try:
-        if path.exists():
-            os.replace(tmp, path)  # damaged: the new key takes its place
-        else:
-            try:
-                os.link(tmp, path)  # first writer wins; the others read its key
-            except FileExistsError:
-                pass
+        os.link(tmp, path)  # first writer wins; the others read its key
+    except FileExistsError:
+        pass
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
