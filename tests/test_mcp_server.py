@@ -363,6 +363,22 @@ def test_delete_removes_it_from_the_file(
     assert gone.id not in client.ok(action="list")
 
 
+def test_a_memory_deleted_through_the_tool_is_remembered_as_forgotten_by_mcp(
+    client: McpClient, dashboard: MemoryStore
+) -> None:
+    from webapp.stores.tombstones import TombstoneStore
+
+    gone = dashboard.add("Is allergic to walnuts.")
+    client.ok(action="delete", id=gone.id)
+    tombstone = TombstoneStore.beside(dashboard).for_memory(gone.id)
+    assert tombstone is not None
+    assert (tombstone.content, tombstone.deleted_by, tombstone.via) == (
+        "Is allergic to walnuts.",
+        "mcp",
+        "mcp",
+    )
+
+
 def test_sees_changes_the_dashboard_makes(client: McpClient, dashboard: MemoryStore) -> None:
     memory = dashboard.add("Calls the bedroom heater 'Toasty'.", category="tool")
     assert "Toasty" in client.ok(action="search", keyword="heater")
@@ -604,3 +620,19 @@ def _call(request_id: int, arguments: Any) -> bytes:
             "params": {"name": TOOL_NAME, "arguments": arguments},
         }
     ).encode()
+
+
+def test_review_memory_says_which_pending_fact_the_user_deleted_before(
+    client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue
+) -> None:
+    from webapp.stores.tombstones import TombstoneStore, forget_memory
+
+    gone = dashboard.add("Likes jasmine tea.")
+    forget_memory(dashboard, gone.id, actor="alice", via="dashboard")
+    tombstone = TombstoneStore.beside(dashboard).for_memory(gone.id)
+    [item] = review_queue.submit(
+        [Proposal("add", "Enjoys jasmine tea.", tombstone_id=tombstone.id)]
+    )
+    assert client.ok(name="review_memory").splitlines()[1:] == [
+        f"[{item.id}] add (general) Enjoys jasmine tea. (the user deleted this fact before)"
+    ]

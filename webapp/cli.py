@@ -41,6 +41,7 @@ from .stores import (
 from .stores.dismissals import DismissalStore
 from .stores.people import PeopleStore
 from .stores.skills import DEPRECATED_DIR, ImportPlan, SkillDocument, SkillEditedHereError
+from .stores.tombstones import TombstoneStore, key_path
 
 
 def load_settings(data_dir: str | None = None) -> Settings:
@@ -269,6 +270,7 @@ def data_files(settings: Settings) -> list[DataFile]:
         DataFile("People", PeopleStore.from_settings(settings)),
         DataFile("Login sessions", SessionRegistry(data_dir / SESSIONS_FILE).document),
         DataFile("Login attempts", LoginLimiter(data_dir / ATTEMPTS_FILE).document),
+        DataFile("Forgotten facts", TombstoneStore.from_settings(settings)),
     ]
 
 
@@ -316,6 +318,13 @@ def _known_names(settings: Settings) -> list[tuple[Path, re.Pattern[str], str]]:
             (rf"\.{re.escape(log.name)}\.{_TEMP}", "unfinished write"),
         ):
             known.append((log.parent, re.compile(pattern), what))
+    fingerprint_key = key_path(settings.memory_file)
+    for pattern, what in (
+        (re.escape(fingerprint_key.name), "the key of the forgotten facts' fingerprints"),
+        (rf"\.{re.escape(fingerprint_key.name)}\.[0-9a-f]{{8}}\.tmp", "unfinished write"),
+        (rf"{re.escape(fingerprint_key.name)}\.corrupt-.+", "damaged file set aside"),
+    ):
+        known.append((fingerprint_key.parent, re.compile(pattern), what))
     data_dir = Path(settings.data_dir)
     for pattern, what in (
         (re.escape(_SECRET_KEY), "the secret key"),
@@ -399,6 +408,18 @@ def repair(data_dir: str | None) -> None:
         if not data_file.store.path.exists():
             continue
         click.echo(data_file.store.repair_report().describe())
+    tombstones = TombstoneStore.from_settings(settings)
+    if tombstones.path.exists():
+        try:
+            back = tombstones.settle(m.id for m in memory_store(settings).get_all())
+        except StoreError as exc:
+            click.echo(f"{tombstones.path}: not checked against the memories ({exc})")
+        else:
+            if back:
+                click.echo(
+                    f"{tombstones.path}: {back} forgotten fact(s) dropped: their memories are "
+                    "back in the store"
+                )
     if settings.skills_dir.is_dir():
         skipped = skill_store(settings).problems()
         state = (
@@ -443,6 +464,59 @@ def export_memories(data_dir: str | None, output: Path | None) -> None:
         except OSError as exc:
             raise click.ClickException(f"Could not write {output}: {exc}") from exc
         click.echo(f"Wrote {output}", err=True)
+
+
+@main.command(name="delete")
+@click.argument("memory_id")
+@click.option(
+    "--dont-propose-again",
+    "no_propose",
+    is_flag=True,
+    help="Drop a later proposal of the same fact instead of showing it in Review.",
+)
+@click.option(
+    "--forever",
+    is_flag=True,
+    help="Remove its words from every file (history too); keep only a fingerprint that "
+    "recognises the fact. Also for a memory deleted before.",
+)
+@data_dir_option
+@friendly_errors
+def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str | None) -> None:
+    """Delete a memory, remembering that it was deleted (a later proposal of the fact is marked
+    in Review); the dashboard's Recently deleted can bring it back unless --forever."""
+    from .extraction.forgotten import forget_deleted_forever
+    from .stores.tombstones import forget_memory
+
+    settings = load_settings(data_dir)
+    store = memory_store(settings)
+    tombstones = TombstoneStore.from_settings(settings)
+    memory = forget_memory(
+        store, memory_id, actor="cli", via="cli", no_propose=no_propose, tombstones=tombstones
+    )
+    if memory is not None:
+        click.echo(f"Deleted [{memory.id}] {memory.content}")
+    if forever:
+        queue = ReviewQueue.from_settings(settings, store)
+        done = forget_deleted_forever(
+            store, queue, memory_id, no_propose=no_propose, tombstones=tombstones
+        )
+        if done is None:
+            click.echo(f"Error: No deleted memory with id {memory_id!r}.", err=True)
+            sys.exit(1)
+        click.echo(
+            f"Deleted forever: its words are gone from {done.history_entries} history "
+            f"entries, {done.review_items} review items and {done.vectors} vectors; a "
+            "fingerprint still recognises it."
+        )
+    elif memory is None:
+        tombstone = tombstones.for_memory(memory_id)
+        if tombstone is None or not no_propose or store.get(memory_id) is not None:
+            click.echo(f"Error: No memory with id {memory_id!r}.", err=True)
+            sys.exit(1)
+        tombstones.set_no_propose(tombstone.id)
+    if no_propose:
+        click.echo("It will not be proposed again.")
 
 
 @main.command(name="mcp")

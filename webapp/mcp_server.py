@@ -46,6 +46,7 @@ from .stores import (
     describe_origin,
     nesting_depth,
 )
+from .stores.tombstones import forget_memory
 from .text import count_noun, has_lone_surrogate, without_lone_surrogates
 
 logger = logging.getLogger(__name__)
@@ -331,8 +332,11 @@ class MemoryTool:
 
     def do_delete(self, id: str, **_: Any) -> str:
         """Forget a memory (the history log keeps it for the dashboard's undo)."""
-        memory = self._visible(self.store.get(id))
-        if memory is None or not self.store.delete(id):
+        if self._visible(self.store.get(id)) is None:  # another person's is not in this view
+            raise ToolInputError(_unknown_id(id))
+        # Remembered as forgotten (by whom, when): a later proposal of it is marked in Review.
+        memory = forget_memory(self.store, id, via="mcp")
+        if memory is None:
             raise ToolInputError(_unknown_id(id))
         gone = describe(memory) + self._whose(memory)
         return f"Deleted {gone}\n{usage_line(self.store)}"
@@ -356,6 +360,8 @@ def _describe_review_item(item: ReviewItem) -> str:
         line += f" (now: {item.current_content})"
     if item.confidence is not None:
         line += f" (confidence {item.confidence:.2f})"
+    if item.tombstone_id:
+        line += " (the user deleted this fact before)"
     return line
 
 

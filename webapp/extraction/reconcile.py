@@ -21,9 +21,11 @@ from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso
+from ..stores.tombstones import TombstoneStore
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
 from .decided import already_decided
+from .forgotten import deleted_match, still_deciding
 from .llm import LlmCallError, LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts, withheld_facts
 from .state import STATE_FILE_NAME, ExtractionState
@@ -54,6 +56,8 @@ class ReconcileAction:
     withheld: str | None = field(default=None, compare=False)
     # Whose a new fact would be (a person's id); None: the household's.
     person: str | None = field(default=None, compare=False)
+    # A person deleted this fact before (its tombstone): it waits in Review, even in auto mode.
+    tombstone_id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ class MemoryExtractor:
         self.actor = actor
         base = review_queue.path if review_queue is not None else Path(store.path)
         self.state = state or ExtractionState(base.with_name(STATE_FILE_NAME))
+        self.tombstones = TombstoneStore.beside(store)
 
     # ----------------------------------------------------------------- extracting
     def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[Candidate]:
@@ -173,22 +178,40 @@ class MemoryExtractor:
         items = self._review_items()
         if scoped:  # another person's proposals are not this person's view
             items = [item for item in items if item.person in (None, whose)]
+        # Facts a person deleted (and not restored since): proposed again, they are marked so.
+        tombstones = self.tombstones.active(m.id for m in memories)
 
         # By meaning as well as by words (the similarity layer; loads its model once per
         # process and embeds only memories it has no vector for yet).
-        semantic = semantic_index(self.store.path) if memories or items else None
+        semantic = semantic_index(self.store.path) if memories or items or tombstones else None
         judge = semantic.judge() if semantic is not None else None
 
-        def decided(action: ReconcileAction) -> bool:
+        def decided_by(action: ReconcileAction, seen: Sequence[ReviewItem]) -> bool:
             return already_decided(
                 action.content,
                 memories=memories,
-                items=items,
+                items=seen,
                 action=action.action,
                 memory_id=action.id,
                 evidence=action.evidence,
                 judge=judge,
             )
+
+        def routed(action: ReconcileAction) -> ReconcileAction | None:
+            """The action as proposed (marked when a person deleted its fact), or None when
+            it is decided already or the person said not to propose it again."""
+            if action.action != "delete" and tombstones:
+                match = deleted_match(
+                    action.content,
+                    tombstones,
+                    fingerprint=self.tombstones.fingerprint,
+                    judge=judge,
+                )
+                if match is not None:
+                    if match.no_propose or decided_by(action, still_deciding(items, match)):
+                        return None
+                    return replace(action, tombstone_id=match.id)
+            return None if decided_by(action, items) else action
 
         # A memory is known as written and as the rules would phrase it ("My daughter's name
         # is Maya" / "Daughter's name is Maya"), so a restated fact is not proposed as a change.
@@ -202,9 +225,10 @@ class MemoryExtractor:
             ):
                 change = _change_action(candidate, memories)
                 if change is not None:
-                    if change.id not in changed and not decided(change):
+                    proposed = routed(change) if change.id not in changed else None
+                    if proposed is not None:
                         changed.add(str(change.id))
-                        actions.append(change)
+                        actions.append(proposed)
                     continue
                 implied = _implied_fact(candidate, memories)
                 if implied is None:
@@ -216,8 +240,9 @@ class MemoryExtractor:
                 continue
             known.add(key)
             action = _action_for(fact, memories, judge)
-            if action is not None and not decided(action):
-                actions.append(action)
+            proposed = routed(action) if action is not None else None
+            if proposed is not None:
+                actions.append(proposed)
         if semantic is not None:
             semantic.save()
         if whose is not None:
@@ -311,11 +336,15 @@ class MemoryExtractor:
     def _submit_auto(
         self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
     ) -> Submitted:
-        """Apply adds and updates; deletions, and facts said with a secret (never saved
-        without a person seeing them), always wait in the review queue."""
+        """Apply adds and updates; deletions, facts said with a secret (never saved without a
+        person seeing them) and facts a person deleted before always wait in the review queue."""
         result = Submitted()
-        deletions = [a for a in actions if a.action == "delete" or a.withheld]
-        actions = [a for a in actions if not (a.action == "delete" or a.withheld)]
+
+        def waits(action: ReconcileAction) -> bool:
+            return action.action == "delete" or bool(action.withheld or action.tombstone_id)
+
+        deletions = [a for a in actions if waits(a)]
+        actions = [a for a in actions if not waits(a)]
         if deletions:
             if self.review_queue is None:
                 result.skipped += len(deletions)
@@ -527,4 +556,5 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         model=model if action.extractor == "llm" else None,
         withheld=action.withheld,
         person=action.person,
+        tombstone_id=action.tombstone_id,
     )

@@ -47,6 +47,8 @@ def describe_result(result: ExtractionResult) -> str:
         )
         if action.current_content:
             lines.append(f"      was: {action.current_content}")
+        if action.tombstone_id:
+            lines.append("      deleted before: a person deleted this fact, so it waits in Review")
         if action.withheld:
             lines.append(
                 f"      held back: {action.withheld} (a secret is never proposed as it was said; "

@@ -18,6 +18,7 @@ from ..stores.memories import Memory, MemoryStore
 from ..stores.people import PeopleStore, Person
 from ..stores.review import ReviewItem, ReviewQueue
 from ..stores.timefmt import to_iso
+from ..stores.tombstones import key_path, tombstone_path
 from .attribution import group_by_person
 from .backends import caller_from_settings
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
@@ -183,6 +184,12 @@ def rehearsal(settings: Settings) -> Iterator[Settings]:
         for source, target in zip((memories.path, queue.path, state.path), targets, strict=True):
             if source.exists():
                 shutil.copyfile(source, target)
+        # The facts a person deleted (and the key of their fingerprints) are read, not written.
+        for source in (tombstone_path(memories.path), key_path(memories.path)):
+            if source.exists():
+                shutil.copyfile(
+                    source, Path(folder) / f"memories{source.name[len(memories.path.stem) :]}"
+                )
         yield copy
 
 

@@ -126,6 +126,18 @@ class VectorCache:
                 self._dirty = True
         return len(gone)
 
+    def forget(self, texts: Iterable[str]) -> int:
+        """Drop the vectors of ``texts`` (a fact deleted forever: its row's key is a hash of
+        its words); how many went. ``save`` writes the file without them."""
+        gone = {self.key(t) for t in texts}
+        with self._lock:
+            found = [k for k in gone if k in self._rows]
+            for key in found:
+                del self._rows[key]
+            if found:
+                self._dirty = True
+        return len(found)
+
     # ----------------------------------------------------------------- file
     def _load(self, path: Path) -> None:
         if not path.exists():

@@ -113,6 +113,16 @@ class HistoryLog:
         write_atomic(self.path, payload)
         return len(entries) - len(kept)
 
+    def rewrite_where(self, gone: Callable[[dict[str, Any]], bool]) -> int:
+        """Drop every entry ``gone`` says (Delete forever); the caller holds the store's lock."""
+        entries = self._parse_file()
+        kept = [e for e in entries if not gone(e)]
+        if len(kept) == len(entries):
+            return 0
+        payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in kept).encode("utf-8")
+        write_atomic(self.path, payload)
+        return len(entries) - len(kept)
+
     def _load(self) -> list[dict[str, Any]]:
         try:
             st = os.stat(self.path)

@@ -21,6 +21,7 @@ from ..settings import Settings
 from ..text import (
     fold,
     matches_all,
+    normalize,
     same_fact_key,
     search_terms,
     strip_ends,
@@ -1096,6 +1097,24 @@ class MemoryStore(FileBacked):
         with self._file.locked():
             self._file.refresh_backup()
             return self._history.rewrite_without(memory_id) > 0
+
+    def forget_text(self, memory_id: str, texts: Iterable[str]) -> int:
+        """Delete forever the words of a deleted memory: every history entry of ``memory_id``
+        and every other entry whose record before or after held one of ``texts`` (by
+        ``normalize``) is removed, and the backup refreshed; how many entries went."""
+        keys = {normalize(t) for t in texts} - {""}
+
+        def holds(entry: dict[str, Any]) -> bool:
+            if entry.get("id") == memory_id:
+                return True
+            sides = (entry.get("before"), entry.get("after"))
+            return any(
+                isinstance(r, dict) and normalize(str(r.get("content", ""))) in keys for r in sides
+            )
+
+        with self._file.locked():
+            self._file.refresh_backup()
+            return self._history.rewrite_where(holds)
 
     def export(self) -> bytes:
         """Every memory as a JSON array in the on-disk form (UTF-8, extra fields kept), for a

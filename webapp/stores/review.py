@@ -22,7 +22,7 @@ from typing import Any
 from ..settings import DEFAULTS, Settings
 from ..text import near_identical, normalize
 from .document import FileBacked
-from .errors import ConflictError, DuplicateMemoryError, NotFoundError
+from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, NotFoundError
 from .jsonfile import JsonFile, Unchanged
 from .memories import (
     KEEP,
@@ -36,6 +36,7 @@ from .memories import (
 from .origin import make_origin
 from .people import check_person_id
 from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_times
+from .tombstones import TombstoneStore
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
@@ -69,6 +70,7 @@ class ReviewItem:
     applied_action: str | None = None  # what approving did: add, update, delete or none
     withheld: str | None = None  # the kind of secret the fact was said with, left out of it
     person: str | None = None  # whose the fact would be (a person's id); None: the household's
+    tombstone_id: str | None = None  # a person deleted this fact before (stores.tombstones)
 
     @property
     def edited(self) -> bool:
@@ -108,6 +110,7 @@ class ReviewItem:
             applied_action=_str_or_none(record.get("appliedAction")),
             withheld=_str_or_none(record.get("withheld")),
             person=_str_or_none(record.get("person")),
+            tombstone_id=_str_or_none(record.get("tombstoneId")),
         )
 
 
@@ -141,6 +144,7 @@ class Proposal:
     model: str | None = None  # "provider/model" of the LLM that proposed it
     withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
     person: str | None = None  # whose it would be (a person's id); None: the household's
+    tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
 
 
 def _validate(data: Any) -> str | None:
@@ -162,6 +166,7 @@ TEXT_FIELDS = (
     "appliedContent",
     "extractorModel",
     "replacedInstead",
+    "tombstoneId",
 )
 # Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
 TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt")
@@ -346,27 +351,63 @@ class ReviewQueue(FileBacked):
 
     @staticmethod
     def _record(proposal: Proposal, conversation_id: str | None) -> dict[str, Any]:
-        return {
-            "id": secrets.token_hex(6),
-            "action": proposal.action,
-            "content": clean_content(proposal.content),
-            "category": check_category(proposal.category),
-            "confidence": proposal.confidence,
-            "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
-            "conversationId": conversation_id,
-            "evidence": proposal.evidence,
-            "evidenceAt": proposal.evidence_at,
-            "extractorModel": proposal.model if proposal.extractor == "llm" else None,
-            "memoryId": proposal.memory_id,
-            "currentContent": proposal.current_content,
-            "status": "pending",
-            "createdAt": now_iso(),
-            "decidedAt": None,
-            "decidedBy": None,
-        } | (
-            ({"withheld": proposal.withheld} if proposal.withheld else {})
+        return (
+            {
+                "id": secrets.token_hex(6),
+                "action": proposal.action,
+                "content": clean_content(proposal.content),
+                "category": check_category(proposal.category),
+                "confidence": proposal.confidence,
+                "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
+                "conversationId": conversation_id,
+                "evidence": proposal.evidence,
+                "evidenceAt": proposal.evidence_at,
+                "extractorModel": proposal.model if proposal.extractor == "llm" else None,
+                "memoryId": proposal.memory_id,
+                "currentContent": proposal.current_content,
+                "status": "pending",
+                "createdAt": now_iso(),
+                "decidedAt": None,
+                "decidedBy": None,
+            }
+            | ({"withheld": proposal.withheld} if proposal.withheld else {})
             | ({"person": check_person_id(proposal.person)} if proposal.person else {})
+            | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
         )
+
+    def forget_text(self, texts: Iterable[str], *, tombstone_id: str | None = None) -> int:
+        """Delete forever the words of a deleted fact: items proposing one of ``texts`` (by
+        ``normalize``) or marked with ``tombstone_id`` go; another item's earlier or applied
+        text that was one of them is blanked. The backup is refreshed; how many items went."""
+        keys = {normalize(t) for t in texts} - {""}
+
+        def said(value: Any) -> bool:
+            return isinstance(value, str) and normalize(value) in keys
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            kept: list[dict[str, Any]] = []
+            changed = 0
+            for record in records:
+                if said(record.get("content")) or (
+                    tombstone_id and record.get("tombstoneId") == tombstone_id
+                ):
+                    changed += 1
+                    continue
+                for name in ("currentContent", "appliedContent"):
+                    if said(record.get(name)):
+                        record[name] = None
+                        changed += 1
+                kept.append(record)
+            if not changed:
+                return Unchanged(0)
+            gone = len(records) - len(kept)
+            records[:] = kept
+            return gone
+
+        with self._file.locked():
+            gone = int(self._file.update(mutate))
+            self._file.refresh_backup()
+        return gone
 
     # ----------------------------------------------------------------- deciding
     def approve(
@@ -426,6 +467,7 @@ class ReviewQueue(FileBacked):
         text = edited or record["content"]
         action, memory_id = record["action"], record.get("memoryId")
         if action == "delete" and memory_id:
+            gone = self.store.get(memory_id)
             if not self.store.delete(memory_id, actor=actor):
                 # Gone already (deleted elsewhere meanwhile): undo must not bring it back.
                 return {
@@ -433,6 +475,13 @@ class ReviewQueue(FileBacked):
                     "appliedContent": None,
                     "appliedAction": "none",
                 }
+            if gone is not None:  # a person approved forgetting it: remember it was forgotten
+                TombstoneStore.beside(self.store).record(
+                    gone,
+                    by=actor,
+                    via="review",
+                    conversation_id=_text(record.get("conversationId")),
+                )
             return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
         origin = review_origin(record, actor)
         before = self.store.get(memory_id) if action == "update" and memory_id else None
@@ -522,6 +571,7 @@ class ReviewQueue(FileBacked):
         if applied == "delete":
             if self.store.get(memory_id) is None:
                 self.store.restore(memory_id, actor=actor)
+            TombstoneStore.beside(self.store).lift([memory_id])
         elif applied == "update":
             memory = self.store.get(memory_id)
             if memory is None or not record.get("currentContent"):
@@ -563,6 +613,16 @@ class Reverted:
 
 
 @dataclass(frozen=True)
+class DeletedByIt:
+    """A memory a change of mind in the conversation deleted (an approved ``delete``
+    proposal): forgetting the conversation brings it back."""
+
+    memory: Memory  # as it was before the deletion
+    item_id: str  # the approved review item
+    approved_by: str | None
+
+
+@dataclass(frozen=True)
 class ConversationYield:
     """What a conversation left behind: memories it added, memories it changed (and whether
     they were edited since), and proposals still pending."""
@@ -572,15 +632,16 @@ class ConversationYield:
     pending: list[ReviewItem]
     reverted: list[Reverted] = field(default_factory=list)  # changed by it: put back
     kept: list[Memory] = field(default_factory=list)  # changed by it, then edited: left alone
+    deleted: list[DeletedByIt] = field(default_factory=list)  # deleted by it: brought back
 
     @property
     def empty(self) -> bool:
-        return not self.memories and not self.pending and not self.reverted
+        return not self.memories and not self.pending and not self.reverted and not self.deleted
 
     @property
     def count(self) -> int:
         """How many things forgetting would do."""
-        return len(self.memories) + len(self.pending) + len(self.reverted)
+        return len(self.memories) + len(self.pending) + len(self.reverted) + len(self.deleted)
 
     def versions(self) -> dict[str, str]:
         """Each memory forgetting would delete or put back, and its version as seen now: what
@@ -599,6 +660,8 @@ class Forgotten:
     reverted_hids: list[str] = field(default_factory=list)  # changes taken back
     # Changed since they were seen (edited elsewhere meanwhile), so left as they are now.
     left_alone: list[Memory] = field(default_factory=list)
+    # Approved deletions taken back (the memory is back; the item is rejected now).
+    undeleted_ids: list[str] = field(default_factory=list)
 
 
 def _change_by(store: MemoryStore, memory: Memory, conversation_id: str) -> dict[str, Any] | None:
@@ -657,7 +720,18 @@ def derived_from(queue: ReviewQueue, conversation_id: str) -> ConversationYield:
         elif memory.id in applied and "conversationId" not in origin:
             memories.append(memory)
     pending = [item for item in queue.pending() if item.conversation_id == conversation_id]
-    return ConversationYield(conversation_id, memories, pending, reverted, kept)
+    deleted = []
+    for item in queue.decided():
+        if (
+            item.conversation_id == conversation_id
+            and item.status == "approved"
+            and item.applied_action == "delete"
+            and item.applied_memory_id
+        ):
+            gone = queue.store.deleted(item.applied_memory_id)
+            if gone is not None:
+                deleted.append(DeletedByIt(gone, item.id, item.decided_by))
+    return ConversationYield(conversation_id, memories, pending, reverted, kept, deleted)
 
 
 def forget_conversation(
@@ -702,6 +776,14 @@ def forget_conversation(
         except KeyError:
             continue  # deleted meanwhile, or its history was purged
         reverted.append(change.hid)
+    undeleted = []
+    for gone in found.deleted:
+        try:  # the deletion undone (the memory back, its tombstone lifted), then rejected
+            queue.undo(gone.item_id, actor=actor)
+            queue.reject(gone.item_id, actor=actor)
+        except (NotFoundError, MemoryFullError):
+            continue  # pruned meanwhile, or no room: it stays deleted
+        undeleted.append(gone.item_id)
     rejected = []
     for item in found.pending:
         try:
@@ -709,7 +791,7 @@ def forget_conversation(
                 rejected.append(item.id)
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile
-    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone)
+    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone, undeleted)
 
 
 def undo_forget(
@@ -719,6 +801,7 @@ def undo_forget(
     reverted_hids: Iterable[str] = (),
     *,
     actor: str,
+    undeleted_ids: Iterable[str] = (),
 ) -> tuple[int, int]:
     """Bring back forgotten memories (and the conversation's changes taken back) and make the
     rejected proposals pending again.
@@ -755,6 +838,13 @@ def undo_forget(
         except ConflictError:
             continue  # edited meanwhile: that edit stays
         if reapplied is not None:
+            restored += 1
+    for item_id in undeleted_ids:  # the conversation's deletions, approved again
+        item = queue.get(item_id)
+        if item is None or item.status != "rejected" or item.action != "delete":
+            continue
+        queue.undo(item_id, actor=actor)
+        if queue.approve(item_id, actor=actor).applied_action == "delete":
             restored += 1
     reopened = 0
     for item_id in rejected_ids:

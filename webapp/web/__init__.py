@@ -12,12 +12,14 @@ from flask import Flask, redirect, url_for
 
 from ..settings import Settings
 from . import (
+    as_of,
     assets,
     attention,
     auth,
     context,
     conversations,
     errors,
+    forgetting,
     formatting,
     health,
     i18n,
@@ -79,10 +81,13 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     errors.init_app(app)
     formatting.init_app(app)
     threads.init_app(app)
+    forgetting.init_app(app)
     for area in (
         health,
         memories,
         people,
+        forgetting,
+        as_of,
         provenance,
         conversations,
         prompt,

@@ -25,6 +25,7 @@ from ..stores.dismissals import DismissalStore
 from ..stores.people import PeopleStore
 from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
+from ..stores.tombstones import TombstoneStore
 from .extensions import htmx
 
 # At most this many request threads may wait for a store's lock at once; later writes fail at
@@ -74,6 +75,13 @@ class Stores:
     @cached_property
     def dismissals(self) -> DismissalStore:
         return DismissalStore.from_settings(self.settings)
+
+    @cached_property
+    def tombstones(self) -> TombstoneStore:
+        """The facts a person deleted (stores.tombstones), beside the memories."""
+        store = TombstoneStore.beside(self.memories)
+        store.wait_gate = self.waiting_writes
+        return store
 
     @cached_property
     def attention(self) -> AttentionScanner:

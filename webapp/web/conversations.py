@@ -161,7 +161,7 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
     """The memories and pending proposals that came from the thread, and a forget/undo notice
     (with the address the section reloads itself from, notice included)."""
     forgot, rejected, reverted = _ids("forgot"), _ids("rejected"), _ids("reverted")
-    left = _ids("left")
+    left, undeleted = _ids("left"), _ids("undeleted")
     undone = request.args.get("undone", "")
     undone = undone if re.fullmatch(r"\d{1,4}-\d{1,4}", undone) else ""
     # What forgetting left alone because it changed after the person looked, as it is now.
@@ -173,8 +173,9 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
             "rejected_ids": rejected,
             "reverted_hids": reverted,
             "left_alone": left_alone,
+            "undeleted_ids": undeleted,
         }
-        if (forgot or rejected or reverted or left)
+        if (forgot or rejected or reverted or left or undeleted)
         else None,
         "undone": undone or None,
         "derived_url": url_for(
@@ -184,6 +185,7 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
             rejected=",".join(rejected) or None,
             reverted=",".join(reverted) or None,
             left=",".join(left) or None,
+            undeleted=",".join(undeleted) or None,
             undone=undone or None,
         ),
     }
@@ -240,6 +242,7 @@ def forget(conversation_id: str) -> Response:
         rejected=",".join(done.rejected_ids) or None,
         reverted=",".join(done.reverted_hids) or None,
         left=",".join(m.id for m in done.left_alone[:MAX_UNDO_IDS]) or None,
+        undeleted=",".join(done.undeleted_ids) or None,
         _anchor="derived",
     )
 
@@ -254,6 +257,7 @@ def unforget(conversation_id: str) -> Response | tuple[str, int]:
             _ids("item_id"),
             _ids("reverted_hid"),
             actor=actor(),
+            undeleted_ids=_ids("undeleted_id"),
         )
     except MemoryFullError as exc:
         return render_template(

@@ -28,6 +28,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..curation.attention import near_duplicate_of
 from ..curation.semantic import semantic_index
+from ..extraction.forgotten import import_minding_forgotten
 from ..sensitive import SecretFinding, find_secrets, mask_secrets
 from ..stores import (
     CATEGORIES,
@@ -37,6 +38,7 @@ from ..stores import (
     MemoryFullError,
     loads_bounded,
 )
+from ..stores.tombstones import forget_memories, forget_memory
 from .context import actor, quoted_sentence, stores
 from .errors import banner_response
 from .formatting import category_label
@@ -483,7 +485,14 @@ def _conflict(current: Memory, form: dict[str, str]) -> BaseResponse:
 def delete(memory_id: str) -> BaseResponse:
     """Forget one memory; the answer offers Undo."""
     memory = get_memory_or_404(memory_id)
-    stores().memories.delete(memory_id, actor=actor())
+    # Remembered as deleted (by whom, when): a later proposal of the fact is marked in Review.
+    forget_memory(
+        stores().memories,
+        memory_id,
+        actor=actor(),
+        via="dashboard",
+        tombstones=stores().tombstones,
+    )
     return redirect_or(
         url_for("memories.index", undo=memory_id),
         lambda: render(
@@ -511,7 +520,11 @@ def delete_many() -> BaseResponse:
             partial_context=lambda: {"listing": current_listing(), "notice": notice},
             page_context=lambda: page_context(notice=notice),
         )
-    removed = stores().memories.delete_many(ids, actor=actor())
+    removed = len(
+        forget_memories(
+            stores().memories, ids, actor=actor(), via="dashboard", tombstones=stores().tombstones
+        )
+    )
     text = ngettext("Deleted %(num)s memory.", "Deleted %(num)s memories.", removed)
     notice = {"kind": "deleted", "text": text, "refs": ids}
     announce = ngettext(
@@ -643,11 +656,15 @@ def import_confirm() -> BaseResponse:
     """Apply a previewed import in one write."""
     try:
         records, _text = read_import_file()
-        counts = stores().memories.import_records(
+        # A fact a person deleted is not imported back: it waits in Review, marked so.
+        counts = import_minding_forgotten(
+            stores().memories,
+            stores().review,
             records,
             actor=actor(),
             source=import_file_name() or "an uploaded file",
             allow_secrets=bool(request.form.get("confirm_secrets")),
+            judge=semantic_index(stores().memories.path).cached_judge(),
         )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
@@ -661,6 +678,12 @@ def import_confirm() -> BaseResponse:
         updated=counts["updated"],
         unchanged=counts["unchanged"],
     )
+    if counts.get("forgotten"):
+        text += " " + ngettext(
+            "%(num)s not imported: you deleted it before.",
+            "%(num)s not imported: you deleted them before.",
+            counts["forgotten"],
+        )
     if counts["refused"]:
         text += " " + ngettext(
             "%(num)s refused: it holds a secret.",

@@ -85,6 +85,7 @@ MESSAGES: dict[str, str] = {
     ),
     "not_found": N_("Not found."),
     "review_item_not_found": N_("No review item with id %(id)s."),
+    "tombstone_not_found": N_("No forgotten fact with id %(id)s."),
     "memory_gone": N_("The memory %(id)s is gone: it was deleted elsewhere."),
     "conversation_not_found": N_("No conversation %(id)s (or it has no messages)."),
     # what a person typed (webapp/stores/memories.py, dismissals.py)

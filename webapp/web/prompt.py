@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from flask import Blueprint, request
@@ -14,6 +15,8 @@ from werkzeug.wrappers import Response
 
 from ..prompts import ComposedPrompt, compose_prompt_sections
 from ..stores import ConversationSummary
+from ..stores.asof import memories_as_of
+from .as_of import read_moment
 from .context import stores
 from .htmx import render
 
@@ -42,6 +45,8 @@ class PromptForm:
     message: str = ""
     person: str = ""  # "" every memory, "household" an unknown speaker's, else a person's id
     errors: dict[str, str] = field(default_factory=dict)
+    as_of: str = ""  # a past moment (UTC) to compose the prompt as of; "" for now
+    moment: datetime | None = None  # ``as_of`` read
 
 
 def normalise_newlines(text: str) -> str:
@@ -65,6 +70,15 @@ def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> 
             chars=format_decimal(len(form.message)),
             max=format_decimal(MAX_MESSAGE_CHARS),
         )
+    form.as_of = values.get("as_of", "").strip()
+    if form.as_of:
+        form.moment = read_moment(form.as_of)
+        if form.moment is None:
+            form.errors["as_of"] = _(
+                "%(value)s is not a date and time; use the picker, or write it as "
+                "2026-11-20T08:30 (UTC).",
+                value=repr(form.as_of[:40]),
+            )
     if form.conversation and form.conversation not in {t.id for t in threads}:
         form.errors["conversation"] = _(
             "There is no conversation %(id)s; it may have been cleared or expired. "
@@ -80,11 +94,15 @@ def compose_for(form: PromptForm) -> ComposedPrompt | None:
         return None
     history = stores().conversations.get_history(form.conversation) if form.conversation else []
     memories = stores().memories
+    if form.moment is not None:  # what the assistant knew then, and the turns said by then
+        history = [turn for turn in history if turn.timestamp <= form.moment]
+        kept = memories_as_of(memories, form.moment)
+    else:
+        kept = memories.get_all()
     if form.person == "household":  # an unknown speaker: the household's only
-        return compose_prompt_sections(memories.for_person(None), history, form.message)
-    return compose_prompt_sections(
-        memories.get_all(), history, form.message, person=form.person or None
-    )
+        household = [memory for memory in kept if memory.person is None]
+        return compose_prompt_sections(household, history, form.message)
+    return compose_prompt_sections(kept, history, form.message, person=form.person or None)
 
 
 def _preview(values: Mapping[str, str]) -> Response:

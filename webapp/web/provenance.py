@@ -18,6 +18,7 @@ from flask_babel import ngettext
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
+from ..extraction.forgotten import forget_deleted_forever
 from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
 from ..stores.timefmt import EPOCH, parse_ts
@@ -203,6 +204,8 @@ def _deleted_page(notice: str | None = None, status: int = 200, error: bool = Fa
         announce=notice,
         title=_("Recently deleted"),
         shown=shown,
+        # how each was deleted: which conversation's change of mind, approved by whom
+        forgotten={t.memory_id: t for t in stores().tombstones.all()},
         notice=notice if notice is not None else _notice_from_args(),
         error=error,
     )
@@ -223,6 +226,7 @@ def restore_deleted() -> Response:
     memory_id = request.form.get("id", "")
     try:
         stores().memories.restore(memory_id, actor=actor())
+        stores().tombstones.lift([memory_id])  # no longer forgotten
     except KeyError:
         return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     except MemoryFullError as exc:
@@ -240,7 +244,8 @@ def purge_deleted() -> Response:
     store = stores().memories
     if not memory_id or not any(d.memory.id == memory_id for d in store.recently_deleted()):
         return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
-    store.purge(memory_id, actor=actor())
+    # Its words go from every file; a fingerprint stays, so it is not proposed again.
+    forget_deleted_forever(store, stores().review, memory_id, tombstones=stores().tombstones)
     return redirect_or(
         url_for("provenance.deleted", done="purged"),
         lambda: _deleted_page(notice=_("Deleted forever.")),
@@ -286,6 +291,8 @@ def restore() -> Response:
         except KeyError:
             if len(refs) == 1:
                 abort(404)
+    if restored:
+        stores().tombstones.lift(m.id for m in restored)  # no longer forgotten
     if back_to == "history" and restored:
         return redirect_or(
             url_for("provenance.history", memory_id=restored[0].id),

@@ -1,0 +1,205 @@
+"""Issue 23: forgetting that sticks.
+
+A memory a person deletes is remembered as deleted (a tombstone): said again in other words in
+a conversation, `memory-curator extract` (a real process) queues it in Review marked as deleted
+before (who, when), never saves it in auto mode, and after Delete forever with "don't propose
+again" does not propose it at all, while no file under the data folder holds its words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from webapp.stores.tombstones import TombstoneStore, forget_memory
+
+KEPT = "Goes to bed around 23:00"
+SAID = "I usually go to sleep by eleven."  # the rules make it "Usually goes to sleep by eleven"
+THREAD = "cli:bedtime"
+
+
+def _stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue, TombstoneStore]:
+    memories = MemoryStore(data_dir / "memories.json", lock_timeout=5)
+    return (
+        memories,
+        ReviewQueue(data_dir / "review.json", memories),
+        TombstoneStore.beside(memories),
+    )
+
+
+def _cli(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    environ.update(env)
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def _deleted_then_said_again(data_dir: Path) -> str:
+    """A memory deleted on the command line, then a conversation saying it in other words."""
+    memories, _, _ = _stores(data_dir)
+    memory = memories.add(KEPT, category="workflow", source="dashboard")
+    out = _cli(data_dir, "delete", memory.id).stdout
+    assert KEPT in out
+    conversations = ConversationStore(
+        data_dir / "conversations" / "conversations.json", lock_timeout=5
+    )
+    conversations.add_exchange(THREAD, SAID, "Noted.")
+    return memory.id
+
+
+def _files_holding(data_dir: Path, text: str) -> list[Path]:
+    wanted = text.encode("utf-8")
+    return [p for p in sorted(data_dir.rglob("*")) if p.is_file() and wanted in p.read_bytes()]
+
+
+def test_a_deleted_fact_said_again_is_marked_in_review_and_never_saved_in_auto_mode(tmp_path):
+    manual, auto = tmp_path / "manual", tmp_path / "auto"
+    for folder in (manual, auto):
+        folder.mkdir()
+        _deleted_then_said_again(folder)
+
+    _cli(manual, "extract", "--conversation", THREAD)
+    _, queue, tombstones = _stores(manual)
+    (tombstone,) = tombstones.all()
+    assert (tombstone.content, tombstone.deleted_by, tombstone.via) == (KEPT, "cli", "cli")
+    (item,) = queue.pending()
+    assert item.content != KEPT  # other words: the judge recognised it
+    assert item.tombstone_id == tombstone.id
+
+    out = _cli(auto, "extract", "--conversation", THREAD, MEMORY_REVIEW_MODE="auto").stdout
+    memories, queue, tombstones = _stores(auto)
+    assert memories.get_all() == [], out
+    (item,) = queue.pending()
+    assert item.tombstone_id == tombstones.all()[0].id
+
+
+def test_deleted_forever_it_is_not_proposed_and_no_file_holds_its_words(data_dir):
+    memory_id = _deleted_then_said_again(data_dir)
+    _cli(data_dir, "extract", "--conversation", THREAD)
+    _, queue, _ = _stores(data_dir)
+    (proposed,) = queue.pending()
+    assert _files_holding(data_dir, KEPT)  # the tombstone, the history log, the backup
+
+    _cli(data_dir, "delete", memory_id, "--forever", "--dont-propose-again")
+    out = _cli(data_dir, "extract", "--conversation", THREAD).stdout
+
+    memories, queue, tombstones = _stores(data_dir)
+    assert queue.pending() == [] and queue.decided() == [], out
+    assert memories.get_all() == []
+    (tombstone,) = tombstones.all()
+    assert tombstone.content is None and tombstone.no_propose
+    assert tombstone.fingerprints and tombstone.vectors
+    assert _files_holding(data_dir, KEPT) == []
+    assert _files_holding(data_dir, proposed.content) == []  # the other wording's item too
+    assert (data_dir / "memories.tombstones.key").exists()
+    # the file says when and by whom, not what
+    record = json.loads((data_dir / "memories.tombstones.json").read_text("utf-8"))[0]
+    assert record["deletedBy"] == "cli" and "content" not in record
+
+
+def test_a_fact_deleted_with_dont_propose_again_is_not_proposed_in_other_words(data_dir):
+    memories, queue, tombstones = _stores(data_dir)
+    memory = memories.add("Drinks green tea without sugar", source="dashboard")
+    forget_memory(memories, memory.id, actor="alice", via="dashboard", no_propose=True)
+    conversations = ConversationStore(
+        data_dir / "conversations" / "conversations.json", lock_timeout=5
+    )
+    conversations.add_exchange(THREAD, "I really like green tea with no sugar.", "Noted.")
+    _cli(data_dir, "extract", "--conversation", THREAD)
+    assert queue.pending() == []
+    assert tombstones.all()[0].deleted_by == "alice"
+
+
+def test_restoring_a_deleted_memory_lifts_its_tombstone_and_repair_settles_the_rest(data_dir):
+    memories, _, tombstones = _stores(data_dir)
+    memory = memories.add(KEPT, source="dashboard")
+    forget_memory(memories, memory.id, actor="alice", via="dashboard")
+    assert [t.memory_id for t in tombstones.active()] == [memory.id]
+    memories.restore(memory.id, actor="alice")
+    assert tombstones.active(m.id for m in memories.get_all()) == []  # no longer counts
+    out = _cli(data_dir, "repair").stdout
+    assert "1 forgotten fact(s) dropped" in out
+    assert tombstones.all() == []
+
+
+def test_an_approved_forget_proposal_is_remembered_with_its_conversation_and_undo_lifts_it(
+    data_dir,
+):
+    from webapp.stores import Proposal
+
+    memories, queue, tombstones = _stores(data_dir)
+    memory = memories.add("Drinks oolong tea every morning", source="dashboard")
+    (item,) = queue.submit(
+        [Proposal("delete", memory.content, memory_id=memory.id, evidence="No more oolong")],
+        conversation_id="slack:C1:17.1",
+    )
+    queue.approve(item.id, actor="alice")
+    (tombstone,) = tombstones.all()
+    assert (tombstone.deleted_by, tombstone.via, tombstone.conversation_id) == (
+        "alice",
+        "review",
+        "slack:C1:17.1",
+    )
+    queue.undo(item.id, actor="alice")
+    assert memories.get(memory.id) is not None and tombstones.all() == []
+
+
+def test_the_delete_command_refuses_an_unknown_id_and_changes_nothing(data_dir):
+    memories, _, tombstones = _stores(data_dir)
+    memories.add(KEPT)
+    before = (data_dir / "memories.json").read_bytes()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    for extra in ([], ["--forever"], ["--dont-propose-again"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "webapp", "delete", "nope", *extra, "--data-dir", str(data_dir)],
+            capture_output=True,
+            text=True,
+            env=environ,
+            timeout=120,
+        )
+        assert result.returncode == 1 and "nope" in result.stderr, result.stderr
+    assert (data_dir / "memories.json").read_bytes() == before
+    assert tombstones.all() == []
+
+
+def test_stats_and_repair_know_the_tombstones_and_their_key(data_dir):
+    memory_id = _deleted_then_said_again(data_dir)
+    _cli(data_dir, "delete", memory_id, "--forever")
+    stats = _cli(data_dir, "stats").stdout
+    assert f"Forgotten facts: {data_dir / 'memories.tombstones.json'} [ok]" in stats
+    assert "the key of the forgotten facts' fingerprints" in stats
+    assert "not written by Memory Curator" not in stats
+    assert "not written by Memory Curator" not in _cli(data_dir, "repair").stdout
+
+
+def test_a_dry_run_marks_a_deleted_fact_as_the_real_run_would(data_dir):
+    _deleted_then_said_again(data_dir)
+    out = _cli(data_dir, "extract", "--conversation", THREAD, "--dry-run").stdout
+    _, queue, _ = _stores(data_dir)
+    assert queue.pending() == []  # nothing saved
+    assert "would queue: add" in out and "deleted before: a person deleted this fact" in out
+    real = _cli(data_dir, "extract", "--conversation", THREAD).stdout
+    assert real.replace("queued:", "would queue:") == out
+
+
+def test_a_damaged_fingerprint_key_is_set_aside_not_overwritten(data_dir):
+    from webapp.stores.tombstones import fingerprint_key, key_path
+
+    memory_file = data_dir / "memories.json"
+    key_path(memory_file).write_bytes(b"not a key")
+    key = fingerprint_key(memory_file)
+    assert len(key) == 32 and fingerprint_key(memory_file) == key
+    (aside,) = data_dir.glob("memories.tombstones.key.corrupt-*")
+    assert aside.read_bytes() == b"not a key"
+    assert oct(key_path(memory_file).stat().st_mode & 0o777) == "0o600"

@@ -1,0 +1,230 @@
+"""Facts a person deleted: recognising them when they are proposed again, and Delete forever.
+
+``deleted_match`` says which tombstone (``webapp.stores.tombstones``) a proposed fact repeats:
+in the same words or others, by the same judge ``already_decided`` asks (the similarity
+layer's ``Judge.repeats``), by words alone when there is no judge; a fact deleted forever is
+recognised by the keyed hash of its normalised words and by its vector (cosine at the judge's
+duplicate threshold for the language of the new text).
+
+``forget_forever`` removes the words of a deleted fact from every file the stores keep (the
+memories and their backup, the history log, the review queue and its backup, the tombstone,
+the vector cache's rows) and keeps only its fingerprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..curation.semantic import semantic_index
+from ..similarity import Judge
+from ..similarity.facts import analyse
+from ..stores.memories import MemoryStore
+from ..stores.review import Proposal, ReviewItem, ReviewQueue
+from ..stores.timefmt import parse_ts
+from ..stores.tombstones import Tombstone, TombstoneStore
+from ..text import normalize
+from .decided import JUDGED_CANDIDATES, says_the_same
+
+# The newest deleted facts the judge compares a proposal with by meaning (each needs a vector
+# once: embedding thousands would hold up the first extraction for minutes); words and
+# fingerprints are compared with every one.
+MAX_JUDGED = 1000
+
+
+def deleted_match(
+    content: str,
+    tombstones: Sequence[Tombstone],
+    *,
+    fingerprint: Callable[[str], str],
+    judge: Judge | None = None,
+) -> Tombstone | None:
+    """The tombstone of the deleted fact ``content`` states again, or None."""
+    if not content or not tombstones:
+        return None
+    worded = [t for t in tombstones if t.content]
+    for tombstone in reversed(worded):
+        assert tombstone.content is not None
+        if says_the_same(tombstone.content, content):
+            return tombstone
+    printed = [t for t in tombstones if t.fingerprints]
+    if printed:
+        mine = fingerprint(content)
+        for tombstone in reversed(printed):
+            if mine in tombstone.fingerprints:
+                return tombstone
+    if judge is None:
+        return None
+    recent = worded[-MAX_JUDGED:]
+    texts = [str(t.content) for t in recent]
+    for index, _ in judge.most_similar(content, texts, JUDGED_CANDIDATES):
+        if judge.repeats(texts[index], content):
+            return recent[index]
+    model = judge.embedder.name
+    fingerprinted = [(t, row) for t in tombstones for name, row in t.vectors if name == model]
+    if not fingerprinted:
+        return None
+    vector = judge.cache.vectors([content])[0]
+    limit = judge.limits(analyse(content).language).duplicate
+    best, score = None, -1.0
+    for tombstone, row in fingerprinted:
+        if row.shape != vector.shape:
+            continue
+        cosine = float(np.clip(row @ vector, -1.0, 1.0))
+        if cosine > score:
+            best, score = tombstone, cosine
+    return best if best is not None and score >= limit else None
+
+
+def still_deciding(items: Sequence[ReviewItem], tombstone: Tombstone) -> list[ReviewItem]:
+    """The review items that still say something about a fact deleted since: an approval from
+    before the deletion is undone by it (a rejection, or a decision after it, still counts)."""
+    return [
+        item
+        for item in items
+        if item.status != "approved" or parse_ts(item.decided_at) > tombstone.deleted_at
+    ]
+
+
+@dataclass(frozen=True)
+class ForgottenForever:
+    """What ``forget_forever`` removed: how many history entries and review items held the
+    words, and how many vectors went from the cache."""
+
+    tombstone: Tombstone
+    history_entries: int
+    review_items: int
+    vectors: int
+
+
+def forget_forever(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    tombstone_id: str,
+    *,
+    no_propose: bool = True,
+    judge: Judge | None = None,
+    tombstones: TombstoneStore | None = None,
+) -> ForgottenForever:
+    """Delete a deleted fact forever: its words go from every file, a fingerprint stays.
+
+    The wordings removed are the tombstone's text, every earlier text of its memory in the
+    history log, and the review items that proposed the fact again. The fingerprint (keyed
+    hashes of those wordings, the vector of the text) is written first, so a crash half-way
+    never leaves the fact unrecognised. ``judge`` defaults to the memory file's similarity
+    index (loading its model once); ``no_propose`` keeps later proposals out of Review.
+    """
+    tombstones = tombstones or TombstoneStore.beside(store)
+    tombstone = tombstones.get(tombstone_id)
+    if tombstone is None:
+        tombstones.set_no_propose(tombstone_id)  # raises tombstone_not_found
+        raise AssertionError  # pragma: no cover
+    if tombstone.content is None:
+        if no_propose and not tombstone.no_propose:
+            tombstone = tombstones.set_no_propose(tombstone_id)
+        return ForgottenForever(tombstone, 0, 0, 0)
+    text = tombstone.content
+    wordings = [text, *_history_texts(store, tombstone.memory_id)]
+    for item in [*queue.pending(), *queue.decided()]:
+        if item.tombstone_id == tombstone.id or says_the_same(text, item.content):
+            wordings.append(item.content)
+    wordings = list(dict.fromkeys(w for w in wordings if normalize(w)))
+    if judge is None:
+        judge = semantic_index(store.path).judge()
+    vectors = [(judge.embedder.name, judge.cache.vectors([text])[0])]
+    done = tombstones.forget_words(
+        tombstone.id, wordings=wordings, vectors=vectors, no_propose=no_propose
+    )
+    review_items = queue.forget_text(wordings, tombstone_id=tombstone.id)
+    history_entries = store.forget_text(tombstone.memory_id, wordings)
+    dropped = judge.cache.forget(wordings)
+    if dropped:
+        judge.cache.save()
+    return ForgottenForever(done, history_entries, review_items, dropped)
+
+
+def _history_texts(store: MemoryStore, memory_id: str) -> list[str]:
+    texts: list[str] = []
+    for entry in store.history(memory_id):
+        for side in ("before", "after"):
+            record: Any = entry.get(side)
+            if isinstance(record, dict) and isinstance(record.get("content"), str):
+                texts.append(record["content"])
+    return texts
+
+
+def forget_deleted_forever(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    memory_id: str,
+    *,
+    no_propose: bool = True,
+    judge: Judge | None = None,
+    tombstones: TombstoneStore | None = None,
+) -> ForgottenForever | None:
+    """``forget_forever`` for a deleted memory (by its id): its tombstone, made now from the
+    history log when a program deleted it without one (as who deleted it). None when the
+    memory is in the store or nothing is known of it."""
+    tombstones = tombstones or TombstoneStore.beside(store)
+    if store.get(memory_id) is not None:
+        return None
+    tombstone = tombstones.for_memory(memory_id)
+    if tombstone is None:
+        gone = next((d for d in store.recently_deleted() if d.memory.id == memory_id), None)
+        if gone is None:
+            return None
+        tombstone = tombstones.record(gone.memory, by=gone.deleted_by, via="library")
+    return forget_forever(
+        store, queue, tombstone.id, no_propose=no_propose, judge=judge, tombstones=tombstones
+    )
+
+
+def import_minding_forgotten(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    records: Any,
+    *,
+    actor: str | None = None,
+    source: str | None = None,
+    allow_secrets: bool = False,
+    judge: Judge | None = None,
+) -> dict[str, int]:
+    """``MemoryStore.import_records``, except that a record stating a fact a person deleted
+    (and has not restored) is not imported: it waits in Review marked as deleted before (or,
+    when the person chose "don't propose again", is left out), counted as ``forgotten``.
+    The whole file is checked first: a bad record stops the import before anything is queued."""
+    store.plan_import(records, allow_secrets=True)  # raises for an unusable file
+    tombstones = TombstoneStore.beside(store)
+    present = {m.id for m in store.get_all()}
+    active = tombstones.active(present)
+    held: list[tuple[dict[str, Any], Tombstone]] = []
+    kept: list[dict[str, Any]] = []
+    for record in records:
+        content = record.get("content")
+        match = (
+            deleted_match(content, active, fingerprint=tombstones.fingerprint, judge=judge)
+            if isinstance(content, str) and record.get("id") not in present
+            else None
+        )
+        if match is None:
+            kept.append(record)
+        else:
+            held.append((record, match))
+    counts = store.import_records(kept, actor=actor, source=source, allow_secrets=allow_secrets)
+    waiting = [
+        Proposal(
+            "add",
+            str(record["content"]),
+            category=str(record.get("category") or "general"),
+            evidence=f"Imported from {source}" if source else "Imported",
+            tombstone_id=match.id,
+        )
+        for record, match in held
+        if not match.no_propose
+    ]
+    queue.submit(waiting)
+    counts["forgotten"] = len(held)
+    return counts

@@ -1,0 +1,64 @@
+"""As of: the Memories list as it was at a past date and time, rebuilt from the history log
+(``stores.asof``), read-only; the prompt preview takes the same moment (``as_of``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from flask import Blueprint, request
+from flask_babel import gettext as _
+from werkzeug.wrappers import Response
+
+from ..stores.asof import memories_as_of
+from ..stores.timefmt import to_iso
+from .context import stores
+from .htmx import render
+
+bp = Blueprint("as_of", __name__, url_prefix="/memories")
+
+
+def read_moment(value: str) -> datetime | None:
+    """A date and time as the picker sends it (``2026-11-20T08:30``, UTC) or in ISO 8601 with
+    its offset; None when it is none."""
+    text = value.strip().replace(" ", "T", 1)
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def picker_value(moment: datetime) -> str:
+    """``moment`` as a datetime-local input shows it (UTC, to the second)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+@bp.get("/as-of")
+def index() -> Response:
+    """The memories the assistant knew at ``?at=`` (default: now), with the prompt's link."""
+    raw = request.args.get("at", "").strip()
+    moment = read_moment(raw) if raw else datetime.now(UTC)
+    error = None
+    if moment is None:
+        error = _(
+            "%(value)s is not a date and time; use the picker, or write it as "
+            "2026-11-20T08:30 (UTC).",
+            value=repr(raw[:40]),
+        )
+    memories = memories_as_of(stores().memories, moment) if moment is not None else []
+    return render(
+        None,
+        "memories/as_of_page.html",
+        status=422 if error else 200,
+        title=_("Memories as of a past time"),
+        active_area="memories",
+        moment=moment,
+        moment_iso=to_iso(moment) if moment is not None else "",
+        picker=picker_value(moment) if moment is not None else raw,
+        error=error,
+        memories=memories,
+    )
