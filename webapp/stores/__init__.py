@@ -41,6 +41,7 @@ from .errors import (
 )
 from .memories import (
     CATEGORIES,
+    EXPIRY_FILTERS,
     SORTS,
     DeletedMemory,
     Deletion,
@@ -80,6 +81,7 @@ from .skills import (
 __all__ = [
     "CATEGORIES",
     "MAX_DEPTH",
+    "EXPIRY_FILTERS",
     "SORTS",
     "FileBacked",
     "JsonDocument",
