@@ -19,7 +19,7 @@ from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
-from ..stores.timefmt import now_iso
+from ..stores.timefmt import now_iso, read_time
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
 from .decided import already_decided
@@ -51,6 +51,8 @@ class ReconcileAction:
     evidence_at: str | None = field(default=None, compare=False)
     # The kind of secret the fact was said with; the content says only that there is one.
     withheld: str | None = field(default=None, compare=False)
+    # When the fact stops being true (ISO UTC), read from its sentence; None: never.
+    expires_at: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class ManualModeError(CodedError, ValueError):
 
 class MemoryExtractor:
     """Finds durable facts in conversations and routes them to review (manual) or memory (auto)."""
+
+    # The household's timezone (MEMORY_TIMEZONE), in which "until Friday" ends.
+    timezone: str = "UTC"
 
     def __init__(
         self,
@@ -244,8 +249,12 @@ class MemoryExtractor:
         if action.action == "delete" and action.id:
             before = self.store.get(action.id)
             return before if self.store.delete(action.id, actor=self.actor) else None
+        expires = read_time(action.expires_at)
         if action.action == "update" and action.id and self.store.get(action.id) is not None:
-            return self.store.update(action.id, action.content, actor=self.actor, origin=origin)
+            updated = self.store.update(action.id, action.content, actor=self.actor, origin=origin)
+            if updated is not None and updated.expires_at != expires:
+                updated = self.store.set_expiry(updated.id, expires, actor=self.actor)
+            return updated
         if action.action in ("add", "update"):
             try:
                 # Checked under the lock: another run may have stored it since we reconciled.
@@ -256,6 +265,7 @@ class MemoryExtractor:
                     actor=self.actor,
                     allow_duplicate=False,
                     origin=origin,
+                    expires_at=expires,
                 )
             except DuplicateMemoryError:
                 return None
@@ -501,4 +511,5 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         evidence_at=action.evidence_at,
         model=model if action.extractor == "llm" else None,
         withheld=action.withheld,
+        expires_at=action.expires_at,
     )

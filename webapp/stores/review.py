@@ -59,6 +59,7 @@ class ReviewItem:
     model: str | None = None  # the LLM's "provider/model" for extractor "llm"
     applied_action: str | None = None  # what approving did: add, update, delete or none
     withheld: str | None = None  # the kind of secret the fact was said with, left out of it
+    expires_at: str | None = None  # when the fact stops being true (ISO UTC); None: never
 
     @property
     def edited(self) -> bool:
@@ -97,6 +98,7 @@ class ReviewItem:
             model=_str_or_none(record.get("extractorModel")),
             applied_action=_str_or_none(record.get("appliedAction")),
             withheld=_str_or_none(record.get("withheld")),
+            expires_at=_time(record.get("expiresAt")),
         )
 
 
@@ -129,6 +131,7 @@ class Proposal:
     evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
     model: str | None = None  # "provider/model" of the LLM that proposed it
     withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
+    expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
 
 
 def _validate(data: Any) -> str | None:
@@ -152,7 +155,7 @@ TEXT_FIELDS = (
     "replacedInstead",
 )
 # Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
-TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt")
+TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt", "expiresAt")
 APPLIED_ACTIONS = (*ACTIONS, "none")
 
 
@@ -349,7 +352,10 @@ class ReviewQueue(FileBacked):
             "createdAt": now_iso(),
             "decidedAt": None,
             "decidedBy": None,
-        } | ({"withheld": proposal.withheld} if proposal.withheld else {})
+        } | (
+            ({"withheld": proposal.withheld} if proposal.withheld else {})
+            | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
+        )
 
     # ----------------------------------------------------------------- deciding
     def approve(
@@ -410,6 +416,7 @@ class ReviewQueue(FileBacked):
             return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
         origin = review_origin(record, actor)
         before = self.store.get(memory_id) if action == "update" and memory_id else None
+        expires = read_time(record.get("expiresAt"))
         if before is not None:
             memory = self.store.update(
                 before.id,
@@ -419,6 +426,9 @@ class ReviewQueue(FileBacked):
                 actor=actor,
                 origin=origin,
             )
+            if memory is not None and memory.expires_at != expires:
+                # The fact as now stated ends when it says (or never).
+                memory = self.store.set_expiry(memory.id, expires, actor=actor) or memory
             if memory is not None:
                 return {
                     "appliedMemoryId": memory.id,
@@ -434,6 +444,7 @@ class ReviewQueue(FileBacked):
                 actor=actor,
                 allow_duplicate=False,
                 origin=origin,
+                expires_at=expires,
             )
         except DuplicateMemoryError as exc:
             # Someone (the assistant, the dashboard) stored it while it waited: no copy, and

@@ -75,7 +75,7 @@ def compose_for(form: PromptForm) -> ComposedPrompt | None:
     if form.errors:
         return None
     history = stores().conversations.get_history(form.conversation) if form.conversation else []
-    return compose_prompt_sections(stores().memories.get_all(), history, form.message)
+    return compose_prompt_sections(stores().memories.active(), history, form.message)
 
 
 def _preview(values: Mapping[str, str]) -> Response:
@@ -91,6 +91,7 @@ def _preview(values: Mapping[str, str]) -> Response:
         "empty_notes": EMPTY_SECTION_NOTES,
         "max_message_chars": MAX_MESSAGE_CHARS,
         "context_window": stores().settings.context_window,
+        "expired_count": len(stores().memories.expired()),
     }
     return render(
         "prompt/_preview.html",
