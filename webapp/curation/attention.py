@@ -43,13 +43,14 @@ from .semantic import SemanticIndex
 
 log = logging.getLogger(__name__)
 
-KINDS = ("duplicate", "contradiction", "stale", "hard", "secret")
+KINDS = ("duplicate", "contradiction", "stale", "hard", "secret", "expired")
 KIND_LABELS = {
     "duplicate": "Near-duplicates",
     "contradiction": "Contradictions",
     "stale": "Stale",
     "hard": "Hard to use",
     "secret": "Secrets",
+    "expired": "Expired",
 }
 LONG_MEMORY_CHARS = 300
 MAX_BLOCK = 200  # a term shared by more memories than this is too common to find pairs by
@@ -110,7 +111,8 @@ def stale_reason(memory: Memory, today: date, stale_days: int) -> Reason | None:
         return None
     written = memory.updated_at.astimezone(UTC).date()
     age = (today - written).days
-    for pattern, days in _RELATIVE_TIME:
+    # A memory that knows when it ends (expiresAt) is judged by that, not by its words.
+    for pattern, days in _RELATIVE_TIME if memory.expires_at is None else ():
         found = pattern.search(memory.content)
         if found and age >= days:
             return reason("expired_word", word=found.group(0), written=written)
@@ -295,6 +297,24 @@ def scan(
             key = finding_key("secret", (memory,))
             findings.append(Finding("secret", key, why, (memory,), None, secret.fact))
     return findings
+
+
+def expired_findings(memories: Iterable[Memory], now: datetime) -> list[Finding]:
+    """A finding per memory whose ``expiresAt`` has passed at ``now``, soonest expired first:
+    out of every prompt, kept until a person deletes or extends it. Worked out when asked, not
+    by the background scan, since an expiry passes at its own instant."""
+    found = sorted(
+        (m for m in memories if m.expired(now)), key=lambda m: (m.expires_at or now, m.id)
+    )
+    return [
+        Finding(
+            "expired",
+            finding_key("expired", (memory,)),
+            reason("expired_at", date=(memory.expires_at or now).date()),
+            (memory,),
+        )
+        for memory in found
+    ]
 
 
 # ------------------------------------------------------------------ in the background

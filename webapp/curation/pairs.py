@@ -507,6 +507,7 @@ REASON_TEXTS = {
     "past_date": "Mentions {date}, which is past.",
     "expired_word": "Says “{word}” and was written on {written}.",
     "untouched": "Nothing has changed it in {days} days (the threshold is {threshold}).",
+    "expired_at": "Stopped being true on {date}; it is left out of prompts.",
     "first_person": "Reads as the user's own sentence, not as a fact about the user.",
     "too_long": ("{chars} characters long: a memory works best as one short fact (at most {max})."),
     "mostly_link": "Mostly a link: say what it is for, or keep it in a skill document.",

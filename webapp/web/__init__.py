@@ -18,6 +18,7 @@ from . import (
     context,
     conversations,
     errors,
+    expiry,
     formatting,
     health,
     i18n,
@@ -78,7 +79,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     errors.init_app(app)
     formatting.init_app(app)
     threads.init_app(app)
+    expiry.init_app(app)
     for area in (health, memories, provenance, conversations, prompt, review, attention, skills):
         app.register_blueprint(area.bp)
+    app.register_blueprint(expiry.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app
