@@ -135,3 +135,24 @@ def test_the_prompt_preview_leaves_expired_memories_out_and_says_so(client, stor
     text = text_of(html)
     assert "Likes green tea" in text and "Is in Tokyo" not in text
     assert "1 expired memory is left out" in text
+
+
+def test_a_review_item_shows_its_expiry_and_approval_stores_it(client, store, settings):
+    from webapp.stores import Proposal, ReviewQueue
+
+    queue = ReviewQueue.from_settings(settings, store)
+    [item] = queue.submit(
+        [
+            Proposal(
+                "add",
+                "Is working from home this week",
+                evidence="This week I'm working from home.",
+                expires_at="2099-01-05T00:00:00.000Z",
+            )
+        ]
+    )
+    html = client.get("/review/").get_data(as_text=True)
+    assert "until 2099-01-04" in text_of(html)
+    client.post(f"/review/{item.id}/approve", htmx=True, data={})
+    [memory] = store.get_all()
+    assert memory.expires_at == datetime(2099, 1, 5, tzinfo=UTC)

@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..extraction.validity import end_of_local_day, household_zone
 from ..stores import ConflictError, Memory
+from ..stores.timefmt import read_time, to_iso
 from .context import actor, settings, stores
 from .formatting import day_text
 from .htmx import redirect_or, render
@@ -35,31 +36,36 @@ def zone() -> ZoneInfo:
 def last_true_day(memory: Memory) -> date | None:
     """The last day (household time) a memory is true: the day before the midnight it expires
     at, or the day of an expiry at another time; None when it never expires."""
-    expires = memory.expires_at
+    return _last_day(memory.expires_at)
+
+
+def _last_day(expires: datetime | None) -> date | None:
     if expires is None:
         return None
     local = expires.astimezone(zone())
-    return (
-        (local - timedelta(microseconds=1)).date()
-        if local.time() == datetime.min.time()
-        else local.date()
-    )
+    if local.time() == datetime.min.time():
+        return (local - timedelta(microseconds=1)).date()
+    return local.date()
 
 
-def expiry_label(memory: Memory, now: datetime | None = None) -> Markup:
-    """How a row says when the memory ends: "until <day>" or "expired <day>" (marked), or
-    nothing for a memory that never expires."""
-    day = last_true_day(memory)
-    if day is None:
+def expiry_label(
+    memory: Memory | None = None, when: Any = None, now: datetime | None = None
+) -> Markup:
+    """How a row says when the memory (or a review item, by its ``when``: ISO text) ends:
+    "until <day>" or "expired after <day>" (marked), or nothing for one that never expires."""
+    expires = memory.expires_at if memory is not None else read_time(when)
+    day = _last_day(expires)
+    if expires is None or day is None:
         return Markup("")
-    iso = memory.expires_at.isoformat() if memory.expires_at else ""
-    if memory.expired(now or datetime.now(UTC)):
-        return Markup(
-            '<span class="expiry is-expired" translate="yes"><time datetime="{}">{}</time></span>'
-        ).format(iso, _("expired after %(day)s", day=day_text(day)))
-    return Markup(
-        '<span class="expiry" translate="yes"><time datetime="{}">{}</time></span>'
-    ).format(iso, _("until %(day)s", day=day_text(day)))
+    expired = expires <= (now or datetime.now(UTC))
+    text = (
+        _("expired after %(day)s", day=day_text(day))
+        if expired
+        else _("until %(day)s", day=day_text(day))
+    )
+    return Markup('<span class="{}" translate="yes"><time datetime="{}">{}</time></span>').format(
+        "expiry is-expired" if expired else "expiry", to_iso(expires), text
+    )
 
 
 def read_expiry(form: Mapping[str, str]) -> tuple[datetime | None, str | None]:
