@@ -5,6 +5,7 @@ the message that said it, in the household's timezone (MEMORY_TIMEZONE)."""
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -82,3 +83,40 @@ def test_a_bad_timezone_setting_is_refused_with_its_name(data_dir: Path) -> None
     assert result.returncode != 0
     assert "MEMORY_TIMEZONE must be a timezone name" in result.stderr + result.stdout
     assert not (data_dir / "review.json").exists()
+
+
+def test_an_llm_fact_gets_its_expiry_from_the_message_it_came_from(data_dir: Path) -> None:
+    """The LLM path: the same reading of time, from the evidence's message; when the LLM
+    quoted too little to hold the time phrase, from the fact's own words."""
+    import sys
+
+    said_at = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=10)
+    write_thread(data_dir, said_at, "btw I'm working from home this week, the office is shut")
+    reply = json.dumps(
+        [
+            {
+                "content": "Is working from home this week.",
+                "category": "workflow",
+                "confidence": 0.9,
+                "evidence": "the office is shut",  # quoted too little: no time in it
+            }
+        ]
+    )
+    bin_dir = data_dir.parent / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"  # answers as `claude --print` would
+    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nprint({reply!r})\n")
+    fake.chmod(0o755)
+    result = _run(
+        data_dir,
+        "--all",
+        MEMORY_TIMEZONE="Asia/Taipei",
+        MEMORY_LLM_PROVIDER="claude-cli",
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+    )
+    assert result.returncode == 0, result.stderr
+    _, queue = stores(data_dir)
+    [item] = queue.pending()
+    local_day = said_at.astimezone(TAIPEI).date()
+    sunday = local_day + timedelta(days=6 - local_day.weekday())
+    assert item.extractor == "llm" and item.expires_at == end_of(sunday)

@@ -103,7 +103,10 @@ def timed(action: ReconcileAction, turns: list[ConversationTurn], zone: str) -> 
     if action.action == "delete":
         return replace(action, evidence_at=said)
     at = parse_ts(said) if said else (turns[-1].timestamp if turns else datetime.now(UTC))
+    # The sentence it came from first; the fact's own words when an LLM quoted too little.
     moment = expires_at(action.evidence or action.content, at, zone)
+    if moment is None and action.evidence:
+        moment = expires_at(action.content, at, zone)
     expiry = to_iso(moment) if moment is not None else action.expires_at
     return replace(action, evidence_at=said, expires_at=expiry)
 
