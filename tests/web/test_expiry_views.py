@@ -156,3 +156,15 @@ def test_a_review_item_shows_its_expiry_and_approval_stores_it(client, store, se
     client.post(f"/review/{item.id}/approve", htmx=True, data={})
     [memory] = store.get_all()
     assert memory.expires_at == datetime(2099, 1, 5, tzinfo=UTC)
+
+
+def test_needs_attention_names_the_households_day(tmp_path):
+    settings = make_settings(tmp_path, timezone="Asia/Taipei")
+    client = CsrfClient(create_app(settings).test_client())
+    store = MemoryStore.from_settings(settings, actor="test")
+    # Midnight of 1 January 2020 in Taipei: the last day it was true is 31 December there.
+    store.add("Is in Tainan", expires_at=datetime(2019, 12, 31, 16, tzinfo=UTC))
+    text = text_of(client.get("/attention/?kind=expired").get_data(as_text=True))
+    assert "Stopped being true on 2020-01-01" in text
+    rows = text_of(client.get("/memories/").get_data(as_text=True))
+    assert "Is in Tainan expired after 2019-12-31" in rows

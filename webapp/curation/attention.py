@@ -22,7 +22,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
 from ..phrasing import as_user_fact, is_first_person
@@ -299,10 +299,13 @@ def scan(
     return findings
 
 
-def expired_findings(memories: Iterable[Memory], now: datetime) -> list[Finding]:
+def expired_findings(
+    memories: Iterable[Memory], now: datetime, zone: tzinfo = UTC
+) -> list[Finding]:
     """A finding per memory whose ``expiresAt`` has passed at ``now``, soonest expired first:
-    out of every prompt, kept until a person deletes or extends it. Worked out when asked, not
-    by the background scan, since an expiry passes at its own instant."""
+    out of every prompt, kept until a person deletes or extends it; the day it stopped being
+    true is the household's (``zone``). Worked out when asked, not by the background scan,
+    since an expiry passes at its own instant."""
     found = sorted(
         (m for m in memories if m.expired(now)), key=lambda m: (m.expires_at or now, m.id)
     )
@@ -310,7 +313,7 @@ def expired_findings(memories: Iterable[Memory], now: datetime) -> list[Finding]
         Finding(
             "expired",
             finding_key("expired", (memory,)),
-            reason("expired_at", date=(memory.expires_at or now).date()),
+            reason("expired_at", date=(memory.expires_at or now).astimezone(zone).date()),
             (memory,),
         )
         for memory in found

@@ -21,7 +21,7 @@ from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.timefmt import parse_ts
 from .context import actor, quote, settings, stores
 from .errors import describe_error
-from .expiry import last_true_day, read_expiry
+from .expiry import last_true_day, read_expiry, zone
 from .formatting import day_text, page_translations
 from .htmx import redirect_or, render
 from .i18n import format_number
@@ -162,7 +162,8 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
         )
     # Expired memories are judged now, not by the background scan: an expiry passes at its
     # own instant. They are never dismissed; a person deletes or extends them.
-    groups = {**groups, "expired": expired_findings(scanner.store.get_all(), datetime.now(UTC))}
+    expired = expired_findings(scanner.store.get_all(), datetime.now(UTC), zone())
+    groups = {**groups, "expired": expired}
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
     shown = paginate(groups[kind], request.values.get("page", "1"), PAGE_SIZE)
