@@ -15,6 +15,9 @@ files (where rules and thresholds were chosen):
 - Secrets (``webapp.sensitive.find_secrets`` over ``tests/data/secrets``): per language, how
   many sentences, recall on the secrets (found / secrets) and the false refusal rate on the
   look-alikes (flagged / look-alikes).
+- Time phrases (issue 23, ``webapp.extraction.validity.expires_at`` over ``tests/data/time``):
+  per language, the share of messages whose ``expiresAt`` (or none) comes out exactly as
+  labelled, with counts.
 
 ``--show-dev-misses`` lists the development cases each gets wrong (never the held-out ones).
 
@@ -23,8 +26,8 @@ embeddings per second, and a full near-duplicate scan over N synthetic memories 
 cache, a warm one (read from the file a previous process saved) and after one memory changed,
 each against an anchor measured in the same run (fold() of the same N texts).
 
-Asserts nothing (exit status 0): tests/test_secrets_quality.py and tests/test_similarity_model.py
-hold the floors.
+Asserts nothing (exit status 0): tests/test_secrets_quality.py, tests/test_similarity_model.py
+and tests/test_validity_quality.py hold the floors.
 """
 
 from __future__ import annotations
@@ -45,13 +48,16 @@ import _judgement as J
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from webapp.extraction.validity import expires_at  # noqa: E402
 from webapp.sensitive import find_secrets  # noqa: E402
 from webapp.similarity import Judge, VectorCache, load_embedder  # noqa: E402
 from webapp.similarity.facts import analyse  # noqa: E402
 from webapp.similarity.scan import PairScanner, candidate_pairs  # noqa: E402
+from webapp.stores.timefmt import parse_ts, to_iso  # noqa: E402
 from webapp.text import fold  # noqa: E402
 
 SECRETS_DATA = ROOT / "tests" / "data" / "secrets"
+TIME_DATA = ROOT / "tests" / "data" / "time"
 LANGUAGES = ("en", "zh-Hant", "zh-Hans")
 TITLES = {
     "heldout": "HELD-OUT (written before the code, never tuned on)",
@@ -130,6 +136,42 @@ def secrets_section(split: str, show_misses: bool = False) -> list[str]:
 def secrets_report(show_dev_misses: bool = False) -> list[str]:
     """The secrets section: held-out first, then dev, each overall and per language."""
     return [*secrets_section("heldout"), *secrets_section("dev", show_dev_misses)]
+
+
+# ------------------------------------------------------------------ time phrases
+def time_answer(case: dict[str, Any]) -> str | None:
+    """The ``expiresAt`` the parser gives a labelled case, in the on-disk form (or None)."""
+    moment = expires_at(case["text"], parse_ts(case["sentAt"]), case["timezone"])
+    return None if moment is None else to_iso(moment)
+
+
+def time_section(split: str, show_misses: bool = False) -> list[str]:
+    """Time-phrase accuracy of one split (``heldout`` or ``dev``), overall and per language."""
+    name = f"{split}.json"
+    cases: list[dict[str, Any]] = json.loads((TIME_DATA / name).read_text("utf-8"))
+    started = time.perf_counter()
+    right = dict.fromkeys(("all", *LANGUAGES), 0)
+    total = dict(right)
+    misses = []
+    for case in cases:
+        correct = time_answer(case) == case["expiresAt"]
+        for key in ("all", case["lang"]):
+            total[key] += 1
+            right[key] += correct
+        if not correct:
+            misses.append(case)
+    took = (time.perf_counter() - started) / max(1, len(cases)) * 1e6
+    lines = [f"Time phrases: expires_at (time/{name}, {took:.0f} µs per message)"]
+    for key in ("all", *LANGUAGES):
+        share = right[key] / total[key] if total[key] else 0.0
+        lines.append(f"  {key:8} accuracy {share:.3f} ({right[key]}/{total[key]})")
+    if show_misses and split == "dev":
+        for case in misses:
+            lines.append(
+                f"    [{case['lang']}] {case['text']} @ {case['sentAt']} {case['timezone']}:"
+                f" want {case['expiresAt']}, got {time_answer(case)}"
+            )
+    return lines
 
 
 # ------------------------------------------------------------------ judgement
@@ -284,19 +326,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--no-quality", action="store_true")
     parser.add_argument("--show-dev-misses", action="store_true")
+    parser.add_argument(
+        "--section",
+        choices=["all", "judgement", "secrets", "time"],
+        default="all",
+        help="one quality section only (all by default)",
+    )
     args = parser.parse_args(argv)
+    wanted = {"all": {"judgement", "secrets", "time"}}.get(args.section, {args.section})
     splits = {"both": ["heldout", "dev"], "dev": ["dev"], "heldout": ["heldout"]}[args.split]
     families = [f for f in args.embedder.split(",") if f]
     sections: list[list[str]] = []
     if not args.no_quality:
-        judges = [Judge(load_embedder(family)) for family in families]
+        judges = (
+            [Judge(load_embedder(family)) for family in families] if "judgement" in wanted else []
+        )
         for judge in judges:
             judge.cache.vectors([t for split in splits for t in J.all_texts(split)])
         for split in splits:
             sections.append([f"===== {TITLES[split]} ====="])
             for judge in judges:
                 sections.append(judgement_section(judge, split, args.show_dev_misses))
-            sections.append(secrets_section(split, args.show_dev_misses))
+            if "secrets" in wanted:
+                sections.append(secrets_section(split, args.show_dev_misses))
+            if "time" in wanted:
+                sections.append(time_section(split, args.show_dev_misses))
     if not args.no_speed:
         sections.append(speed(families[0], [int(n) for n in args.sizes.split(",") if n]))
     print("\n\n".join("\n".join(section) for section in sections), flush=True)

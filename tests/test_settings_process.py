@@ -46,6 +46,11 @@ OTHER_VALUES: dict[str, list[tuple[str, object, object]]] = {
     "MEMORY_TRUSTED_PROXIES": [
         ("10.0.0.1, 192.168.0.0/24", ["10.0.0.1", "192.168.0.0/24"], ["10.0.0.1", "192.168.0.0/24"])
     ],
+    "MEMORY_TIMEZONE": [
+        ("Asia/Taipei", "Asia/Taipei", "Asia/Taipei"),
+        ("Europe/Berlin", "Europe/Berlin", "Europe/Berlin"),
+        ("UTC", "UTC", "UTC"),
+    ],
 }
 POSITIVE = [("1", 1, 1), ("250", 250, 250)]
 

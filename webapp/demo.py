@@ -87,9 +87,14 @@ def shifted_memories(records: list[dict[str, Any]], now: datetime) -> list[dict[
     for record in records:
         created = parse_ts(record.get("createdAt"))
         updated = parse_ts(record.get("updatedAt") or record.get("createdAt"))
-        shifted.append(
-            {**record, "createdAt": to_iso(created + delta), "updatedAt": to_iso(updated + delta)}
-        )
+        moved = {
+            **record,
+            "createdAt": to_iso(created + delta),
+            "updatedAt": to_iso(updated + delta),
+        }
+        if record.get("expiresAt"):  # a fact that ends keeps ending as long after it was said
+            moved["expiresAt"] = to_iso(parse_ts(record["expiresAt"]) + delta)
+        shifted.append(moved)
     return shifted
 
 

@@ -18,6 +18,7 @@ import logging
 import re
 import sys
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any, BinaryIO, Protocol
 
 import anyio
@@ -46,6 +47,7 @@ from .stores import (
     describe_origin,
     nesting_depth,
 )
+from .stores.timefmt import to_iso
 from .stores.tombstones import forget_memory
 from .text import count_noun, has_lone_surrogate, without_lone_surrogates
 
@@ -74,7 +76,8 @@ Write each memory as one short, self-contained sentence.
 Actions:
 - add: content (required), category (optional, default general), confirm_secret \
 (optional: true keeps content that holds a secret; refused otherwise)
-- list: every memory as "[id] (category) content — where it came from", and how full the \
+- list: every memory still true as "[id] (category) content — where it came from" (and \
+"— until <time>" when it expires), how many expired ones were left out, and how full the \
 memory is
 - search: keyword (required); finds memories holding every word, in any order, ignoring case; \
 same format as list
@@ -186,8 +189,21 @@ def origin_phrase(memory: Memory) -> str:
 
 
 def describe_listed(memory: Memory) -> str:
-    """A memory in list and search results: ``[id] (category) content — origin``."""
-    return f"{describe(memory)} — {origin_phrase(memory)}"
+    """A memory in list and search results: ``[id] (category) content — origin``, and when it
+    stops being true if it has an expiry."""
+    until = f" — until {to_iso(memory.expires_at)}" if memory.expires_at is not None else ""
+    return f"{describe(memory)} — {origin_phrase(memory)}{until}"
+
+
+def expired_line(count: int) -> list[str]:
+    """What ``list`` says of the expired memories it left out (nothing when there are none)."""
+    if not count:
+        return []
+    noun = count_noun(count, "expired memory", "expired memories")
+    return [
+        f"{noun} left out: no longer true, so not in prompts (a person can delete or "
+        "extend them in the dashboard's Needs attention)."
+    ]
 
 
 def usage_line(store: MemoryStore) -> str:
@@ -280,13 +296,23 @@ class MemoryTool:
         return f"Added {describe(memory)}{self._whose(memory)}\n{usage_line(self.store)}"
 
     def do_list(self, **_: Any) -> str:
-        """Every memory with its id, and how full the memory is."""
-        memories = self._in_view(self.store.query(sort="oldest", per_page=None).items)
+        """Every memory still true in this view with its id, how many expired ones were left
+        out, and how full the memory is."""
+        listed = self._in_view(self.store.query(sort="oldest", per_page=None).items)
+        now = datetime.now(UTC)
+        memories = [memory for memory in listed if not memory.expired(now)]
+        left_out = expired_line(len(listed) - len(memories))
         if not memories:
-            return f"No memories yet.\n{usage_line(self.store)}"
+            return "\n".join(
+                [
+                    "No memories yet." if not left_out else "No current memories.",
+                    *left_out,
+                    usage_line(self.store),
+                ]
+            )
         heading = f"{count_noun(len(memories), 'memory', 'memories')}:"
         lines = [describe_listed(m) + self._whose(m) for m in memories]
-        return "\n".join([heading, *lines, usage_line(self.store)])
+        return "\n".join([heading, *lines, *left_out, usage_line(self.store)])
 
     def do_search(self, keyword: str, **_: Any) -> str:
         """The memories whose text contains ``keyword``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 MEMORY_OPEN, MEMORY_CLOSE = "<long_term_memory>", "</long_term_memory>"
@@ -34,9 +35,38 @@ def _role(item: Any) -> str:
     return _ROLE_LABELS.get(str(role), str(role).capitalize())
 
 
-def memory_section(memories: Iterable[Any]) -> str:
-    """The ``<long_term_memory>`` block with its trailing blank line, or '' with no memories."""
-    lines = [f"- {_content(m)}" for m in memories]
+def _expires(item: Any) -> datetime | None:
+    """When a memory (object, dict or string) stops being true; None: never, or unreadable."""
+    if isinstance(item, str):
+        return None
+    if not isinstance(item, Mapping):
+        value = getattr(item, "expires_at", None)
+        return value if isinstance(value, datetime) else None
+    raw = item.get("expiresAt")
+    try:
+        if isinstance(raw, str):
+            moment = datetime.fromisoformat(raw.strip())
+        elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            moment = datetime.fromtimestamp(raw / 1000, tz=UTC)
+        else:
+            return None
+    except (ValueError, OverflowError, OSError):
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def is_expired(item: Any, now: datetime | None = None) -> bool:
+    """Whether a memory's ``expiresAt`` has passed at ``now`` (default: the current time).
+    Memories without one, or with one that is no time, never expire."""
+    expires = _expires(item)
+    return expires is not None and expires <= (now or datetime.now(UTC))
+
+
+def memory_section(memories: Iterable[Any], *, now: datetime | None = None) -> str:
+    """The ``<long_term_memory>`` block with its trailing blank line, or '' with no memories.
+    Memories expired at ``now`` (default: the current time) are left out."""
+    moment = now or datetime.now(UTC)
+    lines = [f"- {_content(m)}" for m in memories if not is_expired(m, moment)]
     if not lines:
         return ""
     return MEMORY_OPEN + "\n" + "\n".join(lines) + "\n" + MEMORY_CLOSE + "\n\n"
@@ -50,9 +80,12 @@ def history_section(history: Iterable[Any]) -> str:
     return HISTORY_OPEN + "\n" + "\n".join(lines) + "\n" + HISTORY_CLOSE + "\n\n"
 
 
-def build_prompt_with_memory(memories: Iterable[Any], prompt: str) -> str:
-    """Prefix ``prompt`` with the long-term memory block (Memory objects, dicts or strings)."""
-    return memory_section(memories) + prompt
+def build_prompt_with_memory(
+    memories: Iterable[Any], prompt: str, *, now: datetime | None = None
+) -> str:
+    """Prefix ``prompt`` with the long-term memory block (Memory objects, dicts or strings);
+    memories expired at ``now`` are left out."""
+    return memory_section(memories, now=now) + prompt
 
 
 def build_prompt_with_history(history: Iterable[Any], new_prompt: str) -> str:
@@ -76,14 +109,22 @@ def for_person(memories: Iterable[Any], person: str | None) -> list[Any]:
 
 
 def compose_prompt(
-    memories: Iterable[Any], history: Iterable[Any], message: str, person: str | None = None
+    memories: Iterable[Any],
+    history: Iterable[Any],
+    message: str,
+    person: str | None = None,
+    *,
+    now: datetime | None = None,
 ) -> str:
     """What every interface sends: history, then memory, then the message.
 
     With ``person`` (a person's id) only that person's view of ``memories`` goes in: the
-    household's (no ``person``) and their own; without it every memory given."""
+    household's (no ``person``) and their own; without it every memory given. A memory whose
+    ``expiresAt`` has passed at ``now`` (default: the current time) is left out."""
     shown = list(memories) if person is None else for_person(memories, person)
-    return build_prompt_with_history(list(history), build_prompt_with_memory(shown, message))
+    return build_prompt_with_history(
+        list(history), build_prompt_with_memory(shown, message, now=now)
+    )
 
 
 def approx_tokens(text: str) -> int:
@@ -125,15 +166,21 @@ class ComposedPrompt:
 
 
 def compose_prompt_sections(
-    memories: Iterable[Any], history: Iterable[Any], prompt: str, person: str | None = None
+    memories: Iterable[Any],
+    history: Iterable[Any],
+    prompt: str,
+    person: str | None = None,
+    *,
+    now: datetime | None = None,
 ) -> ComposedPrompt:
     """``compose_prompt`` plus the size of each section; the text is exactly compose_prompt's."""
     memories, history = list(memories), list(history)
     if person is not None:
         memories = for_person(memories, person)
-    text = compose_prompt(memories, history, prompt)
+    now = now or datetime.now(UTC)
+    text = compose_prompt(memories, history, prompt, now=now)
     history_text = build_prompt_with_history(history, "")
-    memory_text = build_prompt_with_memory(memories, "")
+    memory_text = build_prompt_with_memory(memories, "", now=now)
     sections = (
         PromptSection("history", history_text),
         PromptSection("memory", memory_text),

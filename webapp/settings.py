@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -37,6 +38,7 @@ class SettingsError(CodedError, ValueError):
         "setting_not_choice",
         "setting_not_positive",
         "token_blank",
+        "setting_not_timezone",
     )
 
 
@@ -64,6 +66,7 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("dashboard_token", "MEMORY_DASHBOARD_TOKEN", "str", ""),
     ("allow_direct_access", "MEMORY_ALLOW_DIRECT_ACCESS", "bool", False),
     ("trusted_proxies", "MEMORY_TRUSTED_PROXIES", "list", ("172.30.32.2",)),
+    ("timezone", "MEMORY_TIMEZONE", "timezone", "UTC"),
 )
 
 # Every setting's default, written once: the dataclass below and the stores' constructors read
@@ -122,6 +125,8 @@ class Settings:
     dashboard_token: str = DEFAULTS["dashboard_token"]
     allow_direct_access: bool = DEFAULTS["allow_direct_access"]
     trusted_proxies: tuple[str, ...] = DEFAULTS["trusted_proxies"]
+    # The household's IANA timezone: "until Friday" ends at midnight there.
+    timezone: str = DEFAULTS["timezone"]
 
     @classmethod
     def from_env(
@@ -236,6 +241,8 @@ def _coerce(raw: Any, kind: Any, source: str) -> Any:
             source=source,
             value=repr(raw),
         )
+    if kind == "timezone":
+        return _timezone(raw, source)
     if kind == "list":
         items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
         return tuple(str(item).strip() for item in items if str(item).strip())
@@ -254,6 +261,21 @@ def _coerce(raw: Any, kind: Any, source: str) -> Any:
             value=repr(raw),
         )
     return str(raw)
+
+
+def _timezone(raw: Any, source: str) -> str:
+    """An IANA timezone name the system knows (``Europe/Berlin``, ``Asia/Taipei``, ``UTC``)."""
+    name = str(raw).strip()
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise SettingsError(
+            f"{source} must be a timezone name such as Europe/Berlin or Asia/Taipei, got {raw!r}.",
+            code="setting_not_timezone",
+            source=source,
+            value=repr(raw),
+        ) from None
+    return name
 
 
 def _positive_int(raw: Any, source: str) -> int:

@@ -22,7 +22,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from typing import Any, Protocol
 
 from ..phrasing import as_user_fact, is_first_person
@@ -44,13 +44,14 @@ from .semantic import SemanticIndex
 
 log = logging.getLogger(__name__)
 
-KINDS = ("duplicate", "contradiction", "stale", "hard", "secret")
+KINDS = ("duplicate", "contradiction", "stale", "hard", "secret", "expired")
 KIND_LABELS = {
     "duplicate": "Near-duplicates",
     "contradiction": "Contradictions",
     "stale": "Stale",
     "hard": "Hard to use",
     "secret": "Secrets",
+    "expired": "Expired",
 }
 LONG_MEMORY_CHARS = 300
 MAX_BLOCK = 200  # a term shared by more memories than this is too common to find pairs by
@@ -112,7 +113,8 @@ def stale_reason(memory: Memory, today: date, stale_days: int) -> Reason | None:
         return None
     written = memory.updated_at.astimezone(UTC).date()
     age = (today - written).days
-    for pattern, days in _RELATIVE_TIME:
+    # A memory that knows when it ends (expiresAt) is judged by that, not by its words.
+    for pattern, days in _RELATIVE_TIME if memory.expires_at is None else ():
         found = pattern.search(memory.content)
         if found and age >= days:
             return reason("expired_word", word=found.group(0), written=written)
@@ -398,6 +400,27 @@ def scan(
             key = finding_key("secret", (memory,))
             findings.append(Finding("secret", key, why, (memory,), None, secret.fact))
     return findings
+
+
+def expired_findings(
+    memories: Iterable[Memory], now: datetime, zone: tzinfo = UTC
+) -> list[Finding]:
+    """A finding per memory whose ``expiresAt`` has passed at ``now``, soonest expired first:
+    out of every prompt, kept until a person deletes or extends it; the day it stopped being
+    true is the household's (``zone``). Worked out when asked, not by the background scan,
+    since an expiry passes at its own instant."""
+    found = sorted(
+        (m for m in memories if m.expired(now)), key=lambda m: (m.expires_at or now, m.id)
+    )
+    return [
+        Finding(
+            "expired",
+            finding_key("expired", (memory,)),
+            reason("expired_at", date=(memory.expires_at or now).astimezone(zone).date()),
+            (memory,),
+        )
+        for memory in found
+    ]
 
 
 # ------------------------------------------------------------------ in the background

@@ -509,6 +509,7 @@ REASON_TEXTS = {
     "past_date": "Mentions {date}, which is past.",
     "expired_word": "Says “{word}” and was written on {written}.",
     "untouched": "Nothing has changed it in {days} days (the threshold is {threshold}).",
+    "expired_at": "Stopped being true on {date}; it is left out of prompts.",
     "first_person": "Reads as the user's own sentence, not as a fact about the user.",
     "held_by_everyone": "Every person keeps this same fact: it could be the household's, once.",
     "too_long": ("{chars} characters long: a memory works best as one short fact (at most {max})."),

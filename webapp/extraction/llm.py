@@ -48,6 +48,9 @@ times and ids exactly as said.
 - confidence from 0.0 to 1.0: how sure you are this is a durable fact the user would want \
 remembered (explicit "remember…" ≈ 0.95; a clear implicit preference ≈ 0.8; a guess < 0.7).
 - evidence: the user's own words the fact comes from, quoted briefly.
+- A fact true only for a while ("I'm in Tokyo until Friday", "this week", 這個月, 下周五之前) \
+is still a fact: keep its time phrase, as said, in the fact and in the evidence (when it \
+ends is worked out from the message's time). "Every Friday" is a habit, not an end.
 
 Changes of mind: when the user takes back something already remembered ("forget that…", \
 "I no longer…", "I stopped…", "actually it's Y, not X", 忘掉/忘記/忘记…, 不用再…, \

@@ -20,7 +20,7 @@ from ..stores.errors import DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
-from ..stores.timefmt import now_iso
+from ..stores.timefmt import now_iso, read_time
 from ..stores.tombstones import TombstoneStore
 from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
@@ -58,6 +58,8 @@ class ReconcileAction:
     person: str | None = field(default=None, compare=False)
     # A person deleted this fact before (its tombstone): it waits in Review, even in auto mode.
     tombstone_id: str | None = field(default=None, compare=False)
+    # When the fact stops being true (ISO UTC), read from its sentence; None: never.
+    expires_at: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,9 @@ EVERYONE = Everyone.EVERYONE
 
 class MemoryExtractor:
     """Finds durable facts in conversations and routes them to review (manual) or memory (auto)."""
+
+    # The household's timezone (MEMORY_TIMEZONE), in which "until Friday" ends.
+    timezone: str = "UTC"
 
     def __init__(
         self,
@@ -293,8 +298,12 @@ class MemoryExtractor:
         if action.action == "delete" and action.id:
             before = self.store.get(action.id)
             return before if self.store.delete(action.id, actor=self.actor) else None
+        expires = read_time(action.expires_at)
         if action.action == "update" and action.id and self.store.get(action.id) is not None:
-            return self.store.update(action.id, action.content, actor=self.actor, origin=origin)
+            updated = self.store.update(action.id, action.content, actor=self.actor, origin=origin)
+            if updated is not None and updated.expires_at != expires:
+                updated = self.store.set_expiry(updated.id, expires, actor=self.actor)
+            return updated
         if action.action in ("add", "update"):
             try:
                 # Checked under the lock: another run may have stored it since we reconciled.
@@ -306,6 +315,7 @@ class MemoryExtractor:
                     allow_duplicate=False,
                     origin=origin,
                     person=action.person,
+                    expires_at=expires,
                 )
             except DuplicateMemoryError:
                 return None
@@ -557,4 +567,5 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         withheld=action.withheld,
         person=action.person,
         tombstone_id=action.tombstone_id,
+        expires_at=action.expires_at,
     )

@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +17,14 @@ from ..stores.errors import NotFoundError
 from ..stores.memories import Memory, MemoryStore
 from ..stores.people import PeopleStore, Person
 from ..stores.review import ReviewItem, ReviewQueue
-from ..stores.timefmt import to_iso
+from ..stores.timefmt import parse_ts, to_iso
 from ..stores.tombstones import key_path, tombstone_path
 from .attribution import group_by_person
 from .backends import caller_from_settings
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
 from .reconcile import Candidate, MemoryExtractor, ReconcileAction
 from .state import STATE_FILE_NAME, ExtractionState
+from .validity import expires_at
 
 FROM_SETTINGS: Any = object()
 
@@ -69,7 +70,7 @@ def build_extractor(
     if caller is FROM_SETTINGS:
         caller = caller_from_settings(settings)
     llm = LlmMemoryExtractor(caller, label=llm_label(settings)) if caller is not None else None
-    return MemoryExtractor(
+    extractor = MemoryExtractor(
         memories,
         llm_extractor=llm,
         review_queue=queue,
@@ -77,6 +78,8 @@ def build_extractor(
         actor=actor,
         max_facts=settings.max_facts_per_thread,
     )
+    extractor.timezone = settings.timezone
+    return extractor
 
 
 def llm_label(settings: Settings) -> str:
@@ -94,6 +97,22 @@ def evidence_time(evidence: str | None, turns: list[ConversationTurn]) -> str | 
         if turn.role == "user" and wanted in " ".join(turn.content.split()).casefold():
             return to_iso(turn.timestamp)
     return None
+
+
+def timed(action: ReconcileAction, turns: list[ConversationTurn], zone: str) -> ReconcileAction:
+    """``action`` with the time of its evidence's message and, for a fact (add or update),
+    when it stops being true: read from the sentence it came from ("until Friday", 下周五之前),
+    relative to that message's time in the household's timezone ``zone``."""
+    said = evidence_time(action.evidence, turns)
+    if action.action == "delete":
+        return replace(action, evidence_at=said)
+    at = parse_ts(said) if said else (turns[-1].timestamp if turns else datetime.now(UTC))
+    # The sentence it came from first; the fact's own words when an LLM quoted too little.
+    moment = expires_at(action.evidence or action.content, at, zone)
+    if moment is None and action.evidence:
+        moment = expires_at(action.content, at, zone)
+    expiry = to_iso(moment) if moment is not None else action.expires_at
+    return replace(action, evidence_at=said, expires_at=expiry)
 
 
 def extract_conversation(
@@ -241,7 +260,7 @@ def _run(
     result.extractor = "llm" if any(f.extractor == "llm" for f in result.facts) else "regex"
     result.fell_back = extractor.llm_extractor is not None and result.extractor != "llm"
     result.actions = [
-        replace(action, evidence_at=evidence_time(action.evidence, messages))
+        timed(action, messages, extractor.timezone)
         for action in _reconciled(extractor, result.facts, messages, people or [])
     ]
     submitted = extractor.submit(result.actions, conversation_id=conversation_id)

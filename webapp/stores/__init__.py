@@ -41,6 +41,7 @@ from .errors import (
 )
 from .memories import (
     CATEGORIES,
+    EXPIRY_FILTERS,
     SORTS,
     DeletedMemory,
     Deletion,
@@ -86,6 +87,7 @@ __all__ = [
     "Person",
     "slack_person",
     "MAX_DEPTH",
+    "EXPIRY_FILTERS",
     "SORTS",
     "FileBacked",
     "JsonDocument",

@@ -8,7 +8,7 @@ import secrets
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 from operator import itemgetter
 from pathlib import Path
@@ -40,7 +40,15 @@ from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
 from .people import check_person_id
-from .timefmt import EPOCH, now_iso, parse_ts, read_time, to_iso, unreadable_record_times
+from .timefmt import (
+    EPOCH,
+    LATEST_PLUS,
+    now_iso,
+    parse_ts,
+    read_time,
+    to_iso,
+    unreadable_record_times,
+)
 
 CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() makes
@@ -49,9 +57,13 @@ _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
 _ID, _CONTENT = itemgetter("id"), itemgetter("content")
 
 # The orders ``MemoryStore.query`` knows: by creation (newest or oldest first), by the last
-# change (most recent first) and A–Z by the folded text; ties keep the file's order.
-SORTS = ("newest", "oldest", "updated", "alpha")
+# change (most recent first), A–Z by the folded text and by expiry (soonest first, memories that
+# never expire last); ties keep the file's order.
+SORTS = ("newest", "oldest", "updated", "alpha", "expires")
 DEFAULT_SORT = "newest"
+# What ``MemoryStore.query(expiry=…)`` keeps: memories whose expiry has passed, those with one
+# still to come, those without one.
+EXPIRY_FILTERS = ("expired", "expiring", "none")
 PER_PAGE = 50  # rows per page unless a caller asks for another size
 _NONE_UNREAD: Mapping[str, Any] = MappingProxyType({})
 WARN_RATIO = 0.9  # ``usage()`` warns from 90% of a cap
@@ -136,6 +148,18 @@ class Memory:
         """Whose memory this is (the record's optional "person"); None: the household's."""
         value = self.extra.get("person")
         return value if isinstance(value, str) and value else None
+
+    @property
+    def expires_at(self) -> datetime | None:
+        """When the fact stops being true (the record's optional "expiresAt"); None: never.
+        A value that is no readable time counts as never, so no memory drops out of the
+        prompt over a field another program wrote (``repair`` reports it)."""
+        return read_time(self.extra.get("expiresAt"))
+
+    def expired(self, now: datetime | None = None) -> bool:
+        """Whether ``expires_at`` has passed at ``now`` (default: the current time)."""
+        expires = self.expires_at
+        return expires is not None and expires <= (now or datetime.now(UTC))
 
 
 @dataclass(frozen=True)
@@ -547,6 +571,8 @@ class MemoryStore(FileBacked):
         page: int = 1,
         per_page: int | None = PER_PAGE,
         whose: str | None = None,
+        expiry: str | None = None,
+        now: datetime | None = None,
     ) -> MemoryPage:
         """One page of the memories that match, in ``sort`` order, with the totals.
 
@@ -557,8 +583,10 @@ class MemoryStore(FileBacked):
         theirs alone (the Memories page's filter). ``sort`` is one of ``SORTS``: "newest" or "oldest" (by creation), "updated"
         (last change first) or "alpha" (A–Z). ``page`` is 1-based and clamped to the pages that
         exist; ``per_page`` None puts every match on one page. The sorted list and each
-        query's matches are cached until the file changes. ValueError for an unknown sort or
-        category, or a ``per_page`` below 1.
+        query's matches are cached until the file changes. ``expiry`` (one of
+        ``EXPIRY_FILTERS``, judged at ``now``, default the current time) keeps the expired
+        memories, those expiring later, or those that never expire. ValueError for an unknown
+        sort, category or expiry filter, or a ``per_page`` below 1.
         """
         if sort not in SORTS:
             raise ValueError(f"Unknown sort {sort!r}; use one of: {', '.join(SORTS)}.")
@@ -566,10 +594,16 @@ class MemoryStore(FileBacked):
             raise ValueError(f"Unknown category {category!r}; use one of: {', '.join(CATEGORIES)}.")
         if per_page is not None and per_page < 1:
             raise ValueError("per_page must be at least 1 (or None for every match).")
+        if expiry and expiry not in EXPIRY_FILTERS:
+            raise ValueError(
+                f"Unknown expiry filter {expiry!r}; use one of: {', '.join(EXPIRY_FILTERS)}."
+            )
         found = self._matching(q or "", category or None, person, sort)
         if whose is not None:
             owner = None if whose == HOUSEHOLD else whose
             found = tuple(pair for pair in found if pair[1].person == owner)
+        if expiry:
+            found = _by_expiry(found, expiry, now or datetime.now(UTC))
         size = per_page or max(1, len(found))
         pages = max(1, -(-len(found) // size))
         number = min(max(1, page), pages)
@@ -628,6 +662,58 @@ class MemoryStore(FileBacked):
             return shares
 
         return dict(self._file.view("owners", build))
+
+    def active(self, now: datetime | None = None) -> list[Memory]:
+        """The memories not expired at ``now`` (default: the current time), in the file's
+        order: what a prompt carries. Expired ones stay in the file until a person deletes
+        or extends them."""
+        moment = now or datetime.now(UTC)
+        return [memory for memory in self._memories() if not memory.expired(moment)]
+
+    def expired(self, now: datetime | None = None) -> list[Memory]:
+        """The memories whose ``expiresAt`` has passed at ``now``, soonest expired first."""
+        moment = now or datetime.now(UTC)
+        found = [memory for memory in self._memories() if memory.expired(moment)]
+        return sorted(found, key=lambda memory: memory.expires_at or moment)
+
+    def set_expiry(
+        self,
+        memory_id: str,
+        expires_at: datetime | None,
+        *,
+        expected_updated_at: Any = None,
+        actor: str | None = None,
+    ) -> Memory | None:
+        """Set when a memory stops being true (None: never, which removes ``expiresAt``);
+        None when the id is unknown. Logged like every change, so it can be undone; with
+        ``expected_updated_at``, ConflictError if someone changed the memory meanwhile."""
+        wanted = None if expires_at is None else to_iso(_aware(expires_at))
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            index = next((i for i, r in enumerate(records) if r.get("id") == memory_id), None)
+            if index is None:
+                return Unchanged(None)
+            record = records[index]
+            if expected_updated_at is not None and not _same_instant(
+                _stored_version(record), expected_updated_at
+            ):
+                raise ConflictError(Memory.from_dict(record))
+            if record.get("expiresAt") == wanted:
+                return Unchanged(record)
+            before = record
+            record = records[index] = dict(record)
+            if wanted is None:
+                record.pop("expiresAt", None)
+            else:
+                record["expiresAt"] = wanted
+            record["updatedAt"] = _later_than(record.get("updatedAt"))
+            return record, before, dict(record)
+
+        result = self._file.update(mutate, self._journal(actor, "update"))
+        if result is None:
+            return None
+        record = result[0] if isinstance(result, tuple) else result
+        return Memory.from_dict(record)
 
     def stats(self) -> dict[str, int]:
         """Items and characters used, and the caps."""
@@ -768,12 +854,15 @@ class MemoryStore(FileBacked):
         allow_duplicate: bool = True,
         origin: dict[str, Any] | None = None,
         person: str | None = None,
+        expires_at: datetime | None = None,
     ) -> Memory:
         """Remember a new fact; raises ValueError for empty content, MemoryFullError at the caps.
 
         ``person`` (a person's id, see people.py) makes it that person's; without it, it is the
         household's. A duplicate is looked for within that person's view (their own and the
         household's): two people may each hold the same fact.
+
+        ``expires_at``: when the fact stops being true (stored as ``expiresAt``); None: never.
 
         ``origin`` (see origin.py) records where it came from; without it a ``source`` that
         names a way of making memories ("dashboard", "mcp", …) becomes a plain origin.
@@ -823,6 +912,8 @@ class MemoryStore(FileBacked):
                 record["origin"] = dict(origin)
             if person is not None:
                 record["person"] = person
+            if expires_at is not None:
+                record["expiresAt"] = to_iso(_aware(expires_at))
             records.append(record)
             return record, None, record
 
@@ -1236,6 +1327,24 @@ class MemoryStore(FileBacked):
         return counts
 
 
+def _aware(moment: datetime) -> datetime:
+    """``moment`` with a timezone (a naive one is UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _by_expiry(
+    pairs: tuple[tuple[str, Memory], ...], expiry: str, now: datetime
+) -> tuple[tuple[str, Memory], ...]:
+    """The pairs whose memory is expired at ``now``, expiring later, or never ("none")."""
+
+    def keep(memory: Memory) -> bool:
+        if memory.expires_at is None:
+            return expiry == "none"
+        return memory.expired(now) == (expiry == "expired") and expiry != "none"
+
+    return tuple(pair for pair in pairs if keep(pair[1]))
+
+
 def _totals(records: list[dict[str, Any]]) -> tuple[int, int]:
     """How many records, and their characters of content."""
     return len(records), sum(len(str(r.get("content", ""))) for r in records)
@@ -1251,6 +1360,8 @@ def _sort_key(sort: str) -> tuple[Callable[[_Row], Any], bool]:
         return (lambda row: (row[1][0], row[0])), False
     if sort == "updated":
         return (lambda row: (row[1][1].updated_at, row[0])), True
+    if sort == "expires":
+        return (lambda row: (row[1][1].expires_at or LATEST_PLUS, row[0])), False
     return (lambda row: (row[1][1].created_at, row[0])), sort == "newest"
 
 

@@ -71,6 +71,7 @@ class ReviewItem:
     withheld: str | None = None  # the kind of secret the fact was said with, left out of it
     person: str | None = None  # whose the fact would be (a person's id); None: the household's
     tombstone_id: str | None = None  # a person deleted this fact before (stores.tombstones)
+    expires_at: str | None = None  # when the fact stops being true (ISO UTC); None: never
 
     @property
     def edited(self) -> bool:
@@ -111,6 +112,7 @@ class ReviewItem:
             withheld=_str_or_none(record.get("withheld")),
             person=_str_or_none(record.get("person")),
             tombstone_id=_str_or_none(record.get("tombstoneId")),
+            expires_at=_time(record.get("expiresAt")),
         )
 
 
@@ -145,6 +147,7 @@ class Proposal:
     withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
     person: str | None = None  # whose it would be (a person's id); None: the household's
     tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
+    expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
 
 
 def _validate(data: Any) -> str | None:
@@ -169,7 +172,7 @@ TEXT_FIELDS = (
     "tombstoneId",
 )
 # Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
-TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt")
+TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt", "expiresAt")
 APPLIED_ACTIONS = (*ACTIONS, "none")
 
 
@@ -373,6 +376,7 @@ class ReviewQueue(FileBacked):
             | ({"withheld": proposal.withheld} if proposal.withheld else {})
             | ({"person": check_person_id(proposal.person)} if proposal.person else {})
             | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
+            | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
         )
 
     def forget_text(self, texts: Iterable[str], *, tombstone_id: str | None = None) -> int:
@@ -485,6 +489,7 @@ class ReviewQueue(FileBacked):
             return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
         origin = review_origin(record, actor)
         before = self.store.get(memory_id) if action == "update" and memory_id else None
+        expires = read_time(record.get("expiresAt"))
         if before is not None:
             memory = self.store.update(
                 before.id,
@@ -494,6 +499,9 @@ class ReviewQueue(FileBacked):
                 actor=actor,
                 origin=origin,
             )
+            if memory is not None and memory.expires_at != expires:
+                # The fact as now stated ends when it says (or never).
+                memory = self.store.set_expiry(memory.id, expires, actor=actor) or memory
             if memory is not None:
                 return {
                     "appliedMemoryId": memory.id,
@@ -510,6 +518,7 @@ class ReviewQueue(FileBacked):
                 allow_duplicate=False,
                 origin=origin,
                 person=_str_or_none(record.get("person")),
+                expires_at=expires,
             )
         except DuplicateMemoryError as exc:
             # Someone (the assistant, the dashboard) stored it while it waited: no copy, and

@@ -19,6 +19,7 @@ from . import (
     context,
     conversations,
     errors,
+    expiry,
     forgetting,
     formatting,
     health,
@@ -82,6 +83,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     formatting.init_app(app)
     threads.init_app(app)
     forgetting.init_app(app)
+    expiry.init_app(app)
     for area in (
         health,
         memories,
@@ -96,5 +98,6 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         skills,
     ):
         app.register_blueprint(area.bp)
+    app.register_blueprint(expiry.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, abort, request, url_for
@@ -14,11 +15,13 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from ..curation.attention import KINDS, AttentionReport, Finding, still_true
+from ..curation.attention import KINDS, AttentionReport, Finding, expired_findings, still_true
 from ..curation.pairs import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
+from ..stores.timefmt import parse_ts
 from .context import actor, quote, settings, stores
 from .errors import describe_error
+from .expiry import last_true_day, read_expiry, zone
 from .formatting import day_text, page_translations
 from .htmx import redirect_or, render
 from .i18n import format_number
@@ -38,6 +41,7 @@ KIND_LABELS = {
     "stale": _l("Stale"),
     "hard": _l("Hard to use"),
     "secret": _l("Secrets"),
+    "expired": _l("Expired"),
 }
 
 # The library's reasons (``REASON_TEXTS``, English) as the page's language says them; each
@@ -57,6 +61,7 @@ REASONS = {
     "different_days": _l("The same thing on other days."),
     "past_date": _l("Mentions %(date)s, which is past."),
     "expired_word": _l("Says “%(word)s” and was written on %(written)s."),
+    "expired_at": _l("Stopped being true on %(date)s; it is left out of prompts."),
     "first_person": _l("Reads as the user's own sentence, not as a fact about the user."),
     "held_by_everyone": _l("Every person keeps this same fact: it could be the household's, once."),
     "too_long": _l(
@@ -159,6 +164,10 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
         groups = (
             report.visible(dismissed) if current else still_true(scanner.store, report, dismissed)
         )
+    # Expired memories are judged now, not by the background scan: an expiry passes at its
+    # own instant. They are never dismissed; a person deletes or extends them.
+    expired = expired_findings(scanner.store.get_all(), datetime.now(UTC), zone())
+    groups = {**groups, "expired": expired}
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
     shown = paginate(groups[kind], request.values.get("page", "1"), PAGE_SIZE)
@@ -232,6 +241,7 @@ UNDO_ACTIONS = (
     "attention.undo_rewrite",
     "attention.undismiss",
     "attention.undelete",
+    "attention.undo_extend",
 )
 
 
@@ -410,6 +420,68 @@ def undelete() -> Response:
         _("There is nothing to undo: the memory is back already."),
         _("Undone: the memory is back."),
     )
+
+
+@bp.post("/extend")
+def extend() -> Response:
+    """Give an expired memory a new expiry (the end of the picked day) or none (Never)."""
+    memory_id = request.form.get("id", "")
+    store = stores().memories
+    memory = store.get(memory_id)
+    if memory is None:
+        return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
+    expires, problem = read_expiry(request.form)
+    if problem:
+        return _refused(problem, 422)
+    try:
+        saved = store.set_expiry(
+            memory_id,
+            expires,
+            expected_updated_at=request.form.get("version") or memory.version,
+            actor=actor(),
+        )
+    except ConflictError:
+        return _refused(_("Nothing was changed: someone else edited that memory meanwhile."), 409)
+    if saved is None:
+        return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
+    text, _ends = quote(saved.content)
+    day = last_true_day(saved)
+    if day is None:
+        message = _("%(text)s never expires now.", text=text)
+    else:
+        message = _("%(text)s is true until %(day)s.", text=text, day=day_text(day))
+    change = _last_update(memory_id)
+    return _fixed(
+        message,
+        undo={"hid": change} if change else None,
+        undo_action="attention.undo_extend" if change else None,
+    )
+
+
+@bp.post("/undo-extend")
+def undo_extend() -> Response:
+    """Put back the expiry a memory had before Extend (so it is expired again)."""
+    store = stores().memories
+    change = store.change(request.form.get("hid", ""))
+    if change is None or change.get("action") != "update":
+        abort(400)
+    memory = store.get(str(change.get("id")))
+    if memory is None:
+        return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
+    before = (change.get("before") or {}).get("expiresAt")
+    try:
+        store.set_expiry(
+            memory.id,
+            parse_ts(before) if before else None,
+            expected_updated_at=(change.get("after") or {}).get("updatedAt"),
+            actor=actor(),
+        )
+    except ConflictError:
+        return _refused(
+            _("Could not undo: the memory was edited again since; edit it on the Memories page."),
+            409,
+        )
+    return _fixed(_("Undone: the memory has its earlier expiry again."))
 
 
 @bp.post("/dismiss")

@@ -44,6 +44,7 @@ from .errors import banner_response
 from .formatting import category_label
 from .htmx import redirect_or, render
 from .memory_listing import (
+    EXPIRY_FILTERS,
     PAGE_SIZE,
     SORTS,
     Listing,
@@ -116,7 +117,7 @@ def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Ma
     """The rows of the list, each rendered once per version of the memory and conversation
     files, search text, date shown (``dated``), ingress prefix and language (a row shows
     nothing else); the CSRF token goes in per page."""
-    cache: dict[tuple[str, str, str, str, str, Any, Any], str] = stores().memories.cached(
+    cache: dict[tuple[str, str, str, str, str, Any, Any, bool], str] = stores().memories.cached(
         "web.row_html", dict
     )
     mine = you()
@@ -129,8 +130,10 @@ def memory_rows(memories: list[Memory], query: str, csrf: str, dated: str) -> Ma
     # version of the conversations file (None while there is none) are not reused for the next.
     threads = stores().conversations.signature()
     out = []
+    now = datetime.now(UTC)
     for memory in memories:
-        key = (memory.id, query, dated, prefix, language, threads, viewer)
+        # whether it has expired is part of the row (it changes with time, not with the file)
+        key = (memory.id, query, dated, prefix, language, threads, viewer, memory.expired(now))
         html = cache.get(key)
         if html is None:
             if len(cache) >= MAX_CACHED_ROWS:
@@ -182,6 +185,7 @@ def current_listing() -> Listing:
         sort=args.get("sort", ""),
         page=args.get("page", "1"),
         whose=args.get("whose", ""),
+        expiry=args.get("expiry", ""),
     )
 
 
@@ -193,6 +197,7 @@ def page_context(**extra: Any) -> dict[str, Any]:
         "usage": store.usage(),
         "categories": CATEGORIES,
         "sorts": SORTS,
+        "expiry_filters": EXPIRY_FILTERS,
         "page_size": PAGE_SIZE,
         "page_title": _("Memories"),
         "form": {},

@@ -17,6 +17,7 @@ from .pagination import PAGE_SIZE, page_number
 
 __all__ = [
     "PAGE_SIZE",
+    "EXPIRY_FILTERS",
     "SORTS",
     "Listing",
     "build_listing",
@@ -30,6 +31,13 @@ SORTS = {
     "oldest": _l("Oldest first (created)"),
     "updated": _l("Recently updated"),
     "alpha": _l("A–Z"),
+    "expires": _l("Expires soonest"),
+}
+# The library's expiry filters (``stores.EXPIRY_FILTERS``) with the labels the menu shows.
+EXPIRY_FILTERS = {
+    "expired": _l("Expired"),
+    "expiring": _l("Expires later"),
+    "none": _l("No expiry"),
 }
 DEFAULT_SORT = "newest"
 BY_CREATION = ("newest", "oldest")
@@ -37,7 +45,7 @@ BY_CREATION = ("newest", "oldest")
 
 def date_column(sort: str | None) -> str:
     """The date the list shows: "created" when it is sorted by creation (the default), else
-    "updated" (sorted by the last change, or A–Z)."""
+    "updated" (sorted by the last change, A–Z or by expiry)."""
     return "created" if (sort if sort in SORTS else DEFAULT_SORT) in BY_CREATION else "updated"
 
 
@@ -55,6 +63,7 @@ class Listing:
     sort: str  # a key of SORTS
     args: dict[str, str] = field(default_factory=dict)  # the filters, for pager links
     whose: str = ""  # "" everyone's, "household" the household's, else one person's id
+    expiry: str = ""  # a key of EXPIRY_FILTERS, "" for every memory
 
     first: int = 0  # 1-based number of the first row shown (0 when none)
     last: int = 0  # and of the last one
@@ -78,6 +87,7 @@ def build_listing(
     sort: str = "",
     page: Any = 1,
     whose: str = "",
+    expiry: str = "",
 ) -> Listing:
     """The page of memories the request's filters select (unknown values mean "all");
     ``whose`` keeps one owner's: "household", or a person's id."""
@@ -85,6 +95,7 @@ def build_listing(
     category = category if category in CATEGORIES else ""
     sort = sort if sort in SORTS else DEFAULT_SORT
     whose = (whose or "").strip()[:100]
+    expiry = expiry if expiry in EXPIRY_FILTERS else ""
     shown = store.query(
         query,
         category=category,
@@ -92,12 +103,16 @@ def build_listing(
         page=page_number(page),
         per_page=PAGE_SIZE,
         whose=whose or None,
+        expiry=expiry or None,
     )
-    args = {
-        k: v
-        for k, v in (("q", query), ("category", category), ("sort", sort), ("whose", whose))
-        if v
-    }
+    filters = (
+        ("q", query),
+        ("category", category),
+        ("sort", sort),
+        ("whose", whose),
+        ("expiry", expiry),
+    )
+    args = {k: v for k, v in filters if v}
     return Listing(
         shown.items,
         shown.total,
@@ -109,6 +124,7 @@ def build_listing(
         sort,
         args,
         whose=whose,
+        expiry=expiry,
         first=shown.first,
         last=shown.last,
     )

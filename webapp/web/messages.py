@@ -252,6 +252,9 @@ MESSAGES: dict[str, str] = {
     "setting_not_boolean": N_("%(source)s must be true or false, got %(value)s."),
     "setting_not_choice": N_("%(source)s must be one of %(choices)s; got %(value)s."),
     "setting_not_positive": N_("%(source)s must be a positive integer, got %(value)s."),
+    "setting_not_timezone": N_(
+        "%(source)s must be a timezone name such as Europe/Berlin or Asia/Taipei, got %(value)s."
+    ),
     "token_blank": N_(
         "The access token %(source)s has only %(visible)s visible characters (spaces and "
         "invisible characters do not count); use at least %(least)s."

@@ -94,15 +94,17 @@ def compose_for(form: PromptForm) -> ComposedPrompt | None:
         return None
     history = stores().conversations.get_history(form.conversation) if form.conversation else []
     memories = stores().memories
+    now = None
     if form.moment is not None:  # what the assistant knew then, and the turns said by then
         history = [turn for turn in history if turn.timestamp <= form.moment]
         kept = memories_as_of(memories, form.moment)
+        now = form.moment
     else:
         kept = memories.get_all()
     if form.person == "household":  # an unknown speaker: the household's only
         household = [memory for memory in kept if memory.person is None]
-        return compose_prompt_sections(household, history, form.message)
-    return compose_prompt_sections(kept, history, form.message, person=form.person or None)
+        return compose_prompt_sections(household, history, form.message, now=now)
+    return compose_prompt_sections(kept, history, form.message, person=form.person or None, now=now)
 
 
 def _preview(values: Mapping[str, str]) -> Response:
@@ -119,6 +121,7 @@ def _preview(values: Mapping[str, str]) -> Response:
         "empty_notes": EMPTY_SECTION_NOTES,
         "max_message_chars": MAX_MESSAGE_CHARS,
         "context_window": stores().settings.context_window,
+        "expired_count": len(stores().memories.expired()),
     }
     return render(
         "prompt/_preview.html",

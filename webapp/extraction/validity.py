@@ -1,0 +1,474 @@
+"""When a fact stops being true, from what its sentence says ("until Friday", "這個月", "下周五之前").
+
+``expires_at(text, sent_at, timezone)`` reads the time phrases of one message (English,
+traditional and simplified Chinese) relative to the message's own time, in the household's
+timezone, and gives the instant the fact expires (UTC), or None for a fact with no end. The
+rules are those of ``tests/data/time/README.md``: "through day D" is 00:00 local time on the day
+after D; weeks run Monday to Sunday; recurring times, starts without an end, past times and
+dates that are attributes (birthdays) set no expiry.
+
+Hand rules rather than ``dateparser``: that library gives the point a phrase names ("this week"
+→ now, 下周五 → next week's day of today), not the end of the period it covers, misses 這個月 and
+月底, and costs some 0.3 s to import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..text import fold
+
+__all__ = ["expires_at", "household_zone", "end_of_local_day"]
+
+
+def household_zone(name: str) -> ZoneInfo:
+    """The IANA timezone ``name`` (``UTC`` when empty); ValueError when there is no such zone."""
+    try:
+        return ZoneInfo(name.strip() or "UTC")
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"{name!r} is not a timezone") from exc
+
+
+def end_of_local_day(day: date, zone: ZoneInfo) -> datetime:
+    """00:00 local time on the day after ``day``, in UTC: the end of ``day`` where the person is."""
+    following = day + timedelta(days=1)
+    return datetime.combine(following, time(0), tzinfo=zone).astimezone(UTC)
+
+
+# ---------------------------------------------------------------- numbers and names
+
+_EN_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "couple of": 2,
+    "a couple of": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fourteen": 14,
+    "few": 3,
+    "a few": 3,
+}
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
+_ZH_DIGITS.update({"六": 6, "七": 7, "八": 8, "九": 9, "十": 10})
+_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_WEEKDAYS_ZH.update({str(n): n - 1 for n in range(1, 8)})
+_MONTHS_EN = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+
+
+def _zh_number(text: str) -> int | None:
+    """A small number written in digits or Chinese (十五, 二十, 两, 3)."""
+    if text.isdigit():
+        return int(text)
+    if not text or any(char not in _ZH_DIGITS for char in text):
+        return None
+    if "十" not in text:
+        return _ZH_DIGITS[text] if len(text) == 1 else None
+    tens, _, ones = text.partition("十")
+    value = (_ZH_DIGITS[tens] if tens else 1) * 10 + (_ZH_DIGITS[ones] if ones else 0)
+    return value if len(tens) <= 1 and len(ones) <= 1 else None
+
+
+def _en_number(text: str) -> int | None:
+    text = " ".join(text.split())
+    return int(text) if text.isdigit() else _EN_NUMBERS.get(text)
+
+
+# ---------------------------------------------------------------- calendar helpers
+
+
+@dataclass(frozen=True)
+class _Now:
+    moment: datetime  # the message's time, local
+    zone: ZoneInfo
+
+    @property
+    def today(self) -> date:
+        return self.moment.date()
+
+    def through(self, day: date) -> datetime:
+        return end_of_local_day(day, self.zone)
+
+    def at(self, day: date, clock: time) -> datetime:
+        return datetime.combine(day, clock, tzinfo=self.zone).astimezone(UTC)
+
+    def sunday(self, weeks_ahead: int = 0) -> date:
+        return self.today + timedelta(days=6 - self.today.weekday() + 7 * weeks_ahead)
+
+    def weekday(self, wanted: int, which: str) -> date:
+        """``which``: "next" (that day of next week), "this" (of this week, or the next one
+        if it has passed), "" (the next one on or after today)."""
+        if which == "next":
+            monday = self.today - timedelta(days=self.today.weekday()) + timedelta(days=7)
+            return monday + timedelta(days=wanted)
+        return self.today + timedelta(days=(wanted - self.today.weekday()) % 7)
+
+    def month_end(self, months_ahead: int = 0) -> date:
+        year, month = self.today.year, self.today.month + months_ahead + 1
+        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+        return date(year, month, 1) - timedelta(days=1)
+
+    def year_end(self) -> date:
+        return date(self.today.year, 12, 31)
+
+    def day_of_month(self, day: int) -> date | None:
+        """Day ``day`` of this month, or of the next month having it if it has passed."""
+        year, month = self.today.year, self.today.month
+        for _ in range(13):
+            try:
+                candidate = date(year, month, day)
+            except ValueError:
+                candidate = None
+            if candidate is not None and candidate >= self.today:
+                return candidate
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        return None
+
+    def month_day(self, month: int, day: int) -> date | None:
+        """That date this year, or next year if it has passed."""
+        for year in (self.today.year, self.today.year + 1):
+            try:
+                candidate = date(year, month, day)
+            except ValueError:
+                return None
+            if candidate >= self.today:
+                return candidate
+        return None
+
+    def add_months(self, months: int) -> date:
+        year, month = self.today.year, self.today.month + months
+        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+        last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+        return date(year, month, min(self.today.day, last))
+
+    def clock(self, hour: int, minute: int) -> datetime | None:
+        if not (0 <= hour <= 24 and 0 <= minute < 60):
+            return None
+        day = self.today
+        if hour == 24:
+            hour, day = 0, day + timedelta(days=1)
+        moment = datetime.combine(day, time(hour, minute), tzinfo=self.zone)
+        if moment <= self.moment:
+            moment += timedelta(days=1)
+        return moment.astimezone(UTC)
+
+    def duration(self, count: int, unit: str) -> datetime:
+        if unit == "hour":
+            return (self.moment + timedelta(hours=count)).astimezone(UTC)
+        if unit == "month":
+            return self.through(self.add_months(count))
+        days = count * (7 if unit == "week" else 1)
+        return self.through(self.today + timedelta(days=days))
+
+
+# ---------------------------------------------------------------- what sets no expiry
+
+# Dates that are attributes of something, not the end of a fact.
+_ATTRIBUTE = re.compile(
+    r"\b(?:birthday|anniversary|born|name ?day)\b|生日|纪念日|出生|诞辰", re.IGNORECASE
+)
+# Recurring times: removed before reading, so a bound around them still counts ("every night
+# this week", 这个月每周六).
+_RECURRING = re.compile(
+    r"\bevery\s+(?:other\s+)?(?:single\s+)?(?:day|night|morning|evening|afternoon|week(?:end)?|"
+    r"month|year|mon|tues|wednes|thurs|fri|satur|sun)\w*"
+    r"|\b(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+    r"|\b(?:on\s+)?(?:weekdays|weeknights|weekends)\b"
+    r"|每(?:个|一)?(?:周|星期|礼拜)[一二三四五六日天1-7]?|每(?:一)?(?:天|日|晚|早|个月|月|年)",
+)
+# A time right after these words is when something starts or started.
+_START_BEFORE = re.compile(
+    r"(?:\b(?:starting|start|from|since|beginning|as\s+of|after|last|ago)\s*(?:on\s+|the\s+)?|从|自|上)$"
+)
+_START_AFTER = re.compile(r"^\s*(?:开始|起|以后|之后|后|以来|onwards?\b|ago\b)")
+
+
+# ---------------------------------------------------------------- phrases
+
+_Handler = Callable[[re.Match[str], _Now], datetime | None]
+
+
+def _en_weekday(match: re.Match[str], now: _Now) -> datetime | None:
+    which = (match.group("which") or "").strip()
+    wanted = next(i for i, name in enumerate(_WEEKDAYS_EN) if name.startswith(match["day"][:3]))
+    return now.through(now.weekday(wanted, "next" if which == "next" else which))
+
+
+def _zh_weekday(match: re.Match[str], now: _Now) -> datetime | None:
+    which = match.group("which") or ""
+    wanted = _WEEKDAYS_ZH[match["day"]]
+    if which == "上":
+        return None  # last week's: the past
+    if which.startswith("下下"):
+        return now.through(now.weekday(wanted, "next") + timedelta(days=7))
+    kind = "next" if which.startswith("下") else ("this" if which else "")
+    return now.through(now.weekday(wanted, kind))
+
+
+def _en_duration(match: re.Match[str], now: _Now) -> datetime | None:
+    count = _en_number(match["count"] or "a") if match["count"] else 1
+    if count is None:
+        return None
+    return now.duration(count, match["unit"])
+
+
+def _zh_duration(match: re.Match[str], now: _Now) -> datetime | None:
+    count = _zh_number(match["count"])
+    if count is None:
+        return None
+    unit = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week"}.get(
+        match["unit"], "month" if match["unit"] == "月" else "hour"
+    )
+    return now.duration(count, unit)
+
+
+def _en_clock(match: re.Match[str], now: _Now) -> datetime | None:
+    hour, minute = int(match["hour"]), int(match["minute"] or 0)
+    half = match["half"]
+    if half == "pm" and hour < 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    elif half is None and match["minute"] is None and hour < 8:
+        hour += 12  # "until 5" means the afternoon
+    return now.clock(hour, minute)
+
+
+def _zh_clock(match: re.Match[str], now: _Now) -> datetime | None:
+    hour = _zh_number(match["hour"])
+    if hour is None:
+        return None
+    minute = 30 if match["half"] else 0
+    part = match["part"] or ""
+    if part in ("下午", "晚上", "傍晚") and hour < 12 or part == "中午" and hour < 6:
+        hour += 12
+    return now.clock(hour, minute)
+
+
+def _en_ordinal(match: re.Match[str], now: _Now) -> datetime | None:
+    day = int(match["day"])
+    month = match["month"]
+    found = now.month_day(_MONTHS_EN[month], day) if month else now.day_of_month(day)
+    return now.through(found) if found else None
+
+
+def _en_month_day(match: re.Match[str], now: _Now) -> datetime | None:
+    month = match["month"] or match["month2"]
+    day = match["day"] or match["day2"]
+    found = now.month_day(_MONTHS_EN[month], int(day))
+    return now.through(found) if found else None
+
+
+def _zh_month_day(match: re.Match[str], now: _Now) -> datetime | None:
+    month, day = _zh_number(match["month"]), _zh_number(match["day"])
+    if month is None or day is None or not 1 <= month <= 12:
+        return None
+    found = now.month_day(month, day)
+    return now.through(found) if found else None
+
+
+def _zh_day_of_month(match: re.Match[str], now: _Now) -> datetime | None:
+    day = _zh_number(match["day"])
+    found = now.day_of_month(day) if day and 1 <= day <= 31 else None
+    return now.through(found) if found else None
+
+
+def _days(offset: int) -> _Handler:
+    return lambda _match, now: now.through(now.today + timedelta(days=offset))
+
+
+def _sunday(weeks: int) -> _Handler:
+    return lambda _match, now: now.through(now.sunday(weeks))
+
+
+def _month_end(months: int) -> _Handler:
+    return lambda _match, now: now.through(now.month_end(months))
+
+
+def _year_end(_match: re.Match[str], now: _Now) -> datetime:
+    return now.through(now.year_end())
+
+
+_MONTH_NAMES = "|".join(sorted(_MONTHS_EN, key=len, reverse=True))
+_EN_DAY_NAMES = r"(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
+_COUNT_EN = r"\d+|a couple of|couple of|a few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen"
+_ZH_NUM = r"[0-9零一二两三四五六七八九十]+"
+
+# (pattern, handler, is a clock time). Applied in this order; a matched span is blanked so a
+# later, shorter pattern does not read inside it.
+_PHRASES: tuple[tuple[re.Pattern[str], _Handler, bool], ...] = tuple(
+    (re.compile(pattern), handler, clock)
+    for pattern, handler, clock in (
+        # ---- English
+        (r"\b(?:the\s+)?day\s+after\s+tomorrow\b", _days(2), False),
+        (r"\btomorrow\b", _days(1), False),
+        (r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", _days(0), False),
+        (r"\b(?:the\s+)?rest\s+of\s+the\s+week\b", _sunday(0), False),
+        (r"\bnext\s+week(?:end)?\b", _sunday(1), False),
+        (r"\b(?:this|the)\s+week(?:end)?\b|\bthis\s+week's\b", _sunday(0), False),
+        (
+            r"\b(?:(?:the\s+)?end\s+of\s+|(?:the\s+)?rest\s+of\s+)?next\s+month\b",
+            _month_end(1),
+            False,
+        ),
+        (
+            r"\b(?:(?:the\s+)?(?:end|rest)\s+of\s+)?(?:this|the)\s+month\b|\bmonth[- ]end\b",
+            _month_end(0),
+            False,
+        ),
+        (r"\b(?:(?:the\s+)?(?:end|rest)\s+of\s+)?(?:this|the)\s+year\b", _year_end, False),
+        (
+            rf"\b(?:for|over|during|within|in)\s+(?:the\s+)?(?:next|coming)?\s*"
+            rf"(?P<count>{_COUNT_EN})?\s*(?P<unit>hour|day|week|month)s?\b",
+            _en_duration,
+            False,
+        ),
+        (
+            rf"\b(?:the\s+)?(?:next|coming)\s+(?P<count>{_COUNT_EN})?\s*"
+            rf"(?P<unit>hour|day|week|month)s?\b",
+            _en_duration,
+            False,
+        ),
+        (
+            rf"\bthe\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b(?:\s+of\s+(?P<month>{_MONTH_NAMES})\b)?",
+            _en_ordinal,
+            False,
+        ),
+        (
+            rf"\b(?:(?P<month>{_MONTH_NAMES})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+            rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_NAMES}))\b",
+            _en_month_day,
+            False,
+        ),
+        (
+            r"\b(?:until|till|til|before|by|through)\s+(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?"
+            r"\s*(?P<half>am|pm|a\.m\.|p\.m\.)?(?![\d/])",
+            _en_clock,
+            True,
+        ),
+        (rf"\b(?:(?P<which>next|this|coming)\s+)?{_EN_DAY_NAMES}\b", _en_weekday, False),
+        # ---- Chinese (folded to simplified)
+        (r"大后天", _days(3), False),
+        (r"后天", _days(2), False),
+        (r"明(?:天|日|晚|早|儿)", _days(1), False),
+        (r"今(?:天|日|晚|早|儿)", _days(0), False),
+        (
+            rf"(?:接下来|未来|这|今后|往后)(?:的)?(?P<count>{_ZH_NUM})(?:个)?"
+            r"(?P<unit>天|日|周|星期|礼拜|月|小时|钟头)",
+            _zh_duration,
+            False,
+        ),
+        (
+            rf"(?P<count>{_ZH_NUM})(?:个)?(?P<unit>天|日|周|星期|礼拜|月|小时|钟头)(?:之|以)?内",
+            _zh_duration,
+            False,
+        ),
+        (
+            r"(?P<which>下下|下|这|本|上)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天1-7])",
+            _zh_weekday,
+            False,
+        ),
+        (r"下下(?:个)?(?:周|星期|礼拜)(?!末)", _sunday(2), False),
+        (r"下(?:个)?(?:周|星期|礼拜)末?", _sunday(1), False),
+        (r"(?:这|本)?(?:个)?周末|(?:这|本)(?:个)?(?:周|星期|礼拜)", _sunday(0), False),
+        (r"下(?:个)?月(?:底|末)?", _month_end(1), False),
+        (r"(?:这|本)(?:个)?月(?:底|末)?|月(?:底|末)", _month_end(0), False),
+        (r"今年(?:年底|年末|底)?|年(?:底|末)", _year_end, False),
+        (
+            rf"(?P<month>{_ZH_NUM})月(?P<day>{_ZH_NUM})(?:日|号)",
+            _zh_month_day,
+            False,
+        ),
+        (rf"(?<![月\d])(?P<day>{_ZH_NUM})(?:日|号)", _zh_day_of_month, False),
+        (
+            r"(?P<part>上午|下午|晚上|早上|中午|傍晚|凌晨)?(?P<hour>[0-9一二两三四五六七八九十]+)"
+            r"(?:点|:00|时)(?P<half>半)?(?:钟)?(?=之前|以前|前|为止)",
+            _zh_clock,
+            True,
+        ),
+    )
+)
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _starts_something(text: str, start: int, end: int) -> bool:
+    """Whether the phrase at ``text[start:end]`` is when something starts or started ("starting
+    next week", 下周开始, "since Monday", "last Friday"); "from Monday until Friday" keeps its end."""
+    return bool(
+        _START_AFTER.match(text[end : end + 8])
+        or _START_BEFORE.search(text[max(0, start - 16) : start])
+    )
+
+
+def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> datetime | None:
+    """When the fact ``text`` states stops being true (UTC), read relative to ``sent_at`` in
+    the household's ``zone``; None for a fact with no end (or none this can read)."""
+    if isinstance(zone, str):
+        zone = household_zone(zone)
+    if sent_at.tzinfo is None:
+        sent_at = sent_at.replace(tzinfo=UTC)
+    folded = fold(text)
+    if _ATTRIBUTE.search(folded):
+        return None
+    folded = _RECURRING.sub(lambda m: " " * len(m.group(0)), folded)
+    now = _Now(sent_at.astimezone(zone), zone)
+    found: list[tuple[datetime, bool]] = []
+    for pattern, handler, is_clock in _PHRASES:
+        for match in list(pattern.finditer(folded)):
+            start, end = match.span()
+            if not folded[start:end].strip():
+                continue
+            if _starts_something(folded, start, end):
+                folded = _blank(folded, start, end)
+                continue
+            moment = handler(match, now)
+            folded = _blank(folded, start, end)
+            if moment is not None and moment > sent_at:
+                found.append((moment, is_clock))
+    if not found:
+        return None
+    # A clock time ("until 5pm") is the end only beside nothing or "today"; a daily time
+    # inside a longer period ("before 10am for the next two weeks") is not.
+    end_of_today = now.through(now.today)
+    longer = [moment for moment, is_clock in found if not is_clock and moment > end_of_today]
+    if longer:
+        return max(longer)
+    clocks = [moment for moment, is_clock in found if is_clock]
+    return min(clocks) if clocks else max(moment for moment, _ in found)
