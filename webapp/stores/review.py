@@ -30,7 +30,7 @@ from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_tim
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
-EXTRACTORS = ("llm", "regex")
+EXTRACTORS = ("llm", "regex", "import")
 # Decided items kept for undo and for remembering rejections; the oldest go first.
 MAX_DECIDED = 2000
 
@@ -59,6 +59,9 @@ class ReviewItem:
     model: str | None = None  # the LLM's "provider/model" for extractor "llm"
     applied_action: str | None = None  # what approving did: add, update, delete or none
     withheld: str | None = None  # the kind of secret the fact was said with, left out of it
+    # For a proposal read from a file: "<format>, <file name>, <date>" (the memory's origin
+    # then says "imported from …").
+    imported_from: str | None = None
 
     @property
     def edited(self) -> bool:
@@ -97,6 +100,7 @@ class ReviewItem:
             model=_str_or_none(record.get("extractorModel")),
             applied_action=_str_or_none(record.get("appliedAction")),
             withheld=_str_or_none(record.get("withheld")),
+            imported_from=_str_or_none(record.get("importedFrom")),
         )
 
 
@@ -129,6 +133,7 @@ class Proposal:
     evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
     model: str | None = None  # "provider/model" of the LLM that proposed it
     withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
+    imported_from: str | None = None  # "<format>, <file name>, <date>" of an imported fact
 
 
 def _validate(data: Any) -> str | None:
@@ -150,6 +155,7 @@ TEXT_FIELDS = (
     "appliedContent",
     "extractorModel",
     "replacedInstead",
+    "importedFrom",
 )
 # Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
 TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt")
@@ -199,6 +205,16 @@ def _unreadable_times(records: Any) -> list[tuple[str, str]]:
 
 def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
     """The ``origin`` of a memory written by approving the review item ``record``."""
+    if record.get("importedFrom"):
+        return make_origin(
+            "imported",
+            importedFrom=record.get("importedFrom"),
+            evidence=record.get("evidence"),
+            reviewId=record.get("id"),
+            approvedBy=actor,
+            approvedAt=now_iso(),
+            action="update" if record.get("action") == "update" else None,
+        )
     return make_origin(
         "extracted",
         conversationId=record.get("conversationId"),
@@ -211,6 +227,36 @@ def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
         approvedAt=now_iso(),
         action="update" if record.get("action") == "update" else None,
     )
+
+
+class _KnownIndex:
+    """``ReviewQueue._is_known`` over a whole batch in one pass: pending and approved items by
+    (action, memory, normalised text), rejected ones by (action, memory), so queuing ten
+    thousand imported facts does not compare each with every item before it."""
+
+    def __init__(self, records: list[dict[str, Any]]) -> None:
+        self.exact: set[tuple[Any, Any, str]] = set()
+        self.rejected: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+        for record in records:
+            self.add(record)
+
+    @staticmethod
+    def _where(action: Any, memory_id: Any) -> tuple[Any, Any]:
+        return action, (None if action == "add" else memory_id)
+
+    def add(self, record: dict[str, Any]) -> None:
+        where = self._where(record.get("action"), record.get("memoryId"))
+        status = record.get("status")
+        if status in ("pending", "approved"):
+            self.exact.add((*where, normalize(record.get("content", ""))))
+        elif status == "rejected":
+            self.rejected.setdefault(where, []).append(record)
+
+    def holds(self, proposal: Proposal) -> bool:
+        where = self._where(proposal.action, proposal.memory_id)
+        if (*where, normalize(proposal.content)) in self.exact:
+            return True
+        return ReviewQueue._is_known(self.rejected.get(where, []), proposal)
 
 
 def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
@@ -278,6 +324,44 @@ class ReviewQueue(FileBacked):
             "pending_count", lambda data: sum(1 for r in data if r.get("status") == "pending")
         )
 
+    def pending_sources(self) -> list[tuple[str, int]]:
+        """Each file proposals wait from ("<format>, <file name>, <date>") and how many,
+        most first (cached until the file changes)."""
+
+        def count(data: Any) -> list[tuple[str, int]]:
+            found: dict[str, int] = {}
+            for record in data:
+                source = record.get("importedFrom")
+                if record.get("status") == "pending" and isinstance(source, str) and source:
+                    found[source] = found.get(source, 0) + 1
+            return sorted(found.items(), key=lambda pair: (-pair[1], pair[0]))
+
+        result: list[tuple[str, int]] = self._file.view("pending_sources", count)
+        return result
+
+    def pending_from(self, source: str) -> list[str]:
+        """The ids of the proposals waiting from ``source``, oldest first."""
+        return [
+            item.id for item in reversed(self.pending()) if item.imported_from == source and source
+        ]
+
+    def reject_source(self, source: str, *, actor: str = "review") -> int:
+        """Reject every proposal waiting from ``source`` in one write; how many."""
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            done = 0
+            for record in records:
+                if record.get("status") == "pending" and record.get("importedFrom") == source:
+                    self._decide(record, "rejected", actor)
+                    done += 1
+            if not done:
+                return Unchanged(0)
+            self._prune(records)
+            return done
+
+        done: int = self._file.update(mutate)
+        return done
+
     def decided(self) -> list[ReviewItem]:
         """Approved and rejected items, most recently decided first."""
         items = [item for item in reversed(self._items()) if item.status != "pending"]
@@ -294,11 +378,13 @@ class ReviewQueue(FileBacked):
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             added: list[dict[str, Any]] = []
+            known = _KnownIndex(records)
             for proposal in wanted:
-                if self._is_known(records, proposal):
+                if known.holds(proposal):
                     continue
                 record = self._record(proposal, conversation_id)
                 records.append(record)
+                known.add(record)
                 added.append(record)
             return added if added else Unchanged([])
 
@@ -332,24 +418,28 @@ class ReviewQueue(FileBacked):
 
     @staticmethod
     def _record(proposal: Proposal, conversation_id: str | None) -> dict[str, Any]:
-        return {
-            "id": secrets.token_hex(6),
-            "action": proposal.action,
-            "content": clean_content(proposal.content),
-            "category": check_category(proposal.category),
-            "confidence": proposal.confidence,
-            "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
-            "conversationId": conversation_id,
-            "evidence": proposal.evidence,
-            "evidenceAt": proposal.evidence_at,
-            "extractorModel": proposal.model if proposal.extractor == "llm" else None,
-            "memoryId": proposal.memory_id,
-            "currentContent": proposal.current_content,
-            "status": "pending",
-            "createdAt": now_iso(),
-            "decidedAt": None,
-            "decidedBy": None,
-        } | ({"withheld": proposal.withheld} if proposal.withheld else {})
+        return (
+            {
+                "id": secrets.token_hex(6),
+                "action": proposal.action,
+                "content": clean_content(proposal.content),
+                "category": check_category(proposal.category),
+                "confidence": proposal.confidence,
+                "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
+                "conversationId": conversation_id,
+                "evidence": proposal.evidence,
+                "evidenceAt": proposal.evidence_at,
+                "extractorModel": proposal.model if proposal.extractor == "llm" else None,
+                "memoryId": proposal.memory_id,
+                "currentContent": proposal.current_content,
+                "status": "pending",
+                "createdAt": now_iso(),
+                "decidedAt": None,
+                "decidedBy": None,
+            }
+            | ({"withheld": proposal.withheld} if proposal.withheld else {})
+            | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
+        )
 
     # ----------------------------------------------------------------- deciding
     def approve(

@@ -15,6 +15,7 @@ from . import (
     assets,
     attention,
     auth,
+    bring,
     context,
     conversations,
     errors,
@@ -80,5 +81,6 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     threads.init_app(app)
     for area in (health, memories, provenance, conversations, prompt, review, attention, skills):
         app.register_blueprint(area.bp)
+    app.register_blueprint(bring.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

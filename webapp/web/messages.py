@@ -96,6 +96,18 @@ MESSAGES: dict[str, str] = {
     "merge_same": N_("Choose two different memories to merge."),
     "not_a_finding": N_("That is not a finding of the Needs attention view."),
     "import_not_a_list": N_("An import file must hold a JSON array of memories."),
+    # bringing memories from other systems (webapp/extraction/imports)
+    "import_looks_like": N_(
+        "This file is not %(asked)s: it looks like %(looks_like)s (format %(format)s, or auto)."
+    ),
+    "import_wrong_format": N_("This file is not %(asked)s: %(detail)s."),
+    "import_unknown_json": N_(
+        "This file is JSON of a shape no importer reads: not a mem0 export, an MCP memory "
+        "file, a Letta agent file or a Memory Curator export."
+    ),
+    "import_unknown_format": N_("Unknown format %(format)s; use auto or one of: %(formats)s."),
+    "import_too_large": N_("The file is larger than %(size)s MB; no memory list is that large."),
+    "import_not_utf8": N_("The file is not UTF-8 text (bad byte at position %(position)s)."),
     "import_item_not_object": N_("Item %(item)s is not a memory object."),
     "import_item_too_deep": N_(
         "Item %(item)s is nested too deep (more than %(most)s levels of lists and objects); "
