@@ -167,9 +167,10 @@ def main() -> None:
         print(
             f"  pasted text, preview + queue in Review: {seconds:7.2f} s, peak {peak / 1e6:6.1f} MB  {result}"
         )
-        print(
-            f"  ratio pasted / JSON: time {seconds / anchor_s:.2f}x, peak memory {peak / anchor_peak:.2f}x"
-        )
+        ratio = f"time {seconds / anchor_s:.2f}x"
+        if anchor_peak:
+            ratio += f", peak memory {peak / anchor_peak:.2f}x"
+        print(f"  ratio pasted / JSON: {ratio}")
         n = args.scan_count
         before = old_submit(root / "scan", n, indexed=False)
         after = old_submit(root / "index", n, indexed=True)

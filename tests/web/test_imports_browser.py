@@ -12,7 +12,7 @@ from webapp.stores import ReviewQueue
 from webapp.stores.origin import describe_origin
 
 from ..test_imports_cli import EXPECTED, FIXTURES, today
-from .conftest import start_server, stop_server, wait_for_htmx
+from .conftest import assert_accessible, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +46,8 @@ def test_a_file_is_previewed_queued_reviewed_and_approved_in_the_browser(server,
     assert server.memories().get_all() == []  # Review only
 
     page.goto(f"{server.url}/review/")
+    if name == "mem0_get_all.json":
+        assert_accessible(page, "on Review with an imported file's source bar")
     expect(page.locator(".review-sources li")).to_have_text(
         f"{source}: {add + update} waiting Approve all Reject all", use_inner_text=True
     )
@@ -73,6 +75,7 @@ def test_hostile_text_is_shown_as_text_and_a_wrong_format_is_named(server, page)
         "<img src=x onerror=alert(1)> Prefers dark mode"
     )
     assert page.watch.dialogs == []
+    assert_accessible(page, "on the import preview")
 
     page.goto(f"{server.url}/memories/bring/")
     page.set_input_files("#bring-file", str(FIXTURES / "mcp_memory.jsonl"))
