@@ -105,6 +105,10 @@ MESSAGES: dict[str, str] = {
         "This file is JSON of a shape no importer reads: not a mem0 export, an MCP memory "
         "file, a Letta agent file or a Memory Curator export."
     ),
+    "import_bad_json": N_(
+        "This file looks like JSON but is not valid JSON: %(problem)s at line %(line)s, "
+        "column %(column)s."
+    ),
     "import_unknown_format": N_("Unknown format %(format)s; use auto or one of: %(formats)s."),
     "import_too_large": N_("The file is larger than %(size)s MB; no memory list is that large."),
     "import_not_utf8": N_("The file is not UTF-8 text (bad byte at position %(position)s)."),

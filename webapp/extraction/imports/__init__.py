@@ -77,7 +77,7 @@ def resolve_format(content: str, wanted: str = "auto") -> str:
     found = detect(content)
     if wanted == "auto":
         if found is None:
-            raise unknown()
+            raise unknown(content)
         return found
     if found != wanted:
         # JSON that is none of the formats asked as JSON-based one: say what is missing.

@@ -100,6 +100,7 @@ class ImportFormatError(CodedError, ValueError):
         "import_wrong_format",
         "import_looks_like",
         "import_unknown_json",
+        "import_bad_json",
         "import_unknown_format",
         "import_too_large",
         "import_not_utf8",
