@@ -452,10 +452,26 @@ def repair(data_dir: str | None) -> None:
     default=None,
     help="File to write (default: standard output).",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "mcp-jsonl", "markdown", "mem0"]),
+    default="json",
+    show_default=True,
+    help="json: this program's own form (lossless); mcp-jsonl: the MCP memory server's "
+    "memory.jsonl; markdown: one heading per category; mem0: mem0's get_all JSON.",
+)
 @friendly_errors
-def export_memories(data_dir: str | None, output: Path | None) -> None:
-    """Write every memory as a JSON array (the on-disk form), for backup or import."""
-    payload = memory_store(load_settings(data_dir)).export()
+def export_memories(data_dir: str | None, output: Path | None, fmt: str = "json") -> None:
+    """Write every memory as a JSON array (the on-disk form), for backup or import; or, with
+    --format, in another system's format."""
+    store = memory_store(load_settings(data_dir))
+    if fmt == "json":
+        payload = store.export()
+    else:
+        from .extraction.imports.exporters import export_as
+
+        payload = export_as(store.get_all(), fmt)
     if output is None:
         click.echo(payload.decode("utf-8"), nl=False)
     else:
@@ -517,6 +533,93 @@ def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str
         tombstones.set_no_propose(tombstone.id)
     if no_propose:
         click.echo("It will not be proposed again.")
+
+
+@main.command(name="import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "text", "mem0", "mcp-jsonl", "letta", "json"]),
+    default="auto",
+    show_default=True,
+    help="The file's format; auto recognises it from the content.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Print the preview only; queue nothing, change nothing."
+)
+@data_dir_option
+@friendly_errors
+def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -> None:
+    """Import memories from another system (pasted text, mem0, the MCP memory server's JSONL,
+    a Letta .af) into Review, reconciled with what is kept; a Memory Curator export (json) is
+    imported as it is, losslessly. Prints the preview first. Exit status 1 when the file
+    cannot be read as asked."""
+    from .extraction.imports import (
+        MAX_IMPORT_BYTES,
+        ImportFormatError,
+        decode,
+        plan_import,
+        queue_import,
+        read_own_export,
+        resolve_format,
+    )
+
+    settings = load_settings(data_dir)
+    store = memory_store(settings)
+    queue = ReviewQueue.from_settings(settings, store)
+    try:
+        with file.open("rb") as handle:
+            content = decode(handle.read(MAX_IMPORT_BYTES + 1))
+        chosen = resolve_format(content, fmt)
+        if chosen == "json":
+            _import_own_export(store, read_own_export(content), file.name, dry_run)
+            return
+        plan = plan_import(store, queue, content, fmt=chosen, file_name=file.name)
+    except ImportFormatError as exc:
+        click.echo(f"Error: {file.name}: {exc}", err=True)
+        sys.exit(1)
+    except ValueError as exc:  # an unusable record of an own export
+        click.echo(f"Error: {file.name}: {exc}", err=True)
+        sys.exit(1)
+    counts = plan.counts
+    click.echo(
+        f"{file.name} ({plan.format}): {counts['add']} to add, {counts['update']} to update, "
+        f"{counts['known']} skipped as known, {counts['refused']} refused"
+    )
+    for refusal in plan.parsed.refused:
+        click.echo(f"  line {refusal.line}: refused ({refusal.why}): {refusal.text}")
+    if dry_run:
+        click.echo("Dry run: nothing was queued.")
+        return
+    queued = queue_import(queue, plan)
+    click.echo(
+        f"Queued {len(queued)} for review, from {plan.source}; approve or reject them on the "
+        "Review page (bulk by source there)."
+    )
+
+
+def _import_own_export(
+    store: MemoryStore, records: list[dict[str, Any]], name: str, dry_run: bool
+) -> None:
+    """A Memory Curator export: preview, then (without dry run) import it as it is."""
+    preview = store.preview_import(records)
+    counts = preview.counts
+    click.echo(
+        f"{name} (json): {counts['add']} to add, {counts['update']} to update, "
+        f"{counts['same']} already the same, {counts['secret']} refused (secrets)"
+    )
+    if dry_run:
+        click.echo("Dry run: nothing was imported.")
+        return
+    if not preview.fits:
+        click.echo("Error: the import would not fit in memory's caps; nothing imported.", err=True)
+        sys.exit(1)
+    done = store.import_records(records, actor="cli", source=name)
+    click.echo(
+        f"Imported: {done['added']} added, {done['updated']} updated, "
+        f"{done['unchanged']} already the same, {done['refused']} refused."
+    )
 
 
 @main.command(name="mcp")

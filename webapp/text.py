@@ -166,7 +166,14 @@ _CJK_FILLER = re.compile(
 
 def normalize(text: str) -> str:
     """Case-, width-, spacing- and punctuation-insensitive form: equal means the same fact."""
-    return "".join(ch for ch in fold(text or "") if ch.isalnum())
+    return _normalized(text or "")
+
+
+@functools.lru_cache(maxsize=65536)
+def _normalized(text: str) -> str:
+    # Cached: reconcile compares every fact of an import with every kept memory, which
+    # normalises the same memory texts over and over.
+    return "".join(ch for ch in fold(text) if ch.isalnum())
 
 
 # What may end (or open) a sentence without changing the fact: full stops, commas, question
@@ -197,14 +204,19 @@ def same_fact_key(text: str) -> str:
 
 def key_terms(text: str) -> list[str]:
     """The terms that carry the fact: content words and Chinese character bigrams."""
-    folded = fold(text or "")
+    return list(_key_terms(text or ""))
+
+
+@functools.lru_cache(maxsize=65536)
+def _key_terms(text: str) -> tuple[str, ...]:
+    folded = fold(text)
     terms: list[str] = []
     for token in _TERM.findall(folded):
         if _CJK_RUN.match(token):
             terms.extend(_bigrams(_CJK_FILLER.sub(" ", token)))
         elif token not in LATIN_FILLER:
             terms.append(token)
-    return terms
+    return tuple(terms)
 
 
 def _numbers(text: str) -> list[str]:

@@ -14,6 +14,7 @@ model is ignored with a warning, and the next ``save()`` replaces it: it never s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -56,6 +57,17 @@ def _read(path: Path) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
     return keys, vectors, str(meta.get("model", ""))
 
 
+@functools.lru_cache(maxsize=65536)
+def _key(model: str, text: str) -> bytes:
+    # Cached: every comparison asks for the keys of all kept memories again.
+    prepared = embedding_text(text)
+    digest = hashlib.blake2b(digest_size=KEY_BYTES, person=b"mc-vectors")
+    digest.update(model.encode())
+    digest.update(b"\0")
+    digest.update(prepared.encode("utf-8", "surrogatepass"))
+    return digest.digest()
+
+
 def cache_path_for(store_path: str | os.PathLike[str]) -> Path:
     """Where the vectors of the store at ``store_path`` live: memories.json → memories.vectors.npz."""
     path = Path(store_path)
@@ -80,12 +92,7 @@ class VectorCache:
     # ----------------------------------------------------------------- keys
     def key(self, text: str) -> bytes:
         """The hash a text's vector is stored under (model name and prepared text)."""
-        prepared = embedding_text(text)
-        digest = hashlib.blake2b(digest_size=KEY_BYTES, person=b"mc-vectors")
-        digest.update(self.embedder.name.encode())
-        digest.update(b"\0")
-        digest.update(prepared.encode("utf-8", "surrogatepass"))
-        return digest.digest()
+        return _key(self.embedder.name, text)
 
     def __len__(self) -> int:
         return len(self._rows)

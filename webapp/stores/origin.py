@@ -102,6 +102,8 @@ def extractor_label(extractor: str | None, model: str | None = None) -> str:
     """'rules', 'LLM openai/gpt-4o' or 'LLM' for a review item's or origin's extractor."""
     if extractor in (None, "", "regex", "rules"):
         return "rules"
+    if extractor == "import":
+        return "import"
     return f"LLM {model}" if model else "LLM"
 
 

@@ -40,7 +40,7 @@ from .tombstones import TombstoneStore
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
-EXTRACTORS = ("llm", "regex")
+EXTRACTORS = ("llm", "regex", "import")
 # Decided items kept for undo and for remembering rejections; the oldest go first.
 MAX_DECIDED = 2000
 
@@ -72,6 +72,9 @@ class ReviewItem:
     person: str | None = None  # whose the fact would be (a person's id); None: the household's
     tombstone_id: str | None = None  # a person deleted this fact before (stores.tombstones)
     expires_at: str | None = None  # when the fact stops being true (ISO UTC); None: never
+    # For a proposal read from a file: "<format>, <file name>, <date>" (the memory's origin
+    # then says "imported from …").
+    imported_from: str | None = None
 
     @property
     def edited(self) -> bool:
@@ -113,6 +116,7 @@ class ReviewItem:
             person=_str_or_none(record.get("person")),
             tombstone_id=_str_or_none(record.get("tombstoneId")),
             expires_at=_time(record.get("expiresAt")),
+            imported_from=_str_or_none(record.get("importedFrom")),
         )
 
 
@@ -148,6 +152,7 @@ class Proposal:
     person: str | None = None  # whose it would be (a person's id); None: the household's
     tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
     expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
+    imported_from: str | None = None  # "<format>, <file name>, <date>" of an imported fact
 
 
 def _validate(data: Any) -> str | None:
@@ -170,6 +175,7 @@ TEXT_FIELDS = (
     "extractorModel",
     "replacedInstead",
     "tombstoneId",
+    "importedFrom",
 )
 # Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
 TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt", "expiresAt")
@@ -219,6 +225,16 @@ def _unreadable_times(records: Any) -> list[tuple[str, str]]:
 
 def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
     """The ``origin`` of a memory written by approving the review item ``record``."""
+    if record.get("importedFrom"):
+        return make_origin(
+            "imported",
+            importedFrom=record.get("importedFrom"),
+            evidence=record.get("evidence"),
+            reviewId=record.get("id"),
+            approvedBy=actor,
+            approvedAt=now_iso(),
+            action="update" if record.get("action") == "update" else None,
+        )
     return make_origin(
         "extracted",
         conversationId=record.get("conversationId"),
@@ -231,6 +247,36 @@ def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
         approvedAt=now_iso(),
         action="update" if record.get("action") == "update" else None,
     )
+
+
+class _KnownIndex:
+    """``ReviewQueue._is_known`` over a whole batch in one pass: pending and approved items by
+    (action, memory, normalised text), rejected ones by (action, memory), so queuing ten
+    thousand imported facts does not compare each with every item before it."""
+
+    def __init__(self, records: list[dict[str, Any]]) -> None:
+        self.exact: set[tuple[Any, Any, str]] = set()
+        self.rejected: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+        for record in records:
+            self.add(record)
+
+    @staticmethod
+    def _where(action: Any, memory_id: Any) -> tuple[Any, Any]:
+        return action, (None if action == "add" else memory_id)
+
+    def add(self, record: dict[str, Any]) -> None:
+        where = self._where(record.get("action"), record.get("memoryId"))
+        status = record.get("status")
+        if status in ("pending", "approved"):
+            self.exact.add((*where, normalize(record.get("content", ""))))
+        elif status == "rejected":
+            self.rejected.setdefault(where, []).append(record)
+
+    def holds(self, proposal: Proposal) -> bool:
+        where = self._where(proposal.action, proposal.memory_id)
+        if (*where, normalize(proposal.content)) in self.exact:
+            return True
+        return ReviewQueue._is_known(self.rejected.get(where, []), proposal)
 
 
 def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
@@ -298,6 +344,44 @@ class ReviewQueue(FileBacked):
             "pending_count", lambda data: sum(1 for r in data if r.get("status") == "pending")
         )
 
+    def pending_sources(self) -> list[tuple[str, int]]:
+        """Each file proposals wait from ("<format>, <file name>, <date>") and how many,
+        most first (cached until the file changes)."""
+
+        def count(data: Any) -> list[tuple[str, int]]:
+            found: dict[str, int] = {}
+            for record in data:
+                source = record.get("importedFrom")
+                if record.get("status") == "pending" and isinstance(source, str) and source:
+                    found[source] = found.get(source, 0) + 1
+            return sorted(found.items(), key=lambda pair: (-pair[1], pair[0]))
+
+        result: list[tuple[str, int]] = self._file.view("pending_sources", count)
+        return result
+
+    def pending_from(self, source: str) -> list[str]:
+        """The ids of the proposals waiting from ``source``, oldest first."""
+        return [
+            item.id for item in reversed(self.pending()) if item.imported_from == source and source
+        ]
+
+    def reject_source(self, source: str, *, actor: str = "review") -> int:
+        """Reject every proposal waiting from ``source`` in one write; how many."""
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            done = 0
+            for record in records:
+                if record.get("status") == "pending" and record.get("importedFrom") == source:
+                    self._decide(record, "rejected", actor)
+                    done += 1
+            if not done:
+                return Unchanged(0)
+            self._prune(records)
+            return done
+
+        done: int = self._file.update(mutate)
+        return done
+
     def decided(self) -> list[ReviewItem]:
         """Approved and rejected items, most recently decided first."""
         items = [item for item in reversed(self._items()) if item.status != "pending"]
@@ -314,11 +398,13 @@ class ReviewQueue(FileBacked):
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             added: list[dict[str, Any]] = []
+            known = _KnownIndex(records)
             for proposal in wanted:
-                if self._is_known(records, proposal):
+                if known.holds(proposal):
                     continue
                 record = self._record(proposal, conversation_id)
                 records.append(record)
+                known.add(record)
                 added.append(record)
             return added if added else Unchanged([])
 
@@ -377,6 +463,7 @@ class ReviewQueue(FileBacked):
             | ({"person": check_person_id(proposal.person)} if proposal.person else {})
             | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
             | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
+            | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
         )
 
     def forget_text(self, texts: Iterable[str], *, tombstone_id: str | None = None) -> int:

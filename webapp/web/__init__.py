@@ -16,6 +16,7 @@ from . import (
     assets,
     attention,
     auth,
+    bring,
     context,
     conversations,
     errors,
@@ -99,5 +100,6 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     ):
         app.register_blueprint(area.bp)
     app.register_blueprint(expiry.bp)
+    app.register_blueprint(bring.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

@@ -104,6 +104,22 @@ MESSAGES: dict[str, str] = {
     "person_id_bad": N_("A person id is 1 to 100 letters, digits, '-' or '_'."),
     "person_unknown": N_("No person has the id %(id)s."),
     "import_not_a_list": N_("An import file must hold a JSON array of memories."),
+    # bringing memories from other systems (webapp/extraction/imports)
+    "import_looks_like": N_(
+        "This file is not %(asked)s: it looks like %(looks_like)s (format %(format)s, or auto)."
+    ),
+    "import_wrong_format": N_("This file is not %(asked)s: %(detail)s."),
+    "import_unknown_json": N_(
+        "This file is JSON of a shape no importer reads: not a mem0 export, an MCP memory "
+        "file, a Letta agent file or a Memory Curator export."
+    ),
+    "import_bad_json": N_(
+        "This file looks like JSON but is not valid JSON: %(problem)s at line %(line)s, "
+        "column %(column)s."
+    ),
+    "import_unknown_format": N_("Unknown format %(format)s; use auto or one of: %(formats)s."),
+    "import_too_large": N_("The file is larger than %(size)s MB; no memory list is that large."),
+    "import_not_utf8": N_("The file is not UTF-8 text (bad byte at position %(position)s)."),
     "import_item_not_object": N_("Item %(item)s is not a memory object."),
     "import_item_too_deep": N_(
         "Item %(item)s is nested too deep (more than %(most)s levels of lists and objects); "

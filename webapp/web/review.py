@@ -495,3 +495,57 @@ def bulk() -> Response:
             changed,
         )
     return _decided("pending", message, decided)
+
+
+# ------------------------------------------------------------------ bulk by source
+@bp.app_template_global("review_sources")
+def review_sources() -> list[tuple[str, int]]:
+    """The files imported proposals wait from, and how many from each (Review's source bar)."""
+    return stores().review.pending_sources()
+
+
+@bp.post("/source")
+def decide_source() -> Response:
+    """Approve (until memory is full) or reject every pending proposal from one imported file."""
+    from ..extraction.imports import approve_source
+
+    source = request.form.get("source") or ""
+    decision = request.form.get("decision")
+    queue = stores().review
+    if decision not in ("approve", "reject") or not source:
+        return _panel(
+            _build(
+                "pending",
+                notice=_("Choose a source and Approve all or Reject all."),
+                focus="review-notice",
+            ),
+            422,
+        )
+    if decision == "reject":
+        done = queue.reject_source(source, actor=actor())
+        message = ngettext(
+            "Rejected %(count)s fact from %(source)s.",
+            "Rejected %(count)s facts from %(source)s.",
+            done,
+            count=format_number(done),
+            source=source,
+        )
+        return _decided("pending", message)
+    result = approve_source(queue, source, actor=actor())
+    message = ngettext(
+        "Approved %(count)s fact from %(source)s.",
+        "Approved %(count)s facts from %(source)s.",
+        result.approved,
+        count=format_number(result.approved),
+        source=source,
+    )
+    if result.full is not None:
+        left = len(queue.pending_from(source))
+        message += " " + _full_notice(result.full, max(1, left))
+    if result.changed:
+        message += " " + ngettext(
+            "%(num)s left pending: its memory was changed meanwhile.",
+            "%(num)s left pending: their memories were changed meanwhile.",
+            result.changed,
+        )
+    return _decided("pending", message)

@@ -1,0 +1,222 @@
+"""``memory-curator import`` and ``export --format`` run as real processes over the fixtures in
+tests/data/imports (written from each format's public documentation)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from webapp.stores import MemoryStore, ReviewQueue
+from webapp.stores.origin import describe_origin, make_origin
+
+from .test_cli import run_cli
+
+FIXTURES = Path(__file__).parent / "data" / "imports"
+FAST = {"MEMORY_EMBEDDER": "lexical"}  # the similarity layer without loading a model
+
+# file → (format auto finds, to add, to update, skipped as known, refused), into an empty store
+EXPECTED = {
+    "chatgpt_memories_en.txt": ("text", 9, 0, 0, 2),
+    "claude_memory_zh_hant.txt": ("text", 5, 0, 0, 2),
+    "pasted_zh_hans.txt": ("text", 4, 0, 0, 0),
+    "mem0_get_all.json": ("mem0", 3, 0, 0, 2),
+    "mem0_platform_list.json": ("mem0", 2, 0, 0, 0),
+    "mcp_memory.jsonl": ("mcp-jsonl", 8, 0, 0, 1),
+    "letta_agent.af": ("letta", 8, 0, 0, 3),
+    "letta_agent_v1.af": ("letta", 3, 0, 0, 1),
+}
+
+
+def today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+def stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
+    memories = MemoryStore(data_dir / "memories.json", lock_timeout=5)
+    return memories, ReviewQueue(data_dir / "review.json", memories)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_fixture_is_previewed_and_queued_in_review_with_its_origin(data_dir, name):
+    fmt, add, update, known, refused = EXPECTED[name]
+    dry = run_cli(
+        "import", str(FIXTURES / name), "--dry-run", "--data-dir", str(data_dir), env_extra=FAST
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert (
+        f"{name} ({fmt}): {add} to add, {update} to update, {known} skipped as known, "
+        f"{refused} refused" in dry.stdout
+    )
+    assert dry.stdout.count("refused (") == refused
+    assert not (data_dir / "review.json").exists() or not stores(data_dir)[1].pending()
+
+    done = run_cli("import", str(FIXTURES / name), "--data-dir", str(data_dir), env_extra=FAST)
+    assert done.returncode == 0, done.stderr
+    memories, queue = stores(data_dir)
+    pending = queue.pending()
+    assert len(pending) == add + update
+    assert {item.imported_from for item in pending} == {f"{fmt}, {name}, {today()}"}
+    assert memories.get_all() == []  # Review only: nothing is remembered before approval
+
+
+def test_approving_an_imported_fact_remembers_it_saying_where_it_came_from(data_dir):
+    run_cli(
+        "import", str(FIXTURES / "mem0_get_all.json"), "--data-dir", str(data_dir), env_extra=FAST
+    )
+    memories, queue = stores(data_dir)
+    item = next(i for i in queue.pending() if i.content == "User loves sci-fi movies.")
+    queue.approve(item.id, actor="alice")
+    [memory] = memories.get_all()
+    assert memory.content == "User loves sci-fi movies."
+    assert describe_origin(memory.origin) == f"imported from mem0, mem0_get_all.json, {today()}"
+    assert memory.origin is not None and memory.origin["approvedBy"] == "alice"
+
+
+def test_known_facts_are_skipped_and_close_ones_proposed_as_updates(data_dir):
+    memories, _ = stores(data_dir)
+    memories.add("Likes hiking on weekends", category="preference")
+    kept = memories.add("Has a daughter named Maya who is 6.", category="general")
+    result = run_cli(
+        "import",
+        str(FIXTURES / "chatgpt_memories_en.txt"),
+        "--data-dir",
+        str(data_dir),
+        env_extra=FAST,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "7 to add, 1 to update, 1 skipped as known, 2 refused" in result.stdout
+    [update] = [i for i in stores(data_dir)[1].pending() if i.action == "update"]
+    assert (update.memory_id, update.content) == (kept.id, "Has a daughter named Maya who is 7.")
+
+
+def test_refusals_name_their_line_and_reason(data_dir):
+    result = run_cli(
+        "import",
+        str(FIXTURES / "chatgpt_memories_en.txt"),
+        "--dry-run",
+        "--data-dir",
+        str(data_dir),
+    )
+    assert "line 9: refused (empty)" in result.stdout
+    assert "line 12: refused (too long): Memory updated: prefers tea" in result.stdout
+
+
+def test_a_file_in_another_format_is_refused_naming_the_format_it_looks_like(data_dir):
+    result = run_cli(
+        "import",
+        str(FIXTURES / "mcp_memory.jsonl"),
+        "--format",
+        "mem0",
+        "--data-dir",
+        str(data_dir),
+    )
+    assert result.returncode == 1
+    assert "This file is not mem0: it looks like MCP memory JSONL" in result.stderr
+    assert not (data_dir / "review.json").exists()
+    as_text = run_cli(
+        "import", str(FIXTURES / "letta_agent.af"), "--format", "text", "--data-dir", str(data_dir)
+    )
+    assert as_text.returncode == 1
+    assert "it looks like Letta agent file" in as_text.stderr
+
+
+def test_a_binary_file_is_refused_and_nothing_is_queued(data_dir, tmp_path):
+    junk = tmp_path / "photo.jpg"
+    junk.write_bytes(b"\xff\xd8\xff\xe0" + bytes(range(256)))
+    result = run_cli("import", str(junk), "--data-dir", str(data_dir))
+    assert result.returncode == 1
+    assert "not UTF-8 text" in result.stderr
+    assert not (data_dir / "review.json").exists()
+
+
+def _filled(data_dir: Path) -> list[dict]:
+    memories, _ = stores(data_dir)
+    memories.add(
+        "Prefers tea over coffee",
+        category="preference",
+        origin=make_origin("dashboard", by="alice", at="2026-11-20T08:00:00.000Z"),
+    )
+    memories.add("喜歡爬山", category="general")
+    memories.add("# Uses tabs, not spaces", category="convention")
+    memories.add("Works on the garden project", category="project")
+    # Fields another program (or a later version) wrote: kept through the round trip.
+    records = json.loads((data_dir / "memories.json").read_text())
+    records[0]["person"] = "alice"
+    records[1]["tags"] = ["hobby", {"nested": True}]
+    (data_dir / "memories.json").write_text(json.dumps(records))
+    return json.loads((data_dir / "memories.json").read_text())
+
+
+def test_own_export_then_import_gives_identical_memories(data_dir, tmp_path):
+    before = _filled(data_dir)
+    out = tmp_path / "export.json"
+    assert run_cli("export", "-o", str(out), "--data-dir", str(data_dir)).returncode == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    result = run_cli("import", str(out), "--data-dir", str(other))
+    assert result.returncode == 0, result.stderr
+    assert "export.json (json): 4 to add" in result.stdout
+    after = json.loads((other / "memories.json").read_text())
+    assert len(after) == len(before)
+    for old, new in zip(before, after, strict=True):
+        # Every field the export held comes back as it was (ids, times, origin, unknown
+        # fields); the import only adds that the memory was imported (the file's name, and
+        # an origin and source where nothing said them).
+        new.get("origin", {}).pop("importedFrom", None)
+        assert {key: new[key] for key in old} == old
+        assert set(new) - set(old) <= {"source", "origin"}
+
+
+@pytest.mark.parametrize("fmt", ["mcp-jsonl", "mem0", "markdown"])
+def test_export_to_another_format_then_import_gives_the_same_texts(data_dir, tmp_path, fmt):
+    before = _filled(data_dir)
+    out = tmp_path / f"export.{fmt}"
+    exported = run_cli("export", "--format", fmt, "-o", str(out), "--data-dir", str(data_dir))
+    assert exported.returncode == 0, exported.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    result = run_cli("import", str(out), "--data-dir", str(other), env_extra=FAST)
+    assert result.returncode == 0, result.stderr
+    texts = {item.content for item in stores(other)[1].pending()}
+    wanted = {r["content"] for r in before}
+    if fmt != "mem0":  # a person's memories are observations of that person's entity
+        wanted = {("alice: " + r["content"]) if r.get("person") else r["content"] for r in before}
+    assert texts == wanted
+
+
+def test_markdown_export_has_one_heading_per_category(data_dir):
+    _filled(data_dir)
+    result = run_cli("export", "--format", "markdown", "--data-dir", str(data_dir))
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[:5] == [
+        "# Memories",
+        "",
+        "## Preference",
+        "",
+        "- alice: Prefers tea over coffee",
+    ]
+    assert "## Convention\n\n- \\# Uses tabs, not spaces" in result.stdout
+    assert "## General\n\n- 喜歡爬山" in result.stdout
+
+
+def test_mcp_export_has_an_entity_for_the_household_and_one_per_person(data_dir):
+    _filled(data_dir)
+    result = run_cli("export", "--format", "mcp-jsonl", "--data-dir", str(data_dir))
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines == [
+        {
+            "type": "entity",
+            "name": "household",
+            "entityType": "household",
+            "observations": ["喜歡爬山", "# Uses tabs, not spaces", "Works on the garden project"],
+        },
+        {
+            "type": "entity",
+            "name": "alice",
+            "entityType": "person",
+            "observations": ["Prefers tea over coffee"],
+        },
+    ]

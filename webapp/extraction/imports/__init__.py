@@ -1,0 +1,226 @@
+"""Bring memories from other systems: read a file, reconcile it with what is kept, queue the
+result in Review (never straight into memory), and write memories in those systems' formats.
+
+One small module per format (``text``, ``mem0``, ``mcp_jsonl``, ``letta``); ``detect`` says
+which one a file is; ``plan_import`` reads a file and reconciles it (the preview);
+``queue_import`` puts the proposals in Review, each saying where it came from ("mem0,
+memories.json, 2026-11-25"); ``exporters`` writes the other way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ...curation.semantic import semantic_index
+from ...stores import MemoryStore, ReviewItem, ReviewQueue
+from ...stores.errors import ConflictError, MemoryFullError, NotFoundError
+from ...stores.review import Proposal
+from ..llm import StructuredFact
+from ..reconcile import MemoryExtractor, ReconcileAction
+from . import letta, mcp_jsonl, mem0, text
+from .base import (
+    FORMAT_NAMES,
+    FORMATS,
+    MAX_FACT_CHARS,
+    MAX_IMPORT_BYTES,
+    MAX_STATEMENTS,
+    REASONS,
+    Candidate,
+    ImportFormatError,
+    Parsed,
+    Refusal,
+    decode,
+    wrong_format,
+)
+from .detect import as_json, detect, is_own_export, unknown
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "MAX_FACT_CHARS",
+    "MAX_IMPORT_BYTES",
+    "MAX_STATEMENTS",
+    "REASONS",
+    "Candidate",
+    "ImportFormatError",
+    "ImportPlan",
+    "Parsed",
+    "Refusal",
+    "approve_source",
+    "decode",
+    "detect",
+    "parse",
+    "plan_import",
+    "queue_import",
+    "read_own_export",
+    "resolve_format",
+]
+
+_PARSERS: dict[str, Callable[[Any], Parsed]] = {
+    "mem0": mem0.parse,
+    "letta": letta.parse,
+}
+
+
+def resolve_format(content: str, wanted: str = "auto") -> str:
+    """The format to read ``content`` as: ``wanted``, or for ``auto`` the one it looks like.
+    ImportFormatError when it looks like another (naming that one) or like none."""
+    if wanted not in ("auto", *FORMATS):
+        raise ImportFormatError(
+            f"Unknown format {wanted!r}; use auto or one of: {', '.join(FORMATS)}.",
+            code="import_unknown_format",
+            format=repr(wanted),
+            formats=", ".join(FORMATS),
+        )
+    found = detect(content)
+    if wanted == "auto":
+        if found is None:
+            raise unknown(content)
+        return found
+    if found != wanted:
+        # JSON that is none of the formats asked as JSON-based one: say what is missing.
+        raise wrong_format(wanted, found, "it is JSON of another shape")
+    return wanted
+
+
+def parse(content: str, fmt: str) -> Parsed:
+    """The candidates of ``content`` read as ``fmt`` (not ``json``: see read_own_export)."""
+    if fmt == "text":
+        return text.parse(content)
+    if fmt == "mcp-jsonl":
+        return mcp_jsonl.parse(content)
+    if fmt in _PARSERS:
+        return _PARSERS[fmt](as_json(content))
+    raise ValueError(f"no candidate parser for {fmt!r}")
+
+
+def read_own_export(content: str) -> list[dict[str, Any]]:
+    """The records of this program's export (imported as they are by ``MemoryStore``)."""
+    data = as_json(content)
+    if not is_own_export(data):
+        raise wrong_format("json", detect(content), "not a JSON array of memories")
+    records: list[dict[str, Any]] = data
+    return records
+
+
+def source_label(fmt: str, file_name: str | None, day: str | None = None) -> str:
+    """ "mem0, memories.json, 2026-11-25": what an imported proposal's origin names."""
+    when = day or datetime.now(UTC).strftime("%Y-%m-%d")
+    name = (file_name or "pasted text").replace("\\", "/").rsplit("/", 1)[-1].strip()[:120]
+    return f"{fmt}, {name or 'pasted text'}, {when}"
+
+
+@dataclass
+class ImportPlan:
+    """What importing a file would queue: the preview, worked out before anything is saved."""
+
+    format: str
+    source: str  # "<format>, <file name>, <date>"
+    parsed: Parsed
+    actions: list[ReconcileAction] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many would be added, updated, skipped as known, refused."""
+        added = sum(1 for a in self.actions if a.action == "add")
+        updated = sum(1 for a in self.actions if a.action == "update")
+        return {
+            "add": added,
+            "update": updated,
+            "known": len(self.parsed.candidates) - added - updated,
+            "refused": len(self.parsed.refused),
+        }
+
+    def proposals(self) -> list[Proposal]:
+        """The actions as Review proposals naming where they came from."""
+        return [
+            Proposal(
+                action=a.action,
+                content=a.content,
+                category=a.category,
+                memory_id=a.id,
+                current_content=a.current_content,
+                confidence=1.0,
+                extractor="import",
+                evidence=a.evidence,
+                imported_from=self.source,
+                withheld=a.withheld,
+            )
+            for a in self.actions
+            if a.action in ("add", "update")
+        ]
+
+
+def plan_import(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    content: str,
+    *,
+    fmt: str = "auto",
+    file_name: str | None = None,
+    day: str | None = None,
+) -> ImportPlan:
+    """Read ``content`` and reconcile its statements with memory and Review (the existing
+    reconcile: known → skipped, close → update proposal, new → add). Nothing is saved."""
+    chosen = resolve_format(content, fmt)
+    if chosen == "json":
+        raise wrong_format("text", "json")  # the own export has its own, lossless import
+    parsed = parse(content, chosen)
+    plan = ImportPlan(chosen, source_label(chosen, file_name, day), parsed)
+    facts = [
+        StructuredFact(c.text, c.category, 1.0, evidence=c.evidence, extractor="import")
+        for c in parsed.candidates
+    ]
+    if facts and (store.get_all() or queue.pending_count() or queue.decided()):
+        _embed_in_batches([fact.content for fact in facts], store)
+    extractor = MemoryExtractor(store, review_queue=queue, actor="import")
+    plan.actions = extractor.reconcile(facts) if facts else []
+    return plan
+
+
+EMBED_BATCH = 64  # texts the similarity model embeds at a time before reconcile asks
+
+
+def _embed_in_batches(texts: list[str], store: MemoryStore) -> None:
+    """Give every statement its vector before reconcile compares them one by one: the model
+    embeds a batch far faster than the same texts one at a time (reconcile would ask for
+    each fact alone)."""
+    judge = semantic_index(store.path).judge()
+    for start in range(0, len(texts), EMBED_BATCH):
+        judge.cache.vectors(texts[start : start + EMBED_BATCH])
+
+
+def queue_import(queue: ReviewQueue, plan: ImportPlan) -> list[ReviewItem]:
+    """Put the plan's proposals in Review (one write); what was queued."""
+    proposals = plan.proposals()
+    return queue.submit(proposals) if proposals else []
+
+
+@dataclass
+class SourceDecision:
+    """What approving every proposal from one file did."""
+
+    approved: int = 0
+    changed: int = 0  # left pending: its memory changed meanwhile
+    full: MemoryFullError | None = None  # memory filled up: the rest stay pending
+
+
+def approve_source(queue: ReviewQueue, source: str, *, actor: str) -> SourceDecision:
+    """Approve the proposals waiting from ``source``, oldest first, until memory is full."""
+    result = SourceDecision()
+    for item_id in queue.pending_from(source):
+        try:
+            queue.approve(item_id, actor=actor)
+        except NotFoundError:
+            continue
+        except ConflictError:
+            result.changed += 1
+            continue
+        except MemoryFullError as exc:
+            result.full = exc
+            break
+        result.approved += 1
+    return result

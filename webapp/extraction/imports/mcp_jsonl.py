@@ -1,0 +1,84 @@
+"""The official MCP memory server's knowledge graph (``memory.jsonl``).
+
+One JSON object per line: ``{"type": "entity", "name", "entityType", "observations": [...]}``
+or ``{"type": "relation", "from", "to", "relationType"}``. Each observation becomes a fact
+about its entity ("John Smith: Speaks fluent Spanish"; an observation of the household, or
+one that names its entity already, as it is), each relation a sentence ("John Smith works at
+Anthropic").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .base import Parsed, Refusal, read_json, shown, wrong_format
+
+FORMAT = "mcp-jsonl"
+# Entities whose observations are about the household or the user themself: kept as they are.
+SELF_TYPES = {"household", "user", "self", "me"}
+
+
+def records(text: str) -> list[tuple[int, Any]] | None:
+    """(line number, parsed object) of each non-blank line, or None when a line is no JSON
+    object with a ``type`` of entity or relation (then this is no MCP memory file)."""
+    found: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = read_json(line)
+        except ValueError:
+            return None
+        if not isinstance(item, Mapping) or item.get("type") not in ("entity", "relation"):
+            return None
+        found.append((number, item))
+    return found or None
+
+
+def spoken(name: str) -> str:
+    """An entity or relation name as words: ``John_Smith`` → ``John Smith``."""
+    return " ".join(name.replace("_", " ").split())
+
+
+def parse(text: str) -> Parsed:
+    """Observations and relations of a memory.jsonl as candidates."""
+    found = records(text)
+    if found is None:
+        raise wrong_format(FORMAT, None, 'a line is not an {"type": "entity"|"relation"} object')
+    parsed = Parsed(FORMAT)
+    for number, item in found:
+        if item["type"] == "entity":
+            _entity(parsed, number, item)
+        else:
+            _relation(parsed, number, item)
+    return parsed
+
+
+def _entity(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
+    name, kind, observations = item.get("name"), item.get("entityType"), item.get("observations")
+    if not isinstance(name, str) or not isinstance(observations, list):
+        parsed.refused.append(Refusal(number, "not_text", shown(dict(item))))
+        return
+    evidence = f"{name} ({kind})" if isinstance(kind, str) and kind else name
+    self_entity = isinstance(kind, str) and kind.lower() in SELF_TYPES
+    who = spoken(name)
+    for observation in observations:
+        if (
+            isinstance(observation, str)
+            and observation.strip()
+            and not self_entity
+            and who.casefold() not in observation.casefold()
+        ):
+            observation = f"{who}: {observation.strip()}"
+        parsed.take(number, observation, evidence=evidence)
+
+
+def _relation(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
+    parts = [item.get("from"), item.get("relationType"), item.get("to")]
+    if not all(isinstance(part, str) and part.strip() for part in parts):
+        parsed.refused.append(Refusal(number, "not_text", shown(dict(item))))
+        return
+    sentence = " ".join(spoken(str(part)) for part in parts)
+    parsed.take(number, sentence, evidence=json.dumps(dict(item), ensure_ascii=False))

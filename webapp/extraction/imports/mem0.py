@@ -1,0 +1,52 @@
+"""mem0: the JSON ``Memory.get_all`` (open source) or ``MemoryClient.get_all`` (platform) gives.
+
+Either ``{"results": [...]}`` or a bare list of memory objects, each with ``memory`` (the
+text), ``id``, ``created_at``, ``updated_at``, ``user_id`` and ``metadata.category`` where
+present. The category becomes this program's category when it is one of them; the user and
+the mem0 category are kept in the evidence, so Review shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...stores import CATEGORIES
+from .base import Parsed, wrong_format
+
+FORMAT = "mem0"
+
+
+def items_of(data: Any) -> list[Any] | None:
+    """The memory objects of a mem0 answer, or None when ``data`` is not one."""
+    if isinstance(data, Mapping) and isinstance(data.get("results"), list):
+        data = data["results"]
+        if not data:
+            return []
+    if not isinstance(data, list) or not data:
+        return None
+    if not all(isinstance(item, Mapping) and "memory" in item for item in data):
+        return None
+    return data
+
+
+def parse(data: Any) -> Parsed:
+    """Each ``memory`` of a mem0 answer as a candidate."""
+    items = items_of(data)
+    if items is None:
+        raise wrong_format(FORMAT, None, 'no list of objects with a "memory" field')
+    parsed = Parsed(FORMAT)
+    for number, item in enumerate(items, start=1):
+        metadata = item.get("metadata")
+        kind = metadata.get("category") if isinstance(metadata, Mapping) else None
+        category = kind if isinstance(kind, str) and kind in CATEGORIES else "general"
+        said = [f"mem0 {item[key]}" for key in ("id",) if isinstance(item.get(key), str)]
+        if isinstance(item.get("user_id"), str):
+            said.append(f"user {item['user_id']}")
+        if isinstance(kind, str) and kind:
+            said.append(f"category {kind}")
+        when = item.get("updated_at") or item.get("created_at")
+        if isinstance(when, str):
+            said.append(when)
+        parsed.take(number, item.get("memory"), category=category, evidence=", ".join(said) or None)
+    return parsed
