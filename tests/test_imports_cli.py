@@ -11,6 +11,7 @@ import pytest
 
 from webapp.stores import MemoryStore, ReviewQueue
 from webapp.stores.origin import describe_origin, make_origin
+from webapp.stores.people import PeopleStore
 
 from .test_cli import run_cli
 
@@ -220,3 +221,35 @@ def test_mcp_export_has_an_entity_for_the_household_and_one_per_person(data_dir)
             "observations": ["Prefers tea over coffee"],
         },
     ]
+
+
+def only_person(data_dir: Path) -> str:
+    [person_id] = PeopleStore(data_dir / "people.json").names()
+    return person_id
+
+
+def test_a_persons_memories_travel_under_their_name_and_come_back_as_theirs(tmp_path):
+    """Export to MCP JSONL and mem0 names a person's entity / user_id by their display name;
+    importing into a household that knows that person makes the statements theirs, in the
+    words they were kept in (not "Maya: …"); the household's stay the household's."""
+    source, target = tmp_path / "source", tmp_path / "target"
+    for folder in (source, target):
+        assert run_cli("people", "add", "Maya", "--data-dir", str(folder)).returncode == 0
+    memories = MemoryStore(source / "memories.json", lock_timeout=5)
+    memories.add("Is allergic to cats", person=only_person(source))
+    memories.add("The Wi-Fi password is on the fridge")
+    for fmt, suffix in (("mcp-jsonl", "jsonl"), ("mem0", "json")):
+        exported = tmp_path / f"out.{suffix}"
+        done = run_cli(
+            "export", "--format", fmt, "--output", str(exported), "--data-dir", str(source)
+        )
+        assert done.returncode == 0, done.stderr
+        assert '"Maya"' in exported.read_text(encoding="utf-8")
+        (target / "review.json").unlink(missing_ok=True)
+        queued = run_cli("import", str(exported), "--data-dir", str(target), env_extra=FAST)
+        assert queued.returncode == 0, queued.stderr
+        pending = {item.content: item.person for item in stores(target)[1].pending()}
+        assert pending == {
+            "Is allergic to cats": only_person(target),
+            "The Wi-Fi password is on the fridge": None,
+        }, fmt

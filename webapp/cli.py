@@ -465,13 +465,15 @@ def repair(data_dir: str | None) -> None:
 def export_memories(data_dir: str | None, output: Path | None, fmt: str = "json") -> None:
     """Write every memory as a JSON array (the on-disk form), for backup or import; or, with
     --format, in another system's format."""
-    store = memory_store(load_settings(data_dir))
+    settings = load_settings(data_dir)
+    store = memory_store(settings)
     if fmt == "json":
         payload = store.export()
     else:
         from .extraction.imports.exporters import export_as
 
-        payload = export_as(store.get_all(), fmt)
+        names = PeopleStore.from_settings(settings).names()
+        payload = export_as(store.get_all(), fmt, names)
     if output is None:
         click.echo(payload.decode("utf-8"), nl=False)
     else:
@@ -575,7 +577,8 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
         if chosen == "json":
             _import_own_export(store, read_own_export(content), file.name, dry_run)
             return
-        plan = plan_import(store, queue, content, fmt=chosen, file_name=file.name)
+        people = PeopleStore.from_settings(settings)
+        plan = plan_import(store, queue, content, fmt=chosen, file_name=file.name, people=people)
     except ImportFormatError as exc:
         click.echo(f"Error: {file.name}: {exc}", err=True)
         sys.exit(1)

@@ -107,7 +107,13 @@ def _plan() -> tuple[ImportPlan, str, str | None, str]:
         )
     day = request.form.get("day") or datetime.now(UTC).strftime("%Y-%m-%d")
     plan = plan_import(
-        stores().memories, stores().review, content, fmt=chosen, file_name=name, day=day[:10]
+        stores().memories,
+        stores().review,
+        content,
+        fmt=chosen,
+        file_name=name,
+        day=day[:10],
+        people=stores().people,
     )
     return plan, content, name, day[:10]
 
@@ -161,7 +167,8 @@ def export() -> Response:
     if fmt not in EXPORT_FORMATS:
         fmt = "json"
     store = stores().memories
-    body = store.export() if fmt == "json" else export_as(store.get_all(), fmt)
+    names = stores().people.names()
+    body = store.export() if fmt == "json" else export_as(store.get_all(), fmt, names)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     name = f"memories-{stamp}.{EXTENSIONS[fmt]}" if fmt != "mem0" else f"memories-mem0-{stamp}.json"
     return Response(

@@ -17,6 +17,7 @@ from typing import Any
 from ...curation.semantic import semantic_index
 from ...stores import MemoryStore, ReviewItem, ReviewQueue
 from ...stores.errors import ConflictError, MemoryFullError, NotFoundError
+from ...stores.people import PeopleStore
 from ...stores.review import Proposal
 from ..llm import StructuredFact
 from ..reconcile import MemoryExtractor, ReconcileAction
@@ -148,6 +149,7 @@ class ImportPlan:
                 evidence=a.evidence,
                 imported_from=self.source,
                 withheld=a.withheld,
+                person=a.person,
             )
             for a in self.actions
             if a.action in ("add", "update")
@@ -162,22 +164,37 @@ def plan_import(
     fmt: str = "auto",
     file_name: str | None = None,
     day: str | None = None,
+    people: PeopleStore | None = None,
 ) -> ImportPlan:
     """Read ``content`` and reconcile its statements with memory and Review (the existing
-    reconcile: known → skipped, close → update proposal, new → add). Nothing is saved."""
+    reconcile: known → skipped, close → update proposal, new → add). Nothing is saved.
+
+    A statement the file says is someone's (a mem0 ``user_id``, an MCP ``person`` entity)
+    whom ``people`` knows by that name or id becomes that person's, reconciled within their
+    view; the rest are the household's, as before."""
     chosen = resolve_format(content, fmt)
     if chosen == "json":
         raise wrong_format("text", "json")  # the own export has its own, lossless import
     parsed = parse(content, chosen)
     plan = ImportPlan(chosen, source_label(chosen, file_name, day), parsed)
-    facts = [
-        StructuredFact(c.text, c.category, 1.0, evidence=c.evidence, extractor="import")
-        for c in parsed.candidates
-    ]
+    groups: dict[str | None, list[StructuredFact]] = {}
+    for candidate in parsed.candidates:
+        person = people.find(candidate.owner) if people and candidate.owner else None
+        said = candidate.plain or candidate.text if person is not None else candidate.text
+        groups.setdefault(person.id if person is not None else None, []).append(
+            StructuredFact(
+                said, candidate.category, 1.0, evidence=candidate.evidence, extractor="import"
+            )
+        )
+    facts = [fact for group in groups.values() for fact in group]
     if facts and (store.get_all() or queue.pending_count() or queue.decided()):
         _embed_in_batches([fact.content for fact in facts], store)
     extractor = MemoryExtractor(store, review_queue=queue, actor="import")
-    plan.actions = extractor.reconcile(facts) if facts else []
+    if set(groups) <= {None}:  # nobody of the household named: as before
+        plan.actions = extractor.reconcile(facts) if facts else []
+        return plan
+    for whose, group in groups.items():
+        plan.actions += extractor.reconcile(group, person=whose)
     return plan
 
 

@@ -49,6 +49,11 @@ class Candidate:
     text: str
     category: str = "general"
     evidence: str | None = None  # what the file said around it (an entity, a block label)
+    # Whose it is, as the file names them (a mem0 user_id, an MCP person entity), and the
+    # statement without that name in front: a person of the household by that name gets the
+    # plain statement as theirs; anyone else's keeps the name in the text.
+    owner: str | None = None
+    plain: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,14 @@ class Parsed:
     refused: list[Refusal] = field(default_factory=list)
 
     def take(
-        self, line: int, raw: Any, *, category: str = "general", evidence: str | None = None
+        self,
+        line: int,
+        raw: Any,
+        *,
+        category: str = "general",
+        evidence: str | None = None,
+        owner: str | None = None,
+        plain: str | None = None,
     ) -> None:
         """Keep ``raw`` as a candidate, or refuse it (not text, empty, too long, over the limit)."""
         if not isinstance(raw, str):
@@ -87,7 +99,8 @@ class Parsed:
         elif len(self.candidates) >= MAX_STATEMENTS:
             self.refused.append(Refusal(line, "over_limit", shown(text)))
         else:
-            self.candidates.append(Candidate(line, text, category, evidence))
+            plain = clean_line(plain) if plain else None
+            self.candidates.append(Candidate(line, text, category, evidence, owner, plain))
 
 
 class ImportFormatError(CodedError, ValueError):

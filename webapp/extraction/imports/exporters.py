@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ...stores import CATEGORIES, Memory
 from ...stores.timefmt import to_iso
@@ -27,18 +27,21 @@ MIMETYPES = {
 }
 
 
-def _person(memory: Memory) -> str | None:
-    """Whose memory it is: the record's optional ``person`` field, read as it is stored."""
+def _person(memory: Memory, names: Mapping[str, str] | None = None) -> str | None:
+    """Whose memory it is: the display name of the person the record's optional ``person``
+    field names (``names``: id → name), else the field as it is stored; None: the household's."""
     value = memory.extra.get("person")
-    return value if isinstance(value, str) and value.strip() else None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return (names or {}).get(value, value)
 
 
-def to_mcp_jsonl(memories: Sequence[Memory]) -> bytes:
+def to_mcp_jsonl(memories: Sequence[Memory], names: Mapping[str, str] | None = None) -> bytes:
     """One entity for the household and one per person, their memories as observations (no
     relations: importing the file gives back exactly the memories' texts)."""
     owners: dict[str, list[str]] = {HOUSEHOLD: []}
     for memory in memories:
-        owners.setdefault(_person(memory) or HOUSEHOLD, []).append(memory.content)
+        owners.setdefault(_person(memory, names) or HOUSEHOLD, []).append(memory.content)
     lines = [
         {
             "type": "entity",
@@ -59,7 +62,7 @@ def _markdown_line(text: str) -> str:
     return "- " + ("\\" + flat if flat[:1] in "#>-*+|" else flat)
 
 
-def to_markdown(memories: Sequence[Memory]) -> bytes:
+def to_markdown(memories: Sequence[Memory], names: Mapping[str, str] | None = None) -> bytes:
     """One heading per category (in the categories' order), one list item per memory."""
     lines = ["# Memories", ""]
     known = [*CATEGORIES, *sorted({m.category for m in memories} - set(CATEGORIES))]
@@ -69,7 +72,7 @@ def to_markdown(memories: Sequence[Memory]) -> bytes:
             continue
         lines += [f"## {category.capitalize()}", ""]
         for memory in chosen:
-            person = _person(memory)
+            person = _person(memory, names)
             lines.append(
                 _markdown_line(f"{person}: {memory.content}" if person else memory.content)
             )
@@ -77,7 +80,7 @@ def to_markdown(memories: Sequence[Memory]) -> bytes:
     return "\n".join(lines).encode("utf-8")
 
 
-def to_mem0(memories: Sequence[Memory]) -> bytes:
+def to_mem0(memories: Sequence[Memory], names: Mapping[str, str] | None = None) -> bytes:
     """``{"results": [...]}`` as mem0's ``get_all`` answers, one object per memory."""
     results = [
         {
@@ -87,20 +90,23 @@ def to_mem0(memories: Sequence[Memory]) -> bytes:
             "metadata": {"category": memory.category},
             "created_at": to_iso(memory.created_at),
             "updated_at": to_iso(memory.updated_at),
-            "user_id": _person(memory) or HOUSEHOLD,
+            "user_id": _person(memory, names) or HOUSEHOLD,
         }
         for memory in memories
     ]
     return json.dumps({"results": results}, ensure_ascii=False, indent=2).encode("utf-8")
 
 
-EXPORTERS: dict[str, Callable[[Sequence[Memory]], bytes]] = {
+EXPORTERS: dict[str, Callable[[Sequence[Memory], Mapping[str, str] | None], bytes]] = {
     "mcp-jsonl": to_mcp_jsonl,
     "markdown": to_markdown,
     "mem0": to_mem0,
 }
 
 
-def export_as(memories: Sequence[Memory], fmt: str) -> bytes:
-    """The memories in ``fmt`` (one of EXPORT_FORMATS but json, which the store writes)."""
-    return EXPORTERS[fmt](memories)
+def export_as(
+    memories: Sequence[Memory], fmt: str, names: Mapping[str, str] | None = None
+) -> bytes:
+    """The memories in ``fmt`` (one of EXPORT_FORMATS but json, which the store writes); a
+    person's are under their display name (``names``: id → name, ``PeopleStore.names``)."""
+    return EXPORTERS[fmt](memories, names)

@@ -64,15 +64,18 @@ def _entity(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
     evidence = f"{name} ({kind})" if isinstance(kind, str) and kind else name
     self_entity = isinstance(kind, str) and kind.lower() in SELF_TYPES
     who = spoken(name)
+    owner = who if isinstance(kind, str) and kind.lower() == "person" else None
     for observation in observations:
+        plain = None
         if (
             isinstance(observation, str)
             and observation.strip()
             and not self_entity
             and who.casefold() not in observation.casefold()
         ):
-            observation = f"{who}: {observation.strip()}"
-        parsed.take(number, observation, evidence=evidence)
+            plain = observation.strip()
+            observation = f"{who}: {plain}"
+        parsed.take(number, observation, evidence=evidence, owner=owner, plain=plain)
 
 
 def _relation(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:

@@ -48,5 +48,13 @@ def parse(data: Any) -> Parsed:
         when = item.get("updated_at") or item.get("created_at")
         if isinstance(when, str):
             said.append(when)
-        parsed.take(number, item.get("memory"), category=category, evidence=", ".join(said) or None)
+        user = item.get("user_id")
+        owner = user.strip() if isinstance(user, str) and user.strip() else None
+        parsed.take(
+            number,
+            item.get("memory"),
+            category=category,
+            evidence=", ".join(said) or None,
+            owner=None if owner == "household" else owner,
+        )
     return parsed
