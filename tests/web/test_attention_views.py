@@ -281,6 +281,9 @@ def test_every_reason_the_library_gives_has_its_sentence_in_the_dashboard(app):
         "untouched": {"days": 1234, "threshold": 180},
         "too_long": {"chars": 1234, "max": 300},
         "holds_secret": {"secret": "access_code", "masked": "Door code ••••"},
+        "expired_at": {"date": date(2025, 10, 1)},
+        "model_same": {"model": "gpt-4o-mini"},
+        "model_contradiction": {"model": "gpt-4o-mini"},
     }
     for code in REASON_TEXTS:
         why = reason(code, **samples.get(code, {}))
@@ -290,7 +293,7 @@ def test_every_reason_the_library_gives_has_its_sentence_in_the_dashboard(app):
         with app.test_request_context(headers={"Accept-Language": "zh-TW"}):
             chinese = text_of(str(reason_html(why)))
         assert chinese != english and not re.search(r"\b(the|is|and|with)\b", chinese), chinese
-        if code in ("past_date", "expired_word"):
+        if code in ("past_date", "expired_word", "expired_at"):
             assert "2025年10月1日" in chinese, chinese
 
 

@@ -411,7 +411,9 @@ def test_memories_polish_empty_bar_full_stop_import_source_and_live_count(tmp_pa
         [memory] = server.memories().get_all()
         row = page.locator(f"#memory-{memory.id}")
         row.get_by_role("button", name="Delete").click()
-        expect(row).to_have_text("Deleted “我喝咖啡不加糖。” Undo")
+        expect(row).to_have_text(
+            "Deleted “我喝咖啡不加糖。” Undo Don't propose this again Delete forever"
+        )
 
         # Import with no file chosen says so; an imported memory shows where it came from.
         page.get_by_role("button", name="Preview import").click()

@@ -54,6 +54,10 @@ KEPT = {
     "zip",
     "Markdown",
     "YAML",
+    "ChatGPT",
+    "Letta",
+    "mem",  # mem0
+    "JSONL",
     "Enter",
     "Ctrl",
     "Cmd",

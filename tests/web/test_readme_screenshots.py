@@ -36,6 +36,8 @@ def test_readme_pictures_of_the_demo(demo, page, color_scheme):
         ("prompt", f"/prompt/?conversation={ZH_THREAD}&message=明天呢？", "#prompt-text .section"),
         ("review", "/review/", "article.review-item"),
         ("skills", "/skills/", "main table, main .card"),
+        ("people", "/people/", ".person"),
+        ("bring", "/memories/bring/", "#main form"),
     ]
     for name, path, ready in shots:
         page.goto(demo.url + path)

@@ -67,6 +67,15 @@ _REASONS = {
 }
 
 
+# The formats as the page's language names them (the library's FORMAT_NAMES are English).
+FORMAT_LABELS = {
+    "text": _l("pasted text"),
+    "mcp-jsonl": _l("MCP memory JSONL"),
+    "letta": _l("Letta agent file"),
+    "json": _l("Memory Curator export"),
+}
+
+
 @bp.app_template_global("refusal_reason")
 def refusal_reason(reason: str) -> str:
     """Why a line of an import was refused, in the page's language."""
@@ -82,7 +91,7 @@ def _answer(status: int = 200, **context: Any) -> BaseResponse:
         status=status,
         title=_("Bring your memories"),
         formats=FORMATS,
-        format_names=FORMAT_NAMES,
+        format_names={f: str(FORMAT_LABELS.get(f, FORMAT_NAMES.get(f, f))) for f in FORMAT_NAMES},
         export_formats=EXPORT_FORMATS,
         **context,
     )

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask import Blueprint, g, render_template, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..problems import CodedError
 from ..stores import KINDS, Person
 from .context import stores
+from .htmx import see_other
 from .ingress import USER_ID_KEY, USER_KEY
 from .messages import describe
 
@@ -105,8 +106,9 @@ def index() -> tuple[str, int]:
     return _page()
 
 
-def _done() -> BaseResponse:
-    return redirect(url_for("people.index"), code=303)
+def _to_people() -> BaseResponse:
+    """After a change: back to the People page (303, so a reload does not post again)."""
+    return see_other(url_for("people.index"))
 
 
 def _refused(exc: CodedError) -> tuple[str, int]:
@@ -125,7 +127,7 @@ def new() -> BaseResponse | tuple[str, int]:
             people.add(form.get("name", ""))
     except CodedError as exc:
         return _refused(exc)
-    return _done()
+    return _to_people()
 
 
 @bp.post("/me")
@@ -141,7 +143,7 @@ def me() -> BaseResponse | tuple[str, int]:
     except CodedError as exc:
         return _refused(exc)
     back = "memories.index" if request.form.get("next") == "memories" else "people.index"
-    return redirect(url_for(back), code=303)
+    return see_other(url_for(back))
 
 
 @bp.post("/<person_id>/rename")
@@ -150,7 +152,7 @@ def rename(person_id: str) -> BaseResponse | tuple[str, int]:
         stores().people.rename(person_id, request.form.get("name", ""))
     except CodedError as exc:
         return _refused(exc)
-    return _done()
+    return _to_people()
 
 
 @bp.post("/link")
@@ -161,7 +163,7 @@ def link() -> BaseResponse | tuple[str, int]:
         stores().people.link(form.get("person", ""), form.get("kind", ""), form.get("value", ""))
     except CodedError as exc:
         return _refused(exc)
-    return _done()
+    return _to_people()
 
 
 @bp.post("/<person_id>/unlink")
@@ -172,4 +174,4 @@ def unlink(person_id: str) -> BaseResponse | tuple[str, int]:
         )
     except CodedError as exc:
         return _refused(exc)
-    return _done()
+    return _to_people()
