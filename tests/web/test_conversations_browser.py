@@ -83,7 +83,8 @@ def test_person_reads_extracts_from_and_clears_a_thread(tmp_path: Path, page):
             )
             expect(button).to_be_enabled()
             expect(result).to_be_focused()
-            expect(page.locator("#announcer")).to_contain_text("landed in Review")
+            # (the first extraction in a server loads the similarity model first)
+            expect(page.locator("#announcer")).to_contain_text("landed in Review", timeout=30_000)
             pending = ReviewQueue(server.settings.review_file, server.memories()).pending()
             demo_pending = {p.conversation_id for p in pending} - {LONG}  # the demo's proposals
             assert demo_pending <= set(SAMPLE_THREADS)

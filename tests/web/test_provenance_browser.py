@@ -18,6 +18,10 @@ pytestmark = pytest.mark.browser
 THREAD = "slack:C07HOME:1732240000.000100"
 DEMO_THREAD = "slack:1731900000.123456"  # the demo's English thread (hallway lights, speaker…)
 
+# The first extraction in a server process loads the similarity model (seconds on a busy
+# machine) before it answers.
+EXTRACTED = 30_000
+
 
 def queue_of(server) -> ReviewQueue:
     return ReviewQueue(server.settings.review_file, server.memories(), lock_timeout=5)
@@ -32,7 +36,9 @@ def test_approve_then_go_from_the_memory_to_its_conversation_and_back(live_serve
     page.get_by_role("link", name=THREAD).click()
     expect(page.locator("#derived")).to_contain_text("No memory and no pending proposal")
     page.get_by_role("button", name="Extract facts").click()
-    expect(page.locator(".extract-result")).to_contain_text("1 fact landed in Review")
+    expect(page.locator(".extract-result")).to_contain_text(
+        "1 fact landed in Review", timeout=EXTRACTED
+    )
     [item] = queue_of(live_server).pending()
 
     # Approve it in Review.
@@ -81,7 +87,9 @@ def test_extracting_on_a_thread_lists_its_proposals_in_what_it_left_behind(live_
     derived = page.locator("#derived")
     expect(derived).to_contain_text("No memory and no pending proposal")
     page.get_by_role("button", name="Extract facts").click()
-    expect(page.locator(".extract-result")).to_contain_text("2 facts landed in Review")
+    expect(page.locator(".extract-result")).to_contain_text(
+        "2 facts landed in Review", timeout=EXTRACTED
+    )
     # The section below says the same without a reload: the two proposals wait in Review.
     expect(derived).to_contain_text("2 proposals waiting in Review")
     expect(derived).not_to_contain_text("No memory and no pending proposal")
@@ -103,10 +111,12 @@ def test_forget_what_came_from_a_thread_and_undo_it(live_server, page):
     queue = queue_of(live_server)
     page.goto(f"{live_server.url}/conversations/thread/cli:other")
     page.get_by_role("button", name="Extract facts").click()
-    expect(page.locator(".extract-result")).to_contain_text("landed in Review")
+    expect(page.locator(".extract-result")).to_contain_text("landed in Review", timeout=EXTRACTED)
     page.goto(f"{live_server.url}/conversations/thread/{THREAD}")
     page.get_by_role("button", name="Extract facts").click()
-    expect(page.locator(".extract-result")).to_contain_text("2 facts landed in Review")
+    expect(page.locator(".extract-result")).to_contain_text(
+        "2 facts landed in Review", timeout=EXTRACTED
+    )
     mine = [i for i in queue.pending() if i.conversation_id == THREAD]
     queue.approve(mine[0].id, actor="alice")
     other = next(i for i in queue.pending() if i.conversation_id == "cli:other")
@@ -212,7 +222,9 @@ def test_conversation_with_its_memories_screenshots(tmp_path: Path, page, color_
     try:
         page.goto(f"{server.url}/conversations/thread/{DEMO_THREAD}")
         page.get_by_role("button", name="Extract facts").click()
-        expect(page.locator(".extract-result")).to_contain_text("landed in Review")
+        expect(page.locator(".extract-result")).to_contain_text(
+            "landed in Review", timeout=EXTRACTED
+        )
         queue = queue_of(server)
         pending = [i for i in queue.pending() if i.conversation_id == DEMO_THREAD]
         assert len(pending) >= 3
