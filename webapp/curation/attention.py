@@ -593,22 +593,23 @@ class AttentionScanner:
             if checker is None:
                 return version, AttentionReport(findings, len(memories), self._clock() - started)
             pairs = pair_texts(findings)
-            if checker.waiting(pairs) and (fresh or not latest or not latest[1].unchecked):
-                # the pairs now, the LLM's verdicts next (the worker goes on)
+            # A first scan of this version shows the pairs with the verdicts known already; the
+            # LLM is asked on the next one (the worker goes on), so no page waits for it.
+            first = checker.waiting(pairs) and (fresh or not latest or not latest[1].unchecked)
+            verdicts = checker.known(pairs) if first else checker.check(pairs)
+            findings, ruled_out = apply_checks(findings, verdicts, checker.name)
+            if first:
                 with self._changed:
                     self._wanted = True
-                seconds = self._clock() - started
-                report = AttentionReport(
-                    findings, len(memories), seconds, partial=True, unchecked=True
-                )
-                findings, ruled_out = apply_checks(findings, checker.known(pairs), checker.name)
-                report.findings, report.ruled_out = findings, ruled_out
-                return version, report
-            verdicts = checker.check(pairs) if checker.waiting(pairs) else checker.known(pairs)
-            findings, ruled_out = apply_checks(findings, verdicts, checker.name)
-            seconds = self._clock() - started
-            report = AttentionReport(findings, len(memories), seconds, ruled_out=ruled_out)
-            report.checked_by = checker.name if verdicts else None
+            report = AttentionReport(
+                findings,
+                len(memories),
+                self._clock() - started,
+                partial=first,
+                unchecked=first,
+                checked_by=checker.name if verdicts and not first else None,
+                ruled_out=ruled_out,
+            )
             return version, report
         except Exception as exc:  # a thread's error would otherwise vanish: say it on the page
             log.exception("The Needs attention scan failed")

@@ -414,6 +414,19 @@ def _same_instant(stored: Any, expected: Any) -> bool:
     return _to_ms(parse_ts(stored)) == _to_ms(wanted)
 
 
+def _index_to_change(
+    records: list[dict[str, Any]], memory_id: str, expected_updated_at: Any
+) -> int | None:
+    """Where the memory ``memory_id`` is in ``records`` (None: there is none); with
+    ``expected_updated_at``, ConflictError if its version is no longer that one."""
+    index = next((i for i, r in enumerate(records) if r.get("id") == memory_id), None)
+    if index is not None and expected_updated_at is not None:
+        record = records[index]
+        if not _same_instant(_stored_version(record), expected_updated_at):
+            raise ConflictError(Memory.from_dict(record))
+    return index
+
+
 def _still_as_seen(record: dict[str, Any], seen: Memory | str) -> bool:
     """True while ``record`` is still the memory as a caller saw it: ``seen`` is that Memory
     (its version and its text must both match: another program may change the text without
@@ -690,14 +703,10 @@ class MemoryStore(FileBacked):
         wanted = None if expires_at is None else to_iso(_aware(expires_at))
 
         def mutate(records: list[dict[str, Any]]) -> Any:
-            index = next((i for i, r in enumerate(records) if r.get("id") == memory_id), None)
+            index = _index_to_change(records, memory_id, expected_updated_at)
             if index is None:
                 return Unchanged(None)
             record = records[index]
-            if expected_updated_at is not None and not _same_instant(
-                _stored_version(record), expected_updated_at
-            ):
-                raise ConflictError(Memory.from_dict(record))
             if record.get("expiresAt") == wanted:
                 return Unchanged(record)
             before = record
@@ -948,14 +957,10 @@ class MemoryStore(FileBacked):
             person = check_person_id(person)
 
         def mutate(records: list[dict[str, Any]]) -> Any:
-            index = next((i for i, r in enumerate(records) if r.get("id") == memory_id), None)
+            index = _index_to_change(records, memory_id, expected_updated_at)
             if index is None:
                 return Unchanged(None)
             record = records[index]
-            if expected_updated_at is not None and not _same_instant(
-                _stored_version(record), expected_updated_at
-            ):
-                raise ConflictError(Memory.from_dict(record))
             new_category = category or record.get("category") or "general"
             new_person = record.get("person") if isinstance(person, Keep) else person
             if (
