@@ -431,3 +431,29 @@ def test_keys_ending_in_a_zero_byte_survive_the_file(tmp_path: Path) -> None:
     again = VectorCache(embedder, path)
     again.vectors(memories)
     assert again.loaded == 2000 and embedder.embedded == []
+
+
+def test_the_calibration_file_is_used_only_for_the_inputs_it_was_fitted_on(tmp_path) -> None:
+    from webapp.similarity import calibrated
+
+    models = calibrated.load()
+    assert {"e5", "use", "lexical"} <= set(models)
+    assert all(len(m.weights) == len(calibrated.FEATURES) for m in models.values())
+    stale = tmp_path / "calibration.json"
+    stale.write_text('{"features": ["cosine"], "same": {"e5": {}}}', "utf-8")
+    assert calibrated.load(stale) == {}  # another model's inputs: the thresholds decide
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(b"\xff{")
+    assert calibrated.load(broken) == {}
+    assert calibrated.load(tmp_path / "missing.json") == {}
+
+
+def test_a_judge_without_calibration_keeps_the_threshold_rules() -> None:
+    from webapp.similarity import Judge, LexicalEmbedder
+
+    plain = Judge(LexicalEmbedder(), calibrated=False)
+    assert plain.same_model is None
+    assert Judge(LexicalEmbedder()).same_model is not None
+    # the rules veto values that differ, whatever the cosine
+    verdict = plain.same_fact("Weekday alarm is 06:45", "Weekday alarm is 07:15")
+    assert (verdict.verdict, verdict.reason) == (False, "different_values")

@@ -30,7 +30,9 @@ from typing import Literal, NamedTuple
 import numpy as np
 from rapidfuzz import fuzz
 
+from ..text import fold
 from .cache import VectorCache
+from .calibrated import FEATURES, SAME_MODELS, Model, lexical_cosine
 from .embedders import Embedder, default_embedder
 from .facts import _ANIMALS, Fact, Value, analyse
 
@@ -299,6 +301,27 @@ def _leftovers(terms: frozenset[str], others: frozenset[str]) -> frozenset[str]:
     return frozenset(left)
 
 
+def pair_features(a: Fact, b: Fact, parts: PairParts, cosine: float) -> list[float]:
+    """The calibrated model's inputs for a pair, in ``calibrated.FEATURES`` order."""
+    values = {
+        "cosine": cosine,
+        "lexical": lexical_cosine(a.text, b.text),
+        "fuzz": fuzz.token_set_ratio(fold(a.text), fold(b.text)) / 100.0,
+        "holder": float(parts.holder_conflict),
+        "qualifier": float(bool(parts.qualifier_conflict)),
+        "clash": float(bool(parts.clash)),
+        "clash_subject": float(any(kind in SUBJECT_KINDS for kind, _, _ in parts.clash)),
+        "negation": float(bool(parts.negation_conflict)),
+        "substitution": float(parts.substitution),
+        "frame": float(parts.frame),
+        "agree": float(bool(parts.agree)),
+        "day_only": float(parts.day_change_only),
+        "only": min(len(parts.only_a) + len(parts.only_b), 8) / 8.0,
+        "shared": min(len(parts.shared), 5) / 5.0,
+    }
+    return [values[name] for name in FEATURES]
+
+
 def _pair_numbers_with_counts(
     kinds_a: dict[str, list[Value]], kinds_b: dict[str, list[Value]]
 ) -> None:
@@ -336,12 +359,18 @@ class Judge:
         embedder: Embedder | None = None,
         cache: VectorCache | None = None,
         thresholds: dict[str, Thresholds] | None = None,
+        same_model: Model | None = None,
+        calibrated: bool = True,
     ) -> None:
         if cache is not None:
             embedder = cache.embedder
         self.embedder = embedder or default_embedder()
         self.cache = cache if cache is not None else VectorCache(self.embedder)
         self.thresholds = thresholds or THRESHOLDS.get(self.embedder.family, THRESHOLDS["lexical"])
+        # the calibrated "same fact" model for this embedder family (None: thresholds alone)
+        self.same_model = same_model or (
+            SAME_MODELS.get(self.embedder.family) if calibrated else None
+        )
         self._pairs: dict[tuple[str, str], tuple[str, Judgement]] = {}
 
     def limits(self, language: str) -> Thresholds:
@@ -358,7 +387,8 @@ class Judge:
         if fa.key and fa.key == fb.key:
             return Judgement(True, 1.0, "same_text")
         cos = self.cosine(a, b) if cosine is None else cosine
-        return decide_same(fa, fb, compare_parts(fa, fb), cos, self.limits(pair_language(fa, fb)))
+        limits = self.limits(pair_language(fa, fb))
+        return decide_same(fa, fb, compare_parts(fa, fb), cos, limits, self.same_model)
 
     def contradiction(self, a: str, b: str, cosine: float | None = None) -> Judgement:
         """Whether ``a`` and ``b`` speak of the same subject and cannot both be true."""
@@ -386,7 +416,7 @@ class Judge:
             cos = self.cosine(a, b) if cosine is None else cosine
             parts = compare_parts(fa, fb)
             limits = self.limits(pair_language(fa, fb))
-            same = decide_same(fa, fb, parts, cos, limits)
+            same = decide_same(fa, fb, parts, cos, limits, self.same_model)
             if same.verdict:
                 result = ("duplicate", same)
             else:
@@ -404,9 +434,8 @@ class Judge:
         if fk.key and fk.key == fn.key:
             return True
         parts = compare_parts(fk, fn)
-        same = decide_same(
-            fk, fn, parts, self.cosine(kept, new), self.limits(pair_language(fk, fn))
-        )
+        limits = self.limits(pair_language(fk, fn))
+        same = decide_same(fk, fn, parts, self.cosine(kept, new), limits, self.same_model)
         return same.verdict and not _adds_detail(parts, fk, fn)
 
     # ----------------------------------------------------------------- lists
@@ -429,13 +458,16 @@ class Judge:
             if ff.key and analyse(memory).key == ff.key:
                 return Reconciled("skip", index, 1.0, "same_text")
         ranked = self.most_similar(fact, kept, RECONCILE_CANDIDATES)
-        return decide_reconcile(ff, [(i, analyse(kept[i]), cos) for i, cos in ranked], self.limits)
+        return decide_reconcile(
+            ff, [(i, analyse(kept[i]), cos) for i, cos in ranked], self.limits, self.same_model
+        )
 
 
 def decide_reconcile(
     fact: Fact,
     ranked: Sequence[tuple[int, Fact, float]],
     limits: Callable[[str], Thresholds],
+    model: Model | None = None,
 ) -> Reconciled:
     """``reconcile`` from the kept memories most like ``fact``: (index, parts, cosine), best
     first. A memory that says the same is a ``skip`` (unless the fact adds detail: ``update``);
@@ -446,7 +478,7 @@ def decide_reconcile(
     for index, kept, cos in ranked:
         parts = compare_parts(kept, fact)
         limit = limits(pair_language(fact, kept))
-        same = decide_same(kept, fact, parts, cos, limit)
+        same = decide_same(kept, fact, parts, cos, limit, model)
         if same.verdict:
             if _adds_detail(parts, kept, fact):
                 update = update or Reconciled("update", index, same.score, "adds_detail")
@@ -481,24 +513,57 @@ OBJECT_KINDS = frozenset({"proper"})
 SUBJECT_KINDS = frozenset({"diet", "pets", "workplace"})
 
 
-def decide_same(a: Fact, b: Fact, parts: PairParts, cos: float, limits: Thresholds) -> Judgement:
-    """``same_fact`` from the compared parts and the cosine."""
-    if parts.holder_conflict:
-        return Judgement(False, cos, "other_holder")
-    if parts.clash:
-        kind, left, right = parts.clash[0]
-        return Judgement(False, cos, "different_values", f"{kind}: {left} / {right}")
-    if parts.qualifier_conflict:
-        return Judgement(False, cos, "other_" + parts.qualifier_conflict)
-    if parts.negation_conflict:
-        return Judgement(False, cos, "yes_and_no", parts.negation_conflict)
+def decide_same(
+    a: Fact,
+    b: Fact,
+    parts: PairParts,
+    cos: float,
+    limits: Thresholds,
+    model: Model | None = None,
+) -> Judgement:
+    """``same_fact`` from the compared parts and the cosine.
+
+    With a calibrated ``model`` (``calibrated.py``) the parts and cosines are weighed together
+    and the verdict is its probability against its threshold; the reason still names the first
+    part that speaks against it. Without one, each part vetoes and the cosine meets a threshold.
+    """
     score = cos + (limits.bonus if parts.agree else 0.0)
+    if model is not None:
+        if model.probability(pair_features(a, b, parts, cos)) >= model.threshold:
+            return Judgement(
+                True, min(score, 1.0), "same_values" if parts.agree else "same_meaning"
+            )
+        return _against(parts, score) or Judgement(False, score, "different_meaning")
+    vetoed = _against(parts, cos, substitution=False)
+    if vetoed is not None:
+        return vetoed
     if parts.substitution and score < limits.synonym:
-        detail = " / ".join(",".join(sorted(side)) for side in (parts.only_a, parts.only_b) if side)
-        return Judgement(False, score, "other_thing", detail)
+        return _other_thing(parts, score)
     if score >= limits.duplicate:
         return Judgement(True, min(score, 1.0), "same_values" if parts.agree else "same_meaning")
     return Judgement(False, score, "different_meaning")
+
+
+def _other_thing(parts: PairParts, score: float) -> Judgement:
+    detail = " / ".join(",".join(sorted(side)) for side in (parts.only_a, parts.only_b) if side)
+    return Judgement(False, score, "other_thing", detail)
+
+
+def _against(parts: PairParts, score: float, substitution: bool = True) -> Judgement | None:
+    """The first part that says two facts are not one: another holder, values, day, a no
+    (and, with ``substitution``, a frame each fills differently)."""
+    if parts.holder_conflict:
+        return Judgement(False, score, "other_holder")
+    if parts.clash:
+        kind, left, right = parts.clash[0]
+        return Judgement(False, score, "different_values", f"{kind}: {left} / {right}")
+    if parts.qualifier_conflict:
+        return Judgement(False, score, "other_" + parts.qualifier_conflict)
+    if parts.negation_conflict:
+        return Judgement(False, score, "yes_and_no", parts.negation_conflict)
+    if substitution and parts.substitution:
+        return _other_thing(parts, score)
+    return None
 
 
 def decide_contradiction(
