@@ -4,11 +4,15 @@ The embedding says whether two facts are about the same subject when they share 
 parts (``facts.analyse``) say whether their values agree. Every judgement returns a verdict, a
 score and a short reason code:
 
-- ``same_fact(a, b)``: near-duplicates. No if they belong to different people, days, rooms or
-  seasons, state different values, or one says no to what the other says; no if they share a
-  frame and each fills it differently ("Likes green tea" / "Likes green curry") unless the
-  model reads the two as synonyms; else yes when the cosine (plus a bonus for values that
-  agree, like 23:00 and "eleven") reaches the language's threshold.
+- ``same_fact(a, b)``: near-duplicates. With the calibrated model for the embedder
+  (``calibrated.py``, fitted on the dev sets), the cosines and the parts below are weighed
+  together and the model's probability meets its threshold; the reason names the first part
+  that speaks against the pair. Without it (no ``calibration.json``, or ``calibrated=False``),
+  no if they belong to different people, days, rooms or seasons, state different values, or
+  one says no to what the other says; no if they share a frame and each fills it differently
+  ("Likes green tea" / "Likes green curry") unless the model reads the two as synonyms; else
+  yes when the cosine (plus a bonus for values that agree, like 23:00 and "eleven") reaches
+  the language's threshold.
 - ``contradiction(a, b)``: the same subject with an incompatible value (a time, number, name,
   place, way to work, language, length of answers, meat or not, pets or not, home or office,
   yes against no on the same thing). Same subject: shared terms or values with nothing filled
