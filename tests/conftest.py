@@ -25,6 +25,14 @@ from webapp.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 
+# One OpenMP thread per process under pytest-xdist (./test.sh runs a worker per core): the
+# similarity model's engine would otherwise start two in every worker and every process a test
+# starts, and on a machine with no core to spare its threads spin-wait for each other (the
+# extraction tests that start a process per thread took 1.7 times as long). The vectors are
+# the same; a value set outside is kept. A host's choice reaches the embedder the same way.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 
 class BufferedClient(FlaskClient):
     """Flask's test client, reading each response whole and closing it as a browser would (an

@@ -22,17 +22,31 @@ from webapp.stores import Memory, MemoryStore
 TODAY = date(2026, 11, 25)
 
 
+def scan_threads() -> list[threading.Thread]:
+    """Every attention scan thread in this process, whichever scanner started it."""
+    return [t for t in threading.enumerate() if t.name == "attention-scan" and t.is_alive()]
+
+
 class GatedScan:
-    """Stands in for ``scan``: notes how many memories each scan got, then waits for the gate."""
+    """Stands in for ``scan``: notes how many memories each scan got, then waits for the gate.
+
+    Only for the scanner under test: scan threads of other scanners in this process (apps an
+    earlier test in the same worker made, still rescanning in the background) were running
+    before it was made; their calls go to the real ``scan`` and are not counted.
+    """
 
     def __init__(self) -> None:
+        self.others = frozenset(scan_threads())
+        self.real_scan = attention.scan
         self.started: list[int] = []
         self.gate = threading.Event()
         self.running = 0
         self.most_at_once = 0
         self._guard = threading.Lock()
 
-    def __call__(self, memories: Sequence[Memory], **_: Any) -> list[Any]:
+    def __call__(self, memories: Sequence[Memory], **kwargs: Any) -> list[Any]:
+        if threading.current_thread() in self.others:
+            return self.real_scan(memories, **kwargs)
         with self._guard:
             self.started.append(len(memories))
             self.running += 1
@@ -50,6 +64,10 @@ class GatedScan:
             assert time.monotonic() < deadline, f"only {self.started} scans started"
             time.sleep(0.005)
 
+    def threads(self) -> list[threading.Thread]:
+        """The scan threads of the scanner under test."""
+        return [t for t in scan_threads() if t not in self.others]
+
 
 @pytest.fixture
 def gated(monkeypatch) -> Iterator[GatedScan]:
@@ -64,10 +82,6 @@ def store(tmp_path: Path) -> MemoryStore:
     store = MemoryStore(tmp_path / "memories.json", max_items=1000, max_chars=10**6, lock_timeout=5)
     store.add("Prefers tea")
     return store
-
-
-def scan_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "attention-scan" and t.is_alive()]
 
 
 def settled(scanner: AttentionScanner) -> Any:
@@ -87,7 +101,7 @@ def test_one_scan_at_a_time_and_the_newest_version_replaces_the_waiting_one(gate
     for n in range(2, 8):  # six more versions of the file, each asked for by a page
         store.add(f"Fact number {n}")
         assert scanner.report(wait=0) == (None, False)
-    assert len(scan_threads()) == 1 and gated.started == [1]
+    assert len(gated.threads()) == 1 and gated.started == [1]
 
     gated.gate.set()
     report = settled(scanner)
