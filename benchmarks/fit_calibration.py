@@ -63,6 +63,10 @@ def pairs() -> list[tuple[str, str, bool, bool]]:
 
 
 def fit(x: Array, y: Array, penalty: float = PENALTY) -> Array:
+    return _newton(x, y, penalty)
+
+
+def _newton(x: Array, y: Array, penalty: float) -> Array:
     """Logistic regression by Newton steps; the last weight is the bias (not penalised)."""
     x = np.hstack([x, np.ones((len(x), 1))])
     w = np.zeros(x.shape[1])
