@@ -315,3 +315,23 @@ def test_a_waiting_item_in_other_words_is_left_to_the_person(judge):
     assert not already_decided(
         "Doesn't eat meat", memories=[], items=[_item("Is vegetarian", "pending")], judge=judge
     )
+
+
+def test_an_unsure_update_waits_for_a_person_even_in_auto_mode(data_dir: Path, judge: Any) -> None:
+    """A new fact close to a kept memory but not the same nor a clear change ("close" in the
+    judge's words) is proposed as that memory's update, and never written on its own: applied
+    in auto mode it could overwrite another fact (an allergy to penicillin by one to
+    cephalosporins)."""
+    from webapp.extraction import MemoryExtractor
+
+    store, queue = _stores(data_dir)
+    kept = store.add("对青霉素过敏", category="general", source="manual")
+    verdict = judge.reconcile("对头孢过敏", [kept.content])
+    assert (verdict.action, verdict.reason) == ("update", "close")
+    extractor = MemoryExtractor(store, review_queue=queue, mode="auto")
+    actions = extractor.reconcile(["对头孢过敏"])
+    assert [(a.action, a.id, a.unsure) for a in actions] == [("update", kept.id, True)]
+    result = extractor.submit(actions)
+    assert result.applied == []
+    assert [m.content for m in store.get_all()] == ["对青霉素过敏"]
+    assert [(i.content, i.memory_id) for i in queue.pending()] == [("对头孢过敏", kept.id)]

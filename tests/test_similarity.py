@@ -172,6 +172,58 @@ def test_negation_tied_to_the_same_subject(a: str, b: str) -> None:
     assert parts(a, b).negation_conflict
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Has a driving licence", "Doesn't have a driving licence"),
+        ("會騎機車", "不會騎機車"),
+        ("会开车", "不会开车"),
+        ("每天吃早餐", "現在都不吃早餐了"),
+        ("不会开车", "每天自己开车送孩子"),  # one side says more, nothing else
+    ],
+)
+def test_a_denied_verb_is_a_yes_and_a_no(a: str, b: str) -> None:
+    """Found on the dev sets: a negation that governs the verb (have, 騎, 开车, 吃), not a term,
+    was dropped, so "has" and "doesn't have" the same licence compared as agreeing."""
+    assert parts(a, b).negation_conflict
+    assert parts(b, a).negation_conflict
+
+
+def test_a_negation_a_value_took_is_not_a_denied_verb() -> None:
+    assert not analyse("Doesn't eat meat").negative  # no meat: the value took it
+    assert not analyse("不错的咖啡").negative  # 不错 is no negation
+    assert parts("Can't swim", "Doesn't know how to swim").negation_conflict != "not"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The family car is a blue Corolla", "The family car is a grey Corolla"),
+        ("家里宽带是电信的", "家里宽带是移动的"),
+        ("汽車停車位在B2", "汽車停車位在B3"),
+        ("女儿的班主任姓王", "女儿的班主任姓刘"),
+    ],
+)
+def test_one_thing_s_one_value_said_twice_differently_clashes(a: str, b: str) -> None:
+    """A thing has one colour, one provider, one parking space at a time: another value is a
+    change ("attribute" clash), where "Likes green tea" / "Likes green curry" are two likes."""
+    assert ("attribute" in clash_kinds(a, b)) or ("name" in clash_kinds(a, b))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Mia is allergic to peanuts", "Mia is allergic to shellfish"),  # a relation: many
+        ("车停在小区地下车库B2", "车停在小区B2地下车库"),  # the same value, words reordered
+        ("手機的鬧鐘設在早上六點半", "手機鬧鐘設在早上6:30"),  # values that agree
+        ("Living room light is Philips Hue", "Bedroom light is IKEA"),  # another thing
+        ("Likes green tea", "Likes green curry"),  # no "is": one like of many
+    ],
+)
+def test_no_attribute_clash_where_both_can_hold(a: str, b: str) -> None:
+    assert "attribute" not in clash_kinds(a, b)
+
+
 def test_negation_of_another_thing_is_no_conflict() -> None:
     assert parts("不吃香菜", "不吃辣").negation_conflict == ""
     assert parts("不吃香菜", "不吃辣").substitution  # the same frame, filled differently

@@ -60,6 +60,9 @@ class ReconcileAction:
     tombstone_id: str | None = field(default=None, compare=False)
     # When the fact stops being true (ISO UTC), read from its sentence; None: never.
     expires_at: str | None = field(default=None, compare=False)
+    # The judge found the memory close, not the same nor a clear change: a person decides,
+    # so it waits in Review even in auto mode (an unsure update could overwrite another fact).
+    unsure: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -351,7 +354,9 @@ class MemoryExtractor:
         result = Submitted()
 
         def waits(action: ReconcileAction) -> bool:
-            return action.action == "delete" or bool(action.withheld or action.tombstone_id)
+            return action.action == "delete" or bool(
+                action.withheld or action.tombstone_id or action.unsure
+            )
 
         deletions = [a for a in actions if waits(a)]
         actions = [a for a in actions if not waits(a)]
@@ -500,12 +505,14 @@ def _action_for(
     else ``add``; None too when that memory says all the fact says (an update would only
     lose words)."""
     target: Memory | None = None
+    unsure = False
     if judge is not None:
         verdict = judge.reconcile(fact.content, [m.content for m in memories])
         if verdict.action == "skip":
             return None
         if verdict.action == "update" and verdict.target is not None:
             target = memories[verdict.target]
+            unsure = verdict.reason == "close"
     if target is None:
         best, score = None, 0.0
         for memory in memories:
@@ -527,6 +534,7 @@ def _action_for(
         evidence=fact.evidence,
         current_content=None if target is None else target.content,
         withheld=fact.withheld,
+        unsure=unsure and target is not None,
     )
 
 

@@ -340,6 +340,13 @@ _CJK_FILLER = frozenset(
 _CJK_NEGATION = re.compile(
     r"^(?:不再|不想|不能|不要|不用|不会|不|没有|没|别|无|从不|绝不|未|讨厌|受不了|戒了|戒)"
 )
+# Words that start like a negation and are none: 不错 (good), 无论 (whatever), 未来 (future)…
+_NOT_NEGATIONS = frozenset(
+    fold(w)
+    for w in _wordlist(
+        "不错 不过 不同 不少 不断 不久 不仅 不但 不然 不如 无论 没错 未来 别人 别的 不管"
+    )
+)
 # Light verbs a negation reaches through to its object (不喝酒 negates 酒 as well).
 _LIGHT = frozenset({"喝", "吃", "用", "加", "放", "去", "养", "看", "听", "坐", "搭", "骑", "写"})
 # Characters stripped from the start of a word jieba made ("喝咖啡" → 咖啡, "爱喝" → 喝).
@@ -381,6 +388,12 @@ class Fact:
     terms: frozenset[str]
     negated: frozenset[str]  # terms a negation governs
     verbs: frozenset[str]  # light verbs (吃, 喝, drink, eat): part of the frame, not the subject
+    # a negation no term or value took: it denies the verb itself ("Doesn't have a licence",
+    # 不會騎機車, 現在都不吃早餐了); "Doesn't eat meat" is not negative (the value took it: no meat)
+    negative: bool = False
+    # "<subject> is <value>" of one thing (the car, 家里宽带, 班主任): (subject, copula, value),
+    # folded; a thing has one such value at a time, so another value is a change, not a second fact
+    attribute: tuple[str, str, str] | None = None
 
     def value_kinds(self) -> dict[str, list[Value]]:
         found: dict[str, list[Value]] = {}
@@ -678,7 +691,10 @@ def _is_word_value(word: str) -> bool:
     return any(any_word.search(folded) for _, any_word, _ in _compiled_word_values())
 
 
-def _word_values(text: str, values: list[Value]) -> str:
+def _word_values(text: str, values: list[Value], flips: list[str] | None = None) -> str:
+    """Replace the word values found (diet, workplace, pets…) by ``VALUE_SLOT``; a negation a
+    value turns into its opposite is noted in ``flips``."""
+    flips = [] if flips is None else flips
     for kind, any_word, table in _compiled_word_values():
         if not any_word.search(text):
             continue
@@ -691,6 +707,7 @@ def _word_values(text: str, values: list[Value]) -> str:
                 amount = canon
                 if _negates(before, kind) and (kind, canon) in _OPPOSITE:
                     amount = _OPPOSITE[(kind, canon)]
+                    flips.append(kind)
                 values.append(Value(kind, amount, match.group(0)))
                 return VALUE_SLOT
 
@@ -698,6 +715,8 @@ def _word_values(text: str, values: list[Value]) -> str:
     animal = _ANIMAL_WORDS.search(text)
     if animal and not any(v.kind == "pets" for v in values):
         amount = "no-pet" if _negates(text[: animal.start()][-10:], "pets") else "pet"
+        if amount == "no-pet":
+            flips.append("pets")
         values.append(Value("pets", amount, "pet"))
     return text
 
@@ -772,8 +791,10 @@ _EN_NEGATORS = frozenset(
 )
 
 
-def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """Content terms, the terms a negation governs, and the light verbs (吃, drink) used."""
+def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], int]:
+    """Content terms, the terms a negation governs, the light verbs (吃, drink) used, and how
+    many negations there are."""
+    negations = 0
     terms: set[str] = set()
     negated: set[str] = set()
     verbs: set[str] = set()
@@ -788,8 +809,11 @@ def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
             last: str | None = None
             for word in rjieba.cut(token):
                 bare = _CJK_NEGATION.sub("", word)
-                if bare != word:
+                if bare != word and word not in _NOT_NEGATIONS:
                     pending, before = 1, last
+                    negations += 1
+                elif bare != word:
+                    bare = word
                 while len(bare) >= 2 and bare[0] in _LEADING:
                     bare = bare[1:]  # 喝咖啡 → 咖啡, 爱喝 → 喝
                 if bare in _LIGHT:
@@ -813,6 +837,7 @@ def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
             and text[match.end() : match.end() + 3] == " up"
         ):
             pending = 1
+            negations += 1
             continue
         word = stem(token.removesuffix("'s"))
         if word in _EN_LIGHT:
@@ -824,7 +849,7 @@ def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         if pending:
             negated.add(word)
             pending -= 1
-    return frozenset(terms), frozenset(negated), frozenset(verbs)
+    return frozenset(terms), frozenset(negated), frozenset(verbs), negations
 
 
 @functools.lru_cache(maxsize=65536)
@@ -843,13 +868,14 @@ def analyse(text: str) -> Fact:
     rest = _dates(rest, values)
     rest = _times(rest, values)
     rest, days = _days(rest)
-    rest = _word_values(rest, values)
+    flips: list[str] = []
+    rest = _word_values(rest, values, flips)
     rest = _amounts(rest, values)
     rest, qualifiers = _qualifiers(rest)
     for pattern, concept in _compiled_concepts():
         rest = pattern.sub(concept, rest)
     rest = _INSTEAD_OF.sub(" not ", rest)  # "neovim instead of vim": no to vim
-    terms, negated, verbs = _terms(rest)
+    terms, negated, verbs, negations = _terms(rest)
     # a name's owner that is the holder itself ("Daughter's name is Maya") is the same subject
     values = [
         Value(v.kind, v.amount, v.text, v.ambiguous, "") if v.owner and v.owner == holder else v
@@ -866,4 +892,62 @@ def analyse(text: str) -> Fact:
         terms,
         negated,
         verbs,
+        negations > len(flips),
+        attribute(folded),
     )
+
+
+_EN_COPULA = re.compile(
+    r"^(?P<subject>[a-z][a-z' ]*?)\s+(?P<copula>is|are|was|were)\s+(?P<value>.+)$"
+)
+_ZH_COPULA = re.compile(
+    rf"^(?P<subject>[{_CJK}a-z0-9]{{2,}}?)(?P<copula>是|在|姓|叫)(?P<value>.+)$"
+)
+# A value phrase holding one of these relates the subject to something ("is allergic to peanuts",
+# "is in year 3"): one of several such facts, not the subject's one value.
+_RELATION_WORDS = frozenset(
+    _wordlist(
+        "to of in at on with about for from near by under over into than like as not no never "
+        "usually always often sometimes also too and or but because when if"
+    )
+)
+_EN_ARTICLES = frozenset(_wordlist("a an the"))
+_ZH_SUBJECT_STARTS = ("不", "没", "沒", "也", "都", "还", "還", "就", "会", "會", "要", "想")
+
+
+def attribute(folded: str) -> tuple[str, str, str] | None:
+    """(subject, copula, value) when ``folded`` says what one thing is ("the family car is a blue
+    corolla", "家里宽带是电信的", "停车位在b2"), else None. The subject must be a thing, not the user
+    (no subject, a pronoun, a verb phrase) and the value a plain value, not a relation."""
+    text = " ".join(folded.strip().rstrip("。.!！").split())
+    if not text:
+        return None
+    match = _EN_COPULA.match(text)
+    if match:
+        words = [w for w in match["subject"].split() if w not in _EN_ARTICLES]
+        said = [w for w in match["value"].split() if w not in _EN_ARTICLES]
+        if (
+            not words
+            or words[0] in ("it", "this", "that", "there", "he", "she", "they", "i", "we", "user")
+            or not said
+            or any(w in _RELATION_WORDS for w in said)
+            or len(said) > 5
+        ):
+            return None
+        subject = " ".join(stem(w.removesuffix("'s")) for w in words)
+        return subject, str(match["copula"]), " ".join(said)
+    match = _ZH_COPULA.match(text.replace(" ", ""))
+    if not match:
+        return None
+    subject = str(match["subject"]).replace("的", "")
+    value = str(match["value"]).removesuffix("的").removesuffix("了")
+    if (
+        len(subject) < 2
+        or subject.startswith(_ZH_SUBJECT_STARTS)
+        or subject in ("用户", "使用者", "我", "我们", "他", "她")
+        or not value
+        or any(ch in value for ch in "，,、；;和跟或")
+        or len(value) > 12
+    ):
+        return None
+    return subject, match["copula"], value

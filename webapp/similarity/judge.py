@@ -83,6 +83,9 @@ SAME_WORDS = 0.7  # hashed word and n-gram cosine
 SAME_WORDS_COSINE = 0.95
 PAIR_CACHE_SIZE = 500_000  # judged pairs kept (about 200 bytes each)
 RECONCILE_CANDIDATES = 5  # kept memories judged against a new fact, the most similar first
+# The calibrated "same fact" probability from which the nearest kept memory, not the same fact,
+# is close enough that a new fact is proposed as its update (chosen on the dev reconcile set)
+RECONCILE_CLOSE = 0.3
 
 
 class Judgement(NamedTuple):
@@ -252,6 +255,19 @@ def compare_parts(a: Fact, b: Fact) -> PairParts:
         elif outcome == "clash":
             clash.append((kind, ", ".join(v.text for v in xs), ", ".join(v.text for v in ys)))
     frame = frame or bool(agree)
+    if (
+        a.attribute
+        and b.attribute
+        and a.attribute[:2] == b.attribute[:2]
+        and not clash
+        and not set(agree) - OBJECT_KINDS  # values that agree (06:30 / 六點半) say it is one
+        and _value_words(a.attribute[2]) != _value_words(b.attribute[2])
+        and not term_matches(a.attribute[2], frozenset({b.attribute[2]}))
+    ):
+        # the same thing's one value, another on each side ("the car is a blue Corolla" / "a
+        # grey Corolla", 宽带是电信的 / 是移动的)
+        clash.append(("attribute", a.attribute[2], b.attribute[2]))
+        frame = True
 
     shared = frozenset(t for t in a.terms if term_matches(t, b.terms))
     shared_b = frozenset(t for t in b.terms if term_matches(t, a.terms))
@@ -266,6 +282,10 @@ def compare_parts(a: Fact, b: Fact) -> PairParts:
     for term in b.negated:
         if term_matches(term, a.terms - a.negated):
             negation = negation or term
+    if not negation and a.negative != b.negative and not (only_a and only_b):
+        # the verb itself is denied on one side only ("Has a licence" / "Doesn't have a
+        # licence", 会开车 / 不会开车), and neither side speaks of something the other does not
+        negation = "not"
 
     filled_a = set(only_a) | residual_a
     filled_b = set(only_b) | residual_b
@@ -292,6 +312,14 @@ def compare_parts(a: Fact, b: Fact) -> PairParts:
         frame=frame or overlapping,
         substitution=substitution,
     )
+
+
+def _value_words(value: str) -> tuple[str, ...]:
+    """A value phrase as its sorted words (English) or characters (Chinese), without 的 and
+    spaces: "小区地下车库b2" and "小区b2地下车库" are one value."""
+    if any(_cjk(ch) for ch in value):
+        return tuple(sorted(ch for ch in value if ch not in "的 了"))
+    return tuple(sorted(value.split()))
 
 
 def _leftovers(terms: frozenset[str], others: frozenset[str]) -> frozenset[str]:
@@ -501,6 +529,16 @@ def decide_reconcile(
         return skip
     if update is not None:
         return update
+    if model is not None and ranked:
+        # close, not the same: the nearest memory is likely this fact in other words or its
+        # older version; a person sees it as a change of that memory (Review marks what it
+        # would drop) rather than as a second memory beside it
+        index, kept, cos = ranked[0]
+        parts = compare_parts(kept, fact)
+        if not parts.holder_conflict and not parts.qualifier_conflict:
+            probability = model.probability(pair_features(kept, fact, parts, cos))
+            if probability >= RECONCILE_CLOSE:
+                return Reconciled("update", index, cos, "close")
     return Reconciled("add", None, ranked[0][2] if ranked else 0.0, "new")
 
 
@@ -592,7 +630,8 @@ def decide_contradiction(
     if parts.qualifier_conflict:
         return Judgement(False, cos, "other_" + parts.qualifier_conflict)
     for kind, left, right in parts.clash:
-        if kind in SUBJECT_KINDS:  # meat or not, pets or not: the value is the subject
+        # meat or not, pets or not: the value is the subject; a thing's one value
+        if kind in SUBJECT_KINDS or kind == "attribute":
             return Judgement(True, cos, "different_values", f"{kind}: {left} / {right}")
     if parts.substitution and cos < limits.synonym:
         return Judgement(False, cos, "other_thing")
