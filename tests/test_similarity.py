@@ -224,6 +224,52 @@ def test_no_attribute_clash_where_both_can_hold(a: str, b: str) -> None:
     assert "attribute" not in clash_kinds(a, b)
 
 
+@pytest.mark.parametrize(
+    ("text", "kind", "amount"),
+    [
+        ("Gets up at half past six on weekdays", "time", 390.0),  # was "past six": 06:00
+        ("Leaves at quarter to eight", "time", 465.0),
+        ("Catches the twenty-to-eight bus", "time", 460.0),
+        ("Bus at ten past seven pm", "time", 1150.0),
+        ("Pays the mortgage on the 28th", "ordinal", 28.0),
+        ("Home loan instalment goes out on the twenty-eighth", "ordinal", 28.0),
+        ("Broadband contract ends in August", "month", 8.0),
+        ("Birthday is in May", "month", 5.0),
+        ("月薪一万二", "number", 12000.0),  # a lone numeral with 万 is an amount: 12,000
+        ("每個月房租是兩萬二", "number", 22000.0),
+        ("每個月要付30,000元的房屋貸款", "count:元", 30000.0),  # was 30 and 0
+    ],
+)
+def test_values_people_write_in_words(text: str, kind: str, amount: float) -> None:
+    """Found on the dev sets: each was read as another value or none."""
+    assert amount in values(text, kind)
+
+
+def test_what_only_looks_like_a_value_is_none() -> None:
+    assert values("You may be late", "month") == []
+    assert analyse("千万不要忘记").values == ()
+    assert parse_number("1,500") == 1500.0 and chinese_number("一万") == 10000.0
+
+
+def test_a_negation_after_its_object_turns_the_value() -> None:
+    """Chinese puts the object first: 牛肉类的食物完全不碰 says no beef, as 不吃牛肉 does."""
+    assert values("牛肉類的食物完全不碰", "diet") == values("不吃牛肉", "diet") == ["no-meat"]
+    assert values("牛肉麵很好吃", "diet") == ["meat"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("在杭州工作", "在南京工作"),
+        ("在台積電上班", "在聯發科上班"),
+        ("有訂閱KKBOX", "KKBOX已經停止訂閱了"),
+    ],
+)
+def test_changes_of_one_place_or_a_stopped_habit_are_contradictions(a: str, b: str) -> None:
+    judge = Judge(CountingEmbedder())
+    assert judge.contradiction(a, b).verdict
+
+
 def test_negation_of_another_thing_is_no_conflict() -> None:
     assert parts("不吃香菜", "不吃辣").negation_conflict == ""
     assert parts("不吃香菜", "不吃辣").substitution  # the same frame, filled differently

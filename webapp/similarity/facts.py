@@ -78,7 +78,7 @@ EN_NUMBER = (
     r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
     r"|fifteen|sixteen|seventeen|eighteen|nineteen)"
 )
-NUMBER = rf"(?:\d+(?:\.\d+)?|{CN_NUMBER}|\b{EN_NUMBER}\b)"
+NUMBER = rf"(?:\d{{1,3}}(?:,\d{{3}})+(?![\d,])|\d+(?:\.\d+)?|{CN_NUMBER}|\b{EN_NUMBER}\b)"
 
 
 def chinese_number(text: str) -> float | None:
@@ -92,6 +92,8 @@ def chinese_number(text: str) -> float | None:
         if high_value is None:
             return None
         total += int(high_value) * 10000
+        if len(text) == 1 and text in _CN_DIGIT:  # 一万二: twelve thousand
+            return float(total + _CN_DIGIT[text] * 1000)
     section = 0
     digit: int | None = None
     for ch in text:
@@ -101,6 +103,10 @@ def chinese_number(text: str) -> float | None:
             section += (1 if digit is None else digit) * _CN_UNIT[ch]
             digit = None
     if digit is not None:
+        # 一万二 is 12,000 and 三千五 3,500: a last digit after a unit counts the next unit down
+        last_unit = text[-2] if len(text) >= 2 else ""
+        if last_unit in _CN_UNIT and _CN_UNIT[last_unit] >= 100:
+            digit *= _CN_UNIT[last_unit] // 10
         section += digit
     return float(total + section)
 
@@ -108,6 +114,8 @@ def chinese_number(text: str) -> float | None:
 def parse_number(text: str) -> float | None:
     """A number written in digits, Chinese numerals or English words ("twenty-five")."""
     text = text.strip()
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", text):  # 30,000
+        return float(text.replace(",", ""))
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         return float(text)
     if text in _EN_NUMBER:
@@ -338,7 +346,7 @@ _CJK_FILLER = frozenset(
     )
 )
 _CJK_NEGATION = re.compile(
-    r"^(?:不再|不想|不能|不要|不用|不会|不|没有|没|别|无|从不|绝不|未|讨厌|受不了|戒了|戒)"
+    r"^(?:不再|不想|不能|不要|不用|不会|不|没有|没|别|无|从不|绝不|未|讨厌|受不了|戒了|戒|停止|取消|退订)"
 )
 # Words that start like a negation and are none: 不错 (good), 无论 (whatever), 未来 (future)…
 _NOT_NEGATIONS = frozenset(
@@ -418,6 +426,13 @@ def _language(text: str) -> str:
 _PARTS_AM = ("早上", "上午", "凌晨", "清晨", "早晨")
 _PARTS_PM = ("下午", "晚上", "傍晚", "夜里", "半夜")
 _TIME_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # "half past six", "quarter to eight", "twenty to eight", "ten past seven"
+    re.compile(
+        rf"\b(?P<rel>half|(?:a )?quarter|(?P<mins>\d{{1,2}}|{EN_NUMBER})(?: minutes?)?)"
+        rf"[\s-]+(?P<dir>past|to|after)[\s-]+(?P<h>\d{{1,2}}|{EN_NUMBER})\b(?!\s*(?:%|°|degrees?))"
+        r"(?:\s*(?P<ampm>[ap]\.?m\.?)(?![a-z]))?"
+        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
+    ),
     re.compile(
         r"(?<![\d:])(?P<h>\d{1,2})[:：](?P<mi>\d{2})(?:\s*(?P<ampm>[ap]\.?m\.?)(?![a-z]))?"
         r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
@@ -453,7 +468,22 @@ def _clock(match: re.Match[str]) -> Value | None:
     if parts["h"] == "一" and not cjk_part and not match.group(0).endswith(("半", "分")):
         return None  # 一点 is "a little" unless the time of day says otherwise
     minute = 0.0
-    if parts.get("half"):
+    if parts.get("rel"):
+        rel = parts["rel"]
+        offset = (
+            30.0
+            if rel == "half"
+            else 15.0
+            if rel.endswith("quarter")
+            else parse_number(parts["mins"] or "")
+        )
+        if offset is None or not 0 < offset < 60 or rel == "half" and parts["dir"] == "to":
+            return None
+        if parts["dir"] == "to":
+            hour, minute = (hour - 1) % 24, 60.0 - offset
+        else:
+            minute = offset
+    elif parts.get("half"):
         minute = 30.0
     elif parts.get("quarter"):
         minute = 15.0 * (1 if parts["quarter"] == "一" else 3)
@@ -494,6 +524,24 @@ _MONTHS = {
 }
 
 
+_MONTH_ALONE = re.compile(
+    r"\b(?P<mon>january|february|march|april|june|july|august|september|october|november"
+    r"|december|"
+    + "|".join(f"(?<={w} )may" for w in ("in", "by", "of", "until", "before", "after", "since"))
+    + r")\b"
+)
+
+
+def _months(text: str, values: list[Value]) -> str:
+    """A month named without a day ("ends in August") as a value of its own."""
+
+    def found(match: re.Match[str]) -> str:
+        values.append(Value("month", float(_MONTHS[match["mon"][:3]]), match.group(0)))
+        return " "
+
+    return _MONTH_ALONE.sub(found, text)
+
+
 def _dates(text: str, values: list[Value]) -> str:
     """Month and day ("March 3", "3rd of March", 3月5日, 2026-03-05) as one value, month × 100
     + day (the year, when given, is not compared: birthdays recur)."""
@@ -512,6 +560,55 @@ def _dates(text: str, values: list[Value]) -> str:
 
         text = pattern.sub(found, text)
     return text
+
+
+_ORDINAL_WORDS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+}
+_ORDINAL = re.compile(
+    r"\b(?:(?P<digits>\d{1,2})(?:st|nd|rd|th)"
+    r"|(?P<tens>twenty|thirty)[- ](?P<unit>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+    r"|(?P<the>the )(?P<small>first|second)"
+    r"|(?P<word>third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth"
+    r"|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth))\b"
+)
+
+
+def _ordinals(text: str, values: list[Value]) -> str:
+    """An ordinal in digits or words ("the 28th", "the twenty-eighth") as one value."""
+
+    def found(match: re.Match[str]) -> str:
+        parts = match.groupdict()
+        if parts["digits"]:
+            amount = float(parts["digits"])
+        elif parts["tens"]:
+            amount = float(_EN_NUMBER[parts["tens"]] + _ORDINAL_WORDS[parts["unit"]])
+        else:
+            amount = float(_ORDINAL_WORDS[parts["small"] or parts["word"]])
+        values.append(Value("ordinal", amount, match.group(0).strip()))
+        return " the " if parts["the"] else " "
+
+    return _ORDINAL.sub(found, text)
 
 
 def _times(text: str, values: list[Value]) -> str:
@@ -542,7 +639,11 @@ _UNIT_VALUE = re.compile(
     rf"(?<![a-z0-9_.])(?P<n>{NUMBER})\s*(?:(?P<pct>%|percent\b)|(?P<deg>°\s*[cf]?|℃|℉|degrees?\b|度)"
     rf"|(?P<cjk>{_CJK_CLASSIFIER})|(?P<word>[a-z]+))?"
 )
-_COUNT_NOUN_SKIP = frozenset({"and", "or", "to", "of", "in", "on", "at", "a", "the", "for", "by"})
+# A Chinese numeral that is an amount on its own (月薪一万二, 房租两万二), not part of a word
+_CN_AMOUNT = re.compile("[一二两三四五六七八九十]+[百千万][零一二两三四五六七八九十百千万]*")
+_COUNT_NOUN_SKIP = frozenset(
+    {"and", "or", "to", "of", "in", "on", "at", "a", "the", "for", "by", "zzvaluezz"}
+)
 
 
 _ONCE_TWICE = re.compile(r"\b(once|twice)\b")
@@ -565,7 +666,7 @@ def _amounts(text: str, values: list[Value]) -> str:
         elif parts["word"] and parts["word"] not in _COUNT_NOUN_SKIP:
             word = stem(parts["word"])
             kind = "count:" + _COUNT_UNITS.get(word, word)
-        elif re.fullmatch(CN_NUMBER, parts["n"]):
+        elif re.fullmatch(CN_NUMBER, parts["n"]) and not _CN_AMOUNT.fullmatch(parts["n"]):
             return match.group(0)  # a lone Chinese numeral is part of a word (一起, 三明治)
         else:
             kind = "number"
@@ -704,8 +805,10 @@ def _word_values(text: str, values: list[Value], flips: list[str] | None = None)
                 match: re.Match[str], kind: str = kind, canon: str = canon, text: str = text
             ) -> str:
                 before = text[max(0, match.start() - 14) : match.start()]
+                after = text[match.end() : match.end() + 12]
                 amount = canon
-                if _negates(before, kind) and (kind, canon) in _OPPOSITE:
+                negated = _negates(before, kind) or bool(_NEG_AFTER.match(after))
+                if negated and (kind, canon) in _OPPOSITE:
                     amount = _OPPOSITE[(kind, canon)]
                     flips.append(kind)
                 values.append(Value(kind, amount, match.group(0)))
@@ -724,6 +827,13 @@ def _word_values(text: str, values: list[Value], flips: list[str] | None = None)
 _NEG_BEFORE = re.compile(
     r"(?:\b(?:not|no|never|don't|doesn't|didn't|can't|cannot|won't|isn't|without|avoids?|"
     r"hates?|dislikes?)\b[\w\s']{0,12}$)|(?:(?:不|没|别|无|不再|不想|不能|不要|不用)[\u4e00-\u9fff]{0,3}$)"
+)
+
+
+# A negation after its object, Chinese word order: 牛肉都不吃, 牛肉类的食物完全不碰, 肉一口也不吃
+_NEG_AFTER = re.compile(
+    r"^[^，,。；;!！?？]{0,8}?(?:都|也|完全|从来|从|一口也|一点也|一律)?(?:不|没|别|绝不)"
+    r"(?:再)?(?:吃|碰|沾|喝|要|能吃|敢吃)"
 )
 
 
@@ -866,7 +976,9 @@ def analyse(text: str) -> Fact:
         rest = rest.replace(fold(value.text), " ")
     holder, rest = _holder(rest)
     rest = _dates(rest, values)
+    rest = _months(rest, values)
     rest = _times(rest, values)
+    rest = _ordinals(rest, values)
     rest, days = _days(rest)
     flips: list[str] = []
     rest = _word_values(rest, values, flips)
@@ -912,6 +1024,10 @@ _RELATION_WORDS = frozenset(
     )
 )
 _EN_ARTICLES = frozenset(_wordlist("a an the"))
+_WHERE_ONE_IS = re.compile(
+    rf"^(?:(?P<verb>works) (?:at|for) (?P<place>[a-z0-9&' -]{{2,40}})"
+    rf"|在(?P<place2>[{_CJK}a-z0-9]{{2,10}}?)(?P<verb2>工作|上班|上学|读书|念书))$"
+)
 _ZH_SUBJECT_STARTS = ("不", "没", "沒", "也", "都", "还", "還", "就", "会", "會", "要", "想")
 
 
@@ -922,6 +1038,12 @@ def attribute(folded: str) -> tuple[str, str, str] | None:
     text = " ".join(folded.strip().rstrip("。.!！").split())
     if not text:
         return None
+    match = _WHERE_ONE_IS.match(text.replace(" ", "") if _CJK_RUN.search(text) else text)
+    if match:  # where one works, studies or lives: one place at a time
+        place = str(match["place"] or match["place2"]).removeprefix("the ").removesuffix("的")
+        verb = str(match["verb"] or match["verb2"])
+        if place and not any(w in _RELATION_WORDS for w in place.split()):
+            return verb, "at", place
     match = _EN_COPULA.match(text)
     if match:
         words = [w for w in match["subject"].split() if w not in _EN_ARTICLES]
