@@ -512,9 +512,24 @@ def test_the_fallback_loads_when_the_model_cannot(monkeypatch: pytest.MonkeyPatc
 
 
 def test_every_family_has_thresholds_for_every_language() -> None:
-    for family in ("e5", "use", "lexical"):
+    for family in ("e5+use", "e5", "use", "lexical"):
         assert set(THRESHOLDS[family]) == {"en", "zh-Hant", "zh-Hans"}
-    assert os.environ.get("MEMORY_EMBEDDER", "") in ("", "e5", "use", "lexical")
+    assert os.environ.get("MEMORY_EMBEDDER", "") in ("", "e5+use", "e5", "use", "lexical")
+
+
+def test_a_combined_embedder_s_dot_product_is_the_mean_of_its_models_cosines() -> None:
+    from webapp.similarity.embedders import CombinedEmbedder
+
+    first, second = CountingEmbedder("one", 64), CountingEmbedder("two", 128)
+    both = CombinedEmbedder([first, second])
+    texts = ["Weekday alarm is 06:45", "Weekday alarm is 07:15", "Is vegetarian"]
+    rows = both.embed(texts)
+    assert rows.shape == (3, 192) and both.family == "lexical+lexical" and both.name == "one+two"
+    a, b = first.embed(texts), second.embed(texts)
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        assert rows[i] @ rows[j] == pytest.approx((a[i] @ a[j] + b[i] @ b[j]) / 2, abs=1e-5)
+    assert np.linalg.norm(rows, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
+    assert both.embed([]).shape == (0, 192)
 
 
 def test_keys_ending_in_a_zero_byte_survive_the_file(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from types import ModuleType
 
 import pytest
 
-from webapp.similarity import E5Embedder, Judge, VectorCache
+from webapp.similarity import Judge, VectorCache, load_embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,9 @@ def e5_judge(
         folder = Path(cache_plugin.mkdir("similarity"))
     else:
         folder = tmp_path_factory.mktemp("similarity")
-    cache = VectorCache(E5Embedder(), folder / "judgement-dev.vectors.npz")
+    embedder = load_embedder("e5+use")  # the default: both models
+    assert embedder.family == "e5+use", embedder.name
+    cache = VectorCache(embedder, folder / "judgement-dev.vectors.npz")
     cache.vectors(judgement.all_texts("dev"))
     cache.save()
     yield Judge(cache=cache)

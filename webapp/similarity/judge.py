@@ -56,6 +56,12 @@ class Thresholds:
 
 # Chosen on the dev files by benchmarks/tune_similarity.py (midpoints of the best ranges).
 THRESHOLDS: dict[str, dict[str, Thresholds]] = {
+    "e5+use": {
+        # 620 of 771 dev judgements right (the dev sets of 2026-11-27); the mean of two cosines
+        "en": Thresholds(duplicate=0.59, subject=0.61, synonym=0.86, bonus=0.1),
+        "zh-Hant": Thresholds(duplicate=0.64, subject=0.62, synonym=0.86, bonus=0.1),
+        "zh-Hans": Thresholds(duplicate=0.66, subject=0.88, synonym=0.86, bonus=0.1),
+    },
     "e5": {
         # 195 of 198 dev judgements right; bonus and synonym: the middle of 15 tied combinations
         "en": Thresholds(duplicate=0.905, subject=0.88, synonym=0.96, bonus=0.07),
@@ -577,6 +583,10 @@ def decide_same(
     score = cos + (limits.bonus if parts.agree else 0.0)
     if model is not None:
         against = _against(parts, score)
+        if one_slot_filled_differently(parts) and cos < limits.synonym:
+            # the same frame with one word each that the model does not read as synonyms:
+            # 对青霉素过敏 / 对头孢过敏, "Likes green tea" / "Likes green curry"
+            return against or _other_thing(parts, score)
         same_words = (
             against is None
             and cos >= SAME_WORDS_COSINE
@@ -595,6 +605,17 @@ def decide_same(
     if score >= limits.duplicate:
         return Judgement(True, min(score, 1.0), "same_values" if parts.agree else "same_meaning")
     return Judgement(False, score, "different_meaning")
+
+
+def one_slot_filled_differently(parts: PairParts) -> bool:
+    """Everything shared but one word on each side (and values, if any, agreeing)."""
+    return (
+        parts.substitution
+        and bool(parts.shared)
+        and len(parts.only_a) == 1
+        and len(parts.only_b) == 1
+        and not parts.clash
+    )
 
 
 def _other_thing(parts: PairParts, score: float) -> Judgement:
