@@ -654,6 +654,9 @@ def decide_contradiction(
         # meat or not, pets or not: the value is the subject; a thing's one value
         if kind in SUBJECT_KINDS or kind == "attribute":
             return Judgement(True, cos, "different_values", f"{kind}: {left} / {right}")
+    if parts.negation_conflict and parts.negation_conflict != "not":
+        # a word one says yes to and the other no: the word is the subject (戒烟 / 抽烟)
+        return Judgement(True, cos, "yes_and_no", parts.negation_conflict)
     if parts.substitution and cos < limits.synonym:
         return Judgement(False, cos, "other_thing")
     if not parts.frame and cos < limits.subject:
