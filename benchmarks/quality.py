@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=["both", "dev", "heldout"], default="both")
     parser.add_argument(
         "--embedder",
-        default="e5+use,e5",
+        default="e5,e5+use",
         help="embedder families, comma-separated: quality for each, speed for the first",
     )
     parser.add_argument("--sizes", default="1000,10000", help="N for the speed figures")

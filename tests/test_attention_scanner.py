@@ -155,3 +155,21 @@ def test_while_a_rescan_runs_pages_show_the_findings_still_true(store):
     shown = still_true(store, report, frozenset())
     assert [f.kind for found in shown.values() for f in found] == ["duplicate"]
     assert still_true(store, report, frozenset()) is shown  # once per version of the file
+
+
+def test_scans_take_at_most_half_of_the_window_and_start_at_once_after_a_quiet_spell(
+    store: MemoryStore,
+) -> None:
+    """One memory changed right after a long first scan is scanned at once (it used to wait as
+    long as that scan took); while scans keep coming they take at most half of the time."""
+    scanner = AttentionScanner(store, stale_days=180)
+    now = 1000.0
+    assert scanner._rest(now) == 0.0  # nothing scanned yet
+    scanner._busy = [(now - 7.0, now)]  # a 7 s first scan just ended
+    assert scanner._rest(now) == 0.0
+    scanner._busy = [(now - 14.0, now - 7.0), (now - 7.0, now)]  # two back to back
+    assert scanner._rest(now) == pytest.approx(4.0)
+    scanner._busy = [(now - 30.0, now)]  # a scan longer than the window: the most it waits
+    assert scanner._rest(now) == attention.MAX_REST
+    scanner._busy = [(now - 40.0, now - 25.0)]  # long ago: forgotten
+    assert scanner._rest(now) == 0.0 and scanner._busy == []

@@ -46,8 +46,8 @@ def e5_judge(
         folder = Path(cache_plugin.mkdir("similarity"))
     else:
         folder = tmp_path_factory.mktemp("similarity")
-    embedder = load_embedder("e5+use")  # the default: both models
-    assert embedder.family == "e5+use", embedder.name
+    embedder = load_embedder("e5")  # the default
+    assert embedder.family == "e5", embedder.name
     cache = VectorCache(embedder, folder / "judgement-dev.vectors.npz")
     cache.vectors(judgement.all_texts("dev"))
     cache.save()

@@ -50,3 +50,4 @@ _.OPTION_ENV_VARS  # settings: the add-on options Settings reads
 _.all_codes  # CodedError: every code a class may carry (each must have a message)
 _.forgotten_at  # Tombstone: shown by the review template (Delete forever time)
 _.purge  # MemoryStore: delete for good without a fingerprint (library API for host programs)
+_.poll_url  # AttentionPage: where the progress paragraph asks again (templates/attention/_panel.html)

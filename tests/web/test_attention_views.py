@@ -303,3 +303,26 @@ def test_reason_values_from_memories_are_escaped_and_not_translated(app):
         html = str(reason_html(why))
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert '<span translate="no">&lt;script&gt;alert(1)&lt;/script&gt;、茶</span>' in html
+
+
+def test_a_notice_and_its_undo_stay_while_the_panel_refreshes_itself(client, store, monkeypatch):
+    """While a rescan runs the panel asks again every second; the merge's notice and its Undo
+    used to go with the first refresh (gone in about a second on a busy machine)."""
+    from webapp.curation.attention import AttentionScanner
+
+    keep, drop = seed(store, "Prefers tea", "The user likes tea")
+    monkeypatch.setattr(AttentionScanner, "report", lambda self, wait=0.0: (None, False))
+    merged = client.post(
+        "/attention/merge",
+        htmx=True,
+        data={"keep": keep, "drop": drop, "content": "Prefers green tea"},
+    ).get_data(as_text=True)
+    poll = re.search(r'id="attention-progress"[^>]*hx-get="([^"]+)"', merged, re.S)
+    assert poll is not None, "the panel does not refresh itself while the scan runs"
+    refreshed = client.get(unescape(poll.group(1)), htmx=True).get_data(as_text=True)
+    assert "Kept “Prefers green tea”" in refreshed
+    hid = re.search(r'name="hid" value="([0-9a-f]+)"', refreshed).group(1)
+    assert f'name="dropped" value="{drop}"' in refreshed
+    undone = client.post("/attention/undo-merge", htmx=True, data={"dropped": drop, "hid": hid})
+    assert "both memories are back" in undone.get_data(as_text=True)
+    assert contents(store) == ["Prefers tea", "The user likes tea"]

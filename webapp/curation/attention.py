@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, tzinfo
 from typing import Any, Protocol
 
 from ..phrasing import as_user_fact, is_first_person
-from ..sensitive import find_secrets
+from ..sensitive import SecretFinding, find_secrets
 from ..similarity import Judgement
 from ..stores.memories import Memory, MemoryStore
 from ..stores.timefmt import EPOCH
@@ -99,8 +99,14 @@ class Finding:
 def finding_key(kind: str, memories: Sequence[Memory]) -> str:
     """The finding's name: its kind, its memories and a digest of their text."""
     ordered = sorted(memories, key=lambda m: m.id)
-    digest = hashlib.sha1("\x00".join(m.content for m in ordered).encode("utf-8")).hexdigest()
-    return f"{kind}:{'+'.join(m.id for m in ordered)[:150]}:{digest[:12]}"
+    return _finding_key(kind, tuple((m.id, m.content) for m in ordered))
+
+
+@functools.lru_cache(maxsize=200_000)
+def _finding_key(kind: str, ordered: tuple[tuple[str, str], ...]) -> str:
+    # Cached: a rescan after one change names the same findings again.
+    digest = hashlib.sha1("\x00".join(text for _, text in ordered).encode("utf-8")).hexdigest()
+    return f"{kind}:{'+'.join(ident for ident, _ in ordered)[:150]}:{digest[:12]}"
 
 
 # ------------------------------------------------------------------ one memory
@@ -114,18 +120,30 @@ def stale_reason(memory: Memory, today: date, stale_days: int) -> Reason | None:
     written = memory.updated_at.astimezone(UTC).date()
     age = (today - written).days
     # A memory that knows when it ends (expiresAt) is judged by that, not by its words.
-    for pattern, days in _RELATIVE_TIME if memory.expires_at is None else ():
-        found = pattern.search(memory.content)
-        if found and age >= days:
-            return reason("expired_word", word=found.group(0), written=written)
+    for word, days in _relative_words(memory.content) if memory.expires_at is None else ():
+        if age >= days:
+            return reason("expired_word", word=word, written=written)
     if age >= stale_days:
         return reason("untouched", days=age, threshold=stale_days)
     return None
 
 
+@functools.lru_cache(maxsize=65_536)
+def _relative_words(text: str) -> tuple[tuple[str, int], ...]:
+    """The moments ``text`` names that pass ("this week", 今晚) and after how many days, in
+    ``_RELATIVE_TIME``'s order; cached per text."""
+    found = ((pattern.search(text), days) for pattern, days in _RELATIVE_TIME)
+    return tuple((match.group(0), days) for match, days in found if match)
+
+
 def hard_to_use_reason(memory: Memory) -> tuple[Reason, str | None] | None:
     """Why ``memory`` is hard for the assistant to use, and a rewrite when there is one."""
-    text = memory.content
+    return _hard_to_use(memory.content)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _hard_to_use(text: str) -> tuple[Reason, str | None] | None:
+    # Cached per text: a rescan after one change reads the others again.
     if is_first_person(text):
         suggestion = as_user_fact(text)
         if suggestion != text:
@@ -196,6 +214,7 @@ def candidate_pairs(memories: Sequence[Memory]) -> set[tuple[int, int]]:
     return pairs
 
 
+@functools.lru_cache(maxsize=200_000)
 def merged_text(a: str, b: str) -> str:
     """The text a merge of ``a`` and ``b`` starts from: more terms, then fewer characters,
     and a fact about the user rather than the user's own sentence."""
@@ -394,12 +413,18 @@ def scan(
             findings.append(
                 Finding("hard", finding_key("hard", (memory,)), hard[0], (memory,), None, hard[1])
             )
-        secret = find_secrets(memory.content)
+        secret = _secret(memory.content)
         if secret:
             why = reason("holds_secret", secret=secret.kind, masked=secret.masked)
             key = finding_key("secret", (memory,))
             findings.append(Finding("secret", key, why, (memory,), None, secret.fact))
     return findings
+
+
+@functools.lru_cache(maxsize=65_536)
+def _secret(text: str) -> SecretFinding | None:
+    # Cached per text, as the other checks of one memory.
+    return find_secrets(text)
 
 
 def expired_findings(
@@ -458,10 +483,12 @@ class AttentionReport:
 
 
 Version = tuple[object, date]  # a token per parsed version of the file, and the day
-# After a scan that took s seconds the next one starts no sooner than s seconds later (at most
-# MAX_REST): while the memories keep changing, scanning takes at most half of the time the
-# pages could use, however long a scan of the store takes.
+# Scans take at most half of any BUSY_WINDOW seconds: while the memories keep changing, the
+# pages keep at least half of the time, however long a scan of the store takes; after a quiet
+# spell a scan starts at once (one memory changed after a long first scan: no wait for it).
 MAX_REST = 10.0
+BUSY_WINDOW = 2 * MAX_REST
+BUSY_SHARE = 0.5
 
 
 class AttentionScanner:
@@ -470,7 +497,8 @@ class AttentionScanner:
     At most one scan runs at a time, and at most one more waits: a page asking about a newer
     version of the file replaces the one waiting (the version it names is read when the scan
     starts, so it is always the newest), which starts after a rest as long as the last scan
-    took (``MAX_REST`` at most). Only the last finished report is kept, and a page never
+    took, unless the scans before it took less than half of the last ``BUSY_WINDOW``
+    seconds (``MAX_REST`` at most). Only the last finished report is kept, and a page never
     waits for a scan that could not be done in time: it shows the last results (or that the
     first check is running) and asks again.
     """
@@ -496,7 +524,7 @@ class AttentionScanner:
         self._scanning: Version | None = None  # the version the running scan reads
         self._wanted = False  # a newer version waits for the running scan to finish
         self._worker: threading.Thread | None = None
-        self._rest_until = 0.0  # time.monotonic() before which no scan starts
+        self._busy: list[tuple[float, float]] = []  # (start, end) of recent scans, monotonic
 
     def has_results(self) -> bool:
         """True once a scan has finished (its results can be shown while a newer one runs)."""
@@ -528,7 +556,7 @@ class AttentionScanner:
                     target=self._work, name="attention-scan", daemon=True
                 )
                 self._worker.start()
-            resting = max(0.0, self._rest_until - time.monotonic())
+            resting = self._rest()
             quick = self._latest is not None and resting + self._latest[1].seconds <= wait
             if wait > 0 and (quick or first):
                 self._changed.wait_for(lambda: self._finished(version), timeout=wait)
@@ -536,6 +564,16 @@ class AttentionScanner:
         if latest is not None and latest[0] == version:
             return latest[1], True
         return (latest[1] if latest is not None else None), False
+
+    def _rest(self, now: float | None = None) -> float:
+        """How long the next scan must wait so that scans take at most ``BUSY_SHARE`` of the
+        last ``BUSY_WINDOW`` seconds (0 after a quiet spell); call with the lock held."""
+        now = time.monotonic() if now is None else now
+        horizon = now - BUSY_WINDOW
+        self._busy = [(start, end) for start, end in self._busy if end > horizon]
+        busy = sum(end - max(start, horizon) for start, end in self._busy)
+        # the window slides by at most the time waited, so this is the least wait that can do
+        return min(MAX_REST, max(0.0, busy - BUSY_WINDOW * BUSY_SHARE))
 
     def _finished(self, version: Version) -> bool:
         return self._latest is not None and self._latest[0] == version
@@ -547,18 +585,21 @@ class AttentionScanner:
                 if not self._wanted:
                     self._worker = None
                     return
-                rest = self._rest_until - time.monotonic()
+                rest = self._rest()
             if rest > 0:
                 time.sleep(rest)
+                continue  # the window moved on: measure again
             with self._changed:
                 self._wanted = False
+            started = time.monotonic()
             result = self._scan()
+            with self._changed:
+                self._busy.append((started, time.monotonic()))
             if result is None:
                 continue
             with self._changed:
                 self._scanning = None
                 self._latest = result  # the report before is let go
-                self._rest_until = time.monotonic() + min(result[1].seconds, MAX_REST)
                 self._changed.notify_all()
 
     def _scan(self) -> tuple[Version, AttentionReport] | None:

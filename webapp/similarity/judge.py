@@ -654,8 +654,14 @@ def decide_contradiction(
         # meat or not, pets or not: the value is the subject; a thing's one value
         if kind in SUBJECT_KINDS or kind == "attribute":
             return Judgement(True, cos, "different_values", f"{kind}: {left} / {right}")
-    if parts.negation_conflict and parts.negation_conflict != "not":
-        # a word one says yes to and the other no: the word is the subject (戒烟 / 抽烟)
+    if (
+        parts.negation_conflict
+        and parts.negation_conflict != "not"
+        and not (parts.only_a and parts.only_b)
+    ):
+        # a word one says yes to and the other no, and only one side says more: the word is
+        # the subject (戒烟 / 每天抽一包烟); "Prefers spaces around operators" / "tabs instead
+        # of spaces" each say something the other does not: two facts
         return Judgement(True, cos, "yes_and_no", parts.negation_conflict)
     if parts.substitution and cos < limits.synonym:
         return Judgement(False, cos, "other_thing")

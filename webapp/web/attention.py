@@ -143,6 +143,19 @@ class AttentionPage:
     def labels(self) -> dict[str, str]:
         return {kind: str(label) for kind, label in KIND_LABELS.items()}
 
+    @property
+    def poll_url(self) -> str:
+        """Where the panel asks again while a scan runs: the same tab and page, and the notice
+        with its Undo, so the refresh does not take them away (a merge's Undo stayed on screen
+        for about a second when the rescan was slower than that)."""
+        args: dict[str, Any] = {"kind": self.kind, "page": self.page}
+        if self.notice and self.notice_level == "ok":
+            args["notice"] = self.notice
+            if self.undo_action in UNDO_ACTIONS:
+                args["undo_action"] = self.undo_action
+                args.update({f"u_{name}": value for name, value in self.undo.items()})
+        return url_for("attention.index", **args)
+
 
 def _kind(counts: dict[str, int]) -> str:
     asked = request.values.get("kind", "")
