@@ -173,3 +173,15 @@ def test_scans_take_at_most_half_of_the_window_and_start_at_once_after_a_quiet_s
     assert scanner._rest(now) == attention.MAX_REST
     scanner._busy = [(now - 40.0, now - 25.0)]  # long ago: forgotten
     assert scanner._rest(now) == 0.0 and scanner._busy == []
+
+
+def test_the_scan_by_meaning_waits_as_long_as_the_quick_report_took(store: MemoryStore) -> None:
+    """After the rules' quick report, a change made at once is picked up by another quick one
+    before the scan by meaning (which may embed every memory) starts: that scan waits as long as
+    the quick report took (the benchmark's edit right after the first page waited 190 s)."""
+    scanner = AttentionScanner(store, stale_days=180)
+    now = time.monotonic()
+    scanner._busy = [(now - 2.0, now)]
+    scanner._hold_until = now + 2.0
+    assert scanner._rest(now) == pytest.approx(2.0)
+    assert scanner._rest(now + 2.5) == 0.0

@@ -525,6 +525,10 @@ class AttentionScanner:
         self._wanted = False  # a newer version waits for the running scan to finish
         self._worker: threading.Thread | None = None
         self._busy: list[tuple[float, float]] = []  # (start, end) of recent scans, monotonic
+        # After the rules' quick report the scan by meaning (which may embed every memory,
+        # minutes on a new store) waits as long as that report took: a change made right after
+        # the first page is picked up by another quick report rather than queued behind it.
+        self._hold_until = 0.0
 
     def has_results(self) -> bool:
         """True once a scan has finished (its results can be shown while a newer one runs)."""
@@ -573,7 +577,8 @@ class AttentionScanner:
         self._busy = [(start, end) for start, end in self._busy if end > horizon]
         busy = sum(end - max(start, horizon) for start, end in self._busy)
         # the window slides by at most the time waited, so this is the least wait that can do
-        return min(MAX_REST, max(0.0, busy - BUSY_WINDOW * BUSY_SHARE))
+        over_budget = min(MAX_REST, max(0.0, busy - BUSY_WINDOW * BUSY_SHARE))
+        return max(over_budget, self._hold_until - now)
 
     def _finished(self, version: Version) -> bool:
         return self._latest is not None and self._latest[0] == version
@@ -600,6 +605,8 @@ class AttentionScanner:
             with self._changed:
                 self._scanning = None
                 self._latest = result  # the report before is let go
+                if result[1].partial:
+                    self._hold_until = time.monotonic() + min(result[1].seconds, MAX_REST)
                 self._changed.notify_all()
 
     def _scan(self) -> tuple[Version, AttentionReport] | None:
