@@ -529,3 +529,17 @@ def test_preview_import_counts_the_changes_and_checks_the_caps(data_dir):
     with pytest.raises(MemoryFullError):
         store.import_records(too_many)
     assert len(store.get_all()) == 2
+
+
+def test_memories_added_in_one_millisecond_keep_their_order_through_a_restore(store, monkeypatch):
+    """Found in a full run: three memories added within one millisecond shared a createdAt, so
+    a restored one went back after its later neighbour."""
+    import webapp.stores.memories as memories_module
+
+    monkeypatch.setattr(memories_module, "now_iso", lambda: "2026-11-27T06:00:00.000Z")
+    added = [store.add(text) for text in ("first", "second", "third")]
+    stamps = [m.created_at for m in added]
+    assert stamps == sorted(stamps) and len(set(stamps)) == 3
+    store.delete(added[1].id)
+    store.restore(added[1].id)
+    assert [m.content for m in store.get_all()] == ["first", "second", "third"]

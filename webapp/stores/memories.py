@@ -459,6 +459,19 @@ class ImportPreview:
     fits: bool  # False when the result would break the caps (then nothing is imported)
 
 
+def _after_last(records: list[dict[str, Any]]) -> str:
+    """Now, or a millisecond after the newest memory when it was made in this same instant:
+    two memories added within one millisecond keep their order by ``createdAt`` (a restored
+    one goes back between the same neighbours). A newest one far ahead (another clock, an
+    import) is left alone."""
+    stamp = now_iso()
+    if records:
+        now, last = parse_ts(stamp), parse_ts(records[-1].get("createdAt"))
+        if timedelta(0) <= last - now < timedelta(seconds=1):
+            return to_iso(last + timedelta(milliseconds=1))
+    return stamp
+
+
 class MemoryStore(FileBacked):
     """The long-term memory file (a JSON array), safe for several processes at once.
 
@@ -907,7 +920,7 @@ class MemoryStore(FileBacked):
             memory_id = secrets.token_hex(6)
             while memory_id in taken:
                 memory_id = secrets.token_hex(6)
-            stamp = now_iso()
+            stamp = _after_last(records)
             record: dict[str, Any] = {
                 "id": memory_id,
                 "content": content,
