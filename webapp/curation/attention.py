@@ -496,9 +496,9 @@ class AttentionScanner:
 
     At most one scan runs at a time, and at most one more waits: a page asking about a newer
     version of the file replaces the one waiting (the version it names is read when the scan
-    starts, so it is always the newest), which starts after a rest as long as the last scan
-    took, unless the scans before it took less than half of the last ``BUSY_WINDOW``
-    seconds (``MAX_REST`` at most). Only the last finished report is kept, and a page never
+    starts, so it is always the newest), which starts once scans have taken at most half of
+    the last ``BUSY_WINDOW`` seconds (a rest of ``MAX_REST`` at most; none after a quiet
+    spell). Only the last finished report is kept, and a page never
     waits for a scan that could not be done in time: it shows the last results (or that the
     first check is running) and asks again.
     """
@@ -600,9 +600,8 @@ class AttentionScanner:
             result = self._scan()
             with self._changed:
                 self._busy.append((started, time.monotonic()))
-            if result is None:
-                continue
-            with self._changed:
+                if result is None:
+                    continue
                 self._scanning = None
                 self._latest = result  # the report before is let go
                 if result[1].partial:

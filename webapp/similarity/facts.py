@@ -396,8 +396,9 @@ class Fact:
     terms: frozenset[str]
     negated: frozenset[str]  # terms a negation governs
     verbs: frozenset[str]  # light verbs (吃, 喝, drink, eat): part of the frame, not the subject
-    # a negation no term or value took: it denies the verb itself ("Doesn't have a licence",
-    # 不會騎機車, 現在都不吃早餐了); "Doesn't eat meat" is not negative (the value took it: no meat)
+    # a negation that a value did not turn into its opposite: the fact says no ("Doesn't have a
+    # licence", 不會騎機車, "Doesn't drink oolong"); "Doesn't eat meat" is not negative (the value
+    # took it: no meat). Compared only when no term is negated on one side alone
     negative: bool = False
     # "<subject> is <value>" of one thing (the car, 家里宽带, 班主任): (subject, copula, value),
     # folded; a thing has one such value at a time, so another value is a change, not a second fact
@@ -585,12 +586,12 @@ _ORDINAL_WORDS = {
     "twentieth": 20,
     "thirtieth": 30,
 }
+_UNIT_ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
 _ORDINAL = re.compile(
     r"\b(?:(?P<digits>\d{1,2})(?:st|nd|rd|th)"
-    r"|(?P<tens>twenty|thirty)[- ](?P<unit>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
-    r"|(?P<the>the )(?P<small>first|second)"
-    r"|(?P<word>third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth"
-    r"|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth))\b"
+    rf"|(?P<tens>twenty|thirty)[- ](?P<unit>{_UNIT_ORDINALS})"
+    r"|(?P<the>the )(?P<small>first|second)"  # alone, only after "the": "second home" is none
+    rf"|(?P<word>{'|'.join(w for w in _ORDINAL_WORDS if w not in ('first', 'second'))}))\b"
 )
 
 

@@ -518,8 +518,10 @@ def decide_reconcile(
     close."""
     skip: Reconciled | None = None
     update: Reconciled | None = None
+    nearest: PairParts | None = None  # the parts of the first (most similar) pair
     for index, kept, cos in ranked:
         parts = compare_parts(kept, fact)
+        nearest = nearest or parts
         limit = limits(pair_language(fact, kept))
         same = decide_same(kept, fact, parts, cos, limit, model)
         if same.verdict:
@@ -535,14 +537,13 @@ def decide_reconcile(
         return skip
     if update is not None:
         return update
-    if model is not None and ranked:
+    if model is not None and nearest is not None:
         # close, not the same: the nearest memory is likely this fact in other words or its
         # older version; a person sees it as a change of that memory (Review marks what it
         # would drop) rather than as a second memory beside it
         index, kept, cos = ranked[0]
-        parts = compare_parts(kept, fact)
-        if not parts.holder_conflict and not parts.qualifier_conflict:
-            probability = model.probability(pair_features(kept, fact, parts, cos))
+        if not nearest.holder_conflict and not nearest.qualifier_conflict:
+            probability = model.probability(pair_features(kept, fact, nearest, cos))
             if probability >= RECONCILE_CLOSE:
                 return Reconciled("update", index, cos, "close")
     return Reconciled("add", None, ranked[0][2] if ranked else 0.0, "new")

@@ -150,10 +150,7 @@ class AttentionPage:
         for about a second when the rescan was slower than that)."""
         args: dict[str, Any] = {"kind": self.kind, "page": self.page}
         if self.notice and self.notice_level == "ok":
-            args["notice"] = self.notice
-            if self.undo_action in UNDO_ACTIONS:
-                args["undo_action"] = self.undo_action
-                args.update({f"u_{name}": value for name, value in self.undo.items()})
+            args.update(_notice_args(self.notice, self.undo, self.undo_action))
         return url_for("attention.index", **args)
 
 
@@ -218,14 +215,23 @@ def _panel(view: AttentionPage, status: int = 200, announce: str | None = None) 
     )
 
 
+def _notice_args(
+    message: str, undo: dict[str, str] | None, undo_action: str | None
+) -> dict[str, str]:
+    """A notice and its Undo as the query arguments ``index`` reads them back from."""
+    args = {"notice": message}
+    if undo_action and undo:
+        args.update(undo_action=undo_action, **{f"u_{k}": v for k, v in undo.items()})
+    return args
+
+
 def _fixed(
     message: str, *, undo: dict[str, str] | None = None, undo_action: str | None = None
 ) -> Response:
     """After a fix: the refreshed panel with the message (and its Undo), or a redirect back
     that shows the same (a plain form post)."""
-    args: dict[str, Any] = {"kind": request.values.get("kind", ""), "notice": message}
-    if undo_action and undo:
-        args.update(undo_action=undo_action, **{f"u_{k}": v for k, v in undo.items()})
+    args: dict[str, Any] = {"kind": request.values.get("kind", "")}
+    args.update(_notice_args(message, undo, undo_action))
     return redirect_or(
         url_for("attention.index", **args),
         lambda: _panel(
