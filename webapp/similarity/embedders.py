@@ -234,6 +234,13 @@ def load_embedder(choice: str | None = None) -> Embedder:
         order = ["e5+use", *order]
     elif wanted in order:
         order = order[order.index(wanted) :]
+    elif wanted:
+        log.warning(
+            "similarity: %s=%r is none of %s; using the best that loads",
+            EMBEDDER_ENV,
+            wanted,
+            ", ".join(_FACTORIES),
+        )
     for family in order:
         try:
             embedder: Embedder = _FACTORIES[family]()
