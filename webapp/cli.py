@@ -22,6 +22,7 @@ import click
 from . import __version__
 from .curation.approval import extraction_quality, format_quality
 from .curation.semantic import describe_cache, drop_damaged_cache
+from .curator import Curator
 from .problems import InputError
 from .prompts import compose_prompt
 from .settings import Settings, SettingsError
@@ -31,11 +32,11 @@ from .stores import (
     FileBacked,
     Memory,
     MemoryStore,
+    NotFoundError,
     ReviewQueue,
     SkillDocumentError,
     SkillDocumentStore,
     StoreError,
-    check_secret,
     write_atomic,
 )
 from .stores.dismissals import DismissalStore
@@ -68,13 +69,24 @@ def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except (SettingsError, StoreError) as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {exc}{_code(exc)}", err=True)
             sys.exit(2)
         except OSError as exc:  # unreadable file or folder, a file where a folder belongs…
             click.echo(f"Error: {describe_os_error(exc)}", err=True)
             sys.exit(2)
 
     return wrapper
+
+
+def _code(exc: Exception) -> str:
+    """`` [code]`` after an error's message: the stable code a script can test for."""
+    code = getattr(exc, "code", None)
+    return f" [{code}]" if isinstance(code, str) and code else ""
+
+
+def curator_of(data_dir: str | None) -> Curator:
+    """The curator of the data folder the settings (or ``--data-dir``) name, acting as "cli"."""
+    return Curator.from_settings(load_settings(data_dir), actor="cli")
 
 
 def describe_os_error(exc: OSError) -> str:
@@ -503,36 +515,24 @@ def export_memories(data_dir: str | None, output: Path | None, fmt: str = "json"
 def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str | None) -> None:
     """Delete a memory, remembering that it was deleted (a later proposal of the fact is marked
     in Review); the dashboard's Recently deleted can bring it back unless --forever."""
-    from .extraction.forgotten import forget_deleted_forever
-    from .stores.tombstones import forget_memory
-
-    settings = load_settings(data_dir)
-    store = memory_store(settings)
-    tombstones = TombstoneStore.from_settings(settings)
-    memory = forget_memory(
-        store, memory_id, actor="cli", via="cli", no_propose=no_propose, tombstones=tombstones
-    )
-    if memory is not None:
-        click.echo(f"Deleted [{memory.id}] {memory.content}")
-    if forever:
-        queue = ReviewQueue.from_settings(settings, store)
-        done = forget_deleted_forever(
-            store, queue, memory_id, no_propose=no_propose, tombstones=tombstones
+    try:
+        done = curator_of(data_dir).forget(
+            memory_id, dont_propose_again=no_propose, forever=forever
         )
-        if done is None:
+    except NotFoundError:
+        click.echo(f"Error: No memory with id {memory_id!r}. [memory_gone]", err=True)
+        sys.exit(1)
+    if done.memory is not None:
+        click.echo(f"Deleted [{done.memory.id}] {done.memory.content}")
+    if forever:
+        if done.forever is None:
             click.echo(f"Error: No deleted memory with id {memory_id!r}.", err=True)
             sys.exit(1)
         click.echo(
-            f"Deleted forever: its words are gone from {done.history_entries} history "
-            f"entries, {done.review_items} review items and {done.vectors} vectors; a "
-            "fingerprint still recognises it."
+            f"Deleted forever: its words are gone from {done.forever.history_entries} history "
+            f"entries, {done.forever.review_items} review items and {done.forever.vectors} "
+            "vectors; a fingerprint still recognises it."
         )
-    elif memory is None:
-        tombstone = tombstones.for_memory(memory_id)
-        if tombstone is None or not no_propose or store.get(memory_id) is not None:
-            click.echo(f"Error: No memory with id {memory_id!r}.", err=True)
-            sys.exit(1)
-        tombstones.set_no_propose(tombstone.id)
     if no_propose:
         click.echo("It will not be proposed again.")
 
@@ -575,7 +575,7 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
             content = decode(handle.read(MAX_IMPORT_BYTES + 1))
         chosen = resolve_format(content, fmt)
         if chosen == "json":
-            _import_own_export(store, read_own_export(content), file.name, dry_run)
+            _import_own_export(settings, read_own_export(content), file.name, dry_run)
             return
         people = PeopleStore.from_settings(settings)
         plan = plan_import(store, queue, content, fmt=chosen, file_name=file.name, people=people)
@@ -603,10 +603,12 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
 
 
 def _import_own_export(
-    store: MemoryStore, records: list[dict[str, Any]], name: str, dry_run: bool
+    settings: Settings, records: list[dict[str, Any]], name: str, dry_run: bool
 ) -> None:
-    """A Memory Curator export: preview, then (without dry run) import it as it is."""
-    preview = store.preview_import(records)
+    """A Memory Curator export: preview, then (without dry run) import it as it is — except
+    the facts a person deleted, which wait in Review marked so (``Curator.import_export``)."""
+    curator = Curator.from_settings(settings, actor="cli")
+    preview = curator.memories.preview_import(records)
     counts = preview.counts
     click.echo(
         f"{name} (json): {counts['add']} to add, {counts['update']} to update, "
@@ -618,10 +620,12 @@ def _import_own_export(
     if not preview.fits:
         click.echo("Error: the import would not fit in memory's caps; nothing imported.", err=True)
         sys.exit(1)
-    done = store.import_records(records, actor="cli", source=name)
+    done = curator.import_export(records, source=name)
+    forgotten = done.get("forgotten", 0)
     click.echo(
         f"Imported: {done['added']} added, {done['updated']} updated, "
-        f"{done['unchanged']} already the same, {done['refused']} refused."
+        f"{done['unchanged']} already the same, {done['refused']} refused"
+        + (f", {forgotten} not imported: a person deleted them before." if forgotten else ".")
     )
 
 
@@ -632,9 +636,8 @@ def mcp_command(data_dir: str | None) -> None:
     """Serve the manage_memory (and review_memory) tools to an assistant over MCP (stdio)."""
     from .mcp_server import serve  # the MCP SDK is loaded only for this command
 
-    settings = load_settings(data_dir)
-    store = memory_store(settings, actor="mcp")
-    serve(store, ReviewQueue.from_settings(settings, store))
+    curator = Curator.from_settings(load_settings(data_dir), actor="mcp")
+    serve(curator, curator.review)
 
 
 @main.command()
@@ -964,18 +967,11 @@ def person_option(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
-def _person_id(settings: Settings, ref: str | None) -> str | None:
-    """The id of the person ``--person`` names; exit status 2 when nobody is called that."""
-    if ref is None:
-        return None
-    found = people_store(settings).find(ref)
-    if found is None:
-        click.echo(
-            f'Error: no person "{ref}" is known; `memory-curator people list` shows who is.',
-            err=True,
-        )
-        sys.exit(2)
-    return found.id
+def _person_id(settings: Settings, ref: str | None, *, reading: bool = False) -> str | None:
+    """The id of the person ``--person`` names (``Curator.person``: a name nobody has is
+    recorded on the People page and refused, exit status 2 — read commands read the
+    household's instead)."""
+    return Curator.from_settings(settings, actor="cli").person(ref, reading=reading)
 
 
 def _whose(names: dict[str, str], memory: Memory) -> str:
@@ -990,7 +986,7 @@ def _input_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except InputError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {exc}{_code(exc)}", err=True)
             sys.exit(2)
 
     return wrapper
@@ -1100,22 +1096,67 @@ def memories() -> None:
 @memories.command(name="add")
 @click.argument("content")
 @click.option("--category", default="general", show_default=True)
+@click.option("--confirm-secret", is_flag=True, help="Keep it although it holds a secret.")
+@click.option(
+    "--add-similar", is_flag=True, help="Add it although a memory says it in other words."
+)
 @person_option
 @data_dir_option
 @friendly_errors
 @_input_errors
-def add_memory(content: str, category: str, person: str | None, data_dir: str | None) -> None:
-    """Remember a fact: the household's, or with --person that person's."""
-    settings = load_settings(data_dir)
-    store = memory_store(settings)
-    check_secret(content)
-    memory = store.add(
-        content, category=category, source="cli", person=_person_id(settings, person)
+def add_memory(
+    content: str,
+    category: str,
+    confirm_secret: bool,
+    add_similar: bool,
+    person: str | None,
+    data_dir: str | None,
+) -> None:
+    """Remember a fact: the household's, or with --person that person's. Refused (exit status
+    2) when it is kept already, in these or other words, or holds a secret."""
+    curator = curator_of(data_dir)
+    memory = curator.remember(
+        content,
+        category=category,
+        person=curator.person(person),
+        confirm_secret=confirm_secret,
+        allow_similar=add_similar,
     )
-    names = people_store(settings).names()
+    names = curator.people.names()
     click.echo(
         f"Added [{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}"
     )
+
+
+@memories.command(name="update")
+@click.argument("memory_id")
+@click.argument("content")
+@click.option("--category", default=None, help="A new category (default: unchanged).")
+@click.option(
+    "--version",
+    "expected",
+    default=None,
+    help="The version you saw (`memories list --versions`): refused if it changed since.",
+)
+@click.option("--confirm-secret", is_flag=True, help="Keep it although it holds a secret.")
+@data_dir_option
+@friendly_errors
+@_input_errors
+def update_memory(
+    memory_id: str,
+    content: str,
+    category: str | None,
+    expected: str | None,
+    confirm_secret: bool,
+    data_dir: str | None,
+) -> None:
+    """Change a memory's words (and category); a change made since --version is never
+    overwritten (exit status 2)."""
+    revision = curator_of(data_dir).revise(
+        memory_id, content, category=category, expected=expected, confirm_secret=confirm_secret
+    )
+    memory = revision.after
+    click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}")
 
 
 def _print_memories(settings: Settings, found: list[Memory]) -> None:
@@ -1131,7 +1172,8 @@ def _print_memories(settings: Settings, found: list[Memory]) -> None:
 def list_memories(person: str | None, data_dir: str | None) -> None:
     """Every memory and whose it is; with --person, that person's and the household's."""
     settings = load_settings(data_dir)
-    _print_memories(settings, memory_store(settings).get_all(person=_person_id(settings, person)))
+    viewer = _person_id(settings, person, reading=True)
+    _print_memories(settings, memory_store(settings).get_all(person=viewer))
 
 
 @memories.command(name="search")
@@ -1142,7 +1184,8 @@ def list_memories(person: str | None, data_dir: str | None) -> None:
 def search_memories(keyword: str, person: str | None, data_dir: str | None) -> None:
     """Memories holding every word of KEYWORD; with --person, within their view."""
     settings = load_settings(data_dir)
-    found = memory_store(settings).search(keyword, person=_person_id(settings, person))
+    viewer = _person_id(settings, person, reading=True)
+    found = memory_store(settings).search(keyword, person=viewer)
     _print_memories(settings, found)
 
 

@@ -29,26 +29,27 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
+from .curator import Curator, SimilarMemoryError, UnknownPersonError
+from .curator.people import in_view
 from .stores import (
     CATEGORIES,
     MAX_DEPTH,
+    ConflictError,
     DuplicateMemoryError,
     Memory,
     MemoryFullError,
     MemoryStore,
-    PeopleStore,
+    NotFoundError,
     ReviewItem,
     ReviewQueue,
     SecretInputError,
     StoreBusyError,
     StoreCorruptError,
     StoreError,
-    check_secret,
     describe_origin,
     nesting_depth,
 )
 from .stores.timefmt import to_iso
-from .stores.tombstones import forget_memory
 from .text import count_noun, has_lone_surrogate, without_lone_surrogates
 
 logger = logging.getLogger(__name__)
@@ -75,7 +76,8 @@ Write each memory as one short, self-contained sentence.
 
 Actions:
 - add: content (required), category (optional, default general), confirm_secret \
-(optional: true keeps content that holds a secret; refused otherwise)
+(optional: true keeps content that holds a secret; refused otherwise), confirm_similar \
+(optional: true adds a fact a memory already states in other words; refused otherwise)
 - list: every memory still true as "[id] (category) content — where it came from" (and \
 "— until <time>" when it expires), how many expired ones were left out, and how full the \
 memory is
@@ -152,6 +154,14 @@ INPUT_SCHEMA: dict[str, Any] = {
                 'only that they have one ("Has a garage door code.").'
             ),
         },
+        "confirm_similar": {
+            "type": "boolean",
+            "description": (
+                "For add (optional, default false): a fact a memory already states in other "
+                "words is refused with the error code similar_memory, naming that memory "
+                "(update it instead). Pass true only when the new fact says something else."
+            ),
+        },
     },
     "required": ["action"],
     "additionalProperties": False,
@@ -213,14 +223,14 @@ def usage_line(store: MemoryStore) -> str:
 
 
 class MemoryTool:
-    """The ``manage_memory`` actions over one MemoryStore; each returns text or raises.
+    """The ``manage_memory`` actions through one Curator; each returns text or raises.
 
     Each call acts within one view: the household's memories (no ``person`` argument) or one
     person's (theirs and the household's), never another person's."""
 
-    def __init__(self, store: MemoryStore, people: PeopleStore | None = None) -> None:
-        self.store = store
-        self.people = people or PeopleStore.beside(store.path, actor=ACTOR)
+    def __init__(self, curator: Curator) -> None:
+        self.curator = curator
+        self.store = curator.memories
         self._view: str | None = None  # the person of the call being run (None: household)
         self._names: dict[str, str] | None = None  # set when a call names a person
 
@@ -230,27 +240,10 @@ class MemoryTool:
         name = args.pop("action")
         self._view, self._names = None, None
         if "person" in args:
-            self._view = self._person(args.pop("person"), adding=name == "add")
-            self._names = self.people.names()
+            self._view = self.curator.person(args.pop("person"), reading=name != "add")
+            self._names = self.curator.people.names()
         action: Callable[..., str] = getattr(self, f"do_{name}")
         return action(**args)
-
-    def _person(self, ref: str, *, adding: bool) -> str | None:
-        """The id of the person a call names; a name seen for the first time is recorded for
-        the People page, and the call acts for the household (adding is refused: the fact
-        may be private)."""
-        found = self.people.find(ref)
-        if found is not None:
-            return found.id
-        self.people.seen("name", ref.strip())
-        if adding:
-            raise ToolInputError(
-                f'No person "{ref.strip()}" is known yet; the name now waits on the People '
-                f"page of the Memory Curator dashboard to be added as a person or linked to "
-                f'one. Nothing was added. Add it without "person" only if it is a fact for '
-                f"the whole household."
-            )
-        return None
 
     def _whose(self, memory: Memory) -> str:
         """`` — Maya's`` / `` — the household's`` after a memory, when a call named a person."""
@@ -260,32 +253,26 @@ class MemoryTool:
             return " — the household's"
         return f" — {self._names.get(memory.person, memory.person)}'s"
 
-    def _visible(self, memory: Memory | None) -> Memory | None:
-        """The memory when it is in the call's view, else None (another person's is unknown)."""
-        if memory is None or memory.person not in (None, self._view):
-            return None
-        return memory
-
     def _in_view(self, memories: list[Memory]) -> list[Memory]:
-        return [m for m in memories if m.person is None or m.person == self._view]
+        return [m for m in memories if in_view(m, self._view)]
 
     def do_add(
         self,
         content: str,
         category: str | None = None,
         confirm_secret: bool = False,
+        confirm_similar: bool = False,
         **_: Any,
     ) -> str:
-        """Remember a new fact, unless the very same text is already stored or it holds a
-        secret the caller did not confirm."""
-        check_secret(content, confirmed=confirm_secret)
+        """Remember a new fact, unless it is already kept (in these or other words) or it
+        holds a secret the caller did not confirm."""
         try:
-            memory = self.store.add(
+            memory = self.curator.remember(
                 content,
                 category=category or "general",
-                source=ACTOR,
-                allow_duplicate=False,
                 person=self._view,
+                confirm_secret=confirm_secret,
+                allow_similar=confirm_similar,
             )
         except DuplicateMemoryError as exc:
             # A retried or repeated call must not fill the memory with copies.
@@ -335,33 +322,27 @@ class MemoryTool:
         **_: Any,
     ) -> str:
         """Replace a memory's text (and category), saying what it replaced; new text holding a
-        secret the caller did not confirm is refused."""
-        check_secret(content, confirmed=confirm_secret)
-        before = self._visible(self.store.get(id))
-        if before is None:
-            raise ToolInputError(_unknown_id(id))
-        memory = self.store.update(id, content, category=category)
-        if memory is None:
-            raise ToolInputError(_unknown_id(id))
-        if (
-            before is not None
-            and before.content == memory.content
-            and before.category == memory.category
-        ):
+        secret the caller did not confirm is refused; a change made meanwhile is never
+        overwritten."""
+        try:
+            revision = self.curator.revise(
+                id, content, category=category, confirm_secret=confirm_secret, view=self._view
+            )
+        except NotFoundError:
+            raise ToolInputError(_unknown_id(id)) from None
+        before, memory = revision.before, revision.after
+        if not revision.changed:
             return f"No change: {describe(memory)} already says that."
-        was = (
-            f"\n(was: {before.content})"
-            if before is not None and before.content != memory.content
-            else ""
-        )
+        was = f"\n(was: {before.content})" if before.content != memory.content else ""
         return f"Updated {describe(memory)}{was}\n{usage_line(self.store)}"
 
     def do_delete(self, id: str, **_: Any) -> str:
-        """Forget a memory (the history log keeps it for the dashboard's undo)."""
-        if self._visible(self.store.get(id)) is None:  # another person's is not in this view
-            raise ToolInputError(_unknown_id(id))
-        # Remembered as forgotten (by whom, when): a later proposal of it is marked in Review.
-        memory = forget_memory(self.store, id, via="mcp")
+        """Forget a memory (the history log keeps it for the dashboard's undo); remembered as
+        forgotten, so a later proposal of it is marked in Review."""
+        try:
+            memory = self.curator.forget(id, view=self._view).memory
+        except NotFoundError:
+            raise ToolInputError(_unknown_id(id)) from None
         if memory is None:
             raise ToolInputError(_unknown_id(id))
         gone = describe(memory) + self._whose(memory)
@@ -433,7 +414,7 @@ def _check_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     return args
 
 
-_FLAGS = ("confirm_secret",)
+_FLAGS = ("confirm_secret", "confirm_similar")
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -474,6 +455,13 @@ def error_message(exc: Exception) -> str:
             f"Refused ({exc.code}): {exc}. To keep it as it is, call again with "
             f'"confirm_secret": true, only if the user asked for that secret to be kept.'
         )
+    if isinstance(exc, SimilarMemoryError):
+        return (
+            f"Refused ({exc.code}): {exc} Update that memory instead, or call again with "
+            f'"confirm_similar": true if the new fact says something else.'
+        )
+    if isinstance(exc, (UnknownPersonError, ConflictError)):
+        return f"Refused ({exc.code}): {exc}"
     if isinstance(exc, StoreCorruptError):
         return f"{exc} Tell the user; the memory cannot be read or changed until it is repaired."
     if isinstance(exc, (ToolInputError, ValueError, StoreError)):
@@ -528,9 +516,10 @@ def review_tool_definition() -> types.Tool:
     )
 
 
-def build_server(store: MemoryStore, review: ReviewQueue | None = None) -> Server:
-    """A low-level MCP server exposing ``manage_memory`` (and ``review_memory``) over the stores."""
-    tool = MemoryTool(store)
+def build_server(curator: Curator, review: ReviewQueue | None = None) -> Server:
+    """A low-level MCP server exposing ``manage_memory`` (and ``review_memory``) through the
+    curator of one data folder."""
+    tool = MemoryTool(curator)
     tools: dict[str, tuple[types.Tool, Callable[[Any], str]]] = {
         TOOL_NAME: (tool_definition(), tool.run),
     }
@@ -772,9 +761,9 @@ class ScreenedLines:
                 await self._replies.send(SessionMessage(reply))
 
 
-async def serve_stdio(store: MemoryStore, review: ReviewQueue | None) -> None:
+async def serve_stdio(curator: Curator, review: ReviewQueue | None) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
-    server = build_server(store, review)
+    server = build_server(curator, review)
     screened = ScreenedLines(read_lines(sys.stdin.buffer))
     async with stdio_server(stdin=screened) as (read_stream, write_stream):  # type: ignore[arg-type]
         replies = SerializableReplies(write_stream)
@@ -782,14 +771,15 @@ async def serve_stdio(store: MemoryStore, review: ReviewQueue | None) -> None:
         await server.run(read_stream, replies, server.create_initialization_options())
 
 
-def serve(store: MemoryStore, review: ReviewQueue | None = None) -> None:
-    """Run the stdio server over ``store`` (built once, with actor ``mcp``); Ctrl+C ends it quietly.
+def serve(curator: Curator, review: ReviewQueue | None = None) -> None:
+    """Run the stdio server through ``curator`` (built once, with actor ``mcp``); Ctrl+C ends
+    it quietly.
 
     The stores re-read their files whenever another process (the dashboard, the CLI)
     changed them, so one store serves the whole session. With ``review``, the
     read-only ``review_memory`` tool lists the facts waiting for review.
     """
     try:
-        anyio.run(serve_stdio, store, review)
+        anyio.run(serve_stdio, curator, review)
     except KeyboardInterrupt:
         pass

@@ -63,6 +63,7 @@ def test_review_marks_a_fact_deleted_before_with_when_who_and_the_words(client, 
 
 
 def _deleted_by_a_change_of_mind(settings):
+    from webapp.curator import Curator
     from webapp.stores import ConversationStore
 
     store = MemoryStore.from_settings(settings)
@@ -75,7 +76,7 @@ def _deleted_by_a_change_of_mind(settings):
         [Proposal("delete", memory.content, memory_id=memory.id, evidence="no oolong")],
         conversation_id="slack:C1:17.1",
     )
-    queue.approve(item.id, actor="alice")
+    Curator.from_settings(settings).approve(item.id, actor="alice")
     return store, queue, memory, item
 
 

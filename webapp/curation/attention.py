@@ -735,21 +735,31 @@ def most_similar_memories(
 
 
 def near_duplicate_of(
-    store: MemoryStore, semantic: SemanticIndex | None, text: str
+    store: MemoryStore,
+    semantic: SemanticIndex | None,
+    text: str,
+    *,
+    visible: Callable[[Memory], bool] | None = None,
 ) -> Memory | None:
     """A memory that already says ``text`` in other words, or None: by meaning once the model
     is loaded (the one new text is embedded; the memories' vectors are those cached), by the
-    rules' words before (the model is then loaded in the background for the next time)."""
+    rules' words before (the model is then loaded in the background for the next time). With
+    ``visible``, only memories it accepts are compared (a person's view: another person's
+    private memory is never named)."""
     index = similarity_index(store)
+    shown = visible or (lambda _memory: True)
+    nearest = 3 if visible is None else 12
     if semantic is not None and semantic.embed_one(text):
         contents = [m.content for m in index.memories]
-        for i, kind, judgement in semantic.most_similar(text, contents, 3):
-            if kind == "duplicate" and judgement.reason != "same_text":
+        for i, kind, judgement in semantic.most_similar(text, contents, nearest):
+            if kind == "duplicate" and judgement.reason != "same_text" and shown(index.memories[i]):
                 return index.memories[i]  # (the same text is the store's to refuse)
         return None
     if semantic is not None:
         semantic.want([m.content for m in index.memories])
-    for similar in index.most_similar(text, 3):
+    for similar in index.most_similar(text, nearest):
+        if not shown(similar.memory):
+            continue
         verdict = _verdict(text, similar.memory.content)
         if (
             verdict is not None

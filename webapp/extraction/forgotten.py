@@ -191,13 +191,14 @@ def import_minding_forgotten(
     source: str | None = None,
     allow_secrets: bool = False,
     judge: Judge | None = None,
+    tombstones: TombstoneStore | None = None,
 ) -> dict[str, int]:
     """``MemoryStore.import_records``, except that a record stating a fact a person deleted
     (and has not restored) is not imported: it waits in Review marked as deleted before (or,
     when the person chose "don't propose again", is left out), counted as ``forgotten``.
     The whole file is checked first: a bad record stops the import before anything is queued."""
     store.plan_import(records, allow_secrets=True)  # raises for an unusable file
-    tombstones = TombstoneStore.beside(store)
+    tombstones = tombstones or TombstoneStore.beside(store)
     present = {m.id for m in store.get_all()}
     active = tombstones.active(present)
     held: list[tuple[dict[str, Any], Tombstone]] = []

@@ -1065,13 +1065,21 @@ class MemoryStore(FileBacked):
         return Deletion([str(r["id"]) for r in removed], [Memory.from_dict(r) for r in changed])
 
     def merge(
-        self, keep_id: str, drop_id: str, content: str, *, actor: str | None = None
+        self,
+        keep_id: str,
+        drop_id: str,
+        content: str,
+        *,
+        actor: str | None = None,
+        expected: Mapping[str, str] | None = None,
     ) -> MergeResult:
         """Keep ``keep_id`` with ``content`` and delete ``drop_id``, in one write.
 
         Both changes are in the history log (an ``update`` when the kept text changes, and a
         ``delete``), so ``undo_merge`` or ``restore`` bring both back. NotFoundError when
         either memory is gone, ValueError for one memory merged with itself or empty text.
+        ``expected`` maps a memory's id to its version as the caller showed it: ConflictError
+        (with ``current``) when either changed since, and nothing is written.
         """
         content = clean_content(content)
         if keep_id == drop_id:
@@ -1087,6 +1095,10 @@ class MemoryStore(FileBacked):
                     code="memory_gone",
                     id=repr(missing),
                 )
+            for record in (keep, drop):
+                seen = (expected or {}).get(str(record.get("id")))
+                if seen and not _still_as_seen(record, seen):
+                    raise ConflictError(Memory.from_dict(record))
             growth = len(content) - len(keep.get("content", "")) - len(drop.get("content", ""))
             self._check_caps(records, 0, growth)
             changes: list[tuple[str, Any, Any]] = []

@@ -36,7 +36,6 @@ from .memories import (
 from .origin import make_origin
 from .people import check_person_id
 from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_times
-from .tombstones import TombstoneStore
 
 ACTIONS = ("add", "update", "delete")
 STATUSES = ("pending", "approved", "rejected")
@@ -524,6 +523,39 @@ class ReviewQueue(FileBacked):
         ``person`` changes whose a new memory is before it is added (a person's id, or None
         for the household's); left out, it is whose the item proposes.
         """
+        claimed = self.claim(
+            item_id, content=content, category=category, as_new=as_new, person=person, actor=actor
+        )
+        if claimed is None:
+            return self._item(item_id)
+        try:
+            applied = self.apply(claimed.record, claimed.edited, actor, expected)
+        except BaseException:
+            self.reopen(claimed)
+            raise
+        return self.settle(item_id, applied)
+
+    def _item(self, item_id: str) -> ReviewItem:
+        found = self.get(item_id)
+        if found is None:
+            _find([], item_id)  # raises the not-found error
+        assert found is not None
+        return found
+
+    def claim(
+        self,
+        item_id: str,
+        *,
+        content: str | None = None,
+        category: str | None = None,
+        as_new: bool = False,
+        person: str | None | Keep = KEEP,
+        actor: str = "review",
+    ) -> Claim | None:
+        """Decide a pending item as approved (with the person's edits), before memory changes:
+        the item as decided, as it was and its edited text, or None when it is no longer pending (someone
+        decided it meanwhile). The memory write follows (``apply``), then ``settle`` records
+        what it did, or ``reopen`` puts the item back when it failed."""
         if isinstance(person, str):
             person = check_person_id(person)
         edited = clean_content(content) if content is not None else None
@@ -534,7 +566,8 @@ class ReviewQueue(FileBacked):
         def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
             if record["status"] != "pending":
-                return Unchanged(record)
+                return Unchanged(None)
+            before = dict(record)
             if chosen:
                 record["category"] = chosen
             if isinstance(person, str):
@@ -543,22 +576,49 @@ class ReviewQueue(FileBacked):
                 record.pop("person", None)
             if as_new and record["action"] == "update":
                 record.update(action="add", replacedInstead=record.get("memoryId"), memoryId=None)
-            record.update(self._apply(record, edited, actor, expected))
             self._decide(record, "approved", actor)
+            record["applying"] = True
             self._prune(records)
+            return record, before
+
+        claimed = self._file.update(mutate)
+        if claimed is None:
+            return None
+        record, before = claimed
+        return Claim(dict(record), before, edited)
+
+    def settle(self, item_id: str, applied: Mapping[str, Any]) -> ReviewItem:
+        """Record what an approval did in memory (``apply``'s answer), for undo."""
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            record = _find(records, item_id)
+            record.pop("applying", None)
+            record.update(applied)
             return record
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
-    def _apply(
+    def reopen(self, claim: Claim) -> None:
+        """Put an item claimed for approval back as it was (its memory write failed)."""
+
+        def mutate(records: list[dict[str, Any]]) -> Any:
+            for index, record in enumerate(records):
+                if record.get("id") == claim.before.get("id") and record.get("applying"):
+                    records[index] = dict(claim.before)
+                    return records[index]
+            return Unchanged(None)
+
+        self._file.update(mutate)
+
+    def apply(
         self, record: dict[str, Any], edited: str | None, actor: str, expected: str | None = None
     ) -> dict[str, Any]:
-        """Make the change in MemoryStore; return what to record for undo. An ``update``
-        replaces the memory only while it is still at version ``expected`` (when given)."""
+        """Make an approved item's change in MemoryStore; return what to record for undo. An
+        ``update`` replaces the memory only while it is still at version ``expected`` (when
+        given). Remembering a deleted fact as forgotten is the curator's (``Curator.approve``)."""
         text = edited or record["content"]
         action, memory_id = record["action"], record.get("memoryId")
         if action == "delete" and memory_id:
-            gone = self.store.get(memory_id)
             if not self.store.delete(memory_id, actor=actor):
                 # Gone already (deleted elsewhere meanwhile): undo must not bring it back.
                 return {
@@ -566,13 +626,6 @@ class ReviewQueue(FileBacked):
                     "appliedContent": None,
                     "appliedAction": "none",
                 }
-            if gone is not None:  # a person approved forgetting it: remember it was forgotten
-                TombstoneStore.beside(self.store).record(
-                    gone,
-                    by=actor,
-                    via="review",
-                    conversation_id=_text(record.get("conversationId")),
-                )
             return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
         origin = review_origin(record, actor)
         before = self.store.get(memory_id) if action == "update" and memory_id else None
@@ -631,23 +684,34 @@ class ReviewQueue(FileBacked):
         return ReviewItem.from_dict(self._file.update(mutate))
 
     def undo(self, item_id: str, *, actor: str = "review") -> ReviewItem:
-        """Take a decision back: an approved change is reverted in memory, and the item is pending again.
+        """Take a decision back: an approved change is reverted in memory, then the item is
+        pending again (the memory first, outside the queue's change: a revert that cannot be
+        made changes nothing).
 
         Raises ConflictError when the memory was changed since the approval.
         """
+        item = self._item(item_id)
+        if item.status == "pending":
+            return item
+        decided = next(
+            (dict(r) for r in self._file.read() if isinstance(r, dict) and r.get("id") == item_id),
+            None,
+        )
+        if decided is not None and decided.get("status") == "approved":
+            self.revert(decided, actor)
+        decided_at = decided.get("decidedAt") if decided else None
 
         def mutate(records: list[dict[str, Any]]) -> Any:
             record = _find(records, item_id)
-            if record["status"] == "pending":
+            if record["status"] == "pending" or record.get("decidedAt") != decided_at:
                 return Unchanged(record)
-            if record["status"] == "approved":
-                self._revert(record, actor)
             for key in (
                 "decidedAt",
                 "decidedBy",
                 "appliedMemoryId",
                 "appliedContent",
                 "appliedAction",
+                "applying",
             ):
                 record.pop(key, None)
             if record.get("replacedInstead"):
@@ -657,7 +721,9 @@ class ReviewQueue(FileBacked):
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
-    def _revert(self, record: dict[str, Any], actor: str) -> None:
+    def revert(self, record: Mapping[str, Any], actor: str) -> None:
+        """Undo in memory what an approved item did (``appliedAction``); lifting the tombstone
+        of an approved forget is the curator's."""
         memory_id = record.get("appliedMemoryId")
         if not memory_id:
             return
@@ -667,7 +733,6 @@ class ReviewQueue(FileBacked):
         if applied == "delete":
             if self.store.get(memory_id) is None:
                 self.store.restore(memory_id, actor=actor)
-            TombstoneStore.beside(self.store).lift([memory_id])
         elif applied == "update":
             memory = self.store.get(memory_id)
             if memory is None or not record.get("currentContent"):
@@ -695,6 +760,15 @@ class ReviewQueue(FileBacked):
         decided.sort(key=lambda r: parse_ts(r.get("decidedAt")))
         stale = {id(r) for r in decided[: len(decided) - MAX_DECIDED]}
         records[:] = [r for r in records if id(r) not in stale]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An item decided as approved whose memory write is still to be made."""
+
+    record: dict[str, Any]  # the item as decided (with the person's edits)
+    before: dict[str, Any]  # the item as it was, to put back when the write fails
+    edited: str | None  # the text the person edited, or None
 
 
 @dataclass(frozen=True)

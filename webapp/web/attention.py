@@ -19,7 +19,7 @@ from ..curation.attention import KINDS, AttentionReport, Finding, expired_findin
 from ..curation.pairs import Reason, ReasonValue
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.timefmt import parse_ts
-from .context import actor, quote, settings, stores
+from .context import actor, curator, quote, settings, stores
 from .errors import describe_error
 from .expiry import last_true_day, read_expiry, zone
 from .formatting import day_text, page_translations
@@ -152,6 +152,12 @@ class AttentionPage:
         if self.notice and self.notice_level == "ok":
             args.update(_notice_args(self.notice, self.undo, self.undo_action))
         return url_for("attention.index", **args)
+
+
+_CHANGED_SINCE = _l(
+    "Nothing was changed: one of these memories was changed elsewhere since the page showed "
+    "it. Here they are as they are now."
+)
 
 
 def _kind(counts: dict[str, int]) -> str:
@@ -287,9 +293,18 @@ def merge() -> Response:
     if not keep or not drop:
         abort(400)
     try:
-        merged = stores().memories.merge(keep, drop, content, actor=actor())
+        merged = curator().merge(
+            keep,
+            drop,
+            content,
+            expected=_versions([keep, drop]),
+            confirm_secret=bool(request.form.get("confirm_secret")),
+            actor=actor(),
+        )
     except NotFoundError:
         return _refused(_("Nothing was changed: one of the memories was deleted elsewhere."), 409)
+    except ConflictError:
+        return _refused(str(_CHANGED_SINCE), 409)
     except MemoryFullError as exc:
         return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 409)
     except ValueError as exc:
@@ -336,10 +351,10 @@ def rewrite() -> Response:
     if memory is None:
         return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
     try:
-        stores().memories.update(
+        curator().revise(
             memory_id,
             content,
-            expected_updated_at=request.form.get("version") or memory.version,
+            expected=request.form.get("version") or memory.version,
             actor=actor(),
         )
     except ConflictError:
@@ -402,26 +417,35 @@ def household() -> Response:
     """Move a fact every person keeps to the household: the first copy becomes the
     household's, the others are deleted (each restorable from Recently deleted)."""
     ids = request.form.getlist("id")
-    store = stores().memories
-    found = [store.get(memory_id) for memory_id in ids]
-    kept = [memory for memory in found if memory is not None]
-    if len(ids) < 2 or len(kept) != len(ids):
+    if len(ids) < 2:
         return _refused(_("Nothing was changed: one of the memories was deleted elsewhere."), 409)
-    first = kept[0]
     try:
-        store.update(first.id, first.content, actor=actor(), person=None)
+        moved = curator().move_to_household(ids, expected=_versions(ids), actor=actor())
+    except NotFoundError:
+        return _refused(_("Nothing was changed: one of the memories was deleted elsewhere."), 409)
+    except ConflictError:
+        return _refused(str(_CHANGED_SINCE), 409)
     except ValueError as exc:
         return _refused(_("Nothing was changed: %(reason)s", reason=describe_error(exc)), 422)
-    store.delete_many([memory.id for memory in kept[1:]], actor=actor())
-    return _fixed(_("“%(text)s” is the household's now, once.", text=first.content[:80]))
+    return _fixed(_("“%(text)s” is the household's now, once.", text=moved.content[:80]))
+
+
+def _versions(ids: list[str]) -> dict[str, str]:
+    """The version of each memory as the page showed it (``version-<id>`` fields)."""
+    return {
+        i: request.form.get(f"version-{i}", "") for i in ids if request.form.get(f"version-{i}")
+    }
 
 
 @bp.post("/delete")
 def delete() -> Response:
     """Forget one memory (a stale one, say); the answer offers Undo."""
     memory_id = request.form.get("id", "")
-    memory = stores().memories.get(memory_id)
-    if memory is None or not stores().memories.delete(memory_id, actor=actor()):
+    try:
+        memory = curator().forget(memory_id, actor=actor()).memory
+    except NotFoundError:
+        memory = None
+    if memory is None:
         return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
     text, ends = quote(memory.content)
     return _fixed(
@@ -435,7 +459,7 @@ def delete() -> Response:
 def undelete() -> Response:
     """Undo a delete made here."""
     return _undone(
-        lambda: stores().memories.restore(request.form.get("id", ""), actor=actor()),
+        lambda: curator().restore(request.form.get("id", ""), actor=actor()),
         _("There is nothing to undo: the memory is back already."),
         _("Undone: the memory is back."),
     )

@@ -13,6 +13,7 @@ from flask_babel import lazy_gettext as _l
 
 from ..curation.attention import AttentionScanner
 from ..curation.semantic import semantic_index
+from ..curator import Curator
 from ..extraction.pair_check import pair_checker_from_settings
 from ..settings import Settings
 from ..stores import (
@@ -49,39 +50,36 @@ class Stores:
     )
 
     @cached_property
+    def curator(self) -> Curator:
+        """Every operation on this app's data folder (the dashboard writes only through it)."""
+        return Curator(
+            self.settings, actor="dashboard", via="dashboard", wait_gate=self.waiting_writes
+        )
+
+    @property
     def memories(self) -> MemoryStore:
-        store = MemoryStore.from_settings(self.settings, actor="dashboard")
-        store.wait_gate = self.waiting_writes
-        return store
+        return self.curator.memories
 
-    @cached_property
+    @property
     def conversations(self) -> ConversationStore:
-        store = ConversationStore.from_settings(self.settings)
-        store.wait_gate = self.waiting_writes
-        return store
+        return self.curator.conversations
 
-    @cached_property
+    @property
     def review(self) -> ReviewQueue:
-        queue = ReviewQueue.from_settings(self.settings, self.memories)
-        queue.wait_gate = self.waiting_writes
-        return queue
+        return self.curator.review
 
-    @cached_property
+    @property
     def people(self) -> PeopleStore:
-        store = PeopleStore.from_settings(self.settings, actor="dashboard")
-        store.wait_gate = self.waiting_writes
-        return store
+        return self.curator.people
 
-    @cached_property
+    @property
     def dismissals(self) -> DismissalStore:
-        return DismissalStore.from_settings(self.settings)
+        return self.curator.dismissals
 
-    @cached_property
+    @property
     def tombstones(self) -> TombstoneStore:
         """The facts a person deleted (stores.tombstones), beside the memories."""
-        store = TombstoneStore.beside(self.memories)
-        store.wait_gate = self.waiting_writes
-        return store
+        return self.curator.tombstones
 
     @cached_property
     def attention(self) -> AttentionScanner:
@@ -93,11 +91,9 @@ class Stores:
             checker=pair_checker_from_settings(self.settings),
         )
 
-    @cached_property
+    @property
     def skills(self) -> SkillDocumentStore:
-        store = SkillDocumentStore.from_settings(self.settings)
-        store.wait_gate = self.waiting_writes
-        return store
+        return self.curator.skills
 
     def health(self) -> dict[str, str]:
         """Status of each store file: ok, missing, corrupt or unreadable."""
@@ -130,6 +126,11 @@ def stores() -> Stores:
     """The stores of the current app."""
     found: Stores = current_app.extensions["memory_curator"]
     return found
+
+
+def curator() -> Curator:
+    """The curator of the current app: every write goes through it."""
+    return stores().curator
 
 
 def settings() -> Settings:

@@ -10,9 +10,9 @@ from flask import Blueprint, Flask, abort, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from ..extraction.forgotten import forget_deleted_forever
+from ..stores import NotFoundError
 from ..stores.tombstones import Tombstone
-from .context import stores
+from .context import actor, curator, stores
 from .htmx import redirect_or, render
 
 bp = Blueprint("forgetting", __name__, url_prefix="/memories")
@@ -26,26 +26,24 @@ def _in_memories() -> dict[str, Any]:
 @bp.post("/<memory_id>/forget")
 def forget(memory_id: str) -> Response:
     """For a memory deleted already: never propose it again, and/or delete it forever."""
-    tombstones = stores().tombstones
-    memories = stores().memories
-    if memories.get(memory_id) is not None:
+    if stores().memories.get(memory_id) is not None:
         abort(404)
     forever = request.form.get("forever") == "1"
+    try:
+        # Delete forever loads the similarity model once (a few seconds): its vector is the
+        # fingerprint. A memory a program deleted without a tombstone is remembered now.
+        done = curator().forget(memory_id, dont_propose_again=True, forever=forever, actor=actor())
+    except NotFoundError:
+        abort(404)
     if forever:
-        # Loads the similarity model once (a few seconds): its vector is the fingerprint.
-        done = forget_deleted_forever(memories, stores().review, memory_id, tombstones=tombstones)
-        if done is None:
+        if done.forever is None:
             abort(404)
-        tombstone = done.tombstone
+        tombstone = done.forever.tombstone
         announce = _("Deleted forever: its words are gone; it will not be proposed again.")
     else:
-        found = tombstones.for_memory(memory_id)
-        if found is None:  # deleted by a program: remembered now, as who deleted it
-            gone = next((d for d in memories.recently_deleted() if d.memory.id == memory_id), None)
-            if gone is None:
-                abort(404)
-            found = tombstones.record(gone.memory, by=gone.deleted_by, via="library")
-        tombstone = tombstones.set_no_propose(found.id)
+        if done.tombstone is None:
+            abort(404)
+        tombstone = done.tombstone
         announce = _("It will not be proposed again.")
     return redirect_or(
         url_for("memories.index"),

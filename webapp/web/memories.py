@@ -26,9 +26,7 @@ from markupsafe import Markup, escape
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
-from ..curation.attention import near_duplicate_of
-from ..curation.semantic import semantic_index
-from ..extraction.forgotten import import_minding_forgotten
+from ..curator import SimilarMemoryError
 from ..sensitive import SecretFinding, find_secrets, mask_secrets
 from ..stores import (
     CATEGORIES,
@@ -36,10 +34,10 @@ from ..stores import (
     DuplicateMemoryError,
     Memory,
     MemoryFullError,
+    NotFoundError,
     loads_bounded,
 )
-from ..stores.tombstones import forget_memories, forget_memory
-from .context import actor, quoted_sentence, stores
+from .context import actor, curator, quoted_sentence, stores
 from .errors import banner_response
 from .formatting import category_label
 from .htmx import redirect_or, render
@@ -286,30 +284,28 @@ def add() -> BaseResponse:
     status = 422
     duplicate = None  # the memory that already says it (the message links to it)
     similar = False  # it says it in other words: "Add anyway" is offered
-    if not errors and not request.form.get("similar_ok"):
-        duplicate = near_duplicate_of(store, semantic_index(store.path), content)
-        if duplicate is not None:
-            similar = True
-            errors["content"] = _(
-                "Looks like a memory already kept: “%(content)s” (%(category)s).",
-                content=duplicate.content,
-                category=category_label(duplicate.category),
-            )
-            status = 409
     person, person_error = chosen_person()
     form["person"] = person or ""
     if person_error:
         errors["person"] = person_error
     if not errors:
         try:
-            memory = store.add(
+            memory = curator().remember(
                 content,
                 category=category,
-                source="dashboard",
-                actor=actor(),
-                allow_duplicate=False,
                 person=person,
+                confirm_secret=bool(request.form.get("confirm_secret")),
+                allow_similar=bool(request.form.get("similar_ok")),
+                actor=actor(),
             )
+        except SimilarMemoryError as exc:
+            duplicate, similar = exc.existing, True
+            errors["content"] = _(
+                "Looks like a memory already kept: “%(content)s” (%(category)s).",
+                content=duplicate.content,
+                category=category_label(duplicate.category),
+            )
+            status = 409
         except MemoryFullError as exc:
             errors["content"] = full_message(exc)
             status = 409
@@ -424,14 +420,23 @@ def update(memory_id: str) -> BaseResponse:
     if errors:
         return _edit_error(memory, form, errors, version, 422)
     try:
-        saved = store.update(
-            memory_id, content, category=category, expected_updated_at=version, actor=actor()
+        saved = (
+            curator()
+            .revise(
+                memory_id,
+                content,
+                category=category,
+                expected=version,
+                confirm_secret=bool(request.form.get("confirm_secret")),
+                actor=actor(),
+            )
+            .after
         )
     except ConflictError as exc:
         return _conflict(exc.current, form)
     except MemoryFullError as exc:
         return _edit_error(memory, form, {"content": full_message(exc)}, version, 409)
-    if saved is None:
+    except NotFoundError:
         abort(404)
     return redirect_or(
         url_for("memories.index"),
@@ -491,13 +496,10 @@ def delete(memory_id: str) -> BaseResponse:
     """Forget one memory; the answer offers Undo."""
     memory = get_memory_or_404(memory_id)
     # Remembered as deleted (by whom, when): a later proposal of the fact is marked in Review.
-    forget_memory(
-        stores().memories,
-        memory_id,
-        actor=actor(),
-        via="dashboard",
-        tombstones=stores().tombstones,
-    )
+    try:
+        curator().forget(memory_id, actor=actor())
+    except NotFoundError:
+        pass  # deleted elsewhere meanwhile: the row says it is gone either way
     return redirect_or(
         url_for("memories.index", undo=memory_id),
         lambda: render(
@@ -525,11 +527,7 @@ def delete_many() -> BaseResponse:
             partial_context=lambda: {"listing": current_listing(), "notice": notice},
             page_context=lambda: page_context(notice=notice),
         )
-    removed = len(
-        forget_memories(
-            stores().memories, ids, actor=actor(), via="dashboard", tombstones=stores().tombstones
-        )
-    )
+    removed = len(curator().forget_many(ids, actor=actor()))
     text = ngettext("Deleted %(num)s memory.", "Deleted %(num)s memories.", removed)
     notice = {"kind": "deleted", "text": text, "refs": ids}
     announce = ngettext(
@@ -662,14 +660,11 @@ def import_confirm() -> BaseResponse:
     try:
         records, _text = read_import_file()
         # A fact a person deleted is not imported back: it waits in Review, marked so.
-        counts = import_minding_forgotten(
-            stores().memories,
-            stores().review,
+        counts = curator().import_export(
             records,
             actor=actor(),
             source=import_file_name() or "an uploaded file",
-            allow_secrets=bool(request.form.get("confirm_secrets")),
-            judge=semantic_index(stores().memories.path).cached_judge(),
+            confirm_secrets=bool(request.form.get("confirm_secrets")),
         )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)

@@ -18,11 +18,10 @@ from flask_babel import ngettext
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from ..extraction.forgotten import forget_deleted_forever
 from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
 from ..stores.timefmt import EPOCH, parse_ts
-from .context import actor, stores
+from .context import actor, curator, stores
 from .formatting import actor_label, import_source_label
 from .htmx import redirect_or, render
 from .memories import MEMORIES_CHANGED, USAGE_CHANGED, full_message, list_answer
@@ -225,8 +224,7 @@ def restore_deleted() -> Response:
     """Bring a deleted memory back (by its id)."""
     memory_id = request.form.get("id", "")
     try:
-        stores().memories.restore(memory_id, actor=actor())
-        stores().tombstones.lift([memory_id])  # no longer forgotten
+        curator().restore(memory_id, actor=actor())  # (no longer forgotten)
     except KeyError:
         return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     except MemoryFullError as exc:
@@ -245,7 +243,7 @@ def purge_deleted() -> Response:
     if not memory_id or not any(d.memory.id == memory_id for d in store.recently_deleted()):
         return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     # Its words go from every file; a fingerprint stays, so it is not proposed again.
-    forget_deleted_forever(store, stores().review, memory_id, tombstones=stores().tombstones)
+    curator().forget(memory_id, dont_propose_again=True, forever=True, actor=actor())
     return redirect_or(
         url_for("provenance.deleted", done="purged"),
         lambda: _deleted_page(notice=_("Deleted forever.")),
@@ -283,16 +281,13 @@ def restore() -> Response:
     back_to = request.form.get("return", "results")
     if not refs:
         abort(404)
-    store = stores().memories
     restored = []
     for ref in refs:
         try:
-            restored.append(store.restore(ref, actor=actor()))
+            restored.append(curator().restore(ref, actor=actor()))
         except KeyError:
             if len(refs) == 1:
                 abort(404)
-    if restored:
-        stores().tombstones.lift(m.id for m in restored)  # no longer forgotten
     if back_to == "history" and restored:
         return redirect_or(
             url_for("provenance.history", memory_id=restored[0].id),

@@ -25,10 +25,11 @@ from ..stores import (
     MemoryFullError,
     MemoryTooLongError,
     NotFoundError,
+    SecretInputError,
 )
 from ..stores.memories import KEEP, Keep
 from ..stores.review import ReviewItem
-from .context import actor, quote, stores, wants_partial
+from .context import actor, curator, quote, stores, wants_partial
 from .htmx import redirect_or, render, see_other
 from .i18n import format_number
 from .messages import describe
@@ -312,7 +313,7 @@ def approve(item_id: str) -> Response:
                 422,
             )
     try:
-        approved = stores().review.approve(
+        approved = curator().approve(
             item.id,
             content=content,
             actor=actor(),
@@ -320,6 +321,7 @@ def approve(item_id: str) -> Response:
             as_new=request.form.get("as_new") == "1",
             expected=request.form.get("expected") or None,
             person=person,
+            confirm_secret=bool(request.form.get("confirm_secret")),
         )
     except ConflictError:  # the memory was changed after the page showed it: show it as it is
         changed = _(
@@ -371,7 +373,7 @@ def reject(item_id: str) -> Response:
     """Reject the fact; it will not be proposed again."""
     item = get_item_or_404(item_id)
     focus = next_focus(item.id)
-    stores().review.reject(item.id, actor=actor())
+    curator().reject(item.id, actor=actor())
     return _decided("pending", _about(item, _REJECTED), [item.id], focus)
 
 
@@ -380,7 +382,7 @@ def undo(item_id: str) -> Response:
     """Take a decision back: the item is pending again and an approved change is reverted."""
     item = get_item_or_404(item_id)
     try:
-        stores().review.undo(item.id, actor=actor())
+        curator().undo_decision(item.id, actor=actor())
     except ConflictError:
         return _panel(
             _build(
@@ -406,7 +408,7 @@ def undo_many() -> Response:
     undone, refused = 0, 0
     for item_id in ids:
         try:
-            stores().review.undo(item_id, actor=actor())
+            curator().undo_decision(item_id, actor=actor())
         except NotFoundError:
             continue
         except ConflictError:
@@ -449,16 +451,19 @@ def bulk() -> Response:
             _build("pending", notice=_("Select at least one fact first."), focus="review-notice"),
             422,
         )
-    done, changed, queue = 0, 0, stores().review
+    done, changed, secrets = 0, 0, 0
     decided: list[str] = []
     for item_id in ids:
         try:
             if decision == "approve":
                 # The version of the memory an update replaces, as the page showed it.
                 seen = request.form.get(f"expected-{item_id}") or None
-                queue.approve(item_id, actor=actor(), expected=seen)
+                curator().approve(item_id, actor=actor(), expected=seen)
             else:
-                queue.reject(item_id, actor=actor())
+                curator().reject(item_id, actor=actor())
+        except SecretInputError:
+            secrets += 1  # a secret is kept only when a person confirms it, one by one
+            continue
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile; nothing to do for it
         except ConflictError:
@@ -494,6 +499,12 @@ def bulk() -> Response:
             "look at their new text and decide again.",
             changed,
         )
+    if secrets:
+        message += " " + ngettext(
+            "%(num)s left pending: it holds a secret; approve it on its own to keep it anyway.",
+            "%(num)s left pending: they hold secrets; approve each on its own to keep it anyway.",
+            secrets,
+        )
     return _decided("pending", message, decided)
 
 
@@ -507,8 +518,6 @@ def review_sources() -> list[tuple[str, int]]:
 @bp.post("/source")
 def decide_source() -> Response:
     """Approve (until memory is full) or reject every pending proposal from one imported file."""
-    from ..extraction.imports import approve_source
-
     source = request.form.get("source") or ""
     decision = request.form.get("decision")
     queue = stores().review
@@ -531,7 +540,7 @@ def decide_source() -> Response:
             source=source,
         )
         return _decided("pending", message)
-    result = approve_source(queue, source, actor=actor())
+    result = curator().approve_source(source, actor=actor())
     message = ngettext(
         "Approved %(count)s fact from %(source)s.",
         "Approved %(count)s facts from %(source)s.",

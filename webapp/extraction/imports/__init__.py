@@ -16,7 +16,7 @@ from typing import Any
 
 from ...curation.semantic import semantic_index
 from ...stores import MemoryStore, ReviewItem, ReviewQueue
-from ...stores.errors import ConflictError, MemoryFullError, NotFoundError
+from ...stores.errors import ConflictError, MemoryFullError, NotFoundError, SecretInputError
 from ...stores.people import PeopleStore
 from ...stores.review import Proposal
 from ..llm import StructuredFact
@@ -222,15 +222,27 @@ class SourceDecision:
 
     approved: int = 0
     changed: int = 0  # left pending: its memory changed meanwhile
+    secrets: int = 0  # left pending: it holds a secret a person must confirm one by one
     full: MemoryFullError | None = None  # memory filled up: the rest stay pending
 
 
-def approve_source(queue: ReviewQueue, source: str, *, actor: str) -> SourceDecision:
-    """Approve the proposals waiting from ``source``, oldest first, until memory is full."""
+def approve_source(
+    queue: ReviewQueue,
+    source: str,
+    *,
+    actor: str,
+    approve: Callable[[str], object] | None = None,
+) -> SourceDecision:
+    """Approve the proposals waiting from ``source``, oldest first, until memory is full, each
+    with ``approve`` (the curator's: ``Curator.approve``); one holding a secret stays pending."""
     result = SourceDecision()
+    decide = approve or (lambda item_id: queue.approve(item_id, actor=actor))
     for item_id in queue.pending_from(source):
         try:
-            queue.approve(item_id, actor=actor)
+            decide(item_id)
+        except SecretInputError:
+            result.secrets += 1
+            continue
         except NotFoundError:
             continue
         except ConflictError:

@@ -1,0 +1,316 @@
+"""``Curator``: the stores of one data folder and every operation on them, each once."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from ..curation.semantic import SemanticIndex, semantic_index
+from ..extraction.imports import ImportPlan, SourceDecision, approve_source
+from ..settings import Settings
+from ..stores import (
+    ConversationStore,
+    ImportPreview,
+    Memory,
+    MemoryStore,
+    PeopleStore,
+    ReviewItem,
+    ReviewQueue,
+)
+from ..stores.dismissals import DismissalStore
+from ..stores.memories import KEEP, Keep, MergeResult
+from ..stores.skills import SkillDocumentStore
+from ..stores.tombstones import TombstoneStore
+from . import forgetting, importing, merging, remembering, reviewing
+from .people import EVERYONE, View, resolve_person
+from .results import Forgetting, Revision
+
+
+class Curator:
+    """Every operation on the memory of one data folder, with one policy whatever the door.
+
+    ``actor`` is who acts (written in every history entry), ``via`` the door ("dashboard",
+    "cli", "mcp", "library"); each operation takes its own ``actor`` when a door acts for
+    several people (the dashboard behind Home Assistant). Two curators of two data folders
+    share nothing; the stores of one are built once and cached per file version.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        actor: str = "library",
+        via: str | None = None,
+        wait_gate: threading.Semaphore | None = None,
+    ) -> None:
+        self.settings = settings
+        self.actor = actor
+        self.via = via or actor
+        self.wait_gate = wait_gate
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings | None = None, *, actor: str = "library", via: str | None = None
+    ) -> Curator:
+        """The curator of the data folder ``settings`` name (read from the environment when
+        None), acting as ``actor``."""
+        return cls(settings or Settings.from_env(), actor=actor, via=via)
+
+    # ----------------------------------------------------------------- the stores
+    def _gated(self, store: Any) -> Any:
+        if self.wait_gate is not None:
+            store.wait_gate = self.wait_gate
+        return store
+
+    @cached_property
+    def memories(self) -> MemoryStore:
+        store: MemoryStore = self._gated(MemoryStore.from_settings(self.settings, actor=self.actor))
+        return store
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        store: ConversationStore = self._gated(ConversationStore.from_settings(self.settings))
+        return store
+
+    @cached_property
+    def review(self) -> ReviewQueue:
+        queue: ReviewQueue = self._gated(ReviewQueue.from_settings(self.settings, self.memories))
+        return queue
+
+    @cached_property
+    def people(self) -> PeopleStore:
+        store: PeopleStore = self._gated(PeopleStore.from_settings(self.settings, actor=self.actor))
+        return store
+
+    @cached_property
+    def tombstones(self) -> TombstoneStore:
+        store: TombstoneStore = self._gated(TombstoneStore.from_settings(self.settings))
+        return store
+
+    @cached_property
+    def dismissals(self) -> DismissalStore:
+        return DismissalStore.from_settings(self.settings)
+
+    @cached_property
+    def skills(self) -> SkillDocumentStore:
+        store: SkillDocumentStore = self._gated(SkillDocumentStore.from_settings(self.settings))
+        return store
+
+    @property
+    def semantic(self) -> SemanticIndex:
+        """The similarity index of this folder's memory file."""
+        return semantic_index(self.memories.path)
+
+    # ----------------------------------------------------------------- people
+    def person(
+        self, ref: str | None, *, reading: bool = False, record_unknown: bool = True
+    ) -> str | None:
+        """The id of the person ``ref`` names (``people.resolve_person``)."""
+        return resolve_person(self, ref, reading=reading, record_unknown=record_unknown)
+
+    # ----------------------------------------------------------------- memories
+    def remember(
+        self,
+        content: str,
+        *,
+        category: str | None = None,
+        person: str | None = None,
+        expires_at: datetime | None = None,
+        source: str | None = None,
+        origin: dict[str, Any] | None = None,
+        confirm_secret: bool = False,
+        allow_similar: bool = False,
+        actor: str | None = None,
+    ) -> Memory:
+        """Keep a new fact (``remembering.remember``)."""
+        return remembering.remember(
+            self,
+            content,
+            category=category,
+            person=person,
+            expires_at=expires_at,
+            source=source,
+            origin=origin,
+            confirm_secret=confirm_secret,
+            allow_similar=allow_similar,
+            actor=actor,
+        )
+
+    def revise(
+        self,
+        memory_id: str,
+        content: str,
+        *,
+        category: str | None = None,
+        expected: str | None = None,
+        person: str | None | Keep = KEEP,
+        confirm_secret: bool = False,
+        view: View = EVERYONE,
+        actor: str | None = None,
+    ) -> Revision:
+        """Change a memory (``remembering.revise``)."""
+        return remembering.revise(
+            self,
+            memory_id,
+            content,
+            category=category,
+            expected=expected,
+            person=person,
+            confirm_secret=confirm_secret,
+            view=view,
+            actor=actor,
+        )
+
+    def move_to_household(
+        self, memory_ids: list[str], *, expected: dict[str, str], actor: str | None = None
+    ) -> Memory:
+        """Keep one of several same memories as the household's (``merging``)."""
+        return merging.move_to_household(self, memory_ids, expected=expected, actor=actor)
+
+    def merge(
+        self,
+        keep_id: str,
+        drop_id: str,
+        content: str,
+        *,
+        expected: dict[str, str] | None = None,
+        confirm_secret: bool = False,
+        actor: str | None = None,
+    ) -> MergeResult:
+        """Two memories become one (``merging.merge``)."""
+        return merging.merge(
+            self,
+            keep_id,
+            drop_id,
+            content,
+            expected=expected,
+            confirm_secret=confirm_secret,
+            actor=actor,
+        )
+
+    # ----------------------------------------------------------------- forgetting
+    def forget(
+        self,
+        memory_id: str,
+        *,
+        dont_propose_again: bool = False,
+        forever: bool = False,
+        view: View = EVERYONE,
+        actor: str | None = None,
+        via: str | None = None,
+        conversation_id: str | None = None,
+    ) -> Forgetting:
+        """Delete a memory, remembering it was forgotten (``forgetting.forget``)."""
+        return forgetting.forget(
+            self,
+            memory_id,
+            dont_propose_again=dont_propose_again,
+            forever=forever,
+            view=view,
+            actor=actor,
+            via=via,
+            conversation_id=conversation_id,
+        )
+
+    def forget_many(
+        self,
+        memory_ids: list[str],
+        *,
+        dont_propose_again: bool = False,
+        actor: str | None = None,
+        via: str | None = None,
+    ) -> list[Memory]:
+        """``forget`` for several memories, one write per store."""
+        return forgetting.forget_many(
+            self, memory_ids, dont_propose_again=dont_propose_again, actor=actor, via=via
+        )
+
+    def restore(
+        self, ref: str, *, expected: Memory | str | None = None, actor: str | None = None
+    ) -> Memory:
+        """Bring back a deleted memory (by its id) or a memory's state before a history entry
+        (by its hid); a memory back is no longer forgotten (its tombstone is lifted). KeyError
+        when there is nothing to restore (``MemoryStore.restore``)."""
+        memory = self.memories.restore(ref, actor=actor or self.actor, expected=expected)
+        self.tombstones.lift([memory.id])
+        return memory
+
+    def settle_deletions(self) -> int:
+        """Tombstones for memories deleted without one (``forgetting.settle_deletions``)."""
+        return forgetting.settle_deletions(self)
+
+    # ----------------------------------------------------------------- review
+    def approve(
+        self,
+        item_id: str,
+        *,
+        content: str | None = None,
+        category: str | None = None,
+        person: str | None | Keep = KEEP,
+        as_new: bool = False,
+        expected: str | None = None,
+        confirm_secret: bool = False,
+        actor: str | None = None,
+    ) -> ReviewItem:
+        """Apply a proposal to memory (``reviewing.approve``)."""
+        return reviewing.approve(
+            self,
+            item_id,
+            content=content,
+            category=category,
+            person=person,
+            as_new=as_new,
+            expected=expected,
+            confirm_secret=confirm_secret,
+            actor=actor,
+        )
+
+    def reject(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
+        """Mark a proposal rejected: it is not proposed again."""
+        return self.review.reject(item_id, actor=actor or self.actor)
+
+    def undo_decision(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
+        """Take a decision back (``reviewing.undo``)."""
+        return reviewing.undo(self, item_id, actor=actor)
+
+    def approve_source(self, source: str, *, actor: str | None = None) -> SourceDecision:
+        """Approve every proposal waiting from one import, oldest first, until memory is full."""
+        who = actor or self.actor
+        return approve_source(
+            self.review, source, actor=who, approve=lambda item_id: self.approve(item_id, actor=who)
+        )
+
+    # ----------------------------------------------------------------- imports
+    def preview_export(self, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
+        """This program's own export read and previewed (``importing.preview_own``)."""
+        return importing.preview_own(self, content)
+
+    def import_export(
+        self,
+        records: list[dict[str, Any]],
+        *,
+        source: str,
+        confirm_secrets: bool = False,
+        actor: str | None = None,
+    ) -> dict[str, int]:
+        """Import this program's own export; deleted facts stay forgotten (``importing``)."""
+        return importing.import_own(
+            self, records, source=source, confirm_secrets=confirm_secrets, actor=actor
+        )
+
+    def plan_import(
+        self,
+        content: str,
+        *,
+        fmt: str = "auto",
+        file_name: str | None = None,
+        day: str | None = None,
+    ) -> ImportPlan:
+        """Another system's file reconciled with memory and Review (``importing.plan_file``)."""
+        return importing.plan_file(self, content, fmt=fmt, file_name=file_name, day=day)
+
+    def queue_import(self, plan: ImportPlan) -> list[ReviewItem]:
+        """Queue a plan's proposals in Review."""
+        return importing.queue_plan(self, plan)

@@ -1,0 +1,122 @@
+"""Forget a memory: whoever deletes it, the fact is remembered as forgotten (a tombstone), so a
+later proposal of it is marked, or dropped after "don't propose again"; Delete forever wipes
+its words everywhere and keeps only a fingerprint."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..extraction.forgotten import forget_deleted_forever
+from ..stores import Memory, NotFoundError
+from ..stores.tombstones import Tombstone
+from .people import EVERYONE, View, in_view
+from .results import Forgetting
+
+if TYPE_CHECKING:
+    from .core import Curator
+
+
+def _unknown(memory_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
+    )
+
+
+def _tombstone_of_deleted(curator: Curator, memory_id: str, view: View) -> Tombstone | None:
+    """The tombstone of a memory deleted before (made now from the history log when a program
+    deleted it without one, as who deleted it), or None when nothing is known of it in
+    ``view``."""
+    tombstone = curator.tombstones.for_memory(memory_id)
+    if tombstone is None:
+        gone = next(
+            (d for d in curator.memories.recently_deleted() if d.memory.id == memory_id), None
+        )
+        if gone is None or not in_view(gone.memory, view):
+            return None
+        return curator.tombstones.record(gone.memory, by=gone.deleted_by, via="library")
+    deleted = curator.memories.deleted(memory_id)
+    if view is not EVERYONE and deleted is not None and not in_view(deleted, view):
+        return None
+    return tombstone
+
+
+def forget(
+    curator: Curator,
+    memory_id: str,
+    *,
+    dont_propose_again: bool = False,
+    forever: bool = False,
+    view: View = EVERYONE,
+    actor: str | None = None,
+    via: str | None = None,
+    conversation_id: str | None = None,
+) -> Forgetting:
+    """Delete the memory ``memory_id`` and record its tombstone (by ``actor``, ``via`` which
+    door, from which conversation). A memory already deleted — by a person, an assistant or a
+    program through the library — can still be marked "don't propose again" or deleted
+    forever: its tombstone is made from the history log when it has none. NotFoundError
+    (``memory_gone``) when nothing is known of it in ``view``."""
+    actor = actor or curator.actor
+    via = via or curator.via
+    memory = curator.memories.get(memory_id)
+    if memory is not None and not in_view(memory, view):
+        raise _unknown(memory_id)
+    tombstone: Tombstone | None = None
+    if memory is not None and curator.memories.delete(memory_id, actor=actor):
+        tombstone = curator.tombstones.record(
+            memory,
+            by=actor,
+            via=via,
+            conversation_id=conversation_id,
+            no_propose=dont_propose_again,
+        )
+    else:
+        memory = None  # deleted meanwhile, or before
+        if not (dont_propose_again or forever):
+            raise _unknown(memory_id)
+        tombstone = _tombstone_of_deleted(curator, memory_id, view)
+        if tombstone is None:
+            raise _unknown(memory_id)
+        if dont_propose_again and not tombstone.no_propose:
+            tombstone = curator.tombstones.set_no_propose(tombstone.id)
+    wiped = None
+    if forever:
+        wiped = forget_deleted_forever(
+            curator.memories,
+            curator.review,
+            memory_id,
+            no_propose=dont_propose_again,
+            tombstones=curator.tombstones,
+        )
+    return Forgetting(memory, tombstone, wiped)
+
+
+def forget_many(
+    curator: Curator,
+    memory_ids: list[str],
+    *,
+    dont_propose_again: bool = False,
+    actor: str | None = None,
+    via: str | None = None,
+) -> list[Memory]:
+    """``forget`` for several memories in one write per store (the memories deleted)."""
+    actor = actor or curator.actor
+    wanted = list(dict.fromkeys(memory_ids))
+    before = [m for m in (curator.memories.get(i) for i in wanted) if m is not None]
+    if not before or not curator.memories.delete_many(wanted, actor=actor):
+        return []
+    gone = [m for m in before if curator.memories.get(m.id) is None]
+    curator.tombstones.record_many(
+        gone, by=actor, via=via or curator.via, no_propose=dont_propose_again
+    )
+    return gone
+
+
+def settle_deletions(curator: Curator) -> int:
+    """Record a tombstone for every memory a program deleted without one (``MemoryStore.delete``
+    through the library), so extraction never proposes a deleted fact as new; how many."""
+    known = {t.memory_id for t in curator.tombstones.all()}
+    missing = [d for d in curator.memories.recently_deleted() if d.memory.id not in known]
+    for deleted in missing:
+        curator.tombstones.record(deleted.memory, by=deleted.deleted_by, via="library")
+    return len(missing)

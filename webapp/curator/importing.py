@@ -1,0 +1,77 @@
+"""Imports, one path for every format: a file from another memory system is reconciled and
+queued for review; this program's own export is imported as it is — and in both a fact a person
+deleted stays forgotten."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..extraction.forgotten import import_minding_forgotten
+from ..extraction.imports import ImportPlan, plan_import, queue_import, read_own_export
+from ..extraction.imports import resolve_format as _resolve_format
+from ..stores import ImportPreview, ReviewItem
+
+if TYPE_CHECKING:
+    from .core import Curator
+
+OWN_FORMAT = "json"
+
+
+def resolve_format(content: str, wanted: str = "auto") -> str:
+    """The format of ``content`` (``wanted``, or recognised from the content with "auto")."""
+    return _resolve_format(content, wanted)
+
+
+def preview_own(curator: Curator, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
+    """This program's export read and previewed (what would be added, updated, refused)."""
+    records = read_own_export(content)
+    return records, curator.memories.preview_import(records)
+
+
+def import_own(
+    curator: Curator,
+    records: list[dict[str, Any]],
+    *,
+    source: str,
+    confirm_secrets: bool = False,
+    actor: str | None = None,
+) -> dict[str, int]:
+    """Import this program's own export as it is (ids, times, origins), in one write, except a
+    fact a person deleted: it waits in Review marked as deleted before, or is left out after
+    "don't propose again" (counted as ``forgotten``)."""
+    semantic = curator.semantic
+    return import_minding_forgotten(
+        curator.memories,
+        curator.review,
+        records,
+        actor=actor or curator.actor,
+        source=source,
+        allow_secrets=confirm_secrets,
+        judge=semantic.cached_judge(),
+        tombstones=curator.tombstones,
+    )
+
+
+def plan_file(
+    curator: Curator,
+    content: str,
+    *,
+    fmt: str = "auto",
+    file_name: str | None = None,
+    day: str | None = None,
+) -> ImportPlan:
+    """Another memory system's file read and reconciled with memory and Review (nothing saved)."""
+    return plan_import(
+        curator.memories,
+        curator.review,
+        content,
+        fmt=fmt,
+        file_name=file_name,
+        day=day,
+        people=curator.people,
+    )
+
+
+def queue_plan(curator: Curator, plan: ImportPlan) -> list[ReviewItem]:
+    """Put a plan's proposals in Review (one write)."""
+    return queue_import(curator.review, plan)

@@ -1,0 +1,52 @@
+"""Whose a memory is, and what a call may see: one rule for every door."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from ..stores import Memory
+from .errors import UnknownPersonError
+
+if TYPE_CHECKING:
+    from .core import Curator
+
+
+class Everyone(Enum):
+    """The view of a curator (the dashboard, the command line): every person's memories."""
+
+    EVERYONE = "everyone"
+
+
+EVERYONE = Everyone.EVERYONE
+
+# A call's view: EVERYONE, one person's id (theirs and the household's), or None (the
+# household's alone).
+View = str | None | Everyone
+
+
+def in_view(memory: Memory | None, view: View) -> bool:
+    """Whether ``memory`` may be seen and changed within ``view``: another person's is not."""
+    if memory is None:
+        return False
+    return view is EVERYONE or memory.person is None or memory.person == view
+
+
+def resolve_person(
+    curator: Curator, ref: str | None, *, reading: bool = False, record_unknown: bool = True
+) -> str | None:
+    """The id of the person ``ref`` names (their id, a ``name`` identity or their display
+    name), None for no one (``ref`` empty or None). A name nobody has is recorded on the People
+    page as seen (with ``record_unknown``) and refused with UnknownPersonError: a fact meant
+    for a person is never kept as everyone's instead. When only ``reading``, an unknown name
+    reads the household's memories (which everyone may see) instead of being refused."""
+    if ref is None or not ref.strip():
+        return None
+    found = curator.people.find(ref)
+    if found is not None:
+        return found.id
+    if record_unknown:
+        curator.people.seen("name", ref.strip())
+    if reading:
+        return None
+    raise UnknownPersonError(ref.strip())

@@ -1,0 +1,122 @@
+"""Remember a fact and revise one: caps, secrets, exact and meaning duplicates, people, versions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..curation.attention import near_duplicate_of
+from ..stores import ConflictError, Memory, NotFoundError, check_secret
+from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
+from .errors import SimilarMemoryError
+from .people import EVERYONE, View, in_view
+from .results import Revision
+
+if TYPE_CHECKING:
+    from .core import Curator
+
+
+def checked_text(curator: Curator, content: Any, *, confirm_secret: bool) -> str:
+    """``content`` as a memory keeps it; refused when empty, longer than one memory may be, or
+    holding a secret the caller did not confirm (SecretInputError: the way to confirm is the
+    door's own: a box on the page, ``confirm_secret`` in a tool or a flag)."""
+    text = clean_content(content)
+    check_length(text, curator.memories.max_chars)
+    check_secret(text, confirmed=confirm_secret)
+    return text
+
+
+def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory | None:
+    """A memory within the view of ``person`` that says ``text`` in other words, or None:
+    another person's private memory is never named (nor compared)."""
+    return near_duplicate_of(
+        curator.memories,
+        curator.semantic,
+        text,
+        visible=lambda memory: in_view(memory, person),
+    )
+
+
+def remember(
+    curator: Curator,
+    content: str,
+    *,
+    category: str | None = None,
+    person: str | None = None,
+    expires_at: datetime | None = None,
+    source: str | None = None,
+    origin: dict[str, Any] | None = None,
+    confirm_secret: bool = False,
+    allow_similar: bool = False,
+    actor: str | None = None,
+) -> Memory:
+    """Keep a new fact as ``person``'s (a person's id) or the household's (None).
+
+    Refused, with nothing written: a secret not confirmed (SecretInputError), the same fact
+    already kept in that view (DuplicateMemoryError, checked under the lock), the same fact in
+    other words unless ``allow_similar`` (SimilarMemoryError), the caps (MemoryFullError), an
+    unknown category or person (InputError)."""
+    text = checked_text(curator, content, confirm_secret=confirm_secret)
+    chosen = check_category(category)
+    if not allow_similar:
+        similar = similar_in_view(curator, text, person)
+        if similar is not None:
+            raise SimilarMemoryError(similar)
+    return curator.memories.add(
+        text,
+        category=chosen,
+        source=source or curator.via,
+        actor=actor,
+        allow_duplicate=False,
+        origin=origin,
+        person=person,
+        expires_at=expires_at,
+    )
+
+
+def visible_memory(curator: Curator, memory_id: str, view: View) -> Memory:
+    """The memory ``memory_id`` when ``view`` may see it; NotFoundError (``memory_gone``)
+    otherwise: another person's memory is as unknown as one that does not exist."""
+    memory = curator.memories.get(memory_id)
+    if memory is None or not in_view(memory, view):
+        raise NotFoundError(
+            f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
+        )
+    return memory
+
+
+def revise(
+    curator: Curator,
+    memory_id: str,
+    content: str,
+    *,
+    category: str | None = None,
+    expected: str | None = None,
+    person: str | None | Keep = KEEP,
+    confirm_secret: bool = False,
+    view: View = EVERYONE,
+    actor: str | None = None,
+) -> Revision:
+    """Change a memory's words (and category, and whose it is) while it is still at version
+    ``expected`` — the one the caller showed; without it, the version read now, so a change
+    landing between the read and the write is never overwritten (ConflictError, with the
+    memory as it is now). A secret is refused as in ``remember``."""
+    text = checked_text(curator, content, confirm_secret=confirm_secret)
+    before = visible_memory(curator, memory_id, view)
+    version = expected or before.version
+    after = curator.memories.update(
+        memory_id,
+        text,
+        expected_updated_at=version,
+        category=check_category(category) if category else None,
+        actor=actor,
+        person=person,
+    )
+    if after is None:
+        current = curator.memories.get(memory_id)
+        if current is not None:
+            raise ConflictError(current)
+        raise NotFoundError(
+            f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
+        )
+    return Revision(before, after)

@@ -1,0 +1,79 @@
+"""Approve, reject and undo proposals: the queue's decision first, then the memory write."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..stores import NotFoundError, ReviewItem, check_secret
+from ..stores.memories import KEEP, Keep
+
+if TYPE_CHECKING:
+    from .core import Curator
+
+
+def _item(curator: Curator, item_id: str) -> ReviewItem:
+    item = curator.review.get(item_id)
+    if item is None:
+        raise NotFoundError(
+            f"No review item with id {item_id!r}.",
+            code="review_item_not_found",
+            id=repr(item_id),
+        )
+    return item
+
+
+def approve(
+    curator: Curator,
+    item_id: str,
+    *,
+    content: str | None = None,
+    category: str | None = None,
+    person: str | None | Keep = KEEP,
+    as_new: bool = False,
+    expected: str | None = None,
+    confirm_secret: bool = False,
+    actor: str | None = None,
+) -> ReviewItem:
+    """Apply a proposal to memory, as proposed or as the person edited it.
+
+    The text kept is checked for secrets like any other (SecretInputError unless
+    ``confirm_secret``). The queue's decision is committed first; the memory is written after
+    it, outside the queue's change (``ReviewQueue.claim`` / ``apply`` / ``settle``), and when
+    the write fails (memory full, changed since ``expected``) the item is pending again. An
+    approved forget is remembered as forgotten (a tombstone with its conversation)."""
+    actor = actor or curator.actor
+    item = _item(curator, item_id)
+    if item.status != "pending":
+        return item
+    if item.action != "delete":
+        check_secret(content if content is not None else item.content, confirmed=confirm_secret)
+    queue = curator.review
+    claim = queue.claim(
+        item_id, content=content, category=category, as_new=as_new, person=person, actor=actor
+    )
+    if claim is None:
+        return _item(curator, item_id)
+    gone = None
+    if claim.record.get("action") == "delete" and claim.record.get("memoryId"):
+        gone = curator.memories.get(str(claim.record["memoryId"]))
+    try:
+        applied = queue.apply(claim.record, claim.edited, actor, expected)
+    except BaseException:
+        queue.reopen(claim)
+        raise
+    decided = queue.settle(item_id, applied)
+    if gone is not None and applied.get("appliedAction") == "delete":
+        curator.tombstones.record(
+            gone, by=actor, via="review", conversation_id=item.conversation_id
+        )
+    return decided
+
+
+def undo(curator: Curator, item_id: str, *, actor: str | None = None) -> ReviewItem:
+    """Take a decision back: the memory as it was before the approval (ConflictError when it
+    changed since), the item pending again, and an approved forget no longer remembered."""
+    item = _item(curator, item_id)
+    undone = curator.review.undo(item_id, actor=actor or curator.actor)
+    if item.status == "approved" and item.applied_action == "delete" and item.applied_memory_id:
+        curator.tombstones.lift([item.applied_memory_id])
+    return undone
