@@ -80,6 +80,20 @@ MESSAGES: dict[str, str] = {
         "(the whole store's limit). Shorten it."
     ),
     "duplicate_memory": N_("This is already remembered (id %(id)s); nothing was added."),
+    # the curator (webapp/curator/errors.py)
+    "similar_memory": N_(
+        "This looks like a memory already kept (id %(id)s): “%(content)s”. Nothing was added; "
+        "add it anyway only if it says something else."
+    ),
+    "unknown_person": N_(
+        "No person “%(name)s” is known yet; the name now waits on the People page to be added "
+        "as a person or linked to one. Nothing was changed."
+    ),
+    "merge_private": N_(
+        "The memory kept is the household's and the other is one person's: the household's "
+        "keeps its own words (or keep the person's instead), so that a person's private "
+        "wording never reaches everyone. Nothing was changed."
+    ),
     "conflict": N_(
         "This memory was changed elsewhere since you loaded it; nothing was overwritten."
     ),
