@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import make_settings
+from webapp.curator import Curator
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 from webapp.stores.tombstones import TombstoneStore, forget_memory
 
@@ -144,14 +146,15 @@ def test_an_approved_forget_proposal_is_remembered_with_its_conversation_and_und
         [Proposal("delete", memory.content, memory_id=memory.id, evidence="No more oolong")],
         conversation_id="slack:C1:17.1",
     )
-    queue.approve(item.id, actor="alice")
+    curator = Curator.from_settings(make_settings(data_dir.parent))
+    curator.approve(item.id, actor="alice")
     (tombstone,) = tombstones.all()
     assert (tombstone.deleted_by, tombstone.via, tombstone.conversation_id) == (
         "alice",
         "review",
         "slack:C1:17.1",
     )
-    queue.undo(item.id, actor="alice")
+    curator.undo_decision(item.id, actor="alice")
     assert memories.get(memory.id) is not None and tombstones.all() == []
 
 
