@@ -197,7 +197,7 @@ def _user(text: str) -> list[dict[str, str]]:
 
 
 def _proposed(extractor: MemoryExtractor, text: str) -> list[ReconcileAction]:
-    return extractor.reconcile(extractor.extract_candidates_smartly(_user(text)))
+    return extractor.reconcile(extractor.extract(_user(text)).candidates)
 
 
 def test_forget_request_is_a_delete_never_an_update_to_its_own_text(store):
@@ -430,7 +430,7 @@ def test_llm_operations_become_proposals_on_the_named_memory(store):
         ]
     )
     extractor = MemoryExtractor(store, llm_extractor=LlmMemoryExtractor(lambda_caller(reply)))
-    actions = extractor.reconcile(extractor.extract_candidates_smartly(_user("whatever")))
+    actions = extractor.reconcile(extractor.extract(_user("whatever")).candidates)
     assert [(a.action, a.id, a.content, a.current_content, a.extractor) for a in actions] == [
         ("delete", tea.id, "Likes green tea.", "Likes green tea.", "llm"),
         ("update", coffee.id, "Drinks tea", "Drinks a cup of coffee every morning", "llm"),

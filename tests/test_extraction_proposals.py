@@ -110,7 +110,7 @@ def _proposals(case: dict, folder: Path) -> list[tuple[str, int | None, str]]:
         else:
             queue.reject(item.id)
     extractor = MemoryExtractor(store, review_queue=queue)
-    actions = extractor.reconcile(extractor.extract_candidates_smartly(_user(case["message"])))
+    actions = extractor.reconcile(extractor.extract(_user(case["message"])).candidates)
     index = {memory.id: n for n, memory in enumerate(kept)}
     return [(a.action, index.get(a.id or ""), a.content) for a in actions]
 

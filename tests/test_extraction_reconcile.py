@@ -91,6 +91,63 @@ def test_smart_extraction_without_llm_is_the_regex(store):
     assert [(f.content, f.category) for f in facts] == [("喜歡綠茶", "preference")]
 
 
+class HostExtractor:
+    """A host program's extractor: the seed's ``extract_facts(messages)`` and nothing else."""
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def extract_facts(self, messages):
+        return self.answer
+
+
+def test_the_run_takes_a_hosts_own_extractor_and_says_no_llm_problem(store):
+    answer = [{"content": "Prefers short replies", "category": "preference", "confidence": 0.8}]
+    extracted = MemoryExtractor(store, llm_extractor=HostExtractor(answer)).extract(_user("x"))
+    assert [(f.content, f.extractor) for f in extracted.candidates] == [
+        ("Prefers short replies", "llm")
+    ]
+    assert (extracted.llm_problem, extracted.cut) == (None, 0)
+
+
+def test_the_run_with_a_host_extractor_that_finds_nothing_is_every_rule(store):
+    """Changes of mind too: the run's rules, not only the facts stated outright."""
+    tea = store.add("Likes green tea.")
+    extractor = MemoryExtractor(store, llm_extractor=HostExtractor(None))
+    actions = extractor.reconcile(
+        extractor.extract(_user("Forget that I like green tea.")).candidates
+    )
+    assert [(a.action, a.id) for a in actions] == [("delete", tea.id)]
+
+
+def test_both_seed_extractions_take_at_most_max_facts(store):
+    said = _user("I prefer tea.", "I always use metric units.", "I prefer dark mode.")
+    many = [{"content": f"Fact number {n}"} for n in range(5)]
+    extractor = MemoryExtractor(store, llm_extractor=HostExtractor(many), max_facts=2)
+    assert extractor.extract_candidates(said) == ["Prefers tea", "Always uses metric units"]
+    assert [f.content for f in extractor.extract_candidates_smartly(said)] == [
+        "Fact number 0",
+        "Fact number 1",
+    ]
+    assert extractor.extract(said).cut == 3
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Prefers tea",  # a string, not a list of facts
+        {"content": "Prefers tea"},  # one dict, not a list
+        [{"content": ""}, {"content": "x", "confidence": 2}, {"action": "drop", "content": "y"}],
+        [{"action": "delete"}, 42, None],
+    ],
+    ids=["string", "dict", "unusable-items", "no-id-and-junk"],
+)
+def test_an_unusable_host_answer_runs_the_rules(store, answer):
+    extractor = MemoryExtractor(store, llm_extractor=HostExtractor(answer))
+    facts = extractor.extract_candidates_smartly(_user("I prefer tea."))
+    assert [(f.content, f.extractor) for f in facts] == [("Prefers tea", "regex")]
+
+
 # ----------------------------------------------------------------- reconcile
 def test_known_fact_yields_no_action(store):
     store.add("User prefers vim.")
@@ -358,7 +415,7 @@ def test_a_nul_or_lone_surrogate_in_a_message_does_not_stop_extraction(settings)
     store = MemoryStore(settings.memory_file, max_items=10, max_chars=1000, lock_timeout=5)
     queue = ReviewQueue(settings.review_file, store)
     extractor = MemoryExtractor(store, llm_extractor=llm, review_queue=queue)
-    facts = extractor.extract_candidates_smartly(_user("whatever"))
+    facts = extractor.extract(_user("whatever")).candidates
     [item] = extractor.submit(extractor.reconcile(facts)).queued
     assert (item.content, item.evidence) == ("Prefers tea", "tea, always")
 

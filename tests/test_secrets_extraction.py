@@ -121,7 +121,7 @@ def test_an_llm_fact_holding_a_secret_is_proposed_without_it(data_dir: Path) -> 
         memories, llm_extractor=LlmMemoryExtractor(SecretRepeatingLlm()), review_queue=queue
     )
     said = [{"role": "user", "content": "my Wi-Fi password is tulip-Rocket-88"}]
-    facts = extractor.extract_candidates_smartly(said)
+    facts = extractor.extract(said).candidates
     extractor.submit(extractor.reconcile(facts), conversation_id=THREAD)
     pending = {item.content: item for item in queue.pending()}
     assert set(pending) == {"Has a Wi-Fi password (not kept in memory).", "Prefers oat milk."}

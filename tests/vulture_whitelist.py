@@ -40,9 +40,9 @@ _.do_add, _.do_list, _.do_search, _.do_update, _.do_delete
 
 # Used by the tests only: hooks for checking state the app does not need to read.
 _.apply  # MemoryExtractor: write reconcile actions directly
-# The facts alone, without why there are none (the runs use extract and extract_candidates).
-_.extract_facts  # LlmMemoryExtractor
-_.extract_candidates_smartly  # MemoryExtractor
+# The seed's extraction names, for host programs (tests/test_seed_contracts.py); the runs
+# use LlmMemoryExtractor.extract and MemoryExtractor.extract.
+_.extract_candidates, _.extract_candidates_smartly  # MemoryExtractor
 _.history_path  # MemoryStore: where the history log is
 _.failures  # LoginThrottle: failed attempts in the window
 _.discard_staged  # SkillStore: forget a staged upload

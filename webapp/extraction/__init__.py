@@ -17,12 +17,14 @@ from .changes import ChangeOfMind, find_changes
 from .llm import (
     EXTRACTION_PROMPT,
     ExplainingLlmCaller,
+    FactExtractor,
     LlmAnswer,
     LlmCallError,
     LlmMemoryExtractor,
     MemoryLlmCaller,
     StructuredFact,
     build_extraction_prompt,
+    facts_from,
     parse_facts,
 )
 from .reconcile import Extracted, ManualModeError, MemoryExtractor, ReconcileAction, Submitted
@@ -42,6 +44,7 @@ __all__ = [
     "ExtractionBatch",
     "ExtractionResult",
     "ExtractionState",
+    "FactExtractor",
     "LlmAnswer",
     "LlmCallError",
     "LlmConfigError",
@@ -61,6 +64,7 @@ __all__ = [
     "caller_from_settings",
     "extract_conversation",
     "extract_due",
+    "facts_from",
     "find_changes",
     "is_variant",
     "near_identical",

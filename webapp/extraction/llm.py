@@ -338,6 +338,60 @@ def _fact(item: Any, operation: tuple[str, str | None] = ("add", None)) -> Struc
     )
 
 
+@runtime_checkable
+class FactExtractor(Protocol):
+    """The seed's interface of an LLM extractor, which a host program may implement itself:
+    ``extract_facts(messages)`` gives the facts it finds (``StructuredFact``s, or dicts with
+    the reply's fields ``content``, ``category``, ``confidence``, ``evidence``), or None when
+    it has none to give. ``LlmMemoryExtractor`` is one."""
+
+    def extract_facts(self, messages: Iterable[Any]) -> Sequence[Any] | None: ...
+
+
+def facts_from(answer: Any) -> list[StructuredFact] | None:
+    """The facts in what an extractor's ``extract_facts`` returned, or None for None.
+
+    A ``StructuredFact`` is kept as it is; a dict is read as the LLM's reply is (``content``;
+    ``category``, one of CATEGORIES, else "general"; ``confidence`` from 0 to 1, 1.0 when
+    missing; ``evidence``; ``action``/``id`` for an update or delete), a string is a fact of
+    its own; an item that is none of these, or unusable (no content, a confidence out of
+    range, an unknown action), is left out. Anything else than a list of them counts as None.
+    """
+    if (
+        answer is None
+        or isinstance(answer, (str, bytes, Mapping))
+        or not isinstance(answer, Iterable)
+    ):
+        return None
+    facts: list[StructuredFact] = []
+    for item in answer:
+        fact = _host_fact(item)
+        if fact is not None:
+            facts.append(fact)
+    return facts
+
+
+def _host_fact(item: Any) -> StructuredFact | None:
+    if isinstance(item, StructuredFact):
+        return item
+    if isinstance(item, str):
+        item = {"content": item}
+    if not isinstance(item, Mapping):
+        return None
+    fields = {str(key): value for key, value in item.items()}
+    fields.setdefault("confidence", 1.0)
+    action = fields.get("action", "add")
+    if not isinstance(action, str) or action.strip().lower() not in OPERATIONS:
+        return None
+    action = action.strip().lower()
+    if action == "add":
+        return _fact(fields)
+    memory_id = fields.get("id", fields.get("memoryId"))
+    if not isinstance(memory_id, str) or not memory_id.strip():
+        return None
+    return _fact(fields, (action, memory_id.strip()))
+
+
 class LlmMemoryExtractor:
     """Asks an LLM for the durable facts in the last messages of a conversation."""
 

@@ -26,7 +26,7 @@ from ..text import VARIANT_THRESHOLD, normalize, similarity
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
 from .decided import already_decided
 from .forgotten import deleted_match, still_deciding
-from .llm import LlmCallError, LlmMemoryExtractor, StructuredFact
+from .llm import FactExtractor, LlmCallError, LlmMemoryExtractor, StructuredFact, facts_from
 from .rules import rule_facts, withheld_facts
 from .state import STATE_FILE_NAME, ExtractionState
 
@@ -100,7 +100,11 @@ EVERYONE = Everyone.EVERYONE
 
 
 class MemoryExtractor:
-    """Finds durable facts in conversations and routes them to review (manual) or memory (auto)."""
+    """Finds durable facts in conversations and routes them to review (manual) or memory (auto).
+
+    ``llm_extractor`` is an ``LlmMemoryExtractor`` or a host's own object implementing the
+    seed's ``extract_facts(messages)`` (``FactExtractor``); None: the rules alone.
+    """
 
     # The household's timezone (MEMORY_TIMEZONE), in which "until Friday" ends.
     timezone: str = "UTC"
@@ -109,7 +113,7 @@ class MemoryExtractor:
         self,
         store: MemoryStore,
         *,
-        llm_extractor: LlmMemoryExtractor | None = None,
+        llm_extractor: FactExtractor | None = None,
         review_queue: ReviewQueue | None = None,
         mode: str = "manual",
         state: ExtractionState | None = None,
@@ -133,26 +137,51 @@ class MemoryExtractor:
         self.tombstones = TombstoneStore.beside(store)
 
     # ----------------------------------------------------------------- extracting
-    def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[Candidate]:
-        """The LLM's facts and operations when it answers with some; otherwise the rules'.
+    def extract_candidates(self, messages: Iterable[Any]) -> list[str]:
+        """The rules' extraction (the seed's): the facts stated outright in the user messages,
+        as text, in the order said; at most ``max_facts``. Never asks the LLM. A sentence
+        holding a secret gives no candidate here (``extract`` proposes the fact without it)."""
+        return [fact.content for fact in rule_facts(messages)][: self.max_facts]
 
-        The LLM sees the stored memories with their ids; a reply naming an id that is not
-        in the store is unusable, and the rules run instead. The rules' candidates are the
-        changes of mind (forget, reversal, correction) and the facts stated outright. At
-        most ``max_facts`` of them, the first ones; ``extract_candidates`` says what was cut.
+    def extract_candidates_smartly(self, messages: Iterable[Any]) -> list[StructuredFact]:
+        """The LLM's facts when it gives some; otherwise the rules' (the seed's).
+
+        The injected LLM extractor is asked through ``extract_facts(messages)`` alone, so a
+        host's own extractor that implements only that works (its dicts are read as the LLM's
+        reply is, ``facts_from``); None or no usable fact runs the rules: the facts stated
+        outright, and a fact said with a secret without it (marked ``withheld``). An
+        extractor that raises raises here. A secret in an LLM fact is taken out the same
+        way. At most ``max_facts``, the first ones. Changes of mind, and the LLM's updates
+        and deletes of the memories it is shown, come from ``extract``.
         """
-        return self.extract_candidates(messages).candidates
+        messages = list(messages)
+        if self.llm_extractor is not None:
+            facts = facts_from(self.llm_extractor.extract_facts(messages))
+            if facts:
+                return [without_secret(fact) for fact in facts][: self.max_facts]
+        return [*rule_facts(messages), *withheld_facts(messages)][: self.max_facts]
 
-    def extract_candidates(self, messages: Iterable[Any]) -> Extracted:
-        """``extract_candidates_smartly`` with why the LLM gave nothing and how many
-        candidates were left out beyond ``max_facts``."""
+    def extract(self, messages: Iterable[Any]) -> Extracted:
+        """One extraction run, as the dashboard, the CLI and the batch run it: the LLM's facts
+        and operations, or when it gives none the rules' candidates; with why the LLM gave
+        nothing and how many candidates were left out beyond ``max_facts``.
+
+        ``LlmMemoryExtractor`` sees the stored memories with their ids; a reply naming an id
+        that is not in the store is unusable, and the rules run instead. A host's own
+        extractor is asked through ``extract_facts(messages)``. The rules' candidates are
+        the changes of mind (forget, reversal, correction), the facts stated outright and
+        the facts said with a secret, without it.
+        """
         messages = list(messages)
         problem = None
         found: list[Candidate] = []
-        if self.llm_extractor is not None:
+        if isinstance(self.llm_extractor, LlmMemoryExtractor):
             answer = self.llm_extractor.extract(messages, memories=self.store.get_all())
             problem = answer.problem
             found = [without_secret(fact) for fact in answer.facts or []]
+        elif self.llm_extractor is not None:
+            facts = facts_from(self.llm_extractor.extract_facts(messages)) or []
+            found = [without_secret(fact) for fact in facts]
         if not found:
             found = [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
         kept = found[: self.max_facts]
@@ -267,7 +296,8 @@ class MemoryExtractor:
     @property
     def model(self) -> str | None:
         """The LLM's "provider/model" label, or None without an LLM."""
-        return self.llm_extractor.label if self.llm_extractor is not None else None
+        label = getattr(self.llm_extractor, "label", None)  # a host's extractor may have none
+        return label if isinstance(label, str) else None
 
     def apply(
         self, actions: Iterable[ReconcileAction], *, conversation_id: str | None = None

@@ -253,7 +253,7 @@ def _run(
             return result
     messages = turns if force else new
     result.ran = True
-    extracted = extractor.extract_candidates(messages)
+    extracted = extractor.extract(messages)
     result.facts = extracted.candidates
     result.llm_problem, result.cut = extracted.llm_problem, extracted.cut
     result.max_facts = extractor.max_facts
