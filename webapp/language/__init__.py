@@ -19,7 +19,7 @@ The layer imports only the standard library, data libraries (rjieba, snowballste
 
 from __future__ import annotations
 
-from .amounts import Amount, amounts
+from .amounts import Amount, amounts, ordinals
 from .calendar import (
     MAX_DURATION,
     MONTHS,
@@ -35,7 +35,7 @@ from .calendar import (
     shifted,
 )
 from .clock import ClockTime, clock_minutes, clock_times
-from .numbers import MAX_NUMBER, chinese_number, ordinals, parse_count, parse_number
+from .numbers import MAX_NUMBER, chinese_number, parse_count, parse_number
 from .terms import Terms, stem, terms
 
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .numbers import CN_NUMBER, NUMBER, parse_number
+from .numbers import CN_NUMBER, EN_NUMBERS, NUMBER, ORDINAL_WORDS, parse_number
 from .terms import stem
 
 CJK_CLASSIFIER = (
@@ -24,7 +24,9 @@ _UNIT_VALUE = re.compile(
 # A Chinese numeral that is an amount on its own (月薪一万二, 房租两万二), not part of a word
 _CN_AMOUNT = re.compile("[一二两三四五六七八九十]+[百千万][零一二两三四五六七八九十百千万]*")
 # Words after a number that are no unit ("3 and 4", "2 of them")
-_NOT_UNITS = frozenset({"and", "or", "to", "of", "in", "on", "at", "a", "the", "for", "by", "zzvaluezz"})
+_NOT_UNITS = frozenset(
+    {"and", "or", "to", "of", "in", "on", "at", "a", "the", "for", "by", "zzvaluezz"}
+)
 # Units that say the same thing, as one
 _SAME_UNITS = {
     "child": "kid",
@@ -86,3 +88,42 @@ def amounts(folded: str, *, keep_length: bool = False) -> tuple[str, list[Amount
         return f" {kept} " if kind == "number" else " "
 
     return _UNIT_VALUE.sub(read, folded), found
+
+
+_UNIT_ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
+_ORDINAL = re.compile(
+    r"\b(?:(?P<digits>\d{1,2})(?:st|nd|rd|th)"
+    rf"|(?P<tens>twenty|thirty)[- ](?P<unit>{_UNIT_ORDINALS})"
+    r"|(?P<the>the )(?P<small>first|second)"  # alone, only after "the": "second home" is none
+    rf"|(?P<word>{'|'.join(w for w in ORDINAL_WORDS if w not in ('first', 'second'))}))\b"
+)
+
+
+def ordinals(folded: str, *, keep_length: bool = False) -> tuple[str, list[Amount]]:
+    """Ordinals in digits or words ("the 28th", "the twenty-eighth", "the first"), kind
+    ``ordinal``, and the text without them ("the" stays; see ``amounts`` for ``keep_length``)."""
+    found: list[Amount] = []
+
+    def read(match: re.Match[str]) -> str:
+        parts = match.groupdict()
+        if parts["digits"]:
+            amount = float(parts["digits"])
+        elif parts["tens"]:
+            amount = float(EN_NUMBERS[parts["tens"]] + ORDINAL_WORDS[parts["unit"]])
+        else:
+            amount = float(ORDINAL_WORDS[parts["small"] or parts["word"]])
+        kept = parts["the"] or ""
+        found.append(
+            Amount(
+                "ordinal",
+                amount,
+                match.group(0)[len(kept) :].strip(),
+                match.start() + len(kept),
+                match.end(),
+            )
+        )
+        if keep_length:
+            return kept + " " * (len(match.group(0)) - len(kept))
+        return " the " if kept else " "
+
+    return _ORDINAL.sub(read, folded), found

@@ -120,9 +120,7 @@ DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     # a day of the year: a birthday, "March 3", 3月5日
     re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}}){_ORDINAL_SUFFIX}\b"),
     re.compile(rf"\b(?P<d>\d{{1,2}}){_ORDINAL_SUFFIX}\s+(?:of\s+)?{_MONTH}(?![a-z])"),
-    re.compile(
-        rf"(?P<m>{_ZH_DAY_NUMBER})\s*月\s*(?P<d>{_ZH_DAY_NUMBER})\s*[日号號]"
-    ),
+    re.compile(rf"(?P<m>{_ZH_DAY_NUMBER})\s*月\s*(?P<d>{_ZH_DAY_NUMBER})\s*[日号號]"),
 )
 MONTH_ALONE = re.compile(
     r"\b(?P<mon>january|february|march|april|june|july|august|september|october|november"

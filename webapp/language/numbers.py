@@ -152,16 +152,12 @@ def chinese_number(text: str) -> float | None:
 
 
 def english_number(text: str) -> float | None:
-    """"eleven" → 11, "twenty-five" / "twenty five" → 25; None for other words."""
+    """ "eleven" → 11, "twenty-five" / "twenty five" → 25; None for other words."""
     text = " ".join(text.casefold().split())
     if text in EN_NUMBERS:
         return float(EN_NUMBERS[text])
     parts = re.split(r"[- ]", text)
-    if (
-        len(parts) == 2
-        and parts[0] in _EN_TENS.split("|")
-        and parts[1] in _EN_UNITS.split("|")
-    ):
+    if len(parts) == 2 and parts[0] in _EN_TENS.split("|") and parts[1] in _EN_UNITS.split("|"):
         return float(EN_NUMBERS[parts[0]] + EN_NUMBERS[parts[1]])
     return None
 
@@ -185,31 +181,3 @@ def parse_count(text: str) -> int | None:
     if value is None or value != int(value):
         return None
     return int(value)
-
-
-_UNIT_ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
-_ORDINAL = re.compile(
-    r"\b(?:(?P<digits>\d{1,2})(?:st|nd|rd|th)"
-    rf"|(?P<tens>twenty|thirty)[- ](?P<unit>{_UNIT_ORDINALS})"
-    r"|(?P<the>the )(?P<small>first|second)"  # alone, only after "the": "second home" is none
-    rf"|(?P<word>{'|'.join(w for w in ORDINAL_WORDS if w not in ('first', 'second'))}))\b"
-)
-
-
-def ordinals(folded: str) -> tuple[str, list[tuple[float, str]]]:
-    """Ordinals in digits or words ("the 28th", "the twenty-eighth", "the first") as (amount,
-    as written), and the text without them ("the" stays)."""
-    found: list[tuple[float, str]] = []
-
-    def read(match: re.Match[str]) -> str:
-        parts = match.groupdict()
-        if parts["digits"]:
-            amount = float(parts["digits"])
-        elif parts["tens"]:
-            amount = float(EN_NUMBERS[parts["tens"]] + ORDINAL_WORDS[parts["unit"]])
-        else:
-            amount = float(ORDINAL_WORDS[parts["small"] or parts["word"]])
-        found.append((amount, match.group(0).strip()))
-        return " the " if parts["the"] else " "
-
-    return _ORDINAL.sub(read, folded), found

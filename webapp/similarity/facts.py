@@ -290,7 +290,7 @@ def _dates(text: str, values: list[Value]) -> str:
 def _ordinals(text: str, values: list[Value]) -> str:
     """An ordinal in digits or words ("the 28th", "the twenty-eighth") as one value."""
     text, found = ordinals(text)
-    values.extend(Value("ordinal", amount, said) for amount, said in found)
+    values.extend(Value(o.kind, o.amount, o.text) for o in found)
     return text
 
 
