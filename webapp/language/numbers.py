@@ -119,7 +119,8 @@ def chinese_number(text: str) -> float | None:
         return None
     for big_unit in ("亿", "億", "万", "萬"):
         if big_unit in text:
-            high, _, low = text.partition(big_unit)
+            # the last one multiplies all before it: 一万亿 is 10^12, 一亿二千万 120,000,000
+            high, _, low = text.rpartition(big_unit)
             high_value = chinese_number(high) if high else 1.0
             if high_value is None:
                 return None
@@ -127,7 +128,7 @@ def chinese_number(text: str) -> float | None:
             if len(low) == 1 and low in CN_DIGITS:  # 一万二: twelve thousand
                 return _usable(high_value * scale + CN_DIGITS[low] * scale // 10)
             low_value = chinese_number(low) if low else 0.0
-            if low_value is None:
+            if low_value is None or low_value >= scale:
                 return None
             return _usable(high_value * scale + low_value)
     if any(ch not in CN_DIGITS and ch not in _CN_UNITS for ch in text):
