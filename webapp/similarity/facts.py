@@ -31,6 +31,7 @@ from ..text import fold
 
 __all__ = ["Fact", "Value", "analyse", "attribute", "chinese_number", "parse_number", "stem"]
 
+
 # ------------------------------------------------------------------ lexicons
 # Canonical forms, each with the (folded) words that say it. Chinese words are 简体 after fold.
 def _lexicon(table: dict[str, str]) -> dict[str, str]:
@@ -511,6 +512,8 @@ def _holder(folded: str) -> tuple[str, str]:
 
 
 _INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|in place of)\b")
+
+
 @functools.lru_cache(maxsize=65536)
 def analyse(text: str) -> Fact:
     """The parts of ``text`` (cached per text)."""
