@@ -13,16 +13,15 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-import rjieba
-import snowballstemmer  # type: ignore[import-untyped]
 from rapidfuzz import fuzz
 
+from .. import language
 from ..sensitive import KIND_NAMES
-from ..text import LATIN_FILLER, fold, folded_with_owners
+from ..text import fold, folded_with_owners
 
 DUPLICATE_SIMILARITY = 0.8  # share of terms two memories must have in common to say the same
 SUBJECT_SIMILARITY = 0.75  # ... to be about the same subject (then values must agree)
@@ -63,72 +62,14 @@ def _kinds(values: tuple[Value, ...]) -> dict[str, frozenset[float]]:
 
 
 # ------------------------------------------------------------------ values
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
-_CN_DIGITS.update({"六": 6, "七": 7, "八": 8, "九": 9})
-_CN_NUMBER = "[零〇一二两三四五六七八九十]{1,3}"
-_NUMBER = rf"(?:\d+(?:\.\d+)?|{_CN_NUMBER})"
-
-
-def chinese_number(text: str) -> float:
-    """12, "十二", "两" or "二十五" as a number."""
-    if re.fullmatch(r"\d+(?:\.\d+)?", text):
-        return float(text)
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return float(_CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(ones, 0))
-    return float(_CN_DIGITS.get(text, 0))
-
-
-_MONTHS = {
-    name: index
-    for index, names in enumerate(
-        ["jan january", "feb february", "mar march", "apr april", "may", "jun june"]
-        + ["jul july", "aug august", "sep sept september", "oct october", "nov november"]
-        + ["dec december"],
-        start=1,
-    )
-    for name in names.split()
-}
-_DATE_PATTERNS = (
-    re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
-    re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号號]?"),
-    re.compile(r"\b(?P<mon>[a-z]{3,9})\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b"),
-    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?P<mon>[a-z]{3,9})\.?,?\s+(?P<y>\d{4})\b"),
-)
-_TIME_PATTERNS = (
-    re.compile(r"\b(?P<h>\d{1,2})[:：](?P<mi>\d{2})\s*(?P<ampm>[ap]\.?m\.?)?(?![\d:])"),
-    re.compile(r"\b(?P<h>\d{1,2})\s*(?P<ampm>[ap]\.?m\.?)(?![a-z])"),
-    re.compile(r"\b(?P<h>\d{1,2})\s*o'?clock\b"),
-    re.compile(
-        rf"(?P<part>早上|上午|中午|下午|晚上|凌晨|傍晚|清晨)?\s*(?P<h>{_NUMBER})\s*[点點时時]"
-        rf"(?:(?P<half>半)|(?P<mi>{_NUMBER})\s*分?)?"
-    ),
-)
-_AFTERNOON = ("下午", "晚上", "傍晚")
-_UNIT_VALUE = re.compile(
-    rf"(?<![a-z0-9_.])(?P<n>{_NUMBER})\s*(?:(?P<pct>%|％|percent\b)|(?P<deg>°\s*[cf]?|degrees?\b|度)"
-    r"|(?P<ord>st|nd|rd|th)\b"
-    r"|(?P<cjk>[个個只隻位歲岁次杯天年楼樓层層公斤分钟分鐘小时小時]{1,2})"
-    r"|(?P<word>[a-z]+)?)",
-)
 # A date after one of these words is a lasting fact (a birthday), not a deadline.
 _LASTING_DATE = re.compile(
     r"(?:born|birthday|since|anniversary|married|生日|出生|自从|自從)(?:\W+\w+){0,2}?\W*$"
 )
 
 
-# The original spelling of a match in the folded text (see ``_Spelling``).
-Spell = Callable[[re.Match[str]], str]
-
-
-def _blank(match: re.Match[str]) -> str:
-    """What a value is replaced with once read: as many spaces, so that every later match
-    keeps its position in the folded text (and with it its original spelling)."""
-    return " " * len(match.group(0))
-
-
 class _Spelling:
-    """Maps a match in the folded text back to the memory's own characters: "24°c" is read,
+    """Maps a span of the folded text back to the memory's own characters: "24°c" is read,
     "24°C" is shown. Built on the first value found (most memories state none)."""
 
     def __init__(self, text: str, folded: str) -> None:
@@ -137,11 +78,9 @@ class _Spelling:
         self.owners: list[int] | None = None
         self.mapped = False
 
-    def __call__(self, match: re.Match[str]) -> str:
-        found = match.group(0)
-        start = match.start() + len(found) - len(found.lstrip())
-        end = match.end() - len(found) + len(found.rstrip())
-        if len(self.text) == len(self.folded) and fold(self.text[start:end]) == found.strip():
+    def __call__(self, start: int, end: int) -> str:
+        found = self.folded[start:end]
+        if len(self.text) == len(self.folded) and fold(self.text[start:end]) == found:
             return self.text[start:end]  # the usual case: one character folds to one
         if not self.mapped:
             self.mapped = True
@@ -152,305 +91,43 @@ class _Spelling:
         return self.text[self.owners[start] : self.owners[end - 1] + 1]
 
 
-def _clock(hour: float, minute: float, ampm: str | None, part: str | None) -> float | None:
-    if ampm and ampm.startswith("p") and hour < 12:
-        hour += 12
-    if ampm and ampm.startswith("a") and hour == 12:
-        hour = 0
-    if part in _AFTERNOON and hour < 12:
-        hour += 12
-    if hour > 24 or minute > 59:
-        return None
-    return hour * 60 + minute
-
-
-def _times(text: str, values: list[Value], spell: Spell) -> str:
-    for pattern in _TIME_PATTERNS:
-
-        def found(match: re.Match[str]) -> str:
-            parts = match.groupdict()
-            hour = chinese_number(parts["h"])
-            minute = 30.0 if parts.get("half") else chinese_number(parts.get("mi") or "0")
-            amount = _clock(hour, minute, parts.get("ampm"), parts.get("part"))
-            if amount is None:
-                return match.group(0)
-            vague = not parts.get("ampm") and not parts.get("part") and ":" not in match.group(0)
-            values.append(Value("time", amount, spell(match), vague and hour <= 12))
-            return _blank(match)
-
-        text = pattern.sub(found, text)
-    return text
-
-
-def _dates(text: str, values: list[Value], dates: list[date], spell: Spell) -> str:
-    for pattern in _DATE_PATTERNS:
-
-        def found(match: re.Match[str]) -> str:
-            parts = match.groupdict()
-            month = _MONTHS.get(parts["mon"], 0) if parts.get("mon") else int(parts["m"])
-            try:
-                day = date(int(parts["y"]), month, int(parts["d"]))
-            except ValueError:
-                return match.group(0)
-            values.append(Value("date", float(day.toordinal()), spell(match)))
-            if not _LASTING_DATE.search(match.string[: match.start()]):
-                dates.append(day)
-            return _blank(match)
-
-        text = pattern.sub(found, text)
-    return text
-
-
-def _amounts(text: str, values: list[Value], spell: Spell) -> str:
-    def found(match: re.Match[str]) -> str:
-        parts = match.groupdict()
-        if parts["pct"]:
-            kind = "%"
-        elif parts["deg"]:
-            kind = "degrees"
-        elif parts["ord"]:
-            kind = "ordinal"
-        elif parts["cjk"]:
-            kind = fold(parts["cjk"])
-        elif parts["word"]:
-            kind = stem(parts["word"])
-        elif re.fullmatch(_CN_NUMBER, parts["n"]):
-            return match.group(0)  # a lone Chinese numeral is part of a word (一起, 三明治)
-        else:
-            kind = "number"
-        values.append(Value(kind, chinese_number(parts["n"]), spell(match)))
-        return _blank(match)
-
-    return _UNIT_VALUE.sub(found, text)
-
-
-# ------------------------------------------------------------------ terms
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The English word's stem (likes → like, lights → light)."""
-    return str(_STEMMER.stemWord(word))
-
-
-# Words that say who holds the fact, how strongly or how it is set, not what it is about:
-# text's filler (less "never", a negation here) and what settings and changes are said with.
-_LATIN_FILLER = frozenset(
-    stem(word)
-    for word in (LATIN_FILLER - {"never"})
-    | {
-        "as",
-        "into",
-        "been",
-        "these",
-        "those",
-        "them",
-        "enjoy",
-        "enjoys",
-        "fond",
-        "normally",
-        "generally",
-        "much",
-        "lot",
-        "lots",
-        "every",
-        "each",
-        "all",
-        "any",
-        "name",
-        "named",
-        "called",
-        "set",
-        "sets",
-        "change",
-        "changed",
-        "switch",
-        "switched",
-        "move",
-        "moved",
-        "currently",
-        "now",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "get",
-        "gets",
-        "got",
-        "go",
-        "goes",
-        "keep",
-        "keeps",
-        "make",
-        "makes",
-        "around",
-        "about",
-        "approximately",
-        "roughly",
-    }
-)
-_NEGATION_WORDS = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "don't",
-        "doesn't",
-        "didn't",
-        "isn't",
-        "aren't",
-        "won't",
-        "can't",
-        "cannot",
-        "dont",
-        "doesnt",
-        "hate",
-        "hates",
-        "dislike",
-        "dislikes",
-        "avoid",
-        "avoids",
-        "stop",
-        "stopped",
-        "without",
-    ]
-)
-_CJK_FILLER = frozenset(
-    fold(word)
-    for word in [
-        "用戶",
-        "用户",
-        "使用者",
-        "我",
-        "我們",
-        "我们",
-        "你",
-        "他",
-        "她",
-        "的",
-        "了",
-        "是",
-        "都",
-        "很",
-        "也",
-        "就",
-        "還",
-        "还",
-        "和",
-        "跟",
-        "把",
-        "給",
-        "给",
-        "喜歡",
-        "喜欢",
-        "愛",
-        "爱",
-        "偏好",
-        "偏愛",
-        "偏爱",
-        "習慣",
-        "习惯",
-        "總是",
-        "总是",
-        "一直",
-        "通常",
-        "希望",
-        "比較",
-        "比较",
-        "請",
-        "请",
-        "要",
-        "會",
-        "会",
-        "以後",
-        "以后",
-        "今後",
-        "今后",
-        "一律",
-        "使用",
-        "用",
-        "叫",
-        "名字",
-        "為",
-        "为",
-        "設",
-        "设",
-        "設在",
-        "设在",
-        "設定",
-        "设定",
-        "設為",
-        "设为",
-        "定在",
-        "改成",
-        "改為",
-        "改为",
-        "改到",
-        "調成",
-        "调成",
-        "調到",
-        "调到",
-        "現在",
-        "现在",
-        "目前",
-        "幫",
-        "帮",
-        "幫我",
-        "帮我",
-        "在",
-        "有",
-        "個",
-        "个",
-        "大約",
-        "大约",
-        "左右",
-        "差不多",
-    ]
-)
-_CJK_NEGATION = re.compile("^(?:不|沒|没|別|别|討厭|讨厌|受不了|從不|从不|絕不|绝不|避免|忌)")
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:['’][a-z]+)?")
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
-
-
-def _terms(text: str) -> tuple[set[str], bool]:
-    terms: set[str] = set()
-    negated = False
-    for token in _TOKEN.findall(text):
-        if _CJK_RUN.fullmatch(token):
-            for word in rjieba.cut(token):
-                bare = _CJK_NEGATION.sub("", word)
-                if bare != word:
-                    negated = True
-                if bare and bare not in _CJK_FILLER:
-                    terms.add(bare)
+def _values(folded: str, spell: _Spelling) -> tuple[str, list[Value], list[date]]:
+    """The values ``folded`` states, read by ``webapp.language`` (each blanked by as many
+    spaces, so every later one keeps its position, and with it its original spelling): dates
+    (with their year as a day, without as a day of the year), clock times, ordinals, amounts."""
+    values: list[Value] = []
+    deadlines: list[date] = []
+    rest, found_dates = language.dates(folded, keep_length=True)
+    for found in found_dates:
+        day = found.date
+        if day is None:
+            values.append(
+                Value("day of year", float(found.day_of_year), spell(found.start, found.end))
+            )
             continue
-        token = token.replace("’", "'")
-        if token in _NEGATION_WORDS:
-            negated = True
-            continue
-        word = stem(token.removesuffix("'s"))
-        if word not in _LATIN_FILLER and not word.isdigit():
-            terms.add(word)
-    return terms, negated
+        values.append(Value("date", float(day.toordinal()), spell(found.start, found.end)))
+        if not _LASTING_DATE.search(folded[: found.start]):
+            deadlines.append(day)
+    rest, times = language.clock_times(rest, keep_length=True)
+    values.extend(Value("time", t.minutes, spell(t.start, t.end), t.ambiguous) for t in times)
+    rest, ordinals = language.ordinals(rest, keep_length=True)
+    rest, amounts = language.amounts(rest, keep_length=True)
+    # what a count counts is its kind here ("只", "cup"): two counts of one thing compare
+    values.extend(
+        Value(a.kind.removeprefix("count:"), a.amount, spell(a.start, a.end))
+        for a in ordinals + amounts
+    )
+    return rest, values, deadlines
 
 
 @functools.lru_cache(maxsize=65536)
 def features(text: str) -> Features:
     """The features of one memory's text (cached: the same text always gives the same ones)."""
     folded = unicodedata.normalize("NFKC", fold(text or ""))
-    spell = _Spelling(text or "", folded)
-    values: list[Value] = []
-    dates: list[date] = []
-    rest = _dates(folded, values, dates, spell)
-    rest = _times(rest, values, spell)
-    rest = _amounts(rest, values, spell)
-    terms, negated = _terms(rest)
+    rest, values, dates = _values(folded, _Spelling(text or "", folded))
+    read = language.terms(rest)
     key = "".join(ch for ch in folded if ch.isalnum())
-    return Features(key, frozenset(terms), tuple(values), negated, tuple(dates))
+    return Features(key, read.terms, tuple(values), read.negations > 0, tuple(dates))
 
 
 # ------------------------------------------------------------------ pairs

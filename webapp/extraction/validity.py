@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..language import add_months, calendar_date, later, month_number, parse_count
+from ..language import duration as language_duration
+from ..language.calendar import MONTH_NAME, shifted
+from ..language.numbers import CN_NUMBER, DIGITS, EN_NUMBER, QUANTIFIER
 from ..text import fold
 
 __all__ = ["expires_at", "household_zone", "end_of_local_day"]
@@ -39,76 +43,16 @@ def end_of_local_day(day: date, zone: ZoneInfo) -> datetime:
     return datetime.combine(following, time(0), tzinfo=zone).astimezone(UTC)
 
 
-# ---------------------------------------------------------------- numbers and names
+# ---------------------------------------------------------------- names
 
-_EN_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "couple of": 2,
-    "a couple of": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fourteen": 14,
-    "few": 3,
-    "a few": 3,
-}
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
-_ZH_DIGITS.update({"六": 6, "七": 7, "八": 8, "九": 9, "十": 10})
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS_ZH.update({str(n): n - 1 for n in range(1, 8)})
-_MONTHS_EN = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-
-
-def _zh_number(text: str) -> int | None:
-    """A small number written in digits or Chinese (十五, 二十, 两, 3)."""
-    if text.isdigit():
-        return int(text)
-    if not text or any(char not in _ZH_DIGITS for char in text):
-        return None
-    if "十" not in text:
-        return _ZH_DIGITS[text] if len(text) == 1 else None
-    tens, _, ones = text.partition("十")
-    value = (_ZH_DIGITS[tens] if tens else 1) * 10 + (_ZH_DIGITS[ones] if ones else 0)
-    return value if len(tens) <= 1 and len(ones) <= 1 else None
-
-
-def _en_number(text: str) -> int | None:
-    text = " ".join(text.split())
-    return int(text) if text.isdigit() else _EN_NUMBERS.get(text)
 
 
 # ---------------------------------------------------------------- calendar helpers
+# Each answers None rather than raise when a date would fall outside the calendar (a message
+# sent on 9999-12-31, "for the next 99999999 days"): the fact then has no end this can read.
 
 
 @dataclass(frozen=True)
@@ -120,79 +64,79 @@ class _Now:
     def today(self) -> date:
         return self.moment.date()
 
-    def through(self, day: date) -> datetime:
-        return end_of_local_day(day, self.zone)
+    def through(self, day: date | None) -> datetime | None:
+        following = shifted(day, 1) if day is not None else None
+        return self.at(following, time(0)) if following is not None else None
 
-    def at(self, day: date, clock: time) -> datetime:
-        return datetime.combine(day, clock, tzinfo=self.zone).astimezone(UTC)
+    def at(self, day: date, clock: time) -> datetime | None:
+        try:
+            return datetime.combine(day, clock, tzinfo=self.zone).astimezone(UTC)
+        except OverflowError:
+            return None
 
-    def sunday(self, weeks_ahead: int = 0) -> date:
-        return self.today + timedelta(days=6 - self.today.weekday() + 7 * weeks_ahead)
+    def sunday(self, weeks_ahead: int = 0) -> date | None:
+        return shifted(self.today, 6 - self.today.weekday() + 7 * weeks_ahead)
 
-    def weekday(self, wanted: int, which: str) -> date:
+    def weekday(self, wanted: int, which: str) -> date | None:
         """``which``: "next" (that day of next week), "this" (of this week, or the next one
         if it has passed), "" (the next one on or after today)."""
         if which == "next":
-            monday = self.today - timedelta(days=self.today.weekday()) + timedelta(days=7)
-            return monday + timedelta(days=wanted)
-        return self.today + timedelta(days=(wanted - self.today.weekday()) % 7)
+            return shifted(self.today, 7 - self.today.weekday() + wanted)
+        return shifted(self.today, (wanted - self.today.weekday()) % 7)
 
-    def month_end(self, months_ahead: int = 0) -> date:
-        year, month = self.today.year, self.today.month + months_ahead + 1
-        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
-        return date(year, month, 1) - timedelta(days=1)
+    def month_end(self, months_ahead: int = 0) -> date | None:
+        first = calendar_date(self.today.year, self.today.month, 1)
+        following = add_months(first, months_ahead + 1) if first is not None else None
+        return shifted(following, -1) if following is not None else None
 
     def year_end(self) -> date:
         return date(self.today.year, 12, 31)
 
     def day_of_month(self, day: int) -> date | None:
         """Day ``day`` of this month, or of the next month having it if it has passed."""
-        year, month = self.today.year, self.today.month
-        for _ in range(13):
-            try:
-                candidate = date(year, month, day)
-            except ValueError:
-                candidate = None
+        first = date(self.today.year, self.today.month, 1)
+        for ahead in range(13):
+            month = add_months(first, ahead)
+            candidate = calendar_date(month.year, month.month, day) if month else None
             if candidate is not None and candidate >= self.today:
                 return candidate
-            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
         return None
 
     def month_day(self, month: int, day: int) -> date | None:
         """That date this year, or next year if it has passed."""
         for year in (self.today.year, self.today.year + 1):
-            try:
-                candidate = date(year, month, day)
-            except ValueError:
+            candidate = calendar_date(year, month, day)
+            if candidate is None:
                 return None
             if candidate >= self.today:
                 return candidate
         return None
 
-    def add_months(self, months: int) -> date:
-        year, month = self.today.year, self.today.month + months
-        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
-        last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
-        return date(year, month, min(self.today.day, last))
-
     def clock(self, hour: int, minute: int) -> datetime | None:
-        if not (0 <= hour <= 24 and 0 <= minute < 60):
+        if not (0 <= hour <= 24 and 0 <= minute < 60) or hour == 24 and minute:
             return None
-        day = self.today
+        day: date | None = self.today
         if hour == 24:
-            hour, day = 0, day + timedelta(days=1)
-        moment = datetime.combine(day, time(hour, minute), tzinfo=self.zone)
-        if moment <= self.moment:
-            moment += timedelta(days=1)
-        return moment.astimezone(UTC)
+            hour, day = 0, shifted(self.today, 1)
+        moment = self.at(day, time(hour, minute)) if day is not None else None
+        if moment is not None and moment <= self.moment:
+            following = shifted(day, 1) if day is not None else None
+            moment = self.at(following, time(hour, minute)) if following is not None else None
+        return moment
 
-    def duration(self, count: int, unit: str) -> datetime:
+    def duration(self, count: int, unit: str) -> datetime | None:
+        """The end of ``count`` hours, days, weeks or months from now; None for a duration
+        longer than ``language.MAX_DURATION`` or past the calendar's end."""
         if unit == "hour":
-            return (self.moment + timedelta(hours=count)).astimezone(UTC)
+            span = language_duration(count, "hour")
+            later_on = later(self.moment, span) if span is not None else None
+            try:
+                return later_on.astimezone(UTC) if later_on is not None else None
+            except OverflowError:
+                return None
         if unit == "month":
-            return self.through(self.add_months(count))
-        days = count * (7 if unit == "week" else 1)
-        return self.through(self.today + timedelta(days=days))
+            return self.through(add_months(self.today, count))
+        return self.through(shifted(self.today, count * (7 if unit == "week" else 1)))
 
 
 # ---------------------------------------------------------------- what sets no expiry
@@ -234,20 +178,21 @@ def _zh_weekday(match: re.Match[str], now: _Now) -> datetime | None:
     if which == "上":
         return None  # last week's: the past
     if which.startswith("下下"):
-        return now.through(now.weekday(wanted, "next") + timedelta(days=7))
+        following = now.weekday(wanted, "next")
+        return now.through(shifted(following, 7) if following is not None else None)
     kind = "next" if which.startswith("下") else ("this" if which else "")
     return now.through(now.weekday(wanted, kind))
 
 
 def _en_duration(match: re.Match[str], now: _Now) -> datetime | None:
-    count = _en_number(match["count"] or "a") if match["count"] else 1
+    count = parse_count(match["count"]) if match["count"] else 1
     if count is None:
         return None
     return now.duration(count, match["unit"])
 
 
 def _zh_duration(match: re.Match[str], now: _Now) -> datetime | None:
-    count = _zh_number(match["count"])
+    count = parse_count(match["count"])
     if count is None:
         return None
     unit = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week"}.get(
@@ -269,7 +214,7 @@ def _en_clock(match: re.Match[str], now: _Now) -> datetime | None:
 
 
 def _zh_clock(match: re.Match[str], now: _Now) -> datetime | None:
-    hour = _zh_number(match["hour"])
+    hour = parse_count(match["hour"])
     if hour is None:
         return None
     minute = 30 if match["half"] else 0
@@ -282,33 +227,32 @@ def _zh_clock(match: re.Match[str], now: _Now) -> datetime | None:
 def _en_ordinal(match: re.Match[str], now: _Now) -> datetime | None:
     day = int(match["day"])
     month = match["month"]
-    found = now.month_day(_MONTHS_EN[month], day) if month else now.day_of_month(day)
-    return now.through(found) if found else None
+    number = month_number(month) if month else None
+    found = now.month_day(number, day) if number else now.day_of_month(day)
+    return now.through(found)
 
 
 def _en_month_day(match: re.Match[str], now: _Now) -> datetime | None:
     month = match["month"] or match["month2"]
     day = match["day"] or match["day2"]
-    found = now.month_day(_MONTHS_EN[month], int(day))
-    return now.through(found) if found else None
+    number = month_number(month)
+    return now.through(now.month_day(number, int(day)) if number else None)
 
 
 def _zh_month_day(match: re.Match[str], now: _Now) -> datetime | None:
-    month, day = _zh_number(match["month"]), _zh_number(match["day"])
+    month, day = parse_count(match["month"]), parse_count(match["day"])
     if month is None or day is None or not 1 <= month <= 12:
         return None
-    found = now.month_day(month, day)
-    return now.through(found) if found else None
+    return now.through(now.month_day(month, day))
 
 
 def _zh_day_of_month(match: re.Match[str], now: _Now) -> datetime | None:
-    day = _zh_number(match["day"])
-    found = now.day_of_month(day) if day and 1 <= day <= 31 else None
-    return now.through(found) if found else None
+    day = parse_count(match["day"])
+    return now.through(now.day_of_month(day) if day and 1 <= day <= 31 else None)
 
 
 def _days(offset: int) -> _Handler:
-    return lambda _match, now: now.through(now.today + timedelta(days=offset))
+    return lambda _match, now: now.through(shifted(now.today, offset))
 
 
 def _sunday(weeks: int) -> _Handler:
@@ -319,14 +263,14 @@ def _month_end(months: int) -> _Handler:
     return lambda _match, now: now.through(now.month_end(months))
 
 
-def _year_end(_match: re.Match[str], now: _Now) -> datetime:
+def _year_end(_match: re.Match[str], now: _Now) -> datetime | None:
     return now.through(now.year_end())
 
 
-_MONTH_NAMES = "|".join(sorted(_MONTHS_EN, key=len, reverse=True))
+_MONTH_NAMES = MONTH_NAME
 _EN_DAY_NAMES = r"(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
-_COUNT_EN = r"\d+|a couple of|couple of|a few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen"
-_ZH_NUM = r"[0-9零一二两三四五六七八九十]+"
+_COUNT_EN = rf"{DIGITS}|{QUANTIFIER}|{EN_NUMBER}"
+_ZH_NUM = rf"(?:\d+|{CN_NUMBER})"
 
 # (pattern, handler, is a clock time). Applied in this order; a matched span is blanked so a
 # later, shorter pattern does not read inside it.
@@ -448,7 +392,10 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
     if _ATTRIBUTE.search(folded):
         return None
     folded = _RECURRING.sub(lambda m: " " * len(m.group(0)), folded)
-    now = _Now(sent_at.astimezone(zone), zone)
+    try:
+        now = _Now(sent_at.astimezone(zone), zone)
+    except OverflowError:
+        return None  # sent at the calendar's very end or start, where the zone has no day
     found: list[tuple[datetime, bool]] = []
     for pattern, handler, is_clock in _PHRASES:
         for match in list(pattern.finditer(folded)):
@@ -466,7 +413,7 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
         return None
     # A clock time ("until 5pm") is the end only beside nothing or "today"; a daily time
     # inside a longer period ("before 10am for the next two weeks") is not.
-    end_of_today = now.through(now.today)
+    end_of_today = now.through(now.today) or sent_at
     longer = [moment for moment, is_clock in found if not is_clock and moment > end_of_today]
     if longer:
         return max(longer)

@@ -24,106 +24,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-import rjieba
-import snowballstemmer  # type: ignore[import-untyped]
+from ..language import amounts, clock_times, dates, months_alone, ordinals, stem, terms
+from ..language.numbers import chinese_number, parse_number
+from ..language.terms import CJK, CJK_RUN, VALUE_SLOT, wordlist
+from ..text import fold
 
-from ..text import LATIN_FILLER, fold
-
-
-def _wordlist(text: str) -> list[str]:
-    """The words of a space-separated list (the lexicons below read better that way)."""
-    return text.split()
-
-
-# ------------------------------------------------------------------ numbers
-_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
-_CN_DIGIT.update({"六": 6, "七": 7, "八": 8, "九": 9})
-_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
-CN_NUMBER = "[零〇一二两三四五六七八九十百千万]+"
-_EN_NUMBER = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-}
-_EN_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-EN_NUMBER = (
-    rf"(?:(?:{_EN_TENS})(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
-    r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
-    r"|fifteen|sixteen|seventeen|eighteen|nineteen)"
-)
-NUMBER = rf"(?:\d{{1,3}}(?:,\d{{3}})+(?![\d,])|\d+(?:\.\d+)?|{CN_NUMBER}|\b{EN_NUMBER}\b)"
-
-
-def chinese_number(text: str) -> float | None:
-    """二十五 → 25, 六千 → 6000, 一万 → 10000, 两 → 2, 十 → 10; None when it is not a number."""
-    if not text or any(ch not in _CN_DIGIT and ch not in _CN_UNIT and ch != "万" for ch in text):
-        return None
-    total = 0
-    if "万" in text:
-        high, _, text = text.partition("万")
-        high_value = chinese_number(high) if high else 1.0
-        if high_value is None:
-            return None
-        total += int(high_value) * 10000
-        if len(text) == 1 and text in _CN_DIGIT:  # 一万二: twelve thousand
-            return float(total + _CN_DIGIT[text] * 1000)
-    section = 0
-    digit: int | None = None
-    for ch in text:
-        if ch in _CN_DIGIT:
-            digit = _CN_DIGIT[ch] if digit is None else digit * 10 + _CN_DIGIT[ch]
-        else:
-            section += (1 if digit is None else digit) * _CN_UNIT[ch]
-            digit = None
-    if digit is not None:
-        # 一万二 is 12,000 and 三千五 3,500: a last digit after a unit counts the next unit down
-        last_unit = text[-2] if len(text) >= 2 else ""
-        if last_unit in _CN_UNIT and _CN_UNIT[last_unit] >= 100:
-            digit *= _CN_UNIT[last_unit] // 10
-        section += digit
-    return float(total + section)
-
-
-def parse_number(text: str) -> float | None:
-    """A number written in digits, Chinese numerals or English words ("twenty-five")."""
-    text = text.strip()
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", text):  # 30,000
-        return float(text.replace(",", ""))
-    if re.fullmatch(r"\d+(?:\.\d+)?", text):
-        return float(text)
-    if text in _EN_NUMBER:
-        return float(_EN_NUMBER[text])
-    parts = re.split(r"[- ]", text)
-    if len(parts) == 2 and parts[0] in _EN_NUMBER and parts[1] in _EN_NUMBER:
-        return float(_EN_NUMBER[parts[0]] + _EN_NUMBER[parts[1]])
-    return chinese_number(text)
+__all__ = ["Fact", "Value", "analyse", "attribute", "chinese_number", "parse_number", "stem"]
 
 
 # ------------------------------------------------------------------ lexicons
@@ -309,64 +215,7 @@ def _compiled_concepts() -> list[tuple[re.Pattern[str], str]]:
     return [(re.compile(pattern), concept) for pattern, concept in _CONCEPTS]
 
 
-# ------------------------------------------------------------------ filler and negation
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The English word's stem (likes → like)."""
-    return str(_STEMMER.stemWord(word))
-
-
-_EN_FILLER = frozenset(
-    stem(w)
-    for w in (LATIN_FILLER - {"never"})
-    | set(
-        _wordlist(
-            "as into been these those them enjoy enjoys fond normally generally much lot lots "
-            "every each all any name names named called call set sets change changed switch "
-            "switched move moved currently now has have had do does did get gets got go goes "
-            "keep keeps make makes around about approximately roughly takes take took time "
-            "times per week weekly day days some few couple kept target anymore any more "
-            "longer still only mostly typically stand things thing person people after before "
-            "until by off fall falls fell up"
-        )
-    )
-)
-_CJK_FILLER = frozenset(
-    fold(w)
-    for w in _wordlist(
-        "用户 使用者 我 我们 你 他 她 的 了 是 都 很 也 就 还 和 跟 把 给 喜欢 爱 偏好 偏爱 习惯 总是 一直 通常 一般 经常 常常 希望 比较 "
-        "请 要 会 以后 今后 一律 使用 用 叫 叫做 名字 名叫 为 设 设在 设定 设为 定在 改成 改为 改到 改 调成 调到 现在 目前 最近 帮 帮我 在 "
-        "有 个 大约 左右 差不多 才 只 只要 固定 会去 去 开 设置 已经 一点 些 这 那 时 时候 时候会 家里 家 我家 模式 点 到 着 过 呢 吧 啊 "
-        "哦 喔 嘛 得 地 之 其 再 又 更 最 多 少 好 想 能 可以 应该 每 每个 每周 每週 每次 一下 一些 些许 自己 本人 大概 基本上 基本 记得 "
-        "记住 注意 以上 以下 越 越好 坐 搭 乘 放 加 养 养了 还有 并且 而且 但是 不过 其实 真的 非常 特别 挺 蛮 太 超 超级 非常 喝 吃 对 者 "
-        "市 县 区 交通工具 方式 骑 写"
-    )
-)
-_CJK_NEGATION = re.compile(
-    r"^(?:不再|不想|不能|不要|不用|不会|不|没有|没|别|无|从不|绝不|未|讨厌|受不了|戒了|戒|停止|取消|退订)"
-)
-# Words that start like a negation and are none: 不错 (good), 无论 (whatever), 未来 (future)…
-_NOT_NEGATIONS = frozenset(
-    fold(w)
-    for w in _wordlist(
-        "不错 不过 不同 不少 不断 不久 不仅 不但 不然 不如 无论 没错 未来 别人 别的 不管"
-    )
-)
-# Light verbs a negation reaches through to its object (不喝酒 negates 酒 as well).
-_LIGHT = frozenset({"喝", "吃", "用", "加", "放", "去", "养", "看", "听", "坐", "搭", "骑", "写"})
-# Characters stripped from the start of a word jieba made ("喝咖啡" → 咖啡, "爱喝" → 喝).
-_LEADING = frozenset("喝吃看听爱也都会要去用写骑坐搭")
-_FUNCTION_CHARS = frozenset("时开改设调在的了是都也就还会要把给用去坐搭骑写喝吃看听爱对成为到钟")
-_EN_LIGHT = frozenset(
-    stem(w) for w in _wordlist("drink drinks eat eats have has use uses take takes like likes want")
-)
-
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
-_TOKEN = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:'[a-z]+)?")
+_CJK = CJK
 
 
 # ------------------------------------------------------------------ the parts
@@ -424,269 +273,39 @@ def _language(text: str) -> str:
 
 
 # ------------------------------------------------------------------ extraction
-_PARTS_AM = ("早上", "上午", "凌晨", "清晨", "早晨")
-_PARTS_PM = ("下午", "晚上", "傍晚", "夜里", "半夜")
-_TIME_PATTERNS: tuple[re.Pattern[str], ...] = (
-    # "half past six", "quarter to eight", "twenty to eight", "ten past seven"
-    re.compile(
-        rf"\b(?P<rel>half|(?:a )?quarter|(?P<mins>\d{{1,2}}|{EN_NUMBER})(?: minutes?)?)"
-        rf"[\s-]+(?P<dir>past|to|after)[\s-]+(?P<h>\d{{1,2}}|{EN_NUMBER})\b(?!\s*(?:%|°|degrees?))"
-        r"(?:\s*(?P<ampm>[ap]\.?m\.?)(?![a-z]))?"
-        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
-    ),
-    re.compile(
-        r"(?<![\d:])(?P<h>\d{1,2})[:：](?P<mi>\d{2})(?:\s*(?P<ampm>[ap]\.?m\.?)(?![a-z]))?"
-        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
-    ),
-    re.compile(
-        rf"(?<![\d.])(?P<h>\d{{1,2}}|\b{EN_NUMBER})\s*(?P<ampm>[ap]\.?m\.?)(?![a-z])"
-        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
-    ),
-    re.compile(
-        rf"(?P<h>\b\d{{1,2}}|\b{EN_NUMBER})\s*o'?clock"
-        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
-    ),
-    re.compile(
-        rf"(?P<pre>\b(?:at|by|around|after|before|until|till|about|past)\s+)(?P<h>\d{{1,2}}|{EN_NUMBER})\b"
-        r"(?![.\d]|\s*(?:%|°|degrees?|percent|minutes?|mins?|hours?|hrs?|days?|weeks?|"
-        r"months?|years?|times?|kg|km|cups?|people|kids|children|steps|[a-z]+s\b))"
-        r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
-    ),
-    re.compile(
-        r"(?P<part>早上|上午|中午|下午|晚上|凌晨|傍晚|清晨|早晨|夜里|半夜)?\s*"
-        r"(?P<h>\d{1,2}|[零〇一二两三四五六七八九十]{1,3})\s*[点时](?!心|菜|餐|外卖|儿)"
-        r"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*(?P<mi>\d{1,2}|[零〇一二三四五六七八九十]{1,3})\s*分?)?"
-    ),
-)
-
-
-def _clock(match: re.Match[str]) -> Value | None:
-    parts = match.groupdict()
-    hour = parse_number(parts["h"])
-    if hour is None:
-        return None
-    cjk_part = parts.get("part")
-    if parts["h"] == "一" and not cjk_part and not match.group(0).endswith(("半", "分")):
-        return None  # 一点 is "a little" unless the time of day says otherwise
-    minute = 0.0
-    if parts.get("rel"):
-        rel = parts["rel"]
-        offset = (
-            30.0
-            if rel == "half"
-            else 15.0
-            if rel.endswith("quarter")
-            else parse_number(parts["mins"] or "")
-        )
-        if offset is None or not 0 < offset < 60 or rel == "half" and parts["dir"] == "to":
-            return None
-        if parts["dir"] == "to":
-            hour, minute = (hour - 1) % 24, 60.0 - offset
-        else:
-            minute = offset
-    elif parts.get("half"):
-        minute = 30.0
-    elif parts.get("quarter"):
-        minute = 15.0 * (1 if parts["quarter"] == "一" else 3)
-    elif parts.get("mi"):
-        parsed = parse_number(parts["mi"])
-        minute = parsed if parsed is not None else 0.0
-    ampm = (parts.get("ampm") or "").replace(".", "")
-    en_part = parts.get("en_part") or ""
-    marked = bool(ampm or cjk_part or en_part)
-    if ampm == "pm" or en_part in ("in the evening", "at night", "in the afternoon"):
-        if hour < 12:
-            hour += 12
-    elif ampm == "am" or en_part == "in the morning":
-        if hour == 12:
-            hour = 0
-    elif cjk_part in _PARTS_PM and hour < 12:
-        hour += 12 if not (cjk_part in ("晚上", "夜里", "半夜") and hour <= 3) else 0
-    elif cjk_part == "中午" and hour < 6:
-        hour += 12
-    if hour > 24 or minute > 59:
-        return None
-    ambiguous = not marked and hour <= 12
-    return Value("time", (hour % 24) * 60 + minute, match.group(0).strip(), ambiguous)
-
-
-_NOON = re.compile(r"\b(?:at )?(?:noon|midday)\b|\b(?:at )?midnight\b|午夜|半夜十二点|中午十二点")
-_MONTH = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
-    re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"),
-    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"),
-    re.compile(
-        r"(?P<m>\d{1,2}|[一二三四五六七八九十]{1,2})\s*月\s*(?P<d>\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号]"
-    ),
-)
-_MONTHS = {
-    m: i for i, m in enumerate(_wordlist("jan feb mar apr may jun jul aug sep oct nov dec"), 1)
-}
-
-
-_MONTH_ALONE = re.compile(
-    r"\b(?P<mon>january|february|march|april|june|july|august|september|october|november"
-    r"|december|"
-    + "|".join(f"(?<={w} )may" for w in ("in", "by", "of", "until", "before", "after", "since"))
-    + r")\b"
-)
-
-
 def _months(text: str, values: list[Value]) -> str:
     """A month named without a day ("ends in August") as a value of its own."""
-
-    def found(match: re.Match[str]) -> str:
-        values.append(Value("month", float(_MONTHS[match["mon"][:3]]), match.group(0)))
-        return " "
-
-    return _MONTH_ALONE.sub(found, text)
+    text, found = months_alone(text)
+    values.extend(Value("month", float(number), said) for number, said in found)
+    return text
 
 
 def _dates(text: str, values: list[Value]) -> str:
     """Month and day ("March 3", "3rd of March", 3月5日, 2026-03-05) as one value, month × 100
     + day (the year, when given, is not compared: birthdays recur)."""
-    for pattern in _DATE_PATTERNS:
-
-        def found(match: re.Match[str]) -> str:
-            parts = match.groupdict()
-            month = (
-                _MONTHS.get(parts["mon"] or "") if parts.get("mon") else parse_number(parts["m"])
-            )
-            day = parse_number(parts["d"])
-            if not month or not day or not 1 <= month <= 12 or not 1 <= day <= 31:
-                return match.group(0)
-            values.append(Value("date", month * 100 + day, match.group(0).strip()))
-            return " "
-
-        text = pattern.sub(found, text)
+    text, found = dates(text)
+    values.extend(Value("date", float(d.day_of_year), d.text) for d in found)
     return text
-
-
-_ORDINAL_WORDS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "eleventh": 11,
-    "twelfth": 12,
-    "thirteenth": 13,
-    "fourteenth": 14,
-    "fifteenth": 15,
-    "sixteenth": 16,
-    "seventeenth": 17,
-    "eighteenth": 18,
-    "nineteenth": 19,
-    "twentieth": 20,
-    "thirtieth": 30,
-}
-_UNIT_ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
-_ORDINAL = re.compile(
-    r"\b(?:(?P<digits>\d{1,2})(?:st|nd|rd|th)"
-    rf"|(?P<tens>twenty|thirty)[- ](?P<unit>{_UNIT_ORDINALS})"
-    r"|(?P<the>the )(?P<small>first|second)"  # alone, only after "the": "second home" is none
-    rf"|(?P<word>{'|'.join(w for w in _ORDINAL_WORDS if w not in ('first', 'second'))}))\b"
-)
 
 
 def _ordinals(text: str, values: list[Value]) -> str:
     """An ordinal in digits or words ("the 28th", "the twenty-eighth") as one value."""
-
-    def found(match: re.Match[str]) -> str:
-        parts = match.groupdict()
-        if parts["digits"]:
-            amount = float(parts["digits"])
-        elif parts["tens"]:
-            amount = float(_EN_NUMBER[parts["tens"]] + _ORDINAL_WORDS[parts["unit"]])
-        else:
-            amount = float(_ORDINAL_WORDS[parts["small"] or parts["word"]])
-        values.append(Value("ordinal", amount, match.group(0).strip()))
-        return " the " if parts["the"] else " "
-
-    return _ORDINAL.sub(found, text)
-
-
-def _times(text: str, values: list[Value]) -> str:
-    def noon(match: re.Match[str]) -> str:
-        midnight = "midnight" in match.group(0) or "夜" in match.group(0)
-        values.append(Value("time", 0.0 if midnight else 720.0, match.group(0).strip()))
-        return " "
-
-    text = _NOON.sub(noon, text)
-    for pattern in _TIME_PATTERNS:
-
-        def found(match: re.Match[str]) -> str:
-            value = _clock(match)
-            if value is None:
-                return match.group(0)
-            values.append(value)
-            return f" {match.groupdict().get('pre') or ''} "
-
-        text = pattern.sub(found, text)
+    text, found = ordinals(text)
+    values.extend(Value(o.kind, o.amount, o.text) for o in found)
     return text
 
 
-_CJK_CLASSIFIER = (
-    "个|只|条|位|岁|次|杯|碗|瓶|罐|天|年|月|周|楼|层|公斤|斤|公里|分钟|小时|步|颗|粒|片|本|台|辆|双|套|件|块|元|"
-    "毛|圈|组|趟|顿|餐|遍|口|盒|包|支|张|间|家|所|节|堂|集|部|首|场|份|勺|匙|克|毫升|千米|米"
-)
-_UNIT_VALUE = re.compile(
-    rf"(?<![a-z0-9_.])(?P<n>{NUMBER})\s*(?:(?P<pct>%|percent\b)|(?P<deg>°\s*[cf]?|℃|℉|degrees?\b|度)"
-    rf"|(?P<cjk>{_CJK_CLASSIFIER})|(?P<word>[a-z]+))?"
-)
-# A Chinese numeral that is an amount on its own (月薪一万二, 房租两万二), not part of a word
-_CN_AMOUNT = re.compile("[一二两三四五六七八九十]+[百千万][零一二两三四五六七八九十百千万]*")
-_COUNT_NOUN_SKIP = frozenset(
-    {"and", "or", "to", "of", "in", "on", "at", "a", "the", "for", "by", "zzvaluezz"}
-)
-
-
-_ONCE_TWICE = re.compile(r"\b(once|twice)\b")
+def _times(text: str, values: list[Value]) -> str:
+    text, found = clock_times(text)
+    values.extend(Value("time", t.minutes, t.text, t.ambiguous) for t in found)
+    return text
 
 
 def _amounts(text: str, values: list[Value]) -> str:
-    text = _ONCE_TWICE.sub(lambda m: " 1 times " if m.group(1) == "once" else " 2 times ", text)
+    text, found = amounts(text)
+    values.extend(Value(a.kind, a.amount, a.text) for a in found)
+    return text
 
-    def found(match: re.Match[str]) -> str:
-        parts = match.groupdict()
-        amount = parse_number(parts["n"])
-        if amount is None:
-            return match.group(0)
-        if parts["pct"]:
-            kind = "%"
-        elif parts["deg"]:
-            kind = "degrees"
-        elif parts["cjk"]:
-            kind = "count:" + parts["cjk"]
-        elif parts["word"] and parts["word"] not in _COUNT_NOUN_SKIP:
-            word = stem(parts["word"])
-            kind = "count:" + _COUNT_UNITS.get(word, word)
-        elif re.fullmatch(CN_NUMBER, parts["n"]) and not _CN_AMOUNT.fullmatch(parts["n"]):
-            return match.group(0)  # a lone Chinese numeral is part of a word (一起, 三明治)
-        else:
-            kind = "number"
-        values.append(Value(kind, amount, match.group(0).strip()))
-        if parts["word"] and parts["word"] in _COUNT_NOUN_SKIP:
-            return f" {parts['word']} "
-        return f" {parts['word'] or ''} " if kind == "number" else " "
-
-    return _UNIT_VALUE.sub(found, text)
-
-
-_COUNT_UNITS = {
-    "child": "kid",
-    "children": "kid",
-    "kid": "kid",
-    "cup": "cup",
-    "mug": "cup",
-    "glass": "cup",
-}
 
 # Names: after "named", 叫 or "name is", and capitalised words inside an English sentence.
 _EN_NAME = re.compile(
@@ -711,7 +330,7 @@ _DAY_WORD = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
 )
 _NOT_NAMES = frozenset(
-    _wordlist(
+    wordlist(
         "I I'm User Celsius Fahrenheit Monday Tuesday Wednesday Thursday Friday Saturday "
         "Sunday AM PM OK TV"
     )
@@ -893,74 +512,6 @@ def _holder(folded: str) -> tuple[str, str]:
 
 
 _INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|in place of)\b")
-VALUE_SLOT = " zzvaluezz "  # where a value was: it ends a negation's reach ("不想看长篇大论的回复")
-_EN_NEGATORS = frozenset(
-    _wordlist(
-        "not no never without cannot dont doesnt hate hates dislike dislikes avoid avoids "
-        "stopped quit"
-    )
-)
-
-
-def _terms(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], int]:
-    """Content terms, the terms a negation governs, the light verbs (吃, drink) used, and how
-    many negations there are."""
-    negations = 0
-    terms: set[str] = set()
-    negated: set[str] = set()
-    verbs: set[str] = set()
-    pending = 0  # how many following content terms a negation still governs
-    for match in _TOKEN.finditer(text):
-        token = match.group(0)
-        if token == VALUE_SLOT.strip():
-            pending = 0
-            continue
-        if _CJK_RUN.fullmatch(token):
-            before: str | None = None  # the term just before a negation: 香菜都不能吃
-            last: str | None = None
-            for word in rjieba.cut(token):
-                bare = _CJK_NEGATION.sub("", word)
-                if bare != word and word not in _NOT_NEGATIONS:
-                    pending, before = 1, last
-                    negations += 1
-                elif bare != word:
-                    bare = word
-                while len(bare) >= 2 and bare[0] in _LEADING:
-                    bare = bare[1:]  # 喝咖啡 → 咖啡, 爱喝 → 喝
-                if bare in _LIGHT:
-                    verbs.add(bare)
-                    continue
-                if not bare or bare in _CJK_FILLER or all(ch in _FUNCTION_CHARS for ch in bare):
-                    continue  # 时开, 改开: pieces jieba made of words that carry nothing
-                terms.add(bare)
-                last = bare
-                if pending:
-                    negated.add(bare)
-                    pending -= 1
-            if pending and before is not None:
-                negated.add(before)  # the negation came after its object (香菜都不吃)
-                pending = 0
-            continue
-        if (
-            token in _EN_NEGATORS
-            or token.endswith("n't")
-            or token == "gave"
-            and text[match.end() : match.end() + 3] == " up"
-        ):
-            pending = 1
-            negations += 1
-            continue
-        word = stem(token.removesuffix("'s"))
-        if word in _EN_LIGHT:
-            verbs.add(word)
-            continue
-        if word in _EN_FILLER or word.isdigit():
-            continue
-        terms.add(word)
-        if pending:
-            negated.add(word)
-            pending -= 1
-    return frozenset(terms), frozenset(negated), frozenset(verbs), negations
 
 
 @functools.lru_cache(maxsize=65536)
@@ -988,7 +539,7 @@ def analyse(text: str) -> Fact:
     for pattern, concept in _compiled_concepts():
         rest = pattern.sub(concept, rest)
     rest = _INSTEAD_OF.sub(" not ", rest)  # "neovim instead of vim": no to vim
-    terms, negated, verbs, negations = _terms(rest)
+    read = terms(rest)
     # a name's owner that is the holder itself ("Daughter's name is Maya") is the same subject
     values = [
         Value(v.kind, v.amount, v.text, v.ambiguous, "") if v.owner and v.owner == holder else v
@@ -1002,10 +553,10 @@ def analyse(text: str) -> Fact:
         holder,
         qualifiers,
         days,
-        terms,
-        negated,
-        verbs,
-        negations > len(flips),
+        read.terms,
+        read.negated,
+        read.verbs,
+        read.negations > len(flips),
         attribute(folded),
     )
 
@@ -1019,12 +570,12 @@ _ZH_COPULA = re.compile(
 # A value phrase holding one of these relates the subject to something ("is allergic to peanuts",
 # "is in year 3"): one of several such facts, not the subject's one value.
 _RELATION_WORDS = frozenset(
-    _wordlist(
+    wordlist(
         "to of in at on with about for from near by under over into than like as not no never "
         "usually always often sometimes also too and or but because when if"
     )
 )
-_EN_ARTICLES = frozenset(_wordlist("a an the"))
+_EN_ARTICLES = frozenset(wordlist("a an the"))
 _WHERE_ONE_IS = re.compile(
     rf"^(?:(?P<verb>works) (?:at|for) (?P<place>[a-z0-9&' -]{{2,40}})"
     rf"|在(?P<place2>[{_CJK}a-z0-9]{{2,10}}?)(?P<verb2>工作|上班|上学|读书|念书))$"
@@ -1039,7 +590,7 @@ def attribute(folded: str) -> tuple[str, str, str] | None:
     text = " ".join(folded.strip().rstrip("。.!！").split())
     if not text:
         return None
-    match = _WHERE_ONE_IS.match(text.replace(" ", "") if _CJK_RUN.search(text) else text)
+    match = _WHERE_ONE_IS.match(text.replace(" ", "") if CJK_RUN.search(text) else text)
     if match:  # where one works, studies or lives: one place at a time
         place = str(match["place"] or match["place2"]).removeprefix("the ").removesuffix("的")
         verb = str(match["verb"] or match["verb2"])
