@@ -21,9 +21,10 @@ from typing import Any
 
 from ..settings import DEFAULTS, Settings
 from ..text import near_identical, normalize
+from .changes import Changed, Unchanged
 from .document import FileBacked
 from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, NotFoundError
-from .jsonfile import JsonFile, Unchanged
+from .jsonfile import JsonFile
 from .memories import (
     KEEP,
     Keep,
@@ -368,7 +369,7 @@ class ReviewQueue(FileBacked):
     def reject_source(self, source: str, *, actor: str = "review") -> int:
         """Reject every proposal waiting from ``source`` in one write; how many."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[int] | Unchanged[int]:
             done = 0
             for record in records:
                 if record.get("status") == "pending" and record.get("importedFrom") == source:
@@ -377,10 +378,9 @@ class ReviewQueue(FileBacked):
             if not done:
                 return Unchanged(0)
             self._prune(records)
-            return done
+            return Changed(done)
 
-        done: int = self._file.update(mutate)
-        return done
+        return self._file.update(mutate)
 
     def decided(self) -> list[ReviewItem]:
         """Approved and rejected items, most recently decided first."""
@@ -396,7 +396,9 @@ class ReviewQueue(FileBacked):
         if not wanted:
             return []
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[list[dict[str, Any]]] | Unchanged[list[dict[str, Any]]]:
             added: list[dict[str, Any]] = []
             known = _KnownIndex(records)
             for proposal in wanted:
@@ -406,7 +408,7 @@ class ReviewQueue(FileBacked):
                 records.append(record)
                 known.add(record)
                 added.append(record)
-            return added if added else Unchanged([])
+            return Changed(added) if added else Unchanged([])
 
         return [ReviewItem.from_dict(r) for r in self._file.update(mutate)]
 
@@ -475,7 +477,7 @@ class ReviewQueue(FileBacked):
         def said(value: Any) -> bool:
             return isinstance(value, str) and normalize(value) in keys
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[int] | Unchanged[int]:
             kept: list[dict[str, Any]] = []
             changed = 0
             for record in records:
@@ -493,10 +495,10 @@ class ReviewQueue(FileBacked):
                 return Unchanged(0)
             gone = len(records) - len(kept)
             records[:] = kept
-            return gone
+            return Changed(gone)
 
         with self._file.locked():
-            gone = int(self._file.update(mutate))
+            gone = self._file.update(mutate)
             self._file.refresh_backup()
         return gone
 
@@ -531,7 +533,9 @@ class ReviewQueue(FileBacked):
             check_length(edited, self.store.max_chars)
         chosen = check_category(category) if category else None
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[dict[str, Any]] | Unchanged[dict[str, Any]]:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
@@ -546,7 +550,7 @@ class ReviewQueue(FileBacked):
             record.update(self._apply(record, edited, actor, expected))
             self._decide(record, "approved", actor)
             self._prune(records)
-            return record
+            return Changed(record)
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
@@ -620,13 +624,15 @@ class ReviewQueue(FileBacked):
     def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
         """Mark the item rejected; the fact will not be proposed again. Rejecting twice does nothing."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[dict[str, Any]] | Unchanged[dict[str, Any]]:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
             self._decide(record, "rejected", actor)
             self._prune(records)
-            return record
+            return Changed(record)
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
@@ -636,7 +642,9 @@ class ReviewQueue(FileBacked):
         Raises ConflictError when the memory was changed since the approval.
         """
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[dict[str, Any]] | Unchanged[dict[str, Any]]:
             record = _find(records, item_id)
             if record["status"] == "pending":
                 return Unchanged(record)
@@ -653,7 +661,7 @@ class ReviewQueue(FileBacked):
             if record.get("replacedInstead"):
                 record.update(action="update", memoryId=record.pop("replacedInstead"))
             record.update(status="pending", decidedAt=None, decidedBy=None)
-            return record
+            return Changed(record)
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
