@@ -109,7 +109,7 @@ def test_a_turn_changed_in_place_in_a_conversation_is_saved(data_dir):
     assert saved["slack:a"]["turns"][0]["content"] == "question 0, changed in place"
 
 
-@pytest.mark.parametrize("ending", ["raises", "unchanged"])
+@pytest.mark.parametrize("ending", ["raises", "unchanged", "is refused"])
 @pytest.mark.parametrize("how", WAYS)
 def test_a_change_function_that_writes_nothing_leaves_no_change_in_the_cache(data_dir, how, ending):
     """The cache must keep saying what the file says: readers never see a change that was
@@ -119,13 +119,16 @@ def test_a_change_function_that_writes_nothing_leaves_no_change_in_the_cache(dat
     contents = [m.content for m in store.get_all()]
     change = change_second(how)
 
-    def mutate(records: list[dict]) -> Unchanged[None]:
+    def mutate(records: list[dict]) -> Changed[None] | Unchanged[None]:
         change(records)
         if ending == "raises":
             raise ValueError("refused after changing a record")
+        if ending == "is refused":  # a record no memory store can read: the write refuses it
+            records.append({"id": "broken"})
+            return Changed(None)
         return Unchanged(None)
 
-    if ending == "raises":
+    if ending != "unchanged":
         with pytest.raises(ValueError):
             store._file.update(mutate)
     else:

@@ -421,7 +421,11 @@ class JsonFile(Gated):
     def _encode_changed(self, read: _Read) -> tuple[bytes, Fragments]:
         """``encode_valid`` of the changed document, reusing the items it shares with the cache
         only when the result is the document as it is (no shared item was changed in place)."""
-        payload, fresh = self.encode_valid(read.data, read.fragments)
+        try:
+            payload, fresh = self.encode_valid(read.data, read.fragments)
+        except BaseException:  # refused: nothing is written, so the cache must be as the file
+            self._check_cache(read)
+            raise
         if not read.fragments or encodes_as(read.data, payload):
             return payload, fresh
         self._drop_cache(read)
