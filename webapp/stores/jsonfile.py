@@ -178,11 +178,11 @@ class JsonFile(Gated):
         from the cached parse: the parts it copies may be changed in place, the rest is shared
         with the cache and is then neither encoded nor validated again, so a change function
         replaces an item it changes (an item changed in place is still saved, more slowly:
-        see ``update``). ``validate_item`` checks
-        one item of the top-level list or dict; with it a write validates (and bounds the depth
-        of) only the new items, so it must refuse whatever ``item_problem`` would. Without ``copy`` each write parses the file's bytes again, as before.
-        ``unreadable_times`` lists the times in a document that cannot be read (kept, read as
-        unknown), for ``repair`` to report."""
+        see ``update``). Without ``copy`` each write parses the file's bytes again.
+        ``validate_item`` checks one item of the top-level list or dict; with it a write
+        validates (and bounds the depth of) only the new items, so it must refuse whatever
+        ``item_problem`` would. ``unreadable_times`` lists the times in a document that cannot
+        be read (kept, read as unknown), for ``repair`` to report."""
         self.path = Path(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
