@@ -303,7 +303,7 @@ def bench_growth(folder: Path, sizes: list[int], rounds: int) -> None:
 class Breakdown:
     """Exclusive time per part of a write, by wrapping the functions that do each part."""
 
-    PARTS = ("read", "encode", "decode", "validate", "fsync", "lock", "history")
+    PARTS = ("read", "encode", "check", "decode", "validate", "fsync", "lock", "history")
 
     def __init__(self) -> None:
         self.totals = dict.fromkeys(self.PARTS, 0.0)
@@ -336,7 +336,7 @@ class Breakdown:
 
 
 def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
-    from webapp.stores import history, jsonfile, locking
+    from webapp.stores import history, jsonbytes, jsonfile, locking
 
     records = memory_records(count)
     store = memory_store(folder / f"b{count}" / "memories.json", records)
@@ -344,6 +344,8 @@ def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
     breakdown = Breakdown()
     for name in ("encode", "encode_spliced"):
         breakdown.wrap(jsonfile, name, "encode")
+        breakdown.wrap(jsonbytes, name, "encode")
+    breakdown.wrap(jsonfile, "encodes_as", "check")  # no record changed in place
     breakdown.wrap(jsonfile, "parse_bytes", "decode")
     breakdown.wrap(jsonfile.JsonFile, "_read_under_lock", "read")  # under the lock: read, compare
     breakdown.wrap(store._file, "_validate", "validate")

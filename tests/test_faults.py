@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from webapp.stores import MemoryStore, StoreError, StoreWriteError, jsonfile
+from webapp.stores import MemoryStore, StoreError, StoreWriteError, atomic
 
 STEPS = ["temp create", "chmod", "write", "short write", "fsync", "close", "replace"]
 ERRORS = [errno.ENOSPC, errno.EIO]
@@ -21,7 +21,8 @@ EXPECTED_FILES = {
 
 
 class Faulty:
-    """Stands in for a module inside webapp.stores.jsonfile; one function fails as the disk would."""
+    """Stands in for a module inside webapp.stores.atomic (the file layer's writes); one
+    function fails as the disk would."""
 
     def __init__(self, real, name: str, fail):
         self._real, self._name, self._fail = real, name, fail
@@ -50,7 +51,7 @@ def inject(monkeypatch, step: str, code: int, target) -> Faulty:
     """Make ``step`` of write_atomic fail with ``code`` for writes of ``target``."""
     if step == "temp create":
         faulty = Faulty(tempfile, "mkstemp", raiser(code))
-        monkeypatch.setattr(jsonfile, "tempfile", faulty)
+        monkeypatch.setattr(atomic, "tempfile", faulty)
         return faulty
 
     def short_then_fail(real, fd, data):
@@ -77,7 +78,7 @@ def inject(monkeypatch, step: str, code: int, target) -> Faulty:
         "replace": ("replace", replace_target_fails),
     }[step]
     faulty = Faulty(os, name, fail)
-    monkeypatch.setattr(jsonfile, "os", faulty)
+    monkeypatch.setattr(atomic, "os", faulty)
     return faulty
 
 
@@ -128,7 +129,7 @@ def test_a_failed_first_write_leaves_no_file_and_no_temp(data_dir, monkeypatch, 
 
 def test_a_failing_backup_link_does_not_block_the_write(store, monkeypatch):
     inject_link = Faulty(os, "link", raiser(errno.EIO))
-    monkeypatch.setattr(jsonfile, "os", inject_link)
+    monkeypatch.setattr(atomic, "os", inject_link)
     store.add("third")
     assert inject_link.triggered
     assert [m.content for m in store.get_all()] == ["first", "second", "third"]
@@ -146,7 +147,7 @@ def test_a_failing_folder_fsync_after_the_replace_reports_success(store, monkeyp
             raise OSError(errno.EIO, os.strerror(errno.EIO))
         return real_fsync(fd)
 
-    monkeypatch.setattr(jsonfile, "os", Faulty(os, "fsync", second_fsync_fails))
+    monkeypatch.setattr(atomic, "os", Faulty(os, "fsync", second_fsync_fails))
     store.add("third")
     assert [m.content for m in store.get_all()] == ["first", "second", "third"]
     assert "could not fsync" in caplog.text

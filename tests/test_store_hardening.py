@@ -24,7 +24,7 @@ from webapp.stores import (
     StoreCorruptError,
     StoreError,
 )
-from webapp.stores.jsonfile import JsonFile, encode
+from webapp.stores.jsonfile import Changed, JsonFile, encode
 
 
 def memory_store(path: Path) -> MemoryStore:
@@ -44,14 +44,15 @@ def test_a_foreign_writer_replacing_the_file_between_read_and_replace_is_not_ove
 ):
     path = data_dir / "notes.json"
     file = JsonFile(path, default=list)
-    file.update(lambda data: data.append("first"))
+    file.update(lambda data: Changed(data.append("first")))
     calls = []
 
-    def mutate(data: list[str]) -> None:
+    def mutate(data: list[str]) -> Changed[None]:
         calls.append(list(data))
         if len(calls) == 1:  # the other program saves while we hold our copy
             foreign_replace(path, [*json.loads(path.read_bytes()), "from the host bot"])
         data.append("ours")
+        return Changed(None)
 
     file.update(mutate)
 
@@ -64,12 +65,13 @@ def test_a_foreign_writer_that_never_stops_gets_a_busy_error_not_an_overwrite(da
 
     path = data_dir / "notes.json"
     file = JsonFile(path, default=list)
-    file.update(lambda data: data.append("first"))
+    file.update(lambda data: Changed(data.append("first")))
     count = iter(range(1000))
 
-    def mutate(data: list[str]) -> None:
+    def mutate(data: list[str]) -> Changed[None]:
         foreign_replace(path, ["theirs", next(count)])
         data.append("ours")
+        return Changed(None)
 
     with pytest.raises(StoreBusyError):
         file.update(mutate)
@@ -81,7 +83,7 @@ def _hold_then_write(file: JsonFile, change, inside: threading.Event, go: thread
     def mutate(data):
         inside.set()
         go.wait(10)
-        change(data)
+        return change(data)
 
     return lambda: file.update(mutate)
 
@@ -116,6 +118,7 @@ def test_a_lock_deleted_while_held_does_not_let_a_second_writer_overwrite(data_d
                 data.append({"id": key, "content": key, "status": "pending", "action": "add"})
             else:
                 data[key] = {"turns": []}
+            return Changed(None)
 
         return apply
 

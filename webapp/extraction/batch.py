@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
-from ..stores import JsonDocument, Unchanged
+from ..stores import Changed, JsonDocument, Unchanged
 from ..stores.conversations import ConversationStore
 from ..stores.errors import NotFoundError
 from ..stores.timefmt import now_iso, parse_ts, unreadable_times
@@ -177,7 +177,7 @@ class ExtractionBatch:
             s.id for s in ConversationStore.from_settings(self.settings).list_conversations()
         ]
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[dict[str, Any]] | Unchanged[dict[str, Any]]:
             if data.get("status") == "running":
                 return Unchanged(dict(data))
             data.clear()
@@ -198,7 +198,7 @@ class ExtractionBatch:
                 cut=0,
                 llmProblems=[],
             )
-            return dict(data)
+            return Changed(dict(data))
 
         return BatchProgress.from_dict(self._doc.update(mutate))
 
@@ -206,7 +206,7 @@ class ExtractionBatch:
         """Take the next thread nobody is working on (or whose worker is gone)."""
         now = datetime.now(UTC)
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[str] | Unchanged[None]:
             if data.get("status") != "running":
                 return Unchanged(None)
             claims: dict[str, str] = data.setdefault("claims", {})
@@ -216,17 +216,16 @@ class ExtractionBatch:
             if thread is None:
                 return Unchanged(None)
             claims[thread] = now_iso()
-            return thread
+            return Changed(thread)
 
-        result: str | None = self._doc.update(mutate)
-        return result
+        return self._doc.update(mutate)
 
     def _record(
         self, job_id: str, thread: str, result: ExtractionResult | None, error: str
     ) -> None:
         """Count what one thread gave and finish the run when nothing is left."""
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[None] | Unchanged[None]:
             claims: dict[str, str] = data.get("claims", {})
             if data.get("id") != job_id or thread not in claims:
                 return Unchanged(None)  # a newer run, or another step recorded it already
@@ -251,7 +250,7 @@ class ExtractionBatch:
             if not data.get("todo") and not claims:
                 data["status"] = "done"
                 data["finishedAt"] = now_iso()
-            return None
+            return Changed(None)
 
         self._doc.update(mutate)
 

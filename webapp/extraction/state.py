@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from ..settings import DEFAULTS, Settings
-from ..stores import JsonDocument
+from ..stores import Changed, JsonDocument
 from ..stores.timefmt import EPOCH, parse_ts, to_iso, unreadable_entry_times
 
 STATE_FILE_NAME = "extraction-state.json"
@@ -87,11 +87,12 @@ class ExtractionState(JsonDocument):
         """Record that extraction ran now and read every message up to ``last_turn_at``."""
         stamp = to_iso(datetime.fromtimestamp(self._clock(), tz=EPOCH.tzinfo))
 
-        def mutate(data: dict[str, Any]) -> None:
+        def mutate(data: dict[str, Any]) -> Changed[None]:
             found = data.get(conversation_id)
             entry: dict[str, Any] = found if isinstance(found, dict) else {}
             entry["extractedAt"] = stamp
             entry["lastTurnAt"] = to_iso(last_turn_at) if last_turn_at is not None else stamp
             data[conversation_id] = entry
+            return Changed(None)
 
         self.update(mutate)

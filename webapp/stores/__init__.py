@@ -15,6 +15,7 @@ from .conversations import (
 )
 from .document import (
     MAX_DEPTH,
+    Changed,
     FileBacked,
     JsonDocument,
     RepairReport,
@@ -95,6 +96,7 @@ __all__ = [
     "MemoryUsage",
     "RepairReport",
     "SetAside",
+    "Changed",
     "Unchanged",
     "free_path",
     "fsync_dir",

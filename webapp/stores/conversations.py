@@ -16,8 +16,9 @@ from typing import Any
 
 from ..settings import Settings
 from ..text import fold, matches_all, search_terms
+from .changes import Changed, Unchanged
 from .document import FileBacked
-from .jsonfile import JsonFile, Unchanged
+from .jsonfile import JsonFile
 from .memories import is_valid_unicode
 from .people import check_person_id
 from .timefmt import EPOCH, LATEST_PLUS, now_iso, parse_ts, unreadable_times
@@ -303,7 +304,7 @@ class ConversationStore(FileBacked):
         if not all(map(is_valid_unicode, (conversation_id, user_message, assistant_response))):
             raise ValueError("Messages must be valid Unicode text (no lone surrogates).")
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[None]:
             entry = _entry(_copy_thread(data.get(conversation_id)))
             stamp = now_iso()
             turn = {"role": "user", "content": user_message, "timestamp": stamp}
@@ -317,6 +318,7 @@ class ConversationStore(FileBacked):
                 entry["turns"], self.max_turns, self.max_chars
             )
             data[conversation_id] = entry
+            return Changed(None)
 
         self._file.update(mutate)
 
@@ -343,7 +345,7 @@ class ConversationStore(FileBacked):
         ):
             return 0
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[int] | Unchanged[int]:
             for key, value in list(data.items()):
                 if isinstance(value, dict) and ("turns" not in value or "trimmed" not in value):
                     data[key] = _entry(dict(value))  # written in its full form, as before
@@ -352,9 +354,9 @@ class ConversationStore(FileBacked):
                 return Unchanged(0)
             for key in expired:
                 del data[key]
-            return len(expired)
+            return Changed(len(expired))
 
-        return int(self._file.update(mutate))
+        return self._file.update(mutate)
 
     def list_conversations(self) -> list[ConversationSummary]:
         """Every live thread with its size and activity, most recent first."""

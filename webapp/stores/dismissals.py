@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..problems import InputError
 from ..settings import DEFAULTS
+from .changes import Changed, Unchanged
 from .document import FileBacked
-from .jsonfile import JsonFile, Unchanged
+from .jsonfile import JsonFile
 from .timefmt import now_iso, unreadable_entry_times
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class DismissalStore(FileBacked):
                 "That is not a finding of the Needs attention view.", code="not_a_finding"
             )
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[bool] | Unchanged[bool]:
             if key in data:
                 return Unchanged(False)
             data[key] = {"at": now_iso(), "by": actor}
@@ -81,9 +82,9 @@ class DismissalStore(FileBacked):
                     : len(data) - MAX_DISMISSED
                 ]:
                     del data[oldest]
-            return True
+            return Changed(True)
 
-        return bool(self._file.update(mutate))
+        return self._file.update(mutate)
 
     def restore(self, key: str) -> bool:
         """Bring a dismissed finding back (the Undo of Dismiss); False when it was not dismissed."""

@@ -15,24 +15,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..settings import DEFAULTS
-from .jsonfile import (
-    MAX_DEPTH,
-    JsonFile,
-    RepairReport,
-    SetAside,
-    Signature,
-    TimeCheck,
-    Unchanged,
-    free_path,
-    fsync_dir,
-    loads_bounded,
-    nesting_depth,
-    write_atomic,
-)
+from .atomic import fsync_dir, write_atomic
+from .changes import Changed, Unchanged
+from .jsonfile import JsonFile, Signature, TimeCheck
+from .jsonparse import MAX_DEPTH, loads_bounded, nesting_depth
 from .locking import Gated, SidecarLock
+from .setaside import RepairReport, SetAside, free_path
 
 __all__ = [
     "MAX_DEPTH",
+    "Changed",
     "FileBacked",
     "JsonDocument",
     "RepairReport",
@@ -48,6 +40,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+R = TypeVar("R")
+V = TypeVar("V")
 
 
 class FileBacked(Gated):
@@ -127,10 +121,11 @@ class JsonDocument(FileBacked):
         """The parsed document, shared and cached: callers must not change it."""
         return self._file.read()
 
-    def update(self, mutate: Callable[[Any], Any]) -> Any:
+    def update(self, mutate: Callable[[Any], Changed[R] | Unchanged[V]]) -> R | V:
         """Apply ``mutate`` to a fresh copy of the document under the lock and save it.
 
-        ``mutate`` changes the document in place and returns a result, or ``Unchanged(result)``
-        to skip the write; the result is returned. StoreBusyError when the lock stays taken.
+        ``mutate`` changes the document in place and returns ``Changed(result)``, or
+        ``Unchanged(result)`` to skip the write; the result is returned. StoreBusyError when
+        the lock stays taken.
         """
         return self._file.update(mutate)

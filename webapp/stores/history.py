@@ -11,8 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .atomic import write_atomic
 from .errors import StoreWriteError
-from .jsonfile import has_surrogate_escape, loads_bounded, without_lone_surrogates, write_atomic
+from .jsonparse import has_surrogate_escape, loads_bounded, without_lone_surrogates
 from .timefmt import now_iso
 
 log = logging.getLogger(__name__)

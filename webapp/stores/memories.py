@@ -13,7 +13,7 @@ from enum import Enum
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, Generic, TypeVar
 
 from ..problems import InputError, Problem
 from ..sensitive import find_secrets
@@ -27,6 +27,7 @@ from ..text import (
     strip_ends,
     without_lone_surrogates,
 )
+from .changes import Changed, Unchanged, Undo
 from .document import FileBacked
 from .errors import (
     ConflictError,
@@ -37,7 +38,9 @@ from .errors import (
     SecretInputError,
 )
 from .history import HistoryLog
-from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
+from .jsonbytes import encode
+from .jsonfile import JsonFile
+from .jsonparse import MAX_DEPTH, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
 from .people import check_person_id
 from .timefmt import (
@@ -55,6 +58,7 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # URL-safe, like the ids add() m
 MAX_RECORD_DEPTH = MAX_DEPTH - 2  # a record sits inside the file's array
 _KNOWN_KEYS = {"id", "content", "createdAt", "updatedAt", "category", "source"}
 _ID, _CONTENT = itemgetter("id"), itemgetter("content")
+A = TypeVar("A")
 
 # The orders ``MemoryStore.query`` knows: by creation (newest or oldest first), by the last
 # change (most recent first), A–Z by the folded text and by expiry (soonest first, memories that
@@ -190,6 +194,29 @@ class MergeResult:
     kept: Memory
     dropped_id: str
     update_hid: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One memory's change as the history log records it: ``before`` None for one added,
+    ``after`` None for one deleted."""
+
+    action: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    @property
+    def memory_id(self) -> str:
+        return str((self.after or self.before or {})["id"])
+
+
+@dataclass(frozen=True, slots=True)
+class _Written(Generic[A]):
+    """What a change to the memory file gives back: the caller's answer, and the steps the
+    history log records (one entry each; none when nothing changed)."""
+
+    answer: A
+    steps: tuple[_Step, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -715,13 +742,15 @@ class MemoryStore(FileBacked):
         ``expected_updated_at``, ConflictError if someone changed the memory meanwhile."""
         wanted = None if expires_at is None else to_iso(_aware(expires_at))
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[_Written[dict[str, Any]]] | Unchanged[_Written[dict[str, Any]] | None]:
             index = _index_to_change(records, memory_id, expected_updated_at)
             if index is None:
                 return Unchanged(None)
             record = records[index]
             if record.get("expiresAt") == wanted:
-                return Unchanged(record)
+                return Unchanged(_Written(record))
             before = record
             record = records[index] = dict(record)
             if wanted is None:
@@ -729,13 +758,10 @@ class MemoryStore(FileBacked):
             else:
                 record["expiresAt"] = wanted
             record["updatedAt"] = _later_than(record.get("updatedAt"))
-            return record, before, dict(record)
+            return Changed(_Written(record, (_Step("update", before, dict(record)),)))
 
-        result = self._file.update(mutate, self._journal(actor, "update"))
-        if result is None:
-            return None
-        record = result[0] if isinstance(result, tuple) else result
-        return Memory.from_dict(record)
+        written = self._file.update(mutate, self._journal(actor))
+        return None if written is None else Memory.from_dict(written.answer)
 
     def stats(self) -> dict[str, int]:
         """Items and characters used, and the caps."""
@@ -854,17 +880,17 @@ class MemoryStore(FileBacked):
             code=code,
         )
 
-    def _journal(
-        self, actor: str | None, action: str
-    ) -> Callable[[tuple[Any, Any, Any]], Callable[[], None]]:
-        def journal(result: tuple[Any, Any, Any]) -> Callable[[], None]:
-            _, before, after = result
-            record_id = (after or before)["id"]
-            return self._history.append(
-                [HistoryLog.entry(actor or self.actor, action, record_id, before, after)]
-            )
+    def _journal(self, actor: str | None) -> Callable[[_Written[Any]], Undo]:
+        """The history log's entries for a write's steps, written before the file is replaced."""
+
+        def journal(written: _Written[Any]) -> Undo:
+            return self._history.append(self._entries(actor, written.steps))
 
         return journal
+
+    def _entries(self, actor: str | None, steps: Iterable[_Step]) -> list[dict[str, Any]]:
+        who = actor or self.actor
+        return [HistoryLog.entry(who, s.action, s.memory_id, s.before, s.after) for s in steps]
 
     def add(
         self,
@@ -902,7 +928,7 @@ class MemoryStore(FileBacked):
         if origin is None and source in HOWS:
             origin = make_origin(str(source))
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[_Written[dict[str, Any]]]:
             if not allow_duplicate:
                 same = next(
                     (
@@ -937,10 +963,9 @@ class MemoryStore(FileBacked):
             if expires_at is not None:
                 record["expiresAt"] = to_iso(_aware(expires_at))
             records.append(record)
-            return record, None, record
+            return Changed(_Written(record, (_Step("add", None, record),)))
 
-        record, _, _ = self._file.update(mutate, self._journal(actor, "add"))
-        return Memory.from_dict(record)
+        return Memory.from_dict(self._file.update(mutate, self._journal(actor)).answer)
 
     def update(
         self,
@@ -969,7 +994,9 @@ class MemoryStore(FileBacked):
         if isinstance(person, str):
             person = check_person_id(person)
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[_Written[dict[str, Any]]] | Unchanged[_Written[dict[str, Any]] | None]:
             index = _index_to_change(records, memory_id, expected_updated_at)
             if index is None:
                 return Unchanged(None)
@@ -981,7 +1008,7 @@ class MemoryStore(FileBacked):
                 and record.get("category", "general") == new_category
                 and record.get("person") == new_person
             ):
-                return Unchanged(record)
+                return Unchanged(_Written(record))
             growth = len(content) - len(record.get("content", ""))
             self._check_caps(records, 0, growth)
             before = record
@@ -1003,13 +1030,10 @@ class MemoryStore(FileBacked):
                 )
                 if edited is not None:
                     record["origin"] = edited
-            return record, before, dict(record)
+            return Changed(_Written(record, (_Step("update", before, dict(record)),)))
 
-        result = self._file.update(mutate, self._journal(actor, "update"))
-        if result is None:
-            return None
-        record = result[0] if isinstance(result, tuple) else result
-        return Memory.from_dict(record)
+        written = self._file.update(mutate, self._journal(actor))
+        return None if written is None else Memory.from_dict(written.answer)
 
     def delete(self, memory_id: str, *, actor: str | None = None) -> bool:
         """Forget a memory (it stays in the history log until purged); False if unknown."""
@@ -1019,20 +1043,16 @@ class MemoryStore(FileBacked):
         """Forget several memories in one write; returns how many existed."""
         wanted = set(memory_ids)
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[_Written[int]] | Unchanged[_Written[int]]:
             removed = [r for r in records if r.get("id") in wanted]
             if not removed:
-                return Unchanged([])
+                return Unchanged(_Written(0))
             records[:] = [r for r in records if r.get("id") not in wanted]
-            return removed
+            return Changed(_Written(len(removed), tuple(_Step("delete", r, None) for r in removed)))
 
-        def journal(removed: list[dict[str, Any]]) -> Callable[[], None]:
-            who = actor or self.actor
-            return self._history.append(
-                [HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed]
-            )
-
-        return len(cast(list[dict[str, Any]], self._file.update(mutate, journal)))
+        return self._file.update(mutate, self._journal(actor)).answer
 
     def delete_unchanged(
         self, seen: Mapping[str, Memory | str], *, actor: str | None = None
@@ -1042,27 +1062,25 @@ class MemoryStore(FileBacked):
         process, a tab, the MCP server) is left alone and returned in ``left_alone``. Checked
         under the lock, so a change that was confirmed to its author is never deleted unseen."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[_Written[Deletion]] | Unchanged[_Written[Deletion]]:
             removed: list[dict[str, Any]] = []
             changed: list[dict[str, Any]] = []
             for record in records:
                 wanted = seen.get(str(record.get("id")))
                 if wanted is not None:
                     (removed if _still_as_seen(record, wanted) else changed).append(record)
-            if removed:
-                gone = {id(r) for r in removed}
-                records[:] = [r for r in records if id(r) not in gone]
-            result = (removed, changed)
-            return result if removed else Unchanged(result)
-
-        def journal(result: tuple[list[dict[str, Any]], Any]) -> Callable[[], None]:
-            who = actor or self.actor
-            return self._history.append(
-                [HistoryLog.entry(who, "delete", r["id"], r, None) for r in result[0]]
+            deletion = Deletion(
+                [str(r["id"]) for r in removed], [Memory.from_dict(r) for r in changed]
             )
+            if not removed:
+                return Unchanged(_Written(deletion))
+            gone = {id(r) for r in removed}
+            records[:] = [r for r in records if id(r) not in gone]
+            return Changed(_Written(deletion, tuple(_Step("delete", r, None) for r in removed)))
 
-        removed, changed = self._file.update(mutate, journal)
-        return Deletion([str(r["id"]) for r in removed], [Memory.from_dict(r) for r in changed])
+        return self._file.update(mutate, self._journal(actor)).answer
 
     def merge(
         self,
@@ -1085,7 +1103,7 @@ class MemoryStore(FileBacked):
         if keep_id == drop_id:
             raise InputError("Choose two different memories to merge.", code="merge_same")
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[_Written[dict[str, Any]]]:
             by_id = {r.get("id"): r for r in records}
             keep, drop = by_id.get(keep_id), by_id.get(drop_id)
             if keep is None or drop is None:
@@ -1101,32 +1119,29 @@ class MemoryStore(FileBacked):
                     raise ConflictError(Memory.from_dict(record))
             growth = len(content) - len(keep.get("content", "")) - len(drop.get("content", ""))
             self._check_caps(records, 0, growth)
-            changes: list[tuple[str, Any, Any]] = []
+            steps: list[_Step] = []
             if keep.get("content") != content:
                 # A new dict, never the cached one changed in place: the file write reuses the
-                # encoded line of every record it has seen before (jsonfile.encode_spliced).
+                # encoded line of every record it has seen before (one changed in place is
+                # caught, and then every record is encoded again: see JsonFile.update).
                 before, keep = keep, dict(keep)
                 keep.update(content=content, updatedAt=_later_than(keep.get("updatedAt")))
                 edited = edited_origin(before.get("origin"), actor or self.actor, keep["updatedAt"])
                 if edited is not None:
                     keep["origin"] = edited
                 records[records.index(before)] = keep
-                changes.append(("update", before, dict(keep)))
+                steps.append(_Step("update", before, dict(keep)))
             records[:] = [r for r in records if r.get("id") != drop_id]
-            changes.append(("delete", drop, None))
-            return dict(keep), changes
+            steps.append(_Step("delete", drop, None))
+            return Changed(_Written(dict(keep), tuple(steps)))
 
         entries: list[dict[str, Any]] = []
 
-        def journal(result: tuple[dict[str, Any], list[tuple[str, Any, Any]]]) -> Any:
-            who = actor or self.actor
-            for action, before, after in result[1]:
-                entries.append(
-                    HistoryLog.entry(who, action, (after or before)["id"], before, after)
-                )
+        def journal(written: _Written[dict[str, Any]]) -> Undo:
+            entries[:] = self._entries(actor, written.steps)
             return self._history.append(entries)
 
-        kept, _ = self._file.update(mutate, journal)
+        kept = self._file.update(mutate, journal).answer
         update = next((e["hid"] for e in entries if e["action"] == "update"), None)
         return MergeResult(Memory.from_dict(kept), drop_id, update)
 
@@ -1162,7 +1177,9 @@ class MemoryStore(FileBacked):
         if not isinstance(target, dict) or "id" not in target:
             raise KeyError(f"History entry {ref!r} created the memory; there is no earlier state.")
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[_Written[dict[str, Any]]] | Unchanged[_Written[dict[str, Any]]]:
             for index, record in enumerate(records):
                 if record.get("id") == target["id"]:
                     if expected is not None and not _still_as_seen(record, expected):
@@ -1172,7 +1189,7 @@ class MemoryStore(FileBacked):
                         and record.get("category") == target.get("category")
                         and record.get("person") == target.get("person")
                     ):
-                        return Unchanged((record, None, None))
+                        return Unchanged(_Written(record))
                     self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
                     before = record
                     record = records[index] = dict(record)
@@ -1190,7 +1207,7 @@ class MemoryStore(FileBacked):
                         record["origin"] = dict(target["origin"])
                     else:
                         record.pop("origin", None)
-                    return record, before, dict(record)
+                    return Changed(_Written(record, (_Step("restore", before, dict(record)),)))
             if expected is not None:
                 raise NotFoundError(
                     f"The memory {target['id']!r} is gone: it was deleted elsewhere.",
@@ -1207,10 +1224,9 @@ class MemoryStore(FileBacked):
                 len(records),
             )
             records.insert(position, restored)
-            return restored, None, restored
+            return Changed(_Written(restored, (_Step("restore", None, restored),)))
 
-        record, _, _ = self._file.update(mutate, self._journal(actor, "restore"))
-        return Memory.from_dict(record)
+        return Memory.from_dict(self._file.update(mutate, self._journal(actor)).answer)
 
     def purge(self, memory_id: str, *, actor: str | None = None) -> bool:
         """Delete a memory for good: it and every history entry about it are removed."""
@@ -1305,10 +1321,12 @@ class MemoryStore(FileBacked):
             if read_origin(record.get("origin")) is not None or "origin" not in record:
                 record["origin"] = imported_origin(record.get("origin"), source, who)
 
-        def mutate(existing: list[dict[str, Any]]) -> Any:
+        def mutate(
+            existing: list[dict[str, Any]],
+        ) -> Changed[_Written[dict[str, int]]] | Unchanged[_Written[dict[str, int]]]:
             by_id = {r["id"]: r for r in existing}
             position = {r["id"]: i for i, r in enumerate(existing)}
-            entries: list[tuple[str, dict[str, Any] | None, dict[str, Any]]] = []
+            steps: list[_Step] = []
             counts = {"added": 0, "updated": 0, "unchanged": 0, "refused": refused}
             for record in incoming:
                 current = by_id.get(record["id"])
@@ -1316,7 +1334,7 @@ class MemoryStore(FileBacked):
                     position[record["id"]] = len(existing)
                     existing.append(record)
                     by_id[record["id"]] = record
-                    entries.append((record["id"], None, record))
+                    steps.append(_Step("import", None, record))
                     counts["added"] += 1
                 elif (
                     current["content"] == record["content"]
@@ -1331,10 +1349,10 @@ class MemoryStore(FileBacked):
                         category=record["category"],
                         updatedAt=_later_than(current.get("updatedAt")),
                     )
-                    entries.append((current["id"], before, dict(current)))
+                    steps.append(_Step("import", before, dict(current)))
                     counts["updated"] += 1
-            if not entries:
-                return Unchanged((counts, []))
+            if not steps:
+                return Unchanged(_Written(counts))
             items = len(existing)
             chars = sum(len(r["content"]) for r in existing)
             if not self._fits(items, chars):
@@ -1345,16 +1363,9 @@ class MemoryStore(FileBacked):
                     chars,
                     code="memory_import_full",
                 )
-            return counts, entries
+            return Changed(_Written(counts, tuple(steps)))
 
-        def journal(result: tuple[dict[str, int], list[Any]]) -> Callable[[], None]:
-            who = actor or self.actor
-            return self._history.append(
-                [HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]]
-            )
-
-        counts: dict[str, int] = self._file.update(mutate, journal)[0]
-        return counts
+        return self._file.update(mutate, self._journal(actor)).answer
 
 
 def _aware(moment: datetime) -> datetime:

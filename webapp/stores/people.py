@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import fold
+from .changes import Changed, Unchanged, Undo
 from .document import FileBacked
 from .errors import NotFoundError
 from .history import HistoryLog
-from .jsonfile import JsonFile, Unchanged
+from .jsonfile import JsonFile
 from .timefmt import now_iso
 
 if TYPE_CHECKING:
@@ -128,6 +129,15 @@ def _validate(data: Any) -> str | None:
         if not isinstance(record.get("identities", []), list):
             return f"the identities of {person_id!r} are not a JSON array"
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class _PersonChange:
+    """A change to one person, as the history log records it: their id, before and after."""
+
+    person_id: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
 
 
 def _default() -> dict[str, Any]:
@@ -238,11 +248,14 @@ class PeopleStore(FileBacked):
         return [Identity(row["kind"], row["value"], str(row.get("label") or "")) for row in rows]
 
     # ----------------------------------------------------------------- writing
-    def _journal(self, action: str) -> Callable[[Any], Callable[[], None]]:
-        def journal(result: Any) -> Callable[[], None]:
-            person_id, before, after = result
+    def _journal(self, action: str) -> Callable[[_PersonChange], Undo]:
+        def journal(change: _PersonChange) -> Undo:
             return self._history.append(
-                [HistoryLog.entry(self.actor, action, person_id, before, after)]
+                [
+                    HistoryLog.entry(
+                        self.actor, action, change.person_id, change.before, change.after
+                    )
+                ]
             )
 
         return journal
@@ -261,7 +274,7 @@ class PeopleStore(FileBacked):
         if known is not None and (known.label == label or not label):
             return None
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[None] | Unchanged[None]:
             if _owner(data, key) is not None:
                 return Unchanged(None)
             rows = data.setdefault("unlinked", [])
@@ -271,7 +284,7 @@ class PeopleStore(FileBacked):
                     if row.get("label") == label or not label:
                         return Unchanged(None)
                     row.update(label=label, lastSeen=stamp)
-                    return None
+                    return Changed(None)
             rows.append(
                 {
                     "kind": kind,
@@ -284,7 +297,7 @@ class PeopleStore(FileBacked):
             if len(rows) > MAX_UNLINKED:
                 rows.sort(key=lambda row: str(row.get("lastSeen", "")))
                 del rows[: len(rows) - MAX_UNLINKED]
-            return None
+            return Changed(None)
 
         self._file.update(mutate)
         return self.resolve(kind, value)
@@ -295,7 +308,7 @@ class PeopleStore(FileBacked):
         name = check_name(name)
         wanted = [check_identity(kind, value) for kind, value in identities]
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[_PersonChange]:
             people = data.setdefault("people", {})
             for kind, value in wanted:
                 _refuse_taken(data, _identity_key(kind, value), None)
@@ -309,22 +322,21 @@ class PeopleStore(FileBacked):
             }
             people[person_id] = record
             _drop_unlinked(data, {_identity_key(k, v) for k, v in wanted})
-            return person_id, None, dict(record)
+            return Changed(_PersonChange(person_id, None, dict(record)))
 
-        person_id, _, _ = self._file.update(mutate, self._journal("add"))
-        return self._require(person_id)
+        return self._require(self._file.update(mutate, self._journal("add")).person_id)
 
     def rename(self, person_id: str, name: str) -> Person:
         """Give a person another display name. NotFoundError for an unknown id."""
         name = check_name(name)
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[_PersonChange] | Unchanged[None]:
             record = _record(data, person_id)
             if record.get("name") == name:
-                return Unchanged((person_id, None, None))
+                return Unchanged(None)
             before = dict(record)
             record["name"] = name
-            return person_id, before, dict(record)
+            return Changed(_PersonChange(person_id, before, dict(record)))
 
         self._file.update(mutate, self._journal("rename"))
         return self._require(person_id)
@@ -335,16 +347,16 @@ class PeopleStore(FileBacked):
         kind, value = check_identity(kind, value)
         key = _identity_key(kind, value)
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[_PersonChange] | Unchanged[None]:
             record = _record(data, person_id)
             _refuse_taken(data, key, person_id)
             rows = record.setdefault("identities", [])
             if any(isinstance(r, dict) and _row_key(r) == key for r in rows):
-                return Unchanged((person_id, None, None))
+                return Unchanged(None)
             before = {**record, "identities": list(rows)}
             rows.append(_identity_row(data, kind, value))
             _drop_unlinked(data, {key})
-            return person_id, before, {**record, "identities": list(rows)}
+            return Changed(_PersonChange(person_id, before, {**record, "identities": list(rows)}))
 
         self._file.update(mutate, self._journal("link"))
         return self._require(person_id)
@@ -354,12 +366,12 @@ class PeopleStore(FileBacked):
         kind, value = check_identity(kind, value)
         key = _identity_key(kind, value)
 
-        def mutate(data: dict[str, Any]) -> Any:
+        def mutate(data: dict[str, Any]) -> Changed[_PersonChange] | Unchanged[None]:
             record = _record(data, person_id)
             rows = record.get("identities", [])
             kept = [r for r in rows if not (isinstance(r, dict) and _row_key(r) == key)]
             if len(kept) == len(rows):
-                return Unchanged((person_id, None, None))
+                return Unchanged(None)
             gone = next(r for r in rows if isinstance(r, dict) and _row_key(r) == key)
             before = {**record, "identities": list(rows)}
             record["identities"] = kept
@@ -373,7 +385,7 @@ class PeopleStore(FileBacked):
                     "lastSeen": stamp,
                 }
             )
-            return person_id, before, {**record, "identities": list(kept)}
+            return Changed(_PersonChange(person_id, before, {**record, "identities": list(kept)}))
 
         self._file.update(mutate, self._journal("unlink"))
         return self._require(person_id)

@@ -21,9 +21,10 @@ from typing import Any
 
 from ..settings import DEFAULTS, Settings
 from ..text import near_identical, normalize
+from .changes import Changed, Unchanged
 from .document import FileBacked
 from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, NotFoundError
-from .jsonfile import JsonFile, Unchanged
+from .jsonfile import JsonFile
 from .memories import (
     KEEP,
     Keep,
@@ -367,7 +368,7 @@ class ReviewQueue(FileBacked):
     def reject_source(self, source: str, *, actor: str = "review") -> int:
         """Reject every proposal waiting from ``source`` in one write; how many."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[int] | Unchanged[int]:
             done = 0
             for record in records:
                 if record.get("status") == "pending" and record.get("importedFrom") == source:
@@ -376,10 +377,9 @@ class ReviewQueue(FileBacked):
             if not done:
                 return Unchanged(0)
             self._prune(records)
-            return done
+            return Changed(done)
 
-        done: int = self._file.update(mutate)
-        return done
+        return self._file.update(mutate)
 
     def decided(self) -> list[ReviewItem]:
         """Approved and rejected items, most recently decided first."""
@@ -395,7 +395,9 @@ class ReviewQueue(FileBacked):
         if not wanted:
             return []
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[list[dict[str, Any]]] | Unchanged[list[dict[str, Any]]]:
             added: list[dict[str, Any]] = []
             known = _KnownIndex(records)
             for proposal in wanted:
@@ -405,7 +407,7 @@ class ReviewQueue(FileBacked):
                 records.append(record)
                 known.add(record)
                 added.append(record)
-            return added if added else Unchanged([])
+            return Changed(added) if added else Unchanged([])
 
         return [ReviewItem.from_dict(r) for r in self._file.update(mutate)]
 
@@ -474,7 +476,7 @@ class ReviewQueue(FileBacked):
         def said(value: Any) -> bool:
             return isinstance(value, str) and normalize(value) in keys
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[int] | Unchanged[int]:
             kept: list[dict[str, Any]] = []
             changed = 0
             for record in records:
@@ -492,10 +494,10 @@ class ReviewQueue(FileBacked):
                 return Unchanged(0)
             gone = len(records) - len(kept)
             records[:] = kept
-            return gone
+            return Changed(gone)
 
         with self._file.locked():
-            gone = int(self._file.update(mutate))
+            gone = self._file.update(mutate)
             self._file.refresh_backup()
         return gone
 
@@ -563,7 +565,9 @@ class ReviewQueue(FileBacked):
             check_length(edited, self.store.max_chars)
         chosen = check_category(category) if category else None
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[tuple[dict[str, Any], dict[str, Any]]] | Unchanged[None]:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(None)
@@ -579,7 +583,7 @@ class ReviewQueue(FileBacked):
             self._decide(record, "approved", actor)
             record["applying"] = True
             self._prune(records)
-            return record, before
+            return Changed((record, before))
 
         claimed = self._file.update(mutate)
         if claimed is None:
@@ -590,22 +594,24 @@ class ReviewQueue(FileBacked):
     def settle(self, item_id: str, applied: Mapping[str, Any]) -> ReviewItem:
         """Record what an approval did in memory (``apply``'s answer), for undo."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[dict[str, Any]]:
             record = _find(records, item_id)
             record.pop("applying", None)
             record.update(applied)
-            return record
+            return Changed(record)
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
     def reopen(self, claim: Claim) -> None:
         """Put an item claimed for approval back as it was (its memory write failed)."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[dict[str, Any]] | Unchanged[None]:
             for index, record in enumerate(records):
                 if record.get("id") == claim.before.get("id") and record.get("applying"):
                     records[index] = dict(claim.before)
-                    return records[index]
+                    return Changed(records[index])
             return Unchanged(None)
 
         self._file.update(mutate)
@@ -673,13 +679,15 @@ class ReviewQueue(FileBacked):
     def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
         """Mark the item rejected; the fact will not be proposed again. Rejecting twice does nothing."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[dict[str, Any]] | Unchanged[dict[str, Any]]:
             record = _find(records, item_id)
             if record["status"] != "pending":
                 return Unchanged(record)
             self._decide(record, "rejected", actor)
             self._prune(records)
-            return record
+            return Changed(record)
 
         return ReviewItem.from_dict(self._file.update(mutate))
 
@@ -701,7 +709,9 @@ class ReviewQueue(FileBacked):
             self.revert(decided, actor)
         decided_at = decided.get("decidedAt") if decided else None
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[dict[str, Any]] | Unchanged[dict[str, Any]]:
             record = _find(records, item_id)
             if record["status"] == "pending" or record.get("decidedAt") != decided_at:
                 return Unchanged(record)
@@ -717,7 +727,7 @@ class ReviewQueue(FileBacked):
             if record.get("replacedInstead"):
                 record.update(action="update", memoryId=record.pop("replacedInstead"))
             record.update(status="pending", decidedAt=None, decidedBy=None)
-            return record
+            return Changed(record)
 
         return ReviewItem.from_dict(self._file.update(mutate))
 

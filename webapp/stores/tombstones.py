@@ -40,9 +40,11 @@ import numpy.typing as npt
 from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import normalize
+from .changes import Changed, Unchanged
 from .document import FileBacked, fsync_dir
-from .jsonfile import JsonFile, Unchanged, free_path
+from .jsonfile import JsonFile
 from .memories import Memory
+from .setaside import free_path
 from .timefmt import EPOCH, now_iso, read_time, unreadable_record_times
 
 if TYPE_CHECKING:
@@ -314,23 +316,25 @@ class TombstoneStore(FileBacked):
         if not records:
             return []
 
-        def mutate(existing: list[dict[str, Any]]) -> Any:
+        def mutate(existing: list[dict[str, Any]]) -> Changed[list[dict[str, Any]]]:
             existing.extend(records)
             if len(existing) > MAX_TOMBSTONES:
                 del existing[: len(existing) - MAX_TOMBSTONES]
-            return records
+            return Changed(records)
 
         return [Tombstone.from_dict(r) for r in self._file.update(mutate)]
 
     def set_no_propose(self, tombstone_id: str, value: bool = True) -> Tombstone:
         """Say whether a later proposal of the fact is dropped (True) or shown in Review."""
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(
+            records: list[dict[str, Any]],
+        ) -> Changed[dict[str, Any]] | Unchanged[dict[str, Any]]:
             record = self._find(records, tombstone_id)
             if record.get("noPropose") is value:
                 return Unchanged(record)
             record["noPropose"] = value
-            return record
+            return Changed(record)
 
         return Tombstone.from_dict(self._file.update(mutate))
 
@@ -344,15 +348,15 @@ class TombstoneStore(FileBacked):
         return self.lift(present)
 
     def _drop(self, gone: Callable[[dict[str, Any]], bool]) -> int:
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[int] | Unchanged[int]:
             kept = [r for r in records if not gone(r)]
             if len(kept) == len(records):
                 return Unchanged(0)
             dropped = len(records) - len(kept)
             records[:] = kept
-            return dropped
+            return Changed(dropped)
 
-        return int(self._file.update(mutate))
+        return self._file.update(mutate)
 
     def forget_words(
         self,
@@ -367,7 +371,7 @@ class TombstoneStore(FileBacked):
         words do not live on in ``<file>.bak``."""
         prints = [self.fingerprint(text) for text in wordings if text and normalize(text)]
 
-        def mutate(records: list[dict[str, Any]]) -> Any:
+        def mutate(records: list[dict[str, Any]]) -> Changed[dict[str, Any]]:
             record = self._find(records, tombstone_id)
             old = [f for f in record.get("fingerprints") or () if isinstance(f, str)]
             record["fingerprints"] = list(dict.fromkeys([*old, *prints]))[-MAX_FINGERPRINTS:]
@@ -376,7 +380,7 @@ class TombstoneStore(FileBacked):
             record.pop("content", None)
             record["forgottenAt"] = now_iso()
             record["noPropose"] = bool(no_propose) or record.get("noPropose") is True
-            return record
+            return Changed(record)
 
         with self._file.locked():
             result = Tombstone.from_dict(self._file.update(mutate))

@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from flask import (
@@ -35,11 +35,14 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from werkzeug.wrappers import Response as BaseResponse
 
-from ..stores import JsonDocument, StoreCorruptError, Unchanged
+from ..stores import Changed, JsonDocument, StoreCorruptError, Unchanged
 from .context import settings
 from .ingress import TRUSTED_KEY, via_ingress
 
 bp = Blueprint("auth", __name__)
+
+R = TypeVar("R")
+V = TypeVar("V")
 
 MAX_FAILURES = 5
 GLOBAL_MAX_FAILURES = 30  # from all addresses together, per window
@@ -106,7 +109,7 @@ class SessionRegistry:
         now = time.time() if now is None else now
         sid = secrets.token_urlsafe(24)
 
-        def mutate(data: dict[str, list[Any]]) -> None:
+        def mutate(data: dict[str, list[Any]]) -> Changed[None]:
             for old in [k for k, (m, t) in data.items() if m != mark or now - t > _MAX_AGE]:
                 del data[old]
             for old in sorted(data, key=lambda k: data[k][1])[
@@ -114,6 +117,7 @@ class SessionRegistry:
             ]:
                 del data[old]
             data[sid] = [mark, now]
+            return Changed(None)
 
         self._update(mutate)
         return sid
@@ -123,8 +127,8 @@ class SessionRegistry:
         if not isinstance(sid, str):
             return
 
-        def mutate(data: dict[str, list[Any]]) -> Any:
-            return data.pop(sid, None) if sid in data else Unchanged(None)
+        def mutate(data: dict[str, list[Any]]) -> Changed[object] | Unchanged[None]:
+            return Changed(data.pop(sid)) if sid in data else Unchanged(None)
 
         self._update(mutate)
 
@@ -142,7 +146,7 @@ class SessionRegistry:
             and time.time() - float(entry[1]) <= _MAX_AGE
         )
 
-    def _update(self, mutate: Any) -> Any:
+    def _update(self, mutate: Callable[[dict[str, list[Any]]], Changed[R] | Unchanged[V]]) -> R | V:
         try:
             return self.document.update(mutate)
         except StoreCorruptError:
@@ -203,7 +207,7 @@ class LoginLimiter:
         """
         now = time.time() if now is None else now
 
-        def mutate(data: dict[str, list[float]]) -> Any:
+        def mutate(data: dict[str, list[float]]) -> Changed[float] | Unchanged[float]:
             self._prune(data, now)
             recent = data.get(client, [])
             everyone = data.get(EVERYONE, [])
@@ -214,21 +218,20 @@ class LoginLimiter:
             data[client] = [*recent, now]
             # The latest attempts only: the limit is reached while the last of them are recent.
             data[EVERYONE] = [*everyone, now][-self.global_max_failures :]
-            return 0.0
+            return Changed(0.0)
 
-        wait: float = self._update(mutate)
-        return wait
+        return self._update(mutate)
 
     def succeeded(self, client: str) -> None:
         """Forget the client's failures after a good login."""
 
-        def mutate(data: dict[str, list[float]]) -> Any:
+        def mutate(data: dict[str, list[float]]) -> Changed[None] | Unchanged[None]:
             if client not in data:
                 return Unchanged(None)
             data.pop(client)
             if data.get(EVERYONE):
                 data[EVERYONE].pop()  # the good attempt itself is no failure
-            return None
+            return Changed(None)
 
         self._update(mutate)
 
@@ -247,7 +250,9 @@ class LoginLimiter:
             for client in clients[: len(data) - MAX_TRACKED_CLIENTS]:
                 del data[client]
 
-    def _update(self, mutate: Callable[[dict[str, list[float]]], Any]) -> Any:
+    def _update(
+        self, mutate: Callable[[dict[str, list[float]]], Changed[R] | Unchanged[V]]
+    ) -> R | V:
         try:
             return self.document.update(mutate)
         except StoreCorruptError:

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ...settings import Settings
+from ..atomic import fsync_dir, write_atomic
 from ..history import HistoryLog
-from ..jsonfile import MAX_DEPTH, encode, fsync_dir, object_depth, write_atomic
+from ..jsonbytes import encode
+from ..jsonparse import MAX_DEPTH, object_depth
 from ..locking import Gated, SidecarLock
 from ..timefmt import now_ms
 from .archive import unpacked_skill

@@ -1,0 +1,180 @@
+"""A change function that changes a cached record in place cannot lose the change.
+
+The memory and conversation stores hand a change function their cached parse's records
+(shared, so a write re-encodes and re-validates only the records it replaced). A store that
+changes one of those records in place instead of replacing it used to be saved without that
+change (the write reused the record's old bytes), and the cache kept the change the file did
+not: both are caught now, and the usual write keeps its speed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from webapp.stores import Changed, ConversationStore, MemoryStore, Unchanged
+from webapp.stores.jsonfile import encode
+
+
+def memory_store(path) -> MemoryStore:
+    return MemoryStore(path, max_items=100, max_chars=10_000, lock_timeout=5)
+
+
+def filled(data_dir) -> MemoryStore:
+    store = memory_store(data_dir / "memories.json").init()
+    for text in ("first fact", "second fact", "third fact"):
+        store.add(text, source="dashboard")  # writes in a row: the records' bytes are reused
+    return store
+
+
+def on_disk(path) -> list[dict]:
+    raw = path.read_bytes()
+    assert encode(json.loads(raw)) == raw  # still the program's own form
+    return json.loads(raw)
+
+
+def change_second(how: str):
+    def change(records: list[dict]) -> None:
+        if how == "a field":
+            records[1]["content"] = "second fact, changed in place"
+        elif how == "a nested field":
+            records[1]["origin"]["by"] = "changed in place"
+        elif how == "a removed field":
+            del records[1]["origin"]
+        else:  # every way dict offers
+            records[1].update(content="second fact, changed in place")
+
+    return change
+
+
+WAYS = ["a field", "a nested field", "a removed field", "update()"]
+
+
+def second_as_changed(how: str, record: dict) -> bool:
+    return {
+        "a field": record.get("content") == "second fact, changed in place",
+        "a nested field": record.get("origin", {}).get("by") == "changed in place",
+        "a removed field": "origin" not in record,
+        "update()": record.get("content") == "second fact, changed in place",
+    }[how]
+
+
+@pytest.mark.parametrize("how", WAYS)
+def test_a_memory_changed_in_place_by_a_change_function_is_saved(data_dir, how, caplog):
+    store = filled(data_dir)
+    store.get_all()  # readers share the cached records too
+    change = change_second(how)
+
+    def mutate(records: list[dict]) -> Changed[None]:
+        change(records)
+        return Changed(None)
+
+    with caplog.at_level(logging.WARNING):
+        store._file.update(mutate)
+
+    assert second_as_changed(how, on_disk(store.path)[1])
+    assert "in place" in caplog.text  # the store is told to copy what it changes
+    fresh = memory_store(store.path)
+    assert [m.id for m in fresh.get_all()] == [m.id for m in store.get_all()]
+    assert second_as_changed(how, fresh._file.read()[1])
+    assert second_as_changed(how, store._file.read()[1])
+    # The next ordinary writes keep it (no stale bytes of the record are reused later).
+    store.add("fourth fact")
+    store.add("fifth fact")
+    assert second_as_changed(how, on_disk(store.path)[1])
+    assert len(on_disk(store.path)) == 5
+
+
+def test_a_turn_changed_in_place_in_a_conversation_is_saved(data_dir):
+    store = ConversationStore(
+        data_dir / "conversations.json", max_turns=20, max_chars=8000, lock_timeout=5
+    ).init()
+    for n in range(3):
+        store.add_exchange("slack:a", f"question {n}", f"answer {n}")
+        store.add_exchange("slack:b", f"other {n}", f"reply {n}")
+    store.get_history("slack:a")
+
+    def mutate(data: dict) -> Changed[None]:
+        data["slack:a"]["turns"][0]["content"] = "question 0, changed in place"
+        return Changed(None)
+
+    store._file.update(mutate)
+    saved = json.loads(store.path.read_bytes())
+    assert saved["slack:a"]["turns"][0]["content"] == "question 0, changed in place"
+    assert saved["slack:b"]["turns"][0]["content"] == "other 0"
+    store.add_exchange("slack:b", "later", "later")
+    saved = json.loads(store.path.read_bytes())
+    assert saved["slack:a"]["turns"][0]["content"] == "question 0, changed in place"
+
+
+@pytest.mark.parametrize("ending", ["raises", "unchanged", "is refused"])
+@pytest.mark.parametrize("how", WAYS)
+def test_a_change_function_that_writes_nothing_leaves_no_change_in_the_cache(data_dir, how, ending):
+    """The cache must keep saying what the file says: readers never see a change that was
+    made in place by a change function that then failed or wrote nothing."""
+    store = filled(data_dir)
+    before = store.path.read_bytes()
+    contents = [m.content for m in store.get_all()]
+    change = change_second(how)
+
+    def mutate(records: list[dict]) -> Changed[None] | Unchanged[None]:
+        change(records)
+        if ending == "raises":
+            raise ValueError("refused after changing a record")
+        if ending == "is refused":  # a record no memory store can read: the write refuses it
+            records.append({"id": "broken"})
+            return Changed(None)
+        return Unchanged(None)
+
+    if ending != "unchanged":
+        with pytest.raises(ValueError):
+            store._file.update(mutate)
+    else:
+        store._file.update(mutate)
+
+    assert store.path.read_bytes() == before
+    assert [m.content for m in store.get_all()] == contents
+    assert not second_as_changed(how, store._file.read()[1])
+    store.add("fourth fact")
+    assert not second_as_changed(how, on_disk(store.path)[1])
+
+
+def test_a_record_replaced_before_its_change_is_the_only_one_encoded_and_checked(
+    data_dir, monkeypatch
+):
+    """Copy on write keeps the speed the cache is for: only the new record is validated."""
+    store = filled(data_dir)
+    checked: list[object] = []
+    real = store._file._validate_item
+    assert real is not None
+
+    def counting(record: object) -> str | None:
+        checked.append(record)
+        return real(record)
+
+    monkeypatch.setattr(store._file, "_validate_item", counting)
+    store.add("fourth fact")
+    memory = store.get_all()[0]
+    store.update(memory.id, "first fact, edited")
+    assert [r["content"] for r in checked] == ["fourth fact", "first fact, edited"]
+
+    # Changed in place instead: caught, and every record is checked again.
+    checked.clear()
+    store._file.update(lambda records: Changed(records[0].update(content="edited in place")))
+    assert len(checked) == 4
+    assert on_disk(store.path)[0]["content"] == "edited in place"
+
+
+def test_a_change_function_must_say_whether_it_changed_the_document(data_dir):
+    store = filled(data_dir)
+    before = store.path.read_bytes()
+
+    def mutate(records: list[dict]) -> None:
+        records.append({"id": "x", "content": "never saved"})
+
+    with pytest.raises(TypeError, match=r"Changed\(result\).*Unchanged\(result\)"):
+        store._file.update(mutate)  # type: ignore[arg-type]
+    assert store.path.read_bytes() == before
+    assert [m.content for m in store.get_all()] == ["first fact", "second fact", "third fact"]
