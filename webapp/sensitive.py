@@ -490,7 +490,7 @@ _EN_STOP = _words(
     "the my our your his her their a an this that is and remember note save use here's heres "
     "here it's to of for me also please new old"
 )
-_ZH_STOP = set("的是我你他她們们家這这那個个把幫帮記记住下一：:，,。、")
+_ZH_STOP = set("的是我你他她們们家裡里這这那個个把幫帮記记住下一：:，,。、")
 MAX_ZH_LABEL = 16
 _COMMON_FIRST_WORDS = (
     _ACCESS_WORDS

@@ -38,7 +38,8 @@ _EN_ACCESS = re.compile(
     r"intercom|buzzer|vault)(?:\s+(?:keypad|lock|panel|disarm|door|box|entry))*)\b"
     r"(?:\s+(?:for|of|on|to|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w'’-]+){0,2}"
     r"(?P<link>\s*(?:[:=：]|-|—|->)\s*|\s+(?:is|=|is set to|(?:was\s+)?changed to|"
-    r"opens? with|unlocks? with|opens? on)\s*[:：]?\s*|,?\s+(?:punch|key|type)\s+in\s+|"
+    r"(?:opens?|unlocks?|disarms?|arms?) with|opens? on|takes|needs|uses)\s*[:：]?\s*|"
+    r",?\s+(?:punch|key|type)\s+in\s+|"
     r",?\s+(?:enter|press|dial)\s+|\s+)",
     _I,
 )
@@ -191,6 +192,19 @@ def bare_keys(text: str) -> list[Found]:
     return found
 
 
+_WIFI_WORDS = ("wi", "wlan", "wireless", "無線", "无线")
+
+
 def unkeyed(text: str) -> list[Found]:
-    """Every secret these rules find in ``text`` (full-width and digit words already read)."""
-    return access_codes(text) + wifi_passwords(text) + logins(text) + bare_keys(text)
+    """Every secret these rules find in ``text`` (full-width and digit words already read);
+    each rule only when the text has what it needs (digits, a network word, a slash)."""
+    digits = sum(c.isdigit() for c in text)
+    low = text.lower()
+    found = access_codes(text) if digits >= 4 else []
+    if any(word in low for word in _WIFI_WORDS):
+        found += wifi_passwords(text)
+    if "/" in text:
+        found += logins(text)
+    if len(text) >= 32:
+        found += bare_keys(text)
+    return found
