@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from .history import HistoryLog
 from .jsonfile import MAX_DEPTH, JsonFile, Unchanged, encode, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
 from .people import check_person_id
+from .secret_history import gone_secrets, scrubbed, without_gone_secrets
 from .timefmt import (
     EPOCH,
     LATEST_PLUS,
@@ -496,6 +498,7 @@ class MemoryStore(FileBacked):
         self.actor = actor
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
         self._history = HistoryLog(self.path)
+        self._secrets_gone = threading.local()  # set by _append when a change took one out
         self._file = JsonFile(
             self.path,
             default=list,
@@ -731,7 +734,7 @@ class MemoryStore(FileBacked):
             record["updatedAt"] = _later_than(record.get("updatedAt"))
             return record, before, dict(record)
 
-        result = self._file.update(mutate, self._journal(actor, "update"))
+        result = self._write(mutate, self._journal(actor, "update"))
         if result is None:
             return None
         record = result[0] if isinstance(result, tuple) else result
@@ -854,13 +857,38 @@ class MemoryStore(FileBacked):
             code=code,
         )
 
+    def _append(self, entries: list[dict[str, Any]]) -> Callable[[], None]:
+        """Append ``entries`` to the history log (under the lock). When their change takes a
+        secret out of its memories (rewritten without it, deleted, merged away), the secret
+        goes from the log too: masked in every entry of those memories, the new ones included."""
+        gone = gone_secrets(entries)
+        if gone:
+            ids = {entry.get("id") for entry in entries}
+            self._history.rewrite_each(
+                lambda entry: scrubbed(entry, gone) if entry.get("id") in ids else entry
+            )
+            entries[:] = [scrubbed(entry, gone) for entry in entries]
+            self._secrets_gone.now = True
+        return self._history.append(entries)
+
+    def _write(self, mutate: Callable[[Any], Any], journal: Callable[[Any], Any]) -> Any:
+        """``JsonFile.update``; when the change took a secret out of memory, the backup
+        (the file as it was) is made a copy of the file as it is now."""
+        self._secrets_gone.now = False
+        result = self._file.update(mutate, journal)
+        if self._secrets_gone.now:
+            self._secrets_gone.now = False
+            with self._file.locked():
+                self._file.refresh_backup()
+        return result
+
     def _journal(
         self, actor: str | None, action: str
     ) -> Callable[[tuple[Any, Any, Any]], Callable[[], None]]:
         def journal(result: tuple[Any, Any, Any]) -> Callable[[], None]:
             _, before, after = result
             record_id = (after or before)["id"]
-            return self._history.append(
+            return self._append(
                 [HistoryLog.entry(actor or self.actor, action, record_id, before, after)]
             )
 
@@ -939,7 +967,7 @@ class MemoryStore(FileBacked):
             records.append(record)
             return record, None, record
 
-        record, _, _ = self._file.update(mutate, self._journal(actor, "add"))
+        record, _, _ = self._write(mutate, self._journal(actor, "add"))
         return Memory.from_dict(record)
 
     def update(
@@ -1005,7 +1033,7 @@ class MemoryStore(FileBacked):
                     record["origin"] = edited
             return record, before, dict(record)
 
-        result = self._file.update(mutate, self._journal(actor, "update"))
+        result = self._write(mutate, self._journal(actor, "update"))
         if result is None:
             return None
         record = result[0] if isinstance(result, tuple) else result
@@ -1028,11 +1056,11 @@ class MemoryStore(FileBacked):
 
         def journal(removed: list[dict[str, Any]]) -> Callable[[], None]:
             who = actor or self.actor
-            return self._history.append(
+            return self._append(
                 [HistoryLog.entry(who, "delete", r["id"], r, None) for r in removed]
             )
 
-        return len(cast(list[dict[str, Any]], self._file.update(mutate, journal)))
+        return len(cast(list[dict[str, Any]], self._write(mutate, journal)))
 
     def delete_unchanged(
         self, seen: Mapping[str, Memory | str], *, actor: str | None = None
@@ -1057,11 +1085,11 @@ class MemoryStore(FileBacked):
 
         def journal(result: tuple[list[dict[str, Any]], Any]) -> Callable[[], None]:
             who = actor or self.actor
-            return self._history.append(
+            return self._append(
                 [HistoryLog.entry(who, "delete", r["id"], r, None) for r in result[0]]
             )
 
-        removed, changed = self._file.update(mutate, journal)
+        removed, changed = self._write(mutate, journal)
         return Deletion([str(r["id"]) for r in removed], [Memory.from_dict(r) for r in changed])
 
     def merge(
@@ -1112,9 +1140,9 @@ class MemoryStore(FileBacked):
                 entries.append(
                     HistoryLog.entry(who, action, (after or before)["id"], before, after)
                 )
-            return self._history.append(entries)
+            return self._append(entries)
 
-        kept, _ = self._file.update(mutate, journal)
+        kept, _ = self._write(mutate, journal)
         update = next((e["hid"] for e in entries if e["action"] == "update"), None)
         return MergeResult(Memory.from_dict(kept), drop_id, update)
 
@@ -1153,29 +1181,31 @@ class MemoryStore(FileBacked):
         def mutate(records: list[dict[str, Any]]) -> Any:
             for index, record in enumerate(records):
                 if record.get("id") == target["id"]:
+                    # Never a secret the memory no longer holds: its words come back masked.
+                    earlier = without_gone_secrets(target, record)
                     if expected is not None and not _still_as_seen(record, expected):
                         raise ConflictError(Memory.from_dict(record))
                     if undelete or (
-                        record.get("content") == target.get("content")
-                        and record.get("category") == target.get("category")
-                        and record.get("person") == target.get("person")
+                        record.get("content") == earlier.get("content")
+                        and record.get("category") == earlier.get("category")
+                        and record.get("person") == earlier.get("person")
                     ):
                         return Unchanged((record, None, None))
-                    self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
+                    self._check_caps(records, 0, len(earlier["content"]) - len(record["content"]))
                     before = record
                     record = records[index] = dict(record)
                     record.update(
-                        content=target["content"],
-                        category=target.get("category", "general"),
+                        content=earlier["content"],
+                        category=earlier.get("category", "general"),
                         updatedAt=_later_than(record.get("updatedAt")),
                     )
-                    if target.get("person") is None:  # whose it was comes back too
+                    if earlier.get("person") is None:  # whose it was comes back too
                         record.pop("person", None)
                     else:
                         record["person"] = target["person"]
                     # Where the text came from comes back with it.
-                    if isinstance(target.get("origin"), dict):
-                        record["origin"] = dict(target["origin"])
+                    if isinstance(earlier.get("origin"), dict):
+                        record["origin"] = dict(earlier["origin"])
                     else:
                         record.pop("origin", None)
                     return record, before, dict(record)
@@ -1186,7 +1216,7 @@ class MemoryStore(FileBacked):
                     id=repr(target["id"]),
                 )
             self._check_caps(records, 1, len(target.get("content", "")))
-            restored = dict(target)
+            restored = dict(without_gone_secrets(target, None))
             if "origin" not in restored:
                 restored["origin"] = make_origin("restored", by=actor or self.actor, at=now_iso())
             created = parse_ts(restored.get("createdAt"))
@@ -1197,7 +1227,7 @@ class MemoryStore(FileBacked):
             records.insert(position, restored)
             return restored, None, restored
 
-        record, _, _ = self._file.update(mutate, self._journal(actor, "restore"))
+        record, _, _ = self._write(mutate, self._journal(actor, "restore"))
         return Memory.from_dict(record)
 
     def purge(self, memory_id: str, *, actor: str | None = None) -> bool:
@@ -1337,11 +1367,11 @@ class MemoryStore(FileBacked):
 
         def journal(result: tuple[dict[str, int], list[Any]]) -> Callable[[], None]:
             who = actor or self.actor
-            return self._history.append(
+            return self._append(
                 [HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]]
             )
 
-        counts: dict[str, int] = self._file.update(mutate, journal)[0]
+        counts: dict[str, int] = self._write(mutate, journal)[0]
         return counts
 
 
