@@ -83,3 +83,19 @@ def without_gone_secrets(target: dict[str, Any], current: Any) -> dict[str, Any]
         return target
     out: dict[str, Any] = scrubbed(target, gone)
     return out
+
+
+def shown_entries(entries: Iterable[dict[str, Any]], current: Any) -> list[dict[str, Any]]:
+    """History entries as they may be shown beside the memory as it is now (``current``,
+    None when deleted): each earlier state with the secrets it no longer holds masked, as a
+    Restore of it would bring it back (a log written before secrets left with their memory)."""
+    shown = []
+    for entry in entries:
+        sides = {
+            side: without_gone_secrets(entry[side], current)
+            for side in ("before", "after")
+            if isinstance(entry.get(side), dict)
+        }
+        changed = any(sides[side] is not entry[side] for side in sides)
+        shown.append({**entry, **sides} if changed else entry)
+    return shown
