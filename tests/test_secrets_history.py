@@ -28,14 +28,18 @@ SECRETS = [
 
 
 def store_in(folder: Path) -> MemoryStore:
-    return MemoryStore(folder / "memories.json", max_items=50, max_chars=5000, lock_timeout=5).init()
+    return MemoryStore(
+        folder / "memories.json", max_items=50, max_chars=5000, lock_timeout=5
+    ).init()
 
 
 def files_holding(folder: Path, words: str) -> list[str]:
     """Every file under ``folder`` whose bytes hold ``words``."""
     needle = words.encode("utf-8")
     return sorted(
-        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes()
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.is_file() and needle in p.read_bytes()
     )
 
 

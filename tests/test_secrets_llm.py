@@ -33,7 +33,9 @@ SAID = [
 
 
 def _caller(server: FakeLlmServer) -> OpenAiCaller:
-    return OpenAiCaller(model="local-model", base_url=server.url + "/v1", api_key="sk-test", timeout=5)
+    return OpenAiCaller(
+        model="local-model", base_url=server.url + "/v1", api_key="sk-test", timeout=5
+    )
 
 
 def _sent(server: FakeLlmServer) -> str:

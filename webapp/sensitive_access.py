@@ -119,8 +119,9 @@ def _strong(value: str) -> bool:
 
 
 def wifi_passwords(text: str) -> list[Found]:
-    """"WiFi: Lighthouse!2024", "The wifi is …", 家裡 Wi-Fi 是 …: the value after the network
-    itself is its password when it has a password's shape."""
+    """A Wi-Fi password said as the network itself ("WiFi: Lighthouse!2024", "The wifi is …",
+    家裡 Wi-Fi 是 …): the value after the network is its password when it has a password's
+    shape."""
     found = []
     for match in _WIFI.finditer(text):
         value = _WIFI_VALUE.match(text, match.end())

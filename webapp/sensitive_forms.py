@@ -131,7 +131,9 @@ def normal_form(text: str) -> NormalForm:
 
 
 _ANY_DIGIT_WORD = re.compile(
-    "[" + "".join(_ZH_DIGITS) + r"]|\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double|triple)\b",
+    "["
+    + "".join(_ZH_DIGITS)
+    + r"]|\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|double|triple)\b",
     re.IGNORECASE,
 )
 

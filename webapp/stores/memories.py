@@ -1367,9 +1367,7 @@ class MemoryStore(FileBacked):
 
         def journal(result: tuple[dict[str, int], list[Any]]) -> Callable[[], None]:
             who = actor or self.actor
-            return self._append(
-                [HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]]
-            )
+            return self._append([HistoryLog.entry(who, "import", i, b, a) for i, b, a in result[1]])
 
         counts: dict[str, int] = self._write(mutate, journal)[0]
         return counts
