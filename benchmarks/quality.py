@@ -117,19 +117,39 @@ def load(name: str) -> list[dict[str, Any]]:
     return cases
 
 
-def secrets_section(split: str, show_misses: bool = False) -> list[str]:
-    """The secrets figures of one split (``heldout`` or ``dev``), overall and per language."""
-    name = f"secrets.{split}.json"
-    cases = load(name)
+def secrets_files(split: str) -> list[str]:
+    """The labelled files of one split: ``secrets.dev.json``, or every held-out file
+    (``secrets.heldout.json``, ``secrets.heldout-h4.json``, … in name order)."""
+    if split == "dev":
+        return ["secrets.dev.json"]
+    return sorted(path.name for path in SECRETS_DATA.glob("secrets.heldout*.json"))
+
+
+def secrets_lines(title: str, cases: list[dict[str, Any]], show_misses: bool) -> list[str]:
+    """The figures over ``cases``, overall and per language (and the misses when asked)."""
     started = time.perf_counter()
     tallies = score(cases)
     took = (time.perf_counter() - started) / max(1, len(cases)) * 1e6
-    lines = [f"Secrets are not memories: find_secrets ({name}, {took:.0f} µs per sentence)"]
+    lines = [f"Secrets are not memories: find_secrets ({title}, {took:.0f} µs per sentence)"]
     lines += [tallies[key].line(key) for key in ("all", *LANGUAGES)]
-    if show_misses and split == "dev":
+    if show_misses:
         for case in tallies["all"].misses:
             what = "missed" if case["secret"] else "flagged"
             lines.append(f"    {what} [{case['lang']}, {case['kind']}] {case['text']}")
+    return lines
+
+
+def secrets_section(split: str, show_misses: bool = False) -> list[str]:
+    """The secrets figures of one split (``heldout`` or ``dev``), overall and per language:
+    for the held-out split each file on its own, then all of them together."""
+    names = secrets_files(split)
+    loaded = {name: load(name) for name in names}
+    lines: list[str] = []
+    for name in names:
+        lines += secrets_lines(name, loaded[name], show_misses and split == "dev")
+    if len(names) > 1:
+        together = [case for name in names for case in loaded[name]]
+        lines += secrets_lines(" + ".join(names), together, False)
     return lines
 
 

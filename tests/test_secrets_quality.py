@@ -19,6 +19,7 @@ from webapp.sensitive import find_secrets, mask_secrets
 DATA = Path(__file__).parent / "data" / "secrets"
 MIN_RECALL = 0.95
 MAX_FALSE_REFUSALS = 0.05
+HELD_OUT_FILES = ("secrets.heldout.json", "secrets.heldout-h4.json")
 
 
 def cases(name: str) -> list[dict[str, Any]]:
@@ -32,8 +33,11 @@ def test_the_labelled_files_are_big_enough_and_spread_over_the_languages() -> No
         assert {c["lang"] for c in found} == {"en", "zh-Hant", "zh-Hans"}
         assert sum(c["secret"] for c in found) >= least
         assert sum(not c["secret"] for c in found) >= least
-    held_out = {c["text"] for c in cases("secrets.heldout.json")}
-    assert not held_out & {c["text"] for c in cases("secrets.dev.json")}
+    dev = {c["text"] for c in cases("secrets.dev.json")}
+    for name in HELD_OUT_FILES:
+        # Counts only: a held-out sentence is never printed, so nobody tunes against it.
+        shared = len({c["text"] for c in cases(name)} & dev)
+        assert shared == 0, f"{shared} sentences of {name} are in the dev file too"
 
 
 def test_held_out_recall_and_false_refusals_meet_the_floors() -> None:

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
+from .sensitive_access import Found, unkeyed
+from .sensitive_forms import normal_form
 from .text import language_of
 
 KINDS = ("password", "access_code", "api_key", "card_number", "account_number", "one_time_code")
@@ -43,6 +45,7 @@ KIND_NAMES = {
     "one_time_code": "one-time code",
 }
 MASK = "••••"
+_FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 _I = re.IGNORECASE
 
 
@@ -58,7 +61,7 @@ class SecretSpan:
     def masked_value(self, text: str) -> str:
         """The secret as it may be shown: nothing of it, or for a long one its public part
         (a key's vendor prefix, a card's last four digits)."""
-        value = text[self.start : self.end]
+        value = text[self.start : self.end].translate(_FULL_WIDTH_DIGITS)
         if self.kind in ("card_number", "account_number"):
             tail = re.sub(r"[^0-9A-Za-z]", "", value)[-4:]
             return MASK + tail if len(re.sub(r"\D", "", value)) >= 10 else MASK
@@ -226,7 +229,7 @@ MIN_RANDOM_RUN = 16  # characters between - and _ in a random-looking key
 MIN_RANDOM_BITS = 3.7  # Shannon entropy per character; a random base64 key has about 5
 # A run of 13 to 19 digits, in groups or not: a card number when it passes the Luhn check.
 _CARD = re.compile(r"(?<![\dA-Za-z-])\d(?:[ -]?\d){12,18}(?![\dA-Za-z-])")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b", re.IGNORECASE)
 # Words around a number that make it something other than a card (order, tracking, phone).
 _NOT_A_CARD = re.compile(
     r"\b(?:order|tracking|invoice|receipt|reference|ref|serial|phone|tel|mobile|isbn|imei)\b|"
@@ -291,14 +294,19 @@ def _valid_iban(candidate: str) -> int:
 
 
 # ------------------------------------------------------------------ context
-_DIGITS = r"[#*]?\d(?:[ -]?\d){2,11}[#*]?"  # a code: 3 to 12 digits, maybe spaced or dashed
+# A code: 3 to 12 digits, maybe spaced, dashed, dotted or underscored (4.8.2.1).
+_DIGITS = r"[#*]?\d(?:[ ._-]?\d){2,11}[#*]?"
 _LONG_DIGITS = r"\d(?:[ -]?\d){5,29}"  # an account number: 6 digits or more
 _CARD_DIGITS = r"\d(?:[ -]?\d){12,18}"
 _WORD_VALUE = r"[!-~]{4,64}"  # a password: printable ASCII without spaces
-_KEY_VALUE = r"[A-Za-z0-9+/=_.-]{16,}"
+# A key: one long run, or groups of 4 to 6 written apart ("7F3K 9QWX 2LMN 8RTY").
+_KEY_VALUE = r"[A-Za-z0-9+/=_.-]{16,}|[A-Za-z0-9]{4,6}(?:[ -][A-Za-z0-9]{4,6}){3,7}"
 
 # English: "<qualifier> code", "PIN", "password for X is …".
-_EN_BRIDGE = r"(?:\s+(?:for|of|on|to|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w.'’-]+){0,2}"
+_EN_BRIDGE = (
+    r"(?:\s+(?:for|of|on|to|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w.'’-]+"
+    r"(?:\s+(?!(?:is|are|was|will|opens|unlocks|changed)\b)[\w.'’-]+)?){0,2}"
+)
 _EN_LINK = (
     r"(?P<link>\s*(?:[:=：]|-|->)\s*|\s+(?:is|are|was|=|will be|is now|is set to|"
     r"(?:was\s+)?changed to|opens with|is still)\s*[:：]?\s*|\s+)"
@@ -345,7 +353,11 @@ _EN_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     ),
     (re.compile(r"\b(?P<kw>otp|2fa code)\b", _I), "one_time_code", _DIGITS),
     (
-        re.compile(r"\b(?P<kw>pass(?:word|phrase|wd)|pwd|wi-?fi key|network key)\b", _I),
+        re.compile(
+            r"\b(?P<kw>pass(?:word|phrase|wd|key)|pwd|pw|p/w|pass(?=\s*[:=：])|wi-?fi key|"
+            r"network key)\b",
+            _I,
+        ),
         "password",
         _WORD_VALUE,
     ),
@@ -357,7 +369,8 @@ _EN_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (
         re.compile(
             r"\b(?P<kw>api[ _-]?key|(?:access|auth|bearer|bot|api|secret|personal)\s+token|"
-            r"token|secret(?:\s+key)?|private key|client secret)\b",
+            r"token|secret(?:\s+(?:access\s+)?key)?|private key|client secret|"
+            r"access\s+key(?:\s+id)?)\b",
             _I,
         ),
         "api_key",
@@ -434,7 +447,7 @@ _ZH_TAIL = re.compile(_ZH_LINK)
 _KEYWORD_PARTS = _words(
     "code combination combo pin padlock lockbox lock box safe otp 2fa pass pwd key login "
     "credential sign token secret card visa mastercard amex discover jcb unionpay account "
-    "acct routing iban bsb 碼 码 令 鑰 钥 杖 卡 帳 账 戶 户 賬 密語 密语"
+    "acct routing iban bsb pw p/w 碼 码 令 鑰 钥 杖 卡 帳 账 戶 户 賬 密語 密语"
 )
 
 
@@ -477,7 +490,7 @@ _EN_STOP = _words(
     "the my our your his her their a an this that is and remember note save use here's heres "
     "here it's to of for me also please new old"
 )
-_ZH_STOP = set("的是我你他她們们家這这那個个把幫帮記记住下一：:，,。、")
+_ZH_STOP = set("的是我你他她們们家裡里這这那個个把幫帮記记住下一：:，,。、")
 MAX_ZH_LABEL = 16
 _COMMON_FIRST_WORDS = (
     _ACCESS_WORDS
@@ -490,7 +503,7 @@ _COMMON_FIRST_WORDS = (
 )
 # How the English keywords are named in a fact ("passwd" is a password).
 _EN_NAMES = (
-    (re.compile(r"\b(?:passwd|pwd)$", _I), "password"),
+    (re.compile(r"\b(?:passwd|pwd|pw|p/w|pass)$", _I), "password"),
     (re.compile(r"\b(?:no\.?|#)$", _I), "number"),
 )
 
@@ -600,6 +613,8 @@ def _context_spans(text: str) -> list[SecretSpan]:
                 if where is None:
                     continue
                 found_kind = "password"
+            if found_kind == "api_key" and not _key_like(text[where[0] : where[1]]):
+                continue
             start = match.start("kw")
             label = _en_label(text, start, text[start : match.end("kw")], found_kind)
             spans.append(SecretSpan(found_kind, *where, label))
@@ -620,6 +635,8 @@ def _context_spans(text: str) -> list[SecretSpan]:
                 continue
             found_kind = kind
             label = _zh_label(text, match.start("kw"), match.group("kw"))
+            if kind == "api_key" and not _key_like(text[where[0] : where[1]]):
+                continue
             if kind == "password":
                 if not re.search(r"[A-Za-z0-9]", text[where[0] : where[1]]):
                     continue
@@ -628,6 +645,34 @@ def _context_spans(text: str) -> list[SecretSpan]:
                     found_kind = "access_code"
             spans.append(SecretSpan(found_kind, *where, label))
     return spans
+
+
+def _key_like(value: str) -> bool:
+    """A key's value: one long run, or groups written apart that hold a digit (not words)."""
+    return " " not in value or any(c.isdigit() for c in value)
+
+
+def _unkeyed_spans(text: str) -> list[SecretSpan]:
+    """The secrets ``webapp.sensitive_access`` finds without a word for them, labelled."""
+    return [_labelled(text, found) for found in unkeyed(text)]
+
+
+def _labelled(text: str, found: Found) -> SecretSpan:
+    """``found`` as a span, named by the words before it ("garage code", "门禁密码")."""
+    if (found.kw_start, found.kw_end) == (found.start, found.end):  # a key known by its shape
+        return SecretSpan(found.kind, found.start, found.end, "API key")
+    keyword = text[found.kw_start : found.kw_end]
+    if not keyword.isascii():
+        label = _zh_label(text, found.kw_start, keyword)
+        if found.suffix and not label.endswith(("碼", "码")):
+            label += found.suffix
+        if language_of(text) == "zh-Hans":
+            label = label.replace("密碼", "密码")
+        return SecretSpan(found.kind, found.start, found.end, label)
+    label = _en_label(text, found.kw_start, keyword, found.kind)
+    if found.suffix and not re.search(r"pass|pw|code|pin|key|combination|combo$", label, _I):
+        label += " " + found.suffix
+    return SecretSpan(found.kind, found.start, found.end, label)
 
 
 def _merged(spans: list[SecretSpan]) -> tuple[SecretSpan, ...]:
@@ -647,9 +692,13 @@ def find_secrets(text: str) -> SecretFinding | None:
     """The secrets ``text`` holds, or None when it holds none."""
     if not text or not any(c.isdigit() or c.isalpha() for c in text):
         return None
-    spans = _context_spans(text) + _shape_spans(text)
+    normal = normal_form(text)  # full-width characters and digit words read as ASCII
+    read = normal.text
+    spans = _context_spans(read) + _shape_spans(read) + _unkeyed_spans(read)
     if not spans:
         return None
+    if read != text:
+        spans = [SecretSpan(s.kind, *normal.span(s.start, s.end), s.label) for s in spans]
     return SecretFinding(text, _merged(spans))
 
 

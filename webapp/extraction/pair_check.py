@@ -20,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..sensitive import mask_secrets
 from ..settings import Settings
 from .backends import LlmConfigError, caller_from_settings, describe
 from .llm import MemoryLlmCaller
@@ -58,10 +59,10 @@ def _cut(text: str) -> str:
 
 def batch_prompt(pairs: Sequence[Pair]) -> str:
     """The request for one batch: the pairs numbered from 1, each text as a JSON string (so a
-    memory holding quotes or instructions stays one value)."""
+    memory holding quotes or instructions stays one value), its secrets masked."""
     lines = [
-        f"{number}. A: {json.dumps(_cut(a), ensure_ascii=False)}\n"
-        f"   B: {json.dumps(_cut(b), ensure_ascii=False)}"
+        f"{number}. A: {json.dumps(_cut(mask_secrets(a)), ensure_ascii=False)}\n"
+        f"   B: {json.dumps(_cut(mask_secrets(b)), ensure_ascii=False)}"
         for number, (a, b) in enumerate(pairs, start=1)
     ]
     return PROMPT.format(pairs="\n".join(lines))

@@ -124,6 +124,17 @@ class HistoryLog:
         write_atomic(self.path, payload)
         return len(entries) - len(kept)
 
+    def rewrite_each(self, change: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+        """Replace each entry by ``change(entry)`` (the same object when it stays as it is);
+        the caller holds the store's lock. How many entries changed."""
+        entries = self._parse_file()
+        changed = [change(e) for e in entries]
+        count = sum(new is not old for new, old in zip(changed, entries, strict=True))
+        if count:
+            payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in changed)
+            write_atomic(self.path, payload.encode("utf-8"))
+        return count
+
     def _load(self) -> list[dict[str, Any]]:
         try:
             st = os.stat(self.path)

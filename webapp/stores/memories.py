@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from .jsonfile import JsonFile
 from .jsonparse import MAX_DEPTH, object_depth
 from .origin import HOWS, edited_origin, imported_origin, make_origin, read_origin
 from .people import check_person_id
+from .secret_history import gone_secrets, scrubbed, without_gone_secrets
 from .timefmt import (
     EPOCH,
     LATEST_PLUS,
@@ -280,6 +282,10 @@ class MemoryUsage:
 
 
 HOUSEHOLD = "household"  # ``query(whose=...)``: the memories that name no person
+
+
+_R = TypeVar("_R")
+_V = TypeVar("_V")
 
 
 class Keep(Enum):
@@ -523,6 +529,7 @@ class MemoryStore(FileBacked):
         self.actor = actor
         timeout = lock_timeout if lock_timeout is not None else settings.lock_timeout
         self._history = HistoryLog(self.path)
+        self._secrets_gone = threading.local()  # set by _append when a change took one out
         self._file = JsonFile(
             self.path,
             default=list,
@@ -760,7 +767,7 @@ class MemoryStore(FileBacked):
             record["updatedAt"] = _later_than(record.get("updatedAt"))
             return Changed(_Written(record, (_Step("update", before, dict(record)),)))
 
-        written = self._file.update(mutate, self._journal(actor))
+        written = self._write(mutate, self._journal(actor))
         return None if written is None else Memory.from_dict(written.answer)
 
     def stats(self) -> dict[str, int]:
@@ -880,11 +887,40 @@ class MemoryStore(FileBacked):
             code=code,
         )
 
+    def _append(self, entries: list[dict[str, Any]]) -> Callable[[], None]:
+        """Append ``entries`` to the history log (under the lock). When their change takes a
+        secret out of its memories (rewritten without it, deleted, merged away), the secret
+        goes from the log too: masked in every entry of those memories, the new ones included."""
+        gone = gone_secrets(entries)
+        if gone:
+            ids = {entry.get("id") for entry in entries}
+            self._history.rewrite_each(
+                lambda entry: scrubbed(entry, gone) if entry.get("id") in ids else entry
+            )
+            entries[:] = [scrubbed(entry, gone) for entry in entries]
+            self._secrets_gone.now = True
+        return self._history.append(entries)
+
+    def _write(
+        self,
+        mutate: Callable[[Any], Changed[_R] | Unchanged[_V]],
+        journal: Callable[[_R], Undo | None],
+    ) -> _R | _V:
+        """``JsonFile.update``; when the change took a secret out of memory, the backup
+        (the file as it was) is made a copy of the file as it is now."""
+        self._secrets_gone.now = False
+        result = self._file.update(mutate, journal)
+        if self._secrets_gone.now:
+            self._secrets_gone.now = False
+            with self._file.locked():
+                self._file.refresh_backup()
+        return result
+
     def _journal(self, actor: str | None) -> Callable[[_Written[Any]], Undo]:
         """The history log's entries for a write's steps, written before the file is replaced."""
 
         def journal(written: _Written[Any]) -> Undo:
-            return self._history.append(self._entries(actor, written.steps))
+            return self._append(self._entries(actor, written.steps))
 
         return journal
 
@@ -965,7 +1001,7 @@ class MemoryStore(FileBacked):
             records.append(record)
             return Changed(_Written(record, (_Step("add", None, record),)))
 
-        return Memory.from_dict(self._file.update(mutate, self._journal(actor)).answer)
+        return Memory.from_dict(self._write(mutate, self._journal(actor)).answer)
 
     def update(
         self,
@@ -1032,7 +1068,7 @@ class MemoryStore(FileBacked):
                     record["origin"] = edited
             return Changed(_Written(record, (_Step("update", before, dict(record)),)))
 
-        written = self._file.update(mutate, self._journal(actor))
+        written = self._write(mutate, self._journal(actor))
         return None if written is None else Memory.from_dict(written.answer)
 
     def delete(self, memory_id: str, *, actor: str | None = None) -> bool:
@@ -1052,7 +1088,7 @@ class MemoryStore(FileBacked):
             records[:] = [r for r in records if r.get("id") not in wanted]
             return Changed(_Written(len(removed), tuple(_Step("delete", r, None) for r in removed)))
 
-        return self._file.update(mutate, self._journal(actor)).answer
+        return self._write(mutate, self._journal(actor)).answer
 
     def delete_unchanged(
         self, seen: Mapping[str, Memory | str], *, actor: str | None = None
@@ -1080,7 +1116,7 @@ class MemoryStore(FileBacked):
             records[:] = [r for r in records if id(r) not in gone]
             return Changed(_Written(deletion, tuple(_Step("delete", r, None) for r in removed)))
 
-        return self._file.update(mutate, self._journal(actor)).answer
+        return self._write(mutate, self._journal(actor)).answer
 
     def merge(
         self,
@@ -1139,9 +1175,9 @@ class MemoryStore(FileBacked):
 
         def journal(written: _Written[dict[str, Any]]) -> Undo:
             entries[:] = self._entries(actor, written.steps)
-            return self._history.append(entries)
+            return self._append(entries)
 
-        kept = self._file.update(mutate, journal).answer
+        kept = self._write(mutate, journal).answer
         update = next((e["hid"] for e in entries if e["action"] == "update"), None)
         return MergeResult(Memory.from_dict(kept), drop_id, update)
 
@@ -1182,29 +1218,31 @@ class MemoryStore(FileBacked):
         ) -> Changed[_Written[dict[str, Any]]] | Unchanged[_Written[dict[str, Any]]]:
             for index, record in enumerate(records):
                 if record.get("id") == target["id"]:
+                    # Never a secret the memory no longer holds: its words come back masked.
+                    earlier = without_gone_secrets(target, record)
                     if expected is not None and not _still_as_seen(record, expected):
                         raise ConflictError(Memory.from_dict(record))
                     if undelete or (
-                        record.get("content") == target.get("content")
-                        and record.get("category") == target.get("category")
-                        and record.get("person") == target.get("person")
+                        record.get("content") == earlier.get("content")
+                        and record.get("category") == earlier.get("category")
+                        and record.get("person") == earlier.get("person")
                     ):
                         return Unchanged(_Written(record))
                     self._check_caps(records, 0, len(target["content"]) - len(record["content"]))
                     before = record
                     record = records[index] = dict(record)
                     record.update(
-                        content=target["content"],
-                        category=target.get("category", "general"),
+                        content=earlier["content"],
+                        category=earlier.get("category", "general"),
                         updatedAt=_later_than(record.get("updatedAt")),
                     )
-                    if target.get("person") is None:  # whose it was comes back too
+                    if earlier.get("person") is None:  # whose it was comes back too
                         record.pop("person", None)
                     else:
                         record["person"] = target["person"]
                     # Where the text came from comes back with it.
-                    if isinstance(target.get("origin"), dict):
-                        record["origin"] = dict(target["origin"])
+                    if isinstance(earlier.get("origin"), dict):
+                        record["origin"] = dict(earlier["origin"])
                     else:
                         record.pop("origin", None)
                     return Changed(_Written(record, (_Step("restore", before, dict(record)),)))
@@ -1215,7 +1253,7 @@ class MemoryStore(FileBacked):
                     id=repr(target["id"]),
                 )
             self._check_caps(records, 1, len(target.get("content", "")))
-            restored = dict(target)
+            restored = dict(without_gone_secrets(target, None))
             if "origin" not in restored:
                 restored["origin"] = make_origin("restored", by=actor or self.actor, at=now_iso())
             created = parse_ts(restored.get("createdAt"))
@@ -1226,7 +1264,7 @@ class MemoryStore(FileBacked):
             records.insert(position, restored)
             return Changed(_Written(restored, (_Step("restore", None, restored),)))
 
-        return Memory.from_dict(self._file.update(mutate, self._journal(actor)).answer)
+        return Memory.from_dict(self._write(mutate, self._journal(actor)).answer)
 
     def purge(self, memory_id: str, *, actor: str | None = None) -> bool:
         """Delete a memory for good: it and every history entry about it are removed."""
@@ -1365,7 +1403,7 @@ class MemoryStore(FileBacked):
                 )
             return Changed(_Written(counts, tuple(steps)))
 
-        return self._file.update(mutate, self._journal(actor)).answer
+        return self._write(mutate, self._journal(actor)).answer
 
 
 def _aware(moment: datetime) -> datetime:

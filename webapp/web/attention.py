@@ -17,6 +17,7 @@ from werkzeug.wrappers import Response
 
 from ..curation.attention import KINDS, AttentionReport, Finding, expired_findings, still_true
 from ..curation.pairs import Reason, ReasonValue
+from ..sensitive import find_secrets
 from ..stores import ConflictError, MemoryFullError, NotFoundError
 from ..stores.timefmt import parse_ts
 from .context import actor, curator, quote, settings, stores
@@ -366,7 +367,8 @@ def rewrite() -> Response:
     message = (
         _("Rewritten as %(text)s", text=text) if ends else _("Rewritten as %(text)s.", text=text)
     )
-    change = _last_update(memory_id)
+    # No Undo for a rewrite that took a secret out: the secret is gone from the history too.
+    change = None if find_secrets(memory.content) else _last_update(memory_id)
     return _fixed(
         message,
         undo={"hid": change} if change else None,
@@ -493,7 +495,8 @@ def extend() -> Response:
         message = _("%(text)s never expires now.", text=text)
     else:
         message = _("%(text)s is true until %(day)s.", text=text, day=day_text(day))
-    change = _last_update(memory_id)
+    # No Undo for a rewrite that took a secret out: the secret is gone from the history too.
+    change = None if find_secrets(memory.content) else _last_update(memory_id)
     return _fixed(
         message,
         undo={"hid": change} if change else None,

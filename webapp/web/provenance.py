@@ -20,6 +20,7 @@ from werkzeug.wrappers import Response
 
 from ..stores import Memory, MemoryFullError
 from ..stores.origin import extractor_label
+from ..stores.secret_history import shown_entries
 from ..stores.timefmt import EPOCH, parse_ts
 from .context import actor, curator, stores
 from .formatting import actor_label, import_source_label
@@ -265,10 +266,12 @@ def history(memory_id: str) -> Response:
 
 
 def _history_context(memory_id: str, restored_now: bool = False) -> dict[str, Any]:
-    entries = list(reversed(stores().memories.history(memory_id)))
+    memory = stores().memories.get(memory_id)
+    current = memory.to_dict() if memory else None
+    entries = shown_entries(reversed(stores().memories.history(memory_id)), current)
     return {
         "memory_id": memory_id,
-        "memory": stores().memories.get(memory_id),
+        "memory": memory,
         "entries": entries,
         "restored_now": restored_now,
     }

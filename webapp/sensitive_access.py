@@ -1,0 +1,211 @@
+"""Secrets said without the word for them: "Garage opens with 5566", 门禁 4821, "WiFi: …",
+"Router admin: admin / hunter22", a 32-hex key, an access key in spaced groups.
+
+``webapp.sensitive`` finds a value after the words that name a secret ("door code",
+"password", 密碼). These rules find the rest, each with the guard that keeps its look-alikes
+out: a door, gate, alarm or safe followed by a code of four to eight digits and no unit
+("The door is 2032 mm tall", 大门 2019 年换的); a Wi-Fi value only when it has a password's
+shape (letters with digits or symbols, not "down again" nor "300 Mbps"); a login only as a
+``user / password`` pair; a long hex string only where the text speaks of a key and not of a
+hash or a commit.
+
+Each rule gives ``Found``: the kind, where the value is and where the words naming it are
+(``webapp.sensitive`` makes the label from them).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_I = re.IGNORECASE
+
+
+class Found(NamedTuple):
+    kind: str
+    start: int  # the value
+    end: int
+    kw_start: int  # the words that name it
+    kw_end: int
+    suffix: str  # what the label needs after those words ("code", "密碼", "")
+
+
+# ------------------------------------------------------------------ doors, gates, alarms, safes
+_CODE = r"[#*]?\d(?:[ ._-]?\d){3,11}[#*]?"
+_EN_ACCESS = re.compile(
+    r"\b(?P<kw>(?:(?:front|back|side|main|garage|shed|cabin|basement|storage|house)\s+)?"
+    r"(?:door|gate|garage|alarm|keypad|lockbox|lock\s+box|safe|padlock|lock|disarm|entry|"
+    r"intercom|buzzer|vault)(?:\s+(?:keypad|lock|panel|disarm|door|box|entry))*)\b"
+    r"(?:\s+(?:for|of|on|to|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w'’-]+){0,2}"
+    r"(?P<link>\s*(?:[:=：]|-|—|->)\s*|\s+(?:is|=|is set to|(?:was\s+)?changed to|"
+    r"(?:opens?|unlocks?|disarms?|arms?) with|opens? on|takes|needs|uses)\s*[:：]?\s*|"
+    r",?\s+(?:punch|key|type)\s+in\s+|"
+    r",?\s+(?:enter|press|dial)\s+|\s+)",
+    _I,
+)
+_ZH_ACCESS = re.compile(
+    r"(?P<kw>(?:門禁|门禁|保險箱|保险箱|保險櫃|保险柜|密碼箱|密码箱|車庫門?|车库门?|大門|大门|前門|前门|"
+    r"後門|后门|側門|侧门|鐵門|铁门|鐵捲門|卷帘门|閘門|闸门|警報器?|警报器?|報警器|报警器|保全(?:系統|系统)?|"
+    r"門鎖|门锁|鑰匙盒|钥匙盒|電子鎖|电子锁|撤防)(?:撤防|解除|密碼|密码|碼|码)?)"
+    r"(?P<link>\s*(?:是|為|为|：|:|=|用|輸入|输入|按|就是|密碼是|密码是)?\s*)"
+)
+# What follows a number that makes it a measure, a time, an amount or an address.
+_UNIT_AFTER = re.compile(
+    r"\s*(?:(?:mm|cm|m|km|kg|g|lbs?|ft|in|inch(?:es)?|feet|am|pm|a\.m\.|p\.m\.|h|hrs?|hours?|"
+    r"min(?:ute)?s?|sec(?:ond)?s?|days?|weeks?|months?|years?|cars?|euros?|dollars?|usd|eur|"
+    r"gbp|rmb|ntd?|yuan|kwh|w|v|mbps|ghz)\b|[%:/°]|元|塊|块|號|号|樓|楼|米|公分|公尺|厘米|年|月|日|"
+    r"點|点|分|秒|個|个|台|輛|辆|次|人|天|度|室|坪|平|萬|万|折|歲|岁|公斤|克)",
+    _I,
+)
+_MONEY_BEFORE = re.compile(r"[$€£¥]\s*$")
+
+
+def _code_at(text: str, at: int, bare: bool) -> tuple[int, int] | None:
+    """A door code of 4 to 12 digits at ``at`` that no unit follows; with ``bare`` (nothing
+    links it to its name but a space) only 4 to 8 digits standing alone."""
+    found = re.compile(_CODE).match(text, at)
+    if found is None or _MONEY_BEFORE.search(text, 0, at):
+        return None
+    end = found.end()
+    while end > found.start() and text[end - 1] in "._-":
+        end -= 1
+    digits = sum(c.isdigit() for c in text[found.start() : end])
+    if digits < 4 or (bare and digits > 8):
+        return None
+    if end < len(text) and (text[end].isalnum() and text[end].isascii()):
+        return None
+    if _UNIT_AFTER.match(text, end):
+        return None
+    return found.start(), end
+
+
+def access_codes(text: str) -> list[Found]:
+    """A code right after a door, a gate, an alarm, a safe, with no word for "code"."""
+    found = []
+    for match in _EN_ACCESS.finditer(text):
+        where = _code_at(text, match.end(), not match.group("link").strip())
+        if where:
+            found.append(Found("access_code", *where, *match.span("kw"), "code"))
+    for match in _ZH_ACCESS.finditer(text):
+        where = _code_at(text, match.end(), not match.group("link").strip())
+        if where:
+            suffix = "" if match.group("kw")[-1] in "碼码" else "密碼"
+            found.append(Found("access_code", *where, *match.span("kw"), suffix))
+    return found
+
+
+# ------------------------------------------------------------------ Wi-Fi
+_WIFI = re.compile(
+    r"(?P<kw>(?<![\w-])(?:(?:guest|home)\s+)?(?:wi-?fi|wlan|wireless)(?:\s+pass)?(?![\w-])|"
+    r"無線網路|無線網|无线网络|无线网|無線|无线)"
+    r"(?P<link>\s*(?:[:=：]|-|—)\s*|\s+(?:is|=|is now|is set to|(?:was\s+)?changed to)\s+|"
+    r"\s*(?:是|為|为|就是|改成了?)\s*)",
+    _I,
+)
+_WIFI_VALUE = re.compile(r"[!-~]{8,63}")
+_NOT_A_PASSWORD = re.compile(
+    r"^(?:\d+(?:\.\d+)?(?:ghz|mhz|mbps|gbps|g|m)|[a-z]+)$|^(?:192\.168|10\.|https?:|www\.)", _I
+)
+
+
+def _strong(value: str) -> bool:
+    """A password's shape: letters with digits, or a symbol, not a speed or a plain word."""
+    if _NOT_A_PASSWORD.search(value):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(c in "!@#$%^&*+=?~" for c in value)
+    return letters and (digits or symbols)
+
+
+def wifi_passwords(text: str) -> list[Found]:
+    """A Wi-Fi password said as the network itself ("WiFi: Lighthouse!2024", "The wifi is …",
+    家裡 Wi-Fi 是 …): the value after the network is its password when it has a password's
+    shape."""
+    found = []
+    for match in _WIFI.finditer(text):
+        value = _WIFI_VALUE.match(text, match.end())
+        if value is None:
+            continue
+        end = value.end()
+        while end > value.start() and text[end - 1] in ".,;:)":
+            end -= 1
+        if _strong(text[value.start() : end]):
+            chinese = not match.group("kw").isascii()
+            suffix = "密碼" if chinese else "password"
+            found.append(Found("password", value.start(), end, *match.span("kw"), suffix))
+    return found
+
+
+# ------------------------------------------------------------------ logins
+_LOGIN = re.compile(
+    r"(?P<kw>\b(?:log(?:-|\s)?in|credentials|sign-?in|(?:router\s+)?admin|user(?:\s*name)?)\b|"
+    r"後台|后台|管理|登入|登錄|登录|帳密|账密)",
+    _I,
+)
+_PAIR = re.compile(r"(?P<user>[!-~]{2,64}?)\s*/\s*(?P<password>[!-~]{4,64})")
+MAX_LOGIN_GAP = 40  # characters between the word and the pair ("to the router with")
+
+
+def logins(text: str) -> list[Found]:
+    """A ``user / password`` pair after a login word ("Router admin: admin / hunter22")."""
+    found = []
+    for match in _LOGIN.finditer(text):
+        window = text[match.end() : match.end() + MAX_LOGIN_GAP + 130]
+        pair = _PAIR.search(window)
+        if pair is None or pair.start() > MAX_LOGIN_GAP:
+            continue
+        user, password = pair.group("user"), pair.group("password").rstrip(".,;")
+        if user.isdigit() or password.isdigit() or "://" in window[: pair.end()]:
+            continue  # "24/7", "3/4", a URL
+        if not any(c.isalpha() for c in password) and len(password) < 6:
+            continue
+        start = match.end() + pair.start()
+        end = start + len(pair.group(0)) - (len(pair.group("password")) - len(password))
+        chinese = not match.group("kw").isascii()
+        found.append(
+            Found("password", start, end, *match.span("kw"), "密碼" if chinese else "password")
+        )
+    return found
+
+
+# ------------------------------------------------------------------ keys without a prefix
+_HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
+_SPACED_AWS = re.compile(r"(?<![0-9A-Za-z])(?:AKIA|ASIA)(?:[ -]?[0-9A-Z]){16}(?![0-9A-Za-z])")
+_SPEAKS_OF_A_KEY = re.compile(r"\bkeys?\b|token|secret|\bapi|金鑰|密鑰|密钥|令牌|權杖|权杖", _I)
+_SPEAKS_OF_A_HASH = re.compile(
+    r"md5|sha-?\d*|checksum|hash|commit|digest|etag|uuid|guid|revision|校驗|校验|雜湊|哈希|摘要|提交",
+    _I,
+)
+
+
+def bare_keys(text: str) -> list[Found]:
+    """A 32-hex (or longer) key where the text speaks of a key, and an AWS access key
+    written in spaced groups."""
+    found = []
+    if _SPEAKS_OF_A_KEY.search(text) and not _SPEAKS_OF_A_HASH.search(text):
+        for match in _HEX.finditer(text):
+            value = match.group(0)
+            if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+                found.append(Found("api_key", *match.span(), *match.span(), ""))
+    for match in _SPACED_AWS.finditer(text):
+        found.append(Found("api_key", *match.span(), *match.span(), ""))
+    return found
+
+
+_WIFI_WORDS = ("wi", "wlan", "wireless", "無線", "无线")
+
+
+def unkeyed(text: str) -> list[Found]:
+    """Every secret these rules find in ``text`` (full-width and digit words already read);
+    each rule only when the text has what it needs (digits, a network word, a slash)."""
+    digits = sum(c.isdigit() for c in text)
+    low = text.lower()
+    found = access_codes(text) if digits >= 4 else []
+    if any(word in low for word in _WIFI_WORDS):
+        found += wifi_passwords(text)
+    if "/" in text:
+        found += logins(text)
+    if len(text) >= 32:
+        found += bare_keys(text)
+    return found
