@@ -634,7 +634,7 @@ def mcp_command(data_dir: str | None) -> None:
 
     settings = load_settings(data_dir)
     store = memory_store(settings, actor="mcp")
-    serve(store, ReviewQueue.from_settings(settings, store))
+    serve(store, ReviewQueue.from_settings(settings, store), settings.mcp_default_person)
 
 
 @main.command()
