@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from a2wsgi import ASGIMiddleware
 from mcp.server.lowlevel import Server
 from mcp.server.sse import SseServerTransport
@@ -36,7 +37,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from .mcp_server import SerializableReplies, build_server
 from .settings import Settings, SettingsError
@@ -58,6 +59,8 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 _TASK_KEY = "memory_curator.mcp_task"  # the WSGI environ's note of the request's asyncio task
 _START_TIMEOUT = 30.0
+DISCONNECT_POLL = 0.05  # seconds between asking waitress whether an SSE client is still there
+SLOT_WAIT = 1.0  # seconds a call may wait for a slot before it is answered 503
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -176,6 +179,32 @@ def _plain(status: int, message: str, headers: dict[str, str] | None = None) -> 
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
+# Headers of one connection, which a WSGI application may not set (PEP 3333); the SSE
+# response sets Connection: keep-alive, which waitress does by itself.
+_HOP_BY_HOP = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"te",
+        b"trailers",
+        b"transfer-encoding",
+        b"upgrade",
+    }
+)
+
+
+def _without_hop_by_hop(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _HOP_BY_HOP]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return sending
+
+
 @dataclass
 class Gate:
     """Lets a request through to the MCP app only when its caller may call, its Host is one
@@ -187,6 +216,7 @@ class Gate:
     request_slots: int
     stream_slots: int
     busy: dict[str, int] = field(default_factory=lambda: {"request": 0, "stream": 0})
+    waiting: dict[str, bool] = field(default_factory=lambda: {"request": False, "stream": False})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -209,8 +239,7 @@ class Gate:
             if rejected is not None:
                 return await rejected(scope, receive, send)
         kind = "stream" if scope["path"] == SSE_PATH else "request"
-        limit = self.stream_slots if kind == "stream" else self.request_slots
-        if self.busy[kind] >= limit:
+        if not await self._slot_frees(kind):
             busy = _plain(503, "Busy: too many MCP calls at once; retry shortly.")
             busy.headers["Retry-After"] = "1"
             return await busy(scope, receive, send)
@@ -219,9 +248,53 @@ class Gate:
             environ[_TASK_KEY] = asyncio.current_task()
         self.busy[kind] += 1
         try:
-            await self.app(scope, receive, send)
+            if kind == "stream":
+                await self._stream(scope, receive, _without_hop_by_hop(send), environ)
+            else:
+                await self.app(scope, receive, _without_hop_by_hop(send))
         finally:
             self.busy[kind] -= 1
+
+    async def _slot_frees(self, kind: str) -> bool:
+        """Whether a slot of ``kind`` is free, or frees within ``SLOT_WAIT`` (one caller of
+        each kind may wait: a session closed a moment ago is still being let go)."""
+        limit = self.stream_slots if kind == "stream" else self.request_slots
+        if self.busy[kind] < limit:
+            return True
+        if self.waiting[kind]:
+            return False
+        self.waiting[kind] = True
+        try:
+            with anyio.move_on_after(SLOT_WAIT):
+                while self.busy[kind] >= limit:
+                    await anyio.sleep(DISCONNECT_POLL)
+            return self.busy[kind] < limit
+        finally:
+            self.waiting[kind] = False
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, environ: Any) -> None:
+        """Serve an SSE stream until it ends or its client leaves. Waitress notices a closed
+        connection only when it next writes; asked (``waitress.client_disconnected``), it
+        knows at once, and the stream ends there, freeing its slot and its thread."""
+        gone = environ.get("waitress.client_disconnected") if isinstance(environ, dict) else None
+        if not callable(gone):
+            await self.app(scope, receive, send)
+            return
+        left = False
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                nonlocal left
+                while not gone():
+                    await anyio.sleep(DISCONNECT_POLL)
+                left = True
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            await self.app(scope, receive, send)
+            group.cancel_scope.cancel()
+        if left:  # end the WSGI response, so the server's thread is free again
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _host_problem(self, request: Request) -> Response | None:
         """The SDK's answer to a Host (or Origin) a DNS-rebinding page would send, or None.
@@ -304,13 +377,13 @@ class McpHttp:
                 Mount(SSE_MESSAGES_PATH, app=sse.handle_post_message),
             ]
         )
-        # Calls may hold three eighths of the server's threads and SSE streams a quarter, so
-        # the dashboard always keeps three of every eight, however many calls come.
+        # Calls and SSE streams may each hold a quarter of the server's threads (and one
+        # waiter each), so the dashboard keeps three of every eight however many calls come.
         self.gate = Gate(
             app,
             access,
             security,
-            request_slots=max(1, threads * 3 // 8),
+            request_slots=max(1, threads // 4),
             stream_slots=max(1, threads // 4),
         )
         started: concurrent.futures.Future[None] = concurrent.futures.Future()

@@ -164,6 +164,9 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         # Forwarded headers reach the app, which believes them only from a trusted proxy
         # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
         clear_untrusted_proxy_headers=False,
+        # Reading one request ahead lets an SSE stream learn at once that its client left
+        # (waitress.client_disconnected), instead of at its next write.
+        channel_request_lookahead=1,
     )
 
 
