@@ -50,6 +50,12 @@ class Dashboard:
         for line in self.process.stdout:
             self._lines.append(line.decode("utf-8", errors="replace"))
 
+    def close(self) -> None:
+        """Read what the stopped process printed to the end, and close the pipe."""
+        self._reader.join(timeout=10)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
     @property
     def output(self) -> str:
         return "".join(self._lines)
@@ -125,6 +131,7 @@ def dashboard(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        served.close()
 
 
 def _headers(token: str | None) -> dict[str, str]:
