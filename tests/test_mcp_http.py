@@ -339,3 +339,15 @@ def test_the_dashboard_is_unchanged_beside_mcp(served: Dashboard) -> None:
     assert served.get("/mcp-not-a-route")[0] == 404
     holder = threading.Event()
     assert not holder.is_set()
+
+
+def test_mcp_answers_get_with_405_and_holds_no_slot(served: Dashboard) -> None:
+    """Stateless: no stream of the server's own messages. A client that opens one (the
+    TypeScript SDK does, after initialize) is told 405 at once, not left holding a thread."""
+    for _ in range(6):
+        answer = httpx2.get(
+            served.mcp_url, headers={"Accept": "text/event-stream"}, timeout=10
+        )
+        assert answer.status_code == 405
+        assert answer.headers["Allow"] == "POST"
+    assert post(served, {**ADD_CALL, "params": {"name": "recall", "arguments": {}}}).status_code == 200

@@ -372,7 +372,9 @@ class McpHttp:
         sse = SseServerTransport(SSE_MESSAGES_PATH)
         app = Starlette(
             routes=[
-                Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
+                # Stateless: no stream for the server's own messages (GET) and no session to
+                # end (DELETE); 405 tells a client so, as the transport's specification asks.
+                Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager), methods=["POST"]),
                 Route(SSE_PATH, endpoint=_SseEndpoint(server, sse), methods=["GET"]),
                 Mount(SSE_MESSAGES_PATH, app=sse.handle_post_message),
             ]
