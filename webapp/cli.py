@@ -674,9 +674,11 @@ def serve(
 ) -> None:
     """Serve the web dashboard (production server, not Flask's development server)."""
     from .web.serve import check_exposure, run, with_token_file
+    from .web.shared_folder import move_to_shared_folder
 
     settings = with_token_file(load_settings(data_dir), token_file)
     check_exposure(settings, host)
+    move_to_shared_folder(settings)
     if with_demo:
         load_demo(settings, force=False, keep_existing=True)
     memory_store(settings).init()
