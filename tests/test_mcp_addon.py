@@ -224,11 +224,8 @@ def test_two_programs_share_the_folder_and_lose_no_write_in_30_seconds(tmp_path:
             n = 0
             while time.monotonic() < deadline:
                 content = f"MCP fact {worker}-{n}."
-                is_error, text = anyio.run(
-                    lambda: call_tool(
-                        running.mcp_url, "manage_memory", {"action": "add", "content": content}
-                    )
-                )
+                arguments = {"action": "add", "content": content}
+                is_error, text = anyio.run(call_tool, running.mcp_url, "manage_memory", arguments)
                 if not is_error:
                     added.append(content)
                 elif "Busy" not in text:
@@ -246,4 +243,3 @@ def test_two_programs_share_the_folder_and_lose_no_write_in_30_seconds(tmp_path:
     assert set(added) <= stored
     assert {f"Library fact {n}." for n in range(library_count)} <= stored
     assert len(stored) == len(added) + library_count
-

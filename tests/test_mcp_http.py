@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 import threading
 import time
-from datetime import UTC, datetime
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -227,7 +227,7 @@ def test_the_dashboard_answers_through_a_flood_of_calls(
             page = served.get("/memories/", timeout=10)[0]
             took = time.monotonic() - started
             time.sleep(0.5)
-        # (the pool waits for every call: those holding a slot give up on the lock)
+            # (the pool waits for every call: those holding a slot give up on the lock)
             statuses = [call.result().status_code for call in calls]
     assert health == 200 and page == 200
     assert took < 2.0, f"the dashboard took {took:.2f} s during the flood"
@@ -302,7 +302,9 @@ def test_home_assistants_call_pattern_each_call_under_ten_seconds(tmp_path: Path
             async with session(running.mcp_url) as client:
                 await client.list_tools()
                 result = await client.call_tool(name, arguments)
-            timings.append((f"{name} {arguments.get('action', '')}".strip(), time.perf_counter() - started))
+            timings.append(
+                (f"{name} {arguments.get('action', '')}".strip(), time.perf_counter() - started)
+            )
             assert not result.is_error, result.content[0].text
             return result.content[0].text
 
@@ -311,7 +313,10 @@ def test_home_assistants_call_pattern_each_call_under_ten_seconds(tmp_path: Path
             added = await one("manage_memory", {"action": "add", "content": "Feeds the cat at 7."})
             await one("manage_memory", {"action": "search", "keyword": "cat"})
             memory_id = ID.search(added).group(1)
-            await one("manage_memory", {"action": "update", "id": memory_id, "content": "Feeds the cat at 8."})
+            await one(
+                "manage_memory",
+                {"action": "update", "id": memory_id, "content": "Feeds the cat at 8."},
+            )
             await one("recall", {"query": "cat"})
             await one("manage_memory", {"action": "delete", "id": memory_id})
 
@@ -326,9 +331,7 @@ def test_sse_slots_come_back_when_clients_leave(served: Dashboard, store: Memory
     """More SSE sessions one after another than there are stream slots: each is let in."""
 
     async def sessions() -> list[str]:
-        return [
-            (await call_tool(served.sse_url, "recall", {}, sse=True))[1] for _ in range(6)
-        ]
+        return [(await call_tool(served.sse_url, "recall", {}, sse=True))[1] for _ in range(6)]
 
     assert anyio.run(sessions) == ["Nothing is remembered yet."] * 6
 
@@ -345,9 +348,9 @@ def test_mcp_answers_get_with_405_and_holds_no_slot(served: Dashboard) -> None:
     """Stateless: no stream of the server's own messages. A client that opens one (the
     TypeScript SDK does, after initialize) is told 405 at once, not left holding a thread."""
     for _ in range(6):
-        answer = httpx2.get(
-            served.mcp_url, headers={"Accept": "text/event-stream"}, timeout=10
-        )
+        answer = httpx2.get(served.mcp_url, headers={"Accept": "text/event-stream"}, timeout=10)
         assert answer.status_code == 405
         assert answer.headers["Allow"] == "POST"
-    assert post(served, {**ADD_CALL, "params": {"name": "recall", "arguments": {}}}).status_code == 200
+    assert (
+        post(served, {**ADD_CALL, "params": {"name": "recall", "arguments": {}}}).status_code == 200
+    )

@@ -37,7 +37,9 @@ def ts_client() -> Path:
     return CLIENT / "client.mjs"
 
 
-def run_client(ts_client: Path, url: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_client(
+    ts_client: Path, url: str, token: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["node", str(ts_client), url, *([token] if token else [])],
         capture_output=True,

@@ -198,7 +198,9 @@ _HOP_BY_HOP = frozenset(
 def _without_hop_by_hop(send: Send) -> Send:
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
-            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _HOP_BY_HOP]
+            headers = [
+                (k, v) for k, v in message.get("headers", []) if k.lower() not in _HOP_BY_HOP
+            ]
             message = {**message, "headers": headers}
         await send(message)
 
@@ -408,9 +410,7 @@ class McpHttp:
         return _Closing(chunks, environ, self._loop)
 
 
-def with_mcp(
-    dashboard: WSGIApplication, settings: Settings, *, host: str, threads: int
-) -> McpHttp:
+def with_mcp(dashboard: WSGIApplication, settings: Settings, *, host: str, threads: int) -> McpHttp:
     """The dashboard with MCP over HTTP beside it, on the stores the settings name."""
     access = access_from_settings(settings)
     store = MemoryStore.from_settings(settings, actor=ACTOR)

@@ -7,7 +7,8 @@ very same functions, so what the assistant reads is what the dashboard's Prompt 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp.types as types
@@ -54,6 +55,10 @@ RECALL_SCHEMA: dict[str, Any] = {
 MAX_ANSWER_CHARS = 20_000
 
 
+# Tools that take a ``person`` argument (the default person fills it when a call names nobody).
+PERSONAL_TOOLS = frozenset({"manage_memory", RECALL_TOOL_NAME})
+
+
 class RecallInputError(ValueError):
     """The arguments cannot be used as given; the message says how to fix them."""
 
@@ -75,6 +80,23 @@ def recall_tool_definition() -> types.Tool:
     )
 
 
+def recall_entry(
+    store: MemoryStore, people: PeopleStore
+) -> tuple[types.Tool, Callable[[Any], str]]:
+    """``recall`` as the server lists it and runs it."""
+    return recall_tool_definition(), functools.partial(recall, store, people)
+
+
+def for_person_default(tool: str, arguments: Any, person: str) -> Any:
+    """A call's arguments with ``person`` (MEMORY_MCP_DEFAULT_PERSON) added when the tool takes
+    one and the call names nobody: Home Assistant never says who is speaking."""
+    arguments = {} if arguments is None else arguments
+    named = isinstance(arguments, Mapping) and arguments.get("person") is not None
+    if person and tool in PERSONAL_TOOLS and isinstance(arguments, Mapping) and not named:
+        return {**arguments, "person": person}
+    return arguments
+
+
 def recall(store: MemoryStore, people: PeopleStore, arguments: Mapping[str, Any] | None) -> str:
     """The ``<long_term_memory>`` block for the person the arguments name (the household's
     alone without one), narrowed to the facts holding every word of ``query``."""
@@ -84,7 +106,9 @@ def recall(store: MemoryStore, people: PeopleStore, arguments: Mapping[str, Any]
     if "person" in args:
         found = people.find(args["person"])
         if found is None:
-            unknown = f'\n(No person "{args["person"]}" is known yet: the household\'s memories only.)'
+            unknown = (
+                f'\n(No person "{args["person"]}" is known yet: the household\'s memories only.)'
+            )
         else:
             person_id = found.id
     query = args.get("query", "")

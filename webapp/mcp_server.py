@@ -29,7 +29,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
-from .mcp_recall import RECALL_TOOL_NAME, recall, recall_tool_definition
+from .mcp_recall import RECALL_TOOL_NAME, for_person_default, recall_entry
 from .stores import (
     CATEGORIES,
     MAX_DEPTH,
@@ -532,8 +532,7 @@ def review_tool_definition() -> types.Tool:
 def build_server(
     store: MemoryStore, review: ReviewQueue | None = None, *, default_person: str = ""
 ) -> Server:
-    """A low-level MCP server exposing ``manage_memory``, ``recall`` (and ``review_memory``)
-    over the stores; a call that names no person is for ``default_person`` when one is set."""
+    """An MCP server with the tools over the stores (``default_person``: see mcp_recall)."""
     tool = MemoryTool(store)
     tools: dict[str, tuple[types.Tool, Callable[[Any], str]]] = {
         TOOL_NAME: (tool_definition(), tool.run),
@@ -543,10 +542,7 @@ def build_server(
             review_tool_definition(),
             lambda arguments: pending_review(review),
         )
-    tools[RECALL_TOOL_NAME] = (
-        recall_tool_definition(),
-        functools.partial(recall, store, tool.people),
-    )
+    tools[RECALL_TOOL_NAME] = recall_entry(store, tool.people)
     # One call at a time: file work runs in a worker thread so the event loop stays
     # responsive (pings, cancellation) while a call waits for another process's lock.
     serial = anyio.Lock()
@@ -557,9 +553,7 @@ def build_server(
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in tools:
             return _error_result(f'Unknown tool "{params.name}"; use {" or ".join(tools)}.')
-        arguments = params.arguments
-        if default_person and params.name != REVIEW_TOOL_NAME:
-            arguments = with_default_person(arguments, default_person)
+        arguments = for_person_default(params.name, params.arguments, default_person)
         run = functools.partial(tools[params.name][1], arguments)
         async with serial:
             return await anyio.to_thread.run_sync(call_tool_safely, run)
@@ -571,13 +565,6 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-
-
-def with_default_person(arguments: Any, person: str) -> Any:
-    """The arguments with ``person`` added when they name nobody (a voice satellite's call)."""
-    if isinstance(arguments, Mapping) and arguments.get("person") is None:
-        return {**arguments, "person": person}
-    return arguments
 
 
 def _package_version() -> str:
@@ -790,11 +777,9 @@ class ScreenedLines:
                 await self._replies.send(SessionMessage(reply))
 
 
-async def serve_stdio(
-    store: MemoryStore, review: ReviewQueue | None, default_person: str = ""
-) -> None:
+async def serve_stdio(store: MemoryStore, review: ReviewQueue | None, person: str = "") -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
-    server = build_server(store, review, default_person=default_person)
+    server = build_server(store, review, default_person=person)
     screened = ScreenedLines(read_lines(sys.stdin.buffer))
     async with stdio_server(stdin=screened) as (read_stream, write_stream):  # type: ignore[arg-type]
         replies = SerializableReplies(write_stream)
