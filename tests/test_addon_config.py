@@ -18,8 +18,9 @@ from webapp.settings import _SPECS, OPTION_ENV_VARS, Settings
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
 FIELD_OF_ENV = {env: name for name, env, _, _ in _SPECS}
-# Settings a user has no reason to change in the add-on (the Supervisor's proxy is fixed).
-INTERNAL = {"MEMORY_LOCK_TIMEOUT", "MEMORY_TRUSTED_PROXIES"}
+# Settings a user has no reason to change in the add-on (the Supervisor's proxy and its API's
+# address are fixed).
+INTERNAL = {"MEMORY_LOCK_TIMEOUT", "MEMORY_TRUSTED_PROXIES", "MEMORY_SUPERVISOR_URL"}
 
 
 def dockerfile_start_command(dockerfile: Path = REPO / "Dockerfile") -> list[str]:

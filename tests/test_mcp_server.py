@@ -134,7 +134,7 @@ def added_id(text: str) -> str:
 # ------------------------------------------------------------------ the tool as announced
 def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
     tools = client.list_tools().tools
-    assert [tool.name for tool in tools] == ["manage_memory", "review_memory"]
+    assert [tool.name for tool in tools] == ["manage_memory", "review_memory", "recall"]
     assert tools[0].annotations.read_only_hint is False
     schema = tools[0].input_schema
     assert schema["type"] == "object"

@@ -47,6 +47,7 @@ _.history_path  # MemoryStore: where the history log is
 _.failures  # LoginThrottle: failed attempts in the window
 _.discard_staged  # SkillStore: forget a staged upload
 _.OPTION_ENV_VARS  # settings: the add-on options Settings reads
+_.data_folder  # Settings: MEMORY_DATA_DIR as read (`memory-curator settings` prints it)
 _.all_codes  # CodedError: every code a class may carry (each must have a message)
 _.forgotten_at  # Tombstone: shown by the review template (Delete forever time)
 _.purge  # MemoryStore: delete for good without a fingerprint (library API for host programs)

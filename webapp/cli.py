@@ -636,8 +636,9 @@ def mcp_command(data_dir: str | None) -> None:
     """Serve the manage_memory (and review_memory) tools to an assistant over MCP (stdio)."""
     from .mcp_server import serve  # the MCP SDK is loaded only for this command
 
-    curator = Curator.from_settings(load_settings(data_dir), actor="mcp")
-    serve(curator, curator.review)
+    settings = load_settings(data_dir)
+    curator = Curator.from_settings(settings, actor="mcp")
+    serve(curator, curator.review, settings.mcp_default_person)
 
 
 @main.command()
@@ -677,9 +678,11 @@ def serve(
 ) -> None:
     """Serve the web dashboard (production server, not Flask's development server)."""
     from .web.serve import check_exposure, run, with_token_file
+    from .web.shared_folder import move_to_shared_folder
 
     settings = with_token_file(load_settings(data_dir), token_file)
     check_exposure(settings, host)
+    move_to_shared_folder(settings)
     if with_demo:
         load_demo(settings, force=False, keep_existing=True)
     memory_store(settings).init()

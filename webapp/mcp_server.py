@@ -31,6 +31,7 @@ from pydantic_core import PydanticSerializationError
 
 from .curator import Curator, SimilarMemoryError, UnknownPersonError
 from .curator.people import in_view
+from .mcp_recall import RECALL_TOOL_NAME, for_person_default, recall_entry
 from .stores import (
     CATEGORIES,
     MAX_DEPTH,
@@ -516,9 +517,11 @@ def review_tool_definition() -> types.Tool:
     )
 
 
-def build_server(curator: Curator, review: ReviewQueue | None = None) -> Server:
-    """A low-level MCP server exposing ``manage_memory`` (and ``review_memory``) through the
-    curator of one data folder."""
+def build_server(
+    curator: Curator, review: ReviewQueue | None = None, *, default_person: str = ""
+) -> Server:
+    """A low-level MCP server exposing ``manage_memory``, ``recall`` (and ``review_memory``)
+    through the curator of one data folder (``default_person``: see mcp_recall)."""
     tool = MemoryTool(curator)
     tools: dict[str, tuple[types.Tool, Callable[[Any], str]]] = {
         TOOL_NAME: (tool_definition(), tool.run),
@@ -528,6 +531,7 @@ def build_server(curator: Curator, review: ReviewQueue | None = None) -> Server:
             review_tool_definition(),
             lambda arguments: pending_review(review),
         )
+    tools[RECALL_TOOL_NAME] = recall_entry(curator.memories, curator.people)
     # One call at a time: file work runs in a worker thread so the event loop stays
     # responsive (pings, cancellation) while a call waits for another process's lock.
     serial = anyio.Lock()
@@ -538,7 +542,8 @@ def build_server(curator: Curator, review: ReviewQueue | None = None) -> Server:
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in tools:
             return _error_result(f'Unknown tool "{params.name}"; use {" or ".join(tools)}.')
-        run = functools.partial(tools[params.name][1], params.arguments)
+        arguments = for_person_default(params.name, params.arguments, default_person)
+        run = functools.partial(tools[params.name][1], arguments)
         async with serial:
             return await anyio.to_thread.run_sync(call_tool_safely, run)
 
@@ -761,9 +766,9 @@ class ScreenedLines:
                 await self._replies.send(SessionMessage(reply))
 
 
-async def serve_stdio(curator: Curator, review: ReviewQueue | None) -> None:
+async def serve_stdio(curator: Curator, review: ReviewQueue | None, person: str = "") -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
-    server = build_server(curator, review)
+    server = build_server(curator, review, default_person=person)
     screened = ScreenedLines(read_lines(sys.stdin.buffer))
     async with stdio_server(stdin=screened) as (read_stream, write_stream):  # type: ignore[arg-type]
         replies = SerializableReplies(write_stream)
@@ -771,7 +776,7 @@ async def serve_stdio(curator: Curator, review: ReviewQueue | None) -> None:
         await server.run(read_stream, replies, server.create_initialization_options())
 
 
-def serve(curator: Curator, review: ReviewQueue | None = None) -> None:
+def serve(curator: Curator, review: ReviewQueue | None = None, default_person: str = "") -> None:
     """Run the stdio server through ``curator`` (built once, with actor ``mcp``); Ctrl+C ends
     it quietly.
 
@@ -780,6 +785,6 @@ def serve(curator: Curator, review: ReviewQueue | None = None) -> None:
     read-only ``review_memory`` tool lists the facts waiting for review.
     """
     try:
-        anyio.run(serve_stdio, curator, review)
+        anyio.run(serve_stdio, curator, review, default_person)
     except KeyboardInterrupt:
         pass

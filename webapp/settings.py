@@ -17,6 +17,9 @@ from .problems import CodedError
 
 ADDON_OPTIONS_FILE = Path("/data/options.json")
 ADDON_DATA_DIR = Path("/data")
+# The folder the add-on shares with Home Assistant and other add-ons (config.yaml maps it);
+# memory_data_dir names a folder in it.
+ADDON_SHARE_DIR = Path("/share")
 STANDALONE_DATA_DIR = Path("data")  # relative to the working directory
 
 REVIEW_MODES = ("manual", "auto")
@@ -67,6 +70,19 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("allow_direct_access", "MEMORY_ALLOW_DIRECT_ACCESS", "bool", False),
     ("trusted_proxies", "MEMORY_TRUSTED_PROXIES", "list", ("172.30.32.2",)),
     ("timezone", "MEMORY_TIMEZONE", "timezone", "UTC"),
+    # Where the stores live; in the add-on, a folder under /share (a name is taken as one).
+    ("data_folder", "MEMORY_DATA_DIR", "str", ""),
+    # MCP over HTTP (webapp.mcp_http): who may call without a token (IPs and CIDRs, comma
+    # separated; empty: 172.30.32.1 in the add-on, this machine standalone), the token the
+    # others present (or a file holding it), the person a call that names nobody is for
+    # (empty: the household), and extra host names the token-less callers may use.
+    ("mcp_trusted", "MEMORY_MCP_TRUSTED", "str", ""),
+    ("mcp_token", "MEMORY_MCP_TOKEN", "str", ""),
+    ("mcp_token_file", "MEMORY_MCP_TOKEN_FILE", "str", ""),
+    ("mcp_default_person", "MEMORY_MCP_DEFAULT_PERSON", "str", ""),
+    ("mcp_allowed_hosts", "MEMORY_MCP_ALLOWED_HOSTS", "str", ""),
+    # The Supervisor's API, which the add-on asks for its host name and tells of its MCP server.
+    ("supervisor_url", "MEMORY_SUPERVISOR_URL", "str", "http://supervisor"),
 )
 
 # Every setting's default, written once: the dataclass below and the stores' constructors read
@@ -76,7 +92,7 @@ OPTION_ENV_VARS: dict[str, str] = {env.lower(): env for _, env, _, _ in _SPECS}
 # Setting field -> its environment variable, in the order the README's tables list them.
 SETTING_VARS: dict[str, str] = {name: env for name, env, _, _ in _SPECS}
 # Settings whose value is a secret: shown as set or not, never printed.
-SECRET_SETTINGS = frozenset({"llm_api_key", "dashboard_token"})
+SECRET_SETTINGS = frozenset({"llm_api_key", "dashboard_token", "mcp_token"})
 # Where the add-on's options are read from instead of /data/options.json (for trying an
 # options file outside the add-on, and for the tests that start the real program with one).
 OPTIONS_FILE_VAR = "MEMORY_OPTIONS_FILE"
@@ -127,6 +143,16 @@ class Settings:
     trusted_proxies: tuple[str, ...] = DEFAULTS["trusted_proxies"]
     # The household's IANA timezone: "until Friday" ends at midnight there.
     timezone: str = DEFAULTS["timezone"]
+    data_folder: str = DEFAULTS["data_folder"]
+    mcp_trusted: str = DEFAULTS["mcp_trusted"]
+    mcp_token: str = DEFAULTS["mcp_token"]
+    mcp_token_file: str = DEFAULTS["mcp_token_file"]
+    mcp_default_person: str = DEFAULTS["mcp_default_person"]
+    mcp_allowed_hosts: str = DEFAULTS["mcp_allowed_hosts"]
+    supervisor_url: str = DEFAULTS["supervisor_url"]
+    # The add-on's private folder (where options.json is) when memory_data_dir moved the
+    # stores elsewhere: what was there moves on the first start (webapp.relocate).
+    moved_from: Path | None = None
 
     @classmethod
     def from_env(
@@ -144,6 +170,7 @@ class Settings:
         is_addon = bool(env.get("SUPERVISOR_TOKEN")) or options_path.exists()
         values: dict[str, Any] = {}
         options = _read_options(options_path) if options_path.exists() else {}
+        sources: dict[str, str] = {}
         for name, var, kind, default in _SPECS:
             raw: Any = default
             source = var
@@ -153,7 +180,14 @@ class Settings:
             if env.get(var, "") != "":
                 raw, source = env[var], var
             values[name] = _coerce(raw, kind, source) if raw is not default else default
-        values.update(_paths(env, is_addon, Path.cwd() if cwd is None else Path(cwd)))
+            sources[name] = source
+        folder = values["data_folder"].strip()
+        shared = is_addon and bool(folder) and sources["data_folder"] != "MEMORY_DATA_DIR"
+        if shared:
+            # An add-on option: a folder under /share (the name alone is enough).
+            folder = str(ADDON_SHARE_DIR / folder)
+            values["moved_from"] = options_path.parent
+        values.update(_paths(env, folder, is_addon, Path.cwd() if cwd is None else Path(cwd)))
         return cls(is_addon=is_addon, **values)
 
     def public_values(self) -> dict[str, Any]:
@@ -173,13 +207,13 @@ class Settings:
         """The same settings with every store under ``data_dir`` (standalone layout)."""
         paths = _standalone_paths(Path(data_dir))
         current = {f.name: getattr(self, f.name) for f in fields(self)}
-        current.update(paths)
+        current.update(paths, data_folder=str(data_dir), moved_from=None)
         return Settings(**current)
 
 
-def _paths(env: Mapping[str, str], is_addon: bool, cwd: Path) -> dict[str, Path]:
-    if env.get("MEMORY_DATA_DIR"):
-        paths = _standalone_paths(Path(env["MEMORY_DATA_DIR"]))
+def _paths(env: Mapping[str, str], folder: str, is_addon: bool, cwd: Path) -> dict[str, Path]:
+    if folder:
+        paths = _standalone_paths(Path(folder))
     elif is_addon:
         paths = {
             "data_dir": ADDON_DATA_DIR,

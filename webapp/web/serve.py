@@ -128,11 +128,14 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
     """Serve the dashboard until interrupted."""
     import waitress
 
+    from ..mcp_http import with_mcp
     from . import create_app
+    from .discovery import announce_in_background
 
     check_exposure(settings, host)
     app = create_app(settings)
     app.config["MEMORY_ALLOWED_HOSTS"] = allowed_hosts(settings, host)
+    served = with_mcp(app, settings, host=host, threads=threads)
     if settings.is_addon and settings.allow_direct_access and not settings.dashboard_token:
         print(
             "Warning: direct access is on and no access token is set: anyone who can reach "
@@ -146,8 +149,14 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         f"(data in {settings.data_dir})",
         flush=True,
     )
+    print(
+        f"MCP for assistants on http://{_display_host(host)}:{port}/mcp (streamable HTTP) "
+        f"and /sse (SSE)",
+        flush=True,
+    )
+    announce_in_background(settings, port, on_hostname=served.gate.allow_host)
     waitress.serve(
-        app,
+        served,
         host=host,
         port=port,
         threads=threads,
@@ -155,6 +164,9 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         # Forwarded headers reach the app, which believes them only from a trusted proxy
         # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
         clear_untrusted_proxy_headers=False,
+        # Reading one request ahead lets an SSE stream learn at once that its client left
+        # (waitress.client_disconnected), instead of at its next write.
+        channel_request_lookahead=1,
     )
 
 

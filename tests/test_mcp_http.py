@@ -1,0 +1,356 @@
+"""MCP over HTTP, driven by the MCP Python SDK's own clients (streamable HTTP and SSE) against
+``memory-curator serve`` started as a real process on 127.0.0.1: the tools as stdio serves
+them, recall's block exactly as a prompt carries it, who may call, and the dashboard kept
+serving through a flood of calls."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import filelock
+import httpx2
+import pytest
+
+from webapp.prompts import compose_prompt, for_person
+from webapp.stores import MemoryStore, PeopleStore
+
+from .mcp_http_support import TOKEN, Dashboard, call_tool, dashboard, session
+
+ID = re.compile(r"\[([0-9a-f]{6,})\]")
+TRANSPORTS = ["streamable-http", "sse"]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
+    data = tmp_path_factory.mktemp("mcp-http-data")
+    with dashboard(data, MEMORY_MCP_TOKEN=TOKEN, MEMORY_LOCK_TIMEOUT="3") as running:
+        yield running
+
+
+@pytest.fixture
+def store(served: Dashboard) -> Iterator[MemoryStore]:
+    """The dashboard's memory file through the library, emptied before each test."""
+    memories = MemoryStore(served.data_dir / "memories.json", lock_timeout=5)
+    memories.init()
+    memories.delete_many([m.id for m in memories.get_all()])
+    yield memories
+
+
+def url(served: Dashboard, transport: str) -> str:
+    return served.sse_url if transport == "sse" else served.mcp_url
+
+
+def post(served: Dashboard, body: dict[str, Any], **headers: str) -> httpx2.Response:
+    """One raw JSON-RPC request to /mcp, as any HTTP client sends it."""
+    return httpx2.post(
+        served.mcp_url,
+        json=body,
+        headers={"Accept": "application/json, text/event-stream", **headers},
+        timeout=30,
+    )
+
+
+ADD_CALL = {
+    "jsonrpc": "2.0",
+    "id": 7,
+    "method": "tools/call",
+    "params": {"name": "manage_memory", "arguments": {"action": "add", "content": "Owns a boat."}},
+}
+
+
+# ------------------------------------------------------------------ the tools, as announced
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_lists_the_stdio_tools_with_their_annotations(served: Dashboard, transport: str) -> None:
+    async def listed() -> Any:
+        async with session(url(served, transport), sse=transport == "sse") as client:
+            return (await client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in anyio.run(listed)}
+    assert set(tools) == {"manage_memory", "review_memory", "recall"}
+    assert tools["manage_memory"].annotations.destructive_hint is True
+    assert tools["manage_memory"].annotations.read_only_hint is False
+    for name in ("recall", "review_memory"):
+        assert tools[name].annotations.read_only_hint is True, name
+    assert "start of" in tools["recall"].description
+    assert "personal" in tools["recall"].description
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_add_recall_search_update_delete(
+    served: Dashboard, store: MemoryStore, transport: str
+) -> None:
+    async def scenario() -> list[str]:
+        async with session(url(served, transport), sse=transport == "sse") as client:
+
+            async def ok(name: str, **arguments: Any) -> str:
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, result.content[0].text
+                return result.content[0].text
+
+            added = await ok("manage_memory", action="add", content="Calls the lamp Lumi.")
+            memory_id = ID.search(added).group(1)
+            recalled = await ok("recall")
+            found = await ok("manage_memory", action="search", keyword="lumi")
+            updated = await ok(
+                "manage_memory", action="update", id=memory_id, content="Calls the lamp Luna."
+            )
+            deleted = await ok("manage_memory", action="delete", id=memory_id)
+            after = await ok("recall")
+            return [added, recalled, found, updated, deleted, after]
+
+    added, recalled, found, updated, deleted, after = anyio.run(scenario)
+    assert added.startswith("Added [")
+    assert recalled == "<long_term_memory>\n- Calls the lamp Lumi.\n</long_term_memory>"
+    assert "Calls the lamp Lumi." in found
+    assert "Calls the lamp Luna." in updated and "(was: Calls the lamp Lumi.)" in updated
+    assert deleted.startswith("Deleted [")
+    assert after == "Nothing is remembered yet."
+    assert store.get_all() == []
+
+
+def test_recall_is_exactly_the_block_a_prompt_carries(
+    served: Dashboard, store: MemoryStore
+) -> None:
+    people = PeopleStore(served.data_dir / "people.json", lock_timeout=5)
+    ana = people.find("Ana") or people.add("Ana")
+    store.add("Our Wi-Fi is called Lighthouse.")
+    store.add("Ana takes her coffee black.", person=ana.id)
+    store.add("Leo's secret hobby is chess.", person="someone-else")
+    store.add("The bins go out on Tuesday.")
+    store.add("Was in Tokyo last week.", expires_at=datetime(2020, 1, 1, tzinfo=UTC))
+
+    def block(person: str | None, query: str = "") -> str:
+        memories = store.search(query, person=person) if query else store.get_all()
+        return compose_prompt(for_person(memories, person), [], "").rstrip("\n")
+
+    async def recalled(**arguments: str) -> str:
+        return (await call_tool(served.mcp_url, "recall", arguments))[1]
+
+    assert anyio.run(lambda: recalled(person="Ana")) == block(ana.id)
+    assert "coffee black" in block(ana.id) and "chess" not in block(ana.id)
+    assert "Tokyo" not in block(ana.id), "an expired memory is not in a prompt"
+    household = anyio.run(lambda: recalled())
+    assert household == block(None) and "coffee" not in household
+    narrowed = anyio.run(lambda: recalled(person="Ana", query="coffee"))
+    assert narrowed == "<long_term_memory>\n- Ana takes her coffee black.\n</long_term_memory>"
+    stranger = anyio.run(lambda: recalled(person="Nobody-known"))
+    assert stranger.startswith(block(None)) and "coffee" not in stranger
+
+
+def test_a_persons_view_through_http(served: Dashboard, store: MemoryStore) -> None:
+    people = PeopleStore(served.data_dir / "people.json", lock_timeout=5)
+    mia = people.find("Mia") or people.add("Mia")
+
+    async def scenario() -> tuple[str, str, str]:
+        added = await call_tool(
+            served.mcp_url,
+            "manage_memory",
+            {"action": "add", "content": "Is allergic to cats.", "person": "Mia"},
+        )
+        theirs = await call_tool(
+            served.mcp_url, "manage_memory", {"action": "list", "person": "Mia"}
+        )
+        household = await call_tool(served.mcp_url, "manage_memory", {"action": "list"})
+        return added[1], theirs[1], household[1]
+
+    added, theirs, household = anyio.run(scenario)
+    assert "Mia's" in added
+    assert "Is allergic to cats." in theirs
+    assert "Is allergic to cats." not in household
+    [memory] = store.get_all()
+    assert memory.person == mia.id
+
+
+# ------------------------------------------------------------------ who may call
+def test_a_wrong_token_is_refused_and_changes_nothing(
+    served: Dashboard, store: MemoryStore
+) -> None:
+    before = (served.data_dir / "memories.json").read_bytes()
+    for authorization in ("Bearer not-the-token-at-all-0000", "Basic abc", "Bearer", TOKEN):
+        answer = post(served, ADD_CALL, Authorization=authorization)
+        assert answer.status_code == 401, authorization
+        assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert (served.data_dir / "memories.json").read_bytes() == before
+    # the SDK's client cannot even initialize with a wrong token
+    with pytest.raises(BaseException, match="unhandled errors|error response"):
+        anyio.run(lambda: call_tool(served.mcp_url, "recall", {}, token="wrong" * 5))
+    assert (served.data_dir / "memories.json").read_bytes() == before
+
+
+def test_the_right_token_is_let_in(served: Dashboard, store: MemoryStore) -> None:
+    answer = post(served, ADD_CALL, Authorization=f"Bearer {TOKEN}")
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    assert "Added [" in answer.json()["result"]["content"][0]["text"]
+    assert [m.content for m in store.get_all()] == ["Owns a boat."]
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Host": "evil.example"}, 421),  # a name rebound to 127.0.0.1 by a web page
+        ({"Host": "evil.example:8099"}, 421),
+        ({"Origin": "http://evil.example"}, 403),  # a page in a browser
+        ({"Host": "localhost"}, 200),
+        ({"Host": "127.0.0.1"}, 200),
+    ],
+)
+def test_token_less_calls_keep_to_our_host_names(
+    served: Dashboard, store: MemoryStore, headers: dict[str, str], status: int
+) -> None:
+    answer = post(served, ADD_CALL, **headers)
+    assert answer.status_code == status, answer.text
+    assert len(store.get_all()) == (1 if status == 200 else 0)
+
+
+def test_the_dashboard_answers_through_a_flood_of_calls(
+    served: Dashboard, store: MemoryStore
+) -> None:
+    """Every tool call waits on the memory file's lock (another program holds it); 24 calls
+    at once get the few MCP slots or a quick 503, and the dashboard's pages still answer."""
+    lock = filelock.FileLock(str(served.data_dir / "memories.json") + ".lock")
+    statuses: list[int] = []
+    with lock.acquire(timeout=5):
+        with ThreadPoolExecutor(24) as pool:
+            calls = [pool.submit(post, served, ADD_CALL) for _ in range(24)]
+            time.sleep(0.5)
+            started = time.monotonic()
+            health = served.get("/healthz", timeout=10)[0]
+            page = served.get("/memories/", timeout=10)[0]
+            took = time.monotonic() - started
+            time.sleep(0.5)
+            # (the pool waits for every call: those holding a slot give up on the lock)
+            statuses = [call.result().status_code for call in calls]
+    assert health == 200 and page == 200
+    assert took < 2.0, f"the dashboard took {took:.2f} s during the flood"
+    assert statuses.count(503) >= 18, statuses
+    assert set(statuses) <= {200, 503}, statuses
+    # and once the flood is over, calls are served again
+    assert post(served, ADD_CALL).status_code == 200
+
+
+def test_an_untrusted_address_needs_the_token(tmp_path: Path) -> None:
+    """127.0.0.1 is not trusted here (MEMORY_MCP_TRUSTED names another address): without the
+    token every call is refused, whatever it asks, and nothing is read or changed."""
+    data = tmp_path / "data"
+    with dashboard(data, MEMORY_MCP_TRUSTED="10.11.12.13", MEMORY_MCP_TOKEN=TOKEN) as running:
+        memories = MemoryStore(data / "memories.json", lock_timeout=5)
+        memories.add("Keeps the spare key under the mat.")
+        before = (data / "memories.json").read_bytes()
+        for body in (ADD_CALL, {**ADD_CALL, "params": {"name": "recall", "arguments": {}}}):
+            answer = post(running, body)
+            assert answer.status_code == 401
+            assert "spare key" not in answer.text
+        sse = httpx2.get(running.sse_url, timeout=10)
+        assert sse.status_code == 401
+        assert (data / "memories.json").read_bytes() == before
+        _, text = anyio.run(lambda: call_tool(running.mcp_url, "recall", {}, token=TOKEN))
+        assert "spare key" in text
+
+
+def test_a_short_mcp_token_stops_the_server(tmp_path: Path) -> None:
+    with dashboard(tmp_path / "data", wait=False, MEMORY_MCP_TOKEN="short  token") as running:
+        assert running.process.wait(timeout=60) != 0
+        running.wait_for_output("MEMORY_MCP_TOKEN")
+
+
+def test_the_token_can_come_from_a_file(tmp_path: Path) -> None:
+    token_file = tmp_path / "mcp-token"
+    token_file.write_text(TOKEN + "\n")
+    with dashboard(
+        tmp_path / "data", MEMORY_MCP_TRUSTED="10.11.12.13", MEMORY_MCP_TOKEN_FILE=str(token_file)
+    ) as running:
+        _, text = anyio.run(lambda: call_tool(running.mcp_url, "recall", {}, token=TOKEN))
+        assert text == "Nothing is remembered yet."
+
+
+def test_a_default_person_takes_calls_that_name_nobody(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    people = PeopleStore(data / "people.json", lock_timeout=5)
+    kim = people.add("Kim")
+    with dashboard(data, MEMORY_MCP_DEFAULT_PERSON="Kim") as running:
+        _, added = anyio.run(
+            lambda: call_tool(
+                running.mcp_url, "manage_memory", {"action": "add", "content": "Runs at six."}
+            )
+        )
+        assert "Kim's" in added
+        [memory] = MemoryStore(data / "memories.json").get_all()
+        assert memory.person == kim.id
+        _, recalled = anyio.run(lambda: call_tool(running.mcp_url, "recall", {}))
+        assert "Runs at six." in recalled
+
+
+# ------------------------------------------------------------------ Home Assistant's pattern
+def test_home_assistants_call_pattern_each_call_under_ten_seconds(tmp_path: Path) -> None:
+    """A new session for every call (initialize, list tools, call), from the first after the
+    dashboard starts (the similarity model cold), each well inside Home Assistant's 10 s."""
+    data = tmp_path / "data"
+    timings: list[tuple[str, float]] = []
+    with dashboard(data) as running:
+
+        async def one(name: str, arguments: dict[str, Any]) -> str:
+            started = time.perf_counter()
+            async with session(running.mcp_url) as client:
+                await client.list_tools()
+                result = await client.call_tool(name, arguments)
+            timings.append(
+                (f"{name} {arguments.get('action', '')}".strip(), time.perf_counter() - started)
+            )
+            assert not result.is_error, result.content[0].text
+            return result.content[0].text
+
+        async def conversation() -> None:
+            await one("recall", {})
+            added = await one("manage_memory", {"action": "add", "content": "Feeds the cat at 7."})
+            await one("manage_memory", {"action": "search", "keyword": "cat"})
+            memory_id = ID.search(added).group(1)
+            await one(
+                "manage_memory",
+                {"action": "update", "id": memory_id, "content": "Feeds the cat at 8."},
+            )
+            await one("recall", {"query": "cat"})
+            await one("manage_memory", {"action": "delete", "id": memory_id})
+
+        anyio.run(conversation)
+    print("\nHome Assistant's pattern (new session per call), seconds:")
+    for what, seconds in timings:
+        print(f"  {what:<24} {seconds:.3f}")
+    assert all(seconds < 10 for _, seconds in timings), timings
+
+
+def test_sse_slots_come_back_when_clients_leave(served: Dashboard, store: MemoryStore) -> None:
+    """More SSE sessions one after another than there are stream slots: each is let in."""
+
+    async def sessions() -> list[str]:
+        return [(await call_tool(served.sse_url, "recall", {}, sse=True))[1] for _ in range(6)]
+
+    assert anyio.run(sessions) == ["Nothing is remembered yet."] * 6
+
+
+def test_the_dashboard_is_unchanged_beside_mcp(served: Dashboard) -> None:
+    status, page = served.get("/memories/")
+    assert status == 200 and b"<html" in page
+    assert served.get("/mcp-not-a-route")[0] == 404
+    holder = threading.Event()
+    assert not holder.is_set()
+
+
+def test_mcp_answers_get_with_405_and_holds_no_slot(served: Dashboard) -> None:
+    """Stateless: no stream of the server's own messages. A client that opens one (the
+    TypeScript SDK does, after initialize) is told 405 at once, not left holding a thread."""
+    for _ in range(6):
+        answer = httpx2.get(served.mcp_url, headers={"Accept": "text/event-stream"}, timeout=10)
+        assert answer.status_code == 405
+        assert answer.headers["Allow"] == "POST"
+    assert (
+        post(served, {**ADD_CALL, "params": {"name": "recall", "arguments": {}}}).status_code == 200
+    )
