@@ -46,6 +46,24 @@ OTHER_VALUES: dict[str, list[tuple[str, object, object]]] = {
     "MEMORY_TRUSTED_PROXIES": [
         ("10.0.0.1, 192.168.0.0/24", ["10.0.0.1", "192.168.0.0/24"], ["10.0.0.1", "192.168.0.0/24"])
     ],
+    "MEMORY_DATA_DIR": [
+        ("/share/memory_curator", "/share/memory_curator", "/share/memory_curator"),
+        ("/share/memory", "memory", "/share/memory"),  # an add-on option names a folder in /share
+    ],
+    "MEMORY_MCP_TRUSTED": [
+        (
+            "172.30.32.1, 192.168.1.0/24",
+            "172.30.32.1, 192.168.1.0/24",
+            "172.30.32.1, 192.168.1.0/24",
+        )
+    ],
+    "MEMORY_MCP_TOKEN": [("a-long-mcp-token-0123", "a-long-mcp-token-0123", "(set)")],
+    "MEMORY_MCP_TOKEN_FILE": [("/run/secrets/mcp", "/run/secrets/mcp", "/run/secrets/mcp")],
+    "MEMORY_MCP_DEFAULT_PERSON": [("Ana", "Ana", "Ana")],
+    "MEMORY_MCP_ALLOWED_HOSTS": [
+        ("homeassistant.local", "homeassistant.local", "homeassistant.local")
+    ],
+    "MEMORY_SUPERVISOR_URL": [("http://127.0.0.1:9", "http://127.0.0.1:9", "http://127.0.0.1:9")],
     "MEMORY_TIMEZONE": [
         ("Asia/Taipei", "Asia/Taipei", "Asia/Taipei"),
         ("Europe/Berlin", "Europe/Berlin", "Europe/Berlin"),
@@ -132,6 +150,7 @@ def test_each_value_through_the_addon_options_file(tmp_path, k):
     options = {var.lower(): option for var, (_text, option, _used) in wanted.items()}
     (tmp_path / "options.json").write_text(json.dumps(options), encoding="utf-8")
     env["MEMORY_OPTIONS_FILE"] = str(tmp_path / "options.json")
+    del env["MEMORY_DATA_DIR"]  # the option memory_data_dir names the folder
     shown = settings_of(env)
     assert {var: shown[var] for var in wanted} == {
         var: used for var, (_, _, used) in wanted.items()

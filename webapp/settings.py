@@ -198,6 +198,8 @@ class Settings:
             value = getattr(self, name)
             if name in SECRET_SETTINGS:
                 value = "(set)" if value else ""
+            elif name == "data_folder":  # the folder used, wherever it was named
+                value = str(self.data_dir)
             elif isinstance(value, tuple):
                 value = list(value)
             shown[var] = value
