@@ -101,6 +101,7 @@ def test_an_unknown_name_is_recorded_for_the_people_page_and_sees_the_household_
     listed = client.ok(action="list", person="Maya")
     assert "Lighthouse" in listed and "Likes tea." not in listed
     refused = client.error(action="add", content="Is allergic to cats.", person="Maya")
-    assert 'No person "Maya" is known yet' in refused and "Nothing was added" in refused
+    assert 'No person "Maya" is known yet' in refused and "Nothing was changed" in refused
+    assert "Refused (unknown_person)" in refused  # the same code every door gives
     assert len(on_disk(store.path)) == 2
     assert [(i.kind, i.value) for i in people.unlinked()] == [("name", "Maya")]

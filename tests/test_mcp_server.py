@@ -148,6 +148,7 @@ def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
         "keyword",
         "person",
         "confirm_secret",
+        "confirm_similar",
     }
     assert schema["properties"]["action"]["enum"] == list(ACTIONS)
     assert schema["properties"]["category"]["enum"] == list(CATEGORIES)
@@ -155,8 +156,9 @@ def test_lists_manage_memory_with_a_precise_schema(client: McpClient) -> None:
     assert all(
         prop["type"] == "string"
         for name, prop in schema["properties"].items()
-        if name != "confirm_secret"
+        if name not in ("confirm_secret", "confirm_similar")
     )
+    assert schema["properties"]["confirm_similar"]["type"] == "boolean"
 
 
 def test_description_tells_the_model_what_to_remember(client: McpClient) -> None:
@@ -543,8 +545,12 @@ def test_too_many_characters_is_a_full_memory_error(
     client: McpClient, dashboard: MemoryStore, memory_file: Path
 ) -> None:
     dashboard.add("Short fact.")
+    # Longer than the whole store may hold: refused as every door refuses it (too long).
     text = client.error(action="add", content="x" * 100_000)
-    assert f"11 of {MAX_CHARS} characters are used and this needs 100000 more" in text
+    assert f"This is 100,000 characters; one memory can hold at most {MAX_CHARS}" in text
+    assert "Now 0/0" not in text  # no made-up usage figures
+    text = client.error(action="add", content="y" * (MAX_CHARS - 5))
+    assert f"11 of {MAX_CHARS} characters are used and this needs {MAX_CHARS - 5} more" in text
     assert [r["content"] for r in on_disk(memory_file)] == ["Short fact."]
 
 
@@ -625,10 +631,13 @@ def _call(request_id: int, arguments: Any) -> bytes:
 def test_review_memory_says_which_pending_fact_the_user_deleted_before(
     client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue
 ) -> None:
-    from webapp.stores.tombstones import TombstoneStore, forget_memory
+    from webapp.curator import Curator
+    from webapp.settings import Settings
+    from webapp.stores.tombstones import TombstoneStore
 
     gone = dashboard.add("Likes jasmine tea.")
-    forget_memory(dashboard, gone.id, actor="alice", via="dashboard")
+    curator = Curator(Settings().with_data_dir(dashboard.path.parent), via="dashboard")
+    curator.forget(gone.id, actor="alice")
     tombstone = TombstoneStore.beside(dashboard).for_memory(gone.id)
     [item] = review_queue.submit(
         [Proposal("add", "Enjoys jasmine tea.", tombstone_id=tombstone.id)]

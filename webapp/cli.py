@@ -563,7 +563,6 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
         decode,
         plan_import,
         queue_import,
-        read_own_export,
         resolve_format,
     )
 
@@ -575,7 +574,7 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
             content = decode(handle.read(MAX_IMPORT_BYTES + 1))
         chosen = resolve_format(content, fmt)
         if chosen == "json":
-            _import_own_export(settings, read_own_export(content), file.name, dry_run)
+            _import_own_export(settings, content, file.name, dry_run)
             return
         people = PeopleStore.from_settings(settings)
         plan = plan_import(store, queue, content, fmt=chosen, file_name=file.name, people=people)
@@ -602,13 +601,11 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
     )
 
 
-def _import_own_export(
-    settings: Settings, records: list[dict[str, Any]], name: str, dry_run: bool
-) -> None:
+def _import_own_export(settings: Settings, content: str, name: str, dry_run: bool) -> None:
     """A Memory Curator export: preview, then (without dry run) import it as it is — except
     the facts a person deleted, which wait in Review marked so (``Curator.import_export``)."""
     curator = Curator.from_settings(settings, actor="cli")
-    preview = curator.memories.preview_import(records)
+    records, preview = curator.preview_export(content)
     counts = preview.counts
     click.echo(
         f"{name} (json): {counts['add']} to add, {counts['update']} to update, "

@@ -40,6 +40,7 @@ from .stores import (
     Memory,
     MemoryFullError,
     MemoryStore,
+    MemoryTooLongError,
     NotFoundError,
     ReviewItem,
     ReviewQueue,
@@ -444,6 +445,8 @@ def _text(name: str, value: Any) -> str:
 
 def error_message(exc: Exception) -> str:
     """The text the model sees for a failed call: what went wrong and what to do next."""
+    if isinstance(exc, MemoryTooLongError):
+        return str(exc)
     if isinstance(exc, MemoryFullError):
         return (
             f"{exc} (Now {exc.items}/{exc.max_items} items, {exc.chars}/{exc.max_chars} "

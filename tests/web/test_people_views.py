@@ -176,7 +176,8 @@ def test_move_to_household_keeps_one_shared_copy(client, people, memories):
     ana, leo = people.add("Ana"), people.add("Leo")
     first = memories.add("The bins go out on Tuesday.", person=ana.id)
     second = memories.add("The bins go out on Tuesday.", person=leo.id)
-    answer = client.post("/attention/household", data={"id": [first.id, second.id]})
+    shown = {f"version-{m.id}": m.version for m in (first, second)}
+    answer = client.post("/attention/household", data={"id": [first.id, second.id], **shown})
     assert answer.status_code == 303
     [kept] = memories.get_all()
     assert kept.id == first.id and kept.person is None

@@ -14,8 +14,6 @@ from ..stores import ImportPreview, ReviewItem
 if TYPE_CHECKING:
     from .core import Curator
 
-OWN_FORMAT = "json"
-
 
 def resolve_format(content: str, wanted: str = "auto") -> str:
     """The format of ``content`` (``wanted``, or recognised from the content with "auto")."""
