@@ -89,8 +89,12 @@ def test_check_passes(command: tuple[str, ...]) -> None:
             "webapp.stores.jsonfile",
         ),
         ("webapp/extraction/state.py", "from ..stores import locking", "webapp.stores.locking"),
-        ("webapp/cli.py", "from .stores.jsonfile import encode", "webapp.stores.jsonfile"),
-        ("webapp/cli.py", "from .stores.atomic import write_atomic", "webapp.stores.atomic"),
+        ("webapp/cli/upkeep.py", "from ..stores.jsonfile import encode", "webapp.stores.jsonfile"),
+        (
+            "webapp/cli/transfer.py",
+            "from ..stores.atomic import write_atomic",
+            "webapp.stores.atomic",
+        ),
         (
             "webapp/extraction/batch.py",
             "from ..stores.changes import Changed",
