@@ -89,13 +89,18 @@ def test_check_passes(command: tuple[str, ...]) -> None:
             "webapp.stores.jsonfile",
         ),
         ("webapp/extraction/state.py", "from ..stores import locking", "webapp.stores.locking"),
-        ("webapp/cli.py", "from .stores.jsonfile import encode", "webapp.stores.jsonfile"),
-        ("webapp/cli.py", "from .stores.atomic import write_atomic", "webapp.stores.atomic"),
+        ("webapp/cli/upkeep.py", "from ..stores.jsonfile import encode", "webapp.stores.jsonfile"),
+        (
+            "webapp/cli/transfer.py",
+            "from ..stores.atomic import write_atomic",
+            "webapp.stores.atomic",
+        ),
         (
             "webapp/extraction/batch.py",
             "from ..stores.changes import Changed",
             "webapp.stores.changes",
         ),
+        ("webapp/cli/upkeep.py", "from ..web.auth import SESSIONS_FILE", "webapp.web"),
     ],
 )
 def test_layer_contracts_refuse_a_crossing(
@@ -115,6 +120,23 @@ def test_layer_contracts_refuse_a_crossing(
         f"is not allowed to import {broken}" in done.stdout  # a forbidden or layers contract
         or f"Illegal imports of protected package {broken}" in done.stdout  # a private module
     ), done.stdout
+
+
+# Names only the file layer makes: a backup, a lock, records or a damaged file set aside, a temp
+# file, a history log. The stores list them (``own_files``); the command line never spells them.
+FILE_LAYER_NAMES = re.compile(r"""\.bak\b|\.lock\b|rejected-|corrupt-|\.tmp\b|\.history\.jsonl""")
+
+
+def test_the_command_line_spells_no_name_of_the_file_layer() -> None:
+    sources = sorted((ROOT / "webapp" / "cli").rglob("*.py"))
+    assert sources
+    found = [
+        f"{source.relative_to(ROOT)}:{number}: {line.strip()}"
+        for source in sources
+        for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1)
+        if FILE_LAYER_NAMES.search(line)
+    ]
+    assert found == [], "\n".join(found)
 
 
 def test_templates_are_pages_or_partials() -> None:

@@ -28,6 +28,7 @@ from mcp.client.stdio import stdio_client
 from webapp import create_app
 from webapp.cli import load_demo
 from webapp.curation.attention import scan
+from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 from webapp.stores.timefmt import parse_ts, time_problem, to_iso
@@ -605,11 +606,10 @@ def use_every_feature(tmp_path: Path) -> Settings:
 
 
 def test_every_file_the_program_writes_is_known_to_repair_and_stats(tmp_path):
-    from webapp.cli import data_files, data_folder_files
-
     settings = use_every_feature(tmp_path)
+    curator = Curator.from_settings(settings)
 
-    found = data_folder_files(settings)
+    found = curator.folder_files()
     written = sorted(p for p in settings.data_dir.rglob("*") if p.is_file())
     assert written and sorted(found) == written
     assert {
@@ -618,10 +618,10 @@ def test_every_file_the_program_writes_is_known_to_repair_and_stats(tmp_path):
     stats, repair = run_cli(settings, "stats"), run_cli(settings, "repair")
     assert stats.returncode == 0, stats.stderr
     assert repair.returncode == 0, repair.stderr
-    for data_file in data_files(settings):
+    for data_file in curator.data_files():
         if data_file.store.path.exists():
-            assert str(data_file.store.path) in stats.stdout, data_file.label
-            assert str(data_file.store.path) in repair.stdout, data_file.label
+            assert str(data_file.store.path) in stats.stdout, data_file.name
+            assert str(data_file.store.path) in repair.stdout, data_file.name
     for output in (stats.stdout, repair.stdout):
         assert "not written by Memory Curator" not in output, output
         assert "Also in the data folder:" in output, output

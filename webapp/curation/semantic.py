@@ -33,7 +33,9 @@ from ..similarity import (
     cache_path_for,
     default_embedder,
 )
+from ..similarity.cache import unfinished_saves
 from ..similarity.scan import PairScanner
+from ..stores.owned import UNFINISHED, VECTORS, OwnFile, existing
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +235,12 @@ def describe_cache(store_path: str | os.PathLike[str]) -> CacheState | None:
         return None
     vectors, model, problem = VectorCache.inspect(path)
     return CacheState(path, vectors, model, problem)
+
+
+def cache_files(store_path: str | os.PathLike[str]) -> list[OwnFile]:
+    """The vector file beside the memory file and the unfinished saves of it, when there."""
+    path = cache_path_for(store_path)
+    return [*existing(path, VECTORS), *(OwnFile(p, UNFINISHED) for p in unfinished_saves(path))]
 
 
 def drop_damaged_cache(store_path: str | os.PathLike[str]) -> CacheState | None:

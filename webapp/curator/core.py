@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from datetime import datetime
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from ..curation.semantic import SemanticIndex, semantic_index
@@ -23,7 +25,7 @@ from ..stores.dismissals import DismissalStore
 from ..stores.memories import KEEP, Keep, MergeResult
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
-from . import forgetting, importing, merging, remembering, reviewing
+from . import forgetting, importing, merging, remembering, reviewing, upkeep
 from .people import EVERYONE, View, resolve_person
 from .results import Forgetting, Revision
 
@@ -314,3 +316,23 @@ class Curator:
     def queue_import(self, plan: ImportPlan) -> list[ReviewItem]:
         """Queue a plan's proposals in Review."""
         return importing.queue_plan(self, plan)
+
+    # ----------------------------------------------------------------- upkeep
+    def data_files(self) -> list[upkeep.DataFile]:
+        """Every JSON file the program keeps in the data folder, and its store
+        (``upkeep.data_files``)."""
+        return upkeep.data_files(self)
+
+    def folder_files(self) -> dict[Path, str]:
+        """Every file in the data and skills folders and what it is, "" for a file the
+        program does not write (``upkeep.folder_files``)."""
+        return upkeep.folder_files(self)
+
+    def stats(self) -> upkeep.Stats:
+        """Where the stores are, how full, and which file cannot be used (``upkeep.stats``)."""
+        return upkeep.stats(self)
+
+    def repair(self) -> Iterator[upkeep.RepairStep]:
+        """Set damaged files aside and start again from their backups, step by step
+        (``upkeep.repair``)."""
+        return upkeep.repair(self)

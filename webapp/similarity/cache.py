@@ -74,6 +74,23 @@ def cache_path_for(store_path: str | os.PathLike[str]) -> Path:
     return path.with_name(f"{path.stem}.vectors.npz")
 
 
+def unfinished_saves(cache_path: str | os.PathLike[str]) -> list[Path]:
+    """Temp files a killed ``save()`` left beside the vector file (``.<name>.<8 chars>.tmp``)."""
+    path = Path(cache_path)
+    prefix, suffix = f".{path.name}.", ".tmp"
+    try:
+        names = sorted(os.listdir(path.parent))
+    except OSError:
+        return []
+    return [
+        path.parent / name
+        for name in names
+        if name.startswith(prefix)
+        and name.endswith(suffix)
+        and len(name) == len(prefix) + 8 + len(suffix)
+    ]
+
+
 class VectorCache:
     """Vectors by text for one embedder; thread-safe; optionally persisted to ``path``."""
 

@@ -123,7 +123,7 @@ def write_atomic(path: Path, payload: bytes, *, backup: Path | None = None) -> N
 def _keep_backup(path: Path, backup: Path) -> None:
     """Hard-link the current (good) file as the backup, just before it is replaced; a
     failure here never blocks a write."""
-    link_tmp = backup.with_name(backup.name + ".tmp")
+    link_tmp = backup_temp_path(backup)
     try:
         unlink_quietly(link_tmp)
         os.link(path, link_tmp)
@@ -133,6 +133,11 @@ def _keep_backup(path: Path, backup: Path) -> None:
     finally:
         # Renaming a link over another link of the same file does nothing: remove it.
         unlink_quietly(link_tmp)
+
+
+def backup_temp_path(backup: Path) -> Path:
+    """The link ``_keep_backup`` makes before it replaces ``backup`` (``<file>.bak.tmp``)."""
+    return backup.with_name(backup.name + ".tmp")
 
 
 def copy_backup(path: Path, backup: Path) -> None:
@@ -163,9 +168,17 @@ def utc_stamp() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
 
 
+_TEMP_NAME = r"\.{name}\.[a-z0-9_]{{8}}\.tmp"  # tempfile.mkstemp(prefix=".<name>.", suffix=".tmp")
+
+
+def is_temp_name(name: str) -> bool:
+    """True for the name of a temp file ``write_atomic`` makes (for any file)."""
+    return re.fullmatch(_TEMP_NAME.format(name=".+"), name) is not None
+
+
 def temp_files_of(path: Path) -> list[Path]:
     """Temp files ``write_atomic`` makes for ``path`` (left behind only by a killed writer)."""
-    pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.tmp")
+    pattern = re.compile(_TEMP_NAME.format(name=re.escape(path.name)))
     try:
         names = os.listdir(path.parent)
     except FileNotFoundError:

@@ -20,6 +20,7 @@ from .changes import Changed, Unchanged
 from .jsonfile import JsonFile, Signature, TimeCheck
 from .jsonparse import MAX_DEPTH, loads_bounded, nesting_depth
 from .locking import Gated, SidecarLock
+from .owned import HISTORY, OwnFile, json_file_files, written_with_temps
 from .setaside import RepairReport, SetAside, free_path
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Changed",
     "FileBacked",
     "JsonDocument",
+    "OwnFile",
     "RepairReport",
     "SetAside",
     "Signature",
@@ -70,6 +72,20 @@ class FileBacked(Gated):
     def signature(self) -> Signature | None:
         """(inode, mtime_ns, size) of the file, or None when there is none: changes with it."""
         return self._file.signature()
+
+    @property
+    def history_path(self) -> Path | None:
+        """The store's history log (``<name>.history.jsonl``), or None when it keeps none."""
+        return None
+
+    def own_files(self) -> list[OwnFile]:
+        """Every file this store keeps that is there now, each with what it is
+        (``stores.owned``): its JSON file, the backup, the lock, records or a damaged file set
+        aside, unfinished writes and, when it keeps one, its history log."""
+        found = json_file_files(self.path, self._file.lock_path, self._file.backup_path)
+        if self.history_path is not None:
+            found += written_with_temps(self.history_path, HISTORY)
+        return found
 
     def set_aside(self) -> list[SetAside]:
         """The files of unusable records set aside beside this one, oldest first."""

@@ -44,6 +44,7 @@ from .changes import Changed, Unchanged
 from .document import FileBacked, fsync_dir
 from .jsonfile import JsonFile
 from .memories import Memory
+from .owned import OwnFile, key_file_files
 from .setaside import free_path
 from .timefmt import EPOCH, now_iso, read_time, unreadable_record_times
 
@@ -246,6 +247,10 @@ class TombstoneStore(FileBacked):
     @property
     def key_path(self) -> Path:
         return key_path(self._memory_file)
+
+    def own_files(self) -> list[OwnFile]:
+        """``FileBacked.own_files``, and the fingerprints' key file (``fingerprint_key``)."""
+        return [*super().own_files(), *key_file_files(self.key_path)]
 
     # ----------------------------------------------------------------- reading
     def all(self) -> list[Tombstone]:

@@ -35,7 +35,13 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from werkzeug.wrappers import Response as BaseResponse
 
-from ..stores import Changed, JsonDocument, StoreCorruptError, Unchanged
+from ..stores import Changed, StoreCorruptError, Unchanged
+from ..stores.dashboard_files import (
+    ATTEMPTS_FILE,
+    SESSIONS_FILE,
+    attempts_document,
+    sessions_document,
+)
 from .context import settings
 from .ingress import TRUSTED_KEY, via_ingress
 
@@ -50,8 +56,6 @@ WINDOW_SECONDS = 15 * 60
 MAX_TRACKED_CLIENTS = 5000
 MAX_TOKEN_LENGTH = 4096
 OPEN_ENDPOINTS = frozenset({"auth.login", "health.healthz", "static", "i18n.set_language"})
-ATTEMPTS_FILE = ".login_attempts.json"
-SESSIONS_FILE = ".sessions.json"
 MAX_SESSIONS = 200
 SESSION_DAYS = 30
 EVERYONE = "*"  # the counter key of all failed attempts together
@@ -100,9 +104,7 @@ class SessionRegistry:
     """
 
     def __init__(self, path: Path) -> None:
-        self.document = JsonDocument(
-            path, default=dict, validate=_validate_sessions, lock_timeout=5
-        )
+        self.document = sessions_document(path)
 
     def start(self, mark: str, now: float | None = None) -> str:
         """Register a new login; returns its session id."""
@@ -157,15 +159,6 @@ class SessionRegistry:
 _MAX_AGE = SESSION_DAYS * 24 * 3600
 
 
-def _validate_sessions(data: Any) -> str | None:
-    if not isinstance(data, dict) or not all(
-        isinstance(v, list) and len(v) == 2 and isinstance(v[1], (int, float))
-        for v in data.values()
-    ):
-        return "sessions must be an object of [mark, time] pairs"
-    return None
-
-
 def sessions() -> SessionRegistry:
     """The app's login registry."""
     registry: SessionRegistry = current_app.extensions["memory_curator_sessions"]
@@ -191,9 +184,7 @@ class LoginLimiter:
     def __init__(
         self, path: Path, *, max_failures: int = MAX_FAILURES, window: float = WINDOW_SECONDS
     ) -> None:
-        self.document = JsonDocument(
-            path, default=dict, validate=_validate_attempts, lock_timeout=5
-        )
+        self.document = attempts_document(path)
         self.max_failures = max_failures
         self.global_max_failures = GLOBAL_MAX_FAILURES
         self.window = window
@@ -259,14 +250,6 @@ class LoginLimiter:
             # Only counters: set the damaged file aside (bytes kept) and count afresh.
             self.document.repair()
             return self.document.update(mutate)
-
-
-def _validate_attempts(data: Any) -> str | None:
-    if not isinstance(data, dict) or not all(
-        isinstance(v, list) and all(isinstance(t, (int, float)) for t in v) for v in data.values()
-    ):
-        return "login attempts must be an object of number lists"
-    return None
 
 
 def limiter() -> LoginLimiter:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..settings import Settings
 from ..stores import free_path, fsync_dir
+from ..stores.dashboard_files import SECRET_KEY_FILE, secret_key_temp
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ def secret_key_for(settings: Settings) -> str:
     An empty or damaged key file is set aside (``.secret_key.corrupt-<stamp>``, bytes kept) and
     a new key made, with a warning in the log: sessions signed with the old key end.
     """
-    key_file = Path(settings.data_dir) / ".secret_key"
+    key_file = Path(settings.data_dir) / SECRET_KEY_FILE
     key = _read_key(key_file)
     if key is not None:
         return key
@@ -42,7 +43,7 @@ def secret_key_for(settings: Settings) -> str:
                 aside,
             )
     key_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = key_file.with_name(f".secret_key.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = secret_key_temp(key_file)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, secrets.token_urlsafe(48).encode("ascii"))

@@ -82,5 +82,15 @@ class ImportStaging:
         if _TOKEN.fullmatch(token):
             self._path(token).unlink(missing_ok=True)
 
+    def kept(self) -> list[Path]:
+        """The uploads kept now (``<token>.zip`` each), sorted."""
+        try:
+            names = sorted(os.listdir(self.directory))
+        except OSError:
+            return []
+        return [
+            self.directory / n for n in names if n.endswith(".zip") and _TOKEN.fullmatch(n[:-4])
+        ]
+
     def _path(self, token: str) -> Path:
         return self.directory / f"{token}.zip"

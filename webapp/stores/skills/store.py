@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ...settings import Settings
-from ..atomic import fsync_dir, write_atomic
+from ..atomic import fsync_dir, is_temp_name, write_atomic
 from ..history import HistoryLog
 from ..jsonbytes import encode
 from ..jsonparse import MAX_DEPTH, object_depth
 from ..locking import Gated, SidecarLock
+from ..owned import HISTORY, LOCK, SKILL, UNFINISHED, UPLOAD, OwnFile, existing
 from ..timefmt import now_ms
 from .archive import unpacked_skill
 from .documents import (
@@ -102,6 +103,29 @@ class SkillDocumentStore(Gated):
     def locked(self) -> SidecarLock:
         """The store's sidecar lock (what ``wait_gate`` bounds)."""
         return self._lock
+
+    def own_files(self) -> builtins.list[OwnFile]:
+        """Every file the store keeps that is there now, each with what it is
+        (``stores.owned``): the documents (deprecated too), unfinished writes, the lock, the
+        history log and the uploads kept for a confirmation (here and in the folder's own
+        ``.imports``, where they go without a staging folder of their own)."""
+        found: builtins.list[OwnFile] = []
+        for folder in (self.directory, self.deprecated_directory):
+            try:
+                names = sorted(os.listdir(folder))
+            except OSError:
+                continue
+            for name in names:
+                if is_document_name(name):
+                    found += existing(folder / name, SKILL)
+                elif is_temp_name(name):
+                    found += existing(folder / name, UNFINISHED)
+        found += existing(self.lock_path, LOCK)
+        found += existing(self.history_log.path, HISTORY)
+        stagings = {self.staging.directory, self.directory / STAGING_DIR}
+        for staging in sorted(stagings):
+            found += [OwnFile(path, UPLOAD) for path in ImportStaging(staging).kept()]
+        return found
 
     # ----------------------------------------------------------------- reading
     def list(self, include_deprecated: bool = False) -> list[SkillDocument]:

@@ -1,0 +1,145 @@
+"""``export`` and ``import``: memories out to a file (this program's own form or another
+system's), and a file of memories in (another system's into Review; an own export as it is,
+except the facts a person deleted)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..curator import Curator
+from ..settings import Settings
+from ..stores import PeopleStore, ReviewQueue, write_atomic
+from .common import data_dir_option, friendly_errors, load_settings, memory_store
+
+
+@click.command(name="export")
+@data_dir_option
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="File to write (default: standard output).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "mcp-jsonl", "markdown", "mem0"]),
+    default="json",
+    show_default=True,
+    help="json: this program's own form (lossless); mcp-jsonl: the MCP memory server's "
+    "memory.jsonl; markdown: one heading per category; mem0: mem0's get_all JSON.",
+)
+@friendly_errors
+def export_memories(data_dir: str | None, output: Path | None, fmt: str = "json") -> None:
+    """Write every memory as a JSON array (the on-disk form), for backup or import; or, with
+    --format, in another system's format."""
+    settings = load_settings(data_dir)
+    store = memory_store(settings)
+    if fmt == "json":
+        payload = store.export()
+    else:
+        from ..extraction.imports.exporters import export_as
+
+        names = PeopleStore.from_settings(settings).names()
+        payload = export_as(store.get_all(), fmt, names)
+    if output is None:
+        click.echo(payload.decode("utf-8"), nl=False)
+    else:
+        try:
+            write_atomic(output, payload)
+        except OSError as exc:
+            raise click.ClickException(f"Could not write {output}: {exc}") from exc
+        click.echo(f"Wrote {output}", err=True)
+
+
+@click.command(name="import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "text", "mem0", "mcp-jsonl", "letta", "json"]),
+    default="auto",
+    show_default=True,
+    help="The file's format; auto recognises it from the content.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Print the preview only; queue nothing, change nothing."
+)
+@data_dir_option
+@friendly_errors
+def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -> None:
+    """Import memories from another system (pasted text, mem0, the MCP memory server's JSONL,
+    a Letta .af) into Review, reconciled with what is kept; a Memory Curator export (json) is
+    imported as it is, losslessly. Prints the preview first. Exit status 1 when the file
+    cannot be read as asked."""
+    from ..extraction.imports import (
+        MAX_IMPORT_BYTES,
+        ImportFormatError,
+        decode,
+        plan_import,
+        queue_import,
+        resolve_format,
+    )
+
+    settings = load_settings(data_dir)
+    store = memory_store(settings)
+    queue = ReviewQueue.from_settings(settings, store)
+    try:
+        with file.open("rb") as handle:
+            content = decode(handle.read(MAX_IMPORT_BYTES + 1))
+        chosen = resolve_format(content, fmt)
+        if chosen == "json":
+            _import_own_export(settings, content, file.name, dry_run)
+            return
+        people = PeopleStore.from_settings(settings)
+        plan = plan_import(store, queue, content, fmt=chosen, file_name=file.name, people=people)
+    except ImportFormatError as exc:
+        click.echo(f"Error: {file.name}: {exc}", err=True)
+        sys.exit(1)
+    except ValueError as exc:  # an unusable record of an own export
+        click.echo(f"Error: {file.name}: {exc}", err=True)
+        sys.exit(1)
+    counts = plan.counts
+    click.echo(
+        f"{file.name} ({plan.format}): {counts['add']} to add, {counts['update']} to update, "
+        f"{counts['known']} skipped as known, {counts['refused']} refused"
+    )
+    for refusal in plan.parsed.refused:
+        click.echo(f"  line {refusal.line}: refused ({refusal.why}): {refusal.text}")
+    if dry_run:
+        click.echo("Dry run: nothing was queued.")
+        return
+    queued = queue_import(queue, plan)
+    click.echo(
+        f"Queued {len(queued)} for review, from {plan.source}; approve or reject them on the "
+        "Review page (bulk by source there)."
+    )
+
+
+def _import_own_export(settings: Settings, content: str, name: str, dry_run: bool) -> None:
+    """A Memory Curator export: preview, then (without dry run) import it as it is — except
+    the facts a person deleted, which wait in Review marked so (``Curator.import_export``)."""
+    curator = Curator.from_settings(settings, actor="cli")
+    records, preview = curator.preview_export(content)
+    counts = preview.counts
+    click.echo(
+        f"{name} (json): {counts['add']} to add, {counts['update']} to update, "
+        f"{counts['same']} already the same, {counts['secret']} refused (secrets)"
+    )
+    if dry_run:
+        click.echo("Dry run: nothing was imported.")
+        return
+    if not preview.fits:
+        click.echo("Error: the import would not fit in memory's caps; nothing imported.", err=True)
+        sys.exit(1)
+    done = curator.import_export(records, source=name)
+    forgotten = done.get("forgotten", 0)
+    click.echo(
+        f"Imported: {done['added']} added, {done['updated']} updated, "
+        f"{done['unchanged']} already the same, {done['refused']} refused"
+        + (f", {forgotten} not imported: a person deleted them before." if forgotten else ".")
+    )
