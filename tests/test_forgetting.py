@@ -17,7 +17,7 @@ from pathlib import Path
 from tests.conftest import make_settings
 from webapp.curator import Curator
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
-from webapp.stores.tombstones import TombstoneStore, forget_memory
+from webapp.stores.tombstones import TombstoneStore
 
 KEPT = "Goes to bed around 23:00"
 SAID = "I usually go to sleep by eleven."  # the rules make it "Usually goes to sleep by eleven"
@@ -113,7 +113,9 @@ def test_deleted_forever_it_is_not_proposed_and_no_file_holds_its_words(data_dir
 def test_a_fact_deleted_with_dont_propose_again_is_not_proposed_in_other_words(data_dir):
     memories, queue, tombstones = _stores(data_dir)
     memory = memories.add("Drinks green tea without sugar", source="dashboard")
-    forget_memory(memories, memory.id, actor="alice", via="dashboard", no_propose=True)
+    Curator.from_settings(make_settings(data_dir.parent)).forget(
+        memory.id, actor="alice", via="dashboard", dont_propose_again=True
+    )
     conversations = ConversationStore(
         data_dir / "conversations" / "conversations.json", lock_timeout=5
     )
@@ -126,7 +128,9 @@ def test_a_fact_deleted_with_dont_propose_again_is_not_proposed_in_other_words(d
 def test_restoring_a_deleted_memory_lifts_its_tombstone_and_repair_settles_the_rest(data_dir):
     memories, _, tombstones = _stores(data_dir)
     memory = memories.add(KEPT, source="dashboard")
-    forget_memory(memories, memory.id, actor="alice", via="dashboard")
+    Curator.from_settings(make_settings(data_dir.parent)).forget(
+        memory.id, actor="alice", via="dashboard"
+    )
     assert [t.memory_id for t in tombstones.active()] == [memory.id]
     memories.restore(memory.id, actor="alice")
     assert tombstones.active(m.id for m in memories.get_all()) == []  # no longer counts

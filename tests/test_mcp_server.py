@@ -625,10 +625,14 @@ def _call(request_id: int, arguments: Any) -> bytes:
 def test_review_memory_says_which_pending_fact_the_user_deleted_before(
     client: McpClient, dashboard: MemoryStore, review_queue: ReviewQueue
 ) -> None:
-    from webapp.stores.tombstones import TombstoneStore, forget_memory
+    from tests.conftest import make_settings
+    from webapp.curator import Curator
+    from webapp.stores.tombstones import TombstoneStore
 
     gone = dashboard.add("Likes jasmine tea.")
-    forget_memory(dashboard, gone.id, actor="alice", via="dashboard")
+    folder = dashboard.path.parent
+    curator = Curator.from_settings(make_settings(folder).with_data_dir(folder))
+    curator.forget(gone.id, actor="alice", via="dashboard")
     tombstone = TombstoneStore.beside(dashboard).for_memory(gone.id)
     [item] = review_queue.submit(
         [Proposal("add", "Enjoys jasmine tea.", tombstone_id=tombstone.id)]

@@ -32,7 +32,7 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +43,6 @@ from ..text import normalize
 from .changes import Changed, Unchanged
 from .document import FileBacked, fsync_dir
 from .jsonfile import JsonFile
-from .memories import Memory
 from .setaside import free_path
 from .timefmt import EPOCH, now_iso, read_time, unreadable_record_times
 
@@ -51,9 +50,31 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from ..settings import Settings
-    from .memories import MemoryStore
 
 log = logging.getLogger(__name__)
+
+
+class DeletedFact(Protocol):
+    """What a tombstone keeps of a deleted memory (a ``Memory`` is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+
+class BesideFile(Protocol):
+    """A store kept in a memory file (``MemoryStore``), whose tombstones ``beside`` opens."""
+
+    path: Path
+
+    @property
+    def lock_timeout(self) -> float: ...
+
 
 FILE_SUFFIX = ".tombstones.json"
 KEY_SUFFIX = ".tombstones.key"
@@ -239,7 +260,7 @@ class TombstoneStore(FileBacked):
         return cls(tombstone_path(settings.memory_file), lock_timeout=settings.lock_timeout)
 
     @classmethod
-    def beside(cls, store: MemoryStore) -> TombstoneStore:
+    def beside(cls, store: BesideFile) -> TombstoneStore:
         """The tombstones of the memory store ``store``."""
         return cls(tombstone_path(store.path), lock_timeout=store.lock_timeout)
 
@@ -276,7 +297,7 @@ class TombstoneStore(FileBacked):
     # ----------------------------------------------------------------- writing
     def record(
         self,
-        memory: Memory,
+        memory: DeletedFact,
         *,
         by: str,
         via: str = "library",
@@ -290,7 +311,7 @@ class TombstoneStore(FileBacked):
 
     def record_many(
         self,
-        memories: Sequence[Memory],
+        memories: Sequence[DeletedFact],
         *,
         by: str,
         via: str = "library",
@@ -397,50 +418,3 @@ class TombstoneStore(FileBacked):
             code="tombstone_not_found",
             id=repr(tombstone_id),
         )
-
-
-def forget_memory(
-    store: MemoryStore,
-    memory_id: str,
-    *,
-    actor: str | None = None,
-    via: str = "library",
-    conversation_id: str | None = None,
-    no_propose: bool = False,
-    tombstones: TombstoneStore | None = None,
-) -> Memory | None:
-    """Delete a memory because a person asked to, and remember that it was forgotten (by
-    ``actor``, ``via`` which way, from which conversation); the memory as it was, or None when
-    it was not there. The history log keeps it for undo until it is deleted forever."""
-    memory = store.get(memory_id)
-    if memory is None or not store.delete(memory_id, actor=actor):
-        return None
-    (tombstones or TombstoneStore.beside(store)).record(
-        memory,
-        by=actor or store.actor,
-        via=via,
-        conversation_id=conversation_id,
-        no_propose=no_propose,
-    )
-    return memory
-
-
-def forget_memories(
-    store: MemoryStore,
-    memory_ids: Iterable[str],
-    *,
-    actor: str | None = None,
-    via: str = "library",
-    no_propose: bool = False,
-    tombstones: TombstoneStore | None = None,
-) -> list[Memory]:
-    """``forget_memory`` for several memories in one write each (the memories deleted)."""
-    wanted = list(dict.fromkeys(memory_ids))
-    before = [m for m in (store.get(i) for i in wanted) if m is not None]
-    if not before or not store.delete_many(wanted, actor=actor):
-        return []
-    gone = [m for m in before if store.get(m.id) is None]
-    (tombstones or TombstoneStore.beside(store)).record_many(
-        gone, by=actor or store.actor, via=via, no_propose=no_propose
-    )
-    return gone
