@@ -75,8 +75,17 @@ def test_check_passes(command: tuple[str, ...]) -> None:
 @pytest.mark.parametrize(
     ("module", "line", "broken"),
     [
-        ("webapp/stores/review.py", "from ..extraction import run", "webapp.extraction"),
-        ("webapp/stores/review.py", "from ..curation import pairs", "webapp.curation"),
+        ("webapp/stores/review/queue.py", "from ...extraction import run", "webapp.extraction"),
+        ("webapp/stores/review/queue.py", "from ...curation import pairs", "webapp.curation"),
+        # no store imports another
+        ("webapp/stores/tombstones.py", "from .memories import Memory", "webapp.stores.memories"),
+        (
+            "webapp/stores/review/queue.py",
+            "from ..memories import MemoryStore",
+            "webapp.stores.memories",
+        ),
+        ("webapp/stores/memories/writing.py", "from .. import people", "webapp.stores.people"),
+        ("webapp/stores/conversations.py", "from .review import yields", "webapp.stores.review"),
         ("webapp/curation/pairs.py", "from ..extraction import run", "webapp.extraction"),
         ("webapp/curation/attention.py", "from ..web import attention", "webapp.web"),
         ("webapp/text.py", "import flask", "flask"),

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from anyio.from_thread import start_blocking_portal
 
-import webapp.stores.review as review_module
+import webapp.stores.review.yields as review_module  # where forget_conversation looks it up
 from webapp.stores import (
     MemoryStore,
     Proposal,

@@ -65,6 +65,7 @@ from .review import (
     forget_conversation,
     undo_forget,
 )
+from .review import memory as _review_memory
 from .skills import (
     ImportReport,
     InvalidSkillDocumentError,
@@ -78,6 +79,12 @@ from .skills import (
     SkillImportError,
     UnsafeNameError,
     merge_memories,
+)
+
+# The memory store a review queue approves into when it is given none (the review queue may not
+# import the memory store: no store imports another).
+_review_memory.default_memories = lambda settings, actor: MemoryStore.from_settings(
+    settings, actor=actor
 )
 
 __all__ = [

@@ -19,8 +19,7 @@ from ..text import fold, matches_all, search_terms
 from .changes import Changed, Unchanged
 from .document import FileBacked
 from .jsonfile import JsonFile
-from .memories import is_valid_unicode
-from .people import check_person_id
+from .records import check_person_id, is_valid_unicode
 from .timefmt import EPOCH, LATEST_PLUS, now_iso, parse_ts, unreadable_times
 
 

@@ -19,7 +19,6 @@ household's, shared by everyone.
 from __future__ import annotations
 
 import os
-import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +33,8 @@ from .document import FileBacked
 from .errors import NotFoundError
 from .history import HistoryLog
 from .jsonfile import JsonFile
+from .records import PERSON_ID as PERSON_ID  # where they were first: still importable here
+from .records import check_person_id as check_person_id
 from .timefmt import now_iso
 
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ KINDS = ("ha", "slack", "name")
 MAX_NAME_CHARS = 100
 MAX_VALUE_CHARS = 200
 MAX_UNLINKED = 500  # the identities seen least recently go first beyond this
-PERSON_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # like a memory's id: URL-safe
 
 
 @dataclass(frozen=True)
@@ -104,15 +104,6 @@ def check_name(name: Any) -> str:
             most=MAX_NAME_CHARS,
         )
     return text
-
-
-def check_person_id(person: Any) -> str:
-    """A person id as a memory record holds it, or InputError."""
-    if not isinstance(person, str) or not PERSON_ID.fullmatch(person):
-        raise InputError(
-            "A person id is 1 to 100 letters, digits, '-' or '_'.", code="person_id_bad"
-        )
-    return person
 
 
 def _validate(data: Any) -> str | None:

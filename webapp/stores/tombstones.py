@@ -32,7 +32,7 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +43,6 @@ from ..text import normalize
 from .changes import Changed, Unchanged
 from .document import FileBacked, fsync_dir
 from .jsonfile import JsonFile
-from .memories import Memory
 from .owned import OwnFile, key_file_files
 from .setaside import free_path
 from .timefmt import EPOCH, now_iso, read_time, unreadable_record_times
@@ -52,9 +51,31 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from ..settings import Settings
-    from .memories import MemoryStore
 
 log = logging.getLogger(__name__)
+
+
+class DeletedFact(Protocol):
+    """What a tombstone keeps of a deleted memory (a ``Memory`` is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+
+class BesideFile(Protocol):
+    """A store kept in a memory file (``MemoryStore``), whose tombstones ``beside`` opens."""
+
+    path: Path
+
+    @property
+    def lock_timeout(self) -> float: ...
+
 
 FILE_SUFFIX = ".tombstones.json"
 KEY_SUFFIX = ".tombstones.key"
@@ -240,7 +261,7 @@ class TombstoneStore(FileBacked):
         return cls(tombstone_path(settings.memory_file), lock_timeout=settings.lock_timeout)
 
     @classmethod
-    def beside(cls, store: MemoryStore) -> TombstoneStore:
+    def beside(cls, store: BesideFile) -> TombstoneStore:
         """The tombstones of the memory store ``store``."""
         return cls(tombstone_path(store.path), lock_timeout=store.lock_timeout)
 
@@ -281,7 +302,7 @@ class TombstoneStore(FileBacked):
     # ----------------------------------------------------------------- writing
     def record(
         self,
-        memory: Memory,
+        memory: DeletedFact,
         *,
         by: str,
         via: str = "library",
@@ -295,7 +316,7 @@ class TombstoneStore(FileBacked):
 
     def record_many(
         self,
-        memories: Sequence[Memory],
+        memories: Sequence[DeletedFact],
         *,
         by: str,
         via: str = "library",

@@ -102,7 +102,7 @@ MESSAGES: dict[str, str] = {
     "tombstone_not_found": N_("No forgotten fact with id %(id)s."),
     "memory_gone": N_("The memory %(id)s is gone: it was deleted elsewhere."),
     "conversation_not_found": N_("No conversation %(id)s (or it has no messages)."),
-    # what a person typed (webapp/stores/memories.py, dismissals.py)
+    # what a person typed (webapp/stores/records.py, dismissals.py)
     "content_not_text": N_("Memory content must be text."),
     "content_empty": N_("Memory content cannot be empty."),
     "content_nul": N_("Memory content cannot contain NUL characters."),

@@ -1,252 +1,37 @@
-"""The review queue: facts the extractor proposes, waiting for a person to approve, edit or reject.
-
-On disk (``data/review.json``, add-on ``/data/memories/review.json``): a JSON array of items
-``{"id", "action", "content", "category", "confidence", "extractor", "conversationId",
-"evidence", "memoryId", "currentContent", "status", "createdAt", "decidedAt", "decidedBy"}``
-(and, when known, ``evidenceAt``: the message's timestamp, ``extractorModel``: the LLM's
-provider/model); approved items also record what was applied so the decision can be undone,
-and the memory they wrote records its ``origin``. Rejected items stay in the file: a rejected
-fact is not proposed again.
-"""
+"""The review queue: the file of proposed changes to memory, and deciding them (approve, edit
+and approve, reject, undo), the memory write made after the queue's decision is committed."""
 
 from __future__ import annotations
 
-import math
 import os
 import secrets
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..settings import DEFAULTS, Settings
-from ..text import near_identical, normalize
-from .changes import Changed, Unchanged
-from .document import FileBacked
-from .errors import ConflictError, DuplicateMemoryError, MemoryFullError, NotFoundError
-from .jsonfile import JsonFile
-from .memories import (
-    KEEP,
-    Keep,
-    Memory,
-    MemoryStore,
-    check_category,
-    check_length,
-    clean_content,
+from ...settings import DEFAULTS, Settings
+from ...text import near_identical, normalize
+from ..changes import Changed, Unchanged
+from ..document import FileBacked
+from ..errors import ConflictError, DuplicateMemoryError, NotFoundError
+from ..jsonfile import JsonFile
+from ..records import KEEP, Keep, check_category, check_length, check_person_id, clean_content
+from ..timefmt import now_iso, parse_ts, read_time
+from . import memory
+from .items import (
+    ACTIONS,
+    EXTRACTORS,
+    MAX_DECIDED,
+    Proposal,
+    ReviewItem,
+    _item_problem,
+    _str_or_none,
+    _unreadable_times,
+    _validate,
+    review_origin,
 )
-from .origin import make_origin
-from .people import check_person_id
-from .timefmt import now_iso, parse_ts, read_time, to_iso, unreadable_record_times
-
-ACTIONS = ("add", "update", "delete")
-STATUSES = ("pending", "approved", "rejected")
-EXTRACTORS = ("llm", "regex", "import")
-# Decided items kept for undo and for remembering rejections; the oldest go first.
-MAX_DECIDED = 2000
-
-
-@dataclass(frozen=True)
-class ReviewItem:
-    """One proposed change to long-term memory and what became of it."""
-
-    id: str
-    action: str
-    content: str
-    category: str
-    confidence: float | None
-    extractor: str
-    conversation_id: str | None
-    evidence: str | None
-    memory_id: str | None
-    current_content: str | None
-    status: str
-    created_at: str
-    decided_at: str | None = None
-    decided_by: str | None = None
-    applied_memory_id: str | None = None
-    applied_content: str | None = None
-    evidence_at: str | None = None  # when the evidence's message was written
-    model: str | None = None  # the LLM's "provider/model" for extractor "llm"
-    applied_action: str | None = None  # what approving did: add, update, delete or none
-    withheld: str | None = None  # the kind of secret the fact was said with, left out of it
-    person: str | None = None  # whose the fact would be (a person's id); None: the household's
-    tombstone_id: str | None = None  # a person deleted this fact before (stores.tombstones)
-    expires_at: str | None = None  # when the fact stops being true (ISO UTC); None: never
-    # For a proposal read from a file: "<format>, <file name>, <date>" (the memory's origin
-    # then says "imported from …").
-    imported_from: str | None = None
-
-    @property
-    def edited(self) -> bool:
-        """True for an item approved with other text than proposed."""
-        return (
-            self.status == "approved"
-            and self.applied_content is not None
-            and self.applied_content != self.content
-        )
-
-    @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> ReviewItem:
-        """Read the on-disk camelCase form (an item ``_item_problem`` accepts); each time in
-        the on-disk ISO form, or empty (None) when it cannot be read."""
-        confidence = record.get("confidence")
-        return cls(
-            id=str(record["id"]),
-            action=str(record.get("action", "add")),
-            content=str(record.get("content", "")),
-            category=str(record.get("category") or "general"),
-            confidence=float(confidence)
-            if isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
-            else None,
-            extractor=str(record.get("extractor") or "regex"),
-            conversation_id=_text(record.get("conversationId")),
-            evidence=_text(record.get("evidence")),
-            memory_id=_text(record.get("memoryId")),
-            current_content=_text(record.get("currentContent")),
-            status=str(record.get("status", "pending")),
-            created_at=_time(record.get("createdAt")) or "",
-            decided_at=_time(record.get("decidedAt")),
-            decided_by=_text(record.get("decidedBy")),
-            applied_memory_id=_text(record.get("appliedMemoryId")),
-            applied_content=_text(record.get("appliedContent")),
-            evidence_at=_time(record.get("evidenceAt")),
-            model=_str_or_none(record.get("extractorModel")),
-            applied_action=_str_or_none(record.get("appliedAction")),
-            withheld=_str_or_none(record.get("withheld")),
-            person=_str_or_none(record.get("person")),
-            tombstone_id=_str_or_none(record.get("tombstoneId")),
-            expires_at=_time(record.get("expiresAt")),
-            imported_from=_str_or_none(record.get("importedFrom")),
-        )
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _time(value: Any) -> str | None:
-    """A time of the file in the on-disk ISO form; None when it holds no usable time."""
-    moment = read_time(value)
-    return None if moment is None else to_iso(moment)
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """What an extractor submits: a change to memory and where it came from."""
-
-    action: str
-    content: str
-    category: str = "general"
-    memory_id: str | None = None
-    current_content: str | None = None
-    confidence: float | None = None
-    extractor: str = "regex"
-    evidence: str | None = None
-    evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
-    model: str | None = None  # "provider/model" of the LLM that proposed it
-    withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
-    person: str | None = None  # whose it would be (a person's id); None: the household's
-    tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
-    expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
-    imported_from: str | None = None  # "<format>, <file name>, <date>" of an imported fact
-
-
-def _validate(data: Any) -> str | None:
-    if not isinstance(data, list):
-        return f"expected a JSON array of review items, found a JSON {type(data).__name__}"
-    return None
-
-
-# Fields of a review item holding text or null (absent is null).
-TEXT_FIELDS = (
-    "category",
-    "extractor",
-    "conversationId",
-    "evidence",
-    "memoryId",
-    "currentContent",
-    "decidedBy",
-    "appliedMemoryId",
-    "appliedContent",
-    "extractorModel",
-    "replacedInstead",
-    "tombstoneId",
-    "importedFrom",
-)
-# Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
-TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt", "expiresAt")
-APPLIED_ACTIONS = (*ACTIONS, "none")
-
-
-def _item_problem(record: Any) -> str | None:
-    """Why one item of the review file cannot be used, or None: checked field by field, so
-    no value of a type the item never holds reaches a page (its times excepted: see
-    ``TIME_FIELDS``)."""
-    if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not record["id"]:
-        return "is not a review item with a string id"
-    problem = _field_problem(record)
-    return f"(id {record['id']!r}) {problem}" if problem else None
-
-
-def _field_problem(record: dict[str, Any]) -> str | None:
-    if record.get("status") not in STATUSES:
-        return f"has an unknown status {_shown(record.get('status'))}"
-    if record.get("action") not in ACTIONS or not isinstance(record.get("content"), str):
-        return "has no valid action and content"
-    for name in TEXT_FIELDS:
-        value = record.get(name)
-        if value is not None and not isinstance(value, str):
-            return f"has a {name} that is not text: {_shown(value)}"
-    confidence = record.get("confidence")
-    if confidence is not None and (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, (int, float))
-        or not math.isfinite(confidence)
-    ):
-        return f"has a confidence that is not a number: {_shown(confidence)}"
-    if record.get("appliedAction") not in (None, *APPLIED_ACTIONS):
-        return f"has an unknown appliedAction {_shown(record.get('appliedAction'))}"
-    return None
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
-def _unreadable_times(records: Any) -> list[tuple[str, str]]:
-    """Each time of a review item that cannot be read (the item is kept; the time unknown)."""
-    return unreadable_record_times(records, TIME_FIELDS)
-
-
-def review_origin(record: dict[str, Any], actor: str) -> dict[str, Any]:
-    """The ``origin`` of a memory written by approving the review item ``record``."""
-    if record.get("importedFrom"):
-        return make_origin(
-            "imported",
-            importedFrom=record.get("importedFrom"),
-            evidence=record.get("evidence"),
-            reviewId=record.get("id"),
-            approvedBy=actor,
-            approvedAt=now_iso(),
-            action="update" if record.get("action") == "update" else None,
-        )
-    return make_origin(
-        "extracted",
-        conversationId=record.get("conversationId"),
-        evidence=record.get("evidence"),
-        evidenceAt=record.get("evidenceAt"),
-        extractor="llm" if record.get("extractor") == "llm" else "rules",
-        model=record.get("extractorModel"),
-        reviewId=record.get("id"),
-        approvedBy=actor,
-        approvedAt=now_iso(),
-        action="update" if record.get("action") == "update" else None,
-    )
+from .memory import MemoryBook
 
 
 class _KnownIndex:
@@ -289,12 +74,13 @@ def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
 
 
 class ReviewQueue(FileBacked):
-    """The review file, safe for several processes; decisions are applied through MemoryStore."""
+    """The review file, safe for several processes; decisions are applied to ``store``
+    (the memory store: ``MemoryBook``)."""
 
     def __init__(
         self,
         path: str | os.PathLike[str],
-        store: MemoryStore,
+        store: MemoryBook,
         *,
         lock_timeout: float = DEFAULTS["lock_timeout"],
     ) -> None:
@@ -311,12 +97,15 @@ class ReviewQueue(FileBacked):
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, store: MemoryStore | None = None, *, actor: str = "library"
+        cls, settings: Settings, store: MemoryBook | None = None, *, actor: str = "library"
     ) -> ReviewQueue:
         """The review queue ``settings`` describe, approving into ``store`` (by default the
         memory store of the same settings, writing as ``actor``)."""
-        memories = store if store is not None else MemoryStore.from_settings(settings, actor=actor)
-        return cls(settings.review_file, memories, lock_timeout=settings.lock_timeout)
+        if store is None:
+            if memory.default_memories is None:  # pragma: no cover - webapp.stores sets it
+                raise TypeError("ReviewQueue.from_settings needs the memory store to approve into.")
+            store = memory.default_memories(settings, actor)
+        return cls(settings.review_file, store, lock_timeout=settings.lock_timeout)
 
     def init(self) -> ReviewQueue:
         """Create the file if missing; fail loudly if it is damaged."""
@@ -779,258 +568,3 @@ class Claim:
     record: dict[str, Any]  # the item as decided (with the person's edits)
     before: dict[str, Any]  # the item as it was, to put back when the write fails
     edited: str | None  # the text the person edited, or None
-
-
-@dataclass(frozen=True)
-class Reverted:
-    """A memory that existed before the conversation and was changed by one of its proposals:
-    forgetting the conversation puts back what it said before (``before``, from the history
-    entry ``hid``) instead of deleting it."""
-
-    memory: Memory
-    before: str  # its text before the conversation changed it
-    hid: str  # the history entry of that change
-
-
-@dataclass(frozen=True)
-class DeletedByIt:
-    """A memory a change of mind in the conversation deleted (an approved ``delete``
-    proposal): forgetting the conversation brings it back."""
-
-    memory: Memory  # as it was before the deletion
-    item_id: str  # the approved review item
-    approved_by: str | None
-
-
-@dataclass(frozen=True)
-class ConversationYield:
-    """What a conversation left behind: memories it added, memories it changed (and whether
-    they were edited since), and proposals still pending."""
-
-    conversation_id: str
-    memories: list[Memory]  # added from the conversation: forgetting deletes them
-    pending: list[ReviewItem]
-    reverted: list[Reverted] = field(default_factory=list)  # changed by it: put back
-    kept: list[Memory] = field(default_factory=list)  # changed by it, then edited: left alone
-    deleted: list[DeletedByIt] = field(default_factory=list)  # deleted by it: brought back
-
-    @property
-    def empty(self) -> bool:
-        return not self.memories and not self.pending and not self.reverted and not self.deleted
-
-    @property
-    def count(self) -> int:
-        """How many things forgetting would do."""
-        return len(self.memories) + len(self.pending) + len(self.reverted) + len(self.deleted)
-
-    def versions(self) -> dict[str, str]:
-        """Each memory forgetting would delete or put back, and its version as seen now: what
-        ``forget_conversation(seen=…)`` is told, so it touches nothing that changed since."""
-        shown = [*self.memories, *(change.memory for change in self.reverted)]
-        return {memory.id: memory.version for memory in shown}
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    """What ``forget_conversation`` did, enough to undo it."""
-
-    conversation_id: str
-    memory_ids: list[str]  # deleted (restorable from the history log)
-    rejected_ids: list[str]  # review items rejected
-    reverted_hids: list[str] = field(default_factory=list)  # changes taken back
-    # Changed since they were seen (edited elsewhere meanwhile), so left as they are now.
-    left_alone: list[Memory] = field(default_factory=list)
-    # Approved deletions taken back (the memory is back; the item is rejected now).
-    undeleted_ids: list[str] = field(default_factory=list)
-
-
-def _change_by(store: MemoryStore, memory: Memory, conversation_id: str) -> dict[str, Any] | None:
-    """The history entry in which the conversation changed a memory that was there before it
-    (None: the conversation added the memory, or its history is gone)."""
-    entries: list[dict[str, Any]] = store.history(memory.id)
-    for entry in reversed(entries):
-        after, before = entry.get("after"), entry.get("before")
-        if (
-            not isinstance(after, dict)
-            or (after.get("origin") or {}).get("conversationId") != conversation_id
-        ):
-            continue
-        if entry.get("action") != "update" or not isinstance(before, dict):
-            return None
-        if (before.get("origin") or {}).get("conversationId") == conversation_id:
-            continue  # an earlier change from the same conversation: look further back
-        found: dict[str, Any] = entry
-        return found
-    return None
-
-
-def derived_from(queue: ReviewQueue, conversation_id: str) -> ConversationYield:
-    """The memories whose origin names this conversation (or that an approval of one of its
-    proposals added, for memories from before origins were recorded) and its pending items.
-
-    A memory the conversation only changed is told apart from one it added: forgetting puts
-    the earlier text back (or, if someone edited it since, leaves it alone)."""
-    applied = {
-        item.applied_memory_id
-        for item in queue.decided()
-        if item.conversation_id == conversation_id
-        and item.status == "approved"
-        and item.applied_action == "add"
-        and item.applied_memory_id
-    }
-    memories: list[Memory] = []
-    reverted: list[Reverted] = []
-    kept: list[Memory] = []
-    for memory in queue.store.get_all():
-        origin = memory.origin or {}
-        if origin.get("conversationId") == conversation_id:
-            change = (
-                _change_by(queue.store, memory, conversation_id)
-                if origin.get("action") == "update"
-                else None
-            )
-            if change is None:
-                memories.append(memory)
-            elif change["after"].get("content") == memory.content:
-                reverted.append(
-                    Reverted(memory, str(change["before"].get("content")), change["hid"])
-                )
-            else:
-                kept.append(memory)
-        elif memory.id in applied and "conversationId" not in origin:
-            memories.append(memory)
-    pending = [item for item in queue.pending() if item.conversation_id == conversation_id]
-    deleted = []
-    for item in queue.decided():
-        if (
-            item.conversation_id == conversation_id
-            and item.status == "approved"
-            and item.applied_action == "delete"
-            and item.applied_memory_id
-        ):
-            gone = queue.store.deleted(item.applied_memory_id)
-            if gone is not None:
-                deleted.append(DeletedByIt(gone, item.id, item.decided_by))
-    return ConversationYield(conversation_id, memories, pending, reverted, kept, deleted)
-
-
-def forget_conversation(
-    queue: ReviewQueue,
-    conversation_id: str,
-    *,
-    actor: str = "review",
-    seen: Mapping[str, str] | None = None,
-) -> Forgotten:
-    """Delete every memory the conversation added, put back what the memories it changed said
-    before, and reject its pending proposals.
-
-    A memory is deleted or put back only while it is as it was seen: as ``derived_from``
-    finds it when this starts, and, with ``seen`` (``ConversationYield.versions()`` of what
-    the person was shown), at that version — checked under the file's lock at the write. One
-    changed since (by another process, the MCP server, another tab) is left as it is and
-    listed in ``left_alone``; with ``seen``, so is one the person was not shown.
-    """
-    found = derived_from(queue, conversation_id)
-    store = queue.store
-    left_alone: list[Memory] = []
-
-    def as_shown(memory: Memory) -> bool:
-        if seen is None or seen.get(memory.id) == memory.version:
-            return True
-        left_alone.append(memory)
-        return False
-
-    if seen is not None:  # shown as going, edited since: now among the memories that stay
-        left_alone.extend(m for m in found.kept if m.id in seen)
-    deletion = store.delete_unchanged({m.id: m for m in found.memories if as_shown(m)}, actor=actor)
-    left_alone.extend(deletion.left_alone)
-    reverted = []
-    for change in found.reverted:
-        if not as_shown(change.memory):
-            continue
-        try:
-            store.restore(change.hid, actor=actor, expected=change.memory)
-        except ConflictError as exc:
-            left_alone.append(exc.current)
-            continue
-        except KeyError:
-            continue  # deleted meanwhile, or its history was purged
-        reverted.append(change.hid)
-    undeleted = []
-    for gone in found.deleted:
-        try:  # the deletion undone (the memory back, its tombstone lifted), then rejected
-            queue.undo(gone.item_id, actor=actor)
-            queue.reject(gone.item_id, actor=actor)
-        except (NotFoundError, MemoryFullError):
-            continue  # pruned meanwhile, or no room: it stays deleted
-        undeleted.append(gone.item_id)
-    rejected = []
-    for item in found.pending:
-        try:
-            if queue.reject(item.id, actor=actor).status == "rejected":
-                rejected.append(item.id)
-        except NotFoundError:
-            continue  # decided and pruned elsewhere meanwhile
-    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone, undeleted)
-
-
-def undo_forget(
-    queue: ReviewQueue,
-    memory_ids: Iterable[str],
-    rejected_ids: Iterable[str],
-    reverted_hids: Iterable[str] = (),
-    *,
-    actor: str,
-    undeleted_ids: Iterable[str] = (),
-) -> tuple[int, int]:
-    """Bring back forgotten memories (and the conversation's changes taken back) and make the
-    rejected proposals pending again.
-
-    Returns (memories restored, proposals pending again); ids with nothing to undo are skipped,
-    and a change is re-applied only while the memory still says what forgetting put back.
-    """
-    restored = 0
-    for memory_id in memory_ids:
-        if queue.store.get(memory_id) is not None:
-            continue
-        try:
-            queue.store.restore(memory_id, actor=actor)
-        except KeyError:
-            continue
-        restored += 1
-    for hid in reverted_hids:
-        entry = queue.store.change(hid)
-        if entry is None or not isinstance(entry.get("before"), dict):
-            continue
-        before, after = entry["before"], entry["after"]
-        current = queue.store.get(str(after.get("id")))
-        if current is None or current.content != before.get("content"):
-            continue
-        try:
-            reapplied = queue.store.update(
-                current.id,
-                str(after.get("content")),
-                expected_updated_at=current.version,
-                category=after.get("category") or None,
-                actor=actor,
-                origin=after.get("origin") if isinstance(after.get("origin"), dict) else None,
-            )
-        except ConflictError:
-            continue  # edited meanwhile: that edit stays
-        if reapplied is not None:
-            restored += 1
-    for item_id in undeleted_ids:  # the conversation's deletions, approved again
-        item = queue.get(item_id)
-        if item is None or item.status != "rejected" or item.action != "delete":
-            continue
-        queue.undo(item_id, actor=actor)
-        if queue.approve(item_id, actor=actor).applied_action == "delete":
-            restored += 1
-    reopened = 0
-    for item_id in rejected_ids:
-        item = queue.get(item_id)
-        if item is None or item.status != "rejected":
-            continue
-        queue.undo(item_id, actor=actor)
-        reopened += 1
-    return restored, reopened
