@@ -23,6 +23,7 @@ from . import __version__
 from .curation.approval import extraction_quality, format_quality
 from .curation.semantic import describe_cache, drop_damaged_cache
 from .curator import Curator
+from .extraction.wiping import MARKER
 from .problems import InputError
 from .prompts import compose_prompt
 from .settings import Settings, SettingsError
@@ -319,9 +320,14 @@ def _known_names(settings: Settings) -> list[tuple[Path, re.Pattern[str], str]]:
             name = pattern.replace("{name}", re.escape(path.name))
             known.append((path.parent, re.compile(name), what or data_file.label))
     vectors = cache_path_for(settings.memory_file)
+    vectors_key = vectors.with_name(f"{Path(settings.memory_file).stem}.vectors.key")
     for pattern, what in (
         (re.escape(vectors.name), "vector cache"),
         (rf"\.{re.escape(vectors.name)}\.{_TEMP}", "unfinished write"),
+        (rf"{re.escape(vectors.name)}\.lock", "lock file"),
+        (re.escape(vectors_key.name), "the key of the vector cache"),
+        (rf"\.{re.escape(vectors_key.name)}\.[0-9a-f]{{8}}\.tmp", "unfinished write"),
+        (rf"{re.escape(vectors_key.name)}\.corrupt-.+", "damaged file set aside"),
     ):
         known.append((vectors.parent, re.compile(pattern), what))
     for log in (history, PeopleStore.from_settings(settings).history_path):
@@ -423,10 +429,16 @@ def repair(data_dir: str | None) -> None:
     tombstones = TombstoneStore.from_settings(settings)
     if tombstones.path.exists():
         try:
+            finished = Curator.from_settings(settings, actor="cli").finish_forgetting()
             back = tombstones.settle(m.id for m in memory_store(settings).get_all())
         except StoreError as exc:
             click.echo(f"{tombstones.path}: not checked against the memories ({exc})")
         else:
+            if finished:
+                click.echo(
+                    f"{tombstones.path}: {finished} Delete forever run(s) left half-way were "
+                    "finished: their words are gone from every file"
+                )
             if back:
                 click.echo(
                     f"{tombstones.path}: {back} forgotten fact(s) dropped: their memories are "
@@ -532,6 +544,12 @@ def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str
             f"Deleted forever: its words are gone from {done.forever.history_entries} history "
             f"entries, {done.forever.review_items} review items and {done.forever.vectors} "
             "vectors; a fingerprint still recognises it."
+            + (
+                f" {done.forever.messages} conversation message(s) now say "
+                f"{MARKER} in their place."
+                if done.forever.messages
+                else ""
+            )
         )
     if no_propose:
         click.echo("It will not be proposed again.")
