@@ -65,7 +65,24 @@ def forget(
     if memory is not None and not in_view(memory, view):
         raise _unknown(memory_id)
     tombstone: Tombstone | None = None
-    if memory is not None and curator.memories.delete(memory_id, actor=actor):
+    if memory is not None and forever:
+        # Delete forever records its intent before anything goes: a process killed at any
+        # point after is finished by the command run again, or by ``repair``.
+        tombstone = curator.tombstones.for_memory(memory_id)
+        if tombstone is None or not tombstone.forever:
+            tombstone = curator.tombstones.record(
+                memory,
+                by=actor,
+                via=via,
+                conversation_id=conversation_id,
+                no_propose=dont_propose_again,
+                forgetting=True,
+            )
+        reached("recorded")
+        if not curator.memories.delete(memory_id, actor=actor):
+            memory = None  # deleted meanwhile
+        reached("deleted")
+    elif memory is not None and curator.memories.delete(memory_id, actor=actor):
         reached("deleted")  # (a kill here: the tombstone is made from the log next time)
         tombstone = curator.tombstones.record(
             memory,

@@ -154,6 +154,8 @@ def forget_forever(
         vector_keys=[judge.cache.key(t) for t in (*wordings, *said)],
         no_propose=no_propose,
     )
+    if store.get(tombstone.memory_id) is not None:  # a run killed before it deleted it
+        store.delete(tombstone.memory_id, actor=tombstone.deleted_by)
     reached("intent")
     mask = Masker(wordings, said)
     review_items = queue.forget_text(wordings, tombstone_id=tombstone.id, mask=mask)

@@ -293,10 +293,17 @@ class TombstoneStore(FileBacked):
         via: str = "library",
         conversation_id: str | None = None,
         no_propose: bool = False,
+        forgetting: bool = False,
     ) -> Tombstone:
-        """Remember that ``memory`` was deleted by ``by`` (how: ``via``)."""
+        """Remember that ``memory`` was deleted by ``by`` (how: ``via``); with ``forgetting``,
+        that it is to be deleted forever (recorded before it is deleted)."""
         return self.record_many(
-            [memory], by=by, via=via, conversation_id=conversation_id, no_propose=no_propose
+            [memory],
+            by=by,
+            via=via,
+            conversation_id=conversation_id,
+            no_propose=no_propose,
+            forgetting=forgetting,
         )[0]
 
     def record_many(
@@ -307,6 +314,7 @@ class TombstoneStore(FileBacked):
         via: str = "library",
         conversation_id: str | None = None,
         no_propose: bool = False,
+        forgetting: bool = False,
     ) -> list[Tombstone]:
         """``record`` for several memories deleted together, in one write."""
         stamp = now_iso()
@@ -322,6 +330,7 @@ class TombstoneStore(FileBacked):
                 "conversationId": conversation_id,
                 "noPropose": bool(no_propose),
             }
+            | ({"forgetting": {"wordings": [], "said": []}} if forgetting else {})
             for memory in memories
         ]
         if not records:
