@@ -225,3 +225,98 @@ def test_a_delete_killed_before_its_tombstone_can_still_be_marked_dont_propose_a
     assert "It will not be proposed again." in out
     tombstone = TombstoneStore(folder / "memories.tombstones.json").for_memory(memory_id)
     assert tombstone is not None and tombstone.no_propose and tombstone.content == EN_FACT
+
+
+# A second process that holds the vectors of the memories in memory: it says "ready" once
+# they are embedded, and saves its cache when told to (a line on its standard input).
+HOLDER = """
+import sys
+from webapp.curation.semantic import SemanticIndex
+index = SemanticIndex(sys.argv[1])
+index.judge().cache.vectors(sys.argv[2:])
+print("ready", flush=True)
+sys.stdin.readline()
+index.save()
+print("saved", flush=True)
+"""
+
+
+def _cache_rows(data_dir: Path) -> tuple[set[bytes], np.ndarray]:
+    with np.load(data_dir / "memories.vectors.npz", allow_pickle=False) as data:
+        return {bytes(k) for k in data["keys"]}, np.array(data["vectors"])
+
+
+def test_a_process_holding_a_forgotten_vector_never_writes_it_back_to_the_cache(folder):
+    from webapp.similarity.embedders import default_embedder, embedding_text
+
+    ids = _ids(folder)
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(folder / "memories.json"), *ids, "A text only it has"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    ) as holder:
+        assert holder.stdout is not None and holder.stdin is not None
+        assert holder.stdout.readline().strip() == "ready"
+        _cli(folder, "delete", ids[EN_FACT], "--forever")
+        holder.stdin.write("save\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "saved"
+    keys, rows = _cache_rows(folder)
+    forgotten = default_embedder().embed([embedding_text(EN_FACT)])[0]
+    assert rows.shape[0] >= len(ids) - 1  # the others stay
+    assert float(np.max(rows @ forgotten)) < 0.999  # no row is the forgotten fact's vector
+    (tombstone,) = [t for t in TombstoneStore(folder / "memories.tombstones.json").all() if t.forever]
+    assert not keys & set(tombstone.vector_keys)
+    assert _holding(folder, EN_WORDS) == []
+
+
+def test_the_vector_cache_is_keyed_with_a_secret_key_apart_from_the_fingerprints(folder):
+    from webapp.similarity.cache import _key
+    from webapp.similarity.embedders import default_embedder
+    from webapp.stores.tombstones import fingerprint_key
+
+    ids = _ids(folder)
+    holder = subprocess.run(
+        [sys.executable, "-c", HOLDER, str(folder / "memories.json"), *ids],
+        input="save\n",
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert holder.stdout.split() == ["ready", "saved"], holder.stderr
+    keys, _rows = _cache_rows(folder)
+    model = default_embedder().name
+    unkeyed = {_key(model, text) for text in ids}
+    assert keys and not keys & unkeyed  # a guess list hashed without the key finds nothing
+    key_file = folder / "memories.vectors.key"
+    secret = bytes.fromhex(key_file.read_text("ascii"))
+    assert {_key(model, text, secret) for text in ids} <= keys
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert secret != fingerprint_key(folder / "memories.json")
+    assert secret.hex().encode() not in b"".join(
+        p.read_bytes() for p in folder.rglob("*") if p.is_file() and p != key_file
+    )
+    stats = _cli(folder, "stats").stdout
+    assert "the key of the vector cache" in stats and "not written by" not in stats
+
+
+def test_ordinary_deletions_never_push_a_delete_forever_fingerprint_out(folder, monkeypatch):
+    from webapp.extraction.forgotten import deleted_match
+    from webapp.stores import tombstones as module
+    from webapp.stores.tombstones import forget_memory
+
+    monkeypatch.setattr(module, "MAX_TOMBSTONES", 3)
+    curator = Curator.from_settings(make_settings(folder.parent))
+    curator.forget(_ids(folder)[EN_FACT], forever=True)
+    for n in range(10):
+        memory = curator.memories.add(f"Temporary fact number {n}")
+        forget_memory(curator.memories, memory.id, tombstones=curator.tombstones)
+    everything = curator.tombstones.all()
+    assert sum(1 for t in everything if not t.forever) == 3
+    match = deleted_match(
+        EN_FACT, everything, fingerprint=curator.tombstones.fingerprint, judge=None
+    )
+    assert match is not None and match.forever
