@@ -193,6 +193,7 @@ def test_delete_forever_takes_the_words_out_of_every_file_and_no_old_backup_brin
     assert OTHER in {m["content"] for m in json.loads((folder / "memories.json").read_bytes())}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("finish", ["again", "repair"])
 @pytest.mark.parametrize("step", STEPS)
 def test_a_delete_forever_killed_at_any_step_is_finished_by_running_it_again_or_repair(
@@ -267,7 +268,9 @@ def test_a_process_holding_a_forgotten_vector_never_writes_it_back_to_the_cache(
     forgotten = default_embedder().embed([embedding_text(EN_FACT)])[0]
     assert rows.shape[0] >= len(ids) - 1  # the others stay
     assert float(np.max(rows @ forgotten)) < 0.999  # no row is the forgotten fact's vector
-    (tombstone,) = [t for t in TombstoneStore(folder / "memories.tombstones.json").all() if t.forever]
+    (tombstone,) = [
+        t for t in TombstoneStore(folder / "memories.tombstones.json").all() if t.forever
+    ]
     assert not keys & set(tombstone.vector_keys)
     assert _holding(folder, EN_WORDS) == []
 

@@ -545,8 +545,7 @@ def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str
             f"entries, {done.forever.review_items} review items and {done.forever.vectors} "
             "vectors; a fingerprint still recognises it."
             + (
-                f" {done.forever.messages} conversation message(s) now say "
-                f"{MARKER} in their place."
+                f" {done.forever.messages} conversation message(s) now say {MARKER} in their place."
                 if done.forever.messages
                 else ""
             )

@@ -213,8 +213,16 @@ def finish_forgetting(
     job: FileBacked | None = None,
     dismissals: FileBacked | None = None,
 ) -> list[ForgottenForever]:
-    """Finish every Delete forever a killed process left half-way (``repair``)."""
+    """Finish every Delete forever a killed process left half-way (``repair``): those whose
+    tombstone says so, and those of a memory the history log still holds (a run killed
+    before this version recorded its intent)."""
     tombstones = tombstones or TombstoneStore.beside(store)
+    logged = {entry.get("id") for entry in store.history()}
+    unfinished = [
+        t
+        for t in tombstones.all()
+        if t.forgetting is not None or (t.forever and t.memory_id in logged)
+    ]
     return [
         forget_forever(
             store,
@@ -226,7 +234,7 @@ def finish_forgetting(
             job=job,
             dismissals=dismissals,
         )
-        for tombstone in tombstones.forgetting()
+        for tombstone in unfinished
     ]
 
 

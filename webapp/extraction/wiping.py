@@ -27,7 +27,17 @@ from .rules import match_sentence
 from .sentences import split_sentences
 
 MARKER = "[words deleted forever]"
-STEPS = ("recorded", "deleted", "intent", "review", "memories", "conversations", "job", "vectors", "done")
+STEPS = (
+    "recorded",
+    "deleted",
+    "intent",
+    "review",
+    "memories",
+    "conversations",
+    "job",
+    "vectors",
+    "done",
+)
 
 
 def reached(step: str) -> None:

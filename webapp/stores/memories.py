@@ -1553,10 +1553,12 @@ def _clean_import(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 def _masked_evidence(record: Any, mask: Callable[[str], str]) -> Any:
     """``record`` with its origin's evidence rewritten by ``mask`` (itself when unchanged)."""
     origin = record.get("origin") if isinstance(record, dict) else None
-    evidence = origin.get("evidence") if isinstance(origin, dict) else None
-    if not isinstance(evidence, str) or mask(evidence) == evidence:
+    if not isinstance(origin, dict) or not isinstance(origin.get("evidence"), str):
         return record
-    return {**record, "origin": {**origin, "evidence": mask(evidence)}}
+    masked = mask(origin["evidence"])
+    if masked == origin["evidence"]:
+        return record
+    return {**record, "origin": {**origin, "evidence": masked}}
 
 
 def _masking_evidence(

@@ -318,7 +318,7 @@ class TombstoneStore(FileBacked):
     ) -> list[Tombstone]:
         """``record`` for several memories deleted together, in one write."""
         stamp = now_iso()
-        records = [
+        records: list[dict[str, Any]] = [
             {
                 "id": secrets.token_hex(6),
                 "memoryId": memory.id,
@@ -361,9 +361,11 @@ class TombstoneStore(FileBacked):
         """Drop the tombstones of memories restored (not forgotten any more); how many."""
         wanted = set(memory_ids)
         return self._drop(
-            lambda r: r.get("memoryId") in wanted
-            and r.get("content") is not None
-            and "forgetting" not in r
+            lambda r: (
+                r.get("memoryId") in wanted
+                and r.get("content") is not None
+                and "forgetting" not in r
+            )
         )
 
     def settle(self, present: Iterable[str]) -> int:
