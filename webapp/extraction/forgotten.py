@@ -162,11 +162,13 @@ def forget_forever(
     reached("review")
     history_entries = store.forget_text(tombstone.memory_id, wordings, mask=mask)
     reached("memories")
-    messages = conversations.rewrite_messages(mask) if conversations is not None else 0
+    messages = 0
+    if conversations is not None and _kept(conversations):
+        messages = conversations.rewrite_messages(mask)
     reached("conversations")
-    if job is not None:
+    if job is not None and _kept(job):
         job.wipe(job_without(wordings, mask))
-    if dismissals is not None:
+    if dismissals is not None and _kept(dismissals):
         dismissals.wipe(dismissals_without(tombstone.memory_id))
     reached("job")
     dropped = judge.cache.forget([*wordings, *said])
@@ -175,6 +177,11 @@ def forget_forever(
     done = tombstones.finish_forgetting(tombstone.id)
     reached("done")
     return ForgottenForever(done, history_entries, review_items, dropped, messages)
+
+
+def _kept(document: FileBacked) -> bool:
+    """The file (or its backup) is there: a file never written holds no words."""
+    return document.path.exists() or document.path.with_name(f"{document.path.name}.bak").exists()
 
 
 def _words_of(
