@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..curator import Curator
+from ..extraction.wiping import MARKER
 from ..prompts import compose_prompt
 from ..settings import Settings
 from ..stores import Memory, NotFoundError, PeopleStore
@@ -87,6 +88,11 @@ def delete_memory(memory_id: str, no_propose: bool, forever: bool, data_dir: str
             f"Deleted forever: its words are gone from {done.forever.history_entries} history "
             f"entries, {done.forever.review_items} review items and {done.forever.vectors} "
             "vectors; a fingerprint still recognises it."
+            + (
+                f" {done.forever.messages} conversation message(s) now say {MARKER} in their place."
+                if done.forever.messages
+                else ""
+            )
         )
     if no_propose:
         click.echo("It will not be proposed again.")

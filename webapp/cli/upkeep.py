@@ -196,12 +196,18 @@ def _repair_lines(step: RepairStep) -> list[str]:
     if isinstance(step, Settled):
         if step.problem is not None:
             return [f"{step.path}: not checked against the memories ({step.problem})"]
+        lines = []
+        if step.finished:
+            lines.append(
+                f"{step.path}: {step.finished} Delete forever run(s) left half-way were "
+                "finished: their words are gone from every file"
+            )
         if step.dropped:
-            return [
+            lines.append(
                 f"{step.path}: {step.dropped} forgotten fact(s) dropped: their memories are "
                 "back in the store"
-            ]
-        return []
+            )
+        return lines
     if isinstance(step, SkillsCheck):
         state = (
             "ok"

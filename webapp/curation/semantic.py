@@ -7,8 +7,10 @@ and texts are embedded only by callers that may wait: the Needs attention scan t
 embeds what a page asked about (``want``). Pages never wait: ``cached_judge`` is None until
 the model has loaded, and ``ready`` says which texts already have a vector.
 
-The vectors are keyed by a hash of the text (a memory's version), so an unchanged memory is
-never embedded again; the file is ``memories.vectors.npz`` beside ``memories.json``, written
+The vectors are keyed by a keyed hash of the text (a memory's version; the key in
+``memories.vectors.key``), so an unchanged memory is never embedded again, and the rows of
+facts deleted forever (their tombstones say which) are never written back; the file is
+``memories.vectors.npz`` beside ``memories.json``, written
 atomically, and a damaged one is ignored and rebuilt (``describe_cache``, ``drop_damaged_cache``
 for ``stats`` and ``repair``).
 """
@@ -33,9 +35,11 @@ from ..similarity import (
     cache_path_for,
     default_embedder,
 )
-from ..similarity.cache import unfinished_saves
+from ..similarity.cache import cache_key_path_for, unfinished_saves
 from ..similarity.scan import PairScanner
-from ..stores.owned import UNFINISHED, VECTORS, OwnFile, existing
+from ..stores.keys import secret_key
+from ..stores.owned import KEY, LOCK, UNFINISHED, VECTORS, OwnFile, existing
+from ..stores.tombstones import TombstoneStore, tombstone_path
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,7 @@ class SemanticIndex:
         self, store_path: str | os.PathLike[str], embedder: Callable[[], Embedder] | None = None
     ) -> None:
         self.path = cache_path_for(store_path)
+        self._store_path = Path(store_path)
         self._load_embedder = embedder or default_embedder
         self._judge: Judge | None = None
         self._scanner: PairScanner | None = None
@@ -70,7 +75,16 @@ class SemanticIndex:
         with self._lock:
             if self._judge is None:
                 embedder = self._load_embedder()
-                self._judge = Judge(cache=VectorCache(embedder, self.path))
+                # Rows named by keyed hashes (the key apart from the fingerprints'); rows of
+                # facts deleted forever never written back, whichever process deleted them.
+                tombstones = TombstoneStore(tombstone_path(self._store_path))
+                cache = VectorCache(
+                    embedder,
+                    self.path,
+                    secret=secret_key(cache_key_path_for(self._store_path), "vector cache key"),
+                    forgotten=tombstones.vector_keys,
+                )
+                self._judge = Judge(cache=cache)
             return self._judge
 
     def cached_judge(self) -> Judge | None:
@@ -238,9 +252,17 @@ def describe_cache(store_path: str | os.PathLike[str]) -> CacheState | None:
 
 
 def cache_files(store_path: str | os.PathLike[str]) -> list[OwnFile]:
-    """The vector file beside the memory file and the unfinished saves of it, when there."""
+    """The vector file beside the memory file, its lock, the key of its row names and the
+    unfinished saves of both, when there."""
     path = cache_path_for(store_path)
-    return [*existing(path, VECTORS), *(OwnFile(p, UNFINISHED) for p in unfinished_saves(path))]
+    key = cache_key_path_for(store_path)
+    return [
+        *existing(path, VECTORS),
+        *existing(path.with_name(f"{path.name}.lock"), LOCK),
+        *existing(key, KEY),
+        *(OwnFile(p, UNFINISHED) for p in unfinished_saves(path)),
+        *(OwnFile(p, UNFINISHED) for p in unfinished_saves(key)),
+    ]
 
 
 def drop_damaged_cache(store_path: str | os.PathLike[str]) -> CacheState | None:

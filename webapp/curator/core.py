@@ -235,9 +235,15 @@ class Curator:
         """Bring back a deleted memory (by its id) or a memory's state before a history entry
         (by its hid); a memory back is no longer forgotten (its tombstone is lifted). KeyError
         when there is nothing to restore (``MemoryStore.restore``)."""
+        if forgetting.deleted_forever(self, ref):
+            raise KeyError(f"Nothing to restore for {ref!r}: it was deleted forever.")
         memory = self.memories.restore(ref, actor=actor or self.actor, expected=expected)
         self.tombstones.lift([memory.id])
         return memory
+
+    def finish_forgetting(self) -> int:
+        """Finish the Delete forever runs a killed process left half-way (for ``repair``)."""
+        return forgetting.finish_forgetting(self)
 
     def settle_deletions(self) -> int:
         """Tombstones for memories deleted without one (``forgetting.settle_deletions``)."""

@@ -4,9 +4,12 @@ its words everywhere and keeps only a fingerprint."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..extraction import forgotten
+from ..extraction.batch import job_document
 from ..extraction.forgotten import forget_deleted_forever
+from ..extraction.wiping import reached
 from ..stores import Memory, NotFoundError
 from ..stores.tombstones import Tombstone
 from .people import EVERYONE, View, in_view
@@ -62,7 +65,25 @@ def forget(
     if memory is not None and not in_view(memory, view):
         raise _unknown(memory_id)
     tombstone: Tombstone | None = None
-    if memory is not None and curator.memories.delete(memory_id, actor=actor):
+    if memory is not None and forever:
+        # Delete forever records its intent before anything goes: a process killed at any
+        # point after is finished by the command run again, or by ``repair``.
+        tombstone = curator.tombstones.for_memory(memory_id)
+        if tombstone is None or not tombstone.forever:
+            tombstone = curator.tombstones.record(
+                memory,
+                by=actor,
+                via=via,
+                conversation_id=conversation_id,
+                no_propose=dont_propose_again,
+                forgetting=True,
+            )
+        reached("recorded")
+        if not curator.memories.delete(memory_id, actor=actor):
+            memory = None  # deleted meanwhile
+        reached("deleted")
+    elif memory is not None and curator.memories.delete(memory_id, actor=actor):
+        reached("deleted")  # (a kill here: the tombstone is made from the log next time)
         tombstone = curator.tombstones.record(
             memory,
             by=actor,
@@ -87,8 +108,37 @@ def forget(
             memory_id,
             no_propose=dont_propose_again,
             tombstones=curator.tombstones,
+            **_wiped_too(curator),
         )
     return Forgetting(memory, tombstone, wiped)
+
+
+def _wiped_too(curator: Curator) -> dict[str, Any]:
+    """The other files Delete forever takes the words out of."""
+    return {
+        "conversations": curator.conversations,
+        "job": job_document(curator.settings),
+        "dismissals": curator.dismissals,
+    }
+
+
+def finish_forgetting(curator: Curator) -> int:
+    """Finish every Delete forever a killed process left half-way (for ``repair``); how
+    many."""
+    return len(
+        forgotten.finish_forgetting(
+            curator.memories, curator.review, tombstones=curator.tombstones, **_wiped_too(curator)
+        )
+    )
+
+
+def deleted_forever(curator: Curator, ref: str) -> bool:
+    """``ref`` (a memory's id, or a history entry's hid) names a memory deleted forever, or
+    being deleted forever: nothing may bring it back."""
+    entry = curator.memories.change(ref)
+    memory_id = str(entry.get("id")) if entry is not None else ref
+    tombstone = curator.tombstones.for_memory(memory_id)
+    return tombstone is not None and tombstone.forever
 
 
 def forget_many(

@@ -232,6 +232,7 @@ class Settled:
     path: Path
     dropped: int = 0
     problem: StoreError | None = None
+    finished: int = 0  # Delete forever runs left half-way (a kill) that were finished now
 
 
 RepairStep = RepairReport | Settled | SkillsCheck | CacheState | FolderSummary
@@ -248,11 +249,12 @@ def repair(curator: Curator) -> Iterator[RepairStep]:
     tombstones = curator.tombstones
     if tombstones.path.exists():
         try:
+            finished = curator.finish_forgetting()
             dropped = tombstones.settle(m.id for m in curator.memories.get_all())
         except StoreError as exc:
             yield Settled(tombstones.path, problem=exc)
         else:
-            yield Settled(tombstones.path, dropped=dropped)
+            yield Settled(tombstones.path, dropped=dropped, finished=finished)
     skills = _skills_check(curator)
     if skills is not None:
         yield skills

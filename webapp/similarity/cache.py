@@ -8,12 +8,17 @@ them back atomically (a temporary file in the same folder, fsync, ``os.replace``
 
 The file is one ``.npz`` (numpy's zip of arrays, read with ``allow_pickle=False``): ``vectors``
 (n × dim float32), ``keys`` (the index: n × 16 bytes, the hash of row i's text) and ``meta``
-(format, model name, dimension). A file that is missing, truncated, corrupt or written by another
+(format, model name, dimension, the key's id). With a ``secret`` the hash is keyed (BLAKE2b
+with the random key of ``memories.vectors.key``, apart from the forgotten facts' fingerprints),
+so a list of guessed texts cannot be checked against the file without the key; a file written
+with another key is ignored. ``forgotten`` names the rows of facts deleted forever: they are
+left out when the file is read and whenever it is written, whichever process writes it. A file that is missing, truncated, corrupt or written by another
 model is ignored with a warning, and the next ``save()`` replaces it: it never stops a scan.
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
@@ -22,7 +27,7 @@ import os
 import tempfile
 import threading
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,15 +37,17 @@ from .embedders import Embedder, Vectors, embedding_text
 
 log = logging.getLogger(__name__)
 
-FORMAT = "memory-curator-vectors/2"  # 2: keys as n × 16 uint8 (1 lost trailing zero bytes)
+# 2: keys as n × 16 uint8 (1 lost trailing zero bytes); 3: keyed hashes, the key's id in meta
+FORMAT = "memory-curator-vectors/3"
 KEY_BYTES = 16
 
 
 _READ_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, TypeError)
 
 
-def _read(path: Path) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
-    """(keys, vectors, model name) of a cache file, checked; ``_READ_ERRORS`` when unusable."""
+def _read(path: Path, key_id: str | None = None) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
+    """(keys, vectors, model name) of a cache file, checked; ``_READ_ERRORS`` when unusable
+    (or, with ``key_id``, written with another key)."""
     # the file opened here, so that it is closed however np.load fails on it
     with path.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
         meta = json.loads(str(data["meta"]))
@@ -48,6 +55,8 @@ def _read(path: Path) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
         vectors = data["vectors"]
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"format {meta.get('format') if isinstance(meta, dict) else meta!r}")
+    if key_id is not None and meta.get("keyId") != key_id:
+        raise ValueError("written with another key")
     if vectors.dtype != np.float32 or vectors.ndim != 2:
         raise ValueError(f"vectors {vectors.dtype} {vectors.shape}")
     if keys.shape != (vectors.shape[0], KEY_BYTES) or keys.dtype != np.uint8:
@@ -58,10 +67,10 @@ def _read(path: Path) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
 
 
 @functools.lru_cache(maxsize=65536)
-def _key(model: str, text: str) -> bytes:
+def _key(model: str, text: str, secret: bytes = b"") -> bytes:
     # Cached: every comparison asks for the keys of all kept memories again.
     prepared = embedding_text(text)
-    digest = hashlib.blake2b(digest_size=KEY_BYTES, person=b"mc-vectors")
+    digest = hashlib.blake2b(digest_size=KEY_BYTES, key=secret, person=b"mc-vectors")
     digest.update(model.encode())
     digest.update(b"\0")
     digest.update(prepared.encode("utf-8", "surrogatepass"))
@@ -91,12 +100,32 @@ def unfinished_saves(cache_path: str | os.PathLike[str]) -> list[Path]:
     ]
 
 
+def cache_key_path_for(store_path: str | os.PathLike[str]) -> Path:
+    """Where the key of their row names lives: memories.json → memories.vectors.key."""
+    path = Path(store_path)
+    return path.with_name(f"{path.stem}.vectors.key")
+
+
+def _key_id(secret: bytes) -> str:
+    """A name of the key that does not give it away (the file says which key wrote it)."""
+    return hashlib.blake2b(secret, digest_size=8, person=b"mc-vector-key").hexdigest()
+
+
 class VectorCache:
     """Vectors by text for one embedder; thread-safe; optionally persisted to ``path``."""
 
-    def __init__(self, embedder: Embedder, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        secret: bytes | None = None,
+        forgotten: Callable[[], Collection[bytes]] | None = None,
+    ) -> None:
         self.embedder = embedder
         self.path = Path(path) if path is not None else None
+        self._secret = secret or b""
+        self._forgotten = forgotten
         self._rows: dict[bytes, Vectors] = {}
         self._lock = threading.Lock()
         self._dirty = False
@@ -109,7 +138,7 @@ class VectorCache:
     # ----------------------------------------------------------------- keys
     def key(self, text: str) -> bytes:
         """The hash a text's vector is stored under (model name and prepared text)."""
-        return _key(self.embedder.name, text)
+        return _key(self.embedder.name, text, self._secret)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -167,7 +196,7 @@ class VectorCache:
         if not path.exists():
             return
         try:
-            keys, vectors, model = _read(path)
+            keys, vectors, model = _read(path, _key_id(self._secret))
             if model != self.embedder.name:
                 raise ValueError(f"vectors of {model!r}, not {self.embedder.name!r}")
             if vectors.shape[1] != self.embedder.dim:
@@ -178,10 +207,18 @@ class VectorCache:
             self._dirty = True  # the next save replaces it
             return
         rows = {k.tobytes(): vectors[i] for i, k in enumerate(keys)}
+        forgotten = self._forgotten_rows()
         with self._lock:
             for key, row in rows.items():
-                self._rows.setdefault(key, row)
+                if key in forgotten:
+                    self._dirty = True  # the next save writes the file without it
+                else:
+                    self._rows.setdefault(key, row)
         self.loaded = len(rows)
+
+    def _forgotten_rows(self) -> Collection[bytes]:
+        """The rows of facts deleted forever, as the tombstones say now (any process's)."""
+        return self._forgotten() if self._forgotten is not None else ()
 
     @staticmethod
     def inspect(path: str | os.PathLike[str]) -> tuple[int, str, str | None]:
@@ -194,9 +231,30 @@ class VectorCache:
         return len(keys), model, None
 
     def save(self, path: str | os.PathLike[str] | None = None) -> bool:
-        """Write the vectors to ``path`` (default: the cache's own) if anything changed; atomic."""
+        """Write the vectors to ``path`` (default: the cache's own) if anything changed; atomic.
+        The rows of facts deleted forever are dropped first; a cache that knows of them saves
+        under a lock (``<file>.lock``), so a Delete forever running elsewhere either sees this
+        file written or is seen by this save."""
         target = Path(path) if path is not None else self.path
-        if target is None or (not self._dirty and target == self.path and target.exists()):
+        if target is None:
+            return False
+        if self._forgotten is None:
+            return self._save(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target.with_name(f"{target.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return self._save(target)
+        finally:
+            os.close(fd)  # (releases the lock)
+
+    def _save(self, target: Path) -> bool:
+        forgotten = self._forgotten_rows()
+        with self._lock:
+            for key in [k for k in forgotten if k in self._rows]:
+                del self._rows[key]  # deleted forever since this process embedded it
+                self._dirty = True
+        if not self._dirty and target == self.path and target.exists():
             return False
         with self._lock:
             # bytes as uint8 rows: numpy's fixed-width bytes type would drop trailing zero bytes
@@ -206,7 +264,14 @@ class VectorCache:
             else:
                 vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
             self._dirty = False
-        meta = json.dumps({"format": FORMAT, "model": self.embedder.name, "dim": self.embedder.dim})
+        meta = json.dumps(
+            {
+                "format": FORMAT,
+                "model": self.embedder.name,
+                "dim": self.embedder.dim,
+                "keyId": _key_id(self._secret),
+            }
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -320,6 +321,31 @@ class ConversationStore(FileBacked):
             return Changed(None)
 
         self._file.update(mutate)
+
+    def rewrite_messages(self, rewrite: Callable[[str], str]) -> int:
+        """Delete forever in the threads: every message's text replaced by ``rewrite(text)``
+        (words masked), the backup refreshed so they do not live on in it; how many messages
+        changed."""
+
+        def mutate(data: dict[str, Any]) -> Changed[int] | Unchanged[int]:
+            changed = 0
+            for key, value in list(data.items()):
+                turns = value.get("turns") if isinstance(value, dict) else None
+                if not isinstance(turns, list):
+                    continue
+                new_turns = []
+                for turn in turns:
+                    text = turn.get("content") if isinstance(turn, dict) else None
+                    masked = rewrite(text) if isinstance(text, str) else text
+                    if masked != text:
+                        turn = {**turn, "content": masked}
+                        changed += 1
+                    new_turns.append(turn)
+                if new_turns != turns:  # (copy on write: the thread is replaced)
+                    data[key] = {**value, "turns": new_turns}
+            return Changed(changed) if changed else Unchanged(0)
+
+        return self.wipe(mutate)
 
     def get_history(self, conversation_id: str) -> list[ConversationTurn]:
         """The thread's turns after trimming, oldest first; [] if unknown or expired."""

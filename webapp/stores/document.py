@@ -96,6 +96,15 @@ class FileBacked(Gated):
         (e.g. a cache of rendered rows: ``store.cached("rows", dict)``)."""
         return self._file.view(f"cached.{name}", lambda _data: build())
 
+    def wipe(self, mutate: Callable[[Any], Changed[R] | Unchanged[V]]) -> R | V:
+        """Delete forever in this file: ``mutate`` applied as by an update, then the backup made
+        a copy of the file as it is now (even when nothing changed), so words taken out of the
+        file do not live on in ``<file>.bak``."""
+        with self._file.locked():
+            result = self._file.update(mutate)
+            self._file.refresh_backup()
+        return result
+
     @property
     def lock_timeout(self) -> float:
         """Seconds a write waits for another process's lock before StoreBusyError."""

@@ -15,7 +15,18 @@ again", so a later proposal of the fact is dropped instead of shown in Review.
 recognises the fact without its words: ``fingerprints`` (HMAC-SHA256, keyed by the random
 ``memories.tombstones.key`` beside the file, of each wording's ``normalize``d text) and
 ``vectors`` (the embedding of the text, base64 float32, with its model's name) so that other
-wordings are still caught. ``forgottenAt`` says when.
+wordings are still caught. ``forgottenAt`` says when. ``vectorKeys`` name (keyed hashes, hex)
+the vector cache's rows of its wordings, which every process's cache drops when it saves.
+
+Delete forever runs in steps, each file in turn; it starts by recording its intent in the
+tombstone: the fingerprints and ``"forgetting": {"wordings": [...], "said": [...]}`` (the
+fact's texts and the sentences that said it, needed to find them in the other files). A
+process killed half-way leaves that state behind; the command run again, or ``repair``,
+finishes every step, and only the last one drops the words from the tombstone.
+
+Caps: the newest ``MAX_TOMBSTONES`` tombstones that still hold their words are kept, and
+separately the newest ``MAX_FOREVER`` deleted forever, so ordinary deletions never push a
+fingerprint out.
 
 A tombstone whose memory is back in the store (restored) no longer counts (``active``), and
 ``settle`` drops it; ``lift`` drops those of memories restored now.
@@ -26,7 +37,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import logging
 import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
@@ -41,18 +51,16 @@ from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import normalize
 from .changes import Changed, Unchanged
-from .document import FileBacked, fsync_dir
+from .document import FileBacked
 from .jsonfile import JsonFile
+from .keys import secret_key
 from .owned import OwnFile, key_file_files
-from .setaside import free_path
 from .timefmt import EPOCH, now_iso, read_time, unreadable_record_times
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from ..settings import Settings
-
-log = logging.getLogger(__name__)
 
 
 class DeletedFact(Protocol):
@@ -80,9 +88,9 @@ class BesideFile(Protocol):
 FILE_SUFFIX = ".tombstones.json"
 KEY_SUFFIX = ".tombstones.key"
 VIAS = ("dashboard", "mcp", "review", "cli", "conversation", "library")
-MAX_TOMBSTONES = 20_000  # the oldest go first beyond this
+MAX_TOMBSTONES = 20_000  # the oldest (still worded) go first beyond this
+MAX_FOREVER = 20_000  # fingerprints of facts deleted forever, capped apart
 MAX_FINGERPRINTS = 50  # wordings remembered per forgotten fact
-KEY_BYTES = 32
 
 
 def tombstone_path(memory_file: str | os.PathLike[str]) -> Path:
@@ -113,11 +121,14 @@ class Tombstone:
     forgotten_at: datetime | None = None
     fingerprints: tuple[str, ...] = ()
     vectors: tuple[tuple[str, npt.NDArray[np.float32]], ...] = field(default=(), repr=False)
+    vector_keys: tuple[bytes, ...] = field(default=(), repr=False)
+    # While Delete forever runs (a process killed half-way leaves it so): the words to wipe.
+    forgetting: tuple[tuple[str, ...], tuple[str, ...]] | None = field(default=None, repr=False)
 
     @property
     def forever(self) -> bool:
-        """True once its words are gone (Delete forever)."""
-        return self.content is None
+        """True once Delete forever began (its words are gone, or going)."""
+        return self.content is None or self.forgetting is not None
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> Tombstone:
@@ -137,7 +148,27 @@ class Tombstone:
             forgotten_at=forgotten,
             fingerprints=tuple(f for f in record.get("fingerprints") or () if isinstance(f, str)),
             vectors=tuple(_read_vectors(record.get("vectors"))),
+            vector_keys=tuple(_read_hex(record.get("vectorKeys"))),
+            forgetting=_read_forgetting(record.get("forgetting")),
         )
+
+
+def _texts(raw: Any) -> tuple[str, ...]:
+    return tuple(t for t in raw if isinstance(t, str) and t) if isinstance(raw, list) else ()
+
+
+def _read_forgetting(raw: Any) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    if not isinstance(raw, dict):
+        return None
+    return _texts(raw.get("wordings")), _texts(raw.get("said"))
+
+
+def _read_hex(raw: Any) -> Iterable[bytes]:
+    for text in _texts(raw):
+        try:
+            yield bytes.fromhex(text)
+        except ValueError:
+            continue
 
 
 def _str(value: Any) -> str | None:
@@ -164,6 +195,27 @@ def encode_vector(model: str, vector: npt.NDArray[Any]) -> dict[str, str]:
     return {"model": model, "vector": base64.b64encode(row.tobytes()).decode("ascii")}
 
 
+def _cap(records: list[dict[str, Any]]) -> None:
+    """Keep the newest ``MAX_TOMBSTONES`` worded tombstones and, apart, the newest
+    ``MAX_FOREVER`` deleted forever (oldest first within each kind)."""
+    forever = [r for r in records if r.get("content") is None or "forgetting" in r]
+    worded = len(records) - len(forever)
+    if worded <= MAX_TOMBSTONES and len(forever) <= MAX_FOREVER:
+        return
+    drop_worded, drop_forever = worded - MAX_TOMBSTONES, len(forever) - MAX_FOREVER
+    kept: list[dict[str, Any]] = []
+    for record in records:
+        if record.get("content") is None or "forgetting" in record:
+            if drop_forever > 0:
+                drop_forever -= 1
+                continue
+        elif drop_worded > 0:
+            drop_worded -= 1
+            continue
+        kept.append(record)
+    records[:] = kept
+
+
 def _validate(data: Any) -> str | None:
     if not isinstance(data, list):
         return f"expected a JSON array of forgotten facts, found a JSON {type(data).__name__}"
@@ -185,54 +237,13 @@ def _unreadable_times(records: Any) -> list[tuple[str, str]]:
     return unreadable_record_times(records, ("deletedAt", "forgottenAt"))
 
 
-def _read_key(path: Path) -> bytes | None:
-    try:
-        raw = path.read_bytes().strip()
-    except FileNotFoundError:
-        return None
-    try:
-        key = bytes.fromhex(raw.decode("ascii"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return key if len(key) == KEY_BYTES else None
-
-
 def fingerprint_key(memory_file: str | os.PathLike[str]) -> bytes:
     """The random key of the fingerprints, made once (mode 0600) beside the memory file.
 
     A damaged key file is set aside (``<name>.corrupt-<stamp>``, bytes kept, a warning in the
     log) and a new key made: fingerprints made with the old one no longer match (their vectors
     still do)."""
-    path = key_path(memory_file)
-    key = _read_key(path)
-    if key is not None:
-        return key
-    if path.exists():  # damaged: set aside with its bytes, never overwritten
-        try:
-            os.replace(path, free_path(path, "corrupt"))
-        except FileNotFoundError:
-            pass  # another process set it aside first
-        else:
-            log.warning("The fingerprint key %s was damaged; it was set aside", path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, secrets.token_hex(KEY_BYTES).encode("ascii"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.link(tmp, path)  # first writer wins; the others read its key
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-    fsync_dir(path.parent)
-    key = _read_key(path)
-    if key is None:  # pragma: no cover - the file was just written
-        raise OSError(f"Could not read the fingerprint key {path}")
-    return key
+    return secret_key(key_path(memory_file), "fingerprint key")
 
 
 class TombstoneStore(FileBacked):
@@ -308,10 +319,17 @@ class TombstoneStore(FileBacked):
         via: str = "library",
         conversation_id: str | None = None,
         no_propose: bool = False,
+        forgetting: bool = False,
     ) -> Tombstone:
-        """Remember that ``memory`` was deleted by ``by`` (how: ``via``)."""
+        """Remember that ``memory`` was deleted by ``by`` (how: ``via``); with ``forgetting``,
+        that it is to be deleted forever (recorded before it is deleted)."""
         return self.record_many(
-            [memory], by=by, via=via, conversation_id=conversation_id, no_propose=no_propose
+            [memory],
+            by=by,
+            via=via,
+            conversation_id=conversation_id,
+            no_propose=no_propose,
+            forgetting=forgetting,
         )[0]
 
     def record_many(
@@ -322,10 +340,11 @@ class TombstoneStore(FileBacked):
         via: str = "library",
         conversation_id: str | None = None,
         no_propose: bool = False,
+        forgetting: bool = False,
     ) -> list[Tombstone]:
         """``record`` for several memories deleted together, in one write."""
         stamp = now_iso()
-        records = [
+        records: list[dict[str, Any]] = [
             {
                 "id": secrets.token_hex(6),
                 "memoryId": memory.id,
@@ -337,6 +356,7 @@ class TombstoneStore(FileBacked):
                 "conversationId": conversation_id,
                 "noPropose": bool(no_propose),
             }
+            | ({"forgetting": {"wordings": [], "said": []}} if forgetting else {})
             for memory in memories
         ]
         if not records:
@@ -344,8 +364,7 @@ class TombstoneStore(FileBacked):
 
         def mutate(existing: list[dict[str, Any]]) -> Changed[list[dict[str, Any]]]:
             existing.extend(records)
-            if len(existing) > MAX_TOMBSTONES:
-                del existing[: len(existing) - MAX_TOMBSTONES]
+            _cap(existing)
             return Changed(records)
 
         return [Tombstone.from_dict(r) for r in self._file.update(mutate)]
@@ -367,7 +386,13 @@ class TombstoneStore(FileBacked):
     def lift(self, memory_ids: Iterable[str]) -> int:
         """Drop the tombstones of memories restored (not forgotten any more); how many."""
         wanted = set(memory_ids)
-        return self._drop(lambda r: r.get("memoryId") in wanted and r.get("content") is not None)
+        return self._drop(
+            lambda r: (
+                r.get("memoryId") in wanted
+                and r.get("content") is not None
+                and "forgetting" not in r
+            )
+        )
 
     def settle(self, present: Iterable[str]) -> int:
         """Drop the tombstones of memories that are in the store again (for ``repair``)."""
@@ -384,18 +409,22 @@ class TombstoneStore(FileBacked):
 
         return self._file.update(mutate)
 
-    def forget_words(
+    def begin_forgetting(
         self,
         tombstone_id: str,
         *,
         wordings: Sequence[str],
+        said: Sequence[str] = (),
         vectors: Sequence[tuple[str, npt.NDArray[Any]]] = (),
+        vector_keys: Sequence[bytes] = (),
         no_propose: bool = True,
     ) -> Tombstone:
-        """Delete forever: the tombstone's text goes, fingerprints of ``wordings`` (its text and
-        the other wordings found of it) and ``vectors`` stay. The backup is refreshed, so the
-        words do not live on in ``<file>.bak``."""
-        prints = [self.fingerprint(text) for text in wordings if text and normalize(text)]
+        """Delete forever, its first step: the fingerprints of ``wordings`` (its text and the
+        other wordings found of it) and of the sentences that ``said`` it, its ``vectors`` and
+        the cache rows to drop (``vector_keys``) are kept, and the words to wipe recorded as
+        "forgetting" until ``finish_forgetting``, so a run killed half-way can be finished."""
+        texts = [t for t in (*wordings, *said) if t and normalize(t)]
+        prints = [self.fingerprint(text) for text in texts]
 
         def mutate(records: list[dict[str, Any]]) -> Changed[dict[str, Any]]:
             record = self._find(records, tombstone_id)
@@ -403,15 +432,48 @@ class TombstoneStore(FileBacked):
             record["fingerprints"] = list(dict.fromkeys([*old, *prints]))[-MAX_FINGERPRINTS:]
             kept = [v for v in record.get("vectors") or () if isinstance(v, dict)]
             record["vectors"] = kept + [encode_vector(model, row) for model, row in vectors]
-            record.pop("content", None)
-            record["forgottenAt"] = now_iso()
+            rows = [k for k in record.get("vectorKeys") or () if isinstance(k, str)]
+            record["vectorKeys"] = list(dict.fromkeys([*rows, *(k.hex() for k in vector_keys)]))
+            pending = _read_forgetting(record.get("forgetting")) or ((), ())
+            record["forgetting"] = {
+                "wordings": list(dict.fromkeys([*pending[0], *wordings])),
+                "said": list(dict.fromkeys([*pending[1], *said])),
+            }
             record["noPropose"] = bool(no_propose) or record.get("noPropose") is True
+            return Changed(record)
+
+        return Tombstone.from_dict(self._file.update(mutate))
+
+    def finish_forgetting(self, tombstone_id: str) -> Tombstone:
+        """Delete forever, its last step: the tombstone's words go (its text, the words it
+        was to wipe), its fingerprints stay; the backup is refreshed, so the words do not
+        live on in ``<file>.bak``."""
+
+        def mutate(records: list[dict[str, Any]]) -> Changed[dict[str, Any]]:
+            record = self._find(records, tombstone_id)
+            record.pop("content", None)
+            record.pop("forgetting", None)
+            record["forgottenAt"] = record.get("forgottenAt") or now_iso()
+            _cap(records)
             return Changed(record)
 
         with self._file.locked():
             result = Tombstone.from_dict(self._file.update(mutate))
             self._file.refresh_backup()
         return result
+
+    def forgetting(self) -> list[Tombstone]:
+        """The tombstones whose Delete forever has not finished (a process was killed)."""
+        return [t for t in self.all() if t.forgetting is not None]
+
+    def vector_keys(self) -> frozenset[bytes]:
+        """The vector cache rows of every fact deleted forever (no cache keeps them)."""
+        return self._file.view(
+            "vector_keys",
+            lambda data: frozenset(
+                k for r in data if isinstance(r, dict) for k in _read_hex(r.get("vectorKeys"))
+            ),
+        )
 
     @staticmethod
     def _find(records: list[dict[str, Any]], tombstone_id: str) -> dict[str, Any]:

@@ -3,7 +3,7 @@ deleted memory, or the state before a change), undoing a merge, and Delete forev
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...text import normalize
@@ -151,10 +151,14 @@ class MemoryHistory(MemoryWrites):
             self._file.refresh_backup()
             return self._history.rewrite_without(memory_id) > 0
 
-    def forget_text(self, memory_id: str, texts: Iterable[str]) -> int:
+    def forget_text(
+        self, memory_id: str, texts: Iterable[str], *, mask: Callable[[str], str] | None = None
+    ) -> int:
         """Delete forever the words of a deleted memory: every history entry of ``memory_id``
         and every other entry whose record before or after held one of ``texts`` (by
-        ``normalize``) is removed, and the backup refreshed; how many entries went."""
+        ``normalize``) is removed, and the backup refreshed; how many entries went. With
+        ``mask``, the evidence of every other memory (in the file and in the log) is
+        rewritten by it (the words said in the same message), without a history entry."""
         keys = {normalize(t) for t in texts} - {""}
 
         def holds(entry: dict[str, Any]) -> bool:
@@ -166,8 +170,13 @@ class MemoryHistory(MemoryWrites):
             )
 
         with self._file.locked():
+            if mask is not None:
+                self._file.update(_masking_evidence(mask))
+            gone = self._history.rewrite_where(holds)
+            if mask is not None:
+                self._history.rewrite_each(_masking_entry_evidence(mask))
             self._file.refresh_backup()
-            return self._history.rewrite_where(holds)
+            return gone
 
 
 def _deleted_from(entries: list[dict[str, Any]], present: dict[str, Memory]) -> list[DeletedMemory]:
@@ -195,3 +204,42 @@ def _deleted_from(entries: list[dict[str, Any]], present: dict[str, Memory]) -> 
         found.append((position, deleted))
     found.sort(key=lambda pair: (pair[1].deleted_at, pair[0]), reverse=True)
     return [deleted for _, deleted in found]
+
+
+def _masked_evidence(record: Any, mask: Callable[[str], str]) -> Any:
+    """``record`` with its origin's evidence rewritten by ``mask`` (itself when unchanged)."""
+    origin = record.get("origin") if isinstance(record, dict) else None
+    if not isinstance(origin, dict) or not isinstance(origin.get("evidence"), str):
+        return record
+    masked = mask(origin["evidence"])
+    if masked == origin["evidence"]:
+        return record
+    return {**record, "origin": {**origin, "evidence": masked}}
+
+
+def _masking_evidence(
+    mask: Callable[[str], str],
+) -> Callable[[list[dict[str, Any]]], Changed[int] | Unchanged[int]]:
+    def mutate(records: list[dict[str, Any]]) -> Changed[int] | Unchanged[int]:
+        changed = 0
+        for index, record in enumerate(records):  # (copy on write: a record is replaced)
+            masked = _masked_evidence(record, mask)
+            if masked is not record:
+                records[index] = masked
+                changed += 1
+        return Changed(changed) if changed else Unchanged(0)
+
+    return mutate
+
+
+def _masking_entry_evidence(
+    mask: Callable[[str], str],
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def change(entry: dict[str, Any]) -> dict[str, Any]:
+        before, after = entry.get("before"), entry.get("after")
+        new_before, new_after = _masked_evidence(before, mask), _masked_evidence(after, mask)
+        if new_before is before and new_after is after:
+            return entry
+        return {**entry, "before": new_before, "after": new_after}
+
+    return change

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -256,10 +256,17 @@ class ReviewQueue(FileBacked):
             | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
         )
 
-    def forget_text(self, texts: Iterable[str], *, tombstone_id: str | None = None) -> int:
+    def forget_text(
+        self,
+        texts: Iterable[str],
+        *,
+        tombstone_id: str | None = None,
+        mask: Callable[[str], str] | None = None,
+    ) -> int:
         """Delete forever the words of a deleted fact: items proposing one of ``texts`` (by
         ``normalize``) or marked with ``tombstone_id`` go; another item's earlier or applied
-        text that was one of them is blanked. The backup is refreshed; how many items went."""
+        text that was one of them is blanked, and its evidence rewritten by ``mask`` (the
+        words said in the same message). The backup is refreshed; how many items went."""
         keys = {normalize(t) for t in texts} - {""}
 
         def said(value: Any) -> bool:
@@ -278,6 +285,10 @@ class ReviewQueue(FileBacked):
                     if said(record.get(name)):
                         record[name] = None
                         changed += 1
+                evidence = record.get("evidence")
+                if mask is not None and isinstance(evidence, str) and mask(evidence) != evidence:
+                    record["evidence"] = mask(evidence)
+                    changed += 1
                 kept.append(record)
             if not changed:
                 return Unchanged(0)

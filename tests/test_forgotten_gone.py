@@ -1,0 +1,325 @@
+"""Issue 35, items 7–10: forgotten is gone.
+
+After Delete forever (a real ``memory-curator delete ID --forever`` process) — also when that
+process is killed with SIGKILL at any step of it and the command is run again, or ``repair``
+is — no file under the data folder holds the words, read as bytes (UTF-8, and JSON's \\uXXXX
+form for Chinese text): not the extraction job's ``found`` list, not other memories' or
+review items' evidence (files, backups, history log), not the conversation thread they were
+said in (the sentence is replaced by a marker saying so). Nothing brings the fact back:
+restore, ``memory-curator import`` of a backup taken before, or another process's vector
+cache; the cache's rows are named by keyed hashes; the tombstone cap never pushes a
+Delete-forever fingerprint out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import make_settings
+from webapp.curator import Curator
+from webapp.extraction.batch import ExtractionBatch
+from webapp.extraction.wiping import MARKER, STEPS
+from webapp.stores import ConversationStore, Proposal
+from webapp.stores.tombstones import TombstoneStore
+
+EN_FACT = "Usually goes to sleep by eleven"
+EN_SAID = "I usually go to sleep by eleven."
+ZH_FACT = "喜欢爬山"
+ZH_SAID = "我喜欢爬山"
+EN_MESSAGE = f"{EN_SAID} My favourite colour is green. I prefer tea over coffee."
+ZH_MESSAGE = f"我每天早上喝乌龙茶。{ZH_SAID}。"
+OTHER = "Favourite colour is green"  # said in the same message: it stays, its evidence masked
+EN_WORDS = (EN_FACT, EN_SAID, "usually go to sleep by eleven")
+ZH_WORDS = (ZH_FACT, ZH_SAID)
+
+# A real CLI process that kills itself (SIGKILL) when Delete forever reaches a step.
+KILLED_AT = """
+import os, signal, sys
+from webapp.extraction import forgotten, wiping
+from webapp.curator import forgetting
+STEP = sys.argv[1]
+def reached(step):
+    if step == STEP:
+        os.kill(os.getpid(), signal.SIGKILL)
+wiping.reached = forgotten.reached = forgetting.reached = reached
+from webapp.cli import main
+main(sys.argv[2:], prog_name="memory-curator")
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    environ.update(extra)
+    return environ
+
+
+def _cli(data_dir: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=180,
+    )
+    if ok:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def _killed(data_dir: Path, step: str, *args: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", KILLED_AT, step, *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=180,
+    )
+    assert result.returncode == -signal.SIGKILL, (step, result.stdout, result.stderr)
+
+
+def _forms(word: str) -> list[bytes]:
+    """The bytes a file could hold the words as: UTF-8, and JSON's ASCII escapes."""
+    return list(dict.fromkeys([word.encode("utf-8"), json.dumps(word)[1:-1].encode("ascii")]))
+
+
+def _holding(data_dir: Path, words: tuple[str, ...]) -> list[str]:
+    """Every file under the data folder that holds one of ``words`` (case-insensitively)."""
+    found = []
+    for path in sorted(data_dir.rglob("*")):
+        if not path.is_file():
+            continue
+        raw = path.read_bytes().lower()
+        for word in words:
+            if any(form.lower() in raw for form in _forms(word)):
+                found.append(f"{path.relative_to(data_dir)}: {word}")
+    return found
+
+
+def _ids(data_dir: Path) -> dict[str, str]:
+    records = json.loads((data_dir / "memories.json").read_text("utf-8"))
+    return {r["content"]: r["id"] for r in records}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder where the words are everywhere: memories extracted (auto mode) from
+    two threads by the extraction job, another memory and review items quoting them."""
+    root = tmp_path_factory.mktemp("gone")
+    settings = make_settings(root, review_mode="auto")
+    conversations = ConversationStore.from_settings(settings)
+    conversations.add_exchange("cli:en", EN_MESSAGE, "Noted.")
+    conversations.add_exchange("cli:zh", ZH_MESSAGE, "好的。")
+    batch = ExtractionBatch(settings, caller=None)
+    batch.start()
+    progress = batch.run_to_end()
+    assert progress is not None and EN_FACT in progress.found and ZH_FACT in progress.found
+    curator = Curator.from_settings(settings, actor="alice")
+    quoted = curator.review.submit(
+        [
+            Proposal("add", "Likes hiking in the Alps", evidence=f"{EN_SAID} I like the Alps."),
+            Proposal("add", "Goes climbing on Sundays", evidence=f"{ZH_SAID}。周日去攀岩。"),
+        ],
+        conversation_id="cli:other",
+    )
+    curator.approve(quoted[0].id)  # a memory whose evidence quotes the words
+    data = root / "data"
+    assert _holding(data, EN_WORDS) and _holding(data, ZH_WORDS)
+    return data
+
+
+@pytest.fixture
+def folder(template: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "data"
+    shutil.copytree(template, copy)
+    return copy
+
+
+def _gone_for_good(data_dir: Path, memory_id: str, words: tuple[str, ...]) -> None:
+    """No file holds the words; nothing brings the memory back."""
+    assert _holding(data_dir, words) == []
+    curator = Curator.from_settings(make_settings(data_dir.parent))
+    assert memory_id not in {m.id for m in curator.memories.get_all()}
+    assert memory_id not in {d.memory.id for d in curator.memories.recently_deleted()}
+    with pytest.raises(KeyError):
+        curator.restore(memory_id)
+    (tombstone,) = [t for t in curator.tombstones.all() if t.memory_id == memory_id]
+    assert tombstone.content is None and tombstone.forgetting is None
+    assert tombstone.fingerprints and tombstone.vectors and tombstone.vector_keys
+
+
+def test_delete_forever_takes_the_words_out_of_every_file_and_no_old_backup_brings_them_back(
+    folder, tmp_path
+):
+    ids = _ids(folder)
+    backup = tmp_path / "backup.json"
+    _cli(folder, "export", "-o", str(backup))
+    assert EN_FACT.encode() in backup.read_bytes()
+
+    out = _cli(folder, "delete", ids[EN_FACT], "--forever").stdout
+    assert f"now say {MARKER} in their place" in out
+    _cli(folder, "delete", ids[ZH_FACT], "--forever")
+
+    _gone_for_good(folder, ids[EN_FACT], EN_WORDS)
+    _gone_for_good(folder, ids[ZH_FACT], ZH_WORDS)
+    # the thread keeps its other sentences, and says where words were deleted forever
+    threads = json.loads((folder / "conversations" / "conversations.json").read_text("utf-8"))
+    (said,) = [t["content"] for t in threads["cli:en"]["turns"] if t["role"] == "user"]
+    assert said == f"{MARKER} My favourite colour is green. I prefer tea over coffee."
+    (said,) = [t["content"] for t in threads["cli:zh"]["turns"] if t["role"] == "user"]
+    assert said.startswith("我每天早上喝乌龙茶。") and MARKER in said
+    # the other facts said with them stay, their evidence masked
+    records = {r["content"]: r for r in json.loads((folder / "memories.json").read_text("utf-8"))}
+    assert MARKER in records[OTHER]["origin"]["evidence"]
+    assert "My favourite colour is green." in records[OTHER]["origin"]["evidence"]
+    job = json.loads((folder / "extraction-job.json").read_text("utf-8"))
+    assert OTHER in job["found"]
+    exported = _cli(folder, "export").stdout
+    assert not any(w.lower() in exported.lower() for w in EN_WORDS + ZH_WORDS)
+
+    # an import of the backup taken before brings neither fact nor words back
+    out = _cli(folder, "import", str(backup)).stdout
+    assert "2 not imported: a person deleted them before" in out, out
+    _gone_for_good(folder, ids[EN_FACT], EN_WORDS)
+    _gone_for_good(folder, ids[ZH_FACT], ZH_WORDS)
+    assert OTHER in {m["content"] for m in json.loads((folder / "memories.json").read_bytes())}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("finish", ["again", "repair"])
+@pytest.mark.parametrize("step", STEPS)
+def test_a_delete_forever_killed_at_any_step_is_finished_by_running_it_again_or_repair(
+    folder, step, finish
+):
+    memory_id = _ids(folder)[EN_FACT]
+    _killed(folder, step, "delete", memory_id, "--forever")
+    if finish == "again":
+        out = _cli(folder, "delete", memory_id, "--forever").stdout
+        assert "Deleted forever" in out
+    else:
+        _cli(folder, "repair")
+    _gone_for_good(folder, memory_id, EN_WORDS)
+    assert OTHER in _ids(folder)
+
+
+def test_a_killed_delete_forever_of_a_chinese_fact_leaves_no_escaped_words(folder):
+    memory_id = _ids(folder)[ZH_FACT]
+    _killed(folder, "memories", "delete", memory_id, "--forever")
+    _cli(folder, "repair")
+    _gone_for_good(folder, memory_id, ZH_WORDS)
+
+
+def test_a_delete_killed_before_its_tombstone_can_still_be_marked_dont_propose_again(folder):
+    memory_id = _ids(folder)[EN_FACT]
+    _killed(folder, "deleted", "delete", memory_id)
+    assert TombstoneStore(folder / "memories.tombstones.json").for_memory(memory_id) is None
+
+    out = _cli(folder, "delete", memory_id, "--dont-propose-again").stdout
+    assert "It will not be proposed again." in out
+    tombstone = TombstoneStore(folder / "memories.tombstones.json").for_memory(memory_id)
+    assert tombstone is not None and tombstone.no_propose and tombstone.content == EN_FACT
+
+
+# A second process that holds the vectors of the memories in memory: it says "ready" once
+# they are embedded, and saves its cache when told to (a line on its standard input).
+HOLDER = """
+import sys
+from webapp.curation.semantic import SemanticIndex
+index = SemanticIndex(sys.argv[1])
+index.judge().cache.vectors(sys.argv[2:])
+print("ready", flush=True)
+sys.stdin.readline()
+index.save()
+print("saved", flush=True)
+"""
+
+
+def _cache_rows(data_dir: Path) -> tuple[set[bytes], np.ndarray]:
+    with np.load(data_dir / "memories.vectors.npz", allow_pickle=False) as data:
+        return {bytes(k) for k in data["keys"]}, np.array(data["vectors"])
+
+
+def test_a_process_holding_a_forgotten_vector_never_writes_it_back_to_the_cache(folder):
+    from webapp.similarity.embedders import default_embedder, embedding_text
+
+    ids = _ids(folder)
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(folder / "memories.json"), *ids, "A text only it has"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    ) as holder:
+        assert holder.stdout is not None and holder.stdin is not None
+        assert holder.stdout.readline().strip() == "ready"
+        _cli(folder, "delete", ids[EN_FACT], "--forever")
+        holder.stdin.write("save\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "saved"
+    keys, rows = _cache_rows(folder)
+    forgotten = default_embedder().embed([embedding_text(EN_FACT)])[0]
+    assert rows.shape[0] >= len(ids) - 1  # the others stay
+    assert float(np.max(rows @ forgotten)) < 0.999  # no row is the forgotten fact's vector
+    (tombstone,) = [
+        t for t in TombstoneStore(folder / "memories.tombstones.json").all() if t.forever
+    ]
+    assert not keys & set(tombstone.vector_keys)
+    assert _holding(folder, EN_WORDS) == []
+
+
+def test_the_vector_cache_is_keyed_with_a_secret_key_apart_from_the_fingerprints(folder):
+    from webapp.similarity.cache import _key
+    from webapp.similarity.embedders import default_embedder
+    from webapp.stores.tombstones import fingerprint_key
+
+    ids = _ids(folder)
+    holder = subprocess.run(
+        [sys.executable, "-c", HOLDER, str(folder / "memories.json"), *ids],
+        input="save\n",
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert holder.stdout.split() == ["ready", "saved"], holder.stderr
+    keys, _rows = _cache_rows(folder)
+    model = default_embedder().name
+    unkeyed = {_key(model, text) for text in ids}
+    assert keys and not keys & unkeyed  # a guess list hashed without the key finds nothing
+    key_file = folder / "memories.vectors.key"
+    secret = bytes.fromhex(key_file.read_text("ascii"))
+    assert {_key(model, text, secret) for text in ids} <= keys
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert secret != fingerprint_key(folder / "memories.json")
+    assert secret.hex().encode() not in b"".join(
+        p.read_bytes() for p in folder.rglob("*") if p.is_file() and p != key_file
+    )
+    stats = _cli(folder, "stats").stdout
+    assert "the key of the vector cache" in stats and "not written by" not in stats
+
+
+def test_ordinary_deletions_never_push_a_delete_forever_fingerprint_out(folder, monkeypatch):
+    from webapp.extraction.forgotten import deleted_match
+    from webapp.stores import tombstones as module
+    from webapp.stores.tombstones import forget_memory
+
+    monkeypatch.setattr(module, "MAX_TOMBSTONES", 3)
+    curator = Curator.from_settings(make_settings(folder.parent))
+    curator.forget(_ids(folder)[EN_FACT], forever=True)
+    for n in range(10):
+        memory = curator.memories.add(f"Temporary fact number {n}")
+        forget_memory(curator.memories, memory.id, tombstones=curator.tombstones)
+    everything = curator.tombstones.all()
+    assert sum(1 for t in everything if not t.forever) == 3
+    match = deleted_match(
+        EN_FACT, everything, fingerprint=curator.tombstones.fingerprint, judge=None
+    )
+    assert match is not None and match.forever
