@@ -309,14 +309,12 @@ def test_the_vector_cache_is_keyed_with_a_secret_key_apart_from_the_fingerprints
 def test_ordinary_deletions_never_push_a_delete_forever_fingerprint_out(folder, monkeypatch):
     from webapp.extraction.forgotten import deleted_match
     from webapp.stores import tombstones as module
-    from webapp.stores.tombstones import forget_memory
-
     monkeypatch.setattr(module, "MAX_TOMBSTONES", 3)
     curator = Curator.from_settings(make_settings(folder.parent))
     curator.forget(_ids(folder)[EN_FACT], forever=True)
     for n in range(10):
         memory = curator.memories.add(f"Temporary fact number {n}")
-        forget_memory(curator.memories, memory.id, tombstones=curator.tombstones)
+        curator.forget(memory.id)
     everything = curator.tombstones.all()
     assert sum(1 for t in everything if not t.forever) == 3
     match = deleted_match(

@@ -41,6 +41,7 @@ KINDS = {
     kind.HISTORY: "history log",
     kind.KEY: "the key of the forgotten facts' fingerprints",
     kind.VECTORS: "vector cache",
+    kind.VECTORS_KEY: "the key of the vector cache",
     kind.SKILL: "skill document",
     kind.UPLOAD: "kept upload",
     kind.SECRET_KEY: "the secret key",

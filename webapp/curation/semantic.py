@@ -38,7 +38,15 @@ from ..similarity import (
 from ..similarity.cache import cache_key_path_for, unfinished_saves
 from ..similarity.scan import PairScanner
 from ..stores.keys import secret_key
-from ..stores.owned import KEY, LOCK, UNFINISHED, VECTORS, OwnFile, existing
+from ..stores.owned import (
+    LOCK,
+    UNFINISHED,
+    VECTORS,
+    VECTORS_KEY,
+    OwnFile,
+    existing,
+    key_file_files,
+)
 from ..stores.tombstones import TombstoneStore, tombstone_path
 
 log = logging.getLogger(__name__)
@@ -259,9 +267,8 @@ def cache_files(store_path: str | os.PathLike[str]) -> list[OwnFile]:
     return [
         *existing(path, VECTORS),
         *existing(path.with_name(f"{path.name}.lock"), LOCK),
-        *existing(key, KEY),
+        *key_file_files(key, VECTORS_KEY),
         *(OwnFile(p, UNFINISHED) for p in unfinished_saves(path)),
-        *(OwnFile(p, UNFINISHED) for p in unfinished_saves(key)),
     ]
 
 

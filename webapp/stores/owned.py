@@ -26,6 +26,7 @@ UNFINISHED = "unfinished write"  # a temp file a killed writer left
 HISTORY = "history"  # the change log
 KEY = "key"  # a random key made once (the forgotten facts' fingerprints)
 VECTORS = "vectors"  # the similarity index's vectors
+VECTORS_KEY = "vectors key"  # the random key of the vector cache's row names
 SKILL = "skill"  # a skill document
 UPLOAD = "upload"  # an uploaded skills .zip kept between its preview and its import
 SECRET_KEY = "secret key"  # the dashboard's secret key
@@ -70,9 +71,9 @@ def json_file_files(path: Path, lock: Path, backup: Path) -> list[OwnFile]:
     ]
 
 
-def key_file_files(path: Path) -> list[OwnFile]:
+def key_file_files(path: Path, what: str = KEY) -> list[OwnFile]:
     """A key file made once (its temp files and a damaged one set aside)."""
     return [
-        *written_with_temps(path, KEY),
+        *written_with_temps(path, what),
         *(OwnFile(p, DAMAGED) for p in set_aside_paths(path, "corrupt")),
     ]
