@@ -24,7 +24,7 @@ from tests.conftest import make_settings, on_disk
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.problems import CodedError
-from webapp.stores import MemoryStore, Proposal
+from webapp.stores import ConversationStore, MemoryStore, Proposal
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET = "The garage door code is 4821."
@@ -64,6 +64,9 @@ class Door:
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
         raise NotOffered
 
+    def extract(self, conversation_id: str) -> str:
+        raise NotOffered
+
 
 class NotOffered(Exception):
     """This door has no such operation."""
@@ -101,6 +104,9 @@ class Library(Door):
 
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
         return self._do(lambda: self.curator.merge(keep, drop, content, expected=versions))
+
+    def extract(self, conversation_id: str) -> str:
+        return self._do(lambda: self.curator.extract(conversation_id))
 
 
 class Dashboard(Door):
@@ -163,6 +169,9 @@ class Dashboard(Door):
         data.update({f"version-{i}": v for i, v in versions.items()})
         return self._code(*self._post("/attention/merge", data))
 
+    def extract(self, conversation_id: str) -> str:
+        return self._code(*self._post(f"/conversations/extract/{conversation_id}", {}))
+
 
 class Cli(Door):
     """``memory-curator`` as a real process; its refusals end with ``[code]``."""
@@ -197,6 +206,9 @@ class Cli(Door):
 
     def import_export(self, path: Path) -> str:
         return self._run("import", str(path), "--format", "json")
+
+    def extract(self, conversation_id: str) -> str:
+        return self._run("extract", "--conversation", conversation_id)
 
 
 class Mcp(Door):
@@ -393,3 +405,22 @@ def test_a_merge_of_a_memory_changed_since_the_page_is_refused(door: Door) -> No
         "The garage door opens slowly.",
         "The garage door squeaks.",
     ]
+
+
+# ------------------------------------------------------------------ extraction
+def test_a_fact_a_host_program_deleted_is_not_proposed_as_new(door: Door) -> None:
+    # Drift: a host that deleted through the library (MemoryStore.delete) left no tombstone,
+    # so extraction proposed (auto mode: saved) the fact again as new.
+    store = MemoryStore.from_settings(door.settings)
+    gone = store.add("Drinks oolong tea every morning.")
+    store.delete(gone.id)
+    thread = "cli:doors"
+    ConversationStore.from_settings(door.settings).add_exchange(
+        thread, "Remember that I drink oolong tea every morning.", "Noted."
+    )
+    assert call(door, "extract", thread) == "ok"
+    curator = Curator.from_settings(door.settings)
+    assert [t.memory_id for t in curator.tombstones.all()] == [gone.id]
+    (proposal,) = curator.review.pending()
+    assert proposal.tombstone_id is not None  # marked as deleted before, not proposed as new
+    assert memories(door) == []

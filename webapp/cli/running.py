@@ -104,19 +104,14 @@ def extract(
     conversation_id: str | None, all_threads: bool, dry_run: bool, data_dir: str | None
 ) -> None:
     """Find durable facts in conversations; queue them for review or apply them (MEMORY_REVIEW_MODE)."""
-    from ..extraction import LlmConfigError, extract_conversation, extract_due
+    from ..extraction import LlmConfigError
     from ..extraction.report import describe_result
 
     if conversation_id is not None and all_threads:
         raise click.UsageError("Use either --conversation ID or --all, not both.")
-    settings = load_settings(data_dir)
+    curator = Curator.from_settings(load_settings(data_dir), actor="cli")
     try:
-        if conversation_id is not None:
-            results = [
-                extract_conversation(settings, conversation_id, dry_run=dry_run, actor="cli")
-            ]
-        else:
-            results = extract_due(settings, all_threads=all_threads, dry_run=dry_run, actor="cli")
+        results = curator.extract(conversation_id, all_threads=all_threads, dry_run=dry_run)
     except LlmConfigError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)

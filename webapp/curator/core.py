@@ -11,6 +11,7 @@ from typing import Any
 
 from ..curation.semantic import SemanticIndex, semantic_index
 from ..extraction.imports import ImportPlan, SourceDecision, approve_source
+from ..extraction.run import ExtractionResult, extract_conversation, extract_due
 from ..settings import Settings
 from ..stores import (
     ConversationStore,
@@ -244,6 +245,27 @@ class Curator:
     def finish_forgetting(self) -> int:
         """Finish the Delete forever runs a killed process left half-way (for ``repair``)."""
         return forgetting.finish_forgetting(self)
+
+    def extract(
+        self,
+        conversation_id: str | None = None,
+        *,
+        all_threads: bool = False,
+        dry_run: bool = False,
+        actor: str | None = None,
+    ) -> list[ExtractionResult]:
+        """Extract facts from one conversation (every message of it) or from every thread that
+        is due (``all_threads``: that has any new message), queued or applied by the review
+        mode. First, a memory a host program deleted without a tombstone gets one, so its fact
+        is not proposed again as new. ``dry_run`` decides everything and saves nothing."""
+        who = actor or self.actor
+        if not dry_run:
+            self.settle_deletions()
+        if conversation_id is not None:
+            return [
+                extract_conversation(self.settings, conversation_id, dry_run=dry_run, actor=who)
+            ]
+        return extract_due(self.settings, all_threads=all_threads, dry_run=dry_run, actor=who)
 
     def settle_deletions(self) -> int:
         """Tombstones for memories deleted without one (``forgetting.settle_deletions``)."""

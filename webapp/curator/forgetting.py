@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from .core import Curator
 
 
+LIBRARY_ACTOR = "library"  # MemoryStore's actor when a host program names none
+
+
 def _unknown(memory_id: str) -> NotFoundError:
     return NotFoundError(
         f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
@@ -163,10 +166,16 @@ def forget_many(
 
 
 def settle_deletions(curator: Curator) -> int:
-    """Record a tombstone for every memory a program deleted without one (``MemoryStore.delete``
-    through the library), so extraction never proposes a deleted fact as new; how many."""
+    """Record a tombstone for every memory a host program deleted through the library without
+    one (``MemoryStore.delete`` with the store's default actor, "library"), so extraction never
+    proposes a deleted fact as new; how many. Deletions the doors make go through ``forget``;
+    the other deletions they make (undoing an approval, a merge) are not a person forgetting."""
     known = {t.memory_id for t in curator.tombstones.all()}
-    missing = [d for d in curator.memories.recently_deleted() if d.memory.id not in known]
+    missing = [
+        d
+        for d in curator.memories.recently_deleted()
+        if d.memory.id not in known and d.deleted_by == LIBRARY_ACTOR
+    ]
     for deleted in missing:
         curator.tombstones.record(deleted.memory, by=deleted.deleted_by, via="library")
     return len(missing)

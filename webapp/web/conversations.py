@@ -21,7 +21,7 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from werkzeug.wrappers import Response
 
-from ..extraction import ExtractionBatch, LlmConfigError, extract_conversation
+from ..extraction import ExtractionBatch, LlmConfigError
 from ..stores import (
     ConversationSummary,
     ConversationTurn,
@@ -32,7 +32,7 @@ from ..stores import (
     undo_forget,
 )
 from ..text import match_spans, search_terms
-from .context import MAX_EXTRACTIONS, actor, settings, stores, wants_partial
+from .context import MAX_EXTRACTIONS, actor, curator, settings, stores, wants_partial
 from .errors import banner_response
 from .formatting import interface_label
 from .htmx import redirect_or, render, see_other
@@ -428,7 +428,7 @@ class ExtractOutcome:
 def run_extraction(conversation_id: str) -> ExtractOutcome:
     """Run the configured extractor over the whole thread."""
     try:
-        result = extract_conversation(settings(), conversation_id, force=True, actor=actor())
+        (result,) = curator().extract(conversation_id, actor=actor())
     except LlmConfigError as exc:
         return ExtractOutcome(
             False, 0, _("The LLM extractor is not set up correctly: %(error)s", error=describe(exc))
