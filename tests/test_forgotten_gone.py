@@ -309,6 +309,7 @@ def test_the_vector_cache_is_keyed_with_a_secret_key_apart_from_the_fingerprints
 def test_ordinary_deletions_never_push_a_delete_forever_fingerprint_out(folder, monkeypatch):
     from webapp.extraction.forgotten import deleted_match
     from webapp.stores import tombstones as module
+
     monkeypatch.setattr(module, "MAX_TOMBSTONES", 3)
     curator = Curator.from_settings(make_settings(folder.parent))
     curator.forget(_ids(folder)[EN_FACT], forever=True)

@@ -594,3 +594,21 @@ def test_bulk_approve_leaves_a_changed_memory_pending_and_counts_it(client, sett
     assert "Approved 1 fact." in html and "1 left pending" in html
     assert stores_of(settings)[0].get(memory.id).content == "User prefers helix now"
     assert [status_of(settings, i.id) for i in (item, other)] == ["pending", "approved"]
+
+
+def test_an_edit_holding_a_secret_is_refused_until_the_box_is_ticked(client, settings):
+    # Editing a proposal and approving it skipped the secrets check (issue 32 / 35 #12).
+    item = queue_fact(settings, "The garage door code changed.")
+    secret = "The garage door code is 4821."
+    refused = client.post(f"/review/{item.id}/approve", data={"content": secret}, htmx=True)
+    html = refused.get_data(as_text=True)
+    memories, _ = stores_of(settings)
+    assert refused.status_code == 422 and memories.get_all() == []
+    assert status_of(settings, item.id) == "pending"
+    assert 'name="confirm_secret"' in html and "Keep it anyway" in html
+    kept = client.post(
+        f"/review/{item.id}/approve", data={"content": secret, "confirm_secret": "1"}, htmx=True
+    )
+    assert kept.status_code == 200
+    assert [m.content for m in memories.get_all()] == [secret]
+    assert status_of(settings, item.id) == "approved"

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, render_template, request, session, url_for
+from flask import Blueprint, abort, g, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -355,7 +355,9 @@ def approve(item_id: str) -> Response:
             409,
             announce=_("Memory is full; nothing lost."),
         )
-    except ValueError as exc:  # the library's message: empty, NUL, …
+    except ValueError as exc:  # the library's message: empty, NUL, a secret…
+        # A secret is kept only when the person confirms it: the form then offers the box.
+        g.secret_refused = getattr(exc, "code", None) == "memory_secret"
         return _panel(
             _build(
                 "pending",
