@@ -748,18 +748,23 @@ def near_duplicate_of(
     private memory is never named)."""
     index = similarity_index(store)
     shown = visible or (lambda _memory: True)
-    nearest = 3 if visible is None else 12
+    nearest = 3 if visible is None else 12  # a view may hide some of the nearest
     if semantic is not None and semantic.embed_one(text):
         contents = [m.content for m in index.memories]
+        judged = 0
         for i, kind, judgement in semantic.most_similar(text, contents, nearest):
-            if kind == "duplicate" and judgement.reason != "same_text" and shown(index.memories[i]):
+            if not shown(index.memories[i]):
+                continue
+            if kind == "duplicate" and judgement.reason != "same_text":
                 return index.memories[i]  # (the same text is the store's to refuse)
+            judged += 1
+            if judged == 3:
+                break
         return None
     if semantic is not None:
         semantic.want([m.content for m in index.memories])
-    for similar in index.most_similar(text, nearest):
-        if not shown(similar.memory):
-            continue
+    candidates = [s for s in index.most_similar(text, nearest) if shown(s.memory)][:3]
+    for similar in candidates:
         verdict = _verdict(text, similar.memory.content)
         if (
             verdict is not None
