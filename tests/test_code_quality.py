@@ -4,6 +4,7 @@ vulture (no dead code)."""
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -170,3 +171,82 @@ def test_every_template_the_code_names_exists() -> None:
         named.update(re.findall(r"""["']((?:[\w-]+/)*[\w-]+\.html)["']""", text))
     missing = sorted(name for name in named if not (ROOT / "templates" / name).is_file())
     assert len(named) > 20 and missing == []
+
+
+# A door (the dashboard, the command line, the MCP server) writes memory, the review queue, the
+# tombstones and the conversations only through the curator (webapp/curator), so every rule of
+# an operation holds whichever door is used. The people, skills and dismissals stores have no
+# rule across stores and are written by the doors directly.
+STORE_WRITES = frozenset(
+    {
+        "add",
+        "update",
+        "delete",
+        "delete_many",
+        "delete_unchanged",
+        "merge",
+        "undo_merge",
+        "restore",
+        "purge",
+        "import_records",
+        "set_expiry",
+        "approve",
+        "reject",
+        "undo",
+        "submit",
+        "record",
+        "record_many",
+        "set_no_propose",
+        "lift",
+        "settle",
+        "forget_text",
+        "clear",
+        "add_exchange",
+        "reject_source",
+        "claim",
+        "reopen",
+    }
+)
+WRITTEN_THROUGH_THE_CURATOR = re.compile(
+    r"\b(memories|review|queue|tombstones|conversations|store|memory_store|conversation_store)\b"
+)
+
+
+def store_writes_in(source: str) -> list[str]:
+    """Calls in ``source`` that write one of the curator's stores directly."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = ast.unparse(node.func.value)
+        if node.func.attr in STORE_WRITES and WRITTEN_THROUGH_THE_CURATOR.search(receiver):
+            found.append(f"{node.lineno}: {receiver}.{node.func.attr}(…)")
+    return found
+
+
+def test_the_doors_write_through_the_curator_only() -> None:
+    doors = [
+        *ROOT.glob("webapp/web/*.py"),
+        *ROOT.glob("webapp/cli/*.py"),
+        *ROOT.glob("webapp/mcp_*.py"),
+    ]
+    assert len(doors) > 30
+    found = {
+        str(path.relative_to(ROOT)): writes
+        for path in doors
+        if (writes := store_writes_in(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "stores().memories.add('x')",
+        "store = stores().memories\nstore.delete('id')",
+        "stores().review.approve(item.id)",
+        "TombstoneStore.beside(store).record(memory, by='x')",
+    ],
+)
+def test_a_direct_store_write_in_a_door_is_found(source: str) -> None:
+    assert store_writes_in(source) != []

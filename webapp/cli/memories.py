@@ -134,12 +134,12 @@ def list_people(data_dir: str | None) -> None:
 @input_errors
 def add_person(name: str, identities: tuple[str, ...], data_dir: str | None) -> None:
     """Add a person to the household (an unlinked identity given here becomes theirs)."""
-    store = people_store(load_settings(data_dir))
+    household = people_store(load_settings(data_dir))
     pairs = tuple(tuple(item.split(":", 1)) if ":" in item else ("", item) for item in identities)
     if any(kind == "" for kind, _ in pairs):
         click.echo("Error: an identity is KIND:VALUE, e.g. slack:U123.", err=True)
         sys.exit(2)
-    person = store.add(name, identities=tuple((k, v) for k, v in pairs))
+    person = household.add(name, identities=tuple((k, v) for k, v in pairs))
     click.echo(f"Added [{person.id}] {person.name}")
 
 

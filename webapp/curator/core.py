@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -15,12 +15,15 @@ from ..extraction.run import ExtractionResult, extract_conversation, extract_due
 from ..settings import Settings
 from ..stores import (
     ConversationStore,
+    Forgotten,
     ImportPreview,
     Memory,
     MemoryStore,
     PeopleStore,
     ReviewItem,
     ReviewQueue,
+    forget_conversation,
+    undo_forget,
 )
 from ..stores.dismissals import DismissalStore
 from ..stores.memories import KEEP, Keep, MergeResult
@@ -267,6 +270,63 @@ class Curator:
             ]
         return extract_due(self.settings, all_threads=all_threads, dry_run=dry_run, actor=who)
 
+    def set_expiry(
+        self,
+        memory_id: str,
+        expires: datetime | None,
+        *,
+        expected: str | None = None,
+        actor: str | None = None,
+    ) -> Memory | None:
+        """When a memory stops being true (None: never), while it is at version ``expected``
+        (ConflictError otherwise); None when it is gone."""
+        return self.memories.set_expiry(
+            memory_id, expires, expected_updated_at=expected, actor=actor or self.actor
+        )
+
+    def undo_merge(
+        self, dropped_id: str, update_hid: str | None = None, *, actor: str | None = None
+    ) -> list[Memory]:
+        """Bring back the memory a merge deleted and the kept one's earlier text (KeyError when
+        there is nothing to undo)."""
+        return self.memories.undo_merge(dropped_id, update_hid, actor=actor or self.actor)
+
+    def forget_conversation(
+        self,
+        conversation_id: str,
+        *,
+        seen: Mapping[str, str] | None = None,
+        actor: str | None = None,
+    ) -> Forgotten:
+        """Take back what a conversation added or changed, only as the person saw it
+        (``stores.forget_conversation``)."""
+        return forget_conversation(
+            self.review, conversation_id, actor=actor or self.actor, seen=seen
+        )
+
+    def undo_forget_conversation(
+        self,
+        memory_ids: Iterable[str],
+        rejected_ids: Iterable[str],
+        reverted_hids: Iterable[str] = (),
+        *,
+        undeleted_ids: Iterable[str] = (),
+        actor: str | None = None,
+    ) -> tuple[int, int]:
+        """Undo ``forget_conversation`` (``stores.undo_forget``)."""
+        return undo_forget(
+            self.review,
+            memory_ids,
+            rejected_ids,
+            reverted_hids,
+            actor=actor or self.actor,
+            undeleted_ids=undeleted_ids,
+        )
+
+    def clear_conversation(self, conversation_id: str) -> bool:
+        """Delete a thread's messages (the memories it gave stay); False when it had none."""
+        return self.conversations.clear(conversation_id)
+
     def settle_deletions(self) -> int:
         """Tombstones for memories deleted without one (``forgetting.settle_deletions``)."""
         return forgetting.settle_deletions(self)
@@ -304,6 +364,10 @@ class Curator:
     def undo_decision(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
         """Take a decision back (``reviewing.undo``)."""
         return reviewing.undo(self, item_id, actor=actor)
+
+    def reject_source(self, source: str, *, actor: str | None = None) -> int:
+        """Reject every proposal waiting from one import; how many."""
+        return self.review.reject_source(source, actor=actor or self.actor)
 
     def approve_source(self, source: str, *, actor: str | None = None) -> SourceDecision:
         """Approve every proposal waiting from one import, oldest first, until memory is full."""

@@ -325,9 +325,7 @@ def undo_merge() -> Response:
     if not dropped:
         abort(400)
     return _undone(
-        lambda: stores().memories.undo_merge(
-            dropped, request.form.get("hid") or None, actor=actor()
-        ),
+        lambda: curator().undo_merge(dropped, request.form.get("hid") or None, actor=actor()),
         _("There is nothing to undo: the memories were restored already."),
         _("Undone: both memories are back as they were."),
     )
@@ -401,7 +399,7 @@ def undo_rewrite() -> Response:
             409,
         )
     try:
-        store.restore(change["hid"], actor=actor(), expected=memory)
+        curator().restore(change["hid"], actor=actor(), expected=memory)
     except ConflictError:
         return _refused(
             _("Could not undo: the memory was edited again since; edit it on the Memories page."),
@@ -479,10 +477,10 @@ def extend() -> Response:
     if problem:
         return _refused(problem, 422)
     try:
-        saved = store.set_expiry(
+        saved = curator().set_expiry(
             memory_id,
             expires,
-            expected_updated_at=request.form.get("version") or memory.version,
+            expected=request.form.get("version") or memory.version,
             actor=actor(),
         )
     except ConflictError:
@@ -516,10 +514,10 @@ def undo_extend() -> Response:
         return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
     before = (change.get("before") or {}).get("expiresAt")
     try:
-        store.set_expiry(
+        curator().set_expiry(
             memory.id,
             parse_ts(before) if before else None,
-            expected_updated_at=(change.get("after") or {}).get("updatedAt"),
+            expected=(change.get("after") or {}).get("updatedAt"),
             actor=actor(),
         )
     except ConflictError:

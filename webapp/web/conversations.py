@@ -28,8 +28,6 @@ from ..stores import (
     MemoryFullError,
     NotFoundError,
     derived_from,
-    forget_conversation,
-    undo_forget,
 )
 from ..text import match_spans, search_terms
 from .context import MAX_EXTRACTIONS, actor, curator, settings, stores, wants_partial
@@ -235,7 +233,7 @@ def forget(conversation_id: str) -> Response:
     form carries each one's id and version): what changed since is left alone, and named."""
     ids, versions = request.form.getlist("seen_id"), request.form.getlist("seen_version")
     seen = dict(zip(ids, versions, strict=False)) if ids else None
-    done = forget_conversation(stores().review, conversation_id, actor=actor(), seen=seen)
+    done = curator().forget_conversation(conversation_id, actor=actor(), seen=seen)
     return _back_to(
         conversation_id,
         forgot=",".join(done.memory_ids) or None,
@@ -251,8 +249,7 @@ def forget(conversation_id: str) -> Response:
 def unforget(conversation_id: str) -> Response | tuple[str, int]:
     """Undo a forget: the memories come back and the proposals are pending again."""
     try:
-        restored, reopened = undo_forget(
-            stores().review,
+        restored, reopened = curator().undo_forget_conversation(
             _ids("memory_id"),
             _ids("item_id"),
             _ids("reverted_hid"),
@@ -284,7 +281,7 @@ def thread(conversation_id: str) -> Response:
 @bp.post("/clear/<path:conversation_id>")
 def clear(conversation_id: str) -> Response:
     """Forget every turn of a thread, then go back to the list."""
-    if not stores().conversations.clear(conversation_id):
+    if not curator().clear_conversation(conversation_id):
         abort(404)
     return redirect_or(url_for("conversations.index", cleared=conversation_id))
 

@@ -17,7 +17,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from ..extraction.validity import end_of_local_day, household_zone
 from ..stores import ConflictError, Memory
 from ..stores.timefmt import read_time, to_iso
-from .context import actor, settings, stores
+from .context import actor, curator, settings, stores
 from .formatting import day_text
 from .htmx import redirect_or, render
 
@@ -97,11 +97,8 @@ def set_expiry(memory_id: str) -> BaseResponse:
     if problem:
         return _answer(memory, problem, 422)
     try:
-        saved = store.set_expiry(
-            memory_id,
-            expires,
-            expected_updated_at=request.form.get("version") or None,
-            actor=actor(),
+        saved = curator().set_expiry(
+            memory_id, expires, expected=request.form.get("version") or None, actor=actor()
         )
     except ConflictError as exc:
         return _answer(

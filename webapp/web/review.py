@@ -357,7 +357,7 @@ def approve(item_id: str) -> Response:
         )
     except ValueError as exc:  # the library's message: empty, NUL, a secret…
         # A secret is kept only when the person confirms it: the form then offers the box.
-        g.secret_refused = getattr(exc, "code", None) == "memory_secret"
+        g.setdefault("secret_refused", getattr(exc, "code", None) == "memory_secret")
         return _panel(
             _build(
                 "pending",
@@ -522,7 +522,6 @@ def decide_source() -> Response:
     """Approve (until memory is full) or reject every pending proposal from one imported file."""
     source = request.form.get("source") or ""
     decision = request.form.get("decision")
-    queue = stores().review
     if decision not in ("approve", "reject") or not source:
         return _panel(
             _build(
@@ -533,7 +532,7 @@ def decide_source() -> Response:
             422,
         )
     if decision == "reject":
-        done = queue.reject_source(source, actor=actor())
+        done = curator().reject_source(source, actor=actor())
         message = ngettext(
             "Rejected %(count)s fact from %(source)s.",
             "Rejected %(count)s facts from %(source)s.",
@@ -551,7 +550,7 @@ def decide_source() -> Response:
         source=source,
     )
     if result.full is not None:
-        left = len(queue.pending_from(source))
+        left = len(stores().review.pending_from(source))
         message += " " + _full_notice(result.full, max(1, left))
     if result.changed:
         message += " " + ngettext(
