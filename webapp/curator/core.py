@@ -24,7 +24,7 @@ from ..stores.memories import KEEP, Keep, MergeResult
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from . import forgetting, importing, merging, remembering, reviewing
-from .people import EVERYONE, View, resolve_person
+from .people import EVERYONE, View, item_in_view, resolve_person
 from .results import Forgetting, Revision
 
 
@@ -266,6 +266,11 @@ class Curator:
             confirm_secret=confirm_secret,
             actor=actor,
         )
+
+    def pending(self, view: View = EVERYONE) -> list[ReviewItem]:
+        """The proposals waiting in Review that ``view`` may see (``people.item_in_view``):
+        a person's own and the household's, never another person's."""
+        return [item for item in self.review.pending() if item_in_view(item, view)]
 
     def reject(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
         """Mark a proposal rejected: it is not proposed again."""

@@ -75,6 +75,9 @@ class ReviewItem:
     # For a proposal read from a file: "<format>, <file name>, <date>" (the memory's origin
     # then says "imported from …").
     imported_from: str | None = None
+    # Nobody could tell whose the fact is (its words match no one speaker's, a file named
+    # someone nobody is): it waits until a person chooses (``Curator.approve``).
+    owner_undecided: bool = False
 
     @property
     def edited(self) -> bool:
@@ -117,6 +120,7 @@ class ReviewItem:
             tombstone_id=_str_or_none(record.get("tombstoneId")),
             expires_at=_time(record.get("expiresAt")),
             imported_from=_str_or_none(record.get("importedFrom")),
+            owner_undecided=record.get("ownerUndecided") is True,
         )
 
 
@@ -153,6 +157,7 @@ class Proposal:
     tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
     expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
     imported_from: str | None = None  # "<format>, <file name>, <date>" of an imported fact
+    owner_undecided: bool = False  # whose it is waits for a person's choice
 
 
 def _validate(data: Any) -> str | None:
@@ -465,6 +470,7 @@ class ReviewQueue(FileBacked):
             | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
             | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
             | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
+            | ({"ownerUndecided": True} if proposal.owner_undecided else {})
         )
 
     def forget_text(self, texts: Iterable[str], *, tombstone_id: str | None = None) -> int:

@@ -5,11 +5,14 @@ locked, atomic JSON file layer as every store. One tombstone per deleted memory:
 
     {"id": "ab12cd34ef56", "memoryId": "1f2e3d4c5b6a", "content": "Really likes green tea",
      "category": "preference", "deletedAt": "…Z", "deletedBy": "alice", "via": "dashboard",
-     "conversationId": "slack:C1:17.1", "noPropose": false}
+     "conversationId": "slack:C1:17.1", "noPropose": false, "person": "p1a2b3"}
 
 ``via`` says how it was deleted (``VIAS``); ``conversationId`` names the conversation whose
 change of mind deleted it, when one did. ``noPropose``: the person chose "don't propose this
-again", so a later proposal of the fact is dropped instead of shown in Review.
+again", so a later proposal of the fact is dropped instead of shown in Review. ``person``:
+whose the deleted memory was (null: the household's), so one person's deletion never drops
+or marks another person's fact (a tombstone written before it was recorded has no ``person``
+key: ``owner_known`` is False and extraction looks its owner up in the history log).
 
 **Delete forever** (``forget_forever``) removes ``content`` and keeps only a fingerprint that
 recognises the fact without its words: ``fingerprints`` (HMAC-SHA256, keyed by the random
@@ -91,6 +94,8 @@ class Tombstone:
     forgotten_at: datetime | None = None
     fingerprints: tuple[str, ...] = ()
     vectors: tuple[tuple[str, npt.NDArray[np.float32]], ...] = field(default=(), repr=False)
+    person: str | None = None  # whose the memory was; None: the household's
+    owner_known: bool = True  # False for a tombstone written before ``person`` was recorded
 
     @property
     def forever(self) -> bool:
@@ -115,6 +120,8 @@ class Tombstone:
             forgotten_at=forgotten,
             fingerprints=tuple(f for f in record.get("fingerprints") or () if isinstance(f, str)),
             vectors=tuple(_read_vectors(record.get("vectors"))),
+            person=_str(record.get("person")),
+            owner_known="person" in record and (record["person"] is None or bool(_str(record["person"]))),
         )
 
 
@@ -283,7 +290,8 @@ class TombstoneStore(FileBacked):
         conversation_id: str | None = None,
         no_propose: bool = False,
     ) -> Tombstone:
-        """Remember that ``memory`` was deleted by ``by`` (how: ``via``)."""
+        """Remember that ``memory`` (whoever's it is: its ``person``) was deleted by ``by``
+        (how: ``via``)."""
         return self.record_many(
             [memory], by=by, via=via, conversation_id=conversation_id, no_propose=no_propose
         )[0]
@@ -297,7 +305,8 @@ class TombstoneStore(FileBacked):
         conversation_id: str | None = None,
         no_propose: bool = False,
     ) -> list[Tombstone]:
-        """``record`` for several memories deleted together, in one write."""
+        """``record`` for several memories deleted together, in one write; each tombstone
+        names whose its memory was (``Memory.person``)."""
         stamp = now_iso()
         records = [
             {
@@ -310,6 +319,7 @@ class TombstoneStore(FileBacked):
                 "via": via if via in VIAS else "library",
                 "conversationId": conversation_id,
                 "noPropose": bool(no_propose),
+                "person": memory.person,
             }
             for memory in memories
         ]
