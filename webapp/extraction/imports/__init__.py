@@ -175,8 +175,9 @@ def plan_import(
     A statement the file says is someone's (a mem0 ``user_id``, an MCP ``person`` entity)
     whom ``people`` knows by that name or id becomes that person's, reconciled within their
     view. One of someone nobody here is keeps the name in its text ("Sam: Likes jazz"), is
-    compared only with what is kept of that name, and waits in Review for a person to say
-    whose it is (never the household's by default, never merged with another's). The rest
+    compared only with what is kept of that name (never merged with another's), and, when the
+    People page names anyone, waits in Review for a person to say whose it is (never the
+    household's by default). The rest
     are the household's, reconciled with the household's memories only: an import never
     proposes to change a person's private memory."""
     chosen = resolve_format(content, fmt)
@@ -202,8 +203,12 @@ def plan_import(
     extractor = MemoryExtractor(store, review_queue=queue, actor="import")
     for whose, group in groups.items():
         plan.actions += extractor.reconcile(group, person=whose)
+    # With nobody on the People page everything is the household's; otherwise a stranger's
+    # facts wait for a person to say whose they are.
+    anyone = bool(people and people.people())
     for name, group in strangers.items():
-        plan.actions += undecided(extractor.reconcile(group, person=None, within=named(name)))
+        actions = extractor.reconcile(group, person=None, within=named(name))
+        plan.actions += undecided(actions) if anyone else actions
     return plan
 
 
