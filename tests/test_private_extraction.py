@@ -90,8 +90,10 @@ def say(settings: Settings, *lines: tuple[str, str | None], thread: str = THREAD
 
 def fact(content: str, evidence: str, **more: Any) -> str:
     return json.dumps(
-        [{"content": content, "category": "general", "confidence": 0.95, "evidence": evidence}
-         | more]
+        [
+            {"content": content, "category": "general", "confidence": 0.95, "evidence": evidence}
+            | more
+        ]
     )
 
 
@@ -184,9 +186,7 @@ def test_whose_a_fact_is_in_a_thread_of_two(curator, household, content, evidenc
 
 
 # ------------------------------------------------------------------ 2. what the LLM is shown
-def test_the_llm_reading_one_persons_thread_sees_only_their_view(
-    settings, curator, household, llm
-):
+def test_the_llm_reading_one_persons_thread_sees_only_their_view(settings, curator, household, llm):
     maya, leo = household
     party = curator.remember("Plans a surprise party for Maya on Friday.", person=leo)
     cats = curator.remember("Is allergic to cats.", person=maya)
@@ -205,9 +205,7 @@ def test_the_llm_reading_one_persons_thread_sees_only_their_view(
     assert wifi.id in sent and cats.id not in sent and party.id not in sent
 
 
-def test_an_llm_change_may_name_only_a_memory_the_thread_may_see(
-    settings, curator, household, llm
-):
+def test_an_llm_change_may_name_only_a_memory_the_thread_may_see(settings, curator, household, llm):
     maya, leo = household
     party = curator.remember("Plans a surprise party for Maya on Friday.", person=leo)
     say(settings, ("Forget the party on Friday.", maya))
@@ -217,9 +215,7 @@ def test_an_llm_change_may_name_only_a_memory_the_thread_may_see(
     assert curator.memories.get(party.id) is not None
 
 
-def test_an_llm_update_of_the_speakers_own_memory_stays_theirs(
-    settings, curator, household, llm
-):
+def test_an_llm_update_of_the_speakers_own_memory_stays_theirs(settings, curator, household, llm):
     maya, _ = household
     tea = curator.remember("Drinks green tea every morning.", person=maya)
     say(settings, ("I switched to oolong.", maya))
@@ -284,7 +280,9 @@ def test_a_tombstone_from_before_owners_were_recorded_finds_its_owner_in_the_his
     assert [(i.content, i.person) for i in curator.review.pending()] == [("Likes jazz", maya)]
 
 
-def test_an_old_export_brings_back_another_persons_same_fact(settings, curator, household, tmp_path):
+def test_an_old_export_brings_back_another_persons_same_fact(
+    settings, curator, household, tmp_path
+):
     maya, leo = household
     hers = curator.remember("Likes jazz", person=maya)
     export = tmp_path / "backup.json"

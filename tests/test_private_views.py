@@ -215,7 +215,9 @@ def form_fields(form: str) -> dict[str, str]:
         html.unescape(name): html.unescape(value)
         for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form)
     }
-    for name, value in re.findall(r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', form, re.S):
+    for name, value in re.findall(
+        r'<textarea[^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', form, re.S
+    ):
         fields[name] = html.unescape(value)
     return fields
 

@@ -288,6 +288,11 @@ class Curator:
         )
 
     # ----------------------------------------------------------------- imports
+    def export(self, fmt: str = "json", view: View = EVERYONE) -> bytes:
+        """The memories ``view`` may see (``people.in_view``: a person's own and the
+        household's, never another person's) in ``fmt`` (``importing.export_view``)."""
+        return importing.export_view(self, fmt, view)
+
     def preview_export(self, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
         """This program's own export read and previewed (``importing.preview_own``)."""
         return importing.preview_own(self, content)

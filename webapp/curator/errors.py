@@ -8,7 +8,6 @@ from ..extraction.attribution import OwnerUndecidedError
 from ..problems import InputError
 from ..stores import StoreError
 
-
 __all__ = ["OwnerUndecidedError", "SimilarMemoryError", "UnknownPersonError"]
 
 

@@ -121,7 +121,8 @@ class Tombstone:
             fingerprints=tuple(f for f in record.get("fingerprints") or () if isinstance(f, str)),
             vectors=tuple(_read_vectors(record.get("vectors"))),
             person=_str(record.get("person")),
-            owner_known="person" in record and (record["person"] is None or bool(_str(record["person"]))),
+            owner_known="person" in record
+            and (record["person"] is None or bool(_str(record["person"]))),
         )
 
 

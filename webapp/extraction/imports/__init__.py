@@ -19,9 +19,9 @@ from ...stores import MemoryStore, ReviewItem, ReviewQueue
 from ...stores.errors import ConflictError, MemoryFullError, NotFoundError, SecretInputError
 from ...stores.people import PeopleStore
 from ...stores.review import Proposal
-from ..llm import StructuredFact
 from ...text import fold
 from ..attribution import OwnerUndecidedError
+from ..llm import StructuredFact
 from ..reconcile import MemoryExtractor, ReconcileAction, undecided
 from . import letta, mcp_jsonl, mem0, text
 from .base import (
