@@ -226,7 +226,8 @@ class MemoryExtractor:
 
         With ``person`` (a person's id, or None for the household) the candidates are that
         person's: they are compared with their view only (their memories and the
-        household's, never another person's) and new facts are proposed as theirs.
+        household's, never another person's) and new facts are proposed as theirs; a change
+        of the household's memory in their words is proposed as a new fact of theirs.
         ``within`` narrows what they are compared with further, to the memories, Review items
         and deleted facts whose text it accepts (an import's statements of someone nobody
         here is, compared only with what is kept of that name).
@@ -313,7 +314,7 @@ class MemoryExtractor:
         if semantic is not None:
             semantic.save()
         if whose is not None:
-            actions = [replace(a, person=whose) if a.action == "add" else a for a in actions]
+            actions = [_own(a, whose, memories) for a in actions]
         return actions
 
     def _review_items(self) -> list[ReviewItem]:
@@ -453,6 +454,18 @@ class MemoryExtractor:
     def mark_extracted(self, conversation_id: str, **kwargs: Any) -> None:
         """Record that extraction just ran on this conversation (in the shared state file)."""
         self.state.mark_extracted(conversation_id, **kwargs)
+
+
+def _own(action: ReconcileAction, whose: str, memories: Sequence[Memory]) -> ReconcileAction:
+    """A person's action as theirs: a new fact is theirs, and a change to the household's
+    memory in their words is a new fact of theirs instead (the household's memory is
+    everyone's: a person's words never reach it by an update)."""
+    if action.action == "update":
+        target = next((m for m in memories if m.id == action.id), None)
+        if target is None or target.person is not None:
+            return action
+        action = replace(action, action="add", id=None, current_content=None, unsure=False)
+    return replace(action, person=whose) if action.action == "add" else action
 
 
 def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAction | None:
