@@ -179,16 +179,15 @@ def make_empty(settings: Settings, folder: Path, curator: Curator) -> Settings:
 
 def test_an_import_never_proposes_to_change_a_persons_private_memory(settings, curator, tmp_path):
     sam = curator.people.add("Sam")
-    alex = curator.people.add("Alex")
-    sams = curator.remember("Takes insulin before dinner (diabetic)", person=sam.id)
+    curator.people.add("Alex")
+    sams = curator.remember("Has a daughter named Maya who is 6.", person=sam.id)
     notes = tmp_path / "alex.txt"
-    notes.write_text("Takes insulin before dinner\nLikes long walks\n", encoding="utf-8")
+    notes.write_text("Has a daughter named Maya who is 7.\nLikes long walks\n", encoding="utf-8")
     cli(settings, "import", str(notes), "--format", "text")
     assert [i for i in curator.review.pending() if i.memory_id == sams.id] == []
     [source] = {i.imported_from for i in curator.review.pending()}
-    curator.approve_source(str(source))
+    curator.approve_source(str(source))  # "Approve all"
     assert curator.memories.get(sams.id).content == sams.content
-    assert alex.id not in {m.person for m in curator.memories.get_all()}
 
 
 # ------------------------------------------------------------------ 5. Needs attention
