@@ -90,12 +90,6 @@ def _said_in(evidence: str | None, messages: Sequence[Any]) -> Any | None:
     return None
 
 
-def speaker_of(evidence: str | None, messages: Iterable[Any]) -> str | None:
-    """Who wrote the user message holding ``evidence`` (the latest such), or None."""
-    turn = _said_in(evidence, list(messages))
-    return None if turn is None else _person_of(turn)
-
-
 # How close (rapidfuzz's 0-100) a quote not word for word must come to one speaker's message,
 # and by how much more than to any other speaker's, to count as theirs.
 CLOSE_QUOTE = 75.0
