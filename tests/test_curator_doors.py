@@ -133,6 +133,8 @@ class Dashboard(Door):
             ("holds a", "memory_secret"),
             ("Looks like a memory already kept", "similar_memory"),
             ("Already remembered", "duplicate_memory"),
+            ("keeps its own words", "merge_private"),
+            ("Nobody could tell whose this fact is", "owner_undecided"),
             ("changed", "conflict"),
         ):
             if marker in html:
@@ -424,3 +426,44 @@ def test_a_fact_a_host_program_deleted_is_not_proposed_as_new(door: Door) -> Non
     (proposal,) = curator.review.pending()
     assert proposal.tombstone_id is not None  # marked as deleted before, not proposed as new
     assert memories(door) == []
+
+
+# ------------------------------------------------------------------ private stays private
+def test_a_deletion_remembers_whose_the_fact_was_everywhere(door: Door) -> None:
+    # Drift (issue 35): tombstones named no person, so Leo's "don't propose again" dropped
+    # Maya's same fact.
+    curator = Curator.from_settings(door.settings)
+    leo = curator.people.add("Leo")
+    jazz = curator.remember("Likes jazz", person=leo.id)
+    MemoryStore.from_settings(door.settings).delete(jazz.id)  # a program's, without one
+    assert call(door, "forget_again", jazz.id) == "ok"
+    [tombstone] = Curator.from_settings(door.settings).tombstones.all()
+    assert (tombstone.memory_id, tombstone.person, tombstone.no_propose) == (jazz.id, leo.id, True)
+
+
+def test_a_proposal_nobody_could_tell_the_owner_of_is_not_approved_as_the_households(
+    door: Door,
+) -> None:
+    # Drift (issue 35): a loose LLM quote made a private fact the household's by default.
+    curator = Curator.from_settings(door.settings)
+    (item,) = curator.review.submit([Proposal("add", "Is pregnant", owner_undecided=True)])
+    assert call(door, "approve", item.id) == "owner_undecided"
+    assert memories(door) == []
+    pending = Curator.from_settings(door.settings).review.get(item.id)
+    assert pending is not None and pending.status == "pending"
+
+
+def test_a_merge_never_carries_a_persons_words_into_the_households_memory(door: Door) -> None:
+    curator = Curator.from_settings(door.settings)
+    maya = curator.people.add("Maya")
+    shared = curator.remember("Avoids sugar in desserts.")
+    private = curator.remember(
+        "Avoids sugar in desserts (diabetic).", person=maya.id, allow_similar=True
+    )
+    versions = {shared.id: shared.version, private.id: private.version}
+    assert call(door, "merge", shared.id, private.id, private.content, versions) == (
+        "merge_private"
+    )
+    assert sorted(m["content"] for m in memories(door)) == sorted([shared.content, private.content])
+    assert call(door, "merge", shared.id, private.id, shared.content, versions) == "ok"
+    assert [(m["content"], m.get("person")) for m in memories(door)] == [(shared.content, None)]

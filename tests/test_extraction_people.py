@@ -120,4 +120,6 @@ def test_a_fact_about_a_named_known_person_goes_to_them(data_dir):
     assert attribute("我们家的猫叫咪咪", said, turns, everyone) is None
     assert attribute("Everyone likes pizza", said, turns, everyone) is None
     assert attribute("Is allergic to cats", said, turns, everyone) == maya.id
-    assert attribute("Is allergic to cats", "not said here", turns, everyone) is None
+    # A quote that is not word for word in a thread of one speaker: still the speaker's, never
+    # the household's (issue 35: a loose LLM quote must not make a private fact everyone's).
+    assert attribute("Is allergic to cats", "not said here", turns, everyone) == maya.id

@@ -68,10 +68,11 @@ def test_approving_an_imported_fact_remembers_it_saying_where_it_came_from(data_
         "import", str(FIXTURES / "mem0_get_all.json"), "--data-dir", str(data_dir), env_extra=FAST
     )
     memories, queue = stores(data_dir)
-    item = next(i for i in queue.pending() if i.content == "User loves sci-fi movies.")
+    # The file's user (nobody on the People page) stays in the text, as the README promises.
+    item = next(i for i in queue.pending() if i.content == "alice: User loves sci-fi movies.")
     queue.approve(item.id, actor="alice")
     [memory] = memories.get_all()
-    assert memory.content == "User loves sci-fi movies."
+    assert memory.content == "alice: User loves sci-fi movies."
     assert describe_origin(memory.origin) == f"imported from mem0, mem0_get_all.json, {today()}"
     assert memory.origin is not None and memory.origin["approvedBy"] == "alice"
 
@@ -182,9 +183,9 @@ def test_export_to_another_format_then_import_gives_the_same_texts(data_dir, tmp
     result = run_cli("import", str(out), "--data-dir", str(other), env_extra=FAST)
     assert result.returncode == 0, result.stderr
     texts = {item.content for item in stores(other)[1].pending()}
-    wanted = {r["content"] for r in before}
-    if fmt != "mem0":  # a person's memories are observations of that person's entity
-        wanted = {("alice: " + r["content"]) if r.get("person") else r["content"] for r in before}
+    # A person nobody in the other folder is keeps their name in the text, in every format
+    # (mem0's user_id too: issue 35).
+    wanted = {("alice: " + r["content"]) if r.get("person") else r["content"] for r in before}
     assert texts == wanted
 
 

@@ -351,20 +351,27 @@ class MemoryTool:
         return f"Deleted {gone}\n{usage_line(self.store)}"
 
 
-def pending_review(queue: ReviewQueue) -> str:
-    """The pending review items as the model sees them."""
-    items = queue.pending()
+def pending_review(curator: Curator, person: str = "") -> str:
+    """The pending review items the session may see, as the model sees them: with a
+    ``person`` (the session's, MEMORY_MCP_DEFAULT_PERSON) theirs and the household's, each
+    saying whose; without, the household's only — never another person's."""
+    view = curator.person(person, reading=True) if person else None
+    items = curator.pending(view)
     if not items:
         return "No facts wait for review."
+    names = curator.people.names() if view is not None else None
     noun = "fact waits" if len(items) == 1 else "facts wait"
     lines = [f"{len(items)} {noun} for review (the user decides in the dashboard):"]
-    lines += [_describe_review_item(item) for item in items]
+    lines += [_describe_review_item(item, names) for item in items]
     return "\n".join(lines)
 
 
-def _describe_review_item(item: ReviewItem) -> str:
+def _describe_review_item(item: ReviewItem, names: Mapping[str, str] | None = None) -> str:
     target = f" [{item.memory_id}]" if item.memory_id else ""
     line = f"[{item.id}] {item.action}{target} ({item.category}) {item.content}"
+    if names is not None:
+        whose = names.get(item.person, item.person) if item.person else None
+        line += f" — {whose}'s" if whose else " — the household's"
     if item.action == "update" and item.current_content:
         line += f" (now: {item.current_content})"
     if item.confidence is not None:
@@ -532,7 +539,7 @@ def build_server(
     if review is not None:
         tools[REVIEW_TOOL_NAME] = (
             review_tool_definition(),
-            lambda arguments: pending_review(review),
+            lambda arguments: pending_review(curator, default_person),
         )
     tools[RECALL_TOOL_NAME] = recall_entry(curator.memories, curator.people)
     # One call at a time: file work runs in a worker thread so the event loop stays

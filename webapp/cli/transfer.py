@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..curator import Curator
+from ..curator.people import EVERYONE
 from ..settings import Settings
 from ..stores import PeopleStore, ReviewQueue, write_atomic
 from .common import data_dir_option, friendly_errors, load_settings, memory_store
@@ -33,19 +34,21 @@ from .common import data_dir_option, friendly_errors, load_settings, memory_stor
     help="json: this program's own form (lossless); mcp-jsonl: the MCP memory server's "
     "memory.jsonl; markdown: one heading per category; mem0: mem0's get_all JSON.",
 )
+@click.option(
+    "--person",
+    default=None,
+    help="Only what this person may see (their memories and the household's): a name or id.",
+)
 @friendly_errors
-def export_memories(data_dir: str | None, output: Path | None, fmt: str = "json") -> None:
+def export_memories(
+    data_dir: str | None, output: Path | None, fmt: str = "json", person: str | None = None
+) -> None:
     """Write every memory as a JSON array (the on-disk form), for backup or import; or, with
-    --format, in another system's format."""
+    --format, in another system's format; with --person, only that person's view."""
     settings = load_settings(data_dir)
-    store = memory_store(settings)
-    if fmt == "json":
-        payload = store.export()
-    else:
-        from ..extraction.imports.exporters import export_as
-
-        names = PeopleStore.from_settings(settings).names()
-        payload = export_as(store.get_all(), fmt, names)
+    curator = Curator.from_settings(settings, actor="cli")
+    view = EVERYONE if person is None else curator.person(person)
+    payload = curator.export(fmt, view)
     if output is None:
         click.echo(payload.decode("utf-8"), nl=False)
     else:

@@ -30,7 +30,7 @@ from ..stores.memories import KEEP, Keep, MergeResult
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from . import forgetting, importing, merging, remembering, reviewing, upkeep
-from .people import EVERYONE, View, resolve_person
+from .people import EVERYONE, View, item_in_view, resolve_person
 from .results import Forgetting, Revision
 
 
@@ -357,6 +357,11 @@ class Curator:
             actor=actor,
         )
 
+    def pending(self, view: View = EVERYONE) -> list[ReviewItem]:
+        """The proposals waiting in Review that ``view`` may see (``people.item_in_view``):
+        a person's own and the household's, never another person's."""
+        return [item for item in self.review.pending() if item_in_view(item, view)]
+
     def reject(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
         """Mark a proposal rejected: it is not proposed again."""
         return self.review.reject(item_id, actor=actor or self.actor)
@@ -377,6 +382,11 @@ class Curator:
         )
 
     # ----------------------------------------------------------------- imports
+    def export(self, fmt: str = "json", view: View = EVERYONE) -> bytes:
+        """The memories ``view`` may see (``people.in_view``: a person's own and the
+        household's, never another person's) in ``fmt`` (``importing.export_view``)."""
+        return importing.export_view(self, fmt, view)
+
     def preview_export(self, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
         """This program's own export read and previewed (``importing.preview_own``)."""
         return importing.preview_own(self, content)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..extraction.attribution import OwnerUndecidedError
 from ..problems import InputError
 from ..stores import StoreError
+
+__all__ = ["OwnerUndecidedError", "SimilarMemoryError", "UnknownPersonError"]
 
 
 class SimilarMemoryError(StoreError):

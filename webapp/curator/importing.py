@@ -4,12 +4,17 @@ deleted stays forgotten."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from ..extraction.forgotten import import_minding_forgotten
 from ..extraction.imports import ImportPlan, plan_import, queue_import, read_own_export
 from ..extraction.imports import resolve_format as _resolve_format
+from ..extraction.imports.exporters import export_as
 from ..stores import ImportPreview, ReviewItem
+from .people import EVERYONE, View, in_view
+
+OWN_FORMAT = "json"  # this program's own export form
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -18,6 +23,18 @@ if TYPE_CHECKING:
 def resolve_format(content: str, wanted: str = "auto") -> str:
     """The format of ``content`` (``wanted``, or recognised from the content with "auto")."""
     return _resolve_format(content, wanted)
+
+
+def export_view(curator: Curator, fmt: str, view: View) -> bytes:
+    """The memories ``view`` may see, in this program's own form (``json``, lossless) or
+    another system's; a person's are under their name."""
+    if fmt == OWN_FORMAT and view is EVERYONE:
+        return curator.memories.export()
+    memories = [m for m in curator.memories.get_all() if in_view(m, view)]
+    if fmt == OWN_FORMAT:
+        records = [m.to_dict() for m in memories]
+        return (json.dumps(records, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    return export_as(memories, fmt, curator.people.names())
 
 
 def preview_own(curator: Curator, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:

@@ -33,16 +33,15 @@ def merge(
 ) -> MergeResult:
     """Keep ``keep_id`` saying ``content`` and delete ``drop_id`` (restorable), while both are
     still at the versions in ``expected`` (ConflictError otherwise). The kept text is checked
-    for secrets like any other. When the kept memory is the household's and the other a
-    person's, the household's memory keeps only words of its own or the other's when they are
-    the same fact for everyone: a person's wording never reaches the household through a merge
-    (``merge_private``)."""
+    for secrets like any other. When the other is a person's and the kept memory is not theirs
+    (the household's, or another person's), the kept memory keeps its own words: a person's
+    wording never reaches anyone else through a merge (``merge_private``)."""
     text = clean_content(content)
     check_secret(text, confirmed=confirm_secret)
     keep, drop = curator.memories.get(keep_id), curator.memories.get(drop_id)
     if keep is None or drop is None:
         raise _gone(keep_id if keep is None else drop_id)
-    if keep.person is None and drop.person is not None and text != keep.content:
+    if drop.person is not None and drop.person != keep.person and text != keep.content:
         raise InputError(
             "The memory kept is the household's and the other is one person's: the "
             "household's keeps its own words (or keep the person's instead), so that a "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from ..stores import Memory
+from ..stores import Memory, ReviewItem
 from .errors import UnknownPersonError
 
 if TYPE_CHECKING:
@@ -30,6 +30,16 @@ def in_view(memory: Memory | None, view: View) -> bool:
     if memory is None:
         return False
     return view is EVERYONE or memory.person is None or memory.person == view
+
+
+def item_in_view(item: ReviewItem, view: View) -> bool:
+    """Whether a proposal may be seen within ``view``: another person's is not (nor is one
+    whose owner nobody could tell: it may be anyone's)."""
+    if view is EVERYONE:
+        return True
+    if item.owner_undecided:
+        return False
+    return item.person is None or item.person == view
 
 
 def resolve_person(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..extraction.attribution import OwnerUndecidedError
 from ..stores import NotFoundError, ReviewItem, check_secret
 from ..stores.memories import KEEP, Keep
 
@@ -40,11 +41,15 @@ def approve(
     ``confirm_secret``). The queue's decision is committed first; the memory is written after
     it, outside the queue's change (``ReviewQueue.claim`` / ``apply`` / ``settle``), and when
     the write fails (memory full, changed since ``expected``) the item is pending again. An
-    approved forget is remembered as forgotten (a tombstone with its conversation)."""
+    approved forget is remembered as forgotten (a tombstone with its conversation). A fact
+    whose owner nobody could tell is approved only with ``person`` said (OwnerUndecidedError):
+    it never becomes the household's by default."""
     actor = actor or curator.actor
     item = _item(curator, item_id)
     if item.status != "pending":
         return item
+    if item.owner_undecided and item.action != "delete" and isinstance(person, Keep):
+        raise OwnerUndecidedError()
     if item.action != "delete":
         check_secret(content if content is not None else item.content, confirmed=confirm_secret)
     queue = curator.review

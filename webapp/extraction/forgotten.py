@@ -1,7 +1,8 @@
 """Facts a person deleted: recognising them when they are proposed again, and Delete forever.
 
-``deleted_match`` says which tombstone (``webapp.stores.tombstones``) a proposed fact repeats:
-in the same words or others, by the same judge ``already_decided`` asks (the similarity
+``deleted_match`` says which tombstone (``webapp.stores.tombstones``) a proposed fact repeats,
+among the tombstones of the fact's owner only (Leo's deleted "Likes jazz" says nothing about
+Maya's "I like jazz"): in the same words or others, by the same judge ``already_decided`` asks (the similarity
 layer's ``Judge.repeats``), by words alone when there is no judge; a fact deleted forever is
 recognised by the keyed hash of its normalised words and by its vector (cosine at the judge's
 duplicate threshold for the language of the new text).
@@ -14,8 +15,9 @@ fingerprint; it can be run again to finish a run that was killed half-way.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -40,14 +42,51 @@ from .wiping import MARKER, Masker, dismissals_without, job_without, reached, sa
 MAX_JUDGED = 1000
 
 
+class Anyone(Enum):
+    """``deleted_match``'s owner when nobody of the household is known: every tombstone."""
+
+    ANYONE = "anyone"
+
+
+ANYONE = Anyone.ANYONE
+Owner = str | None | Anyone
+
+
+def owned_by(tombstone: Tombstone, owner: Owner) -> bool:
+    """Whether ``tombstone`` is of a fact ``owner`` kept (a person's id, None for the
+    household's). A tombstone whose owner is unknown (written before owners were recorded,
+    its memory gone from the history log) counts for everyone: a fact deleted stays
+    forgotten rather than come back."""
+    return owner is ANYONE or not tombstone.owner_known or tombstone.person == owner
+
+
+def with_owners(tombstones: Iterable[Tombstone], store: MemoryStore) -> list[Tombstone]:
+    """``tombstones`` with the owner of those written before owners were recorded read from
+    the history log (the memory's last state), where it still holds it."""
+    found = list(tombstones)
+    if all(t.owner_known for t in found):
+        return found
+    owners = {d.memory.id: d.memory.person for d in store.recently_deleted()}
+    return [
+        replace(t, person=owners[t.memory_id], owner_known=True)
+        if not t.owner_known and t.memory_id in owners
+        else t
+        for t in found
+    ]
+
+
 def deleted_match(
     content: str,
     tombstones: Sequence[Tombstone],
     *,
     fingerprint: Callable[[str], str],
     judge: Judge | None = None,
+    owner: Owner = ANYONE,
 ) -> Tombstone | None:
-    """The tombstone of the deleted fact ``content`` states again, or None."""
+    """The tombstone of the deleted fact ``content`` states again, or None; only a tombstone
+    of a fact ``owner`` kept counts (``owned_by``): a person's deletion never drops or marks
+    another person's fact."""
+    tombstones = [t for t in tombstones if owned_by(t, owner)]
     if not content or not tombstones:
         return None
     worded = [t for t in tombstones if t.content]
@@ -282,6 +321,11 @@ def forget_deleted_forever(
     )
 
 
+def _owner_of(record: dict[str, Any]) -> str | None:
+    person = record.get("person")
+    return person if isinstance(person, str) and person else None
+
+
 def import_minding_forgotten(
     store: MemoryStore,
     queue: ReviewQueue,
@@ -302,7 +346,7 @@ def import_minding_forgotten(
     store.plan_import(records, allow_secrets=True)  # raises for an unusable file
     tombstones = tombstones or TombstoneStore.beside(store)
     present = {m.id for m in store.get_all()}
-    active = tombstones.active(present)
+    active = with_owners(tombstones.active(present), store)
     forever = {t.memory_id: t for t in active if t.forever}
     prints = {f for t in forever.values() for f in t.fingerprints}
     held: list[tuple[dict[str, Any], Tombstone]] = []
@@ -310,7 +354,13 @@ def import_minding_forgotten(
     for record in records:
         content = record.get("content")
         match = forever.get(str(record.get("id"))) or (
-            deleted_match(content, active, fingerprint=tombstones.fingerprint, judge=judge)
+            deleted_match(
+                content,
+                active,
+                fingerprint=tombstones.fingerprint,
+                judge=judge,
+                owner=_owner_of(record),
+            )
             if isinstance(content, str) and record.get("id") not in present
             else None
         )
@@ -326,6 +376,7 @@ def import_minding_forgotten(
             category=str(record.get("category") or "general"),
             evidence=f"Imported from {source}" if source else "Imported",
             tombstone_id=match.id,
+            person=_owner_of(record),
         )
         for record, match in held
         if not match.no_propose and not match.forever  # an old backup brings none back

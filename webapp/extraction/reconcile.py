@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -23,9 +23,10 @@ from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso, read_time
 from ..stores.tombstones import TombstoneStore
 from ..text import VARIANT_THRESHOLD, normalize, similarity
+from .attribution import thread_view
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
 from .decided import already_decided
-from .forgotten import deleted_match, still_deciding
+from .forgotten import ANYONE, Owner, deleted_match, owned_by, still_deciding, with_owners
 from .llm import FactExtractor, LlmCallError, LlmMemoryExtractor, StructuredFact, facts_from
 from .rules import rule_facts, withheld_facts
 from .state import STATE_FILE_NAME, ExtractionState
@@ -63,6 +64,20 @@ class ReconcileAction:
     # The judge found the memory close, not the same nor a clear change: a person decides,
     # so it waits in Review even in auto mode (an unsure update could overwrite another fact).
     unsure: bool = field(default=False, compare=False)
+    # Nobody could tell whose the fact is: it waits in Review, even in auto mode, until a
+    # person chooses (``attribution.UNDECIDED``).
+    owner_undecided: bool = field(default=False, compare=False)
+
+
+def undecided(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
+    """Actions on facts whose owner nobody could tell: each a new fact (never a change to
+    the household's memory, which everyone sees) waiting for a person to say whose."""
+    return [
+        action
+        if action.action == "delete"
+        else replace(action, action="add", id=None, current_content=None, owner_undecided=True)
+        for action in actions
+    ]
 
 
 @dataclass(frozen=True)
@@ -166,8 +181,9 @@ class MemoryExtractor:
         and operations, or when it gives none the rules' candidates; with why the LLM gave
         nothing and how many candidates were left out beyond ``max_facts``.
 
-        ``LlmMemoryExtractor`` sees the stored memories with their ids; a reply naming an id
-        that is not in the store is unusable, and the rules run instead. A host's own
+        ``LlmMemoryExtractor`` sees the stored memories with their ids — those the thread's
+        speakers may see (``thread_view``), never another person's; a reply naming an id
+        that is not among them is unusable, and the rules run instead. A host's own
         extractor is asked through ``extract_facts(messages)``. The rules' candidates are
         the changes of mind (forget, reversal, correction), the facts stated outright and
         the facts said with a secret, without it.
@@ -176,7 +192,9 @@ class MemoryExtractor:
         problem = None
         found: list[Candidate] = []
         if isinstance(self.llm_extractor, LlmMemoryExtractor):
-            answer = self.llm_extractor.extract(messages, memories=self.store.get_all())
+            # Only what the thread's speakers may see: their memories and the household's.
+            shown = thread_view(self.store.get_all(), messages)
+            answer = self.llm_extractor.extract(messages, memories=shown)
             problem = answer.problem
             found = [without_secret(fact) for fact in answer.facts or []]
         elif self.llm_extractor is not None:
@@ -194,6 +212,7 @@ class MemoryExtractor:
         categories: Sequence[str] | Mapping[str, str] | None = None,
         *,
         person: str | None | Everyone = EVERYONE,
+        within: Callable[[str], bool] | None = None,
     ) -> list[ReconcileAction]:
         """Compare candidates with the store: known → nothing, close variant → update, new → add.
 
@@ -207,7 +226,11 @@ class MemoryExtractor:
 
         With ``person`` (a person's id, or None for the household) the candidates are that
         person's: they are compared with their view only (their memories and the
-        household's, never another person's) and new facts are proposed as theirs.
+        household's, never another person's) and new facts are proposed as theirs; a change
+        of the household's memory in their words is proposed as a new fact of theirs.
+        ``within`` narrows what they are compared with further, to the memories, Review items
+        and deleted facts whose text it accepts (an import's statements of someone nobody
+        here is, compared only with what is kept of that name).
         """
         scoped = not isinstance(person, Everyone)
         whose = None if isinstance(person, Everyone) else person
@@ -215,8 +238,16 @@ class MemoryExtractor:
         items = self._review_items()
         if scoped:  # another person's proposals are not this person's view
             items = [item for item in items if item.person in (None, whose)]
-        # Facts a person deleted (and not restored since): proposed again, they are marked so.
-        tombstones = self.tombstones.active(m.id for m in memories)
+        # Facts deleted (and not restored since): proposed again by their owner, they are
+        # marked so; another person's deletion says nothing of this person's fact.
+        present = memories if not scoped else self.store.get_all()
+        tombstones = with_owners(self.tombstones.active(m.id for m in present), self.store)
+        owner: Owner = ANYONE if not scoped else whose
+        tombstones = [t for t in tombstones if owned_by(t, owner)]
+        if within is not None:
+            memories = [m for m in memories if within(m.content)]
+            items = [item for item in items if within(item.content)]
+            tombstones = [t for t in tombstones if t.content is None or within(t.content)]
 
         # By meaning as well as by words (the similarity layer; loads its model once per
         # process and embeds only memories it has no vector for yet).
@@ -283,7 +314,7 @@ class MemoryExtractor:
         if semantic is not None:
             semantic.save()
         if whose is not None:
-            actions = [replace(a, person=whose) if a.action == "add" else a for a in actions]
+            actions = [_own(a, whose, memories) for a in actions]
         return actions
 
     def _review_items(self) -> list[ReviewItem]:
@@ -380,12 +411,13 @@ class MemoryExtractor:
         self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
     ) -> Submitted:
         """Apply adds and updates; deletions, facts said with a secret (never saved without a
-        person seeing them) and facts a person deleted before always wait in the review queue."""
+        person seeing them), facts a person deleted before and facts whose owner nobody could
+        tell always wait in the review queue."""
         result = Submitted()
 
         def waits(action: ReconcileAction) -> bool:
             return action.action == "delete" or bool(
-                action.withheld or action.tombstone_id or action.unsure
+                action.withheld or action.tombstone_id or action.unsure or action.owner_undecided
             )
 
         deletions = [a for a in actions if waits(a)]
@@ -422,6 +454,18 @@ class MemoryExtractor:
     def mark_extracted(self, conversation_id: str, **kwargs: Any) -> None:
         """Record that extraction just ran on this conversation (in the shared state file)."""
         self.state.mark_extracted(conversation_id, **kwargs)
+
+
+def _own(action: ReconcileAction, whose: str, memories: Sequence[Memory]) -> ReconcileAction:
+    """A person's action as theirs: a new fact is theirs, and a change to the household's
+    memory in their words is a new fact of theirs instead (the household's memory is
+    everyone's: a person's words never reach it by an update)."""
+    if action.action == "update":
+        target = next((m for m in memories if m.id == action.id), None)
+        if target is None or target.person is not None:
+            return action
+        action = replace(action, action="add", id=None, current_content=None, unsure=False)
+    return replace(action, person=whose) if action.action == "add" else action
 
 
 def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAction | None:
@@ -606,4 +650,5 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         person=action.person,
         tombstone_id=action.tombstone_id,
         expires_at=action.expires_at,
+        owner_undecided=action.owner_undecided,
     )

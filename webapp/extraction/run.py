@@ -19,10 +19,10 @@ from ..stores.people import PeopleStore, Person
 from ..stores.review import ReviewItem, ReviewQueue
 from ..stores.timefmt import parse_ts, to_iso
 from ..stores.tombstones import key_path, tombstone_path
-from .attribution import group_by_person
+from .attribution import Undecided, group_by_person, thread_view
 from .backends import caller_from_settings
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
-from .reconcile import Candidate, MemoryExtractor, ReconcileAction
+from .reconcile import Candidate, MemoryExtractor, ReconcileAction, undecided
 from .state import STATE_FILE_NAME, ExtractionState
 from .validity import expires_at
 
@@ -281,10 +281,15 @@ def _reconciled(
 ) -> list[ReconcileAction]:
     """The facts reconciled as before while nobody of the thread is known and no person is
     named; otherwise each person's facts within their own view, the household's within the
-    household's (``attribution``)."""
+    household's (``attribution``); a fact nobody could be told the owner of is compared with
+    the household's and waits in Review for a person to say whose (``undecided``)."""
     if not people and not any(turn.person for turn in messages):
         return extractor.reconcile(facts)
     actions: list[ReconcileAction] = []
-    for whose, group in group_by_person(facts, messages, people).items():
-        actions += extractor.reconcile(group, person=whose)
+    owners = {m.id: m.person for m in thread_view(extractor.store.get_all(), messages)}
+    for whose, group in group_by_person(facts, messages, people, owners).items():
+        if isinstance(whose, Undecided):
+            actions += undecided(extractor.reconcile(group, person=None))
+        else:
+            actions += extractor.reconcile(group, person=whose)
     return actions

@@ -5,11 +5,14 @@ locked, atomic JSON file layer as every store. One tombstone per deleted memory:
 
     {"id": "ab12cd34ef56", "memoryId": "1f2e3d4c5b6a", "content": "Really likes green tea",
      "category": "preference", "deletedAt": "…Z", "deletedBy": "alice", "via": "dashboard",
-     "conversationId": "slack:C1:17.1", "noPropose": false}
+     "conversationId": "slack:C1:17.1", "noPropose": false, "person": "p1a2b3"}
 
 ``via`` says how it was deleted (``VIAS``); ``conversationId`` names the conversation whose
 change of mind deleted it, when one did. ``noPropose``: the person chose "don't propose this
-again", so a later proposal of the fact is dropped instead of shown in Review.
+again", so a later proposal of the fact is dropped instead of shown in Review. ``person``:
+whose the deleted memory was (null: the household's), so one person's deletion never drops
+or marks another person's fact (a tombstone written before it was recorded has no ``person``
+key: ``owner_known`` is False and extraction looks its owner up in the history log).
 
 **Delete forever** (``forget_forever``) removes ``content`` and keeps only a fingerprint that
 recognises the fact without its words: ``fingerprints`` (HMAC-SHA256, keyed by the random
@@ -75,6 +78,9 @@ class DeletedFact(Protocol):
     @property
     def category(self) -> str: ...
 
+    @property
+    def person(self) -> str | None: ...
+
 
 class BesideFile(Protocol):
     """A store kept in a memory file (``MemoryStore``), whose tombstones ``beside`` opens."""
@@ -124,6 +130,8 @@ class Tombstone:
     vector_keys: tuple[bytes, ...] = field(default=(), repr=False)
     # While Delete forever runs (a process killed half-way leaves it so): the words to wipe.
     forgetting: tuple[tuple[str, ...], tuple[str, ...]] | None = field(default=None, repr=False)
+    person: str | None = None  # whose the memory was; None: the household's
+    owner_known: bool = True  # False for a tombstone written before ``person`` was recorded
 
     @property
     def forever(self) -> bool:
@@ -150,6 +158,9 @@ class Tombstone:
             vectors=tuple(_read_vectors(record.get("vectors"))),
             vector_keys=tuple(_read_hex(record.get("vectorKeys"))),
             forgetting=_read_forgetting(record.get("forgetting")),
+            person=_str(record.get("person")),
+            owner_known="person" in record
+            and (record["person"] is None or bool(_str(record["person"]))),
         )
 
 
@@ -321,8 +332,9 @@ class TombstoneStore(FileBacked):
         no_propose: bool = False,
         forgetting: bool = False,
     ) -> Tombstone:
-        """Remember that ``memory`` was deleted by ``by`` (how: ``via``); with ``forgetting``,
-        that it is to be deleted forever (recorded before it is deleted)."""
+        """Remember that ``memory`` (whoever's it is: its ``person``) was deleted by ``by``
+        (how: ``via``); with ``forgetting``, that it is to be deleted forever (recorded before
+        it is deleted)."""
         return self.record_many(
             [memory],
             by=by,
@@ -342,7 +354,8 @@ class TombstoneStore(FileBacked):
         no_propose: bool = False,
         forgetting: bool = False,
     ) -> list[Tombstone]:
-        """``record`` for several memories deleted together, in one write."""
+        """``record`` for several memories deleted together, in one write; each tombstone
+        names whose its memory was (``Memory.person``)."""
         stamp = now_iso()
         records: list[dict[str, Any]] = [
             {
@@ -355,6 +368,7 @@ class TombstoneStore(FileBacked):
                 "via": via if via in VIAS else "library",
                 "conversationId": conversation_id,
                 "noPropose": bool(no_propose),
+                "person": memory.person,
             }
             | ({"forgetting": {"wordings": [], "said": []}} if forgetting else {})
             for memory in memories

@@ -94,6 +94,10 @@ MESSAGES: dict[str, str] = {
         "keeps its own words (or keep the person's instead), so that a person's private "
         "wording never reaches everyone. Nothing was changed."
     ),
+    "owner_undecided": N_(
+        "Nobody could tell whose this fact is: choose the household or a person before "
+        "approving it. Nothing was changed."
+    ),
     "conflict": N_(
         "This memory was changed elsewhere since you loaded it; nothing was overwritten."
     ),

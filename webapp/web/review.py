@@ -18,6 +18,7 @@ from ..curation.approval import extraction_quality
 from ..curation.attention import Similar, most_similar_memories
 from ..curation.pairs import drops_information
 from ..curation.semantic import semantic_index
+from ..curator.errors import OwnerUndecidedError
 from ..stores import (
     CATEGORIES,
     ConflictError,
@@ -300,9 +301,9 @@ def approve(item_id: str) -> Response:
     content = request.form.get("content")
     focus = next_focus(item.id)
     whose = request.form.get("person")
-    person: str | None | Keep = KEEP  # left out: whose the item proposes
-    if whose is not None:
-        person = None if whose in ("", "household") else whose
+    person: str | None | Keep = KEEP  # left out or not chosen: whose the item proposes
+    if whose:
+        person = None if whose == "household" else whose
         if person is not None and stores().people.get(person) is None:
             return _panel(
                 _build(
@@ -453,7 +454,7 @@ def bulk() -> Response:
             _build("pending", notice=_("Select at least one fact first."), focus="review-notice"),
             422,
         )
-    done, changed, secrets = 0, 0, 0
+    done, changed, secrets, undecided = 0, 0, 0, 0
     decided: list[str] = []
     for item_id in ids:
         try:
@@ -465,6 +466,9 @@ def bulk() -> Response:
                 curator().reject(item_id, actor=actor())
         except SecretInputError:
             secrets += 1  # a secret is kept only when a person confirms it, one by one
+            continue
+        except OwnerUndecidedError:
+            undecided += 1  # whose it is is chosen on its own, never the household's by default
             continue
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile; nothing to do for it
@@ -507,7 +511,18 @@ def bulk() -> Response:
             "%(num)s left pending: they hold secrets; approve each on its own to keep it anyway.",
             secrets,
         )
-    return _decided("pending", message, decided)
+    return _decided("pending", message + _undecided_notice(undecided), decided)
+
+
+def _undecided_notice(count: int) -> str:
+    """What a bulk approval says of the facts left pending until a person says whose."""
+    if not count:
+        return ""
+    return " " + ngettext(
+        "%(num)s left pending: choose whose it is, then approve it on its own.",
+        "%(num)s left pending: choose whose each is, then approve each on its own.",
+        count,
+    )
 
 
 # ------------------------------------------------------------------ bulk by source
@@ -558,4 +573,4 @@ def decide_source() -> Response:
             "%(num)s left pending: their memories were changed meanwhile.",
             result.changed,
         )
-    return _decided("pending", message)
+    return _decided("pending", message + _undecided_notice(result.undecided))

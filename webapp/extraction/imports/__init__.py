@@ -19,8 +19,10 @@ from ...stores import MemoryStore, ReviewItem, ReviewQueue
 from ...stores.errors import ConflictError, MemoryFullError, NotFoundError, SecretInputError
 from ...stores.people import PeopleStore
 from ...stores.review import Proposal
+from ...text import fold
+from ..attribution import OwnerUndecidedError
 from ..llm import StructuredFact
-from ..reconcile import MemoryExtractor, ReconcileAction
+from ..reconcile import MemoryExtractor, ReconcileAction, undecided
 from . import letta, mcp_jsonl, mem0, text
 from .base import (
     FORMAT_NAMES,
@@ -150,6 +152,7 @@ class ImportPlan:
                 imported_from=self.source,
                 withheld=a.withheld,
                 person=a.person,
+                owner_undecided=a.owner_undecided,
             )
             for a in self.actions
             if a.action in ("add", "update")
@@ -171,31 +174,48 @@ def plan_import(
 
     A statement the file says is someone's (a mem0 ``user_id``, an MCP ``person`` entity)
     whom ``people`` knows by that name or id becomes that person's, reconciled within their
-    view; the rest are the household's, as before."""
+    view. One of someone nobody here is keeps the name in its text ("Sam: Likes jazz"), is
+    compared only with what is kept of that name (never merged with another's), and, when the
+    People page names anyone, waits in Review for a person to say whose it is (never the
+    household's by default). The rest
+    are the household's, reconciled with the household's memories only: an import never
+    proposes to change a person's private memory."""
     chosen = resolve_format(content, fmt)
     if chosen == "json":
         raise wrong_format("text", "json")  # the own export has its own, lossless import
     parsed = parse(content, chosen)
     plan = ImportPlan(chosen, source_label(chosen, file_name, day), parsed)
     groups: dict[str | None, list[StructuredFact]] = {}
+    strangers: dict[str, list[StructuredFact]] = {}  # named in the file, known to nobody here
     for candidate in parsed.candidates:
         person = people.find(candidate.owner) if people and candidate.owner else None
         said = candidate.plain or candidate.text if person is not None else candidate.text
-        groups.setdefault(person.id if person is not None else None, []).append(
-            StructuredFact(
-                said, candidate.category, 1.0, evidence=candidate.evidence, extractor="import"
-            )
+        fact = StructuredFact(
+            said, candidate.category, 1.0, evidence=candidate.evidence, extractor="import"
         )
-    facts = [fact for group in groups.values() for fact in group]
+        if person is None and candidate.owner:
+            strangers.setdefault(candidate.owner, []).append(fact)
+        else:
+            groups.setdefault(person.id if person is not None else None, []).append(fact)
+    facts = [fact for group in [*groups.values(), *strangers.values()] for fact in group]
     if facts and (store.get_all() or queue.pending_count() or queue.decided()):
         _embed_in_batches([fact.content for fact in facts], store)
     extractor = MemoryExtractor(store, review_queue=queue, actor="import")
-    if set(groups) <= {None}:  # nobody of the household named: as before
-        plan.actions = extractor.reconcile(facts) if facts else []
-        return plan
     for whose, group in groups.items():
         plan.actions += extractor.reconcile(group, person=whose)
+    # With nobody on the People page everything is the household's; otherwise a stranger's
+    # facts wait for a person to say whose they are.
+    anyone = bool(people and people.people())
+    for name, group in strangers.items():
+        actions = extractor.reconcile(group, person=None, within=named(name))
+        plan.actions += undecided(actions) if anyone else actions
     return plan
+
+
+def named(name: str) -> Callable[[str], bool]:
+    """Whether a text is about ``name`` as an import words it ("Sam: Likes jazz")."""
+    prefix = fold(f"{name}:")
+    return lambda text: fold(text).startswith(prefix)
 
 
 EMBED_BATCH = 64  # texts the similarity model embeds at a time before reconcile asks
@@ -223,6 +243,7 @@ class SourceDecision:
     approved: int = 0
     changed: int = 0  # left pending: its memory changed meanwhile
     secrets: int = 0  # left pending: it holds a secret a person must confirm one by one
+    undecided: int = 0  # left pending: whose it is waits for a person's choice
     full: MemoryFullError | None = None  # memory filled up: the rest stay pending
 
 
@@ -242,6 +263,9 @@ def approve_source(
             decide(item_id)
         except SecretInputError:
             result.secrets += 1
+            continue
+        except OwnerUndecidedError:
+            result.undecided += 1
             continue
         except NotFoundError:
             continue

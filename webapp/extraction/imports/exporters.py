@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from ...stores import CATEGORIES, Memory
 from ...stores.timefmt import to_iso
+from ...text import fold
 
 EXPORT_FORMATS = ("json", "mcp-jsonl", "markdown", "mem0")
 # The entity (MCP) and user (mem0) of memories of no one person; one of mcp_jsonl's
@@ -108,5 +110,14 @@ def export_as(
     memories: Sequence[Memory], fmt: str, names: Mapping[str, str] | None = None
 ) -> bytes:
     """The memories in ``fmt`` (one of EXPORT_FORMATS but json, which the store writes); a
-    person's are under their display name (``names``: id → name, ``PeopleStore.names``)."""
-    return EXPORTERS[fmt](memories, names)
+    person's are under their display name (``names``: id → name, ``PeopleStore.names``), or
+    their id when another person has the same name, so that importing the file gives each
+    their own memories back."""
+    return EXPORTERS[fmt](memories, unique_names(names or {}))
+
+
+def unique_names(names: Mapping[str, str]) -> dict[str, str]:
+    """``names`` with a name two people share (case and width ignored) replaced by each one's
+    id: an import finds a person by their id, never by a name that names two."""
+    count = Counter(fold(name) for name in names.values())
+    return {pid: name if count[fold(name)] == 1 else pid for pid, name in names.items()}

@@ -50,11 +50,17 @@ def parse(data: Any) -> Parsed:
             said.append(when)
         user = item.get("user_id")
         owner = user.strip() if isinstance(user, str) and user.strip() else None
+        owner = None if owner == "household" else owner
+        text, plain = item.get("memory"), None
+        if owner and isinstance(text, str) and text.strip():
+            # The user's name stays in the text (theirs when they are known here).
+            plain, text = text.strip(), f"{owner}: {text.strip()}"
         parsed.take(
             number,
-            item.get("memory"),
+            text,
             category=category,
             evidence=", ".join(said) or None,
-            owner=None if owner == "household" else owner,
+            owner=owner,
+            plain=plain,
         )
     return parsed

@@ -47,6 +47,9 @@ class ReviewItem:
     # For a proposal read from a file: "<format>, <file name>, <date>" (the memory's origin
     # then says "imported from …").
     imported_from: str | None = None
+    # Nobody could tell whose the fact is (its words match no one speaker's, a file named
+    # someone nobody is): it waits until a person chooses (``Curator.approve``).
+    owner_undecided: bool = False
 
     @property
     def edited(self) -> bool:
@@ -89,6 +92,7 @@ class ReviewItem:
             tombstone_id=_str_or_none(record.get("tombstoneId")),
             expires_at=_time(record.get("expiresAt")),
             imported_from=_str_or_none(record.get("importedFrom")),
+            owner_undecided=record.get("ownerUndecided") is True,
         )
 
 
@@ -125,6 +129,7 @@ class Proposal:
     tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
     expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
     imported_from: str | None = None  # "<format>, <file name>, <date>" of an imported fact
+    owner_undecided: bool = False  # whose it is waits for a person's choice
 
 
 def _validate(data: Any) -> str | None:

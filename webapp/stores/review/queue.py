@@ -254,6 +254,7 @@ class ReviewQueue(FileBacked):
             | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
             | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
             | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
+            | ({"ownerUndecided": True} if proposal.owner_undecided else {})
         )
 
     def forget_text(
