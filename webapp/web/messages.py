@@ -131,6 +131,9 @@ MESSAGES: dict[str, str] = {
         "This file looks like JSON but is not valid JSON: %(problem)s at line %(line)s, "
         "column %(column)s."
     ),
+    "import_too_deep": N_(
+        "This file nests lists and objects %(depth)s levels deep; an import reads at most %(most)s."
+    ),
     "import_unknown_format": N_("Unknown format %(format)s; use auto or one of: %(formats)s."),
     "import_too_large": N_("The file is larger than %(size)s MB; no memory list is that large."),
     "import_not_utf8": N_("The file is not UTF-8 text (bad byte at position %(position)s)."),
