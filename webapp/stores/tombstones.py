@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ..plainfiles import NotRegularFileError, read_regular
 from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import normalize
@@ -165,8 +166,8 @@ def _unreadable_times(records: Any) -> list[tuple[str, str]]:
 
 def _read_key(path: Path) -> bytes | None:
     try:
-        raw = path.read_bytes().strip()
-    except FileNotFoundError:
+        raw = read_regular(path).strip()
+    except (FileNotFoundError, NotRegularFileError):  # (a FIFO is set aside as damaged)
         return None
     try:
         key = bytes.fromhex(raw.decode("ascii"))
