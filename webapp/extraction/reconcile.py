@@ -16,7 +16,7 @@ from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
 from ..settings import DEFAULTS
 from ..similarity import Judge
-from ..stores.errors import DuplicateMemoryError, MemoryFullError
+from ..stores.errors import ConflictError, DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
@@ -63,6 +63,10 @@ class ReconcileAction:
     # The judge found the memory close, not the same nor a clear change: a person decides,
     # so it waits in Review even in auto mode (an unsure update could overwrite another fact).
     unsure: bool = field(default=False, compare=False)
+    # For update and delete: the version (``Memory.version``) of memory ``id`` the extraction
+    # read; applied in auto mode only while the memory is still at it, so an edit saved while
+    # the LLM was thinking is never overwritten (the change waits in Review instead).
+    version: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,9 @@ class Extracted:
     # Why the LLM gave nothing (a timeout, a reply too large, …): the rules ran instead.
     llm_problem: LlmCallError | None = None
     cut: int = 0  # candidates left out beyond the extractor's max_facts
+    # Each memory's version when the run read them, before the LLM was asked: ``reconcile``'s
+    # ``seen``, so an update carries the version its LLM (or rule) saw.
+    seen: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -175,8 +182,10 @@ class MemoryExtractor:
         messages = list(messages)
         problem = None
         found: list[Candidate] = []
+        shown = self.store.get_all()
+        seen = {memory.id: memory.version for memory in shown}
         if isinstance(self.llm_extractor, LlmMemoryExtractor):
-            answer = self.llm_extractor.extract(messages, memories=self.store.get_all())
+            answer = self.llm_extractor.extract(messages, memories=shown)
             problem = answer.problem
             found = [without_secret(fact) for fact in answer.facts or []]
         elif self.llm_extractor is not None:
@@ -185,7 +194,7 @@ class MemoryExtractor:
         if not found:
             found = [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
         kept = found[: self.max_facts]
-        return Extracted(kept, problem, cut=len(found) - len(kept))
+        return Extracted(kept, problem, cut=len(found) - len(kept), seen=seen)
 
     # ----------------------------------------------------------------- reconciling
     def reconcile(
@@ -194,6 +203,7 @@ class MemoryExtractor:
         categories: Sequence[str] | Mapping[str, str] | None = None,
         *,
         person: str | None | Everyone = EVERYONE,
+        seen: Mapping[str, str] | None = None,
     ) -> list[ReconcileAction]:
         """Compare candidates with the store: known → nothing, close variant → update, new → add.
 
@@ -208,6 +218,9 @@ class MemoryExtractor:
         With ``person`` (a person's id, or None for the household) the candidates are that
         person's: they are compared with their view only (their memories and the
         household's, never another person's) and new facts are proposed as theirs.
+
+        An update or delete carries the version of its memory in ``seen`` (``Extracted.seen``:
+        what the run read before the LLM was asked), else the version compared now.
         """
         scoped = not isinstance(person, Everyone)
         whose = None if isinstance(person, Everyone) else person
@@ -284,7 +297,8 @@ class MemoryExtractor:
             semantic.save()
         if whose is not None:
             actions = [replace(a, person=whose) if a.action == "add" else a for a in actions]
-        return actions
+        versions = {m.id: m.version for m in memories} | dict(seen or {})
+        return [replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions]
 
     def _review_items(self) -> list[ReviewItem]:
         """Every item in Review: waiting, approved and rejected."""
@@ -333,7 +347,14 @@ class MemoryExtractor:
             return before if self.store.delete(action.id, actor=self.actor) else None
         expires = read_time(action.expires_at)
         if action.action == "update" and action.id and self.store.get(action.id) is not None:
-            updated = self.store.update(action.id, action.content, actor=self.actor, origin=origin)
+            # Raises ConflictError when the memory changed since the run read it.
+            updated = self.store.update(
+                action.id,
+                action.content,
+                actor=self.actor,
+                origin=origin,
+                expected_updated_at=action.version,
+            )
             if updated is not None and updated.expires_at != expires:
                 updated = self.store.set_expiry(updated.id, expires, actor=self.actor)
             return updated
@@ -380,7 +401,8 @@ class MemoryExtractor:
         self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
     ) -> Submitted:
         """Apply adds and updates; deletions, facts said with a secret (never saved without a
-        person seeing them) and facts a person deleted before always wait in the review queue."""
+        person seeing them), facts a person deleted before and updates of a memory changed
+        since the run read it (``ReconcileAction.version``) wait in the review queue."""
         result = Submitted()
 
         def waits(action: ReconcileAction) -> bool:
@@ -400,6 +422,23 @@ class MemoryExtractor:
         for index, action in enumerate(actions):
             try:
                 memory = self._apply_one(action, conversation_id)
+            except ConflictError as conflict:
+                # Edited while the LLM was asked: a person decides, seeing the new text.
+                if self.review_queue is None:
+                    result.skipped += 1
+                    continue
+                now = conflict.current
+                waiting = replace(
+                    action,
+                    current_content=getattr(now, "content", action.current_content),
+                    version=getattr(now, "version", None),
+                )
+                queued = self.review_queue.submit(
+                    [_proposal(waiting, evidence, self.model)], conversation_id=conversation_id
+                )
+                result.queued.extend(queued)
+                result.skipped += 1 - len(queued)
+                continue
             except MemoryFullError:
                 if self.review_queue is None:
                     raise

@@ -22,7 +22,7 @@ from ..stores.tombstones import key_path, tombstone_path
 from .attribution import group_by_person
 from .backends import caller_from_settings
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
-from .reconcile import Candidate, MemoryExtractor, ReconcileAction
+from .reconcile import Candidate, Extracted, MemoryExtractor, ReconcileAction
 from .state import STATE_FILE_NAME, ExtractionState
 from .validity import expires_at
 
@@ -261,7 +261,7 @@ def _run(
     result.fell_back = extractor.llm_extractor is not None and result.extractor != "llm"
     result.actions = [
         timed(action, messages, extractor.timezone)
-        for action in _reconciled(extractor, result.facts, messages, people or [])
+        for action in _reconciled(extractor, extracted, messages, people or [])
     ]
     submitted = extractor.submit(result.actions, conversation_id=conversation_id)
     result.queued, result.applied, result.skipped = (
@@ -275,16 +275,17 @@ def _run(
 
 def _reconciled(
     extractor: MemoryExtractor,
-    facts: list[Candidate],
+    extracted: Extracted,
     messages: list[ConversationTurn],
     people: list[Person],
 ) -> list[ReconcileAction]:
     """The facts reconciled as before while nobody of the thread is known and no person is
     named; otherwise each person's facts within their own view, the household's within the
-    household's (``attribution``)."""
+    household's (``attribution``). Each update carries the version the run read."""
+    facts, seen = extracted.candidates, extracted.seen
     if not people and not any(turn.person for turn in messages):
-        return extractor.reconcile(facts)
+        return extractor.reconcile(facts, seen=seen)
     actions: list[ReconcileAction] = []
     for whose, group in group_by_person(facts, messages, people).items():
-        actions += extractor.reconcile(group, person=whose)
+        actions += extractor.reconcile(group, person=whose, seen=seen)
     return actions
