@@ -89,6 +89,10 @@ MESSAGES: dict[str, str] = {
         "No person “%(name)s” is known yet; the name now waits on the People page to be added "
         "as a person or linked to one. Nothing was changed."
     ),
+    "person_ambiguous": N_(
+        "%(count)s people are named “%(name)s”: %(choices)s. Name one by id instead. Nothing "
+        "was changed."
+    ),
     "merge_private": N_(
         "The memory kept is the household's and the other is one person's: the household's "
         "keeps its own words (or keep the person's instead), so that a person's private "
