@@ -428,13 +428,13 @@ class MemoryExtractor:
                     result.skipped += 1
                     continue
                 now = conflict.current
-                waiting = replace(
+                proposed = replace(
                     action,
                     current_content=getattr(now, "content", action.current_content),
                     version=getattr(now, "version", None),
                 )
                 queued = self.review_queue.submit(
-                    [_proposal(waiting, evidence, self.model)], conversation_id=conversation_id
+                    [_proposal(proposed, evidence, self.model)], conversation_id=conversation_id
                 )
                 result.queued.extend(queued)
                 result.skipped += 1 - len(queued)
