@@ -45,7 +45,9 @@ INVISIBLE_NAMES = [
 ]
 
 
-@pytest.mark.parametrize("name", INVISIBLE_NAMES, ids=[f"n{i}" for i in range(len(INVISIBLE_NAMES))])
+@pytest.mark.parametrize(
+    "name", INVISIBLE_NAMES, ids=[f"n{i}" for i in range(len(INVISIBLE_NAMES))]
+)
 def test_a_name_that_shows_nothing_is_refused_on_add_and_rename(data_dir, name):
     people = PeopleStore(data_dir / "people.json", lock_timeout=5)
     with pytest.raises(InputError) as refused:
@@ -68,9 +70,10 @@ def test_the_people_command_refuses_a_zero_width_name(data_dir):
     done = run(data_dir, "people", "add", "\u200b")
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "name is 1 to" in done.stderr
-    assert not (data_dir / "people.json").exists() or PeopleStore(
-        data_dir / "people.json"
-    ).people() == []
+    assert (
+        not (data_dir / "people.json").exists()
+        or PeopleStore(data_dir / "people.json").people() == []
+    )
 
 
 # ------------------------------------------------------------------ Letta's persona block
