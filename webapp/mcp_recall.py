@@ -105,7 +105,14 @@ def recall(store: MemoryStore, people: PeopleStore, arguments: Mapping[str, Any]
     unknown = ""
     if "person" in args:
         found = people.find(args["person"])
-        if found is None:
+        sharing = people.named(args["person"]) if found is None else []
+        if len(sharing) > 1:
+            choices = ", ".join(f"{p.name} (id {p.id})" for p in sharing)
+            unknown = (
+                f'\n({len(sharing)} people are named "{args["person"]}": {choices}; name one '
+                "by id. The household's memories only.)"
+            )
+        elif found is None:
             unknown = (
                 f'\n(No person "{args["person"]}" is known yet: the household\'s memories only.)'
             )

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from .moments import read_time
+
 MEMORY_OPEN, MEMORY_CLOSE = "<long_term_memory>", "</long_term_memory>"
 HISTORY_OPEN, HISTORY_CLOSE = "<conversation_history>", "</conversation_history>"
 _ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
@@ -36,23 +38,15 @@ def _role(item: Any) -> str:
 
 
 def _expires(item: Any) -> datetime | None:
-    """When a memory (object, dict or string) stops being true; None: never, or unreadable."""
+    """When a memory (object, dict or string) stops being true; None: never, or no usable time."""
     if isinstance(item, str):
         return None
     if not isinstance(item, Mapping):
         value = getattr(item, "expires_at", None)
         return value if isinstance(value, datetime) else None
-    raw = item.get("expiresAt")
-    try:
-        if isinstance(raw, str):
-            moment = datetime.fromisoformat(raw.strip())
-        elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            moment = datetime.fromtimestamp(raw / 1000, tz=UTC)
-        else:
-            return None
-    except (ValueError, OverflowError, OSError):
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    # Read as the store reads it (``moments.read_time``): a time outside the calendar, or
+    # none, is "never", for a dict exactly as for the Memory the store makes of it.
+    return read_time(item.get("expiresAt"))
 
 
 def is_expired(item: Any, now: datetime | None = None) -> bool:

@@ -44,6 +44,39 @@ def traditional_to_simplified() -> dict[int, str]:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# Unicode's default-ignorable code points (zero-width space and joiners, direction marks,
+# soft hyphen, variation selectors, Hangul fillers, tags…: DerivedCoreProperties.txt), and
+# the blank braille pattern: characters that show nothing.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+
+
+def shows_something(text: str) -> bool:
+    """Whether ``text`` holds a character a reader sees: a letter, digit, punctuation mark or
+    symbol that is not invisible (a name of zero-width spaces alone shows nothing)."""
+    return any(
+        unicodedata.category(char)[0] in "LNPS" and not _INVISIBLE.match(char) for char in text
+    )
+
+
+def trim_invisible(text: str) -> str:
+    """``text`` without spaces, controls or invisible characters at its ends (a name with a
+    zero-width space before it looks like one without)."""
+    start, end = 0, len(text)
+    while start < end and _blank(text[start]):
+        start += 1
+    while end > start and _blank(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+def _blank(char: str) -> bool:
+    return char.isspace() or bool(_INVISIBLE.match(char)) or unicodedata.category(char) == "Cc"
+
+
 def has_lone_surrogate(text: str) -> bool:
     """Whether ``text`` holds a lone surrogate (and so cannot be written as UTF-8)."""
     return _LONE_SURROGATE.search(text) is not None

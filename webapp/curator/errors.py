@@ -40,3 +40,21 @@ class UnknownPersonError(InputError):
             "changed.",
             name=name,
         )
+
+
+class AmbiguousPersonError(UnknownPersonError):
+    """A name two or more people share: it picks no one, and nothing is changed; each is
+    named by id instead (``choices``: "Maya (id p-1a2b), Maya (id p-3c4d)")."""
+
+    code = "person_ambiguous"
+
+    def __init__(self, name: str, people: list[tuple[str, str]]) -> None:
+        choices = ", ".join(f"{shown} (id {person_id})" for person_id, shown in people)
+        InputError.__init__(
+            self,
+            f'{len(people)} people are named "{name}": {choices}. Name one by id instead. '
+            "Nothing was changed.",
+            name=name,
+            count=len(people),
+            choices=choices,
+        )

@@ -6,7 +6,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from ..stores import Memory, ReviewItem
-from .errors import UnknownPersonError
+from .errors import AmbiguousPersonError, UnknownPersonError
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -49,12 +49,16 @@ def resolve_person(
     name), None for no one (``ref`` empty or None). A name nobody has is recorded on the People
     page as seen (with ``record_unknown``) and refused with UnknownPersonError: a fact meant
     for a person is never kept as everyone's instead. When only ``reading``, an unknown name
-    reads the household's memories (which everyone may see) instead of being refused."""
+    reads the household's memories (which everyone may see) instead of being refused. A name
+    two or more people share is refused with AmbiguousPersonError, listing their ids."""
     if ref is None or not ref.strip():
         return None
     found = curator.people.find(ref)
     if found is not None:
         return found.id
+    sharing = curator.people.named(ref)
+    if len(sharing) > 1:  # neither a stranger nor one of them: say so, and how to pick
+        raise AmbiguousPersonError(ref.strip(), [(p.id, p.name) for p in sharing])
     if record_unknown:
         curator.people.seen("name", ref.strip())
     if reading:

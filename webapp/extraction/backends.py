@@ -10,7 +10,10 @@ Two bounds hold for every caller, whatever the other end does:
   the last byte of the reply. The SDK callers run the request on an asyncio event loop under
   ``asyncio.timeout``, which cancels it wherever it waits (a per-read socket timeout would let
   a server that sends a byte a second keep the call going for ever); ``claude --print`` is
-  killed, with every process it started, when the deadline passes.
+  killed, with every process it started, when the deadline passes: those still its
+  descendants, its process group, and any that left both (``setsid`` and a double fork make
+  a process init's child in a session of its own), found by a mark in their environment
+  that every process started from it inherits (``MARK``).
 - a reply is read up to ``max_reply_bytes``: a longer one (declared by its Content-Length or
   found while reading) is refused and the connection or the process is closed, so a runaway
   reply never has to fit in memory. An HTTP error's body is never read whole either.
@@ -22,6 +25,7 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -46,6 +50,9 @@ from .llm import (
 
 log = logging.getLogger(__name__)
 MAX_REPLY_TOKENS = 1024
+# The environment variable marking the processes of one ``claude --print`` call.
+MARK = "MEMORY_CURATOR_LLM_CALL"
+_KILL_ROUNDS = 100  # searches for processes left (2 s at most)
 # The most of an error reply (an HTTP error's body, claude's standard error) kept for the log.
 ERROR_TEXT_BYTES = 2000
 _T = TypeVar("_T")
@@ -116,22 +123,30 @@ class ClaudeCliCaller(_Explaining):
         if argv is None:
             raise llm_call_failed(f"{self.command!r} is not on PATH.")
         deadline = time.monotonic() + self.timeout
+        # Every process this call starts carries the mark, however it leaves our tree.
+        mark = secrets.token_hex(16)
+        environ = {**os.environ, MARK: mark}
         # The prompt and the error output go through files: a program that reads neither
         # cannot block us on a full pipe. A new session, so the kill reaches its children.
         with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
             stdin.write(prompt.encode("utf-8"))
             stdin.seek(0)
             process = subprocess.Popen(
-                argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True
+                argv,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                start_new_session=True,
+                env=environ,
             )
             try:
                 out = _read_until(process, deadline, self.max_reply_bytes)
                 process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                _kill_tree(process)
+                _kill_tree(process, mark)
                 raise llm_timeout(self.timeout) from None
-            except LlmCallError:
-                _kill_tree(process)
+            except BaseException:  # too large a reply, or this thread is interrupted
+                _kill_tree(process, mark)
                 raise
             if process.returncode != 0:
                 stderr.seek(0)
@@ -191,15 +206,42 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def _kill_tree(process: subprocess.Popen[bytes]) -> None:
-    """Kill the process, its process group and every process it started (one that left the
-    group with setsid too), then reap it."""
-    below = _descendants(process.pid)
-    for kill, target in [(os.killpg, process.pid)] + [(os.kill, pid) for pid in below]:
+def _marked(mark: str) -> list[int]:
+    """Every process whose environment holds ``MARK=mark`` (/proc/<pid>/environ: a process of
+    our user's; [] where there is no /proc). A zombie shows no environment: it is gone."""
+    needle = f"{MARK}={mark}".encode()
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
         try:
-            kill(target, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass  # gone already
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue  # gone meanwhile, or another user's
+        if needle in environ.split(b"\0"):
+            found.append(int(entry))
+    return found
+
+
+def _kill_tree(process: subprocess.Popen[bytes], mark: str | None = None) -> None:
+    """Kill the process, its process group, every process it started that is still below it
+    (one that left the group with setsid too) and, with ``mark``, every process carrying it
+    (one that also left the tree: setsid and a double fork), then reap it. Searched again
+    until none is left, so a process forked while the first were being killed goes too."""
+    for _round in range(_KILL_ROUNDS):
+        below = set(_descendants(process.pid)) | set(_marked(mark) if mark else ())
+        below.discard(os.getpid())
+        for kill, target in [(os.killpg, process.pid)] + [(os.kill, pid) for pid in below]:
+            try:
+                kill(target, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass  # gone already
+        if not below:
+            break
+        time.sleep(0.02)  # (a killed process shows until it has exited)
     try:
         process.wait(timeout=5)
     except subprocess.TimeoutExpired:

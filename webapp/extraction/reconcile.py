@@ -16,7 +16,7 @@ from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
 from ..settings import DEFAULTS
 from ..similarity import Judge
-from ..stores.errors import DuplicateMemoryError, MemoryFullError
+from ..stores.errors import ConflictError, DuplicateMemoryError, MemoryFullError
 from ..stores.memories import CATEGORIES, Memory, MemoryStore
 from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
@@ -67,6 +67,10 @@ class ReconcileAction:
     # Nobody could tell whose the fact is: it waits in Review, even in auto mode, until a
     # person chooses (``attribution.UNDECIDED``).
     owner_undecided: bool = field(default=False, compare=False)
+    # For update and delete: the version (``Memory.version``) of memory ``id`` the extraction
+    # read; applied in auto mode only while the memory is still at it, so an edit saved while
+    # the LLM was thinking is never overwritten (the change waits in Review instead).
+    version: str | None = field(default=None, compare=False)
 
 
 def undecided(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
@@ -88,6 +92,9 @@ class Extracted:
     # Why the LLM gave nothing (a timeout, a reply too large, …): the rules ran instead.
     llm_problem: LlmCallError | None = None
     cut: int = 0  # candidates left out beyond the extractor's max_facts
+    # Each memory's version when the run read them, before the LLM was asked: ``reconcile``'s
+    # ``seen``, so an update carries the version its LLM (or rule) saw.
+    seen: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -191,6 +198,8 @@ class MemoryExtractor:
         messages = list(messages)
         problem = None
         found: list[Candidate] = []
+        shown = self.store.get_all()
+        seen = {memory.id: memory.version for memory in shown}
         if isinstance(self.llm_extractor, LlmMemoryExtractor):
             # Only what the thread's speakers may see: their memories and the household's.
             shown = thread_view(self.store.get_all(), messages)
@@ -203,7 +212,7 @@ class MemoryExtractor:
         if not found:
             found = [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
         kept = found[: self.max_facts]
-        return Extracted(kept, problem, cut=len(found) - len(kept))
+        return Extracted(kept, problem, cut=len(found) - len(kept), seen=seen)
 
     # ----------------------------------------------------------------- reconciling
     def reconcile(
@@ -213,6 +222,7 @@ class MemoryExtractor:
         *,
         person: str | None | Everyone = EVERYONE,
         within: Callable[[str], bool] | None = None,
+        seen: Mapping[str, str] | None = None,
     ) -> list[ReconcileAction]:
         """Compare candidates with the store: known → nothing, close variant → update, new → add.
 
@@ -231,6 +241,9 @@ class MemoryExtractor:
         ``within`` narrows what they are compared with further, to the memories, Review items
         and deleted facts whose text it accepts (an import's statements of someone nobody
         here is, compared only with what is kept of that name).
+
+        An update or delete carries the version of its memory in ``seen`` (``Extracted.seen``:
+        what the run read before the LLM was asked), else the version compared now.
         """
         scoped = not isinstance(person, Everyone)
         whose = None if isinstance(person, Everyone) else person
@@ -315,7 +328,8 @@ class MemoryExtractor:
             semantic.save()
         if whose is not None:
             actions = [_own(a, whose, memories) for a in actions]
-        return actions
+        versions = {m.id: m.version for m in memories} | dict(seen or {})
+        return [replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions]
 
     def _review_items(self) -> list[ReviewItem]:
         """Every item in Review: waiting, approved and rejected."""
@@ -364,7 +378,14 @@ class MemoryExtractor:
             return before if self.store.delete(action.id, actor=self.actor) else None
         expires = read_time(action.expires_at)
         if action.action == "update" and action.id and self.store.get(action.id) is not None:
-            updated = self.store.update(action.id, action.content, actor=self.actor, origin=origin)
+            # Raises ConflictError when the memory changed since the run read it.
+            updated = self.store.update(
+                action.id,
+                action.content,
+                actor=self.actor,
+                origin=origin,
+                expected_updated_at=action.version,
+            )
             if updated is not None and updated.expires_at != expires:
                 updated = self.store.set_expiry(updated.id, expires, actor=self.actor)
             return updated
@@ -411,8 +432,9 @@ class MemoryExtractor:
         self, actions: list[ReconcileAction], conversation_id: str | None, evidence: str | None
     ) -> Submitted:
         """Apply adds and updates; deletions, facts said with a secret (never saved without a
-        person seeing them), facts a person deleted before and facts whose owner nobody could
-        tell always wait in the review queue."""
+        person seeing them), facts a person deleted before, facts whose owner nobody could
+        tell and updates of a memory changed since the run read it (``ReconcileAction.version``)
+        always wait in the review queue."""
         result = Submitted()
 
         def waits(action: ReconcileAction) -> bool:
@@ -432,6 +454,23 @@ class MemoryExtractor:
         for index, action in enumerate(actions):
             try:
                 memory = self._apply_one(action, conversation_id)
+            except ConflictError as conflict:
+                # Edited while the LLM was asked: a person decides, seeing the new text.
+                if self.review_queue is None:
+                    result.skipped += 1
+                    continue
+                now = conflict.current
+                proposed = replace(
+                    action,
+                    current_content=getattr(now, "content", action.current_content),
+                    version=getattr(now, "version", None),
+                )
+                queued = self.review_queue.submit(
+                    [_proposal(proposed, evidence, self.model)], conversation_id=conversation_id
+                )
+                result.queued.extend(queued)
+                result.skipped += 1 - len(queued)
+                continue
             except MemoryFullError:
                 if self.review_queue is None:
                     raise

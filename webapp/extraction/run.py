@@ -22,7 +22,7 @@ from ..stores.tombstones import key_path, tombstone_path
 from .attribution import Undecided, group_by_person, thread_view
 from .backends import caller_from_settings
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
-from .reconcile import Candidate, MemoryExtractor, ReconcileAction, undecided
+from .reconcile import Candidate, Extracted, MemoryExtractor, ReconcileAction, undecided
 from .state import STATE_FILE_NAME, ExtractionState
 from .validity import expires_at
 
@@ -261,7 +261,7 @@ def _run(
     result.fell_back = extractor.llm_extractor is not None and result.extractor != "llm"
     result.actions = [
         timed(action, messages, extractor.timezone)
-        for action in _reconciled(extractor, result.facts, messages, people or [])
+        for action in _reconciled(extractor, extracted, messages, people or [])
     ]
     submitted = extractor.submit(result.actions, conversation_id=conversation_id)
     result.queued, result.applied, result.skipped = (
@@ -275,21 +275,23 @@ def _run(
 
 def _reconciled(
     extractor: MemoryExtractor,
-    facts: list[Candidate],
+    extracted: Extracted,
     messages: list[ConversationTurn],
     people: list[Person],
 ) -> list[ReconcileAction]:
     """The facts reconciled as before while nobody of the thread is known and no person is
     named; otherwise each person's facts within their own view, the household's within the
     household's (``attribution``); a fact nobody could be told the owner of is compared with
-    the household's and waits in Review for a person to say whose (``undecided``)."""
+    the household's and waits in Review for a person to say whose (``undecided``). Each update
+    carries the version the run read."""
+    facts, seen = extracted.candidates, extracted.seen
     if not people and not any(turn.person for turn in messages):
-        return extractor.reconcile(facts)
+        return extractor.reconcile(facts, seen=seen)
     actions: list[ReconcileAction] = []
     owners = {m.id: m.person for m in thread_view(extractor.store.get_all(), messages)}
     for whose, group in group_by_person(facts, messages, people, owners).items():
         if isinstance(whose, Undecided):
-            actions += undecided(extractor.reconcile(group, person=None))
+            actions += undecided(extractor.reconcile(group, person=None, seen=seen))
         else:
-            actions += extractor.reconcile(group, person=whose)
+            actions += extractor.reconcile(group, person=whose, seen=seen)
     return actions

@@ -31,12 +31,12 @@ TIME_PATTERNS: tuple[re.Pattern[str], ...] = (
         + _EN_PART
     ),
     re.compile(
-        rf"(?<![\d.])(?P<h>\d{{1,2}}|\b{EN_NUMBER})\s*(?P<ampm>[ap]\.?m\.?)(?![a-z])" + _EN_PART
+        rf"(?<![\d.:：])(?P<h>\d{{1,2}}|\b{EN_NUMBER})\s*(?P<ampm>[ap]\.?m\.?)(?![a-z])" + _EN_PART
     ),
     re.compile(rf"(?P<h>\b\d{{1,2}}|\b{EN_NUMBER})\s*o'?clock" + _EN_PART),
     re.compile(
         rf"(?P<pre>\b(?:at|by|around|after|before|until|till|about|past)\s+)(?P<h>\d{{1,2}}|{EN_NUMBER})\b"
-        r"(?![.\d]|\s*(?:%|°|degrees?|percent|minutes?|mins?|hours?|hrs?|days?|weeks?|"
+        r"(?![.\d:：]|\s*(?:%|°|degrees?|percent|minutes?|mins?|hours?|hrs?|days?|weeks?|"
         r"months?|years?|times?|kg|km|cups?|people|kids|children|steps|[a-z]+s\b))" + _EN_PART
     ),
     re.compile(
@@ -97,6 +97,8 @@ def _reading(match: re.Match[str]) -> ClockTime | None:
         if offset is None or not 0 < offset < 60 or rel == "half" and parts["dir"] == "to":
             return None
         if parts["dir"] == "to":
+            if not 1 <= hour <= 24:  # "quarter to 25" is no time (nor "to 0")
+                return None
             hour, minute = (hour - 1) % 24, 60.0 - offset
         else:
             minute = offset

@@ -29,10 +29,12 @@ import threading
 import zipfile
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..plainfiles import open_regular
 from .embedders import Embedder, Vectors, embedding_text
 
 log = logging.getLogger(__name__)
@@ -42,17 +44,65 @@ FORMAT = "memory-curator-vectors/3"
 KEY_BYTES = 16
 
 
-_READ_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, TypeError)
+# A cache file is read only when it is a regular file (never waiting on a FIFO in its place)
+# within these bounds, checked before a byte of an array is read: a header claiming 2**40
+# rows, or a small compressed file inflating to gigabytes, is refused, not allocated. A cache
+# holds a vector per memory (a few KB each): 128 MB is some 30,000 memories of a 1,024-wide
+# model. ``save`` stores the arrays uncompressed, so a member inflating more than
+# ``MAX_INFLATION`` times its stored size was written by something else.
+MAX_CACHE_BYTES = 128 * 1024 * 1024
+MAX_INFLATION = 4
+_DTYPES = {"meta": None, "keys": np.dtype(np.uint8), "vectors": np.dtype(np.float32)}
+
+_READ_ERRORS = (
+    OSError,
+    ValueError,
+    KeyError,
+    EOFError,
+    zipfile.BadZipFile,
+    TypeError,
+    MemoryError,  # (what the bounds leave: a machine short of memory for a file within them)
+)
+
+
+def _checked_member(archive: zipfile.ZipFile, name: str) -> npt.NDArray[Any]:
+    """The array ``name`` of the archive, its header checked against the bounds and its
+    member's size before anything is allocated; ValueError otherwise."""
+    info = archive.getinfo(f"{name}.npy")
+    if info.file_size > MAX_CACHE_BYTES:
+        raise ValueError(f"{name} takes {info.file_size:,} bytes (at most {MAX_CACHE_BYTES:,})")
+    if info.file_size > MAX_INFLATION * max(info.compress_size, 4096):
+        raise ValueError(f"{name} inflates from {info.compress_size:,} to {info.file_size:,} bytes")
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, _fortran, dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            shape, _fortran, dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise ValueError(f"{name}: .npy version {version}")
+    wanted = _DTYPES[name]
+    if dtype.hasobject or (wanted is not None and dtype != wanted):
+        raise ValueError(f"{name} of {dtype}")
+    claimed = dtype.itemsize
+    for size in shape:
+        claimed *= int(size)
+    if claimed > info.file_size:
+        raise ValueError(
+            f"{name} claims {shape} of {dtype} ({claimed:,} bytes) in {info.file_size:,}"
+        )
+    with archive.open(info) as member:
+        array: npt.NDArray[Any] = np.lib.format.read_array(member, allow_pickle=False)
+    return array
 
 
 def _read(path: Path, key_id: str | None = None) -> tuple[npt.NDArray[np.uint8], Vectors, str]:
     """(keys, vectors, model name) of a cache file, checked; ``_READ_ERRORS`` when unusable
     (or, with ``key_id``, written with another key)."""
-    # the file opened here, so that it is closed however np.load fails on it
-    with path.open("rb") as handle, np.load(handle, allow_pickle=False) as data:
-        meta = json.loads(str(data["meta"]))
-        keys = data["keys"]
-        vectors = data["vectors"]
+    with open_regular(path) as handle, zipfile.ZipFile(handle) as archive:
+        meta = json.loads(str(_checked_member(archive, "meta")))
+        keys = _checked_member(archive, "keys")
+        vectors = _checked_member(archive, "vectors")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"format {meta.get('format') if isinstance(meta, dict) else meta!r}")
     if key_id is not None and meta.get("keyId") != key_id:

@@ -14,6 +14,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..plainfiles import read_regular
 from .errors import StoreWriteError
 
 log = logging.getLogger(__name__)
@@ -145,7 +146,7 @@ def copy_backup(path: Path, backup: Path) -> None:
     the file. When that fails the backup is removed, so it never holds what the file no
     longer does (a purged memory)."""
     try:
-        write_atomic(backup, path.read_bytes())
+        write_atomic(backup, read_regular(path))
     except FileNotFoundError:
         pass
     except OSError as exc:

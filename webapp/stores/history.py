@@ -11,9 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..plainfiles import NotRegularFileError, check_regular, open_regular
 from .atomic import write_atomic
 from .errors import StoreWriteError
 from .jsonparse import has_surrogate_escape, loads_bounded, without_lone_surrogates
+from .setaside import free_path
 from .timefmt import now_iso
 
 log = logging.getLogger(__name__)
@@ -57,7 +59,7 @@ class HistoryLog:
         if not entries:
             return lambda: None
         payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode("utf-8")
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = self._open_for_append()
         try:
             size = os.fstat(fd).st_size
             if _ends_mid_line(fd, size):
@@ -79,6 +81,27 @@ class HistoryLog:
         finally:
             os.close(fd)
         return lambda: self._cut_back(size)
+
+    def _open_for_append(self) -> int:
+        """The log opened to append to; anything but a regular file in its place (a FIFO
+        would take the entries and block once full) is set aside first, and a new log
+        begun."""
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            check_regular(fd, self.path)
+        except OSError as exc:
+            os.close(fd)
+            aside = free_path(self.path, "corrupt")
+            try:
+                os.replace(self.path, aside)
+            except OSError as move:
+                raise StoreWriteError(self.path, move) from exc
+            log.warning(
+                "The history log %s was no file (%s); set aside as %s", self.path, exc, aside
+            )
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            check_regular(fd, self.path)
+        return fd
 
     def _cut_back(self, size: int) -> None:
         fd = os.open(self.path, os.O_RDWR)
@@ -153,8 +176,10 @@ class HistoryLog:
         """Every readable entry of the file as it is now (damaged lines are skipped)."""
         entries: list[dict[str, Any]] = []
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - only a missing file is caught here
+            handle = open_regular(self.path)  # noqa: SIM115 - only a missing file is caught
         except FileNotFoundError:
+            return entries
+        except (NotRegularFileError, IsADirectoryError):  # no entry is readable in a FIFO
             return entries
         with handle:
             for line in handle:

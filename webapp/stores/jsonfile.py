@@ -37,6 +37,7 @@ from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from ..plainfiles import NotRegularFileError, open_regular, read_regular
 from ..settings import DEFAULTS
 from .atomic import (
     copy_backup,
@@ -260,7 +261,9 @@ class JsonFile(Gated):
     def _load(self) -> _Snapshot | None:
         """The current snapshot, re-read only when the file may have changed; None if missing."""
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - only a missing file is caught here
+            handle = open_regular(self.path)  # noqa: SIM115 - only a missing file is caught
+        except NotRegularFileError as exc:  # a FIFO, never waited on: ``repair`` sets it aside
+            raise StoreCorruptError(self.path, exc.strerror or "not a regular file") from None
         except FileNotFoundError:
             return None
         with handle:
@@ -328,7 +331,9 @@ class JsonFile(Gated):
         """
         self._refuse_symlink()
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - only a missing file is caught here
+            handle = open_regular(self.path)  # noqa: SIM115 - only a missing file is caught
+        except NotRegularFileError as exc:  # a FIFO, never waited on: ``repair`` sets it aside
+            raise StoreCorruptError(self.path, exc.strerror or "not a regular file") from None
         except FileNotFoundError:
             return _Read(None, self._default())
         with handle:
@@ -650,7 +655,7 @@ class JsonFile(Gated):
             restored, since = self._default(), None
             report.source = "an empty store"
             try:
-                restored = self._parse(self.backup_path.read_bytes(), self.backup_path)
+                restored = self._parse(read_regular(self.backup_path), self.backup_path)
                 since = os.stat(self.backup_path).st_mtime_ns - REPLAY_SLACK_NS
                 report.source = "the last good backup"
             except (OSError, StoreCorruptError):
@@ -664,7 +669,7 @@ class JsonFile(Gated):
     def _lone_surrogates_on_disk(self) -> int:
         """How many texts of the file (as it is on disk) hold a lone surrogate."""
         try:
-            raw = self.path.read_bytes()
+            raw = read_regular(self.path)
             return (
                 without_lone_surrogates(parse_bytes_as_is(raw, self.path))[1]
                 if has_surrogate_escape(raw)

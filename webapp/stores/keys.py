@@ -9,6 +9,7 @@ import os
 import secrets
 from pathlib import Path
 
+from ..plainfiles import NotRegularFileError, read_regular
 from .document import fsync_dir
 from .setaside import free_path
 
@@ -19,8 +20,8 @@ KEY_BYTES = 32
 
 def _read_key(path: Path) -> bytes | None:
     try:
-        raw = path.read_bytes().strip()
-    except FileNotFoundError:
+        raw = read_regular(path).strip()
+    except (FileNotFoundError, NotRegularFileError):  # (a FIFO is set aside as damaged)
         return None
     try:
         key = bytes.fromhex(raw.decode("ascii"))

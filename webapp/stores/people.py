@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..problems import InputError
 from ..settings import DEFAULTS
-from ..text import fold
+from ..text import fold, shows_something, trim_invisible
 from .changes import Changed, Unchanged, Undo
 from .document import FileBacked
 from .errors import NotFoundError
@@ -96,8 +97,11 @@ def check_identity(kind: Any, value: Any) -> tuple[str, str]:
 
 def check_name(name: Any) -> str:
     """A person's display name as it is kept, or InputError."""
-    text = " ".join(name.split()) if isinstance(name, str) else ""
-    if not text or len(text) > MAX_NAME_CHARS:
+    # Spaces collapsed, and nothing invisible at the ends ("\u200bMaya" would pass for Maya);
+    # a name must show something (zero-width spaces alone do not) and hold no control.
+    text = trim_invisible(" ".join(name.split())) if isinstance(name, str) else ""
+    usable = shows_something(text) and not any(unicodedata.category(c) == "Cc" for c in text)
+    if not usable or len(text) > MAX_NAME_CHARS:
         raise InputError(
             f"A person's name is 1 to {MAX_NAME_CHARS} characters.",
             code="person_name",
@@ -221,9 +225,14 @@ class PeopleStore(FileBacked):
         found = self.get(ref) or self.resolve("name", ref)
         if found is not None:
             return found
-        folded = fold(ref)
-        matching = [p for p in self._file.view("people", _people) if fold(p.name) == folded]
+        matching = self.named(ref)
         return matching[0] if len(matching) == 1 else None
+
+    def named(self, name: str) -> list[Person]:
+        """Every person whose display name is ``name`` (case, width and 繁/简 ignored): two
+        or more when people share it, and a name alone then picks no one."""
+        folded = fold(name.strip())
+        return [p for p in self._file.view("people", _people) if fold(p.name) == folded]
 
     def unlinked(self) -> list[Identity]:
         """Identities seen that map to nobody yet, most recently seen first."""

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from ..stores.asof import memories_as_of
-from ..stores.timefmt import to_iso
+from ..stores.timefmt import EARLIEST, LATEST, to_iso
 from .context import stores
 from .htmx import render
 
@@ -19,7 +19,7 @@ bp = Blueprint("as_of", __name__, url_prefix="/memories")
 
 def read_moment(value: str) -> datetime | None:
     """A date and time as the picker sends it (``2026-11-20T08:30``, UTC) or in ISO 8601 with
-    its offset; None when it is none."""
+    its offset, kept inside the calendar; None when it is none."""
     text = value.strip().replace(" ", "T", 1)
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
@@ -29,7 +29,13 @@ def read_moment(value: str) -> datetime | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+14:00 is before the year 1 in UTC; 9999… after
+        moment = EARLIEST if moment.year == 1 else LATEST
+    # A moment at a calendar's end stands for "before anything" or "now and after": kept a
+    # day inside it, as every time read from a file is, so nothing computed from it overflows.
+    return min(max(moment, EARLIEST), LATEST)
 
 
 def picker_value(moment: datetime) -> str:

@@ -89,6 +89,10 @@ MESSAGES: dict[str, str] = {
         "No person “%(name)s” is known yet; the name now waits on the People page to be added "
         "as a person or linked to one. Nothing was changed."
     ),
+    "person_ambiguous": N_(
+        "%(count)s people are named “%(name)s”: %(choices)s. Name one by id instead. Nothing "
+        "was changed."
+    ),
     "merge_private": N_(
         "The memory kept is the household's and the other is one person's: the household's "
         "keeps its own words (or keep the person's instead), so that a person's private "
@@ -134,6 +138,9 @@ MESSAGES: dict[str, str] = {
     "import_bad_json": N_(
         "This file looks like JSON but is not valid JSON: %(problem)s at line %(line)s, "
         "column %(column)s."
+    ),
+    "import_too_deep": N_(
+        "This file nests lists and objects %(depth)s levels deep; an import reads at most %(most)s."
     ),
     "import_unknown_format": N_("Unknown format %(format)s; use auto or one of: %(formats)s."),
     "import_too_large": N_("The file is larger than %(size)s MB; no memory list is that large."),

@@ -9,6 +9,7 @@ import re
 import secrets
 from pathlib import Path
 
+from ..plainfiles import NotRegularFileError, read_regular
 from ..settings import Settings
 from ..stores import free_path, fsync_dir
 from ..stores.dashboard_files import SECRET_KEY_FILE, secret_key_temp
@@ -64,9 +65,10 @@ def secret_key_for(settings: Settings) -> str:
 
 
 def _read_key(key_file: Path) -> str | None:
-    """The key in ``key_file``, or None when it is missing, empty or not a key we write."""
+    """The key in ``key_file``, or None when it is missing, empty, not a key we write or no
+    regular file (a FIFO there is set aside like a damaged key, never waited on)."""
     try:
-        text = key_file.read_bytes().decode("ascii").strip()
-    except (FileNotFoundError, UnicodeDecodeError):
+        text = read_regular(key_file).decode("ascii").strip()
+    except (FileNotFoundError, NotRegularFileError, UnicodeDecodeError):
         return None
     return text if len(text) >= MIN_KEY_LENGTH and _KEY_TEXT.fullmatch(text) else None

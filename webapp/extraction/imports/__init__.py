@@ -38,7 +38,7 @@ from .base import (
     decode,
     wrong_format,
 )
-from .detect import as_json, detect, is_own_export, unknown
+from .detect import as_json, detect, is_own_export, too_deep, unknown
 
 __all__ = [
     "FORMATS",
@@ -84,6 +84,9 @@ def resolve_format(content: str, wanted: str = "auto") -> str:
             raise unknown(content)
         return found
     if found != wanted:
+        deep = too_deep(content) if found is None else None
+        if deep is not None:
+            raise deep
         # JSON that is none of the formats asked as JSON-based one: say what is missing.
         raise wrong_format(wanted, found, "it is JSON of another shape")
     return wanted

@@ -106,7 +106,7 @@ class Parsed:
 class ImportFormatError(CodedError, ValueError):
     """The file cannot be imported as asked: it is in another format (``import_looks_like``),
     in none this program reads for that format (``import_wrong_format``), too large
-    (``import_too_large``) or not UTF-8 text (``import_not_utf8``)."""
+    (``import_too_large``), nested too deep (``import_too_deep``) or not UTF-8 text (``import_not_utf8``)."""
 
     code = "import_wrong_format"
     codes = (
@@ -114,6 +114,7 @@ class ImportFormatError(CodedError, ValueError):
         "import_looks_like",
         "import_unknown_json",
         "import_bad_json",
+        "import_too_deep",
         "import_unknown_format",
         "import_too_large",
         "import_not_utf8",

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from ...stores import MAX_DEPTH, nesting_depth
 from . import letta, mcp_jsonl, mem0
 from .base import ImportFormatError, read_json
 
@@ -64,8 +65,27 @@ def detect(text: str) -> str | None:
     return None
 
 
+def too_deep(text: str) -> ImportFormatError | None:
+    """The error for ``text`` when its lists and objects nest deeper than any file of ours
+    (counted without parsing, so no parser recurses into it); None otherwise."""
+    depth = nesting_depth(text)
+    if depth <= MAX_DEPTH:
+        return None
+    return ImportFormatError(
+        f"This file nests lists and objects {depth} levels deep; an import reads at most "
+        f"{MAX_DEPTH}.",
+        code="import_too_deep",
+        depth=depth,
+        most=MAX_DEPTH,
+    )
+
+
 def unknown(text: str) -> ImportFormatError:
-    """The error for JSON that is none of the formats, or that is no valid JSON at all."""
+    """The error for JSON that is none of the formats, nested too deep, or that is no valid
+    JSON at all."""
+    deep = too_deep(text)
+    if deep is not None:
+        return deep
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
@@ -77,7 +97,7 @@ def unknown(text: str) -> ImportFormatError:
             line=exc.lineno,
             column=exc.colno,
         )
-    except ValueError:
+    except (ValueError, RecursionError):  # a number too long; nesting ``too_deep`` did not see
         pass
     return ImportFormatError(
         "This file is JSON of a shape no importer reads: not a mem0 export, an MCP memory "

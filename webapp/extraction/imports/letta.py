@@ -10,9 +10,11 @@ code and the messages are never read.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from ...text import shows_something
 from ..sentences import split_sentences
 from .base import Parsed, Refusal, shown, wrong_format
 from .text import parse as parse_text
@@ -60,7 +62,7 @@ def parse(data: Any) -> Parsed:
             parsed.refused.append(Refusal(number + refusal.line, refusal.reason, refusal.text))
         for candidate in lines.candidates:
             at = number + candidate.line
-            if isinstance(label, str) and label.lower() in AGENT_BLOCKS:
+            if isinstance(label, str) and label_key(label) in AGENT_BLOCKS:
                 parsed.refused.append(Refusal(at, "persona", shown(candidate.text)))
                 continue
             for sentence in split_sentences(candidate.text):
@@ -70,6 +72,13 @@ def parse(data: Any) -> Parsed:
                 parsed.take(at, sentence, evidence=evidence)
         number += max(1, len(value.splitlines()))
     return parsed
+
+
+def label_key(label: str) -> str:
+    """A block's label as compared: "persona " (a trailing space), "Persona", "ＰＥＲＳＯＮＡ"
+    (full width) and "per\u200bsona" (a zero-width space) are all the persona block."""
+    text = unicodedata.normalize("NFKC", label)
+    return "".join(c for c in text if shows_something(c) or c.isspace()).strip().casefold()
 
 
 def _unknown_value(sentence: str) -> bool:
