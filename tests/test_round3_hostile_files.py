@@ -33,29 +33,47 @@ ENV = {
 DEADLINE = 60  # seconds; a hang is a test failure, never a stuck run
 
 
+def _high_water_mb(pid: int, seen: int) -> int:
+    """The process's own peak resident memory so far (VmHWM, MB), or ``seen`` once it is gone.
+
+    Not ``wait4``'s ru_maxrss: on Linux a child's starts at its parent's size at the fork,
+    and a test worker that loaded the similarity model is some 400 MB."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return seen
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return max(seen, int(line.split()[1]) // 1024)
+    return seen
+
+
 def run(*args: str, data_dir: Path) -> tuple[subprocess.CompletedProcess[str], int]:
     """``memory-curator ARGS --data-dir DATA_DIR`` as a real process, with its peak resident
-    memory in MB (``wait4``); killed, and the test failed, if it still runs after DEADLINE."""
+    memory in MB (sampled from /proc while it runs); killed, and the test failed, if it still
+    runs after DEADLINE."""
     command = [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)]
     out_file = data_dir.parent / f"out-{time.monotonic_ns()}.txt"
     err_file = out_file.with_suffix(".err")
     with out_file.open("w") as out, err_file.open("w") as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, env=ENV, cwd=REPO)
         deadline = time.monotonic() + DEADLINE
+        peak = 0
         while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            peak = _high_water_mb(process.pid, peak)
+            pid, status, _usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
                 break
             if time.monotonic() > deadline:
                 process.kill()
                 os.wait4(process.pid, 0)
                 pytest.fail(f"`{' '.join(args)}` still running after {DEADLINE} s (hangs)")
-            time.sleep(0.05)
+            time.sleep(0.01)
     process.returncode = os.waitstatus_to_exitcode(status)
     result = subprocess.CompletedProcess(
         command, process.returncode, out_file.read_text(), err_file.read_text()
     )
-    return result, usage.ru_maxrss // 1024
+    return result, peak
 
 
 # ------------------------------------------------------------------ hostile caches
