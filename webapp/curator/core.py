@@ -264,11 +264,16 @@ class Curator:
         who = actor or self.actor
         if not dry_run:
             self.settle_deletions()
+        mine = (self.memories, self.conversations, self.review)  # their caches are warm
         if conversation_id is not None:
             return [
-                extract_conversation(self.settings, conversation_id, dry_run=dry_run, actor=who)
+                extract_conversation(
+                    self.settings, conversation_id, dry_run=dry_run, actor=who, stores=mine
+                )
             ]
-        return extract_due(self.settings, all_threads=all_threads, dry_run=dry_run, actor=who)
+        return extract_due(
+            self.settings, all_threads=all_threads, dry_run=dry_run, actor=who, stores=mine
+        )
 
     def set_expiry(
         self,

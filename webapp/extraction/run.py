@@ -52,10 +52,14 @@ class ExtractionResult:
     names: dict[str, str] = field(default_factory=dict)  # person id → name, for whose a fact is
 
 
-def stores_for(
-    settings: Settings, actor: str = "extractor"
-) -> tuple[MemoryStore, ConversationStore, ReviewQueue]:
-    """The memory store, conversation store and review queue the settings describe."""
+Stores = tuple[MemoryStore, ConversationStore, ReviewQueue]
+
+
+def stores_for(settings: Settings, actor: str = "extractor", given: Stores | None = None) -> Stores:
+    """The memory store, conversation store and review queue the settings describe (``given``:
+    a caller's own, already open on those files, e.g. the curator's, whose caches are warm)."""
+    if given is not None:
+        return given
     memories = MemoryStore.from_settings(settings, actor=actor)
     conversations = ConversationStore.from_settings(settings)
     queue = ReviewQueue.from_settings(settings, memories)
@@ -63,10 +67,13 @@ def stores_for(
 
 
 def build_extractor(
-    settings: Settings, caller: MemoryLlmCaller | None = FROM_SETTINGS, actor: str = "extractor"
+    settings: Settings,
+    caller: MemoryLlmCaller | None = FROM_SETTINGS,
+    actor: str = "extractor",
+    stores: Stores | None = None,
 ) -> MemoryExtractor:
     """A MemoryExtractor wired to the configured stores, LLM and review mode."""
-    memories, _, queue = stores_for(settings, actor)
+    memories, _, queue = stores_for(settings, actor, stores)
     if caller is FROM_SETTINGS:
         caller = caller_from_settings(settings)
     llm = LlmMemoryExtractor(caller, label=llm_label(settings)) if caller is not None else None
@@ -123,15 +130,17 @@ def extract_conversation(
     dry_run: bool = False,
     caller: MemoryLlmCaller | None = FROM_SETTINGS,
     actor: str = "extractor",
+    stores: Stores | None = None,
 ) -> ExtractionResult:
     """Extract facts from one conversation and submit them (queue or apply, by the review mode).
 
     With ``force`` every message of the thread is read, regardless of the pacing rules;
     without it only messages newer than the last extraction, and only when due.
     ``dry_run`` makes every decision of the real run (see ``rehearsal``) and saves nothing.
-    Unknown thread → NotFoundError.
+    Unknown thread → NotFoundError. ``stores``: the caller's own open stores (a real run
+    uses them; a dry run its copies).
     """
-    _, conversations, _ = stores_for(settings, actor)
+    _, conversations, _ = stores_for(settings, actor, stores)
     turns = conversations.get_history(conversation_id)
     if not turns:
         raise NotFoundError(
@@ -141,7 +150,7 @@ def extract_conversation(
         )
     people = PeopleStore.from_settings(settings).people()
     with _stores_to_use(settings, dry_run) as used:
-        extractor = build_extractor(used, caller, actor)
+        extractor = build_extractor(used, caller, actor, None if dry_run else stores)
         return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run, people=people)
 
 
@@ -152,16 +161,17 @@ def extract_due(
     dry_run: bool = False,
     caller: MemoryLlmCaller | None = FROM_SETTINGS,
     actor: str = "extractor",
+    stores: Stores | None = None,
 ) -> list[ExtractionResult]:
     """Extract from every thread that is due (or, with ``all_threads``, has any new message).
 
     ``dry_run`` makes every decision of the real run (see ``rehearsal``) and saves nothing.
     """
-    _, conversations, _ = stores_for(settings, actor)
+    _, conversations, _ = stores_for(settings, actor, stores)
     people = PeopleStore.from_settings(settings).people()
     results = []
     with _stores_to_use(settings, dry_run) as used:
-        extractor = build_extractor(used, caller, actor)
+        extractor = build_extractor(used, caller, actor, None if dry_run else stores)
         for summary in conversations.list_conversations():
             turns = conversations.get_history(summary.id)
             if turns:
