@@ -748,7 +748,8 @@ def near_duplicate_of(
     private memory is never named)."""
     index = similarity_index(store)
     shown = visible or (lambda _memory: True)
-    nearest = 3 if visible is None else 12  # a view may hide some of the nearest
+    hidden = visible is not None and not all(map(visible, index.memories))
+    nearest = 12 if hidden else 3  # a view that hides memories may hide some of the nearest
     if semantic is not None and semantic.embed_one(text):
         contents = [m.content for m in index.memories]
         judged = 0

@@ -55,6 +55,8 @@ class Curator:
         self.actor = actor
         self.via = via or actor
         self.wait_gate = wait_gate
+        # How far ``settle_deletions`` has read the memories' history log: (inode, size).
+        self.history_seen: tuple[int, int] | None = None
 
     @classmethod
     def from_settings(

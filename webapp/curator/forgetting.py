@@ -169,7 +169,23 @@ def settle_deletions(curator: Curator) -> int:
     """Record a tombstone for every memory a host program deleted through the library without
     one (``MemoryStore.delete`` with the store's default actor, "library"), so extraction never
     proposes a deleted fact as new; how many. Deletions the doors make go through ``forget``;
-    the other deletions they make (undoing an approval, a merge) are not a person forgetting."""
+    the other deletions they make (undoing an approval, a merge) are not a person forgetting.
+
+    The history log is append-only between rewrites: only what was appended since the last
+    look is read for such a deletion, and the log is read whole only when one may be there."""
+    log = curator.memories.history_path
+    try:
+        st = log.stat()
+    except FileNotFoundError:
+        return 0
+    seen = curator.history_seen
+    if seen is not None and seen[0] == st.st_ino and seen[1] <= st.st_size:
+        with log.open("rb") as handle:
+            handle.seek(seen[1])
+            appended = handle.read(st.st_size - seen[1])
+        if b'"library"' not in appended or b'"delete"' not in appended:
+            curator.history_seen = (st.st_ino, st.st_size)
+            return 0
     known = {t.memory_id for t in curator.tombstones.all()}
     missing = [
         d
@@ -178,4 +194,5 @@ def settle_deletions(curator: Curator) -> int:
     ]
     for deleted in missing:
         curator.tombstones.record(deleted.memory, by=deleted.deleted_by, via="library")
+    curator.history_seen = (st.st_ino, st.st_size)
     return len(missing)
