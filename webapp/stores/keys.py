@@ -50,10 +50,14 @@ def secret_key(path: str | os.PathLike[str], what: str = "secret key") -> bytes:
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        os.write(fd, secrets.token_hex(KEY_BYTES).encode("ascii"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        try:
+            os.write(fd, secrets.token_hex(KEY_BYTES).encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:  # a full disk, say: no temp file is left behind
+        tmp.unlink(missing_ok=True)
+        raise
     try:
         os.link(tmp, path)  # first writer wins; the others read its key
     except FileExistsError:
