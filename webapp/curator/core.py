@@ -26,12 +26,10 @@ from ..stores import (
     undo_forget,
 )
 from ..stores.dismissals import DismissalStore
-from ..stores.memories import KEEP, Keep, MergeResult
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from . import forgetting, importing, merging, remembering, reviewing, upkeep
 from .people import EVERYONE, View, item_in_view, resolve_person
-from .results import Forgetting, Revision
 
 
 class Curator:
@@ -118,122 +116,18 @@ class Curator:
         """The id of the person ``ref`` names (``people.resolve_person``)."""
         return resolve_person(self, ref, reading=reading, record_unknown=record_unknown)
 
+    # Each operation is written once, in its module, taking the curator first: bound here as
+    # methods, so the signature and the docstring are the module function's own.
+
     # ----------------------------------------------------------------- memories
-    def remember(
-        self,
-        content: str,
-        *,
-        category: str | None = None,
-        person: str | None = None,
-        expires_at: datetime | None = None,
-        source: str | None = None,
-        origin: dict[str, Any] | None = None,
-        confirm_secret: bool = False,
-        allow_similar: bool = False,
-        actor: str | None = None,
-    ) -> Memory:
-        """Keep a new fact (``remembering.remember``)."""
-        return remembering.remember(
-            self,
-            content,
-            category=category,
-            person=person,
-            expires_at=expires_at,
-            source=source,
-            origin=origin,
-            confirm_secret=confirm_secret,
-            allow_similar=allow_similar,
-            actor=actor,
-        )
-
-    def revise(
-        self,
-        memory_id: str,
-        content: str,
-        *,
-        category: str | None = None,
-        expected: str | None = None,
-        person: str | None | Keep = KEEP,
-        confirm_secret: bool = False,
-        view: View = EVERYONE,
-        actor: str | None = None,
-    ) -> Revision:
-        """Change a memory (``remembering.revise``)."""
-        return remembering.revise(
-            self,
-            memory_id,
-            content,
-            category=category,
-            expected=expected,
-            person=person,
-            confirm_secret=confirm_secret,
-            view=view,
-            actor=actor,
-        )
-
-    def move_to_household(
-        self, memory_ids: list[str], *, expected: dict[str, str], actor: str | None = None
-    ) -> Memory:
-        """Keep one of several same memories as the household's (``merging``)."""
-        return merging.move_to_household(self, memory_ids, expected=expected, actor=actor)
-
-    def merge(
-        self,
-        keep_id: str,
-        drop_id: str,
-        content: str,
-        *,
-        expected: dict[str, str] | None = None,
-        confirm_secret: bool = False,
-        actor: str | None = None,
-    ) -> MergeResult:
-        """Two memories become one (``merging.merge``)."""
-        return merging.merge(
-            self,
-            keep_id,
-            drop_id,
-            content,
-            expected=expected,
-            confirm_secret=confirm_secret,
-            actor=actor,
-        )
+    remember = remembering.remember
+    revise = remembering.revise
+    move_to_household = merging.move_to_household
+    merge = merging.merge
 
     # ----------------------------------------------------------------- forgetting
-    def forget(
-        self,
-        memory_id: str,
-        *,
-        dont_propose_again: bool = False,
-        forever: bool = False,
-        view: View = EVERYONE,
-        actor: str | None = None,
-        via: str | None = None,
-        conversation_id: str | None = None,
-    ) -> Forgetting:
-        """Delete a memory, remembering it was forgotten (``forgetting.forget``)."""
-        return forgetting.forget(
-            self,
-            memory_id,
-            dont_propose_again=dont_propose_again,
-            forever=forever,
-            view=view,
-            actor=actor,
-            via=via,
-            conversation_id=conversation_id,
-        )
-
-    def forget_many(
-        self,
-        memory_ids: list[str],
-        *,
-        dont_propose_again: bool = False,
-        actor: str | None = None,
-        via: str | None = None,
-    ) -> list[Memory]:
-        """``forget`` for several memories, one write per store."""
-        return forgetting.forget_many(
-            self, memory_ids, dont_propose_again=dont_propose_again, actor=actor, via=via
-        )
+    forget = forgetting.forget
+    forget_many = forgetting.forget_many
 
     def restore(
         self, ref: str, *, expected: Memory | str | None = None, actor: str | None = None
@@ -339,30 +233,7 @@ class Curator:
         return forgetting.settle_deletions(self)
 
     # ----------------------------------------------------------------- review
-    def approve(
-        self,
-        item_id: str,
-        *,
-        content: str | None = None,
-        category: str | None = None,
-        person: str | None | Keep = KEEP,
-        as_new: bool = False,
-        expected: str | None = None,
-        confirm_secret: bool = False,
-        actor: str | None = None,
-    ) -> ReviewItem:
-        """Apply a proposal to memory (``reviewing.approve``)."""
-        return reviewing.approve(
-            self,
-            item_id,
-            content=content,
-            category=category,
-            person=person,
-            as_new=as_new,
-            expected=expected,
-            confirm_secret=confirm_secret,
-            actor=actor,
-        )
+    approve = reviewing.approve
 
     def pending(self, view: View = EVERYONE) -> list[ReviewItem]:
         """The proposals waiting in Review that ``view`` may see (``people.item_in_view``):
