@@ -1,8 +1,8 @@
 """One curator behind every door: the same input gives the same stored result and the same
 refusal code through the library (``Curator``), the dashboard (Flask's test client), the
 command line (a real ``memory-curator`` process) and the MCP tool (the MCP SDK's client over
-stdio). Each case names the drift it closes; each failed on the code before the curator layer
-(the doors each applied their own rules)."""
+stdio, and over HTTP against ``memory-curator serve``). Each case names the drift it closes;
+each failed on the code before the curator layer (the doors each applied their own rules)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.conftest import make_settings, on_disk
+from tests.mcp_http_support import call_tool
+from tests.mcp_http_support import dashboard as serving
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.problems import CodedError
@@ -249,12 +252,15 @@ class Mcp(Door):
         self._portal_cm.__exit__(None, None, None)
         self._errlog.close()
 
-    def _call(self, **arguments: Any) -> str:
+    def _result(self, arguments: dict[str, Any]) -> tuple[bool, str]:
         result = self.portal.call(self.session.call_tool, "manage_memory", arguments)
-        text = result.content[0].text
+        return bool(result.is_error), result.content[0].text
+
+    def _call(self, **arguments: Any) -> str:
+        is_error, text = self._result(arguments)
         if text.startswith("Already remembered"):
             return "duplicate_memory"
-        if not result.is_error:
+        if not is_error:
             return "ok"
         found = re.search(r"Refused \(([a-z_]+)\)", text)
         return found.group(1) if found else f"error: {text[:300]}"
@@ -268,7 +274,25 @@ class Mcp(Door):
         return self._call(action="update", id=memory_id, content=content)
 
 
-DOORS = [Library, Dashboard, Cli, Mcp]
+class McpHttp(Mcp):
+    """The same tool over streamable HTTP: ``memory-curator serve`` as a real process, one
+    session per call through the MCP SDK's client (as Home Assistant calls it)."""
+
+    name = "mcp-http"
+
+    def __init__(self, root: Path) -> None:
+        Door.__init__(self, root)
+        self._served = serving(self.data, MEMORY_LOCK_TIMEOUT="5")
+        self.served = self._served.__enter__()
+
+    def close(self) -> None:
+        self._served.__exit__(None, None, None)
+
+    def _result(self, arguments: dict[str, Any]) -> tuple[bool, str]:
+        return anyio.run(call_tool, self.served.mcp_url, "manage_memory", arguments)
+
+
+DOORS = [Library, Dashboard, Cli, Mcp, McpHttp]
 
 
 @pytest.fixture(params=DOORS, ids=[d.name for d in DOORS])
