@@ -62,6 +62,10 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("llm_timeout", "MEMORY_LLM_TIMEOUT", "posint", 60),
     ("llm_max_reply_bytes", "MEMORY_LLM_MAX_REPLY_BYTES", "posint", 1_000_000),
     ("max_facts_per_thread", "MEMORY_MAX_FACTS_PER_THREAD", "posint", 20),
+    # The dashboard's server extracts due threads by itself (webapp.curator.background),
+    # looking for them every so many seconds.
+    ("auto_extract", "MEMORY_AUTO_EXTRACT", "bool", True),
+    ("auto_extract_every", "MEMORY_AUTO_EXTRACT_EVERY", "posint", 15),
     ("lock_timeout", "MEMORY_LOCK_TIMEOUT", "posint", 10),
     ("theme", "MEMORY_THEME", THEMES, "auto"),
     ("language", "MEMORY_LANGUAGE", LANGUAGES, "auto"),
@@ -132,6 +136,8 @@ class Settings:
     llm_timeout: int = DEFAULTS["llm_timeout"]  # seconds a whole call may take
     llm_max_reply_bytes: int = DEFAULTS["llm_max_reply_bytes"]  # read no further
     max_facts_per_thread: int = DEFAULTS["max_facts_per_thread"]  # facts one run may propose
+    auto_extract: bool = DEFAULTS["auto_extract"]  # the server extracts due threads itself
+    auto_extract_every: int = DEFAULTS["auto_extract_every"]  # seconds between its looks
     lock_timeout: int = DEFAULTS["lock_timeout"]
     theme: str = DEFAULTS["theme"]
     language: str = DEFAULTS["language"]

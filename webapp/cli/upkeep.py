@@ -12,7 +12,9 @@ import click
 
 from ..curation.approval import format_quality
 from ..curation.semantic import CacheState
+from ..curator import Curator
 from ..curator.upkeep import FolderSummary, RepairStep, Settled, SkillsCheck
+from ..extraction.waiting import describe_waiting, waiting
 from ..stores import RepairReport, StoreError
 from ..stores import owned as kind
 from .common import curator_of, data_dir_option, describe_os_error, friendly_errors, load_settings
@@ -54,6 +56,16 @@ _PLURALS = {
 }
 
 
+def _extraction_lines(curator: Curator) -> list[str]:
+    """When extraction last ran and what waits for it (none when a file cannot be read: the
+    problem is named with its file)."""
+    try:
+        found = waiting(curator.settings, curator.conversations)
+    except (StoreError, OSError):
+        return []
+    return describe_waiting(found, auto=curator.settings.auto_extract)
+
+
 @click.command()
 @data_dir_option
 @friendly_errors
@@ -80,6 +92,8 @@ def stats(data_dir: str | None) -> None:
             f"{settings.conversation_max_chars} characters per thread, "
             f"{settings.conversation_max_age_days} days)"
         )
+        for line in _extraction_lines(curator):
+            click.echo(line)
     if found.review is not None:
         click.echo(f"Review queue:  {found.review.path} [{found.review.status}]")
         if found.pending is not None:

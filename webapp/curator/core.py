@@ -152,11 +152,13 @@ class Curator:
         all_threads: bool = False,
         dry_run: bool = False,
         actor: str | None = None,
+        force: bool = True,
     ) -> list[ExtractionResult]:
-        """Extract facts from one conversation (every message of it) or from every thread that
-        is due (``all_threads``: that has any new message), queued or applied by the review
-        mode. First, a memory a host program deleted without a tombstone gets one, so its fact
-        is not proposed again as new. ``dry_run`` decides everything and saves nothing."""
+        """Extract facts from one conversation (every message of it; without ``force``, only
+        its new messages and only when due) or from every thread that is due (``all_threads``:
+        that has any new message), queued or applied by the review mode. First, a memory a
+        host program deleted without a tombstone gets one, so its fact is not proposed again
+        as new. ``dry_run`` decides everything and saves nothing."""
         who = actor or self.actor
         if not dry_run:
             self.settle_deletions()
@@ -164,7 +166,12 @@ class Curator:
         if conversation_id is not None:
             return [
                 extract_conversation(
-                    self.settings, conversation_id, dry_run=dry_run, actor=who, stores=mine
+                    self.settings,
+                    conversation_id,
+                    force=force,
+                    dry_run=dry_run,
+                    actor=who,
+                    stores=mine,
                 )
             ]
         return extract_due(

@@ -141,7 +141,7 @@ def extract_conversation(
     uses them; a dry run its copies).
     """
     _, conversations, _ = stores_for(settings, actor, stores)
-    turns = conversations.get_history(conversation_id)
+    turns = conversations.turns_to_read(conversation_id)  # what trimming kept aside too
     if not turns:
         raise NotFoundError(
             f"No conversation {conversation_id!r} (or it has no messages).",
@@ -151,7 +151,11 @@ def extract_conversation(
     people = PeopleStore.from_settings(settings).people()
     with _stores_to_use(settings, dry_run) as used:
         extractor = build_extractor(used, caller, actor, None if dry_run else stores)
-        return _run(extractor, conversation_id, turns, force=force, dry_run=dry_run, people=people)
+        result = _run(
+            extractor, conversation_id, turns, force=force, dry_run=dry_run, people=people
+        )
+    _mark_read(conversations, result, turns)
+    return result
 
 
 def extract_due(
@@ -173,20 +177,30 @@ def extract_due(
     with _stores_to_use(settings, dry_run) as used:
         extractor = build_extractor(used, caller, actor, None if dry_run else stores)
         for summary in conversations.list_conversations():
-            turns = conversations.get_history(summary.id)
+            turns = conversations.turns_to_read(summary.id)
             if turns:
-                results.append(
-                    _run(
-                        extractor,
-                        summary.id,
-                        turns,
-                        force=False,
-                        dry_run=dry_run,
-                        ignore_pacing=all_threads,
-                        people=people,
-                    )
+                result = _run(
+                    extractor,
+                    summary.id,
+                    turns,
+                    force=False,
+                    dry_run=dry_run,
+                    ignore_pacing=all_threads,
+                    people=people,
                 )
+                _mark_read(conversations, result, turns)
+                results.append(result)
     return results
+
+
+def _mark_read(
+    conversations: ConversationStore, result: ExtractionResult, turns: list[ConversationTurn]
+) -> None:
+    """Tell the thread what a real run has read (every message up to its last one, when it
+    ran or found nothing new): trimming may drop those, and what it kept aside of them goes."""
+    if result.dry_run or not turns or not (result.ran or result.new_messages == 0):
+        return
+    conversations.mark_read(result.conversation_id, turns[-1].timestamp)
 
 
 @contextmanager
@@ -231,7 +245,7 @@ def _stores_to_use(settings: Settings, dry_run: bool) -> Iterator[Settings]:
         yield settings
 
 
-def _whole_ms(moment: datetime) -> datetime:
+def whole_ms(moment: datetime) -> datetime:
     """``moment`` cut to milliseconds, the precision ``lastTurnAt`` is stored with.
 
     Without this a message stamped with microseconds (Python's isoformat()) would look newer
@@ -251,7 +265,7 @@ def _run(
     people: list[Person] | None = None,
 ) -> ExtractionResult:
     seen_until = extractor.state.last_turn_at(conversation_id)
-    new = [turn for turn in turns if _whole_ms(turn.timestamp) > seen_until]
+    new = [turn for turn in turns if whole_ms(turn.timestamp) > seen_until]
     result = ExtractionResult(conversation_id, new_messages=len(new), dry_run=dry_run)
     result.names = {person.id: person.name for person in people or []}
     if not force:

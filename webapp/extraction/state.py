@@ -2,19 +2,21 @@
 
 On disk (``extraction-state.json`` next to the review queue): a JSON object keyed by
 conversation id, each ``{"extractedAt": ISO time, "lastTurnAt": ISO time of the newest
-message read}``.
+message read}``, and ``"claim": {"token", "at"}`` while a process extracts the thread in the
+background (``claim``; a claim older than its time limit belongs to a process that is gone).
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from ..settings import DEFAULTS, Settings
-from ..stores import Changed, JsonDocument
+from ..stores import Changed, JsonDocument, Unchanged
 from ..stores.timefmt import EPOCH, parse_ts, to_iso, unreadable_entry_times
 
 STATE_FILE_NAME = "extraction-state.json"
@@ -93,6 +95,60 @@ class ExtractionState(JsonDocument):
             entry["extractedAt"] = stamp
             entry["lastTurnAt"] = to_iso(last_turn_at) if last_turn_at is not None else stamp
             data[conversation_id] = entry
+            return Changed(None)
+
+        self.update(mutate)
+
+    def last_run(self) -> datetime | None:
+        """When extraction last ran on any conversation, or None if never."""
+        stamps = [
+            parse_ts(entry.get("extractedAt"))
+            for entry in self.read().values()
+            if isinstance(entry, dict) and entry.get("extractedAt")
+        ]
+        known = [stamp for stamp in stamps if stamp != EPOCH]
+        return max(known) if known else None
+
+    def claim(self, conversation_id: str, *, stale_after: float) -> str | None:
+        """Take the conversation for one extraction, under the file's lock: a token for
+        ``release``, or None while another claim younger than ``stale_after`` seconds holds it
+        (two processes never extract one thread at once; a dead one's claim is taken over)."""
+        now = self._clock()
+        token = secrets.token_hex(6)
+
+        def mutate(data: dict[str, Any]) -> Changed[str] | Unchanged[None]:
+            found = data.get(conversation_id)
+            entry: dict[str, Any] = dict(found) if isinstance(found, dict) else {}
+            held = entry.get("claim")
+            if isinstance(held, dict):
+                at = parse_ts(held.get("at"))
+                if at != EPOCH and now - at.timestamp() < stale_after:
+                    return Unchanged(None)
+            entry["claim"] = {
+                "token": token,
+                "at": to_iso(datetime.fromtimestamp(now, tz=EPOCH.tzinfo)),
+            }
+            data[conversation_id] = entry
+            return Changed(token)
+
+        return self.update(mutate)
+
+    def release(self, conversation_id: str, token: str) -> None:
+        """Let go of a claim ``claim`` gave (a claim taken over since is left alone)."""
+
+        def mutate(data: dict[str, Any]) -> Changed[None] | Unchanged[None]:
+            found = data.get(conversation_id)
+            held = found.get("claim") if isinstance(found, dict) else None
+            if not isinstance(found, dict) or not isinstance(held, dict):
+                return Unchanged(None)
+            if held.get("token") != token:
+                return Unchanged(None)
+            entry = dict(found)
+            del entry["claim"]
+            if entry:
+                data[conversation_id] = entry
+            else:
+                del data[conversation_id]  # a thread never extracted leaves nothing behind
             return Changed(None)
 
         self.update(mutate)

@@ -2,7 +2,10 @@
 
 On disk: a JSON object keyed by conversation id. Each value is
 ``{"turns": [{"role", "content", "timestamp"}...], "createdAt", "trimmed"}``;
-a bare array of turns (the older shape) is read as well.
+a bare array of turns (the older shape) is read as well. Trimming never loses a message
+extraction has not read: such turns move to ``"keptAside"`` (same shape, oldest first) instead
+of going, and ``"readUntil"`` (the newest message time extraction has read) says which those
+are; ``mark_read`` discards them once extraction has read them (``turns_to_read``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from .changes import Changed, Unchanged
 from .document import FileBacked
 from .jsonfile import JsonFile
 from .records import check_person_id, is_valid_unicode
-from .timefmt import EPOCH, LATEST_PLUS, now_iso, parse_ts, unreadable_times
+from .timefmt import EPOCH, LATEST_PLUS, now_iso, parse_ts, to_iso, unreadable_times
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class ConversationSummary:
     trimmed: int
     expires_at: datetime
     title: str = ""  # the thread's first kept user message, on one line and shortened
+    kept_aside: int = 0  # trimmed turns kept until extraction reads them (``turns_to_read``)
 
 
 TITLE_CHARS = 80
@@ -113,7 +117,10 @@ def _thread_problem(value: Any) -> str | None:
     turns = value.get("turns") if isinstance(value, dict) else value
     if not isinstance(turns, list):
         return "has no list of turns"
-    for turn in turns:
+    aside = value.get(KEPT_ASIDE, []) if isinstance(value, dict) else []
+    if not isinstance(aside, list):
+        return "has kept-aside turns that are not a list"
+    for turn in [*turns, *aside]:
         if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
             return "has a turn that is not a message object"
     return None
@@ -140,10 +147,17 @@ def _check_new_thread(value: Any) -> str | None:
     return f"a conversation {problem}" if problem else None
 
 
+KEPT_ASIDE = "keptAside"  # trimmed turns extraction has not read yet
+READ_UNTIL = "readUntil"  # the time of the newest message extraction has read
+
+
 def _copy_thread(value: Any) -> Any:
     """A thread that can be changed without touching the cached one (its turns are shared)."""
     if isinstance(value, dict):
-        return {**value, "turns": list(value.get("turns") or [])}
+        copied = {**value, "turns": list(value.get("turns") or [])}
+        if isinstance(value.get(KEPT_ASIDE), list):
+            copied[KEPT_ASIDE] = list(value[KEPT_ASIDE])
+        return copied
     return list(value) if isinstance(value, list) else value
 
 
@@ -209,6 +223,26 @@ def _trimmed_count(entry: dict[str, Any]) -> int:
         return max(0, int(value))
     except (TypeError, ValueError, OverflowError):
         return 0
+
+
+def _kept_aside(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The thread's trimmed turns that extraction has not read yet, oldest first."""
+    aside = entry.get(KEPT_ASIDE)
+    return [t for t in aside if isinstance(t, dict)] if isinstance(aside, list) else []
+
+
+def _read_until(entry: dict[str, Any]) -> datetime:
+    """The newest message time extraction has read in the thread (the epoch: none yet)."""
+    stamp = entry.get(READ_UNTIL)
+    return parse_ts(stamp) if stamp else EPOCH
+
+
+def _keep_unread(entry: dict[str, Any], dropped: list[dict[str, Any]]) -> None:
+    """Keep aside the turns trimming ``dropped`` that extraction has not read yet."""
+    seen = _read_until(entry)
+    unread = [t for t in dropped if seen == EPOCH or parse_ts(t.get("timestamp")) > seen]
+    if unread:
+        entry[KEPT_ASIDE] = [*_kept_aside(entry), *unread]
 
 
 def trim_turns(turns: list[dict[str, Any]], max_turns: int, max_chars: int) -> int:
@@ -314,9 +348,10 @@ class ConversationStore(FileBacked):
             entry["turns"].append(
                 {"role": "assistant", "content": assistant_response, "timestamp": stamp}
             )
-            entry["trimmed"] = _trimmed_count(entry) + trim_turns(
-                entry["turns"], self.max_turns, self.max_chars
-            )
+            before = list(entry["turns"])
+            dropped = trim_turns(entry["turns"], self.max_turns, self.max_chars)
+            entry["trimmed"] = _trimmed_count(entry) + dropped
+            _keep_unread(entry, before[:dropped])
             data[conversation_id] = entry
             return Changed(None)
 
@@ -330,19 +365,22 @@ class ConversationStore(FileBacked):
         def mutate(data: dict[str, Any]) -> Changed[int] | Unchanged[int]:
             changed = 0
             for key, value in list(data.items()):
-                turns = value.get("turns") if isinstance(value, dict) else None
-                if not isinstance(turns, list):
+                if not isinstance(value, dict):
                     continue
-                new_turns = []
-                for turn in turns:
-                    text = turn.get("content") if isinstance(turn, dict) else None
-                    masked = rewrite(text) if isinstance(text, str) else text
-                    if masked != text:
-                        turn = {**turn, "content": masked}
-                        changed += 1
-                    new_turns.append(turn)
-                if new_turns != turns:  # (copy on write: the thread is replaced)
-                    data[key] = {**value, "turns": new_turns}
+                for part in ("turns", KEPT_ASIDE):  # the turns kept aside are words said too
+                    turns = value.get(part)
+                    if not isinstance(turns, list):
+                        continue
+                    new_turns = []
+                    for turn in turns:
+                        text = turn.get("content") if isinstance(turn, dict) else None
+                        masked = rewrite(text) if isinstance(text, str) else text
+                        if masked != text:
+                            turn = {**turn, "content": masked}
+                            changed += 1
+                        new_turns.append(turn)
+                    if new_turns != turns:  # (copy on write: the thread is replaced)
+                        value = data[key] = {**value, part: new_turns}
             return Changed(changed) if changed else Unchanged(0)
 
         return self.wipe(mutate)
@@ -356,6 +394,44 @@ class ConversationStore(FileBacked):
         if _expired(entry, self._cutoff()):
             return []
         return [ConversationTurn.from_dict(t) for t in entry["turns"]]
+
+    def turns_to_read(self, conversation_id: str) -> list[ConversationTurn]:
+        """What extraction reads of the thread: the turns trimming kept aside because
+        extraction had not read them yet, then ``get_history``'s; [] if unknown or expired."""
+        value = self._file.read().get(conversation_id)
+        if value is None:
+            return []
+        entry = _entry(dict(value) if isinstance(value, dict) else value)
+        if _expired(entry, self._cutoff()):
+            return []
+        return [ConversationTurn.from_dict(t) for t in [*_kept_aside(entry), *entry["turns"]]]
+
+    def mark_read(self, conversation_id: str, until: datetime) -> int:
+        """Extraction has read the thread's messages up to ``until``: later trimming drops
+        them, and the turns kept aside up to then go now; how many went."""
+        value = self._file.read().get(conversation_id)
+        if not isinstance(value, dict) or (_read_until(value) >= until and not _kept_aside(value)):
+            return 0
+
+        def mutate(data: dict[str, Any]) -> Changed[int] | Unchanged[int]:
+            found = data.get(conversation_id)
+            if found is None:
+                return Unchanged(0)  # cleared meanwhile
+            entry = _entry(_copy_thread(found))
+            aside = _kept_aside(entry)
+            kept = [t for t in aside if parse_ts(t.get("timestamp")) > until]
+            newer = max(_read_until(entry), until)
+            if len(kept) == len(aside) and newer == _read_until(entry):
+                return Unchanged(0)
+            entry[READ_UNTIL] = to_iso(newer)
+            if kept:
+                entry[KEPT_ASIDE] = kept
+            else:
+                entry.pop(KEPT_ASIDE, None)
+            data[conversation_id] = entry
+            return Changed(len(aside) - len(kept))
+
+        return self._file.update(mutate)
 
     def clear(self, conversation_id: str) -> bool:
         """Forget every turn of a thread; False if it did not exist."""
@@ -416,6 +492,7 @@ class ConversationStore(FileBacked):
                     # Unknown age (no readable time): never expires, so it is not shown as expired.
                     expires_at=_shifted(last, self.max_age_days) if last != EPOCH else LATEST_PLUS,
                     title=thread_title(turns),
+                    kept_aside=len(_kept_aside(entry)),
                 )
             )
         result.sort(key=lambda s: s.last_activity, reverse=True)

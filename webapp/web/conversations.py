@@ -30,6 +30,7 @@ from ..stores import (
     derived_from,
 )
 from ..text import match_spans, search_terms
+from .background import waiting_context
 from .context import MAX_EXTRACTIONS, actor, curator, settings, stores, wants_partial
 from .errors import banner_response
 from .formatting import interface_label
@@ -125,6 +126,7 @@ def index() -> Response:
         now=now,
         cleared=request.args.get("cleared", "")[:300],
         title=_("Conversations"),
+        page_context=waiting_context,
     )
 
 

@@ -130,6 +130,7 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
 
     from ..mcp_http import with_mcp
     from . import create_app
+    from .background import start_background
     from .discovery import announce_in_background
 
     check_exposure(settings, host)
@@ -155,19 +156,24 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         flush=True,
     )
     announce_in_background(settings, port, on_hostname=served.gate.allow_host)
-    waitress.serve(
-        served,
-        host=host,
-        port=port,
-        threads=threads,
-        ident="memory-curator",
-        # Forwarded headers reach the app, which believes them only from a trusted proxy
-        # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
-        clear_untrusted_proxy_headers=False,
-        # Reading one request ahead lets an SSE stream learn at once that its client left
-        # (waitress.client_disconnected), instead of at its next write.
-        channel_request_lookahead=1,
-    )
+    background = start_background(app, settings)
+    try:
+        waitress.serve(
+            served,
+            host=host,
+            port=port,
+            threads=threads,
+            ident="memory-curator",
+            # Forwarded headers reach the app, which believes them only from a trusted proxy
+            # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
+            clear_untrusted_proxy_headers=False,
+            # Reading one request ahead lets an SSE stream learn at once that its client left
+            # (waitress.client_disconnected), instead of at its next write.
+            channel_request_lookahead=1,
+        )
+    finally:
+        if background is not None:
+            background.stop()
 
 
 def _display_host(host: str) -> str:
