@@ -43,6 +43,11 @@ OTHER_VALUES: dict[str, list[tuple[str, object, object]]] = {
         ("false", False, False),
         ("yes", True, True),
     ],
+    "MEMORY_AUTO_EXTRACT": [
+        ("false", False, False),
+        ("true", True, True),
+        ("off", False, False),
+    ],
     "MEMORY_TRUSTED_PROXIES": [
         ("10.0.0.1, 192.168.0.0/24", ["10.0.0.1", "192.168.0.0/24"], ["10.0.0.1", "192.168.0.0/24"])
     ],
@@ -117,6 +122,7 @@ def test_every_setting_is_tried():
         "MEMORY_LLM_TIMEOUT",
         "MEMORY_LLM_MAX_REPLY_BYTES",
         "MEMORY_MAX_FACTS_PER_THREAD",
+        "MEMORY_AUTO_EXTRACT_EVERY",
         "MEMORY_LOCK_TIMEOUT",
         "MEMORY_CONTEXT_WINDOW",
     }

@@ -127,6 +127,8 @@ def start_server(
     """Start the dashboard as its own process and wait until it answers (on ``port`` if given).
 
     ``program`` replaces ``python -m webapp`` (e.g. another environment's ``memory-curator``).
+    The server does not extract by itself (``MEMORY_AUTO_EXTRACT=false``) unless ``env_extra``
+    says so: a test that presses Extract must find the facts its press gives.
     """
     port = port or free_port()
     env = {
@@ -134,6 +136,7 @@ def start_server(
         for k, v in os.environ.items()
         if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))
     }
+    env["MEMORY_AUTO_EXTRACT"] = "false"
     env.update(env_extra or {})
     command = [
         *(program or [sys.executable, "-m", "webapp"]),
