@@ -134,9 +134,7 @@ def test_in_auto_mode_the_fact_is_saved_from_a_thread_added_with_no_dashboard_ru
 def test_with_auto_extract_off_the_server_reads_nothing(tmp_path):
     data = tmp_path / "data"
     host_adds_13_exchanges(data)
-    server = start_server(
-        data, {"MEMORY_AUTO_EXTRACT": "false", "MEMORY_AUTO_EXTRACT_EVERY": "1"}
-    )
+    server = start_server(data, {"MEMORY_AUTO_EXTRACT": "false", "MEMORY_AUTO_EXTRACT_EVERY": "1"})
     try:
         time.sleep(4)
         curator = Curator(_settings(data))

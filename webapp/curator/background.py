@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import UTC, datetime
 
 from ..extraction.batch import job_document
 from ..extraction.run import ExtractionResult
@@ -50,7 +49,6 @@ class BackgroundExtraction:
         self.slots = slots
         self.every = float(every if every is not None else curator.settings.auto_extract_every)
         self.state = ExtractionState.from_settings(curator.settings)
-        self.last_look: datetime | None = None  # when it last looked for due threads
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -62,7 +60,6 @@ class BackgroundExtraction:
 
     def run_once(self) -> list[ExtractionResult]:
         """Extract every thread that is due now, one at a time; what each run did."""
-        self.last_look = datetime.now(UTC)
         settings = self.curator.settings
         due = waiting(settings, self.curator.conversations, self.state).due
         results: list[ExtractionResult] = []
