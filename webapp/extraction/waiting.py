@@ -56,8 +56,10 @@ def waiting(
     state = state or ExtractionState.from_settings(settings)
     threads = []
     for summary in conversations.list_conversations():
-        turns = conversations.turns_to_read(summary.id)
         seen = state.last_turn_at(summary.id)
+        if whole_ms(summary.last_activity) <= seen:
+            continue  # its newest message is read, and every older one (kept aside or not)
+        turns = conversations.turns_to_read(summary.id)
         unread = [t for t in turns if whole_ms(t.timestamp) > seen]
         if not unread:
             continue
