@@ -323,9 +323,51 @@ def search_terms(query: str) -> tuple[str, ...]:
     return tuple(terms[:MAX_TERMS])
 
 
+# What joins the parts of one Latin word that people write either way: Wi-Fi, e-mail, wifi.
+_JOINER = re.compile(r"(?<=[a-z0-9])[\-_.·\u2010-\u2015]+(?=[a-z0-9])")
+# Words a household uses for one thing (folded, joiners dropped): a search for one finds the
+# others. A space is no joiner in general ("te a" is not "tea"), so spaced forms are listed.
+_SAME_THING = (("wifi", "wi fi", "wlan", "无线网路", "无线网络"),)
+
+
+@functools.lru_cache(maxsize=65536)
+def _squeezed(folded: str) -> tuple[str, tuple[int, ...]]:
+    """``folded`` without the joiners inside Latin words, and each character's index in it."""
+    pieces: list[str] = []
+    where: list[int] = []
+    last = 0
+    for joiner in _JOINER.finditer(folded):
+        pieces.append(folded[last : joiner.start()])
+        where.extend(range(last, joiner.start()))
+        last = joiner.end()
+    pieces.append(folded[last:])
+    where.extend(range(last, len(folded)))
+    return "".join(pieces), tuple(where)
+
+
+@functools.lru_cache(maxsize=4096)
+def _forms(term: str) -> tuple[str, ...]:
+    """The ways a search term may stand in a text once joiners are dropped: itself, and the
+    other words for the same thing."""
+    squeezed = " ".join(_squeezed(term)[0].split())
+    for group in _SAME_THING:
+        if squeezed in group:
+            return group
+    return (squeezed,)
+
+
+def _found(folded_text: str, term: str) -> bool:
+    if term in folded_text:
+        return True
+    squeezed = _squeezed(folded_text)[0]
+    return any(form in squeezed for form in _forms(term))
+
+
 def matches_all(folded_text: str, terms: Sequence[str]) -> bool:
-    """Whether every term occurs in the (already folded) text."""
-    return all(term in folded_text for term in terms)
+    """Whether every term occurs in the (already folded) text: as typed, or written with or
+    without a hyphen or space inside a word ("wifi" finds "Wi-Fi"), or as another word for
+    the same thing (WLAN, 無線網路)."""
+    return all(_found(folded_text, term) for term in terms)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -355,11 +397,18 @@ def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
         return []
     folded, owners = folded_with_owners(text)
     spans: list[tuple[int, int, int]] = []  # start, end, which term
+    squeezed, where = _squeezed(folded)
     for number, term in enumerate(terms):
         position = folded.find(term)
         while position != -1:
             spans.append((owners[position], owners[position + len(term) - 1] + 1, number))
             position = folded.find(term, position + len(term))
+        for form in _forms(term):
+            position = squeezed.find(form)
+            while position != -1:
+                first, last = where[position], where[position + len(form) - 1]
+                spans.append((owners[first], owners[last] + 1, number))
+                position = squeezed.find(form, position + len(form))
     merged: list[tuple[int, int]] = []
     last_term = -1
     for start, end, number in sorted(spans):
