@@ -255,3 +255,44 @@ def test_quick_start_commands_exist_and_ci_runs_the_same_test_command():
     assert re.search(r"^exec \./test\.sh\b", ci, re.MULTILINE), (
         ".ci/run must run the README's test command"
     )
+
+
+# ------------------------------------------------------------------ the add-on's page
+def addon_page() -> str:
+    return (REPO / "DOCS.md").read_text(encoding="utf-8")
+
+
+def button_labels(template: str) -> list[str]:
+    return re.findall(r"<button[^>]*>\{\{ _\(\"([^\"]+)\"\) \}\}</button>", template)
+
+
+def test_the_addon_page_shows_a_home_assistant_user_how_to_add_themselves():
+    """An unlinked Home Assistant user's additions are the household's until they press the
+    People page's button (also on Memories): DOCS.md names the page and the button as the
+    template words it."""
+    template = (REPO / "templates" / "people" / "page.html").read_text(encoding="utf-8")
+    form = template[template.index("url_for('people.me')") :]
+    label = button_labels(form)[0]
+    page = addon_page()
+    assert "**People**" in page and f"**{label}**" in page
+
+
+def test_the_addon_page_says_how_extraction_runs_in_option_names():
+    """DOCS.md tells an add-on user, outside the options table, which Configuration options make
+    extraction use a model (the option names, never the environment variables) and what starts
+    it: the Conversations page's buttons, or `memory-curator extract`."""
+    page = prose(addon_page())
+    # Markdown reflows lines: compare with the words one space apart.
+    text = " ".join(" ".join(s for s in page.splitlines() if not s.startswith("|")).split())
+    options = [o for o in addon_options() if o.startswith("memory_llm_")] + ["memory_review_mode"]
+    assert [o for o in options if f"`{o}`" not in text] == []
+    assert re.findall(r"`(?:MEMORY_LLM_\w+|MEMORY_REVIEW_MODE)`", page) == []
+    folder = REPO / "templates" / "conversations"
+    labels = [
+        label
+        for path in sorted(folder.glob("*.html"))
+        for label in button_labels(path.read_text(encoding="utf-8"))
+        if label.startswith("Extract")
+    ]
+    assert len(labels) >= 2 and [label for label in labels if label not in text] == []
+    assert "`memory-curator extract" in text
