@@ -270,34 +270,46 @@ def update_memory(
     click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}")
 
 
-def _print_memories(settings: Settings, found: list[Memory]) -> None:
+def _print_memories(settings: Settings, found: list[Memory], versions: bool = False) -> None:
     names = people_store(settings).names()
     for memory in found:
-        click.echo(f"[{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}")
+        version = f" version {memory.version}" if versions else ""
+        click.echo(
+            f"[{memory.id}]{version} ({memory.category}) {memory.content} — {_whose(names, memory)}"
+        )
+
+
+versions_option = click.option(
+    "--versions",
+    is_flag=True,
+    help="Show each memory's version, for `memories update --version`.",
+)
 
 
 @memories.command(name="list")
 @person_option
+@versions_option
 @data_dir_option
 @friendly_errors
-def list_memories(person: str | None, data_dir: str | None) -> None:
+def list_memories(person: str | None, versions: bool, data_dir: str | None) -> None:
     """Every memory and whose it is; with --person, that person's and the household's."""
     settings = load_settings(data_dir)
     viewer = _person_id(settings, person, reading=True)
-    _print_memories(settings, memory_store(settings).get_all(person=viewer))
+    _print_memories(settings, memory_store(settings).get_all(person=viewer), versions)
 
 
 @memories.command(name="search")
 @click.argument("keyword")
 @person_option
+@versions_option
 @data_dir_option
 @friendly_errors
-def search_memories(keyword: str, person: str | None, data_dir: str | None) -> None:
+def search_memories(keyword: str, person: str | None, versions: bool, data_dir: str | None) -> None:
     """Memories holding every word of KEYWORD; with --person, within their view."""
     settings = load_settings(data_dir)
     viewer = _person_id(settings, person, reading=True)
     found = memory_store(settings).search(keyword, person=viewer)
-    _print_memories(settings, found)
+    _print_memories(settings, found, versions)
 
 
 @click.command()
