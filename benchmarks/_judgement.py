@@ -77,6 +77,9 @@ class ReconcileCounts:
     known_paraphrases_not_added: int = 0
     known: int = 0
     known_not_added: int = 0
+    # An automatic update: predicted ``update`` is positive, right when the item expects an
+    # update of that very memory (so a wrong target counts against precision).
+    updates: Counts = field(default_factory=Counts)
     misses: list[str] = field(default_factory=list)
 
     @property
@@ -131,6 +134,12 @@ def evaluate(
             counts = reconciled[lang]
             counts.total += 1
             counts.right += int(right)
+            updated = action == "update" and expected == "update" and target == expected_target
+            if action == "update" or expected == "update":
+                predicted = action == "update"
+                counts.updates.add(
+                    predicted, updated if predicted else expected == "update", item["id"]
+                )
             if not right:
                 counts.misses.append(f"{item['id']}: {action} {target} (want {expected})")
             if expected != "add":
@@ -195,5 +204,11 @@ def format_report(title: str, report: Report) -> list[str]:
             f" ({r.known_paraphrases_not_added}/{r.known_paraphrases})"
             f"  all known → not add {r.known_not_added}/{r.known}"
             f"  accuracy {r.accuracy:5.2f} ({r.right}/{r.total})"
+        )
+    for lang in ("all", *LANGUAGES):
+        u = report.reconcile[lang].updates
+        lines.append(
+            f"  {'auto updates':16} {lang:8} precision {u.precision:5.2f} ({u.tp}/{u.tp + u.fp})"
+            f"  recall {u.recall:5.2f} ({u.tp}/{u.tp + u.fn})"
         )
     return lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -194,3 +195,35 @@ def test_export_writes_a_lone_surrogate_as_a_replacement_character(data_dir, tmp
     done = run_cli("export", "--data-dir", str(data_dir), "-o", str(target))
     assert done.returncode == 0, done.stderr
     assert json.loads(target.read_bytes())[0]["content"] == "Likes tea \ufffd a lot"
+
+
+def test_list_versions_gives_the_version_update_checks(filled):
+    # `memories update --help` named `memories list --versions`, which did not exist.
+    listed = run_cli("memories", "list", "--versions", "--data-dir", str(filled))
+    assert listed.returncode == 0, listed.stderr
+    line = next(row for row in listed.stdout.splitlines() if "Prefers tea" in row)
+    memory_id, version = re.match(r"\[(\w+)\] version (\S+) ", line).groups()  # type: ignore[union-attr]
+    found = run_cli("memories", "search", "tea", "--versions", "--data-dir", str(filled))
+    assert f"[{memory_id}] version {version} " in found.stdout
+    updated = run_cli(
+        "memories",
+        "update",
+        memory_id,
+        "Prefers green tea",
+        "--version",
+        version,
+        "--data-dir",
+        str(filled),
+    )
+    assert updated.returncode == 0, updated.stderr
+    stale = run_cli(
+        "memories",
+        "update",
+        memory_id,
+        "Prefers black tea",
+        "--version",
+        version,
+        "--data-dir",
+        str(filled),
+    )
+    assert stale.returncode != 0 and "[conflict]" in stale.stderr

@@ -174,9 +174,9 @@ def test_every_template_the_code_names_exists() -> None:
 
 
 # A door (the dashboard, the command line, the MCP server) writes memory, the review queue, the
-# tombstones and the conversations only through the curator (webapp/curator), so every rule of
-# an operation holds whichever door is used. The people, skills and dismissals stores have no
-# rule across stores and are written by the doors directly.
+# tombstones, the conversations, the people, the skill documents and the dismissed findings
+# only through the curator (webapp/curator), so every rule of an operation holds whichever door
+# is used.
 STORE_WRITES = frozenset(
     {
         "add",
@@ -205,10 +205,23 @@ STORE_WRITES = frozenset(
         "reject_source",
         "claim",
         "reopen",
+        "seen",
+        "rename",
+        "link",
+        "unlink",
+        "person_from",
+        "dismiss",
+        "deprecate",
+        "save",
+        "restore_version",
+        "import_staged",
+        "import_skill",
+        "import_skill_zip",
     }
 )
 WRITTEN_THROUGH_THE_CURATOR = re.compile(
-    r"\b(memories|review|queue|tombstones|conversations|store|memory_store|conversation_store)\b"
+    r"\b(memories|review|queue|tombstones|conversations|store|memory_store|conversation_store"
+    r"|people|people_store|skills|skill_store|dismissals)\b"
 )
 
 
@@ -246,6 +259,10 @@ def test_the_doors_write_through_the_curator_only() -> None:
         "store = stores().memories\nstore.delete('id')",
         "stores().review.approve(item.id)",
         "TombstoneStore.beside(store).record(memory, by='x')",
+        "stores().people.link(person_id, 'slack', 'U1')",
+        "people_store(settings).rename(person_id, 'Alex')",
+        "stores().skills.save(record, actor=actor())",
+        "stores().dismissals.dismiss(key)",
     ],
 )
 def test_a_direct_store_write_in_a_door_is_found(source: str) -> None:

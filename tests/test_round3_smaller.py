@@ -186,7 +186,7 @@ def test_the_recall_tool_says_the_name_is_shared(data_dir, two_mayas):
 # ------------------------------------------------------------------ the README's example
 def readme_example() -> str:
     readme = (REPO / "README.md").read_text("utf-8")
-    section = readme[readme.index("## Using the stores from Python") :]
+    section = readme[readme.index("### A host Python program") :]
     return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
 
 

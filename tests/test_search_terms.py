@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from webapp.stores import MemoryStore
-from webapp.text import match_spans, search_terms
+from webapp.text import fold, match_spans, matches_all, search_terms
 
 
 @pytest.mark.parametrize(
@@ -124,3 +124,28 @@ def test_each_chinese_word_of_the_search_is_highlighted_where_it_is():
     assert [text[a:b] for a, b in spans] == ["垃圾", "回收"]
     text = "垃圾回收日"
     assert [text[a:b] for a, b in match_spans(text, search_terms("垃圾回收"))] == ["垃圾回收"]
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("wifi", "Our Wi-Fi is Lighthouse"),
+        ("WiFi", "The Wi Fi router"),
+        ("wi-fi", "The wifi name is Harbour"),
+        ("wi fi", "Wi‑Fi upstairs"),  # a non-breaking hyphen
+        ("wifi", "家裡的無線網路叫 Home"),
+        ("WLAN", "The Wi-Fi router"),
+        ("e-mail", "Her email is on the fridge"),
+    ],
+)
+def test_a_word_written_with_or_without_a_joiner_is_found(query: str, text: str) -> None:
+    terms = search_terms(query)
+    assert matches_all(fold(text), terms)
+    assert match_spans(text, terms) != []
+
+
+@pytest.mark.parametrize(
+    ("query", "text"), [("wifi", "Wine fine"), ("wifi", "wi"), ("tea", "te a")]
+)
+def test_a_joiner_is_dropped_only_inside_a_word(query: str, text: str) -> None:
+    assert not matches_all(fold(text), search_terms(query))

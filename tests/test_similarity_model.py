@@ -1,6 +1,6 @@
 """The similarity layer with its real model: it loads with no network, and on the DEV judgement
 and held-out judgement sets it keeps the figures it reached (floors below issue 22's own,
-which are not met: see the README's quality table).
+which are not met: see the quality table in docs/quality.md).
 
 The model loads once per test process; the dev sets' vectors are kept in pytest's cache folder,
 so a second run embeds nothing."""
@@ -124,7 +124,7 @@ def _reconcile_floor(report: object, split: str, share: float) -> list[str]:
 def test_dev_quality_floors(e5_judge: Judge) -> None:
     """On the DEV sets (where the calibrated model and the rules were fitted), the figures the
     fitting gave stay: a change that loses them shows here first. These are not issue 22's
-    floors (0.95 / 0.9), which the README says are not met."""
+    floors (0.95 / 0.9), which docs/quality.md says are not met."""
     report = judgement.evaluate("dev", *judgement.judge_callables(e5_judge))
     failures = [f for f in _floors("near-duplicates", report.duplicates, 0.9, 0.6) if " all:" in f]
     failures += [

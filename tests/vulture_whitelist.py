@@ -24,7 +24,7 @@ _.approved_by, _.approved_at, _.imported_from, _.edited_by, _.edited_at  # Prove
 _.live_count, _.deprecated_count, _.skill_count  # SkillsPage: the tab counts
 _.import_error, _.plan_token, _.plan_file  # SkillsPage: the import form
 
-# Public library API the README documents for host programs.
+# Public library API docs/library.md documents for host programs.
 _.full, _.warn  # MemoryUsage
 _.deleted_by  # DeletedMemory
 _.export_runtime  # SkillStore

@@ -93,7 +93,7 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
 # it from here.
 DEFAULTS: dict[str, Any] = {name: default for name, _, _, default in _SPECS}
 OPTION_ENV_VARS: dict[str, str] = {env.lower(): env for _, env, _, _ in _SPECS}
-# Setting field -> its environment variable, in the order the README's tables list them.
+# Setting field -> its environment variable, in the order docs/settings.md's tables list them.
 SETTING_VARS: dict[str, str] = {name: env for name, env, _, _ in _SPECS}
 # Settings whose value is a secret: shown as set or not, never printed.
 SECRET_SETTINGS = frozenset({"llm_api_key", "dashboard_token", "mcp_token"})

@@ -8,9 +8,8 @@ traceable to the original one, which the dashboard's highlighting relies on.
 Search splits a query into words; Chinese, which has no spaces, is split by jieba's dictionary
 (rjieba), so 垃圾回收 finds what 垃圾 回收 finds.
 
-Similarity reduces text to its key terms: Latin words without filler ("user", "prefers",
-"the"…) and, for Chinese, character bigrams of each run of ideographs (Chinese has no spaces,
-so whitespace words would compare whole sentences). rapidfuzz then compares the term sets.
+How alike two facts are in words is the language layer's (``webapp.language.likeness``),
+read from the same key terms every judgement uses.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from importlib.resources import files
 from typing import Any
 
 import rjieba
-from rapidfuzz import fuzz
 
 
 @functools.cache
@@ -103,15 +101,7 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().translate(traditional_to_simplified())
 
 
-# A close variant of an existing memory ("prefers neovim instead of vim" vs "prefers vim").
-VARIANT_THRESHOLD = 0.75
-# The same fact in slightly different words; used to keep rejected facts from coming back.
-NEAR_IDENTICAL_THRESHOLD = 0.9
-
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_TERM = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
-_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
-_DIGITS = re.compile(r"\d+")
 
 # Words that say who holds the fact or how strongly, not what it is about.
 LATIN_FILLER = frozenset(
@@ -190,11 +180,6 @@ LATIN_FILLER = frozenset(
         "really",
     ]
 )
-# Chinese filler, removed before bigrams: pronouns, "user", "likes", "always", particles.
-_CJK_FILLER = re.compile(
-    "用戶|用户|使用者|我們|我们|我的|喜歡|喜欢|偏好|習慣|习惯|總是|总是|一直|希望|比較|比较|"
-    "請|请|都|要|的|了|是|我|你|他|她|用"
-)
 
 
 def normalize(text: str) -> str:
@@ -233,71 +218,6 @@ def same_fact_key(text: str) -> str:
     繁/简), spaces collapsed, without full stops, ellipses or quotation marks at either end
     (用戶喜歡喝無糖綠茶。 and 用户喜欢喝无糖绿茶 give one key; "Uses C#" and "Uses C" do not)."""
     return strip_ends(" ".join(fold(text or "").split()), _sentence_mark)
-
-
-def key_terms(text: str) -> list[str]:
-    """The terms that carry the fact: content words and Chinese character bigrams."""
-    return list(_key_terms(text or ""))
-
-
-@functools.lru_cache(maxsize=65536)
-def _key_terms(text: str) -> tuple[str, ...]:
-    folded = fold(text)
-    terms: list[str] = []
-    for token in _TERM.findall(folded):
-        if _CJK_RUN.match(token):
-            terms.extend(_bigrams(_CJK_FILLER.sub(" ", token)))
-        elif token not in LATIN_FILLER:
-            terms.append(token)
-    return tuple(terms)
-
-
-def _numbers(text: str) -> list[str]:
-    return _DIGITS.findall(unicodedata.normalize("NFKC", text or ""))
-
-
-def _bigrams(text: str) -> list[str]:
-    grams: list[str] = []
-    for run in text.split():
-        if len(run) == 1:
-            grams.append(run)
-        grams.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return grams
-
-
-def similarity(a: str, b: str) -> float:
-    """0.0 (unrelated) to 1.0 (same key terms); one fact extending the other scores high."""
-    if normalize(a) == normalize(b):
-        return 1.0
-    terms_a, terms_b = key_terms(a), key_terms(b)
-    if not terms_a or not terms_b:
-        return fuzz.ratio(normalize(a), normalize(b)) / 100
-    if not set(terms_a) & set(terms_b):
-        return 0.0
-    return fuzz.token_set_ratio(" ".join(terms_a), " ".join(terms_b)) / 100
-
-
-def is_variant(a: str, b: str) -> bool:
-    """True when ``a`` and ``b`` are about the same thing (an update, not a new fact)."""
-    return similarity(a, b) >= VARIANT_THRESHOLD
-
-
-def near_identical(a: str, b: str) -> bool:
-    """True when ``a`` and ``b`` say the same fact (used to honour rejections).
-
-    Numbers must match exactly: "lights at 30%" and "lights at 50%" are different facts.
-    """
-    if normalize(a) == normalize(b):
-        return True
-    if _numbers(a) != _numbers(b):
-        return False
-    terms_a, terms_b = key_terms(a), key_terms(b)
-    if not terms_a or not terms_b:
-        return fuzz.ratio(normalize(a), normalize(b)) / 100 >= NEAR_IDENTICAL_THRESHOLD
-    return (
-        fuzz.token_sort_ratio(" ".join(terms_a), " ".join(terms_b)) / 100
-        >= NEAR_IDENTICAL_THRESHOLD
-    )
 
 
 def english_ngettext(singular: str, plural: str, count: int) -> str:
@@ -403,9 +323,51 @@ def search_terms(query: str) -> tuple[str, ...]:
     return tuple(terms[:MAX_TERMS])
 
 
+# What joins the parts of one Latin word that people write either way: Wi-Fi, e-mail, wifi.
+_JOINER = re.compile(r"(?<=[a-z0-9])[\-_.·\u2010-\u2015]+(?=[a-z0-9])")
+# Words a household uses for one thing (folded, joiners dropped): a search for one finds the
+# others. A space is no joiner in general ("te a" is not "tea"), so spaced forms are listed.
+_SAME_THING = (("wifi", "wi fi", "wlan", "无线网路", "无线网络"),)
+
+
+@functools.lru_cache(maxsize=65536)
+def _squeezed(folded: str) -> tuple[str, tuple[int, ...]]:
+    """``folded`` without the joiners inside Latin words, and each character's index in it."""
+    pieces: list[str] = []
+    where: list[int] = []
+    last = 0
+    for joiner in _JOINER.finditer(folded):
+        pieces.append(folded[last : joiner.start()])
+        where.extend(range(last, joiner.start()))
+        last = joiner.end()
+    pieces.append(folded[last:])
+    where.extend(range(last, len(folded)))
+    return "".join(pieces), tuple(where)
+
+
+@functools.lru_cache(maxsize=4096)
+def _forms(term: str) -> tuple[str, ...]:
+    """The ways a search term may stand in a text once joiners are dropped: itself, and the
+    other words for the same thing."""
+    squeezed = " ".join(_squeezed(term)[0].split())
+    for group in _SAME_THING:
+        if squeezed in group:
+            return group
+    return (squeezed,)
+
+
+def _found(folded_text: str, term: str) -> bool:
+    if term in folded_text:
+        return True
+    squeezed = _squeezed(folded_text)[0]
+    return any(form in squeezed for form in _forms(term))
+
+
 def matches_all(folded_text: str, terms: Sequence[str]) -> bool:
-    """Whether every term occurs in the (already folded) text."""
-    return all(term in folded_text for term in terms)
+    """Whether every term occurs in the (already folded) text: as typed, or written with or
+    without a hyphen or space inside a word ("wifi" finds "Wi-Fi"), or as another word for
+    the same thing (WLAN, 無線網路)."""
+    return all(_found(folded_text, term) for term in terms)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -435,11 +397,18 @@ def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
         return []
     folded, owners = folded_with_owners(text)
     spans: list[tuple[int, int, int]] = []  # start, end, which term
+    squeezed, where = _squeezed(folded)
     for number, term in enumerate(terms):
         position = folded.find(term)
         while position != -1:
             spans.append((owners[position], owners[position + len(term) - 1] + 1, number))
             position = folded.find(term, position + len(term))
+        for form in _forms(term):
+            position = squeezed.find(form)
+            while position != -1:
+                first, last = where[position], where[position + len(form) - 1]
+                spans.append((owners[first], owners[last] + 1, number))
+                position = squeezed.find(form, position + len(form))
     merged: list[tuple[int, int]] = []
     last_term = -1
     for start, end, number in sorted(spans):

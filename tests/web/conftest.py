@@ -262,7 +262,7 @@ def screenshot(page, name: str, doc_name: str | None = None) -> Path:
     """Save a full-page screenshot under test-artifacts/screenshots/ (git-ignored).
 
     With UPDATE_DOC_SCREENSHOTS=1 it also replaces docs/screenshots/<doc_name or name>.png
-    when the README shows a picture of that name; otherwise the committed copies stay as they are.
+    when the docs show a picture of that name; otherwise the committed copies stay as they are.
     """
     folder = ARTIFACTS / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)

@@ -451,3 +451,21 @@ def test_added_and_already_remembered_go_once_the_person_does_something_else(liv
         "Prefers tea",
     ]
     clean(page, 409)
+
+
+def test_a_search_for_wifi_finds_wi_fi_however_it_is_written(live_server, page):
+    # Issue 36: "wifi" did not find "Wi-Fi".
+    for text in (
+        "The guest Wi-Fi is called Harbour",
+        "The Wi Fi router is in the hallway",
+        "家裡的無線網路叫 Lighthouse",
+        "Prefers the hallway lights dim",
+    ):
+        live_server.memories().add(text)
+    open_page(page, live_server)
+    page.get_by_role("searchbox", name="Search").press_sequentially("wifi", delay=30)
+    expect(page.locator("#results mark")).to_have_count(3)
+    expect(page.locator("#results")).not_to_contain_text("hallway lights")
+    marks = page.locator("#results mark").all_text_contents()
+    assert sorted(marks) == sorted(["Wi-Fi", "Wi Fi", "無線網路"])
+    clean(page)

@@ -148,7 +148,9 @@ def test_prompt_preview_builds_the_prompt_of_the_person_chosen(client, people, m
         client.get("/prompt/?person=household&message=Hi").get_data(as_text=True)
     )
     assert "- Bins on Tuesday." in unknown and "tea." not in unknown
-    everyone = html.unescape(client.get("/prompt/?message=Hi").get_data(as_text=True))
+    everyone = html.unescape(
+        client.get("/prompt/?person=everyone&message=Hi").get_data(as_text=True)
+    )
     assert "- Likes tea." in everyone and "- Doesn't drink tea." in everyone
     refused = client.get("/prompt/?person=nobody&message=Hi")
     assert refused.status_code == 422
@@ -182,3 +184,23 @@ def test_move_to_household_keeps_one_shared_copy(client, people, memories):
     [kept] = memories.get_all()
     assert kept.id == first.id and kept.person is None
     assert memories.deleted(second.id) is not None  # restorable
+
+
+def test_the_prompt_preview_opens_on_the_signed_in_person_or_the_household(
+    client, people, memories
+):
+    # Issue 36: the preview opened on "Everyone" even for a signed-in Home Assistant user, so
+    # the first prompt shown mixed every person's private memories, which no speaker gets.
+    maya = people.add("Maya", identities=(("ha", "u-maya"),))
+    leo = people.add("Leo")
+    memories.add("Is training for a marathon.", person=maya.id)
+    memories.add("Is planning a surprise party.", person=leo.id)
+    memories.add("Bins go out on Tuesday.")
+    mine = html.unescape(as_user(client, "get", "/prompt/?message=Hi", MAYA).get_data(as_text=True))
+    assert "- Is training for a marathon." in mine and "surprise party" not in mine
+    assert "- Bins go out on Tuesday." in mine
+    assert re.search(rf'<option value="{maya.id}"\s+selected', mine)
+    nobody = html.unescape(client.get("/prompt/?message=Hi").get_data(as_text=True))
+    assert "- Bins go out on Tuesday." in nobody
+    assert "marathon" not in nobody and "surprise party" not in nobody
+    assert re.search(r'<option value="household"\s+selected', nobody)

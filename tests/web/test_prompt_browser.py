@@ -30,7 +30,7 @@ def test_preview_follows_typing_character_for_character(tmp_path: Path, page):
     try:
         memories, conversations = server.memories(), server.conversations()
         page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
-        page.goto(server.url + "/prompt/")
+        page.goto(server.url + "/prompt/?person=everyone")  # every memory, as compose_prompt
         wait_for_preview(page, compose_prompt(memories.get_all(), [], ""))
 
         page.get_by_label("Conversation").select_option(ZH_THREAD)
@@ -74,7 +74,7 @@ def test_preview_follows_typing_character_for_character(tmp_path: Path, page):
 def test_too_long_message_is_explained_next_to_the_field(tmp_path: Path, page):
     server = start_server(tmp_path / "data", args=["--demo"])
     try:
-        page.goto(server.url + "/prompt/")
+        page.goto(server.url + "/prompt/?person=everyone")  # every memory, as compose_prompt
         box = page.get_by_label("Next message")
         box.fill("長" * 100_001)
         box.press("End")
@@ -103,5 +103,22 @@ def test_prompt_page_is_accessible_in_both_themes(tmp_path: Path, page, color_sc
         assert_accessible(page, f"on the prompt page at 360 px ({color_scheme})")
         screenshot(page, f"prompt-{color_scheme}-360")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        stop_server(server)
+
+
+def test_the_preview_opens_on_the_household_when_nobody_is_signed_in(tmp_path: Path, page):
+    # Issue 36: it opened on "Everyone", a prompt mixing every person's private memories.
+    server = start_server(tmp_path / "data", args=["--demo"])
+    try:
+        memories = server.memories()
+        everything = memories.get_all()
+        assert any(m.person for m in everything), "the demo has private memories"
+        page.goto(server.url + "/prompt/")
+        shared = [m for m in everything if m.person is None]
+        wait_for_preview(page, compose_prompt(shared, [], ""))
+        expect(page.get_by_label("Who is asking")).to_have_value("household")
+        page.get_by_label("Who is asking").select_option("everyone")
+        wait_for_preview(page, compose_prompt(everything, [], ""))
     finally:
         stop_server(server)

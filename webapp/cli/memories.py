@@ -41,6 +41,11 @@ def person_option(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
+def _curator(data_dir: str | None) -> Curator:
+    """The curator of the data folder the command names, acting for the command line."""
+    return Curator.from_settings(load_settings(data_dir), actor="cli")
+
+
 def _person_id(settings: Settings, ref: str | None, *, reading: bool = False) -> str | None:
     """The id of the person ``--person`` names (``Curator.person``: a name nobody has is
     recorded on the People page and refused, exit status 2 — read commands read the
@@ -134,12 +139,12 @@ def list_people(data_dir: str | None) -> None:
 @input_errors
 def add_person(name: str, identities: tuple[str, ...], data_dir: str | None) -> None:
     """Add a person to the household (an unlinked identity given here becomes theirs)."""
-    household = people_store(load_settings(data_dir))
+    household = Curator.from_settings(load_settings(data_dir), actor="cli")
     pairs = tuple(tuple(item.split(":", 1)) if ":" in item else ("", item) for item in identities)
     if any(kind == "" for kind, _ in pairs):
         click.echo("Error: an identity is KIND:VALUE, e.g. slack:U123.", err=True)
         sys.exit(2)
-    person = household.add(name, identities=tuple((k, v) for k, v in pairs))
+    person = household.add_person(name, identities=tuple((k, v) for k, v in pairs))
     click.echo(f"Added [{person.id}] {person.name}")
 
 
@@ -152,7 +157,7 @@ def add_person(name: str, identities: tuple[str, ...], data_dir: str | None) -> 
 @input_errors
 def new_person(kind: str, value: str, name: str | None, data_dir: str | None) -> None:
     """Make a new person of an identity seen (``people list`` shows the unlinked ones)."""
-    person = people_store(load_settings(data_dir)).person_from(kind, value, name=name)
+    person = _curator(data_dir).person_from(kind, value, name=name)
     click.echo(f"Added [{person.id}] {person.name}")
 
 
@@ -164,7 +169,7 @@ def new_person(kind: str, value: str, name: str | None, data_dir: str | None) ->
 @input_errors
 def rename_person(person_id: str, name: str, data_dir: str | None) -> None:
     """Give a person another display name."""
-    person = people_store(load_settings(data_dir)).rename(person_id, name)
+    person = _curator(data_dir).rename_person(person_id, name)
     click.echo(f"Renamed [{person.id}] {person.name}")
 
 
@@ -177,7 +182,7 @@ def rename_person(person_id: str, name: str, data_dir: str | None) -> None:
 @input_errors
 def link_identity(person_id: str, kind: str, value: str, data_dir: str | None) -> None:
     """Map an identity (ha, slack or name, and its value) to a person."""
-    person = people_store(load_settings(data_dir)).link(person_id, kind, value)
+    person = _curator(data_dir).link_identity(person_id, kind, value)
     click.echo(f"Linked {kind}:{value} to [{person.id}] {person.name}")
 
 
@@ -190,7 +195,7 @@ def link_identity(person_id: str, kind: str, value: str, data_dir: str | None) -
 @input_errors
 def unlink_identity(person_id: str, kind: str, value: str, data_dir: str | None) -> None:
     """Take an identity from a person (it is offered again as unlinked)."""
-    person = people_store(load_settings(data_dir)).unlink(person_id, kind, value)
+    person = _curator(data_dir).unlink_identity(person_id, kind, value)
     click.echo(f"Unlinked {kind}:{value} from [{person.id}] {person.name}")
 
 
@@ -265,34 +270,46 @@ def update_memory(
     click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}")
 
 
-def _print_memories(settings: Settings, found: list[Memory]) -> None:
+def _print_memories(settings: Settings, found: list[Memory], versions: bool = False) -> None:
     names = people_store(settings).names()
     for memory in found:
-        click.echo(f"[{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}")
+        version = f" version {memory.version}" if versions else ""
+        click.echo(
+            f"[{memory.id}]{version} ({memory.category}) {memory.content} — {_whose(names, memory)}"
+        )
+
+
+versions_option = click.option(
+    "--versions",
+    is_flag=True,
+    help="Show each memory's version, for `memories update --version`.",
+)
 
 
 @memories.command(name="list")
 @person_option
+@versions_option
 @data_dir_option
 @friendly_errors
-def list_memories(person: str | None, data_dir: str | None) -> None:
+def list_memories(person: str | None, versions: bool, data_dir: str | None) -> None:
     """Every memory and whose it is; with --person, that person's and the household's."""
     settings = load_settings(data_dir)
     viewer = _person_id(settings, person, reading=True)
-    _print_memories(settings, memory_store(settings).get_all(person=viewer))
+    _print_memories(settings, memory_store(settings).get_all(person=viewer), versions)
 
 
 @memories.command(name="search")
 @click.argument("keyword")
 @person_option
+@versions_option
 @data_dir_option
 @friendly_errors
-def search_memories(keyword: str, person: str | None, data_dir: str | None) -> None:
+def search_memories(keyword: str, person: str | None, versions: bool, data_dir: str | None) -> None:
     """Memories holding every word of KEYWORD; with --person, within their view."""
     settings = load_settings(data_dir)
     viewer = _person_id(settings, person, reading=True)
     found = memory_store(settings).search(keyword, person=viewer)
-    _print_memories(settings, found)
+    _print_memories(settings, found, versions)
 
 
 @click.command()

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..curator import Curator
 from ..settings import Settings
 from ..stores import SkillDocumentError, SkillDocumentStore
 from ..stores.skills import ImportPlan, SkillDocument, SkillEditedHereError
@@ -58,7 +59,9 @@ def import_skills(path: Path, dry_run: bool, force: bool, data_dir: str | None) 
     refused, nothing of it saved, unless --force. Exit status 1 when a skill was refused or
     could not be read (with --dry-run too: it says what the import would do).
     """
-    store = skill_store(load_settings(data_dir))
+    settings = load_settings(data_dir)
+    store = skill_store(settings)
+    curator = Curator.from_settings(settings, actor="cli")
     failed = 0
     for source in _skill_sources(path):
         try:
@@ -68,10 +71,7 @@ def import_skills(path: Path, dry_run: bool, force: bool, data_dir: str | None) 
                 )
                 failed += _show_plan(source.name, plan, force)
                 continue
-            if source.is_file():
-                report = store.import_skill_zip(source, replace_edits=force)
-            else:
-                report = store.import_skill(source, replace_edits=force)
+            report = curator.import_skills(source, replace_edits=force)
         except SkillEditedHereError as exc:
             failed += 1
             click.echo(

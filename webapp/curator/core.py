@@ -28,7 +28,7 @@ from ..stores import (
 from ..stores.dismissals import DismissalStore
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
-from . import forgetting, importing, merging, remembering, reviewing, upkeep
+from . import forgetting, household, importing, merging, remembering, reviewing, upkeep
 from .people import EVERYONE, View, item_in_view, resolve_person
 
 
@@ -115,6 +115,23 @@ class Curator:
     ) -> str | None:
         """The id of the person ``ref`` names (``people.resolve_person``)."""
         return resolve_person(self, ref, reading=reading, record_unknown=record_unknown)
+
+    add_person = household.add_person
+    person_from = household.person_from
+    rename_person = household.rename_person
+    link_identity = household.link_identity
+    unlink_identity = household.unlink_identity
+    note_identity = household.note_identity
+
+    # ----------------------------------------------------------------- skills, findings
+    save_skill = household.save_skill
+    deprecate_skill = household.deprecate_skill
+    restore_skill = household.restore_skill
+    restore_skill_version = household.restore_skill_version
+    import_staged_skills = household.import_staged_skills
+    import_skills = household.import_skills
+    dismiss_finding = household.dismiss_finding
+    restore_finding = household.restore_finding
 
     # Each operation is written once, in its module, taking the curator first: bound here as
     # methods, so the signature and the docstring are the module function's own.

@@ -3,8 +3,9 @@
 Everything public is importable from here; the modules behind it are internal.
 """
 
+from ..language.likeness import is_variant, near_identical, similarity
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
-from ..text import is_variant, near_identical, normalize, similarity
+from ..text import normalize
 from .backends import (
     AnthropicCaller,
     ClaudeCliCaller,

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..curation.pairs import features
+from ..language import stem, terms
 from ..phrasing import as_preference, as_user_fact, is_instruction, without_fillers
 from ..stores.memories import Memory
 from ..text import LATIN_FILLER, fold, traditional_to_simplified
@@ -519,30 +520,15 @@ _STOP = (
     "know",
 }
 _ZH_STOP = set("我你他她的了是都要在很也就吧呢啊嗎吗這这那件事個个再不用記得记得忘掉記忘记")
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ies", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+_STOP_TERMS = frozenset(stem(word) for word in _STOP) | frozenset(fold(c) for c in _ZH_STOP)
 
 
 @functools.lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
-    """Content words (stemmed) and Chinese characters and character pairs, script-folded."""
-    folded = fold(text)
-    terms: set[str] = set()
-    for word in _WORD.findall(folded):
-        if _CJK_CHAR.search(word):
-            chars = [c for c in word if c not in _ZH_STOP]
-            terms.update(chars)
-            run = "".join(c if c not in _ZH_STOP else " " for c in word)
-            for part in run.split():
-                terms.update(part[i : i + 2] for i in range(len(part) - 1))
-        elif word not in _STOP and len(word) > 1:
-            terms.add(_stem(word))
-    return frozenset(terms)
+    """The key terms a change names (``webapp.language.terms``: folded, stemmed, jieba's
+    words), without the words a change of mind is said with."""
+    read = terms(fold(text))
+    return frozenset(t for t in read.terms | read.verbs if t not in _STOP_TERMS)
 
 
 def _match(term: str, terms: frozenset[str]) -> bool:

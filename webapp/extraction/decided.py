@@ -15,12 +15,13 @@ import functools
 from collections.abc import Sequence
 
 from ..curation.pairs import SIMILAR_ENOUGH, restates, similarity_of
+from ..language.likeness import VARIANT_THRESHOLD, key_terms, similarity
 from ..phrasing import as_user_fact
 from ..sensitive import mask_secrets
 from ..similarity import Judge
 from ..stores.memories import Memory
 from ..stores.review import ReviewItem
-from ..text import VARIANT_THRESHOLD, key_terms, normalize, similarity
+from ..text import normalize
 
 # The texts most like a proposal (by the judge's vectors) that it asks whether they say the same.
 JUDGED_CANDIDATES = 5

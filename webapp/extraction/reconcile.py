@@ -11,6 +11,7 @@ from typing import Any, overload
 
 from ..curation.pairs import drops_information, restates
 from ..curation.semantic import semantic_index
+from ..language.likeness import VARIANT_THRESHOLD, similarity
 from ..phrasing import as_user_fact
 from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
@@ -22,7 +23,7 @@ from ..stores.origin import make_origin
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso, read_time
 from ..stores.tombstones import TombstoneStore
-from ..text import VARIANT_THRESHOLD, normalize, similarity
+from ..text import normalize
 from .attribution import thread_view
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
 from .decided import already_decided

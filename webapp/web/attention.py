@@ -533,7 +533,7 @@ def dismiss() -> Response:
     """Hide a finding for good (until the memories it names change)."""
     key = request.form.get("key", "")
     try:
-        stores().dismissals.dismiss(key, actor=actor())
+        curator().dismiss_finding(key, actor=actor())
     except ValueError as exc:
         return _refused(describe_error(exc), 422)
     return _fixed(
@@ -546,7 +546,7 @@ def dismiss() -> Response:
 @bp.post("/undismiss")
 def undismiss() -> Response:
     """Undo a Dismiss."""
-    stores().dismissals.restore(request.form.get("key", ""))
+    curator().restore_finding(request.form.get("key", ""))
     return _fixed(_("Undone: the finding is back."))
 
 

@@ -123,6 +123,10 @@ MESSAGES: dict[str, str] = {
     "identity_value": N_("An identity is 1 to %(most)s characters of text."),
     "identity_taken": N_("That identity belongs to %(name)s already; unlink it there first."),
     "person_name": N_("A person's name is 1 to %(most)s characters."),
+    "person_name_taken": N_(
+        "%(name)s is already a person of the household; give another name, or link the "
+        "identity to them."
+    ),
     "person_id_bad": N_("A person id is 1 to 100 letters, digits, '-' or '_'."),
     "person_unknown": N_("No person has the id %(id)s."),
     "import_not_a_list": N_("An import file must hold a JSON array of memories."),

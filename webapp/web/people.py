@@ -15,7 +15,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..problems import CodedError
 from ..stores import KINDS, Person
-from .context import stores
+from .context import curator, stores
 from .htmx import see_other
 from .ingress import USER_ID_KEY, USER_KEY
 from .messages import describe
@@ -36,7 +36,7 @@ def you() -> Person | None:
         if user_id:
             label = request.environ.get(USER_KEY) or ""
             try:
-                g.you = stores().people.seen("ha", user_id, label=label)
+                g.you = curator().note_identity("ha", user_id, label=label)
             except (CodedError, OSError):
                 g.you = stores().people.resolve("ha", user_id)
     found: Person | None = g.you
@@ -119,12 +119,11 @@ def _refused(exc: CodedError) -> tuple[str, int]:
 def new() -> BaseResponse | tuple[str, int]:
     """A new person: from an identity seen (kind and value), or with a name only."""
     form = request.form
-    people = stores().people
     try:
         if form.get("kind") and form.get("value"):
-            people.person_from(form["kind"], form["value"], name=form.get("name") or None)
+            curator().person_from(form["kind"], form["value"], name=form.get("name") or None)
         else:
-            people.add(form.get("name", ""))
+            curator().add_person(form.get("name", ""))
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
@@ -138,8 +137,8 @@ def me() -> BaseResponse | tuple[str, int]:
         return _page(400, error=_("Only a Home Assistant user can add themselves."))
     try:
         if stores().people.resolve("ha", user_id) is None:
-            stores().people.seen("ha", user_id, label=request.environ.get(USER_KEY) or "")
-            stores().people.person_from("ha", user_id)
+            curator().note_identity("ha", user_id, label=request.environ.get(USER_KEY) or "")
+            curator().person_from("ha", user_id)
     except CodedError as exc:
         return _refused(exc)
     back = "memories.index" if request.form.get("next") == "memories" else "people.index"
@@ -149,7 +148,7 @@ def me() -> BaseResponse | tuple[str, int]:
 @bp.post("/<person_id>/rename")
 def rename(person_id: str) -> BaseResponse | tuple[str, int]:
     try:
-        stores().people.rename(person_id, request.form.get("name", ""))
+        curator().rename_person(person_id, request.form.get("name", ""))
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
@@ -160,7 +159,7 @@ def link() -> BaseResponse | tuple[str, int]:
     """Map an identity seen (or typed) to the person the form names."""
     form = request.form
     try:
-        stores().people.link(form.get("person", ""), form.get("kind", ""), form.get("value", ""))
+        curator().link_identity(form.get("person", ""), form.get("kind", ""), form.get("value", ""))
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
@@ -169,7 +168,7 @@ def link() -> BaseResponse | tuple[str, int]:
 @bp.post("/<person_id>/unlink")
 def unlink(person_id: str) -> BaseResponse | tuple[str, int]:
     try:
-        stores().people.unlink(
+        curator().unlink_identity(
             person_id, request.form.get("kind", ""), request.form.get("value", "")
         )
     except CodedError as exc:

@@ -19,6 +19,7 @@ from ..stores.asof import memories_as_of
 from .as_of import read_moment
 from .context import stores
 from .htmx import render
+from .people import you
 
 bp = Blueprint("prompt", __name__, url_prefix="/prompt")
 
@@ -54,12 +55,25 @@ def normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def chosen_person(value: str) -> str:
+    """Whose prompt to show: the one picked ("everyone" for every memory), else the person
+    signed in through Home Assistant, else the household's (an unknown speaker): never, by
+    default, a prompt that mixes every person's private memories, which no speaker gets."""
+    value = value.strip()
+    if value == "everyone":
+        return ""
+    if value:
+        return value
+    me = you()
+    return me.id if me is not None else "household"
+
+
 def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> PromptForm:
     """Parse and check the conversation and message from a query string or a form body."""
     form = PromptForm(
         conversation=values.get("conversation", "").strip(),
         message=normalise_newlines(values.get("message", "")),
-        person=values.get("person", "").strip(),
+        person=chosen_person(values.get("person", "")),
     )
     if form.person not in ("", "household") and stores().people.get(form.person) is None:
         form.errors["person"] = _("Choose the household or a person of the list.")

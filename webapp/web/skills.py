@@ -28,7 +28,7 @@ from ..stores.skills import (
     new_record,
     text_problems,
 )
-from .context import actor, stores
+from .context import actor, curator, stores
 from .htmx import redirect_or, render, see_other
 from .messages import describe
 
@@ -198,7 +198,7 @@ def index() -> Response:
 def deprecate(doc_id: str) -> Response:
     """Move the document to ``.deprecated/``; it stops reaching the assistant."""
     doc = get_document_or_404(doc_id)
-    stores().skills.deprecate(doc.id, actor=actor())
+    curator().deprecate_skill(doc.id, actor=actor())
     message = _("Deprecated “%(title)s”. Restore it from the Deprecated tab.", title=doc.title)
     return _after_move(doc, "live", message)
 
@@ -208,7 +208,7 @@ def restore(doc_id: str) -> Response:
     """Move a deprecated document back; refused when a live one has the same skill/reference."""
     doc = get_document_or_404(doc_id)
     try:
-        stores().skills.restore(doc.id, actor=actor())
+        curator().restore_skill(doc.id, actor=actor())
     except SkillDocumentConflictError as exc:
         return _panel(
             _build(
@@ -278,7 +278,7 @@ _IMPORT_ERRORS = (
 
 def _apply_import(token: str) -> Response:
     try:
-        report = stores().skills.import_staged(token, actor=actor())
+        report = curator().import_staged_skills(token, actor=actor())
     except StagedImportGoneError:
         return _import_failed(
             _("That import preview has expired or was already applied; choose the file again.")
@@ -381,7 +381,7 @@ def create() -> Response:
 
 def _save_or_explain(record: dict[str, Any], form: DocumentForm, message: str) -> Response:
     try:
-        doc = stores().skills.save(record, actor=actor())
+        doc = curator().save_skill(record, actor=actor())
     except SkillDocumentConflictError as exc:
         form.errors["form"] = describe(exc)
         return _form_response(form, 409)
@@ -454,7 +454,7 @@ def restore_version(doc_id: str, hid: str) -> Response:
     if entry is None:
         abort(404)
     try:
-        stores().skills.restore_version(hid, actor=actor())
+        curator().restore_skill_version(hid, actor=actor())
     except KeyError:
         abort(404)
     return see_other(url_for("skills.history", doc_id=doc.id, restored=hid))

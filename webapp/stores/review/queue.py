@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...language.likeness import near_identical
 from ...settings import DEFAULTS, Settings
-from ...text import near_identical, normalize
+from ...text import normalize
 from ..changes import Changed, Unchanged
 from ..document import FileBacked
 from ..errors import ConflictError, DuplicateMemoryError, NotFoundError

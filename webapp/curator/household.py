@@ -1,0 +1,131 @@
+"""The household's people, its skill documents and the findings a person dismissed: the writes
+the doors make besides memory, each once.
+
+People have one rule across doors: two people are never given names a person cannot tell
+apart ("alex" beside "Alex", full-width "Ａｌｅｘ", 張偉 beside 张伟), since a name typed to an
+assistant or read from an import must map to one of them. The store itself still takes any
+name (a host program's own choices are its own); the curator refuses the clash with
+``person_name_taken``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..problems import InputError
+from ..stores import Identity, ImportReport, Person, SkillDocument
+from ..text import fold
+
+if TYPE_CHECKING:
+    from .core import Curator
+
+
+def name_key(name: str) -> str:
+    """What two names share when a person cannot tell them apart: folded (case, width,
+    繁/简) with spaces collapsed."""
+    return " ".join(fold(name).split())
+
+
+def _refuse_taken(curator: Curator, name: str, person_id: str | None = None) -> None:
+    key = name_key(name)
+    for person in curator.people.people():
+        if person.id != person_id and name_key(person.name) == key:
+            raise InputError(
+                f"{person.name!r} is already a person of the household; give another name, "
+                "or link the identity to them.",
+                code="person_name_taken",
+                name=person.name,
+            )
+
+
+def add_person(
+    curator: Curator, name: str, *, identities: tuple[tuple[str, str], ...] = ()
+) -> Person:
+    """A new person with ``name`` (and identities of theirs); ``person_name_taken`` when the
+    household has a person of that name already, however it is cased or written."""
+    _refuse_taken(curator, name)
+    return curator.people.add(name, identities=identities)
+
+
+def person_from(curator: Curator, kind: str, value: str, *, name: str | None = None) -> Person:
+    """A new person from an identity seen (``PeopleStore.person_from``), its name checked as
+    ``add_person`` does."""
+    key = Identity(kind, value).key
+    label = next((i.label for i in curator.people.unlinked() if i.key == key), "")
+    _refuse_taken(curator, name or label or value)
+    return curator.people.person_from(kind, value, name=name)
+
+
+def rename_person(curator: Curator, person_id: str, name: str) -> Person:
+    """Give a person another name, unless another person has it."""
+    _refuse_taken(curator, name, person_id)
+    return curator.people.rename(person_id, name)
+
+
+def link_identity(curator: Curator, person_id: str, kind: str, value: str) -> Person:
+    """Map an identity to a person."""
+    return curator.people.link(person_id, kind, value)
+
+
+def unlink_identity(curator: Curator, person_id: str, kind: str, value: str) -> Person:
+    """Take an identity from a person (offered again as unlinked)."""
+    return curator.people.unlink(person_id, kind, value)
+
+
+def note_identity(curator: Curator, kind: str, value: str, *, label: str = "") -> Person | None:
+    """The person an identity maps to; one nobody has is recorded as unlinked (to be offered
+    on the People page) and None is returned."""
+    return curator.people.seen(kind, value, label=label)
+
+
+def dismiss_finding(curator: Curator, key: str, *, actor: str | None = None) -> bool:
+    """Dismiss a Needs-attention finding; False when it already was."""
+    return curator.dismissals.dismiss(key, actor=actor or curator.actor)
+
+
+def restore_finding(curator: Curator, key: str) -> bool:
+    """Bring a dismissed finding back; False when it was not dismissed."""
+    return curator.dismissals.restore(key)
+
+
+def save_skill(
+    curator: Curator, document: SkillDocument | Mapping[str, Any], *, actor: str | None = None
+) -> SkillDocument:
+    """Validate and write a skill document (``SkillDocumentStore.save``)."""
+    return curator.skills.save(document, actor=actor or curator.actor)
+
+
+def deprecate_skill(curator: Curator, doc_id: str, *, actor: str | None = None) -> bool:
+    """Deprecate a live skill document; False when none has that id."""
+    return curator.skills.deprecate(doc_id, actor=actor or curator.actor)
+
+
+def restore_skill(curator: Curator, doc_id: str, *, actor: str | None = None) -> bool:
+    """Bring a deprecated skill document back; False when none has that id."""
+    return curator.skills.restore(doc_id, actor=actor or curator.actor)
+
+
+def restore_skill_version(curator: Curator, hid: str, *, actor: str | None = None) -> SkillDocument:
+    """Bring back the version of a skill document the change ``hid`` replaced."""
+    return curator.skills.restore_version(hid, actor=actor or curator.actor)
+
+
+def import_staged_skills(
+    curator: Curator, token: str, *, actor: str | None = None, replace_edits: bool = True
+) -> ImportReport:
+    """Import the skills upload kept under ``token`` (``SkillDocumentStore.import_staged``)."""
+    return curator.skills.import_staged(
+        token, actor=actor or curator.actor, replace_edits=replace_edits
+    )
+
+
+def import_skills(
+    curator: Curator, source: Path, *, actor: str = "import", replace_edits: bool = False
+) -> ImportReport:
+    """Import one Agent Skills folder or .zip (``SkillDocumentStore.import_skill`` /
+    ``import_skill_zip``)."""
+    if source.is_file():
+        return curator.skills.import_skill_zip(source, actor=actor, replace_edits=replace_edits)
+    return curator.skills.import_skill(source, actor=actor, replace_edits=replace_edits)
