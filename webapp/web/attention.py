@@ -39,6 +39,7 @@ AFTER_CHANGE_WAIT = 2.0  # after a fix, the scan of a small store is back well w
 KIND_LABELS = {
     "duplicate": _l("Near-duplicates"),
     "contradiction": _l("Contradictions"),
+    "related": _l("Possibly related"),
     "stale": _l("Stale"),
     "hard": _l("Hard to use"),
     "secret": _l("Secrets"),
@@ -59,6 +60,7 @@ REASONS = {
     "same_meaning": _l("The same fact in other words (alike in meaning)."),
     "model_same": _l("%(model)s reads these as the same fact."),
     "model_contradiction": _l("%(model)s reads these as contradicting each other."),
+    "model_related": _l("%(model)s reads these as possibly related, but is not sure."),
     "different_days": _l("The same thing on other days."),
     "past_date": _l("Mentions %(date)s, which is past."),
     "expired_word": _l("Says “%(word)s” and was written on %(written)s."),
