@@ -159,8 +159,7 @@ class LlmPairChecker:
         self._verdicts: OrderedDict[Pair, str] = OrderedDict()
         self._lock = threading.Lock()
         self._quiet_until = 0.0
-        self.asked = 0  # requests sent (for the log, the tests and the benchmark)
-        self.pairs_asked = 0  # pairs sent
+        self.asked = 0  # requests sent (for the log and the tests)
 
     def known(self, pairs: Sequence[Pair]) -> dict[Pair, str]:
         """The verdicts already given about ``pairs`` (keyed as given)."""
@@ -220,7 +219,6 @@ class LlmPairChecker:
             budget -= estimate_tokens(prompt)
             sent += len(batch)
             self.asked += 1
-            self.pairs_asked += len(batch)
             reply = self.caller.call(prompt)
             verdicts = parse_verdicts(reply, len(batch)) if reply is not None else {}
             if not verdicts:

@@ -15,7 +15,8 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from ..curation.attention import KINDS, AttentionReport, Finding, expired_findings, still_true
+from ..curation.attention import KINDS, AttentionReport, expired_findings, still_true
+from ..curation.findings import Finding
 from ..curation.pairs import Reason, ReasonValue
 from ..sensitive import find_secrets
 from ..stores import ConflictError, MemoryFullError, NotFoundError
