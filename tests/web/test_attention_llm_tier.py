@@ -185,7 +185,11 @@ def test_no_request_holds_two_peoples_private_memories(settings, server):
     add(settings, *household)
     add(settings, *alice, person="alice")
     add(settings, *bob, person="bob")
-    owner = {
+    # the same fact kept by both: offered as the household's, never sent as a pair
+    add(settings, "Prefers green tea", person="alice")
+    add(settings, "prefers green tea.", person="bob")
+    owner: dict[str, str | None] = {"Prefers green tea": "alice", "prefers green tea.": "bob"}
+    owner |= {
         **dict.fromkeys(household),
         **dict.fromkeys(alice, "alice"),
         **dict.fromkeys(bob, "bob"),
