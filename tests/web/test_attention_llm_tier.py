@@ -84,6 +84,8 @@ def test_the_llm_is_asked_about_a_near_neighbour_the_rules_did_not_flag(settings
     html = settled(offline, "/attention/?kind=contradiction")
     assert "Contradictions (0)" in html  # neither the rules nor the model link the two
     assert "Without an LLM" in text_of(html)
+    assert "Possibly related" not in html  # the LLM's own tab, only with an LLM
+    assert offline.get("/attention/?kind=related").status_code == 200
 
     server.reply_for = answering(wine_contradicts_teetotal)
     html = settled(client_for(configured(settings, server)), "/attention/?kind=contradiction")

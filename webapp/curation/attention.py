@@ -46,6 +46,7 @@ from .semantic import SemanticIndex
 log = logging.getLogger(__name__)
 
 KINDS = ("duplicate", "contradiction", "related", "stale", "hard", "secret", "expired")
+MODEL_KINDS = ("related",)  # found only by an LLM (Needs attention's LLM tier)
 KIND_LABELS = {
     "duplicate": "Near-duplicates",
     "contradiction": "Contradictions",

@@ -15,7 +15,13 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from ..curation.attention import KINDS, AttentionReport, expired_findings, still_true
+from ..curation.attention import (
+    KINDS,
+    MODEL_KINDS,
+    AttentionReport,
+    expired_findings,
+    still_true,
+)
 from ..curation.findings import Finding
 from ..curation.pairs import Reason, ReasonValue
 from ..sensitive import find_secrets
@@ -145,7 +151,12 @@ class AttentionPage:
 
     @property
     def labels(self) -> dict[str, str]:
-        return {kind: str(label) for kind, label in KIND_LABELS.items()}
+        """The tabs: every kind, but the LLM's own without an LLM configured."""
+        return {
+            kind: str(label)
+            for kind, label in KIND_LABELS.items()
+            if self.checker is not None or kind not in MODEL_KINDS
+        }
 
     @property
     def poll_url(self) -> str:
@@ -190,6 +201,8 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
     groups = {**groups, "expired": expired}
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
+    if kind in MODEL_KINDS and scanner.checker is None:  # (a link kept from when one was)
+        kind = KINDS[0]
     shown = paginate(groups[kind], request.values.get("page", "1"), PAGE_SIZE)
     return AttentionPage(
         kind=kind,
