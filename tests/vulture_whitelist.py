@@ -19,6 +19,7 @@ _.empty  # DerivedChanges: conversations/_derived.html
 _.edit  # RowLinks: the memory rows' Edit link
 _.sort_label  # MemoryListing: the Sort menu
 _.checked_by  # Finding, AttentionReport: attention/_finding.html, _panel.html
+_.by_model_only  # Finding: attention/_finding.html
 _.notice_level  # AttentionPage, ReviewPage, SkillsPage: the notice's style
 _.approved_by, _.approved_at, _.imported_from, _.edited_by, _.edited_at  # Provenance
 _.live_count, _.deprecated_count, _.skill_count  # SkillsPage: the tab counts

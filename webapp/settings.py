@@ -61,6 +61,10 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("llm_api_key", "MEMORY_LLM_API_KEY", "str", ""),
     ("llm_timeout", "MEMORY_LLM_TIMEOUT", "posint", 60),
     ("llm_max_reply_bytes", "MEMORY_LLM_MAX_REPLY_BYTES", "posint", 1_000_000),
+    # Needs attention's LLM tier: what one scan may send (the rest waits for the next scan).
+    ("llm_pairs_per_scan", "MEMORY_LLM_PAIRS_PER_SCAN", "posint", 100),
+    ("llm_tokens_per_scan", "MEMORY_LLM_TOKENS_PER_SCAN", "posint", 20_000),
+    ("llm_seconds_per_scan", "MEMORY_LLM_SECONDS_PER_SCAN", "posint", 120),
     ("max_facts_per_thread", "MEMORY_MAX_FACTS_PER_THREAD", "posint", 20),
     # The dashboard's server extracts due threads by itself (webapp.curator.background),
     # looking for them every so many seconds.
@@ -135,6 +139,9 @@ class Settings:
     llm_api_key: str = DEFAULTS["llm_api_key"]
     llm_timeout: int = DEFAULTS["llm_timeout"]  # seconds a whole call may take
     llm_max_reply_bytes: int = DEFAULTS["llm_max_reply_bytes"]  # read no further
+    llm_pairs_per_scan: int = DEFAULTS["llm_pairs_per_scan"]  # pairs one attention scan asks
+    llm_tokens_per_scan: int = DEFAULTS["llm_tokens_per_scan"]  # prompt tokens, estimated
+    llm_seconds_per_scan: int = DEFAULTS["llm_seconds_per_scan"]  # no new request after
     max_facts_per_thread: int = DEFAULTS["max_facts_per_thread"]  # facts one run may propose
     auto_extract: bool = DEFAULTS["auto_extract"]  # the server extracts due threads itself
     auto_extract_every: int = DEFAULTS["auto_extract_every"]  # seconds between its looks

@@ -284,6 +284,7 @@ def test_every_reason_the_library_gives_has_its_sentence_in_the_dashboard(app):
         "expired_at": {"date": date(2025, 10, 1)},
         "model_same": {"model": "gpt-4o-mini"},
         "model_contradiction": {"model": "gpt-4o-mini"},
+        "model_related": {"model": "gpt-4o-mini"},
     }
     for code in REASON_TEXTS:
         why = reason(code, **samples.get(code, {}))

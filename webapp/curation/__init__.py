@@ -11,7 +11,8 @@ It reads the stores and never writes them; extraction and the interfaces sit abo
 """
 
 from .approval import extraction_quality, format_quality
-from .attention import KINDS, AttentionReport, AttentionScanner, Finding, scan
+from .attention import KINDS, AttentionReport, AttentionScanner, scan
+from .findings import Finding
 from .pairs import PairVerdict, Reason, compare, drops_information, restates
 
 __all__ = [

@@ -12,7 +12,6 @@ memory file only, so a page never waits for 10,000 memories; ``SimilarityIndex``
 from __future__ import annotations
 
 import functools
-import hashlib
 import heapq
 import logging
 import math
@@ -21,9 +20,9 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
-from typing import Any, Protocol
+from typing import Any
 
 from ..phrasing import as_user_fact, is_first_person
 from ..sensitive import SecretFinding, find_secrets
@@ -31,6 +30,8 @@ from ..similarity import Judgement
 from ..stores.memories import Memory, MemoryStore
 from ..stores.timefmt import EPOCH
 from ..text import same_fact_key
+from .findings import Finding, across_people, finding_key
+from .llm_tier import PairChecker, second_opinion, tier_pairs
 from .pairs import (
     SIMILAR_ENOUGH,
     PairVerdict,
@@ -44,10 +45,12 @@ from .semantic import SemanticIndex
 
 log = logging.getLogger(__name__)
 
-KINDS = ("duplicate", "contradiction", "stale", "hard", "secret", "expired")
+KINDS = ("duplicate", "contradiction", "related", "stale", "hard", "secret", "expired")
+MODEL_KINDS = ("related",)  # found only by an LLM (Needs attention's LLM tier)
 KIND_LABELS = {
     "duplicate": "Near-duplicates",
     "contradiction": "Contradictions",
+    "related": "Possibly related",
     "stale": "Stale",
     "hard": "Hard to use",
     "secret": "Secrets",
@@ -80,33 +83,6 @@ _RELATIVE_TIME: tuple[tuple[re.Pattern[str], int], ...] = tuple(
         (r"\bthis year\b|今年", 365),
     )
 )
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing a curator should look at, with why it was flagged."""
-
-    kind: str  # one of KINDS
-    key: str  # stable name, used to dismiss it
-    reason: Reason  # str(reason) is the English sentence
-    memories: tuple[Memory, ...]
-    similarity: float | None = None
-    suggestion: str | None = None  # a rewrite the person can apply with one click (or the
-    # text a merge starts from: the one saying most in the fewest words)
-    checked_by: str | None = None  # the LLM that agreed with this pair's kind, when one did
-
-
-def finding_key(kind: str, memories: Sequence[Memory]) -> str:
-    """The finding's name: its kind, its memories and a digest of their text."""
-    ordered = sorted(memories, key=lambda m: m.id)
-    return _finding_key(kind, tuple((m.id, m.content) for m in ordered))
-
-
-@functools.lru_cache(maxsize=200_000)
-def _finding_key(kind: str, ordered: tuple[tuple[str, str], ...]) -> str:
-    # Cached: a rescan after one change names the same findings again.
-    digest = hashlib.sha1("\x00".join(text for _, text in ordered).encode("utf-8")).hexdigest()
-    return f"{kind}:{'+'.join(ident for ident, _ in ordered)[:150]}:{digest[:12]}"
 
 
 # ------------------------------------------------------------------ one memory
@@ -268,67 +244,6 @@ def semantic_pair_findings(memories: Sequence[Memory], index: SemanticIndex) -> 
     return found
 
 
-class PairChecker(Protocol):
-    """A second opinion on flagged pairs (an LLM: ``webapp.extraction.pair_check``). Verdicts
-    are "same", "contradiction" or "different", keyed by the pair of texts as given."""
-
-    name: str
-
-    def waiting(self, pairs: Sequence[tuple[str, str]]) -> bool: ...
-
-    def known(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]: ...
-
-    def check(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]: ...
-
-
-PAIR_KINDS = ("duplicate", "contradiction")
-_CHECKED_KIND = {"same": "duplicate", "contradiction": "contradiction"}
-
-
-def pair_texts(findings: Sequence[Finding]) -> list[tuple[str, str]]:
-    """The texts of the pair findings, as a checker is asked about them."""
-    return [
-        (f.memories[0].content, f.memories[1].content) for f in findings if f.kind in PAIR_KINDS
-    ]
-
-
-def apply_checks(
-    findings: Sequence[Finding], verdicts: dict[tuple[str, str], str], model: str
-) -> tuple[list[Finding], int]:
-    """The findings with a checker's verdicts applied, and how many pairs it ruled out: a pair
-    it calls the same fact or a contradiction is filed under that kind and marked checked by
-    ``model`` (with its reason when the kind changed); a pair it calls different facts is left
-    out. Pairs without a verdict stay as they were."""
-    kept: list[Finding] = []
-    ruled_out = 0
-    for finding in findings:
-        if finding.kind not in PAIR_KINDS:
-            kept.append(finding)
-            continue
-        verdict = verdicts.get((finding.memories[0].content, finding.memories[1].content))
-        if verdict is None:
-            kept.append(finding)
-            continue
-        kind = _CHECKED_KIND.get(verdict)
-        if kind is None:
-            ruled_out += 1
-            continue
-        if kind == finding.kind:
-            kept.append(replace(finding, checked_by=model))
-            continue
-        code = "model_same" if kind == "duplicate" else "model_contradiction"
-        kept.append(
-            replace(
-                finding,
-                kind=kind,
-                key=finding_key(kind, finding.memories),
-                reason=reason(code, model=model),
-                checked_by=model,
-            )
-        )
-    return kept, ruled_out
-
-
 def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
     """Near-duplicates and contradictions among ``memories`` by the rules (words only)."""
     found: list[Finding] = []
@@ -349,12 +264,6 @@ def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
             )
         )
     return found
-
-
-def across_people(memories: Sequence[Memory]) -> bool:
-    """True when ``memories`` belong to two or more different people (the household's, those
-    naming nobody, go with anyone)."""
-    return len({m.person for m in memories if m.person is not None}) > 1
 
 
 def held_by_everyone(memories: Sequence[Memory]) -> list[Finding]:
@@ -639,23 +548,26 @@ class AttentionScanner:
             checker = self.checker
             if checker is None:
                 return version, AttentionReport(findings, len(memories), self._clock() - started)
-            pairs = pair_texts(findings)
+            pairs = tier_pairs(findings, memories, semantic)
             # A first scan of this version shows the pairs with the verdicts known already; the
-            # LLM is asked on the next one (the worker goes on), so no page waits for it.
-            first = checker.waiting(pairs) and (fresh or not latest or not latest[1].unchecked)
-            verdicts = checker.known(pairs) if first else checker.check(pairs)
-            findings, ruled_out = apply_checks(findings, verdicts, checker.name)
-            if first:
+            # LLM is asked on the next one (the worker goes on), so no page waits for it. While
+            # pairs wait beyond one scan's limits, the next scan asks about the next ones.
+            first = checker.waiting(pairs.texts) and (
+                fresh or not latest or not latest[1].unchecked
+            )
+            opinion = second_opinion(findings, pairs, checker, ask=not first)
+            more = first or opinion.more
+            if more:
                 with self._changed:
                     self._wanted = True
             report = AttentionReport(
-                findings,
+                opinion.findings,
                 len(memories),
                 self._clock() - started,
-                partial=first,
-                unchecked=first,
-                checked_by=checker.name if verdicts and not first else None,
-                ruled_out=ruled_out,
+                partial=more,
+                unchecked=more,
+                checked_by=checker.name if opinion.verdicts and not first else None,
+                ruled_out=opinion.ruled_out,
             )
             return version, report
         except Exception as exc:  # a thread's error would otherwise vanish: say it on the page

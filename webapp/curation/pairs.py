@@ -182,6 +182,7 @@ REASON_TEXTS = {
     "same_meaning": "The same fact in other words (alike in meaning).",
     "model_same": "{model} reads these as the same fact.",
     "model_contradiction": "{model} reads these as contradicting each other.",
+    "model_related": "{model} reads these as possibly related, but is not sure.",
     "different_days": "The same thing on other days.",
     "past_date": "Mentions {date}, which is past.",
     "expired_word": "Says “{word}” and was written on {written}.",

@@ -36,7 +36,7 @@ from ..similarity import (
     default_embedder,
 )
 from ..similarity.cache import cache_key_path_for, unfinished_saves
-from ..similarity.scan import PairScanner
+from ..similarity.scan import PairScanner, nearest_pairs
 from ..stores.keys import secret_key
 from ..stores.owned import (
     LOCK,
@@ -197,6 +197,33 @@ class SemanticIndex:
             found = self._scanner.scan(texts)
             log.debug("similarity: %s scan of %d memories", self._scanner.last_scan, len(texts))
         return [(f.first, f.second, f.kind, f.judgement) for f in found]
+
+    def neighbours(self, texts: Sequence[str], k: int) -> list[tuple[int, int, float]]:
+        """(i, j, cosine), i < j: each of ``texts`` with its ``k`` nearest by meaning, the most
+        alike first, whatever the judge made of them (the LLM tier's pairs). Only texts with a
+        vector already are looked at: nothing is embedded here; a text twice is one."""
+        judge = self._judge
+        if judge is None:
+            return []
+        first: dict[str, int] = {}
+        for position, text in enumerate(texts):
+            if text not in first and text in judge.cache:
+                first[text] = position
+        if len(first) < 2:
+            return []
+        rows = list(first.values())
+        matrix = judge.cache.vectors(list(first))
+        return [(rows[i], rows[j], cos) for i, j, cos in nearest_pairs(matrix, k)]
+
+    def text_key(self, text: str) -> bytes:
+        """The keyed hash a text's vector is kept under (the model loaded if need be): what
+        caches of judgements about a memory's version are keyed by, never its words; Delete
+        forever records it among the tombstone's ``vector_keys``."""
+        return self.judge().cache.key(text)
+
+    def forgotten_keys(self) -> frozenset[bytes]:
+        """The ``text_key`` of every fact deleted forever (the tombstones', any process's)."""
+        return TombstoneStore(tombstone_path(self._store_path)).vector_keys()
 
     def most_similar(
         self, text: str, candidates: Sequence[str], k: int

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..curation.approval import ApprovalStats, extraction_quality
+from ..curation.pair_verdicts import verdict_files
 from ..curation.semantic import CacheState, cache_files, describe_cache, drop_damaged_cache
 from ..extraction import ExtractionState
 from ..extraction.batch import job_document
@@ -70,6 +71,7 @@ def own_files(curator: Curator) -> list[OwnFile]:
     for data_file in data_files(curator):
         found += data_file.store.own_files()
     found += cache_files(settings.memory_file)
+    found += verdict_files(settings.memory_file)
     found += curator.skills.own_files()
     found += secret_key_files(data_dir)
     found += existing(data_dir / ADDON_OPTIONS_FILE.name, OPTIONS)

@@ -1,12 +1,19 @@
-"""Needs attention's second opinion: with an LLM configured, the pairs the similarity layer
-flagged are sent to it, a batch at a time, to say whether the two memories state the same fact,
-contradict each other or are different facts.
+"""Needs attention's LLM tier: with an LLM configured, pairs of memories are sent to it, a
+batch at a time, to say whether the two state the same fact, contradict each other, are
+different facts, or may be related without it being sure ("unsure").
 
-Bounded: at most ``BATCH`` pairs a request and ``MOST_PAIRS`` a scan (the rest are asked on a
-later scan), each memory cut to ``MAX_TEXT`` characters, each request under the LLM's own
-timeout and reply cap (``MEMORY_LLM_TIMEOUT``, ``MEMORY_LLM_MAX_REPLY_BYTES``). Verdicts are
-kept per pair of texts (a memory's version), so a pair is asked about once while neither side
-changes; after a failed request nothing is asked for ``BACKOFF`` seconds.
+The pairs are the ones the similarity layer flagged and each memory's nearest neighbours by
+meaning (``webapp.curation.llm_tier``), so the LLM reaches what the words cannot. Bounded:
+at most ``BATCH`` pairs a request, and per scan at most ``ScanLimits.pairs`` pairs, about
+``ScanLimits.tokens`` tokens of prompt and ``ScanLimits.seconds`` seconds
+(``MEMORY_LLM_PAIRS_PER_SCAN``, ``MEMORY_LLM_TOKENS_PER_SCAN``, ``MEMORY_LLM_SECONDS_PER_SCAN``;
+the rest are asked on a later scan); each memory cut to ``MAX_TEXT`` characters, each request
+under the LLM's own timeout and reply cap. A request holds the pairs of one owner only (the
+household's, or one person's with the household's), so the LLM never reads two people's
+private memories together. Verdicts are kept per pair of texts (a memory's version), in this
+process and in ``memories.pair-verdicts.json`` (``webapp.curation.pair_verdicts``), so a pair
+is asked about once while neither side changes; after a failed request nothing is asked for
+``BACKOFF`` seconds.
 """
 
 from __future__ import annotations
@@ -17,19 +24,20 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from ..problems import CodedError
 from ..sensitive import mask_secrets
-from ..settings import Settings
+from ..settings import DEFAULTS, Settings
 from .backends import LlmConfigError, caller_from_settings, describe
 from .llm import MemoryLlmCaller
 
 log = logging.getLogger(__name__)
 
-VERDICTS = ("same", "contradiction", "different")
+VERDICTS = ("same", "contradiction", "different", "unsure")
 BATCH = 20  # pairs in one request
-MOST_PAIRS = 60  # pairs asked about in one scan
 MAX_TEXT = 300  # characters of each memory sent
 KEPT = 10_000  # verdicts kept (the oldest are let go)
 BACKOFF = 300.0  # seconds without asking after a request failed
@@ -37,11 +45,12 @@ BACKOFF = 300.0  # seconds without asking after a request failed
 PROMPT = """You curate the long-term memory of a personal assistant. Each numbered pair below \
 holds two remembered facts about the same household. For each pair, say whether the two state \
 the same fact (perhaps in other words), contradict each other (the same thing with values that \
-cannot both be true), or are different facts that can both be kept.
+cannot both be true, or that one makes the other unlikely), or are different facts that can both be kept. When the two may be related (one may repeat, limit or \
+conflict with the other) but you are not sure, say "unsure".
 
 Answer with JSON only, a list with one object per pair:
 [{{"pair": 1, "verdict": "same"}}, {{"pair": 2, "verdict": "contradiction"}}, \
-{{"pair": 3, "verdict": "different"}}]
+{{"pair": 3, "verdict": "different"}}, {{"pair": 4, "verdict": "unsure"}}]
 
 {pairs}"""
 
@@ -97,18 +106,55 @@ def parse_verdicts(reply: str, count: int) -> dict[int, str]:
     return found
 
 
+@dataclass(frozen=True)
+class ScanLimits:
+    """What one scan may send: pairs, prompt tokens (estimated) and seconds."""
+
+    pairs: int = DEFAULTS["llm_pairs_per_scan"]
+    tokens: int = DEFAULTS["llm_tokens_per_scan"]
+    seconds: float = DEFAULTS["llm_seconds_per_scan"]
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ScanLimits:
+        return cls(
+            settings.llm_pairs_per_scan,
+            settings.llm_tokens_per_scan,
+            float(settings.llm_seconds_per_scan),
+        )
+
+
+def estimate_tokens(text: str) -> int:
+    """A generous estimate of a prompt's tokens: a token per four ASCII characters and one per
+    other character (a Chinese character is about one)."""
+    ascii_chars = sum(ch.isascii() for ch in text)
+    return ascii_chars // 4 + (len(text) - ascii_chars) + 1
+
+
+class VerdictMemory(Protocol):
+    """Where verdicts outlive the process (``webapp.curation.pair_verdicts.PairVerdicts``)."""
+
+    def get(self, model: str, pairs: Sequence[Pair]) -> dict[Pair, str]: ...
+
+    def put(self, model: str, verdicts: Mapping[Pair, str]) -> None: ...
+
+
 class LlmPairChecker:
-    """Asks an LLM about pairs of memories; the verdicts it gave are kept per pair of texts."""
+    """Asks an LLM about pairs of memories; the verdicts it gave are kept per pair of texts
+    (in this process, and in ``memory`` when given)."""
 
     def __init__(
         self,
         caller: MemoryLlmCaller,
         name: str,
         *,
+        limits: ScanLimits | None = None,
+        memory: VerdictMemory | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.caller = caller
         self.name = name  # shown as "checked by <name>"
+        self.limits = limits or ScanLimits()
+        self.memory = memory
         self._clock = clock
         self._verdicts: OrderedDict[Pair, str] = OrderedDict()
         self._lock = threading.Lock()
@@ -118,9 +164,24 @@ class LlmPairChecker:
     def known(self, pairs: Sequence[Pair]) -> dict[Pair, str]:
         """The verdicts already given about ``pairs`` (keyed as given)."""
         with self._lock:
+            missing = [p for p in dict.fromkeys(map(_key, pairs)) if p not in self._verdicts]
+        if missing and self.memory is not None:
+            try:
+                self._keep(self.memory.get(self.name, missing))
+            except (OSError, CodedError) as error:
+                log.warning("Needs attention: the kept verdicts could not be read (%s)", error)
+        with self._lock:
             return {
                 pair: self._verdicts[_key(pair)] for pair in pairs if _key(pair) in self._verdicts
             }
+
+    def _keep(self, verdicts: Mapping[Pair, str]) -> None:
+        with self._lock:
+            for pair, verdict in verdicts.items():
+                self._verdicts[pair] = verdict
+                self._verdicts.move_to_end(pair)
+            while len(self._verdicts) > KEPT:
+                self._verdicts.popitem(last=False)
 
     def waiting(self, pairs: Sequence[Pair]) -> bool:
         """True when some of ``pairs`` have no verdict and the LLM may be asked now."""
@@ -128,39 +189,80 @@ class LlmPairChecker:
             return False
         return len(self.known(pairs)) < len(set(pairs))
 
-    def check(self, pairs: Sequence[Pair]) -> dict[Pair, str]:
-        """Verdicts for ``pairs``: those given before, then the LLM asked about up to
-        ``MOST_PAIRS`` new ones, ``BATCH`` at a time. A failed or unreadable reply leaves its
-        pairs without a verdict (asked again on a later scan, after ``BACKOFF`` seconds)."""
+    def check(
+        self, pairs: Sequence[Pair], owners: Sequence[Hashable] | None = None
+    ) -> dict[Pair, str]:
+        """Verdicts for ``pairs``: those given before, then the LLM asked about new ones in the
+        order given, ``BATCH`` at a time and within ``limits`` (pairs, tokens, seconds). With
+        ``owners`` (one per pair), a request holds the pairs of one owner only. A failed or
+        unreadable reply leaves its pairs without a verdict (asked again on a later scan, after
+        ``BACKOFF`` seconds)."""
         known = self.known(pairs)
-        new = list(dict.fromkeys(_key(p) for p in pairs if p not in known))[:MOST_PAIRS]
-        for start in range(0, len(new), BATCH):
-            if self._clock() < self._quiet_until:
+        owner_of: dict[Pair, Hashable] = {}
+        for index, pair in enumerate(pairs):
+            if pair not in known:
+                owner_of.setdefault(_key(pair), owners[index] if owners is not None else None)
+        started = self._clock()
+        budget = self.limits.tokens
+        sent = 0
+        for batch in self._batches(owner_of):
+            if self._clock() < self._quiet_until or sent >= self.limits.pairs:
                 break
-            batch = new[start : start + BATCH]
+            if self._clock() - started >= self.limits.seconds:
+                break
+            batch = batch[: self.limits.pairs - sent]
+            while batch and estimate_tokens(batch_prompt(batch)) > budget:
+                batch = batch[: len(batch) // 2] if len(batch) > 1 else []
+            if not batch:
+                break
+            prompt = batch_prompt(batch)
+            budget -= estimate_tokens(prompt)
+            sent += len(batch)
             self.asked += 1
-            reply = self.caller.call(batch_prompt(batch))
+            reply = self.caller.call(prompt)
             verdicts = parse_verdicts(reply, len(batch)) if reply is not None else {}
             if not verdicts:
                 log.warning("Needs attention: %s gave no usable verdicts", self.name)
                 self._quiet_until = self._clock() + BACKOFF
                 break
-            with self._lock:
-                for index, verdict in verdicts.items():
-                    self._verdicts[batch[index]] = verdict
-                    self._verdicts.move_to_end(batch[index])
-                while len(self._verdicts) > KEPT:
-                    self._verdicts.popitem(last=False)
+            given = {batch[index]: verdict for index, verdict in verdicts.items()}
+            self._keep(given)
+            if self.memory is not None:
+                try:
+                    self.memory.put(self.name, given)
+                except (OSError, CodedError) as error:
+                    log.warning("Needs attention: the verdicts could not be kept (%s)", error)
         return self.known(pairs)
 
+    @staticmethod
+    def _batches(owner_of: Mapping[Pair, Hashable]) -> list[list[Pair]]:
+        """The pairs in batches of ``BATCH``, each of one owner, in the order given."""
+        open_batches: dict[Hashable, list[Pair]] = {}
+        batches: list[list[Pair]] = []
+        for pair, owner in owner_of.items():
+            batch = open_batches.get(owner)
+            if batch is None or len(batch) >= BATCH:
+                batch = open_batches[owner] = []
+                batches.append(batch)
+            batch.append(pair)
+        return batches
 
-def pair_checker_from_settings(settings: Settings) -> LlmPairChecker | None:
-    """The checker for the configured LLM, or None without one (or with an unusable setting:
-    extraction says why; Needs attention then goes on with the rules and the model)."""
+
+def pair_checker_from_settings(
+    settings: Settings, memory: VerdictMemory | None = None
+) -> LlmPairChecker | None:
+    """The checker for the configured LLM (its verdicts kept in ``memory`` too), or None
+    without one (or with an unusable setting: extraction says why; Needs attention then goes
+    on with the rules and the model)."""
     try:
         caller = caller_from_settings(settings)
     except LlmConfigError:
         return None
     if caller is None:
         return None
-    return LlmPairChecker(caller, settings.llm_model or describe(caller))
+    return LlmPairChecker(
+        caller,
+        settings.llm_model or describe(caller),
+        limits=ScanLimits.from_settings(settings),
+        memory=memory,
+    )

@@ -165,3 +165,26 @@ class PairScanner:
                 findings.append(PairFinding(first, second, kind, judgement))
         findings.sort(key=lambda f: (-f.judgement.score, f.first, f.second))
         return findings
+
+
+def nearest_pairs(
+    matrix: Vectors, k: int, floor: float = -1.0, block: int = BLOCK_ROWS
+) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) with i < j: each row with its ``k`` nearest other rows (either side, at
+    or above ``floor``), once per pair, the most alike first. What the LLM tier asks about:
+    neighbours by meaning whatever the judge made of them."""
+    count = matrix.shape[0]
+    k = min(k, count - 1)
+    if k <= 0:
+        return []
+    found: dict[tuple[int, int], float] = {}
+    for start in range(0, count, block):
+        stop = min(start + block, count)
+        scores = matrix[start:stop] @ matrix.T  # (rows, count)
+        scores[np.arange(stop - start), np.arange(start, stop)] = -2.0  # not itself
+        nearest = np.argpartition(scores, count - k, axis=1)[:, -k:]
+        picked = np.take_along_axis(scores, nearest, axis=1)
+        for row, column in zip(*np.nonzero(picked >= floor), strict=True):
+            i, j = start + int(row), int(nearest[row, column])
+            found[(min(i, j), max(i, j))] = float(picked[row, column])
+    return sorted(((i, j, cos) for (i, j), cos in found.items()), key=lambda p: (-p[2], p[0], p[1]))

@@ -15,7 +15,14 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
-from ..curation.attention import KINDS, AttentionReport, Finding, expired_findings, still_true
+from ..curation.attention import (
+    KINDS,
+    MODEL_KINDS,
+    AttentionReport,
+    expired_findings,
+    still_true,
+)
+from ..curation.findings import Finding
 from ..curation.pairs import Reason, ReasonValue
 from ..sensitive import find_secrets
 from ..stores import ConflictError, MemoryFullError, NotFoundError
@@ -39,6 +46,7 @@ AFTER_CHANGE_WAIT = 2.0  # after a fix, the scan of a small store is back well w
 KIND_LABELS = {
     "duplicate": _l("Near-duplicates"),
     "contradiction": _l("Contradictions"),
+    "related": _l("Possibly related"),
     "stale": _l("Stale"),
     "hard": _l("Hard to use"),
     "secret": _l("Secrets"),
@@ -59,6 +67,7 @@ REASONS = {
     "same_meaning": _l("The same fact in other words (alike in meaning)."),
     "model_same": _l("%(model)s reads these as the same fact."),
     "model_contradiction": _l("%(model)s reads these as contradicting each other."),
+    "model_related": _l("%(model)s reads these as possibly related, but is not sure."),
     "different_days": _l("The same thing on other days."),
     "past_date": _l("Mentions %(date)s, which is past."),
     "expired_word": _l("Says “%(word)s” and was written on %(written)s."),
@@ -142,7 +151,12 @@ class AttentionPage:
 
     @property
     def labels(self) -> dict[str, str]:
-        return {kind: str(label) for kind, label in KIND_LABELS.items()}
+        """The tabs: every kind, but the LLM's own without an LLM configured."""
+        return {
+            kind: str(label)
+            for kind, label in KIND_LABELS.items()
+            if self.checker is not None or kind not in MODEL_KINDS
+        }
 
     @property
     def poll_url(self) -> str:
@@ -187,6 +201,8 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
     groups = {**groups, "expired": expired}
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
+    if kind in MODEL_KINDS and scanner.checker is None:  # (a link kept from when one was)
+        kind = KINDS[0]
     shown = paginate(groups[kind], request.values.get("page", "1"), PAGE_SIZE)
     return AttentionPage(
         kind=kind,

@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..curation.attention import AttentionScanner
+from ..curation.pair_verdicts import pair_verdicts
 from ..curation.semantic import semantic_index
 from ..curator import Curator
 from ..extraction.pair_check import pair_checker_from_settings
@@ -88,7 +89,9 @@ class Stores:
             self.memories,
             self.settings.memory_stale_days,
             semantic=semantic_index(self.memories.path),
-            checker=pair_checker_from_settings(self.settings),
+            checker=pair_checker_from_settings(
+                self.settings, memory=pair_verdicts(self.memories.path)
+            ),
         )
 
     @property
