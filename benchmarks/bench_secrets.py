@@ -60,8 +60,8 @@ def earlier_detector(rev: str) -> Callable[[str], Any]:
         (folder / f"{module}_before.py").write_text(source, "utf-8")
     # Modules of the webapp package, so their relative imports (``.text``) resolve.
     webapp.__path__.append(str(folder))
-    module = importlib.import_module("webapp.sensitive_before")
-    found: Callable[[str], Any] = module.find_secrets
+    earlier = importlib.import_module("webapp.sensitive_before")
+    found: Callable[[str], Any] = earlier.find_secrets
     return found
 
 
