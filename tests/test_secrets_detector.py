@@ -338,3 +338,164 @@ def test_hashes_colours_and_ids_are_not_keys(text: str) -> None:
 def test_cards_and_ibans_in_any_spacing_or_case_are_found(text: str, kind: str) -> None:
     assert found(text) is not None, text
     assert found(text)[0] == kind  # type: ignore[index]
+
+
+# ------------------------------------------------------------------ the value before its name
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Enter 4409 at the front door", "access_code"),
+        ("Punch in 7 3 1 8 on the garage keypad", "access_code"),
+        ("6120 opens the garage", "access_code"),
+        ("7731 unlocks the side gate", "access_code"),
+        ("輸入 4409 就能開大門", "access_code"),
+        ("先按 36 再按 72 就能開門", "access_code"),
+        ("输入 5821 就能开车库门", "access_code"),
+        ("Hunter2! is my email password", "password"),
+        ("Kestrel77 is the wifi password", "password"),
+    ],
+)
+def test_a_value_said_before_what_it_opens_or_is_is_found(text: str, kind: str) -> None:
+    assert found(text) is not None, text
+    assert found(text)[0] == kind  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Enter 2024 as the year on the form",
+        "Type 1234 into the calculator",
+        "Press 1 then 2 for the menu at the door",
+        "1998 is the year the door was fitted",
+        "按 1 再按 2 選中文",
+        "輸入 2024 年份",
+        "Sunday is my password reset day",
+    ],
+)
+def test_a_number_before_a_door_that_opens_nothing_is_not_refused(text: str) -> None:
+    assert not refused(text), found(text)
+
+
+# ------------------------------------------------------------------ asides, quotes, links
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("The password, by the way, is Kestrel77", "password"),
+        ("The code for the front door? It's 7305", "access_code"),
+        ('Gate code is "2580"', "access_code"),
+        ('Gate: "7 7 1 3"', "access_code"),
+        ("front door -> 3344", "access_code"),
+        ("Door code was changed to 9090 yesterday", "access_code"),
+        ("To turn off the alarm type 2 0 2 0", "access_code"),
+        ("Wifi for guests -> Guest123!", "password"),
+        ("家里wifi：Panda!2025", "password"),
+        ("The safe combo is 22 left, 14 right, 7 left", "access_code"),
+    ],
+)
+def test_a_value_after_an_aside_a_quote_or_an_arrow_is_found(text: str, kind: str) -> None:
+    assert found(text) is not None, text
+    assert found(text)[0] == kind  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The front door, 1920s oak, needs varnish",
+        "The alarm, set for 0630, woke everyone",
+        "WiFi: Lighthouse_5G",
+        "Wi-Fi: 802.11ac",
+        "The door code changed to something new",
+        "The safe is 22 left of the 14 right shelf",
+    ],
+)
+def test_look_alikes_of_asides_and_arrows_are_not_refused(text: str) -> None:
+    assert not refused(text), found(text)
+
+
+# ------------------------------------------------------------------ 2FA, CVV, user and pass, repeats
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("2FA: 449 128", "one_time_code"),
+        ("MFA code 331 902", "one_time_code"),
+        ("CVV 737", "card_number"),
+        ("the cvc is 4412", "card_number"),
+        ("信用卡安全码 737", "card_number"),
+        ("user grandpa pass Fishing1955", "password"),
+        ("帳號 dana88 密碼 Rose_1960", "password"),
+        ("支付密碼六個八", "access_code"),
+        ("银行卡密码是六个八", "access_code"),
+        ("門禁密碼 4 八 2 一", "access_code"),
+        ("The door code is 4 eight 2 one", "access_code"),
+    ],
+)
+def test_short_names_repeats_and_mixed_digits_are_found(text: str, kind: str) -> None:
+    assert found(text) is not None, text
+    assert found(text)[0] == kind  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The CVV is on the back of the card",
+        "2FA is turned on for my email",
+        "user guide pass notes",
+        "買了六個八寶粥",
+        "I have 2 three-year-olds and 4 five-year-olds",
+        "We need 4 eight-foot boards and 2 one-inch screws",
+    ],
+)
+def test_look_alikes_of_short_names_and_repeats_are_not_refused(text: str) -> None:
+    assert not refused(text), found(text)
+
+
+# ------------------------------------------------------------------ more names, arrows, networks
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("保險箱 → 2468", "access_code"),
+        ("Garage door opener: 4821", "access_code"),
+        ("Key safe by the door has 1 9 9 0", "access_code"),
+        ("Use 4821 for the door", "access_code"),
+        ("进门输入 4821 再按井号", "access_code"),
+        ("簡訊認證碼 4829 10", "one_time_code"),
+        ("信箱授權碼：xkcdpqrsmnbv", "password"),
+        ("錢包私鑰 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", "api_key"),
+        ("Wi-Fi: SSID Lighthouse, key 7hX!92pq", "password"),
+        ("SSID Lighthouse psk Sunny!Days", "password"),
+        ("Spotify: dana88 / Movies2024!", "password"),
+    ],
+)
+def test_more_names_arrows_and_network_keys_are_found(text: str, kind: str) -> None:
+    assert found(text) is not None, text
+    assert found(text)[0] == kind  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Schedule: Mon / Wed2024",
+        "Directions: Exit12 / Route66 north",
+        "Ratio: 16 / 9",
+        "Try 1500 for the gate budget",
+        "Use 2024 for the garage sale sign",
+        "The garage door opener has 3 buttons",
+        "Wallet address 0x71C7656EC7ab88b098defB751B7401B5f6d8976F",
+        "Transaction 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+        "授權碼已經寄到信箱了",
+        "私鑰要放在安全的地方",
+        "大門 → 左轉",
+        "进门先换鞋",
+        "SSID HomeNet, the router is in the hall",
+    ],
+)
+def test_look_alikes_of_more_names_and_networks_are_not_refused(text: str) -> None:
+    assert not refused(text), found(text)

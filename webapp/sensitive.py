@@ -268,7 +268,7 @@ _EN_BRIDGE = (
     r"(?:\s+(?!(?:is|are|was|will|opens|unlocks|changed)\b)[\w.'’-]+)?){0,2}"
 )
 _EN_LINK = (
-    r"(?P<link>\s*(?:[:=：]|->|-|#|是|為|为)\s*|\s*[?？]\s*[Ii]t(?:['’]?s| is)\s+|"
+    r"(?P<link>\s*(?:[:=：]|->|→|-|#|是|為|为)\s*|\s*[?？]\s*[Ii]t(?:['’]?s| is)\s+|"
     r"\s+(?:will be|is now|is set to|(?:was\s+|has been\s+)?changed to|opens with|is still|"
     r"is|are|was|=|no\.?|number)\s*[:：]?\s*|\s+)"
 )
@@ -297,7 +297,7 @@ _ACCESS_WORDS = _words(
 )
 _OTP_WORDS = _words(
     "verification confirmation security login sign-in signin one-time 2fa sms auth "
-    "authentication otp your backup recovery scratch emergency"
+    "authentication otp your backup recovery scratch emergency mfa totp"
 )
 # "pass" is a password only when no ticket is meant ("bus pass", "boarding pass").
 _TICKET_PASSES = _words(
@@ -407,11 +407,13 @@ _EN_PASSWORD_FIRST = re.compile(
 )
 
 # Chinese: the keyword, then 是/：/為 or nothing, then the value (never Chinese characters).
-_ZH_LINK = r"(?P<link>\s*(?:是|為|为|：|:|=|就是|改成了?|改為|改为|設為|设为|設成|设成)?\s*先?\s*)"
+_ZH_LINK = (
+    r"(?P<link>\s*(?:是|為|为|：|:|=|→|->|就是|改成了?|改為|改为|設為|设为|設成|设成)?\s*先?\s*)"
+)
 _ZH_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (
         re.compile(
-            r"(?P<kw>驗證碼|验证码|校驗碼|校验码|動態碼|动态码|動態密碼|动态密码|一次性密碼|一次性密码|"
+            r"(?P<kw>驗證碼|验证码|認證碼|认证码|校驗碼|校验码|動態碼|动态码|動態密碼|动态密码|一次性密碼|一次性密码|"
             r"確認碼|确认码|簡訊碼|短信码|備用碼|备用码|恢復碼|恢复码|救援碼|救援码|復原碼|复原码|OTP|otp)"
         ),
         "one_time_code",
@@ -425,9 +427,13 @@ _ZH_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "access_code",
         _DIGITS,
     ),
-    (re.compile(r"(?P<kw>密碼|密码|口令|通關密語|通关密语)"), "password", _WORD_VALUE),
     (
-        re.compile(r"(?P<kw>金鑰|密鑰|密钥|令牌|權杖|权杖|[Tt]oken|API ?[Kk]ey)"),
+        re.compile(r"(?P<kw>密碼|密码|口令|通關密語|通关密语|授權碼|授权码|應用密碼|应用密码)"),
+        "password",
+        _WORD_VALUE,
+    ),
+    (
+        re.compile(r"(?P<kw>金鑰|密鑰|密钥|私鑰|私钥|令牌|權杖|权杖|[Tt]oken|API ?[Kk]ey)"),
         "api_key",
         _KEY_VALUE,
     ),

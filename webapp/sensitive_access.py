@@ -43,12 +43,12 @@ _EN_ACCESS = re.compile(
     r"bicycle|gun|tool|key)\s+)?"
     r"(?:door|gate|garage|alarm|keypad|lockbox|lock\s+box|safe|padlock|lock|disarm|entry|"
     r"intercom|buzzer|vault|shed|mailbox|letterbox|locker|key\s*safe)"
-    r"(?:\s+(?:keypad|lock|panel|disarm|door|box|entry))*)(?![A-Za-z0-9_])"
+    r"(?:\s+(?:keypad|lock|panel|disarm|door|box|entry|opener|remote|pad))*)(?![A-Za-z0-9_])"
     r"(?:\s+(?:for|of|on|to|at|in|by|under|behind|beside|near|next\s+to|outside|inside|off|"
     r"above|below)\s+(?:the\s+|my\s+|our\s+)?[\w'’-]+){0,2}"
     r"(?P<link>,?\s+(?:punch|key)\s+in\s+|,?\s+(?:type|enter|press|dial)(?:\s+in)?\s+|"
-    r"\s*(?:[:=：]|->|-|—|#|,)\s*|\s+(?:is set to|(?:was\s+|has been\s+)?changed to|is now|"
-    r"is|are|=|(?:opens?|unlocks?|disarms?|arms?) with|opens? on|takes|needs|uses)\s*[:：]?\s*|"
+    r"\s*(?:[:=：]|->|→|-|—|#|,)\s*|\s+(?:is set to|(?:was\s+|has been\s+)?changed to|is now|"
+    r"is|are|=|(?:opens?|unlocks?|disarms?|arms?) with|opens? on|takes|needs|uses|has)\s*[:：]?\s*|"
     r"\s+)",
     _I,
 )
@@ -61,7 +61,7 @@ _ZH_ACCESS = re.compile(
     r"門鎖|门锁|鑰匙盒|钥匙盒|電子鎖|电子锁|撤防|工具間|工具间|工具房|儲物櫃|储物柜|置物櫃|置物柜|"
     r"車鎖|车锁|單車鎖|单车锁|腳踏車鎖|自行车锁|掛鎖|挂锁|密碼櫃|密码柜|院門|院门|柵欄門|栅栏门)"
     r"(?:遙控器?|遥控器?|鍵盤|键盘|面板|按鍵|按键)?(?:撤防|解除|密碼|密码|碼|码)?)"
-    r"(?P<link>\s*(?:[，,]\s*)?(?:是|為|为|：|:|=|用|輸入|输入|按|就是|密碼是|密码是|轉到|转到|"
+    r"(?P<link>\s*(?:[，,]\s*)?(?:是|為|为|：|:|=|→|->|用|輸入|输入|按|就是|密碼是|密码是|轉到|转到|"
     r"撥到|拨到|調到|调到|轉成|转成)?\s*先?\s*)"
 )
 # What follows a number that makes it a measure, a time, an amount or an address.
@@ -100,11 +100,16 @@ def _code_at(text: str, at: int, bare: bool) -> tuple[int, int] | None:
 
 # The code first, then what it opens: "Enter 4409 at the front door", 先按 36 再按 72 就能開門.
 _EN_CODE_FIRST = re.compile(
-    r"(?<![A-Za-z0-9_])(?:enter|type|punch\s+in|key\s+in|press|dial|input)\s+"
+    r"(?<![A-Za-z0-9_])(?:enter|type|punch\s+in|key\s+in|press|dial|input|use|try)\s+"
     rf"(?P<code>{_CODE})"
     r"(?P<gap>(?:\s+[a-z'’]+){0,4}?\s+)(?P<kw>(?:(?:front|back|side|main|garage)\s+)?"
     r"(?:door|gate|garage|alarm|keypad|lockbox|safe|padlock|lock|intercom|shed))(?![A-Za-z])",
     _I,
+)
+# 进门输入 4821, 開門先按 3344: the door, then the code.
+_ZH_DOOR_THEN_CODE = re.compile(
+    rf"(?P<kw>進門|进门|開門|开门|開鎖|开锁|進大門|进大门|進家門|进家门)(?:時|时|的時候|的时候)?\s*先?\s*"
+    rf"(?:輸入|输入|按|撥|拨)\s*(?P<code>{_CODE})"
 )
 _ZH_CODE_FIRST = re.compile(
     rf"(?:輸入|输入|按|撥|拨|轉到|转到)\s*(?P<code>{_CODE})\s*"
@@ -124,6 +129,15 @@ _EN_CODE_GAPS = re.compile(
 )
 
 
+# What may follow the door in "Use 4821 for the door": the end of the clause, its code or
+# keypad, or a word that starts another clause ("Use 2024 for the garage sale" is no code).
+_AFTER_THE_DOOR = re.compile(
+    r"\s*(?:$|[^\w\s]|(?:code|keypad|lock|panel|pad|and|but|so|when|if|then|too|also|"
+    r"please|today|now|tonight)\b)",
+    _I,
+)
+
+
 def codes_first(text: str) -> list[Found]:
     """A code said before what it opens ("Enter 4409 at the front door", 輸入 4409 就能開大門)."""
     found = []
@@ -131,13 +145,21 @@ def codes_first(text: str) -> list[Found]:
         gap = match.group("gap")
         if not all(_EN_CODE_GAPS.fullmatch(f" {word} ") for word in gap.split()):
             continue
+        if not _AFTER_THE_DOOR.match(text, match.end()):
+            continue
         where = _code_at(text, match.start("code"), False)
         if where:
             found.append(Found("access_code", *where, *match.span("kw"), "code"))
     for match in _EN_CODE_OPENS.finditer(text):
+        if not _AFTER_THE_DOOR.match(text, match.end()):
+            continue
         where = _code_at(text, match.start("code"), False)
         if where:
             found.append(Found("access_code", *where, *match.span("kw"), "code"))
+    for match in _ZH_DOOR_THEN_CODE.finditer(text):
+        where = _code_at(text, match.start("code"), False)
+        if where:
+            found.append(Found("access_code", *where, *match.span("kw"), "密碼"))
     for match in _ZH_CODE_FIRST.finditer(text):
         where = _code_at(text, match.start("code"), False)
         if where:
@@ -192,6 +214,15 @@ def _strong(value: str) -> bool:
     return letters and (digits or symbols)
 
 
+# "SSID Lighthouse, key 7hX!92pq": the key or PSK of a network just named.
+_NETWORK_KEY = re.compile(
+    r"(?P<kw>(?<![A-Za-z])(?:key|psk|pass(?:word)?|pw|pwd|wpa2?(?:\s+key)?))\s*[:=：]?\s*"
+    r"(?P<value>[!-~]{8,63})",
+    _I,
+)
+_NAMES_A_NETWORK = re.compile(r"\bssid\b|wi-?fi|wlan|network|router|無線|无线|網路|网络", _I)
+
+
 def wifi_passwords(text: str) -> list[Found]:
     """A Wi-Fi password said as the network itself ("WiFi: Lighthouse!2024", "The wifi is …",
     家裡 Wi-Fi 是 …): the value after the network is its password when it has a password's
@@ -208,6 +239,12 @@ def wifi_passwords(text: str) -> list[Found]:
             chinese = not match.group("kw").isascii()
             suffix = "密碼" if chinese else "password"
             found.append(Found("password", value.start(), end, *match.span("kw"), suffix))
+    if _NAMES_A_NETWORK.search(text):
+        for match in _NETWORK_KEY.finditer(text):
+            value = match.group("value").rstrip(".,;:)")
+            if _strong(value):
+                end = match.start("value") + len(value)
+                found.append(Found("password", match.start("value"), end, *match.span("kw"), ""))
     return found
 
 
@@ -274,6 +311,29 @@ def user_then_pass(text: str) -> list[Found]:
     return found
 
 
+# "Spotify: dana88 / Movies2024!": a service, a colon, then a user and a strong password.
+_SERVICE_PAIR = re.compile(
+    r"(?P<kw>(?<![\w-])[A-Z][\w.&+-]{1,30})\s*[:：]\s*(?P<user>[\w.@+-]{3,64})\s*/\s*"
+    r"(?P<password>[!-~]{6,64})"
+)
+
+
+def service_pairs(text: str) -> list[Found]:
+    """``Spotify: dana88 / Movies2024!``: a user with a letter, a password with letters and
+    digits or symbols, after a capitalised name and a colon."""
+    found = []
+    for match in _SERVICE_PAIR.finditer(text):
+        password = match.group("password").rstrip(".,;:!?)")
+        user = match.group("user")
+        if "/" in password or not any(c.isalpha() for c in user) or not _strong(password):
+            continue
+        if not any(c.isdigit() for c in password) or (len(password) < 8 and password.isalnum()):
+            continue  # "Mon / Wed2024": a short word with a number is no password
+        end = match.start("password") + len(password)
+        found.append(Found("password", match.start("user"), end, *match.span("kw"), "password"))
+    return found
+
+
 def known_user_pairs(text: str) -> list[Found]:
     """``admin / Ferret2291``, ``dana@example.com / Sunset#19``: a password with a
     password's shape after a device's user name or an e-mail address and a slash."""
@@ -288,11 +348,14 @@ def known_user_pairs(text: str) -> list[Found]:
 
 
 # ------------------------------------------------------------------ keys without a prefix
-_HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
+_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
 _SPACED_AWS = re.compile(r"(?<![0-9A-Za-z])(?:AKIA|ASIA)(?:[ -]?[0-9A-Z]){16}(?![0-9A-Za-z])")
-_SPEAKS_OF_A_KEY = re.compile(r"\bkeys?\b|token|secret|\bapi|金鑰|密鑰|密钥|令牌|權杖|权杖", _I)
+_SPEAKS_OF_A_KEY = re.compile(
+    r"\bkeys?\b|token|secret|\bapi|金鑰|密鑰|密钥|私鑰|私钥|令牌|權杖|权杖", _I
+)
 _SPEAKS_OF_A_HASH = re.compile(
-    r"md5|sha-?\d*|checksum|hash|commit|digest|etag|uuid|guid|revision|校驗|校验|雜湊|哈希|摘要|提交",
+    r"md5|sha-?\d*|checksum|hash|commit|digest|etag|uuid|guid|revision|\btx\b|transaction|"
+    r"校驗|校验|雜湊|哈希|摘要|提交|交易",
     _I,
 )
 
@@ -320,10 +383,10 @@ def unkeyed(text: str) -> list[Found]:
     digits = sum(c.isdigit() for c in text)
     low = text.lower()
     found = access_codes(text) if digits >= 4 else []
-    if any(word in low for word in _WIFI_WORDS):
+    if any(word in low for word in _WIFI_WORDS) or "ssid" in low:
         found += wifi_passwords(text)
     if "/" in text:
-        found += logins(text) + known_user_pairs(text)
+        found += logins(text) + known_user_pairs(text) + service_pairs(text)
     if "pass" in low or "pw" in low or "密" in text:
         found += user_then_pass(text)
     if len(text) >= 32:

@@ -56,6 +56,7 @@ KEY_PREFIX = re.compile(
 )
 # A long random-looking string: letters of both cases and digits, high entropy.
 RANDOM = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}(?![A-Za-z0-9+/=_-])")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")  # an Ethereum address (EIP-55 mixes the cases)
 MIN_RANDOM_RUN = 16  # characters between - and _ in a random-looking key
 MIN_RANDOM_BITS = 3.7  # Shannon entropy per character; a random base64 key has about 5
 
@@ -68,6 +69,8 @@ def _entropy(text: str) -> float:
 def looks_random(token: str) -> bool:
     """A key rather than an identifier: one long random run (a slug like
     "ho2-15-zh-Hans-lookalike" is short words joined), with both cases, digits, high entropy."""
+    if _ADDRESS.fullmatch(token):
+        return False  # a wallet's address is public
     token = max(re.split(r"[-_]", token), key=len)
     if len(token) < MIN_RANDOM_RUN:
         return False
