@@ -241,9 +241,9 @@ def wifi_passwords(text: str) -> list[Found]:
             found.append(Found("password", value.start(), end, *match.span("kw"), suffix))
     if _NAMES_A_NETWORK.search(text):
         for match in _NETWORK_KEY.finditer(text):
-            value = match.group("value").rstrip(".,;:)")
-            if _strong(value):
-                end = match.start("value") + len(value)
+            key = match.group("value").rstrip(".,;:)")
+            if _strong(key):
+                end = match.start("value") + len(key)
                 found.append(Found("password", match.start("value"), end, *match.span("kw"), ""))
     return found
 
