@@ -38,6 +38,7 @@ DIGIT_GAP = (
     r"\s*[，,]?\s*(?:然後|然后|再|接著|接着)(?:按|輸入|输入)?\s*)"
 )
 _CODE = rf"[#*]?\d(?:{DIGIT_GAP}?\d){{3,11}}[#*]?"
+_CODE_RE = re.compile(_CODE)
 _EN_ACCESS = re.compile(
     r"(?<![A-Za-z0-9_])(?P<kw>(?:(?:front|back|side|main|garage|shed|cabin|basement|storage|house|bike|"
     r"bicycle|gun|tool|key)\s+)?"
@@ -80,7 +81,7 @@ def _code_at(text: str, at: int, bare: bool) -> tuple[int, int] | None:
     links it to its name but a space) only 4 to 8 digits standing alone."""
     if text[at : at + 1] in "\"'“‘「『":  # 'Gate: "7 7 1 3"'
         at += 1
-    found = re.compile(_CODE).match(text, at)
+    found = _CODE_RE.match(text, at)
     if found is None or _MONEY_BEFORE.search(text, 0, at):
         return None
     end = found.end()
@@ -167,10 +168,20 @@ def codes_first(text: str) -> list[Found]:
     return found
 
 
+# What the rules above need in the text, to pass over it at once.
+_EN_ACCESS_HINT = re.compile(
+    r"door|gate|garage|alarm|keypad|lock|safe|padlock|disarm|entry|intercom|buzzer|vault|shed|"
+    r"mailbox|letterbox|locker",
+    _I,
+)
+_ZH_ACCESS_HINT = re.compile(r"[門门鎖锁箱櫃柜庫库警報报保撤盒間间車车閘闸]")
+
+
 def access_codes(text: str) -> list[Found]:
     """A code right after a door, a gate, an alarm, a safe, with no word for "code"."""
-    found = []
-    for match in _EN_ACCESS.finditer(text):
+    found: list[Found] = []
+    english = _EN_ACCESS_HINT.search(text) is not None
+    for match in _EN_ACCESS.finditer(text) if english else ():
         link = match.group("link").strip()
         if _LINK_NEEDED.search(match.group("kw")) and link in ("", ","):
             continue
@@ -179,12 +190,13 @@ def access_codes(text: str) -> list[Found]:
             continue  # "The garage, 2019": a year
         if where:
             found.append(Found("access_code", *where, *match.span("kw"), "code"))
-    for match in _ZH_ACCESS.finditer(text):
+    chinese = not text.isascii() and _ZH_ACCESS_HINT.search(text) is not None
+    for match in _ZH_ACCESS.finditer(text) if chinese else ():
         where = _code_at(text, match.end(), not match.group("link").strip())
         if where:
             suffix = "" if match.group("kw")[-1] in "碼码" else "密碼"
             found.append(Found("access_code", *where, *match.span("kw"), suffix))
-    return found + codes_first(text)
+    return found + codes_first(text) if english or chinese else found
 
 
 # ------------------------------------------------------------------ Wi-Fi
@@ -380,7 +392,7 @@ _WIFI_WORDS = ("wi", "wlan", "wireless", "無線", "无线")
 def unkeyed(text: str) -> list[Found]:
     """Every secret these rules find in ``text`` (full-width and digit words already read);
     each rule only when the text has what it needs (digits, a network word, a slash)."""
-    digits = sum(c.isdigit() for c in text)
+    digits = sum(map(str.isdigit, text))
     low = text.lower()
     found = access_codes(text) if digits >= 4 else []
     if any(word in low for word in _WIFI_WORDS) or "ssid" in low:

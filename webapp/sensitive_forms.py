@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 # Full-width ASCII (U+FF01..U+FF5E) and the ideographic space, one character for one.
 _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
@@ -206,4 +207,4 @@ _ANY_DIGIT_WORD = re.compile(
 
 def _may_hold_digit_words(text: str) -> bool:
     # Two words may say four digits ("forty-eight twenty-one").
-    return len(_ANY_DIGIT_WORD.findall(text)) >= 2
+    return next(islice(_ANY_DIGIT_WORD.finditer(text), 1, None), None) is not None
