@@ -499,3 +499,36 @@ def test_more_names_arrows_and_network_keys_are_found(text: str, kind: str) -> N
 )
 def test_look_alikes_of_more_names_and_networks_are_not_refused(text: str) -> None:
     assert not refused(text), found(text)
+
+
+# ------------------------------------------------------------------ digits listed, a network and its key
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("door code is 4,8,2,1", "access_code"),
+        ("Gate code: 1 | 9 | 7 | 3", "access_code"),
+        ("The gate code is 1/9/7/3", "access_code"),
+        ("保險箱密碼 5/2/8/0", "access_code"),
+        ("wifi: GuestNet / Welcome2024", "password"),
+        ("家裡 Wi-Fi：HomeNet / Lotus#2025", "password"),
+    ],
+)
+def test_digits_listed_and_a_network_with_its_key_are_found(text: str, kind: str) -> None:
+    assert found(text) is not None, text
+    assert found(text)[0] == kind  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gate: 1, 2, 3, 4 are the lanes",
+        "boarding at gate 1, 2, 3, 4",
+        "The door: 10/12 repainted",
+        "The door code costs 1,000 yen to change",
+        "wifi: GuestNet / 5GHz band",
+    ],
+)
+def test_look_alikes_of_listed_digits_and_networks_are_not_refused(text: str) -> None:
+    assert not refused(text), found(text)

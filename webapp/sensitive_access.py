@@ -37,7 +37,9 @@ DIGIT_GAP = (
     r"(?:[ ._·–-]{1,3}|\s*,?\s*(?:and\s+)?then(?:\s+(?:press|enter|type))?\s+|"
     r"\s*[，,]?\s*(?:然後|然后|再|接著|接着)(?:按|輸入|输入)?\s*)"
 )
-_CODE = rf"[#*]?\d(?:{DIGIT_GAP}?\d){{3,11}}[#*]?"
+# Single digits set apart by commas, bars or slashes: "4,8,2,1", "1 | 9 | 7 | 3", "1/9/7/3".
+LISTED_DIGITS = r"(?<!\d)\d(?:(?:,|\s?[|/]\s?)\d(?!\d)){3,11}"
+_CODE = rf"{LISTED_DIGITS}|[#*]?\d(?:{DIGIT_GAP}?\d){{3,11}}[#*]?"
 _CODE_RE = re.compile(_CODE)
 _EN_ACCESS = re.compile(
     r"(?<![A-Za-z0-9_])(?P<kw>(?:(?:front|back|side|main|garage|shed|cabin|basement|storage|house|bike|"
@@ -235,12 +237,22 @@ _NETWORK_KEY = re.compile(
 _NAMES_A_NETWORK = re.compile(r"\bssid\b|wi-?fi|wlan|network|router|無線|无线|網路|网络", _I)
 
 
+# "wifi: GuestNet / Welcome2024": the network's name, a slash, its password.
+_SSID_PAIR = re.compile(r"[!-~]{1,32}?\s*/\s*(?P<password>[!-~]{8,63})")
+
+
 def wifi_passwords(text: str) -> list[Found]:
     """A Wi-Fi password said as the network itself ("WiFi: Lighthouse!2024", "The wifi is …",
     家裡 Wi-Fi 是 …): the value after the network is its password when it has a password's
     shape."""
     found = []
     for match in _WIFI.finditer(text):
+        pair = _SSID_PAIR.match(text, match.end())
+        if pair and _strong(pair.group("password").rstrip(".,;:)")):
+            key = pair.group("password").rstrip(".,;:)")
+            start = pair.start("password")
+            found.append(Found("password", start, start + len(key), *match.span("kw"), "password"))
+            continue
         value = _WIFI_VALUE.match(text, match.end())
         if value is None:
             continue

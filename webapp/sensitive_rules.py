@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .sensitive_access import DIGIT_GAP
+from .sensitive_access import DIGIT_GAP, LISTED_DIGITS
 
 _I = re.IGNORECASE
 
@@ -21,7 +21,7 @@ CARD_RUN = r"\d(?:(?:[ -]{1,2}|\.)?\d){12,18}"
 # ------------------------------------------------------------------ context
 # A code: 3 to 12 digits, maybe spaced, dashed, dotted or underscored (4.8.2.1).
 # Digits may be spaced, dotted, dashed, underscored or split ("28 then 61", 52 然後 84).
-DIGITS = rf"[#*]?\d(?:{DIGIT_GAP}?\d){{2,11}}[#*]?"
+DIGITS = rf"{LISTED_DIGITS}|[#*]?\d(?:{DIGIT_GAP}?\d){{2,11}}[#*]?"
 _LONG_DIGITS = r"\d(?:[ -]?\d){5,29}"  # an account number: 6 digits or more
 _CARD_DIGITS = CARD_RUN
 _WORD_VALUE = r"[!-~]{4,64}"  # a password: printable ASCII without spaces
@@ -243,7 +243,7 @@ ZH_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     ),
 )
 ZH_TAIL = re.compile(_ZH_LINK)
-DIGITS_ONLY = re.compile(rf"[#*]?\d(?:{DIGIT_GAP}?\d)*[#*]?")
+DIGITS_ONLY = re.compile(rf"{LISTED_DIGITS}|[#*]?\d(?:{DIGIT_GAP}?\d)*[#*]?")
 # What every keyword above contains, to pass over a text that names no secret at once.
 _KEYWORD_PARTS = _words(
     "code combination combo pin padlock lockbox lock box safe otp 2fa pass pwd key login "
