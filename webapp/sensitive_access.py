@@ -172,17 +172,16 @@ def codes_first(text: str) -> list[Found]:
 
 # What the rules above need in the text, to pass over it at once.
 _EN_ACCESS_HINT = re.compile(
-    r"door|gate|garage|alarm|keypad|lock|safe|padlock|disarm|entry|intercom|buzzer|vault|shed|"
-    r"mailbox|letterbox|locker",
-    _I,
-)
+    r"d(?:oor|isarm)|g(?:ate|arage)|alarm|keypad|lock|safe|entry|intercom|buzzer|vault|shed|"
+    r"mailbox|letterbox"
+)  # searched in the lower-cased text
 _ZH_ACCESS_HINT = re.compile(r"[門门鎖锁箱櫃柜庫库警報报保撤盒間间車车閘闸]")
 
 
 def access_codes(text: str) -> list[Found]:
     """A code right after a door, a gate, an alarm, a safe, with no word for "code"."""
     found: list[Found] = []
-    english = _EN_ACCESS_HINT.search(text) is not None
+    english = _EN_ACCESS_HINT.search(text.lower()) is not None
     for match in _EN_ACCESS.finditer(text) if english else ():
         link = match.group("link").strip()
         if _LINK_NEEDED.search(match.group("kw")) and link in ("", ","):
@@ -234,7 +233,7 @@ _NETWORK_KEY = re.compile(
     r"(?P<value>[!-~]{8,63})",
     _I,
 )
-_NAMES_A_NETWORK = re.compile(r"\bssid\b|wi-?fi|wlan|network|router|無線|无线|網路|网络", _I)
+_NAMES_A_NETWORK = re.compile(r"\bssid\b|wi-?fi|wlan|network|router|無線|无线|網路|网络")
 
 
 # "wifi: GuestNet / Welcome2024": the network's name, a slash, its password.
@@ -263,7 +262,7 @@ def wifi_passwords(text: str) -> list[Found]:
             chinese = not match.group("kw").isascii()
             suffix = "密碼" if chinese else "password"
             found.append(Found("password", value.start(), end, *match.span("kw"), suffix))
-    if _NAMES_A_NETWORK.search(text):
+    if _NAMES_A_NETWORK.search(text.lower()):
         for match in _NETWORK_KEY.finditer(text):
             key = match.group("value").rstrip(".,;:)")
             if _strong(key):
@@ -375,12 +374,11 @@ def known_user_pairs(text: str) -> list[Found]:
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
 _SPACED_AWS = re.compile(r"(?<![0-9A-Za-z])(?:AKIA|ASIA)(?:[ -]?[0-9A-Z]){16}(?![0-9A-Za-z])")
 _SPEAKS_OF_A_KEY = re.compile(
-    r"\bkeys?\b|token|secret|\bapi|金鑰|密鑰|密钥|私鑰|私钥|令牌|權杖|权杖", _I
+    r"\bkeys?\b|token|secret|\bapi|金鑰|密鑰|密钥|私鑰|私钥|令牌|權杖|权杖"
 )
 _SPEAKS_OF_A_HASH = re.compile(
     r"md5|sha-?\d*|checksum|hash|commit|digest|etag|uuid|guid|revision|\btx\b|transaction|"
-    r"校驗|校验|雜湊|哈希|摘要|提交|交易",
-    _I,
+    r"校驗|校验|雜湊|哈希|摘要|提交|交易"
 )
 
 
@@ -388,7 +386,8 @@ def bare_keys(text: str) -> list[Found]:
     """A 32-hex (or longer) key where the text speaks of a key, and an AWS access key
     written in spaced groups."""
     found = []
-    if _SPEAKS_OF_A_KEY.search(text) and not _SPEAKS_OF_A_HASH.search(text):
+    low = text.lower()  # the patterns below are lower case: faster than IGNORECASE
+    if _SPEAKS_OF_A_KEY.search(low) and not _SPEAKS_OF_A_HASH.search(low):
         for match in _HEX.finditer(text):
             value = match.group(0)
             if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):

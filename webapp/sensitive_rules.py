@@ -252,8 +252,9 @@ _KEYWORD_PARTS = _words(
 )
 
 
-_ANY_KEYWORD_PART = re.compile("|".join(re.escape(part) for part in sorted(_KEYWORD_PARTS)), _I)
+# Searched in the lower-cased text: a pattern without IGNORECASE is several times faster.
+_ANY_KEYWORD_PART = re.compile("|".join(re.escape(part) for part in sorted(_KEYWORD_PARTS)))
 
 
 def names_a_secret(text: str) -> bool:
-    return _ANY_KEYWORD_PART.search(text) is not None
+    return _ANY_KEYWORD_PART.search(text.lower()) is not None
