@@ -6,15 +6,16 @@
 The detector runs on every add, edit and import line, so it must stay fast. Both versions
 read the same sentences (``tests/data/secrets/secrets.dev.json``, the development file only)
 in alternating rounds, so a busy machine slows both alike; the figure is the median round.
-The earlier version is read from git (``webapp/sensitive.py`` at ``--before``) and loaded
+The earlier version is read from git (``webapp/sensitive*.py`` at ``--before``) and loaded
 beside this one. Also prints what each finds on the file (recall and false refusals, dev).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import webapp  # noqa: E402
 from webapp.sensitive import find_secrets  # noqa: E402
 
 DEV = ROOT / "tests" / "data" / "secrets" / "secrets.dev.json"
@@ -34,24 +36,32 @@ BEFORE = "0f7033b"  # the commit before issue 35's detector change
 
 
 def earlier_detector(rev: str) -> Callable[[str], Any]:
-    """``find_secrets`` of ``webapp/sensitive.py`` at git revision ``rev``."""
-    source = subprocess.run(
-        ["git", "show", f"{rev}:webapp/sensitive.py"],
+    """``find_secrets`` of ``webapp/sensitive.py`` at git revision ``rev``, with the
+    ``webapp/sensitive_*.py`` modules it imports at that revision too (not today's)."""
+    names = subprocess.run(
+        ["git", "ls-tree", "--name-only", rev, "webapp/"],
         cwd=ROOT,
         check=True,
         capture_output=True,
         text=True,
-    ).stdout
+    ).stdout.split()
+    modules = [Path(name).stem for name in names if re.fullmatch(r"webapp/sensitive\w*\.py", name)]
     folder = Path(tempfile.mkdtemp(prefix="sensitive-before-"))
-    path = folder / "sensitive_before.py"
-    path.write_text(source, "utf-8")
-    # A module of the webapp package, so its relative imports (``.text``) resolve.
-    spec = importlib.util.spec_from_file_location("webapp.sensitive_before", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    found: Callable[[str], Any] = module.find_secrets
+    for module in modules:
+        source = subprocess.run(
+            ["git", "show", f"{rev}:webapp/{module}.py"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for other in modules:  # its sibling modules as they were at ``rev``
+            source = re.sub(rf"from \.{other}\b", f"from .{other}_before", source)
+        (folder / f"{module}_before.py").write_text(source, "utf-8")
+    # Modules of the webapp package, so their relative imports (``.text``) resolve.
+    webapp.__path__.append(str(folder))
+    earlier = importlib.import_module("webapp.sensitive_before")
+    found: Callable[[str], Any] = earlier.find_secrets
     return found
 
 

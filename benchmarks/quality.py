@@ -119,7 +119,7 @@ def load(name: str) -> list[dict[str, Any]]:
 
 def secrets_files(split: str) -> list[str]:
     """The labelled files of one split: ``secrets.dev.json``, or every held-out file
-    (``secrets.heldout.json``, ``secrets.heldout-h4.json``, … in name order)."""
+    (``secrets.heldout.json``, ``secrets.heldout-h5.json``, … in name order)."""
     if split == "dev":
         return ["secrets.dev.json"]
     return sorted(path.name for path in SECRETS_DATA.glob("secrets.heldout*.json"))

@@ -13,8 +13,17 @@ It works by shapes and by context, in English and Chinese (繁體 and 简体):
   random-looking strings, card numbers that pass the Luhn check and IBANs that pass their
   mod-97 check (both checked by python-stdnum);
 - a value right after words that name a secret ("the door code is 4821", "密碼：Pa55w0rd!",
-  "验证码 583 920", "PIN 0917"), where a mention without a value ("I changed the door code",
-  "密码在抽屉里") is no secret.
+  "验证码 583 920", "PIN 0917"), or after a short clause or an aside ("the code they texted
+  me is …", "the password, by the way, is …"), or just before them ("Hunter2! is my email
+  password"), where a mention without a value ("I changed the door code", "密码在抽屉里") is
+  no secret.
+
+The text is read first as ``webapp.sensitive_forms`` gives it (full-width characters, digits
+said as words or split across "then", read as digits); ``webapp.sensitive_keys`` holds the
+vendors' key shapes, ``webapp.sensitive_access`` the secrets named only by what they open
+(a door, a gate, a safe, a network, a login), ``webapp.sensitive_phrases`` those said in words
+(seed phrases, quoted and Chinese passphrases), ``webapp.sensitive_rules`` the words and
+patterns of the context rules.
 
 The labelled sentences in ``tests/data/secrets`` measure it (``benchmarks/quality.py``).
 """
@@ -22,9 +31,7 @@ The labelled sentences in ``tests/data/secrets`` measure it (``benchmarks/qualit
 from __future__ import annotations
 
 import functools
-import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 from stdnum import iban as stdnum_iban
@@ -32,6 +39,30 @@ from stdnum import luhn
 
 from .sensitive_access import Found, unkeyed
 from .sensitive_forms import normal_form
+from .sensitive_keys import ANY_KEY, KEY_PREFIX, KEYS, RANDOM, looks_random
+from .sensitive_phrases import phrases
+from .sensitive_rules import (
+    ACCESS_WORDS,
+    BACKUP_CODE,
+    CARD_RUN,
+    DIGITS,
+    DIGITS_ONLY,
+    EN_ASIDE,
+    EN_CLAUSE,
+    EN_HINT_RES,
+    EN_PASSWORD_FIRST,
+    EN_RULES,
+    EN_TAIL,
+    EN_VALUE_FIRST,
+    LAST_WORD,
+    NOT_A_VALUE,
+    OTP_WORDS,
+    PUBLIC_CODES,
+    TICKET_PASSES,
+    ZH_RULES,
+    ZH_TAIL,
+    names_a_secret,
+)
 from .text import language_of
 
 KINDS = ("password", "access_code", "api_key", "card_number", "account_number", "one_time_code")
@@ -66,7 +97,7 @@ class SecretSpan:
             tail = re.sub(r"[^0-9A-Za-z]", "", value)[-4:]
             return MASK + tail if len(re.sub(r"\D", "", value)) >= 10 else MASK
         if self.kind == "api_key":
-            prefix = _KEY_PREFIX.match(value)
+            prefix = KEY_PREFIX.match(value)
             return (prefix.group(0) if prefix else "") + MASK
         return MASK
 
@@ -198,37 +229,9 @@ def _words(text: str) -> frozenset[str]:
 
 
 # ------------------------------------------------------------------ shapes
-# Documented prefixes of API keys and tokens, and what they are called.
-_KEY_SHAPES: tuple[tuple[str, str], ...] = (
-    (r"sk-ant-[A-Za-z0-9_-]{20,}", "Anthropic API key"),
-    (r"sk-(?:proj-)?[A-Za-z0-9_-]{20,}", "OpenAI API key"),
-    (r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", "Stripe secret key"),
-    (r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}", "GitHub token"),
-    (r"glpat-[A-Za-z0-9_-]{20,}", "GitLab token"),
-    (r"xox[abposre]-[A-Za-z0-9-]{10,}", "Slack token"),
-    (r"(?:AKIA|ASIA)[0-9A-Z]{16}", "AWS access key"),
-    (r"AIza[0-9A-Za-z_-]{35}", "Google API key"),
-    (r"ya29\.[0-9A-Za-z_-]{20,}", "Google access token"),
-    (r"hf_[A-Za-z0-9]{30,}", "Hugging Face token"),
-    (r"npm_[A-Za-z0-9]{36}", "npm token"),
-    (r"pypi-[A-Za-z0-9_-]{50,}", "PyPI token"),
-    (r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", "access token (JWT)"),
-    (r"-----BEGIN [A-Z ]*PRIVATE KEY-----", "private key"),
-)
-_KEYS = tuple(
-    (re.compile(rf"(?<![A-Za-z0-9_-])(?:{pattern})"), label) for pattern, label in _KEY_SHAPES
-)
-_ANY_KEY = re.compile("|".join(f"(?:{pattern})" for pattern, _ in _KEY_SHAPES))
-_KEY_PREFIX = re.compile(
-    r"^(?:sk-ant-|sk-proj-|sk-|[sr]k_(?:live|test)_|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|"
-    r"AKIA|ASIA|AIza|ya29\.|hf_|npm_|pypi-)"
-)
-# A long random-looking string: letters of both cases and digits, high entropy.
-_RANDOM = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{20,}(?![A-Za-z0-9+/=_-])")
-MIN_RANDOM_RUN = 16  # characters between - and _ in a random-looking key
-MIN_RANDOM_BITS = 3.7  # Shannon entropy per character; a random base64 key has about 5
-# A run of 13 to 19 digits, in groups or not: a card number when it passes the Luhn check.
-_CARD = re.compile(r"(?<![\dA-Za-z-])\d(?:[ -]?\d){12,18}(?![\dA-Za-z-])")
+# A run of 13 to 19 digits, in groups or not (spaced, dashed, dotted): a card number when it
+# passes the Luhn check.
+_CARD = re.compile(rf"(?<![\dA-Za-z.-]){CARD_RUN}(?![\dA-Za-z-]|\.\d)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b", re.IGNORECASE)
 # Words around a number that make it something other than a card (order, tracking, phone).
 _NOT_A_CARD = re.compile(
@@ -238,36 +241,15 @@ _NOT_A_CARD = re.compile(
 )
 
 
-def _entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
-
-
-def _looks_random(token: str) -> bool:
-    """A key rather than an identifier: one long random run (a slug like
-    "ho2-15-zh-Hans-lookalike" is short words joined), with both cases, digits, high entropy."""
-    token = max(re.split(r"[-_]", token), key=len)
-    if len(token) < MIN_RANDOM_RUN:
-        return False
-    classes = sum(
-        (
-            any(c.islower() for c in token),
-            any(c.isupper() for c in token),
-            any(c.isdigit() for c in token),
-        )
-    )
-    return classes == 3 and _entropy(token) >= MIN_RANDOM_BITS
-
-
 def _shape_spans(text: str) -> list[SecretSpan]:
     spans: list[SecretSpan] = []
-    if _ANY_KEY.search(text):
-        for pattern, label in _KEYS:
+    if ANY_KEY.search(text):
+        for pattern, label in KEYS:
             spans += [
                 SecretSpan("api_key", m.start(), m.end(), label) for m in pattern.finditer(text)
             ]
-    for match in _RANDOM.finditer(text):
-        if _looks_random(match.group(0)):
+    for match in RANDOM.finditer(text):
+        if looks_random(match.group(0)):
             spans.append(SecretSpan("api_key", match.start(), match.end(), "secret key"))
     for match in _IBAN.finditer(text):
         found = _valid_iban(match.group(0))
@@ -276,6 +258,8 @@ def _shape_spans(text: str) -> list[SecretSpan]:
     for match in _CARD.finditer(text) if sum(map(str.isdigit, text)) >= 13 else ():
         digits = re.sub(r"\D", "", match.group(0))
         before = text[max(0, match.start() - 24) : match.start()]
+        if match.group(0).count(".") == 1:
+            continue  # a decimal number, not a card written in dotted groups
         if digits[0] in "23456" and luhn.is_valid(digits) and not _NOT_A_CARD.search(before):
             spans.append(SecretSpan("card_number", match.start(), match.end(), "card number"))
     return spans
@@ -293,172 +277,10 @@ def _valid_iban(candidate: str) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ context
-# A code: 3 to 12 digits, maybe spaced, dashed, dotted or underscored (4.8.2.1).
-_DIGITS = r"[#*]?\d(?:[ ._-]?\d){2,11}[#*]?"
-_LONG_DIGITS = r"\d(?:[ -]?\d){5,29}"  # an account number: 6 digits or more
-_CARD_DIGITS = r"\d(?:[ -]?\d){12,18}"
-_WORD_VALUE = r"[!-~]{4,64}"  # a password: printable ASCII without spaces
-# A key: one long run, or groups of 4 to 6 written apart ("7F3K 9QWX 2LMN 8RTY").
-_KEY_VALUE = r"[A-Za-z0-9+/=_.-]{16,}|[A-Za-z0-9]{4,6}(?:[ -][A-Za-z0-9]{4,6}){3,7}"
-
-# English: "<qualifier> code", "PIN", "password for X is …".
-_EN_BRIDGE = (
-    r"(?:\s+(?:for|of|on|to|at|in)\s+(?:the\s+|my\s+|our\s+)?[\w.'’-]+"
-    r"(?:\s+(?!(?:is|are|was|will|opens|unlocks|changed)\b)[\w.'’-]+)?){0,2}"
-)
-_EN_LINK = (
-    r"(?P<link>\s*(?:[:=：]|-|->)\s*|\s+(?:is|are|was|=|will be|is now|is set to|"
-    r"(?:was\s+)?changed to|opens with|is still)\s*[:：]?\s*|\s+)"
-)
-_LAST_WORD = re.compile(r"([\w-]+)\s+$")
-_EN_TAIL = re.compile(_EN_BRIDGE + _EN_LINK)
-# Qualifiers that make "code" no secret at all.
-_PUBLIC_CODES = _words(
-    "zip post postal area country dial dialing error status promo promotion discount coupon "
-    "referral qr bar source dress color colour product item class course airport station "
-    "tax sort swift bic language region fault dtc"
-)
-_ACCESS_WORDS = _words(
-    "door gate garage alarm keypad lockbox lock padlock safe entry disarm access building "
-    "entrance intercom buzzer panel cabinet locker key front back"
-)
-_OTP_WORDS = _words(
-    "verification confirmation security login sign-in signin one-time 2fa sms auth "
-    "authentication otp your"
-)
-# Words after "password is" that say where it is or what it is like, not what it is.
-_NOT_A_VALUE = _words(
-    "on in at the a an is it its this that same different written stored saved kept taped "
-    "printed noted changed new old here there under below above somewhere missing lost "
-    "forgotten unknown blank empty shared private secret wrong incorrect too very not still "
-    "also long short weak strong expired hard easy required needed reset set case sensitive "
-    "something nothing what and or but so to for of my your our his her their"
-)
-
-_EN_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    # (keyword, kind, value) — kind "code" is decided by the qualifier before "code".
-    (
-        re.compile(
-            r"\b(?P<kw>(?:pass)?code|combination|combo|pin(?:\s+(?:code|number))?)\b",
-            _I,
-        ),
-        "code",
-        _DIGITS,
-    ),
-    (
-        re.compile(r"\b(?P<kw>padlock|lockbox|lock box|safe)\b", _I),
-        "access_code",
-        _DIGITS,
-    ),
-    (re.compile(r"\b(?P<kw>otp|2fa code)\b", _I), "one_time_code", _DIGITS),
-    (
-        re.compile(
-            r"\b(?P<kw>pass(?:word|phrase|wd|key)|pwd|pw|p/w|pass(?=\s*[:=：])|wi-?fi key|"
-            r"network key)\b",
-            _I,
-        ),
-        "password",
-        _WORD_VALUE,
-    ),
-    (
-        re.compile(r"\b(?P<kw>login|credentials|sign-?in)\b", _I),
-        "login",
-        r"[!-~]{2,64}\s*/\s*[!-~]{4,64}",
-    ),
-    (
-        re.compile(
-            r"\b(?P<kw>api[ _-]?key|(?:access|auth|bearer|bot|api|secret|personal)\s+token|"
-            r"token|secret(?:\s+(?:access\s+)?key)?|private key|client secret|"
-            r"access\s+key(?:\s+id)?)\b",
-            _I,
-        ),
-        "api_key",
-        _KEY_VALUE,
-    ),
-    (
-        re.compile(
-            r"\b(?P<kw>(?:credit\s+|debit\s+|bank\s+)?card\s+(?:number|no\.?|#)|visa|mastercard|"
-            r"master\s*card|amex|american express|discover|jcb|unionpay)(?!\w)",
-            _I,
-        ),
-        "card_number",
-        _CARD_DIGITS,
-    ),
-    (
-        re.compile(
-            r"\b(?P<kw>(?:bank\s+|checking\s+|savings\s+)?(?:account|acct)(?:\s+(?:number|no\.?|#))?|"
-            r"routing(?:\s+number)?|sort code|iban|bsb)(?!\w)",
-            _I,
-        ),
-        "account_number",
-        _LONG_DIGITS,
-    ),
-)
-# "583920 is your verification code", "G-582913 is your Google code".
-_EN_VALUE_FIRST = re.compile(
-    r"(?<![\w-])(?P<value>(?:[A-Z]-)?\d{4,8})\s+is\s+(?:your|the|my|our)\s+(?:[\w-]+\s+){0,2}?"
-    r"(?P<kw>(?:verification|confirmation|security|login|one-time|access|door|gate|alarm)?\s*"
-    r"(?:code|passcode|pin|otp))\b",
-    _I,
-)
-
-# Chinese: the keyword, then 是/：/為 or nothing, then the value (never Chinese characters).
-_ZH_LINK = r"(?P<link>\s*(?:是|為|为|：|:|=|就是|改成了?|改為|改为|設為|设为|設成|设成)?\s*)"
-_ZH_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (
-        re.compile(
-            r"(?P<kw>驗證碼|验证码|校驗碼|校验码|動態碼|动态码|動態密碼|动态密码|一次性密碼|一次性密码|"
-            r"確認碼|确认码|簡訊碼|短信码|OTP|otp)"
-        ),
-        "one_time_code",
-        _DIGITS,
-    ),
-    (
-        re.compile(
-            r"(?P<kw>撤防碼|撤防码|解除碼|解除码|號碼鎖|号码锁|門禁碼|门禁码|開門碼|开门码|"
-            r"密碼鎖|密码锁|PIN碼|PIN码|PIN)"
-        ),
-        "access_code",
-        _DIGITS,
-    ),
-    (re.compile(r"(?P<kw>密碼|密码|口令|通關密語|通关密语)"), "password", _WORD_VALUE),
-    (
-        re.compile(r"(?P<kw>金鑰|密鑰|密钥|令牌|權杖|权杖|[Tt]oken|API ?[Kk]ey)"),
-        "api_key",
-        _KEY_VALUE,
-    ),
-    (
-        re.compile(
-            r"(?P<kw>(?:信用|銀行|银行|金融|提款|簽帳|借記|借记|儲蓄|储蓄|萬事達|万事达|銀聯|银联)?"
-            r"卡(?:號碼|号码|號|号)?|[Vv]isa|JCB|Amex)"
-        ),
-        "card_number",
-        _CARD_DIGITS,
-    ),
-    (
-        re.compile(r"(?P<kw>帳號|账号|帳戶|账户|戶口|户口|賬號|賬戶|IBAN|對公賬戶|对公账户)"),
-        "account_number",
-        _LONG_DIGITS,
-    ),
-)
-_ZH_TAIL = re.compile(_ZH_LINK)
-# What every keyword above contains, to pass over a text that names no secret at once.
-_KEYWORD_PARTS = _words(
-    "code combination combo pin padlock lockbox lock box safe otp 2fa pass pwd key login "
-    "credential sign token secret card visa mastercard amex discover jcb unionpay account "
-    "acct routing iban bsb pw p/w 碼 码 令 鑰 钥 杖 卡 帳 账 戶 户 賬 密語 密语"
-)
-
-
-def _names_a_secret(text: str) -> bool:
-    low = text.lower()
-    return any(part in low for part in _KEYWORD_PARTS)
-
-
 # What makes 密碼 a code for a door, a safe or a card rather than a password.
 _ZH_ACCESS = re.compile(
-    r"(?:門|门|保險|保险|保全|警報|警报|報警|报警|提款卡|金融卡|支付|車庫|车库|鎖|锁|信用卡|銀行卡|银行卡)"
+    r"(?:門|门|保險|保险|保全|警報|警报|報警|报警|提款卡|金融卡|支付|車庫|车库|鎖|锁|信用卡|銀行卡|银行卡|"
+    r"櫃|柜|行李箱|密碼箱|密码箱|鑰匙盒|钥匙盒|工具間|工具间)"
 )
 _KIND_LABELS = {
     "en": {
@@ -493,8 +315,8 @@ _EN_STOP = _words(
 _ZH_STOP = set("的是我你他她們们家裡里這这那個个把幫帮記记住下一：:，,。、")
 MAX_ZH_LABEL = 16
 _COMMON_FIRST_WORDS = (
-    _ACCESS_WORDS
-    | _OTP_WORDS
+    ACCESS_WORDS
+    | OTP_WORDS
     | _words(
         "guest bearer savings checking bank debit credit office home work router email laptop "
         "computer phone network user bot api access personal client private wi-fi wifi "
@@ -545,14 +367,19 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+_OPEN_QUOTES = frozenset("\"'“‘「『")
+
+
 def _value_span(text: str, at: int, value: str) -> tuple[int, int] | None:
     """Where ``value`` (a pattern) starts at ``at``, without the punctuation that ends a
     sentence; None when there is none or it is shorter than 3 characters."""
+    if text[at : at + 1] in _OPEN_QUOTES:  # 'Gate code is "2580"'
+        at += 1
     found = _compiled(value).match(text, at)
     if found is None:
         return None
     end = found.end()
-    while end > found.start() and text[end - 1] in ".,;:)）。，；：、?？\"'":
+    while end > found.start() and text[end - 1] in ".,;:)）。，；：、?？\"'”’」』":
         end -= 1
     if end - found.start() < 3:
         return None
@@ -562,11 +389,11 @@ def _value_span(text: str, at: int, value: str) -> tuple[int, int] | None:
 def _code_kind(qualifier: str | None, keyword: str) -> str | None:
     """The kind of a "<qualifier> code" ("door code": access_code), or None when it is public."""
     word = (qualifier or "").lower()
-    if word in _PUBLIC_CODES or keyword.lower() in ("code",) and word.endswith("post"):
+    if word in PUBLIC_CODES or keyword.lower() in ("code",) and word.endswith("post"):
         return None
-    if keyword.lower().startswith(("pin", "combination", "combo")) or word in _ACCESS_WORDS:
+    if keyword.lower().startswith(("pin", "combination", "combo")) or word in ACCESS_WORDS:
         return "access_code"
-    if word in _OTP_WORDS or keyword.lower() == "passcode":
+    if word in OTP_WORDS or keyword.lower() == "passcode":
         return "one_time_code"
     return "access_code"
 
@@ -577,9 +404,9 @@ def _password_value(text: str, start: int, end: int, linked: bool) -> tuple[int,
     plain = value.isalpha()
     if value[0] in "([{<\"'“‘" or (not linked and not any(c.isdigit() for c in value)):
         return None  # "password (not kept…)", "reset my password tomorrow"
-    if plain and value.lower() in _NOT_A_VALUE:
+    if plain and value.lower() in NOT_A_VALUE:
         return None
-    if value.lower() in _NOT_A_VALUE or not re.search(r"[A-Za-z0-9]", value):
+    if value.lower() in NOT_A_VALUE or not re.search(r"[A-Za-z0-9]", value):
         return None
     if plain and value.islower():
         # A passphrase of plain words runs to the end of the clause.
@@ -591,44 +418,45 @@ def _password_value(text: str, start: int, end: int, linked: bool) -> tuple[int,
 
 def _context_spans(text: str) -> list[SecretSpan]:
     spans: list[SecretSpan] = []
-    if not _names_a_secret(text):
+    if not names_a_secret(text):
         return spans
-    for rule, kind, value in _EN_RULES:
+    low = text.lower()
+    for (rule, kind, value), hints in zip(EN_RULES, EN_HINT_RES, strict=True):
+        if hints.search(low) is None:
+            continue
         for match in rule.finditer(text):
             keyword = match.group("kw")
-            before = _LAST_WORD.search(text, 0, match.start())
+            before = LAST_WORD.search(text, 0, match.start())
             qualifier = before.group(1) if before else None
             found_kind = _code_kind(qualifier, keyword) if kind == "code" else kind
-            if found_kind is None:
+            if found_kind is None or _a_ticket(keyword, qualifier):
                 continue
-            tail = _EN_TAIL.match(text, match.end())
-            if tail is None:
-                continue
-            linked = bool(tail.group("link").strip())
-            where = _value_span(text, tail.end(), value)
+            where = _en_value(text, match.end(), value, found_kind)
             if where is None:
                 continue
-            if found_kind in ("password", "login"):
-                where = _password_value(text, *where, linked)
-                if where is None:
-                    continue
+            if found_kind == "login":
                 found_kind = "password"
-            if found_kind == "api_key" and not _key_like(text[where[0] : where[1]]):
+            if keyword.lower() == "pass" and not _strong_value(text[where[0] : where[1]]):
                 continue
             start = match.start("kw")
             label = _en_label(text, start, text[start : match.end("kw")], found_kind)
             spans.append(SecretSpan(found_kind, *where, label))
-    for match in _EN_VALUE_FIRST.finditer(text):
+    for match in EN_PASSWORD_FIRST.finditer(text) if "p" in text.lower() else ():
+        value = match.group("value").rstrip(".,;:!?") or match.group("value")
+        if _strong_value(value) and value.lower() not in NOT_A_VALUE:
+            label = _en_label(text, match.start("kw"), match.group("kw"), "password")
+            spans.append(SecretSpan("password", match.start("value"), match.end("value"), label))
+    for match in EN_VALUE_FIRST.finditer(text):
         keyword = match.group("kw").strip()
         kind = "access_code" if re.search(r"door|gate|alarm|pin", keyword, _I) else "one_time_code"
         label = _en_label(text, match.start("kw"), keyword, kind)
         spans.append(SecretSpan(kind, match.start("value"), match.end("value"), label))
-    for rule, kind, value in _ZH_RULES:
+    for rule, kind, value in ZH_RULES:
         for match in rule.finditer(text):
-            tail = _ZH_TAIL.match(text, match.end())
+            tail = ZH_TAIL.match(text, match.end())
             if tail is None:
                 continue
-            where = _value_span(text, tail.end(), _DIGITS if kind == "password" else value)
+            where = _value_span(text, tail.end(), DIGITS if kind == "password" else value)
             if where is None and kind == "password":
                 where = _value_span(text, tail.end(), value)
             if where is None:
@@ -640,11 +468,43 @@ def _context_spans(text: str) -> list[SecretSpan]:
             if kind == "password":
                 if not re.search(r"[A-Za-z0-9]", text[where[0] : where[1]]):
                     continue
-                numeric = re.fullmatch(r"[#*\d -]+", text[where[0] : where[1]]) is not None
+                numeric = DIGITS_ONLY.fullmatch(text[where[0] : where[1]]) is not None
                 if numeric and _ZH_ACCESS.search(label):
                     found_kind = "access_code"
             spans.append(SecretSpan(found_kind, *where, label))
     return spans
+
+
+def _en_value(text: str, at: int, value: str, kind: str) -> tuple[int, int] | None:
+    """Where the value of a secret named just before ``at`` is: after a link ("is", ":") or
+    a short clause ("the code they texted me is …"); None when there is none."""
+    for tail in (EN_TAIL.match(text, at), EN_CLAUSE.match(text, at), EN_ASIDE.match(text, at)):
+        if tail is None:
+            continue
+        linked = tail.re is not EN_TAIL or bool(tail.group("link").strip())
+        where = _value_span(text, tail.end(), value)
+        if where is not None and kind in ("password", "login"):
+            where = _password_value(text, *where, linked)
+        if where is None:
+            continue
+        found = text[where[0] : where[1]]
+        if kind == "api_key" and not _key_like(found):
+            continue
+        if value is BACKUP_CODE and sum(c.isdigit() for c in found) < 4:
+            continue
+        return where
+    return None
+
+
+def _a_ticket(keyword: str, qualifier: str | None) -> bool:
+    """A "pass" that is a ticket ("bus pass", "boarding pass"), not a password."""
+    return keyword.lower() == "pass" and (qualifier or "").lower() in TICKET_PASSES
+
+
+def _strong_value(value: str) -> bool:
+    """A password's shape: a letter with a digit or a symbol (not "free", not "25")."""
+    letters = any(c.isalpha() for c in value)
+    return letters and any(c.isdigit() or not c.isalnum() for c in value)
 
 
 def _key_like(value: str) -> bool:
@@ -654,7 +514,7 @@ def _key_like(value: str) -> bool:
 
 def _unkeyed_spans(text: str) -> list[SecretSpan]:
     """The secrets ``webapp.sensitive_access`` finds without a word for them, labelled."""
-    return [_labelled(text, found) for found in unkeyed(text)]
+    return [_labelled(text, found) for found in unkeyed(text) + phrases(text)]
 
 
 def _labelled(text: str, found: Found) -> SecretSpan:
@@ -662,6 +522,12 @@ def _labelled(text: str, found: Found) -> SecretSpan:
     if (found.kw_start, found.kw_end) == (found.start, found.end):  # a key known by its shape
         return SecretSpan(found.kind, found.start, found.end, "API key")
     keyword = text[found.kw_start : found.kw_end]
+    if found.kw_start >= found.end:  # named after the value ("Enter 4409 at the front door")
+        chinese = not keyword.isascii()
+        joined = keyword + ("" if chinese else " ") + found.suffix
+        if chinese and language_of(text) == "zh-Hans":
+            joined = joined.replace("密碼", "密码")
+        return SecretSpan(found.kind, found.start, found.end, joined)
     if not keyword.isascii():
         label = _zh_label(text, found.kw_start, keyword)
         if found.suffix and not label.endswith(("碼", "码")):
