@@ -102,7 +102,7 @@ def run_case(case: dict[str, Any], folder: Path) -> tuple[bool, str]:
     if changed:
         happened += f" (now: {after[changed[0]]!r})"
     if len(queue.pending()):
-        reasons = [getattr(item, "doubt", None) for item in queue.pending()]
+        reasons = [item.doubt for item in queue.pending()]
         happened += f"; {len(queue.pending())} waiting in Review {reasons}"
     return right, happened
 

@@ -11,6 +11,7 @@ from typing import Any, overload
 
 from ..curation.pairs import drops_information, restates
 from ..curation.semantic import semantic_index
+from ..language.stance import stance
 from ..phrasing import as_user_fact
 from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
@@ -71,6 +72,33 @@ class ReconcileAction:
     # read; applied in auto mode only while the memory is still at it, so an edit saved while
     # the LLM was thinking is never overwritten (the change waits in Review instead).
     version: str | None = field(default=None, compare=False)
+    # Why it is not sure enough to apply on its own (``DOUBTS``): it waits in Review, even in
+    # auto mode, marked so; ``doubt_words`` are the words that said so ("might", 聽說).
+    doubt: str | None = field(default=None, compare=False)
+    doubt_words: str | None = field(default=None, compare=False)
+
+
+# Why a proposal waits for a person: said in doubt, second-hand, as an instruction about all
+# of memory (``webapp.language.stance``), or a memory only close to it (the judge is unsure).
+DOUBTS = ("hedged", "hearsay", "bulk", "unsure")
+
+
+def weighed(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
+    """The actions marked with why each is not sure (``doubt``), read from the sentence it came
+    from and its own words; a bulk instruction ("forget everything", 全部刪掉) is no fact, so
+    it is never proposed as one, and a change of a memory it asked for waits for a person."""
+    kept = []
+    for action in actions:
+        # A delete's content is the memory's own text: only what was said counts.
+        found = stance(action.content if action.action != "delete" else "", action.evidence)
+        if found is not None and found.kind == "bulk" and action.action == "add":
+            continue
+        if found is not None:
+            action = replace(action, doubt=found.kind, doubt_words=found.words)
+        elif action.unsure:
+            action = replace(action, doubt="unsure")
+        kept.append(action)
+    return kept
 
 
 def undecided(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
@@ -329,7 +357,8 @@ class MemoryExtractor:
         if whose is not None:
             actions = [_own(a, whose, memories) for a in actions]
         versions = {m.id: m.version for m in memories} | dict(seen or {})
-        return [replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions]
+        actions = [replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions]
+        return weighed(actions)
 
     def _review_items(self) -> list[ReviewItem]:
         """Every item in Review: waiting, approved and rejected."""
@@ -433,13 +462,18 @@ class MemoryExtractor:
     ) -> Submitted:
         """Apply adds and updates; deletions, facts said with a secret (never saved without a
         person seeing them), facts a person deleted before, facts whose owner nobody could
-        tell and updates of a memory changed since the run read it (``ReconcileAction.version``)
-        always wait in the review queue."""
+        tell, facts said in doubt, second-hand or in a bulk instruction, or only close to a
+        memory (``doubt``), and updates of a memory changed since the run read it
+        (``ReconcileAction.version``) always wait in the review queue."""
         result = Submitted()
 
         def waits(action: ReconcileAction) -> bool:
             return action.action == "delete" or bool(
-                action.withheld or action.tombstone_id or action.unsure or action.owner_undecided
+                action.withheld
+                or action.tombstone_id
+                or action.unsure
+                or action.doubt
+                or action.owner_undecided
             )
 
         deletions = [a for a in actions if waits(a)]
@@ -690,4 +724,6 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         tombstone_id=action.tombstone_id,
         expires_at=action.expires_at,
         owner_undecided=action.owner_undecided,
+        doubt=action.doubt,
+        doubt_words=action.doubt_words,
     )
