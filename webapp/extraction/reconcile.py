@@ -11,6 +11,7 @@ from typing import Any, overload
 
 from ..curation.pairs import drops_information, restates
 from ..curation.semantic import semantic_index
+from ..language.framing import without_framing
 from ..language.stance import stance
 from ..phrasing import as_user_fact
 from ..problems import CodedError
@@ -30,6 +31,7 @@ from .decided import already_decided
 from .forgotten import ANYONE, Owner, deleted_match, owned_by, still_deciding, with_owners
 from .llm import FactExtractor, LlmCallError, LlmMemoryExtractor, StructuredFact, facts_from
 from .rules import rule_facts, withheld_facts
+from .slots import ANOTHER_ATTRIBUTE, ANOTHER_VALUE, settle
 from .state import STATE_FILE_NAME, ExtractionState
 
 MODES = ("manual", "auto")
@@ -633,7 +635,7 @@ def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact
     if isinstance(candidate, StructuredFact):
         chosen = category or candidate.category
         return StructuredFact(
-            (storable(candidate.content) or "").strip(),
+            without_framing((storable(candidate.content) or "").strip()),
             chosen if chosen in CATEGORIES else "general",
             candidate.confidence,
             evidence=storable(candidate.evidence),
@@ -641,7 +643,8 @@ def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact
             withheld=candidate.withheld,
         )
     chosen = category if category in CATEGORIES else "general"
-    return StructuredFact((storable(str(candidate)) or "").strip(), chosen, 1.0, extractor="regex")
+    text = without_framing((storable(str(candidate)) or "").strip())
+    return StructuredFact(text, chosen, 1.0, extractor="regex")
 
 
 def _action_for(
@@ -653,14 +656,18 @@ def _action_for(
     lose words)."""
     target: Memory | None = None
     unsure = False
+    settled = False
     if judge is not None:
-        verdict = judge.reconcile(fact.content, [m.content for m in memories])
+        texts = [m.content for m in memories]
+        verdict = judge.reconcile(fact.content, texts)
+        verdict = settle(fact.content, texts, verdict, judge, fact.evidence)
         if verdict.action == "skip":
             return None
         if verdict.action == "update" and verdict.target is not None:
             target = memories[verdict.target]
             unsure = verdict.reason == "close"
-    if target is None:
+        settled = verdict.reason in (ANOTHER_VALUE, ANOTHER_ATTRIBUTE, "says_change")
+    if target is None and not settled:
         best, score = None, 0.0
         for memory in memories:
             value = similarity(fact.content, memory.content)
@@ -669,7 +676,7 @@ def _action_for(
         target = best if best is not None and score >= VARIANT_THRESHOLD else None
     if target is not None and restates(target.content, fact.content):
         return None
-    if target is not None and drops_information(target.content, fact.content):
+    if target is not None and not settled and drops_information(target.content, fact.content):
         target = None  # replacing the memory would lose what it says: a fact of its own
     return ReconcileAction(
         "add" if target is None else "update",
