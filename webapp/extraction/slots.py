@@ -8,8 +8,10 @@ with how the new fact is framed (``webapp.language.framing``), precision first:
   does not;
 - a fact that says a value changed ("… is Northwind now", "moved the router to the study",
   換成, 改到, 搬到) updates the kept memory about the same subject (the nearest by meaning
-  that shares a key term with it), and the judge's doubt ("close") is lifted, unless the
-  two state values of different kinds (a company against a month: another attribute);
+  that shares a key term with it), unless the two state values of different kinds (a
+  company against a month: another attribute) or the memory says more than the fact
+  replaces; when only the sentence it came from says so, the judge's doubt ("close") is
+  lifted;
 - otherwise an update that would drop what the memory says (its days, a kind of value it
   states, its terms: ``drops_information``) is another attribute of the same subject: an add.
 """
@@ -59,6 +61,17 @@ def _value_kinds_differ(fact: str, memory: str) -> bool:
     return bool(ours and theirs and not ours & theirs)
 
 
+def _states_more(memory: str, fact: str) -> bool:
+    """``memory`` states more values of one kind than ``fact`` (two times against one): the
+    fact changes one of them at most, so it cannot replace the memory."""
+    kept, new = analyse(memory).value_kinds(), analyse(fact).value_kinds()
+    return any(
+        len({v.amount for v in values}) > len({v.amount for v in new.get(kind, [])})
+        for kind, values in kept.items()
+        if len(values) > 1
+    )
+
+
 def _drops(memory: str, fact: str) -> bool:
     """Replacing ``memory`` with ``fact`` would lose what it says: its terms or values
     (``drops_information``), its days, or a kind of value the fact does not state."""
@@ -84,16 +97,21 @@ def settle(
             if not restates(kept[verdict.target], fact):
                 return Reconciled("add", None, verdict.score, ANOTHER_VALUE)
         return verdict
-    if says_change(fact) or (evidence is not None and says_change(evidence)):
+    if says_change(fact):
         if verdict.action == "skip":
             return verdict
         for index, cosine in judge.most_similar(fact, kept, CHANGE_CANDIDATES):
             memory = kept[index]
             if _shares_subject(fact, memory):
-                if _value_kinds_differ(fact, memory):
+                if _value_kinds_differ(fact, memory) or _states_more(memory, fact):
                     return Reconciled("add", None, cosine, ANOTHER_ATTRIBUTE)
                 return Reconciled("update", index, cosine, "says_change")
         return verdict
+    if evidence is not None and says_change(evidence) and verdict.reason == "close":
+        # The sentence said it changed ("I moved my gym membership to CoreClub today"): the
+        # judge's nearest memory is its older value, unless replacing it would lose words.
+        if verdict.target is not None and not _drops(kept[verdict.target], fact):
+            return Reconciled("update", verdict.target, verdict.score, "says_change")
     if verdict.action == "update" and verdict.target is not None:
         if verdict.reason in ("close", "adds_detail", "different_values") and _drops(
             kept[verdict.target], fact

@@ -24,7 +24,7 @@ _EN_CHANGE = re.compile(
     r"starting\s+(?:today|now|this|next|from)|as\s+of\s+(?:today|now|this)|no\s+longer|"
     r"not\s+any\s*more|anymore|any\s+more|switched|switch(?:ed)?\s+to|changed|change[sd]?\s+to|"
     r"moved|moves\s+to|went\s+up|went\s+down|gone\s+up|gone\s+down|raised|lowered|replaced|"
-    r"has\s+a\s+new|have\s+a\s+new|got\s+a\s+new|a\s+new|instead|updated|upgraded|"
+    r"has\s+a\s+new|have\s+a\s+new|got\s+a\s+new|a\s+new|updated|upgraded|"
     r"(?:is|are)\s+now|these\s+days)(?![\w'])"
 )
 _ZH_CHANGE = re.compile(
