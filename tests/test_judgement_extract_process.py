@@ -74,7 +74,9 @@ def test_a_value_change_leaves_one_memory_with_the_new_value(data_dir, openai_se
     )
     _extract(data_dir, openai_server)
     contents = sorted(m.content for m in _memories(data_dir).get_all())
-    assert contents == sorted(["The dog's vet is Dr. Shah at Hillside Clinic now", "車險已經改保富邦了"])
+    assert contents == sorted(
+        ["The dog's vet is Dr. Shah at Hillside Clinic now", "車險已經改保富邦了"]
+    )
 
 
 def test_another_attribute_leaves_both_memories(data_dir, openai_server):
@@ -93,7 +95,11 @@ def test_another_attribute_leaves_both_memories(data_dir, openai_server):
     )
     _extract(data_dir, openai_server)
     contents = {m.content for m in _memories(data_dir).get_all()}
-    assert contents == {*kept, "Mia's swimming lessons are at the Northside pool", "小安也對盤尼西林過敏"}
+    assert contents == {
+        *kept,
+        "Mia's swimming lessons are at the Northside pool",
+        "小安也對盤尼西林過敏",
+    }
 
 
 def test_a_hedged_claim_changes_nothing_and_waits_with_its_reason(data_dir, openai_server):
@@ -123,7 +129,9 @@ def test_a_hedged_claim_changes_nothing_and_waits_with_its_reason(data_dir, open
         doctor.id: doctor.content,
         bins.id: bins.content,
     }
-    waiting = {item.content: item for item in ReviewQueue(data_dir / "review.json", store).pending()}
+    waiting = {
+        item.content: item for item in ReviewQueue(data_dir / "review.json", store).pending()
+    }
     assert waiting["The family doctor is Dr. Klein"].doubt == "hedged"
     assert waiting["The family doctor is Dr. Klein"].doubt_words == "Maybe"
     assert waiting["垃圾車改成週四來"].doubt == "hearsay"

@@ -74,15 +74,12 @@ class ReconcileAction:
     # read; applied in auto mode only while the memory is still at it, so an edit saved while
     # the LLM was thinking is never overwritten (the change waits in Review instead).
     version: str | None = field(default=None, compare=False)
-    # Why it is not sure enough to apply on its own (``DOUBTS``): it waits in Review, even in
-    # auto mode, marked so; ``doubt_words`` are the words that said so ("might", 聽說).
+    # Why it is not sure enough to apply on its own: said in doubt ("hedged"), second-hand
+    # ("hearsay"), in an instruction about all of memory ("bulk"; ``webapp.language.stance``)
+    # or only close to a memory ("unsure"). It waits in Review, even in auto mode, marked so;
+    # ``doubt_words`` are the words that said so ("might", 聽說).
     doubt: str | None = field(default=None, compare=False)
     doubt_words: str | None = field(default=None, compare=False)
-
-
-# Why a proposal waits for a person: said in doubt, second-hand, as an instruction about all
-# of memory (``webapp.language.stance``), or a memory only close to it (the judge is unsure).
-DOUBTS = ("hedged", "hearsay", "bulk", "unsure")
 
 
 def weighed(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
@@ -359,7 +356,9 @@ class MemoryExtractor:
         if whose is not None:
             actions = [_own(a, whose, memories) for a in actions]
         versions = {m.id: m.version for m in memories} | dict(seen or {})
-        actions = [replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions]
+        actions = [
+            replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions
+        ]
         return weighed(actions)
 
     def _review_items(self) -> list[ReviewItem]:

@@ -93,9 +93,9 @@ def settle(
     if says_also(fact):
         if verdict.action == "update":
             return Reconciled("add", None, verdict.score, ANOTHER_VALUE)
-        if verdict.action == "skip" and verdict.target is not None:
-            if not restates(kept[verdict.target], fact):
-                return Reconciled("add", None, verdict.score, ANOTHER_VALUE)
+        known = verdict.target if verdict.action == "skip" else None
+        if known is not None and not restates(kept[known], fact):
+            return Reconciled("add", None, verdict.score, ANOTHER_VALUE)
         return verdict
     if says_change(fact):
         if verdict.action == "skip":
@@ -107,14 +107,15 @@ def settle(
                     return Reconciled("add", None, cosine, ANOTHER_ATTRIBUTE)
                 return Reconciled("update", index, cosine, "says_change")
         return verdict
-    if evidence is not None and says_change(evidence) and verdict.reason == "close":
+    target = verdict.target if verdict.action == "update" else None
+    if target is None:
+        return verdict
+    if verdict.reason not in ("close", "adds_detail", "different_values"):
+        return verdict
+    if _drops(kept[target], fact):
+        return Reconciled("add", None, verdict.score, ANOTHER_ATTRIBUTE)
+    if verdict.reason == "close" and evidence is not None and says_change(evidence):
         # The sentence said it changed ("I moved my gym membership to CoreClub today"): the
-        # judge's nearest memory is its older value, unless replacing it would lose words.
-        if verdict.target is not None and not _drops(kept[verdict.target], fact):
-            return Reconciled("update", verdict.target, verdict.score, "says_change")
-    if verdict.action == "update" and verdict.target is not None:
-        if verdict.reason in ("close", "adds_detail", "different_values") and _drops(
-            kept[verdict.target], fact
-        ):
-            return Reconciled("add", None, verdict.score, ANOTHER_ATTRIBUTE)
+        # judge's nearest memory is its older value.
+        return Reconciled("update", target, verdict.score, "says_change")
     return verdict

@@ -51,7 +51,7 @@ class ReviewItem:
     # someone nobody is): it waits until a person chooses (``Curator.approve``).
     owner_undecided: bool = False
     # Why it waits for a person even in auto mode: "hedged", "hearsay", "bulk" or "unsure"
-    # (``extraction.reconcile.DOUBTS``), and the words that said so ("might", 聽說).
+    # (``extraction.reconcile.ReconcileAction.doubt``), and the words that said so ("might", 聽說).
     doubt: str | None = None
     doubt_words: str | None = None
 
