@@ -15,6 +15,11 @@ files (where rules and thresholds were chosen):
 - Secrets (``webapp.sensitive.find_secrets`` over ``tests/data/secrets``): per language, how
   many sentences, recall on the secrets (found / secrets) and the false refusal rate on the
   look-alikes (flagged / look-alikes).
+- Auto mode (issue 34, ``_applying`` over ``tests/data/judgement/attributes.*.json`` and
+  ``hedged.*.json``): one extracted fact, with the sentence it came from, reconciled and
+  submitted in auto mode over the case's memories; counted per kind and language: a value
+  change updates its memory, another attribute is added with every memory intact, hedged,
+  second-hand and bulk statements change nothing, their plain look-alikes apply.
 - Time phrases (issue 23, ``webapp.extraction.validity.expires_at`` over ``tests/data/time``):
   per language, the share of messages whose ``expiresAt`` (or none) comes out exactly as
   labelled, with counts.
@@ -43,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _applying as A
 import _judgement as J
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -348,12 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-dev-misses", action="store_true")
     parser.add_argument(
         "--section",
-        choices=["all", "judgement", "secrets", "time"],
+        choices=["all", "judgement", "applying", "secrets", "time"],
         default="all",
         help="one quality section only (all by default)",
     )
     args = parser.parse_args(argv)
-    wanted = {"all": {"judgement", "secrets", "time"}}.get(args.section, {args.section})
+    wanted = {"all": {"judgement", "applying", "secrets", "time"}}.get(args.section, {args.section})
     splits = {"both": ["heldout", "dev"], "dev": ["dev"], "heldout": ["heldout"]}[args.split]
     families = [f for f in args.embedder.split(",") if f]
     sections: list[list[str]] = []
@@ -367,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
             sections.append([f"===== {TITLES[split]} ====="])
             for judge in judges:
                 sections.append(judgement_section(judge, split, args.show_dev_misses))
+            if "applying" in wanted:
+                sections.append(A.section(split, TITLES[split], args.show_dev_misses))
             if "secrets" in wanted:
                 sections.append(secrets_section(split, args.show_dev_misses))
             if "time" in wanted:

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Sequence
 
 from ..curation.pairs import SIMILAR_ENOUGH, restates, similarity_of
+from ..language.framing import says_also
 from ..language.likeness import VARIANT_THRESHOLD, key_terms, similarity
 from ..phrasing import as_user_fact
 from ..sensitive import mask_secrets
@@ -79,8 +80,10 @@ def _judged_same(judge: Judge, content: str, texts: Sequence[str]) -> bool:
     kept = [text for text in dict.fromkeys(texts) if text]
     if not kept or not content:
         return False
+    # "Also allergic to penicillin" adds a value: the same only when it says nothing more.
+    adds = says_also(content)
     return any(
-        judge.repeats(kept[index], content)
+        judge.repeats(kept[index], content) and (not adds or restates(kept[index], content))
         for index, _ in judge.most_similar(content, kept, JUDGED_CANDIDATES)
     )
 

@@ -11,7 +11,9 @@ from typing import Any, overload
 
 from ..curation.pairs import drops_information, restates
 from ..curation.semantic import semantic_index
+from ..language.framing import without_framing
 from ..language.likeness import VARIANT_THRESHOLD, similarity
+from ..language.stance import stance
 from ..phrasing import as_user_fact
 from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
@@ -30,6 +32,7 @@ from .decided import already_decided
 from .forgotten import ANYONE, Owner, deleted_match, owned_by, still_deciding, with_owners
 from .llm import FactExtractor, LlmCallError, LlmMemoryExtractor, StructuredFact, facts_from
 from .rules import rule_facts, withheld_facts
+from .slots import ANOTHER_ATTRIBUTE, ANOTHER_VALUE, settle
 from .state import STATE_FILE_NAME, ExtractionState
 
 MODES = ("manual", "auto")
@@ -72,6 +75,30 @@ class ReconcileAction:
     # read; applied in auto mode only while the memory is still at it, so an edit saved while
     # the LLM was thinking is never overwritten (the change waits in Review instead).
     version: str | None = field(default=None, compare=False)
+    # Why it is not sure enough to apply on its own: said in doubt ("hedged"), second-hand
+    # ("hearsay"), in an instruction about all of memory ("bulk"; ``webapp.language.stance``)
+    # or only close to a memory ("unsure"). It waits in Review, even in auto mode, marked so;
+    # ``doubt_words`` are the words that said so ("might", 聽說).
+    doubt: str | None = field(default=None, compare=False)
+    doubt_words: str | None = field(default=None, compare=False)
+
+
+def weighed(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
+    """The actions marked with why each is not sure (``doubt``), read from the sentence it came
+    from and its own words; a bulk instruction ("forget everything", 全部刪掉) is no fact, so
+    it is never proposed as one, and a change of a memory it asked for waits for a person."""
+    kept = []
+    for action in actions:
+        # A delete's content is the memory's own text: only what was said counts.
+        found = stance(action.content if action.action != "delete" else "", action.evidence)
+        if found is not None and found.kind == "bulk" and action.action == "add":
+            continue
+        if found is not None:
+            action = replace(action, doubt=found.kind, doubt_words=found.words)
+        elif action.unsure:
+            action = replace(action, doubt="unsure")
+        kept.append(action)
+    return kept
 
 
 def undecided(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
@@ -330,7 +357,10 @@ class MemoryExtractor:
         if whose is not None:
             actions = [_own(a, whose, memories) for a in actions]
         versions = {m.id: m.version for m in memories} | dict(seen or {})
-        return [replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions]
+        actions = [
+            replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions
+        ]
+        return weighed(actions)
 
     def _review_items(self) -> list[ReviewItem]:
         """Every item in Review: waiting, approved and rejected."""
@@ -434,13 +464,18 @@ class MemoryExtractor:
     ) -> Submitted:
         """Apply adds and updates; deletions, facts said with a secret (never saved without a
         person seeing them), facts a person deleted before, facts whose owner nobody could
-        tell and updates of a memory changed since the run read it (``ReconcileAction.version``)
-        always wait in the review queue."""
+        tell, facts said in doubt, second-hand or in a bulk instruction, or only close to a
+        memory (``doubt``), and updates of a memory changed since the run read it
+        (``ReconcileAction.version``) always wait in the review queue."""
         result = Submitted()
 
         def waits(action: ReconcileAction) -> bool:
             return action.action == "delete" or bool(
-                action.withheld or action.tombstone_id or action.unsure or action.owner_undecided
+                action.withheld
+                or action.tombstone_id
+                or action.unsure
+                or action.doubt
+                or action.owner_undecided
             )
 
         deletions = [a for a in actions if waits(a)]
@@ -600,7 +635,7 @@ def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact
     if isinstance(candidate, StructuredFact):
         chosen = category or candidate.category
         return StructuredFact(
-            (storable(candidate.content) or "").strip(),
+            without_framing((storable(candidate.content) or "").strip()),
             chosen if chosen in CATEGORIES else "general",
             candidate.confidence,
             evidence=storable(candidate.evidence),
@@ -608,7 +643,8 @@ def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact
             withheld=candidate.withheld,
         )
     chosen = category if category in CATEGORIES else "general"
-    return StructuredFact((storable(str(candidate)) or "").strip(), chosen, 1.0, extractor="regex")
+    text = without_framing((storable(str(candidate)) or "").strip())
+    return StructuredFact(text, chosen, 1.0, extractor="regex")
 
 
 def _action_for(
@@ -620,14 +656,18 @@ def _action_for(
     lose words)."""
     target: Memory | None = None
     unsure = False
+    settled = False
     if judge is not None:
-        verdict = judge.reconcile(fact.content, [m.content for m in memories])
+        texts = [m.content for m in memories]
+        verdict = judge.reconcile(fact.content, texts)
+        verdict = settle(fact.content, texts, verdict, judge, fact.evidence)
         if verdict.action == "skip":
             return None
         if verdict.action == "update" and verdict.target is not None:
             target = memories[verdict.target]
             unsure = verdict.reason == "close"
-    if target is None:
+        settled = verdict.reason in (ANOTHER_VALUE, ANOTHER_ATTRIBUTE, "says_change")
+    if target is None and not settled:
         best, score = None, 0.0
         for memory in memories:
             value = similarity(fact.content, memory.content)
@@ -636,7 +676,7 @@ def _action_for(
         target = best if best is not None and score >= VARIANT_THRESHOLD else None
     if target is not None and restates(target.content, fact.content):
         return None
-    if target is not None and drops_information(target.content, fact.content):
+    if target is not None and not settled and drops_information(target.content, fact.content):
         target = None  # replacing the memory would lose what it says: a fact of its own
     return ReconcileAction(
         "add" if target is None else "update",
@@ -691,4 +731,6 @@ def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) 
         tombstone_id=action.tombstone_id,
         expires_at=action.expires_at,
         owner_undecided=action.owner_undecided,
+        doubt=action.doubt,
+        doubt_words=action.doubt_words,
     )

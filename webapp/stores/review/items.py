@@ -50,6 +50,10 @@ class ReviewItem:
     # Nobody could tell whose the fact is (its words match no one speaker's, a file named
     # someone nobody is): it waits until a person chooses (``Curator.approve``).
     owner_undecided: bool = False
+    # Why it waits for a person even in auto mode: "hedged", "hearsay", "bulk" or "unsure"
+    # (``extraction.reconcile.ReconcileAction.doubt``), and the words that said so ("might", 聽說).
+    doubt: str | None = None
+    doubt_words: str | None = None
 
     @property
     def edited(self) -> bool:
@@ -93,6 +97,8 @@ class ReviewItem:
             expires_at=_time(record.get("expiresAt")),
             imported_from=_str_or_none(record.get("importedFrom")),
             owner_undecided=record.get("ownerUndecided") is True,
+            doubt=_str_or_none(record.get("doubt")),
+            doubt_words=_str_or_none(record.get("doubtWords")),
         )
 
 
@@ -130,6 +136,8 @@ class Proposal:
     expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
     imported_from: str | None = None  # "<format>, <file name>, <date>" of an imported fact
     owner_undecided: bool = False  # whose it is waits for a person's choice
+    doubt: str | None = None  # why it waits even in auto mode (hedged, hearsay, bulk, unsure)
+    doubt_words: str | None = None  # the words that said so
 
 
 def _validate(data: Any) -> str | None:
@@ -153,6 +161,8 @@ TEXT_FIELDS = (
     "replacedInstead",
     "tombstoneId",
     "importedFrom",
+    "doubt",
+    "doubtWords",
 )
 # Its times: one that cannot be read counts as unknown and the item is kept (repair says so).
 TIME_FIELDS = ("createdAt", "decidedAt", "evidenceAt", "expiresAt")

@@ -256,6 +256,8 @@ class ReviewQueue(FileBacked):
             | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
             | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
             | ({"ownerUndecided": True} if proposal.owner_undecided else {})
+            | ({"doubt": proposal.doubt} if proposal.doubt else {})
+            | ({"doubtWords": proposal.doubt_words} if proposal.doubt_words else {})
         )
 
     def forget_text(
