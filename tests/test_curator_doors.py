@@ -61,6 +61,9 @@ class Door:
     def import_export(self, path: Path) -> str:
         raise NotOffered
 
+    def import_file(self, path: Path, person: str) -> str:
+        raise NotOffered
+
     def approve(self, item_id: str, content: str | None = None) -> str:
         raise NotOffered
 
@@ -104,6 +107,15 @@ class Library(Door):
     def import_export(self, path: Path) -> str:
         records, _preview = self.curator.preview_export(path.read_text(encoding="utf-8"))
         return self._do(lambda: self.curator.import_export(records, source=path.name))
+
+    def import_file(self, path: Path, person: str) -> str:
+        content = path.read_text(encoding="utf-8")
+        owner = self.curator.person(person)
+        return self._do(
+            lambda: self.curator.queue_import(
+                self.curator.plan_import(content, fmt="text", file_name=path.name, owner=owner)
+            )
+        )
 
     def approve(self, item_id: str, content: str | None = None) -> str:
         return self._do(lambda: self.curator.approve(item_id, content=content))
@@ -172,6 +184,11 @@ class Dashboard(Door):
         )
         return self._code(answer.status_code, answer.get_data(as_text=True))
 
+    def import_file(self, path: Path, person: str) -> str:
+        owner = Curator.from_settings(self.settings).person(person)
+        data = {"pasted": path.read_text(encoding="utf-8"), "format": "text", "owner": owner}
+        return self._code(*self._post("/memories/bring/confirm", data))
+
     def approve(self, item_id: str, content: str | None = None) -> str:
         data = {} if content is None else {"content": content}
         return self._code(*self._post(f"/review/{item_id}/approve", data))
@@ -221,6 +238,9 @@ class Cli(Door):
 
     def import_export(self, path: Path) -> str:
         return self._run("import", str(path), "--format", "json")
+
+    def import_file(self, path: Path, person: str) -> str:
+        return self._run("import", str(path), "--format", "text", "--person", person)
 
     def extract(self, conversation_id: str) -> str:
         return self._run("extract", "--conversation", conversation_id)
@@ -417,6 +437,26 @@ def test_importing_an_old_export_does_not_bring_back_a_deleted_fact(
     curator.forget(gone.id)
     assert call(door, "import_export", export) == "ok"
     assert [m["id"] for m in memories(door)] == [kept.id]
+
+
+def test_an_import_is_its_owners_and_never_changes_another_persons_memory(
+    door: Door, tmp_path: Path
+) -> None:
+    # Drift (issue 36): everything imported landed as the household's although the panel
+    # knew who was importing.
+    curator = Curator.from_settings(door.settings)
+    maya = curator.people.add("Maya")
+    leo = curator.people.add("Leo")
+    hers = curator.remember("Likes jazz on Sunday mornings.", person=maya.id)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Likes jazz on Sunday mornings.\nThe bins go out on Tuesday.\n", "utf-8")
+    assert call(door, "import_file", notes, "Leo") == "ok"
+    pending = Curator.from_settings(door.settings).review.pending()
+    assert sorted((p.action, p.person, p.memory_id) for p in pending) == [
+        ("add", leo.id, None),
+        ("add", leo.id, None),
+    ]
+    assert [(m["id"], m["content"]) for m in memories(door)] == [(hers.id, hers.content)]
 
 
 # ------------------------------------------------------------------ review and merge
