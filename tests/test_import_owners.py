@@ -47,9 +47,7 @@ def test_maya_importing_her_own_fact_finds_it_known(curator: Curator) -> None:
     maya = curator.people.add("Maya")
     curator.remember("Likes jazz on Sunday mornings.", person=maya.id)
     plan = curator.plan_import(FILE, fmt="text", owner=maya.id)
-    assert [(a.action, a.content) for a in plan.actions] == [
-        ("add", "The bins go out on Tuesday.")
-    ]
+    assert [(a.action, a.content) for a in plan.actions] == [("add", "The bins go out on Tuesday.")]
 
 
 def test_without_an_owner_an_import_is_the_households_and_within_its_view(

@@ -72,9 +72,7 @@ def test_the_import_preview_says_whose_each_fact_is(server, people, as_user):
     expect(page.get_by_label("Whose is line 1").locator("option:checked")).to_have_text("You")
     page.get_by_label("Whose is line 2").select_option(label="Household")
     wait_for_htmx(page)
-    expect(page.get_by_label("Whose is line 2").locator("option:checked")).to_have_text(
-        "Household"
-    )
+    expect(page.get_by_label("Whose is line 2").locator("option:checked")).to_have_text("Household")
     page.get_by_role("button", name="Queue 2 facts for review").click()
     wait_for_htmx(page)
     expect(page.locator("#bring-panel .ok-text")).to_contain_text("Queued 2 facts")
@@ -107,9 +105,7 @@ def test_an_identity_is_added_to_a_person_and_taken_away(server, people, as_user
     expect(page.locator(".unlinked")).to_contain_text("U07SAM")
 
 
-def test_a_person_is_removed_after_a_confirmation_and_can_be_brought_back(
-    server, people, as_user
-):
+def test_a_person_is_removed_after_a_confirmation_and_can_be_brought_back(server, people, as_user):
     sam = people.add("Sam", identities=(("slack", "U07SAM"),))
     page = as_user(None)
     page.goto(f"{server.url}/people/")

@@ -80,9 +80,7 @@ def test_an_identity_is_added_and_removed_on_the_people_page(client, people):
     assert people.get(sam.id).identities == ()
 
 
-def test_a_person_who_owns_memories_is_not_removed_and_the_page_says_why(
-    client, people, memories
-):
+def test_a_person_who_owns_memories_is_not_removed_and_the_page_says_why(client, people, memories):
     sam = people.add("Sam")
     memories.add("Is allergic to penicillin.", person=sam.id)
     page = client.get("/people/").get_data(as_text=True)
