@@ -76,6 +76,9 @@ class Door:
     def add_person(self, name: str) -> str:
         raise NotOffered
 
+    def remove_person(self, person_id: str) -> str:
+        raise NotOffered
+
 
 class NotOffered(Exception):
     """This door has no such operation."""
@@ -129,6 +132,9 @@ class Library(Door):
     def add_person(self, name: str) -> str:
         return self._do(lambda: self.curator.add_person(name))
 
+    def remove_person(self, person_id: str) -> str:
+        return self._do(lambda: self.curator.remove_person(person_id))
+
 
 class Dashboard(Door):
     """The dashboard through Flask's test client; its answer read as a person reads it."""
@@ -158,6 +164,7 @@ class Dashboard(Door):
             ("Nobody could tell whose this fact is", "owner_undecided"),
             ("changed", "conflict"),
             ("is already a person of the household", "person_name_taken"),
+            ("still owns", "person_owns_memories"),
         ):
             if marker in html:
                 return code
@@ -204,6 +211,9 @@ class Dashboard(Door):
     def add_person(self, name: str) -> str:
         return self._code(*self._post("/people/new", {"name": name}))
 
+    def remove_person(self, person_id: str) -> str:
+        return self._code(*self._post(f"/people/{person_id}/remove", {}))
+
 
 class Cli(Door):
     """``memory-curator`` as a real process; its refusals end with ``[code]``."""
@@ -247,6 +257,9 @@ class Cli(Door):
 
     def add_person(self, name: str) -> str:
         return self._run("people", "add", name)
+
+    def remove_person(self, person_id: str) -> str:
+        return self._run("people", "remove", person_id)
 
 
 class Mcp(Door):
@@ -389,6 +402,21 @@ def test_a_name_a_person_cannot_tell_from_another_is_refused(door: Door, again: 
     assert call(door, "add_person", again) == "person_name_taken"
     people = json.loads((door.data / "people.json").read_text(encoding="utf-8"))["people"]
     assert [p["name"] for p in people.values()] == ["Alex"]
+
+
+def test_a_person_leaves_without_their_private_memories_becoming_the_households(
+    door: Door,
+) -> None:
+    # Drift (issue 36): the People page could not remove a person; a removal must never
+    # leave their private memories owned by nobody or hand them to everyone.
+    curator = Curator.from_settings(door.settings)
+    sam = curator.people.add("Sam")
+    hers = curator.remember("Is allergic to penicillin.", person=sam.id)
+    assert call(door, "remove_person", sam.id) == "person_owns_memories"
+    assert [(m["content"], m.get("person")) for m in memories(door)] == [(hers.content, sam.id)]
+    curator.forget(hers.id)
+    assert call(door, "remove_person", sam.id) == "ok"
+    assert Curator.from_settings(door.settings).people.get(sam.id) is None
 
 
 # ------------------------------------------------------------------ revise
