@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from webapp.stores import ConversationStore, PeopleStore, ReviewQueue
 
-from .conftest import LiveServer, start_server, stop_server, wait_for_htmx
+from .conftest import LiveServer, assert_accessible, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 
@@ -70,6 +70,7 @@ def test_the_import_preview_says_whose_each_fact_is(server, people, as_user):
     expect(rows).to_have_count(2)
     expect(page.locator(".bring-actions thead")).to_contain_text("Whose")
     expect(page.get_by_label("Whose is line 1").locator("option:checked")).to_have_text("You")
+    assert_accessible(page, "on the import preview with its Whose column")
     page.get_by_label("Whose is line 2").select_option(label="Household")
     wait_for_htmx(page)
     expect(page.get_by_label("Whose is line 2").locator("option:checked")).to_have_text("Household")
@@ -132,6 +133,7 @@ def test_a_person_who_owns_memories_is_not_removed(server, people, as_user):
     expect(page.locator(f"#person-{sam.id} .remove-note")).to_contain_text(
         "Sam owns 1 private memory"
     )
+    assert_accessible(page, "on the People page with its identity and remove forms")
     page.once("dialog", lambda d: d.accept())
     page.get_by_role("button", name="Remove Sam…").click()
     expect(page.get_by_role("alert")).to_contain_text("Sam still owns 1 private memories")
@@ -145,6 +147,7 @@ def test_a_new_home_assistant_user_is_asked_who_they_are(server, people, as_user
     page.goto(f"{server.url}/memories/")
     prompt = page.get_by_role("region", name="Is this you?")
     expect(prompt).to_be_visible()
+    assert_accessible(page, "on Memories with the first-visit prompt")
     prompt.get_by_label("I am").select_option(label="Maya")
     prompt.get_by_role("button", name="Link yourself").click()
     expect(page.get_by_role("region", name="Is this you?")).to_have_count(0)
