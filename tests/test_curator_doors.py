@@ -61,6 +61,9 @@ class Door:
     def import_export(self, path: Path) -> str:
         raise NotOffered
 
+    def import_file(self, path: Path, person: str) -> str:
+        raise NotOffered
+
     def approve(self, item_id: str, content: str | None = None) -> str:
         raise NotOffered
 
@@ -71,6 +74,9 @@ class Door:
         raise NotOffered
 
     def add_person(self, name: str) -> str:
+        raise NotOffered
+
+    def remove_person(self, person_id: str) -> str:
         raise NotOffered
 
 
@@ -105,6 +111,15 @@ class Library(Door):
         records, _preview = self.curator.preview_export(path.read_text(encoding="utf-8"))
         return self._do(lambda: self.curator.import_export(records, source=path.name))
 
+    def import_file(self, path: Path, person: str) -> str:
+        content = path.read_text(encoding="utf-8")
+        owner = self.curator.person(person)
+        return self._do(
+            lambda: self.curator.queue_import(
+                self.curator.plan_import(content, fmt="text", file_name=path.name, owner=owner)
+            )
+        )
+
     def approve(self, item_id: str, content: str | None = None) -> str:
         return self._do(lambda: self.curator.approve(item_id, content=content))
 
@@ -116,6 +131,9 @@ class Library(Door):
 
     def add_person(self, name: str) -> str:
         return self._do(lambda: self.curator.add_person(name))
+
+    def remove_person(self, person_id: str) -> str:
+        return self._do(lambda: self.curator.remove_person(person_id))
 
 
 class Dashboard(Door):
@@ -146,6 +164,7 @@ class Dashboard(Door):
             ("Nobody could tell whose this fact is", "owner_undecided"),
             ("changed", "conflict"),
             ("is already a person of the household", "person_name_taken"),
+            ("still owns", "person_owns_memories"),
         ):
             if marker in html:
                 return code
@@ -172,6 +191,11 @@ class Dashboard(Door):
         )
         return self._code(answer.status_code, answer.get_data(as_text=True))
 
+    def import_file(self, path: Path, person: str) -> str:
+        owner = Curator.from_settings(self.settings).person(person)
+        data = {"pasted": path.read_text(encoding="utf-8"), "format": "text", "owner": owner}
+        return self._code(*self._post("/memories/bring/confirm", data))
+
     def approve(self, item_id: str, content: str | None = None) -> str:
         data = {} if content is None else {"content": content}
         return self._code(*self._post(f"/review/{item_id}/approve", data))
@@ -186,6 +210,9 @@ class Dashboard(Door):
 
     def add_person(self, name: str) -> str:
         return self._code(*self._post("/people/new", {"name": name}))
+
+    def remove_person(self, person_id: str) -> str:
+        return self._code(*self._post(f"/people/{person_id}/remove", {}))
 
 
 class Cli(Door):
@@ -222,11 +249,17 @@ class Cli(Door):
     def import_export(self, path: Path) -> str:
         return self._run("import", str(path), "--format", "json")
 
+    def import_file(self, path: Path, person: str) -> str:
+        return self._run("import", str(path), "--format", "text", "--person", person)
+
     def extract(self, conversation_id: str) -> str:
         return self._run("extract", "--conversation", conversation_id)
 
     def add_person(self, name: str) -> str:
         return self._run("people", "add", name)
+
+    def remove_person(self, person_id: str) -> str:
+        return self._run("people", "remove", person_id)
 
 
 class Mcp(Door):
@@ -371,6 +404,21 @@ def test_a_name_a_person_cannot_tell_from_another_is_refused(door: Door, again: 
     assert [p["name"] for p in people.values()] == ["Alex"]
 
 
+def test_a_person_leaves_without_their_private_memories_becoming_the_households(
+    door: Door,
+) -> None:
+    # Drift (issue 36): the People page could not remove a person; a removal must never
+    # leave their private memories owned by nobody or hand them to everyone.
+    curator = Curator.from_settings(door.settings)
+    sam = curator.people.add("Sam")
+    hers = curator.remember("Is allergic to penicillin.", person=sam.id)
+    assert call(door, "remove_person", sam.id) == "person_owns_memories"
+    assert [(m["content"], m.get("person")) for m in memories(door)] == [(hers.content, sam.id)]
+    curator.forget(hers.id)
+    assert call(door, "remove_person", sam.id) == "ok"
+    assert Curator.from_settings(door.settings).people.get(sam.id) is None
+
+
 # ------------------------------------------------------------------ revise
 def _one(door: Door, text: str = "The boiler is serviced in May.") -> dict[str, Any]:
     memory = Curator.from_settings(door.settings).memories.add(text)
@@ -417,6 +465,26 @@ def test_importing_an_old_export_does_not_bring_back_a_deleted_fact(
     curator.forget(gone.id)
     assert call(door, "import_export", export) == "ok"
     assert [m["id"] for m in memories(door)] == [kept.id]
+
+
+def test_an_import_is_its_owners_and_never_changes_another_persons_memory(
+    door: Door, tmp_path: Path
+) -> None:
+    # Drift (issue 36): everything imported landed as the household's although the panel
+    # knew who was importing.
+    curator = Curator.from_settings(door.settings)
+    maya = curator.people.add("Maya")
+    leo = curator.people.add("Leo")
+    hers = curator.remember("Likes jazz on Sunday mornings.", person=maya.id)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Likes jazz on Sunday mornings.\nThe bins go out on Tuesday.\n", "utf-8")
+    assert call(door, "import_file", notes, "Leo") == "ok"
+    pending = Curator.from_settings(door.settings).review.pending()
+    assert sorted((p.action, p.person, p.memory_id) for p in pending) == [
+        ("add", leo.id, None),
+        ("add", leo.id, None),
+    ]
+    assert [(m["id"], m["content"]) for m in memories(door)] == [(hers.id, hers.content)]
 
 
 # ------------------------------------------------------------------ review and merge

@@ -199,6 +199,32 @@ def unlink_identity(person_id: str, kind: str, value: str, data_dir: str | None)
     click.echo(f"Unlinked {kind}:{value} from [{person.id}] {person.name}")
 
 
+@people.command(name="remove")
+@click.argument("person_id")
+@data_dir_option
+@friendly_errors
+@input_errors
+def remove_person(person_id: str, data_dir: str | None) -> None:
+    """Take a person off the household (their identities are offered again as unlinked);
+    refused while they own private memories or proposals waiting in Review: move or forget
+    those first. ``people restore`` undoes it."""
+    person = _curator(data_dir).remove_person(person_id)
+    click.echo(
+        f"Removed [{person.id}] {person.name}; undo with: memory-curator people restore {person.id}"
+    )
+
+
+@people.command(name="restore")
+@click.argument("person_id")
+@data_dir_option
+@friendly_errors
+@input_errors
+def restore_person(person_id: str, data_dir: str | None) -> None:
+    """Bring back a person ``people remove`` took off, with their name and identities."""
+    person = _curator(data_dir).restore_person(person_id)
+    click.echo(f"Restored [{person.id}] {person.name}")
+
+
 @click.group()
 def memories() -> None:
     """Add, list and search memories from the command line."""

@@ -12,8 +12,8 @@ import click
 from ..curator import Curator
 from ..curator.people import EVERYONE
 from ..settings import Settings
-from ..stores import PeopleStore, ReviewQueue, write_atomic
-from .common import data_dir_option, friendly_errors, load_settings, memory_store
+from ..stores import write_atomic
+from .common import data_dir_option, friendly_errors, load_settings
 
 
 @click.command(name="export")
@@ -72,9 +72,18 @@ def export_memories(
 @click.option(
     "--dry-run", is_flag=True, help="Print the preview only; queue nothing, change nothing."
 )
+@click.option(
+    "--person",
+    default=None,
+    help="Whose the file's facts are (a name or id; default: the household's), unless the "
+    "file names a person of the household; each is compared only with what that person may "
+    "see. Not for a Memory Curator export, which keeps whose each memory is.",
+)
 @data_dir_option
 @friendly_errors
-def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -> None:
+def import_memories(
+    file: Path, fmt: str, dry_run: bool, data_dir: str | None, person: str | None = None
+) -> None:
     """Import memories from another system (pasted text, mem0, the MCP memory server's JSONL,
     a Letta .af) into Review, reconciled with what is kept; a Memory Curator export (json) is
     imported as it is, losslessly. Prints the preview first. Exit status 1 when the file
@@ -83,23 +92,25 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
         MAX_IMPORT_BYTES,
         ImportFormatError,
         decode,
-        plan_import,
-        queue_import,
         resolve_format,
     )
 
     settings = load_settings(data_dir)
-    store = memory_store(settings)
-    queue = ReviewQueue.from_settings(settings, store)
+    curator = Curator.from_settings(settings, actor="cli")
+    owner = curator.person(person)
     try:
         with file.open("rb") as handle:
             content = decode(handle.read(MAX_IMPORT_BYTES + 1))
         chosen = resolve_format(content, fmt)
         if chosen == "json":
+            if person is not None:
+                raise click.UsageError(
+                    "--person is for other systems' files: a Memory Curator export keeps "
+                    "whose each memory is."
+                )
             _import_own_export(settings, content, file.name, dry_run)
             return
-        people = PeopleStore.from_settings(settings)
-        plan = plan_import(store, queue, content, fmt=chosen, file_name=file.name, people=people)
+        plan = curator.plan_import(content, fmt=chosen, file_name=file.name, owner=owner)
     except ImportFormatError as exc:
         click.echo(f"Error: {file.name}: {exc}", err=True)
         sys.exit(1)
@@ -109,14 +120,15 @@ def import_memories(file: Path, fmt: str, dry_run: bool, data_dir: str | None) -
     counts = plan.counts
     click.echo(
         f"{file.name} ({plan.format}): {counts['add']} to add, {counts['update']} to update, "
-        f"{counts['known']} skipped as known, {counts['refused']} refused"
+        f"{counts['known']} skipped as known, {counts['refused']} refused; "
+        f"whose: {curator.people.names().get(owner, owner) if owner else 'the household'}"
     )
     for refusal in plan.parsed.refused:
         click.echo(f"  line {refusal.line}: refused ({refusal.why}): {refusal.text}")
     if dry_run:
         click.echo("Dry run: nothing was queued.")
         return
-    queued = queue_import(queue, plan)
+    queued = curator.queue_import(plan)
     click.echo(
         f"Queued {len(queued)} for review, from {plan.source}; approve or reject them on the "
         "Review page (bulk by source there)."

@@ -122,6 +122,8 @@ class Curator:
     link_identity = household.link_identity
     unlink_identity = household.unlink_identity
     note_identity = household.note_identity
+    remove_person = household.remove_person
+    restore_person = household.restore_person
 
     # ----------------------------------------------------------------- skills, findings
     save_skill = household.save_skill
@@ -313,9 +315,14 @@ class Curator:
         fmt: str = "auto",
         file_name: str | None = None,
         day: str | None = None,
+        owner: str | None = None,
+        lines: Mapping[int, str | None] | None = None,
     ) -> ImportPlan:
-        """Another system's file reconciled with memory and Review (``importing.plan_file``)."""
-        return importing.plan_file(self, content, fmt=fmt, file_name=file_name, day=day)
+        """Another system's file reconciled with memory and Review, each statement within
+        its owner's view (``importing.plan_file``)."""
+        return importing.plan_file(
+            self, content, fmt=fmt, file_name=file_name, day=day, owner=owner, lines=lines
+        )
 
     def queue_import(self, plan: ImportPlan) -> list[ReviewItem]:
         """Queue a plan's proposals in Review."""

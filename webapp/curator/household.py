@@ -74,6 +74,44 @@ def unlink_identity(curator: Curator, person_id: str, kind: str, value: str) -> 
     return curator.people.unlink(person_id, kind, value)
 
 
+def owned_by(curator: Curator, person_id: str) -> tuple[int, int]:
+    """What a person owns: their private memories and the proposals waiting as theirs."""
+    memories = sum(1 for m in curator.memories.get_all() if m.person == person_id)
+    waiting = sum(1 for item in curator.review.pending() if item.person == person_id)
+    return memories, waiting
+
+
+def remove_person(curator: Curator, person_id: str) -> Person:
+    """Take a person off the household (their identities are offered again as unlinked; the
+    people history log keeps them, ``restore_person`` undoes it). Refused with
+    ``person_owns_memories`` while they own a memory or a proposal waits as theirs: a
+    person's private memories never become the household's (everyone's) by their owner
+    going, nor are they left owned by nobody; a person moves or forgets them first."""
+    person = curator.people.get(person_id)
+    if person is None:
+        return curator.people.remove(person_id)  # person_unknown
+    memories, waiting = owned_by(curator, person_id)
+    if memories or waiting:
+        raise InputError(
+            f"{person.name} still owns {memories} private memories and {waiting} proposals "
+            "waiting in Review; move them to the household or forget them first.",
+            code="person_owns_memories",
+            name=person.name,
+            memories=memories,
+            waiting=waiting,
+        )
+    return curator.people.remove(person_id)
+
+
+def restore_person(curator: Curator, person_id: str) -> Person:
+    """Bring back a person ``remove_person`` took off, unless another person has their name
+    now (``person_name_taken``) or one of their identities (``identity_taken``)."""
+    gone = curator.people.removed(person_id)
+    if gone is not None and curator.people.get(person_id) is None:
+        _refuse_taken(curator, gone.name, person_id)
+    return curator.people.restore(person_id)
+
+
 def note_identity(curator: Curator, kind: str, value: str, *, label: str = "") -> Person | None:
     """The person an identity maps to; one nobody has is recorded as unlinked (to be offered
     on the People page) and None is returned."""

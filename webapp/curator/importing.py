@@ -5,6 +5,7 @@ deleted stays forgotten."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..extraction.forgotten import import_minding_forgotten
@@ -12,6 +13,7 @@ from ..extraction.imports import ImportPlan, plan_import, queue_import, read_own
 from ..extraction.imports import resolve_format as _resolve_format
 from ..extraction.imports.exporters import export_as
 from ..stores import ImportPreview, ReviewItem
+from ..stores.errors import NotFoundError
 from .people import EVERYONE, View, in_view
 
 OWN_FORMAT = "json"  # this program's own export form
@@ -74,8 +76,20 @@ def plan_file(
     fmt: str = "auto",
     file_name: str | None = None,
     day: str | None = None,
+    owner: str | None = None,
+    lines: Mapping[int, str | None] | None = None,
 ) -> ImportPlan:
-    """Another memory system's file read and reconciled with memory and Review (nothing saved)."""
+    """Another memory system's file read and reconciled with memory and Review (nothing
+    saved). Its statements are ``owner``'s (the person importing; None: the household's)
+    unless the file names a person of the household, or ``lines`` names a line's owner;
+    each is reconciled within its owner's view, so an import made by one person never
+    proposes to change another person's private memory (``plan_import``). An owner id no
+    person has is refused (``person_unknown``)."""
+    for person_id in {owner, *(lines or {}).values()} - {None}:
+        if curator.people.get(person_id) is None:
+            raise NotFoundError(
+                f"No person has the id {person_id!r}.", code="person_unknown", id=repr(person_id)
+            )
     return plan_import(
         curator.memories,
         curator.review,
@@ -84,6 +98,8 @@ def plan_file(
         file_name=file_name,
         day=day,
         people=curator.people,
+        owner=owner,
+        lines=lines,
     )
 
 

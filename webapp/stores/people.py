@@ -390,6 +390,77 @@ class PeopleStore(FileBacked):
         self._file.update(mutate, self._journal("unlink"))
         return self._require(person_id)
 
+    def remove(self, person_id: str) -> Person:
+        """Take a person off the household: their identities are offered again as unlinked,
+        and the history log keeps their record (``restore`` brings it back). What they own
+        is not this store's to decide: the curator refuses while they own memories
+        (``Curator.remove_person``). NotFoundError for an unknown id."""
+
+        removed: list[Person] = []
+
+        def mutate(data: dict[str, Any]) -> Changed[_PersonChange]:
+            record = _record(data, person_id)
+            removed[:] = [_people({"people": {person_id: record}})[0]]
+            del data["people"][person_id]
+            stamp = now_iso()
+            rows = data.setdefault("unlinked", [])
+            for row in record.get("identities", []):
+                if isinstance(row, dict):
+                    rows.append(
+                        {
+                            "kind": row.get("kind"),
+                            "value": row.get("value"),
+                            "label": str(row.get("label") or ""),
+                            "firstSeen": stamp,
+                            "lastSeen": stamp,
+                        }
+                    )
+            return Changed(_PersonChange(person_id, dict(record), None))
+
+        self._file.update(mutate, self._journal("remove"))
+        return removed[0]
+
+    def _removed_record(self, person_id: str) -> dict[str, Any] | None:
+        entry = next(
+            (
+                e
+                for e in reversed(self._history.read(person_id))
+                if e.get("action") == "remove" and isinstance(e.get("before"), dict)
+            ),
+            None,
+        )
+        return dict(entry["before"]) if entry is not None else None
+
+    def removed(self, person_id: str) -> Person | None:
+        """The person ``remove`` last took off with that id, as the history log kept them
+        (None when none was)."""
+        record = self._removed_record(person_id)
+        return _people({"people": {person_id: record}})[0] if record is not None else None
+
+    def restore(self, person_id: str) -> Person:
+        """Bring back a person ``remove`` took off, as the history log kept them (their id,
+        name and identities). NotFoundError when the log has no removal of that id;
+        InputError (``identity_taken``) when one of their identities is another person's
+        now."""
+        found = self._removed_record(person_id)
+        if found is None:
+            raise _unknown(person_id)
+        record = found
+
+        def mutate(data: dict[str, Any]) -> Changed[_PersonChange] | Unchanged[None]:
+            people = data.setdefault("people", {})
+            if person_id in people:
+                return Unchanged(None)
+            keys = {_row_key(r) for r in record.get("identities", []) if isinstance(r, dict)}
+            for key in keys:
+                _refuse_taken(data, key, person_id)
+            people[person_id] = record
+            _drop_unlinked(data, keys)
+            return Changed(_PersonChange(person_id, None, dict(record)))
+
+        self._file.update(mutate, self._journal("restore"))
+        return self._require(person_id)
+
     def person_from(self, kind: str, value: str, *, name: str | None = None) -> Person:
         """A new person from an unlinked identity, named ``name`` or the identity's label
         (its value when it has none)."""

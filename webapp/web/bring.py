@@ -13,6 +13,7 @@ from flask_babel import ngettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..extraction.imports import (
+    ASK,
     FORMAT_NAMES,
     FORMATS,
     MAX_FACT_CHARS,
@@ -21,15 +22,15 @@ from ..extraction.imports import (
     ImportFormatError,
     ImportPlan,
     decode,
-    plan_import,
-    queue_import,
     resolve_format,
 )
 from ..extraction.imports.exporters import EXPORT_FORMATS, EXTENSIONS, MIMETYPES, export_as
-from .context import stores
+from ..stores.errors import NotFoundError
+from .context import curator, stores
 from .htmx import render
 from .i18n import format_number
 from .messages import describe
+from .people import whose_label, you
 
 bp = Blueprint("bring", __name__, url_prefix="/memories/bring")
 
@@ -93,8 +94,18 @@ def _answer(status: int = 200, **context: Any) -> BaseResponse:
         formats=FORMATS,
         format_names={f: str(FORMAT_LABELS.get(f, FORMAT_NAMES.get(f, f))) for f in FORMAT_NAMES},
         export_formats=EXPORT_FORMATS,
+        owner_choices=_owner_choices(),
+        owner=context.pop("owner", default_owner()),
+        household=HOUSEHOLD,
+        ask=ASK,
         **context,
     )
+
+
+def _owner_choices() -> list[tuple[str, str]]:
+    """The owners an import may give its facts: the household, then each person."""
+    rows = [(HOUSEHOLD, whose_label(None))]
+    return rows + [(p.id, whose_label(p.id)) for p in stores().people.people()]
 
 
 @bp.get("/")
@@ -115,16 +126,36 @@ def _plan() -> tuple[ImportPlan, str, str | None, str]:
             )
         )
     day = request.form.get("day") or datetime.now(UTC).strftime("%Y-%m-%d")
-    plan = plan_import(
-        stores().memories,
-        stores().review,
-        content,
-        fmt=chosen,
-        file_name=name,
-        day=day[:10],
-        people=stores().people,
+    owner, lines = _owners()
+    plan = curator().plan_import(
+        content, fmt=chosen, file_name=name, day=day[:10], owner=owner, lines=lines
     )
     return plan, content, name, day[:10]
+
+
+HOUSEHOLD = "household"  # the owner choice that is nobody's: the household's
+
+
+def default_owner() -> str | None:
+    """Whose an import is unless the person importing says otherwise: theirs, when they
+    are a Home Assistant user linked to a person ("You"); the household's otherwise."""
+    mine = you()
+    return mine.id if mine is not None else None
+
+
+def _owners() -> tuple[str | None, dict[int, str | None]]:
+    """The owner chosen for every line, and the lines given an owner of their own (kept
+    only while the choice for all is the one they were shown under)."""
+    form = request.form
+    chosen = form.get("owner")
+    owner = default_owner() if chosen is None else (None if chosen == HOUSEHOLD else chosen)
+    lines: dict[int, str | None] = {}
+    if form.get("owner-was", chosen) == chosen:
+        for key, value in form.items():
+            number = key.removeprefix("owner-")
+            if key.startswith("owner-") and number.isdigit() and value != ASK:
+                lines[int(number)] = None if value == HOUSEHOLD else value
+    return owner, lines
 
 
 @bp.post("/preview")
@@ -134,7 +165,7 @@ def preview() -> BaseResponse:
         plan, content, name, day = _plan()
     except _Unusable as exc:
         return _answer(error=str(exc), status=422)
-    except ImportFormatError as exc:
+    except (ImportFormatError, NotFoundError) as exc:
         return _answer(error=describe(exc), status=422)
     return _answer(
         plan=plan,
@@ -145,6 +176,7 @@ def preview() -> BaseResponse:
         filename=name,
         chosen=plan.format,
         day=day,
+        owner=_owners()[0],
     )
 
 
@@ -155,9 +187,9 @@ def confirm() -> BaseResponse:
         plan, _content_text, _name, _day = _plan()
     except _Unusable as exc:
         return _answer(error=str(exc), status=422)
-    except ImportFormatError as exc:
+    except (ImportFormatError, NotFoundError) as exc:
         return _answer(error=describe(exc), status=422)
-    queued = queue_import(stores().review, plan)
+    queued = curator().queue_import(plan)
     done = ngettext(
         "Queued %(num)s fact for review from %(source)s.",
         "Queued %(num)s facts for review from %(source)s.",

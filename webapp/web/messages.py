@@ -127,6 +127,10 @@ MESSAGES: dict[str, str] = {
         "%(name)s is already a person of the household; give another name, or link the "
         "identity to them."
     ),
+    "person_owns_memories": N_(
+        "%(name)s still owns %(memories)s private memories and %(waiting)s proposals waiting "
+        "in Review; move them to the household or forget them first."
+    ),
     "person_id_bad": N_("A person id is 1 to 100 letters, digits, '-' or '_'."),
     "person_unknown": N_("No person has the id %(id)s."),
     "import_not_a_list": N_("An import file must hold a JSON array of memories."),

@@ -67,6 +67,22 @@ def whose_label(person_id: str | None) -> str:
     return stores().people.names().get(person_id, person_id)
 
 
+@bp.app_template_global("speaker_label")
+def speaker_label(person_id: str | None) -> str:
+    """Who said a thread's message, as the page names them: "You" for the viewer's own, the
+    speaker's name (a person removed since keeps theirs), "User" when the host did not say."""
+    if person_id is None:
+        return _("User")
+    mine = you()
+    if mine is not None and mine.id == person_id:
+        return _("You")
+    name = stores().people.names().get(person_id)
+    if name is None:
+        gone = stores().people.removed(person_id)
+        name = gone.name if gone is not None else _("Someone")
+    return name
+
+
 @bp.app_template_global("owners_share")
 def owners_share() -> list[tuple[str, int, int]]:
     """Each owner's share of the store (the household first, then each person): label,
@@ -88,7 +104,10 @@ def _page(status: int = 200, **extra: Any) -> tuple[str, int]:
     people = stores().people
     you()  # an HA user opening this page is recorded first
     shares = stores().memories.owners()
+    removed_id = request.args.get("removed", "")
+    removed = people.removed(removed_id) if removed_id and not people.get(removed_id) else None
     context = {
+        "removed": removed,
         "page_title": _("People"),
         "people": people.people(),
         "unlinked": people.unlinked(),
@@ -174,3 +193,49 @@ def unlink(person_id: str) -> BaseResponse | tuple[str, int]:
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
+
+
+@bp.post("/<person_id>/remove")
+def remove(person_id: str) -> BaseResponse | tuple[str, int]:
+    """Take a person off the household (refused while they own memories); the page then
+    offers Undo."""
+    try:
+        curator().remove_person(person_id)
+    except CodedError as exc:
+        return _refused(exc)
+    return see_other(url_for("people.index", removed=person_id))
+
+
+@bp.post("/<person_id>/restore")
+def restore(person_id: str) -> BaseResponse | tuple[str, int]:
+    """Undo a removal: the person comes back with their name and identities."""
+    try:
+        curator().restore_person(person_id)
+    except CodedError as exc:
+        return _refused(exc)
+    return _to_people()
+
+
+@bp.post("/me/link")
+def link_me() -> BaseResponse | tuple[str, int]:
+    """The Home Assistant user who opened the panel says which person they are: their
+    identity is linked to that person (one no other Home Assistant user is linked to)."""
+    user_id = ha_user_id()
+    if user_id is None:
+        return _page(400, error=_("Only a Home Assistant user can add themselves."))
+    person = stores().people.get(request.form.get("person", ""))
+    if person is None or any(i.kind == "ha" for i in person.identities):
+        return _page(422, error=_("Choose a person no other Home Assistant user is linked to."))
+    try:
+        curator().link_identity(person.id, "ha", user_id)
+    except CodedError as exc:
+        return _refused(exc)
+    back = "memories.index" if request.form.get("next") == "memories" else "people.index"
+    return see_other(url_for(back))
+
+
+@bp.app_template_global("people_to_claim")
+def people_to_claim() -> list[Person]:
+    """The people a Home Assistant user seen for the first time may say they are: those no
+    Home Assistant user is linked to yet."""
+    return [p for p in stores().people.people() if not any(i.kind == "ha" for i in p.identities)]

@@ -9,7 +9,7 @@ memories.json, 2026-11-25"); ``exporters`` writes the other way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -49,6 +49,7 @@ __all__ = [
     "REASONS",
     "Candidate",
     "ImportFormatError",
+    "ASK",
     "ImportPlan",
     "Parsed",
     "Refusal",
@@ -127,6 +128,14 @@ class ImportPlan:
     source: str  # "<format>, <file name>, <date>"
     parsed: Parsed
     actions: list[ReconcileAction] = field(default_factory=list)
+    # Whose each line was planned as (its line → a person's id, None for the household, or
+    # ASK: a person says whose in Review), and the line each statement came from.
+    owners: dict[int, str | None] = field(default_factory=dict)
+    statements: dict[str, int] = field(default_factory=dict)
+
+    def line_of(self, action: ReconcileAction) -> int | None:
+        """The line of the file an action comes from (None when reconcile reworded it)."""
+        return self.statements.get(action.content)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -171,18 +180,22 @@ def plan_import(
     file_name: str | None = None,
     day: str | None = None,
     people: PeopleStore | None = None,
+    owner: str | None = None,
+    lines: Mapping[int, str | None] | None = None,
 ) -> ImportPlan:
     """Read ``content`` and reconcile its statements with memory and Review (the existing
     reconcile: known → skipped, close → update proposal, new → add). Nothing is saved.
 
-    A statement the file says is someone's (a mem0 ``user_id``, an MCP ``person`` entity)
-    whom ``people`` knows by that name or id becomes that person's, reconciled within their
-    view. One of someone nobody here is keeps the name in its text ("Sam: Likes jazz"), is
-    compared only with what is kept of that name (never merged with another's), and, when the
-    People page names anyone, waits in Review for a person to say whose it is (never the
-    household's by default). The rest
-    are the household's, reconciled with the household's memories only: an import never
-    proposes to change a person's private memory."""
+    Each statement has an owner, and is reconciled within that owner's view only (their
+    memories and the household's, never another person's): an import never proposes to
+    change another person's private memory. ``lines`` names the owner of a line (its
+    number → a person's id, or None for the household) as the person importing chose it.
+    Otherwise a statement the file says is someone's (a mem0 ``user_id``, an MCP ``person``
+    entity) whom ``people`` knows by that name or id is that person's; one of someone
+    nobody here is keeps the name in its text ("Sam: Likes jazz"), is compared only with
+    what is kept of that name (never merged with another's), and, when the People page
+    names anyone, waits in Review for a person to say whose it is (never the household's by
+    default). The rest are ``owner``'s: the person importing (None: the household's)."""
     chosen = resolve_format(content, fmt)
     if chosen == "json":
         raise wrong_format("text", "json")  # the own export has its own, lossless import
@@ -190,29 +203,45 @@ def plan_import(
     plan = ImportPlan(chosen, source_label(chosen, file_name, day), parsed)
     groups: dict[str | None, list[StructuredFact]] = {}
     strangers: dict[str, list[StructuredFact]] = {}  # named in the file, known to nobody here
+    anyone = bool(people and people.people())
     for candidate in parsed.candidates:
-        person = people.find(candidate.owner) if people and candidate.owner else None
-        said = candidate.plain or candidate.text if person is not None else candidate.text
+        named_person = people.find(candidate.owner) if people and candidate.owner else None
+        stranger = named_person is None and bool(candidate.owner)
+        whose: str | None
+        if lines is not None and candidate.line in lines:
+            whose, stranger = lines[candidate.line], False
+        elif named_person is not None:
+            whose = named_person.id
+        else:
+            whose = owner
+        said = candidate.plain or candidate.text if whose is not None else candidate.text
+        if stranger:
+            said = candidate.text
         fact = StructuredFact(
             said, candidate.category, 1.0, evidence=candidate.evidence, extractor="import"
         )
-        if person is None and candidate.owner:
+        plan.statements.setdefault(said, candidate.line)
+        if stranger and candidate.owner:
             strangers.setdefault(candidate.owner, []).append(fact)
+            plan.owners[candidate.line] = ASK if anyone else None
         else:
-            groups.setdefault(person.id if person is not None else None, []).append(fact)
+            groups.setdefault(whose, []).append(fact)
+            plan.owners[candidate.line] = whose
     facts = [fact for group in [*groups.values(), *strangers.values()] for fact in group]
     if facts and (store.get_all() or queue.pending_count() or queue.decided()):
         _embed_in_batches([fact.content for fact in facts], store)
     extractor = MemoryExtractor(store, review_queue=queue, actor="import")
-    for whose, group in groups.items():
-        plan.actions += extractor.reconcile(group, person=whose)
+    for whose_group, group in groups.items():
+        plan.actions += extractor.reconcile(group, person=whose_group)
     # With nobody on the People page everything is the household's; otherwise a stranger's
     # facts wait for a person to say whose they are.
-    anyone = bool(people and people.people())
     for name, group in strangers.items():
         actions = extractor.reconcile(group, person=None, within=named(name))
         plan.actions += undecided(actions) if anyone else actions
     return plan
+
+
+ASK = "?"  # an owner of ``ImportPlan.owners``: nobody could tell; a person says in Review
 
 
 def named(name: str) -> Callable[[str], bool]:
