@@ -138,9 +138,7 @@ def test_review_edit_clears_or_sets_an_expiry_before_approving(berlin_server, pa
     assert page.watch.page_errors == []
 
 
-def test_times_are_shown_in_the_households_zone_and_the_as_of_picker_reads_it(
-    berlin_server, page
-):
+def test_times_are_shown_in_the_households_zone_and_the_as_of_picker_reads_it(berlin_server, page):
     store = berlin_server.memories()
     memory = store.add("Prefers oolong tea")
     created = memory.created_at.astimezone(BERLIN)
