@@ -30,6 +30,10 @@ from .htmx import render
 
 bp = Blueprint("expiry_hint", __name__, url_prefix="/expiry-hint")
 
+# The fields a form carries about the expiry it shows (a conflict's "Replace it with my
+# version" carries them on, so what was shown is still what is saved).
+EXPIRY_FIELDS = ("expires_on", "no_expiry", "expiry_current", "said")
+
 
 @dataclass(frozen=True)
 class Hint:
@@ -96,8 +100,9 @@ def read_hint(
     """The hint for a form's values: removed (``no_expiry``, unless ``read`` asks to read the
     text again); a day set by hand (``hand``); the day the text states; a day set by hand
     before (``expires_on`` not marked ``said``); else the memory's ``current`` day. An Edit
-    form ``opening`` shows the memory's own expiry first (its words were said before now)."""
-    if opening and current is not None:
+    form ``opening`` shows the memory's own expiry (or none), not its words read as if said now:
+    they were said before."""
+    if opening:
         return Hint(prefix, text_id, day=current, current=current)
     if form.get("no_expiry") and not form.get("read"):
         return Hint(prefix, text_id, removed=True, current=current)
@@ -115,18 +120,21 @@ def read_hint(
 def chosen_expiry(
     form: Mapping[str, str], *, current: date | None = None, unsaid: Keep | None = None
 ) -> datetime | None | Keep:
-    """When the fact saved from ``form`` expires: never when the person removed it, the end of
-    the day the form shows (``expires_on``), else of the day the text states; when it states
-    none, ``unsaid`` (None for a new fact: never; KEEP when editing: as it was). A shown day
-    equal to the memory's ``current`` one keeps its expiry as it is."""
+    """When the fact saved from ``form`` expires: never when the person removed it; the end
+    of a day set by hand (``expires_on`` not marked ``said``); else of the day the text states
+    (read again on save, so a hint a keystroke behind never wins over the words saved); when
+    it states none, ``unsaid`` (None for a new fact: never; KEEP when editing: as it was). A
+    day equal to the memory's ``current`` one keeps its expiry as it is."""
     if form.get("no_expiry"):
         return None
-    shown = _date(form.get("expires_on"))
-    if shown is not None and shown == current:
-        return KEEP
-    day = shown or stated_day(form.get("content", ""))
+    picked = _date(form.get("expires_on"))
+    day = picked if picked is not None and not form.get("said") else None
+    if day is None:
+        day = stated_day(form.get("content", ""))
     if day is None:
         return unsaid
+    if day == current:
+        return KEEP
     return end_of_local_day(day, zone())
 
 

@@ -41,7 +41,7 @@ from ..stores.memories import KEEP
 from .context import actor, curator, quoted_sentence, stores
 from .errors import banner_response
 from .expiry import last_true_day
-from .expiry_hint import chosen_expiry
+from .expiry_hint import EXPIRY_FIELDS, chosen_expiry
 from .formatting import category_label
 from .htmx import redirect_or, render
 from .memory_listing import (
@@ -418,6 +418,8 @@ def update(memory_id: str) -> BaseResponse:
     content, category, errors = checked_form()
     version = request.form.get("expected_updated_at") or ""
     form = {"content": request.form.get("content", ""), "category": category}
+    # The expiry the form showed goes with "Replace it with my version" after a conflict.
+    form.update({key: request.form[key] for key in EXPIRY_FIELDS if request.form.get(key)})
     if gone is not None:
         return _edit_error(gone, form, {"content": str(DELETED_ELSEWHERE)}, version, 409)
     if not version:
