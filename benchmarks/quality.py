@@ -22,7 +22,9 @@ files (where rules and thresholds were chosen):
   second-hand and bulk statements change nothing, their plain look-alikes apply.
 - Time phrases (issue 23, ``webapp.extraction.validity.expires_at`` over ``tests/data/time``):
   per language, the share of messages whose ``expiresAt`` (or none) comes out exactly as
-  labelled, with counts.
+  labelled, with counts; and (issue 36, ``time/time-phrases.*-h2.json``) per language the
+  share of temporary situations given an expiry whose last local day is the labelled date
+  ("expiry found") and of permanent rules given none ("given none").
 
 ``--show-dev-misses`` lists the development cases each gets wrong (never the held-out ones).
 
@@ -45,8 +47,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import _applying as A
 import _judgement as J
@@ -197,6 +201,59 @@ def time_section(split: str, show_misses: bool = False) -> list[str]:
                 f"    [{case['lang']}] {case['text']} @ {case['sentAt']} {case['timezone']}:"
                 f" want {case['expiresAt']}, got {time_answer(case)}"
             )
+    return lines
+
+
+# ------------------------------------------------------------------ situations and rules
+# ``time-phrases.*-h2.json`` (issue 36): {"description", "cases": [{"id", "kind": "temporary" |
+# "permanent", "language", "said_at", "timezone", "text", "expected_expiry_date"}]}. A temporary
+# case is right when the parser gives an expiry whose last day, read in the case's timezone,
+# is ``expected_expiry_date``: the instant is converted to the timezone and the last day it
+# holds is the local date of the instant just before it (so an expiry at 00:00 local on the
+# 6th means "through the 5th", one at 17:00 on the 5th also the 5th). A permanent case is
+# right when the parser gives no expiry at all.
+SITUATION_FILES = {"heldout": "time-phrases.heldout-h2.json", "dev": "time-phrases.dev-h2.json"}
+
+
+def last_day_held(case: dict[str, Any]) -> str | None:
+    """The local date (ISO) of the last day the parser's expiry for ``case`` holds, or None."""
+    moment = expires_at(case["text"], parse_ts(case["said_at"]), case["timezone"])
+    if moment is None:
+        return None
+    local = moment.astimezone(ZoneInfo(case["timezone"])) - timedelta(microseconds=1)
+    return local.date().isoformat()
+
+
+def situation_right(case: dict[str, Any]) -> bool:
+    """Whether the parser reads ``case`` as labelled (see above)."""
+    found = last_day_held(case)
+    if case["kind"] == "permanent":
+        return found is None
+    return found is not None and found == case["expected_expiry_date"]
+
+
+def situations_section(split: str, show_misses: bool = False) -> list[str]:
+    """Expiry found (temporary) and none given (permanent), per language, with counts."""
+    name = SITUATION_FILES[split]
+    path = TIME_DATA / name
+    if not path.exists():
+        return [f"Situations and rules: time/{name} missing"]
+    cases: list[dict[str, Any]] = json.loads(path.read_text("utf-8"))["cases"]
+    lines = [f"Situations and rules: expires_at (time/{name})"]
+    for kind, label in (("temporary", "expiry found"), ("permanent", "given none")):
+        for lang in ("all", *LANGUAGES):
+            mine = [c for c in cases if c["kind"] == kind and lang in ("all", c["language"])]
+            right = sum(situation_right(c) for c in mine)
+            share = right / len(mine) if mine else 0.0
+            lines.append(f"  {kind:9} {lang:8} {label} {share:.3f} ({right}/{len(mine)})")
+    if show_misses and split == "dev":
+        for case in cases:
+            if not situation_right(case):
+                lines.append(
+                    f"    [{case['language']} {case['kind']}] {case['text']} @ {case['said_at']}"
+                    f" {case['timezone']}: want {case['expected_expiry_date']},"
+                    f" got {last_day_held(case)}"
+                )
     return lines
 
 
@@ -379,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
                 sections.append(secrets_section(split, args.show_dev_misses))
             if "time" in wanted:
                 sections.append(time_section(split, args.show_dev_misses))
+                sections.append(situations_section(split, args.show_dev_misses))
     if not args.no_speed:
         sections.append(speed(families[0], [int(n) for n in args.sizes.split(",") if n]))
     print("\n\n".join("\n".join(section) for section in sections), flush=True)

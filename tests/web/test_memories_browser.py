@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -169,7 +170,10 @@ def test_edit_after_a_change_elsewhere_shows_both_versions(live_server, page):
     )
 
     row.get_by_role("button", name="Replace it with my version").click()
-    expect(row.locator("td.content")).to_have_text("Dentist on Friday at 9")
+    # "on Friday" ends the fact after the next Friday (shown in the edit form, then kept).
+    today = datetime.now(UTC).date()
+    friday = today + timedelta(days=(4 - today.weekday()) % 7)
+    expect(row.locator("td.content")).to_have_text(f"Dentist on Friday at 9 until {friday}")
     assert on_disk(live_server.settings.memory_file)[0]["content"] == "Dentist on Friday at 9"
     clean(page, 409)
 

@@ -93,6 +93,7 @@ def revise(
     category: str | None = None,
     expected: str | None = None,
     person: str | None | Keep = KEEP,
+    expires_at: datetime | None | Keep = KEEP,
     confirm_secret: bool = False,
     view: View = EVERYONE,
     actor: str | None = None,
@@ -100,7 +101,8 @@ def revise(
     """Change a memory's words (and category, and whose it is) while it is still at version
     ``expected`` — the one the caller showed; without it, the version read now, so a change
     landing between the read and the write is never overwritten (ConflictError, with the
-    memory as it is now). A secret is refused as in ``remember``."""
+    memory as it is now). A secret is refused as in ``remember``. ``expires_at`` sets when it
+    stops being true in the same change (None: never; left out: as it was)."""
     text = checked_text(curator, content, confirm_secret=confirm_secret)
     before = visible_memory(curator, memory_id, view)
     version = expected or before.version
@@ -111,6 +113,7 @@ def revise(
         category=check_category(category) if category else None,
         actor=actor,
         person=person,
+        expires_at=expires_at,
     )
     if after is None:
         current = curator.memories.get(memory_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..extraction.attribution import OwnerUndecidedError
@@ -32,6 +33,7 @@ def approve(
     person: str | None | Keep = KEEP,
     as_new: bool = False,
     expected: str | None = None,
+    expires_at: datetime | None | Keep = KEEP,
     confirm_secret: bool = False,
     actor: str | None = None,
 ) -> ReviewItem:
@@ -43,7 +45,8 @@ def approve(
     the write fails (memory full, changed since ``expected``) the item is pending again. An
     approved forget is remembered as forgotten (a tombstone with its conversation). A fact
     whose owner nobody could tell is approved only with ``person`` said (OwnerUndecidedError):
-    it never becomes the household's by default."""
+    it never becomes the household's by default. ``expires_at`` sets when the fact stops being
+    true (None: never); left out, the proposal's own expiry."""
     actor = actor or curator.actor
     item = _item(curator, item_id)
     if item.status != "pending":
@@ -54,7 +57,13 @@ def approve(
         check_secret(content if content is not None else item.content, confirmed=confirm_secret)
     queue = curator.review
     claim = queue.claim(
-        item_id, content=content, category=category, as_new=as_new, person=person, actor=actor
+        item_id,
+        content=content,
+        category=category,
+        as_new=as_new,
+        person=person,
+        expires_at=expires_at,
+        actor=actor,
     )
     if claim is None:
         return _item(curator, item_id)

@@ -2,8 +2,8 @@
 
 Only user messages are read. Each message is split into sentences (Chinese 。！？； too);
 a sentence becomes a candidate when a rule recognises a stated fact ("remember that…",
-"I prefer…", "my X is…", 記住…, 我喜歡…, 以後…都…, 不要…) and it is neither a question, a
-one-off request nor a secret.
+"I prefer…", "my X is…", 記住…, 我喜歡…, 以後…都…, 不要…, or a situation with an end: "I'm in
+Lisbon until Friday", 下周都出差) and it is neither a question, a one-off request nor a secret.
 """
 
 from __future__ import annotations
@@ -13,13 +13,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..language.standing import states_a_situation
 from ..phrasing import as_preference, as_user_fact, without_fillers
 from ..sensitive import find_secrets
+from ..text import fold
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact
 from .sentences import user_sentences
+from .validity import has_end
 
 MAX_SENTENCE_CHARS = 300
+# A situation with an end is proposed a little less surely than a stated preference.
+SITUATION_CONFIDENCE = 0.7
 
 _I = re.IGNORECASE
 
@@ -206,6 +211,11 @@ def match_sentence(sentence: str, *, with_secret: bool = False) -> StructuredFac
         if len(fact) < 2 or _QUESTION.search(fact):
             return None
         return StructuredFact(fact, _category(rule, fact), rule.confidence, extractor="regex")
+    # A temporary situation with its end ("I'm in Lisbon until Friday", 這週都在台中): a fact
+    # that expires (the extraction reads when from the same words).
+    if not one_off and states_a_situation(fold(body)) and has_end(body):
+        fact = clean_fact(body)
+        return StructuredFact(fact, "general", SITUATION_CONFIDENCE, extractor="regex")
     return None
 
 

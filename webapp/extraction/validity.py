@@ -5,7 +5,9 @@ traditional and simplified Chinese) relative to the message's own time, in the h
 timezone, and gives the instant the fact expires (UTC), or None for a fact with no end. The
 rules are those of ``tests/data/time/README.md``: "through day D" is 00:00 local time on the day
 after D; weeks run Monday to Sunday; recurring times, starts without an end, past times and
-dates that are attributes (birthdays) set no expiry.
+dates that are attributes (birthdays) set no expiry; nor do the clock times and bare weekends of
+a standing rule ("never … before 8am", 週末不要…) or repeating days and windows (周二和周五, "from
+10pm until 7am"): ``webapp.language.standing`` reads those.
 
 Hand rules rather than ``dateparser``: that library gives the point a phrase names ("this week"
 → now, 下周五 → next week's day of today), not the end of the period it covers, misses 這個月 and
@@ -24,9 +26,10 @@ from ..language import add_months, calendar_date, later, month_number, parse_cou
 from ..language import duration as language_duration
 from ..language.calendar import MONTH_NAME, shifted
 from ..language.numbers import CN_NUMBER, DIGITS, EN_NUMBER, QUANTIFIER
+from ..language.standing import REPEATING_TIMES, STANDING_WEEKEND, is_standing_rule
 from ..text import fold
 
-__all__ = ["expires_at", "household_zone", "end_of_local_day"]
+__all__ = ["end_of_local_day", "expires_at", "has_end", "household_zone"]
 
 
 def household_zone(name: str) -> ZoneInfo:
@@ -353,11 +356,11 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, bool], ...] = tuple(
         (r"(?:这|本)(?:个)?月(?:底|末)?|月(?:底|末)", _month_end(0), False),
         (r"今年(?:年底|年末|底)?|年(?:底|末)", _year_end, False),
         (
-            rf"(?P<month>{_ZH_NUM})月(?P<day>{_ZH_NUM})(?:日|号)",
+            rf"(?P<month>{_ZH_NUM})\s*月\s*(?P<day>{_ZH_NUM})\s*(?:日|号)",
             _zh_month_day,
             False,
         ),
-        (rf"(?<![月\d])(?P<day>{_ZH_NUM})(?:日|号)", _zh_day_of_month, False),
+        (rf"(?<![月\d])(?P<day>{_ZH_NUM})\s*(?:日|号)", _zh_day_of_month, False),
         (
             r"(?P<part>上午|下午|晚上|早上|中午|傍晚|凌晨)?(?P<hour>[0-9一二两三四五六七八九十]+)"
             r"(?:点|:00|时)(?P<half>半)?(?:钟)?(?=之前|以前|前|为止)",
@@ -366,6 +369,10 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, bool], ...] = tuple(
         ),
     )
 )
+
+
+def _spaces(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -391,7 +398,12 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
     folded = fold(text)
     if _ATTRIBUTE.search(folded):
         return None
-    folded = _RECURRING.sub(lambda m: " " * len(m.group(0)), folded)
+    folded = _RECURRING.sub(_spaces, folded)
+    folded = REPEATING_TIMES.sub(_spaces, folded)
+    # A standing rule ("never … before 8am", 週末不要…) repeats its clock times and weekends.
+    standing = is_standing_rule(folded)
+    if standing:
+        folded = STANDING_WEEKEND.sub(_spaces, folded)
     try:
         now = _Now(sent_at.astimezone(zone), zone)
     except OverflowError:
@@ -402,7 +414,7 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
             start, end = match.span()
             if not folded[start:end].strip():
                 continue
-            if _starts_something(folded, start, end):
+            if _starts_something(folded, start, end) or standing and is_clock:
                 folded = _blank(folded, start, end)
                 continue
             moment = handler(match, now)
@@ -419,3 +431,8 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
         return max(longer)
     clocks = [moment for moment, is_clock in found if is_clock]
     return min(clocks) if clocks else max(moment for moment, _ in found)
+
+
+def has_end(text: str) -> bool:
+    """Whether ``text`` says when its fact ends (read as if said now, in UTC)."""
+    return expires_at(text, datetime.now(UTC)) is not None

@@ -21,6 +21,7 @@ from . import (
     conversations,
     errors,
     expiry,
+    expiry_hint,
     forgetting,
     formatting,
     health,
@@ -85,6 +86,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     threads.init_app(app)
     forgetting.init_app(app)
     expiry.init_app(app)
+    expiry_hint.init_app(app)
     for area in (
         health,
         memories,
@@ -100,6 +102,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     ):
         app.register_blueprint(area.bp)
     app.register_blueprint(expiry.bp)
+    app.register_blueprint(expiry_hint.bp)
     app.register_blueprint(bring.bp)
     app.add_url_rule("/", "index", lambda: redirect(url_for("memories.index")))
     return app

@@ -12,14 +12,16 @@ from werkzeug.wrappers import Response
 from ..stores.asof import memories_as_of
 from ..stores.timefmt import EARLIEST, LATEST, to_iso
 from .context import stores
+from .formatting import household_tz, household_zone_name
 from .htmx import render
 
 bp = Blueprint("as_of", __name__, url_prefix="/memories")
 
 
 def read_moment(value: str) -> datetime | None:
-    """A date and time as the picker sends it (``2026-11-20T08:30``, UTC) or in ISO 8601 with
-    its offset, kept inside the calendar; None when it is none."""
+    """A date and time as the picker sends it (``2026-11-20T08:30``, on the household's clock:
+    ``memory_timezone``) or in ISO 8601 with its offset, kept inside the calendar; None when it
+    is none."""
     text = value.strip().replace(" ", "T", 1)
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
@@ -27,9 +29,9 @@ def read_moment(value: str) -> datetime | None:
         moment = datetime.fromisoformat(text)
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     try:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=household_tz())
         moment = moment.astimezone(UTC)
     except OverflowError:  # 0001-01-01T00:00+14:00 is before the year 1 in UTC; 9999… after
         moment = EARLIEST if moment.year == 1 else LATEST
@@ -39,8 +41,12 @@ def read_moment(value: str) -> datetime | None:
 
 
 def picker_value(moment: datetime) -> str:
-    """``moment`` as a datetime-local input shows it (UTC, to the second)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    """``moment`` as a datetime-local input shows it (the household's clock, to the second)."""
+    try:
+        local = moment.astimezone(household_tz())
+    except OverflowError:
+        local = moment.astimezone(UTC)
+    return local.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 @bp.get("/as-of")
@@ -52,8 +58,9 @@ def index() -> Response:
     if moment is None:
         error = _(
             "%(value)s is not a date and time; use the picker, or write it as "
-            "2026-11-20T08:30 (UTC).",
+            "2026-11-20T08:30 (%(zone)s).",
             value=repr(raw[:40]),
+            zone=household_zone_name(),
         )
     memories = memories_as_of(stores().memories, moment) if moment is not None else []
     return render(

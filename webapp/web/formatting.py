@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.dates import format_date, format_timedelta
 from babel.support import NullTranslations
-from flask import Flask, g, has_app_context, has_request_context
+from flask import Flask, current_app, g, has_app_context, has_request_context
 from flask_babel import get_locale, get_translations
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
@@ -40,7 +41,7 @@ class Moment:
     relative: str
 
 
-def _page_locale() -> str:
+def page_locale() -> str:
     """The language of the page being rendered (English outside a request)."""
     locale = get_locale() if has_request_context() else None
     return str(locale) if locale else "en"
@@ -57,7 +58,7 @@ def _relative(seconds: float) -> str:
                 granularity=unit,
                 threshold=math.inf,
                 add_direction=True,
-                locale=_page_locale(),
+                locale=page_locale(),
             )
     return _("just now") if has_request_context() else "just now"
 
@@ -65,19 +66,45 @@ def _relative(seconds: float) -> str:
 def day_text(day: date) -> str:
     """A calendar day as the page's language writes it: ISO in English (``2026-11-22``, as the
     dashboard's times read), CLDR's medium form otherwise (「2026年11月22日」, via Babel)."""
-    locale = _page_locale()
+    locale = page_locale()
     return day.isoformat() if locale == "en" else format_date(day, "medium", locale=locale)
 
 
+def household_zone_name() -> str:
+    """The household's timezone (``memory_timezone``) every page shows and reads times in;
+    ``UTC`` outside an app or when it is unset or unknown."""
+    if not has_app_context():
+        return "UTC"
+    configured = current_app.config.get("MEMORY_SETTINGS")
+    name = str(getattr(configured, "timezone", "") or "").strip() or "UTC"
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return "UTC"
+    return name
+
+
+def household_tz() -> ZoneInfo:
+    """``household_zone_name`` as a zone."""
+    return ZoneInfo(household_zone_name())
+
+
 def _absolute(utc: datetime) -> str:
-    if _page_locale() == "en":
-        return utc.strftime("%Y-%m-%d %H:%M UTC")
-    return f"{day_text(utc.date())} {utc:%H:%M} UTC"
+    """The time on the household's clock, the zone named: "2026-11-27 14:42 Europe/Berlin"."""
+    name = household_zone_name()
+    try:
+        local = utc.astimezone(ZoneInfo(name))
+    except OverflowError:  # at the calendar's very ends: as written
+        local, name = utc, "UTC"
+    if page_locale() == "en":
+        return f"{local:%Y-%m-%d %H:%M} {name}"
+    return f"{day_text(local.date())} {local:%H:%M} {name}"
 
 
 def moment(value: Any, now: datetime | None = None) -> Moment | None:
     """``value`` (a datetime, ISO 8601 text or Unix milliseconds) described for a person,
-    relative to ``now`` ("3 minutes ago", "in 6 days"); None when it is not a time (the
+    relative to ``now`` ("3 minutes ago", "in 6 days"), the absolute time on the household's
+    clock with its zone named; None when it is not a time (the
     stores read a time they cannot use as the epoch: unknown)."""
     when = value if isinstance(value, datetime) else parse_ts(value)
     if when == EPOCH:
@@ -214,6 +241,7 @@ def init_app(app: Flask, ngettext: Ngettext = english_ngettext) -> None:
         return count_noun(count, singular, plural, ngettext)
 
     app.add_template_filter(time_filter, "time")
+    app.add_template_global(household_zone_name, "household_zone_name")
     app.add_template_filter(count_filter, "count")
     app.add_template_filter(category_label, "category_label")
     app.add_template_filter(interface_label, "interface_label")

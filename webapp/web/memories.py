@@ -37,8 +37,11 @@ from ..stores import (
     NotFoundError,
     loads_bounded,
 )
+from ..stores.memories import KEEP
 from .context import actor, curator, quoted_sentence, stores
 from .errors import banner_response
+from .expiry import last_true_day
+from .expiry_hint import EXPIRY_FIELDS, chosen_expiry
 from .formatting import category_label
 from .htmx import redirect_or, render
 from .memory_listing import (
@@ -290,10 +293,12 @@ def add() -> BaseResponse:
         errors["person"] = person_error
     if not errors:
         try:
+            expires = chosen_expiry(request.form)
             memory = curator().remember(
                 content,
                 category=category,
                 person=person,
+                expires_at=expires if isinstance(expires, datetime) else None,
                 confirm_secret=bool(request.form.get("confirm_secret")),
                 allow_similar=bool(request.form.get("similar_ok")),
                 actor=actor(),
@@ -413,6 +418,8 @@ def update(memory_id: str) -> BaseResponse:
     content, category, errors = checked_form()
     version = request.form.get("expected_updated_at") or ""
     form = {"content": request.form.get("content", ""), "category": category}
+    # The expiry the form showed goes with "Replace it with my version" after a conflict.
+    form.update({key: request.form[key] for key in EXPIRY_FIELDS if request.form.get(key)})
     if gone is not None:
         return _edit_error(gone, form, {"content": str(DELETED_ELSEWHERE)}, version, 409)
     if not version:
@@ -427,6 +434,7 @@ def update(memory_id: str) -> BaseResponse:
                 content,
                 category=category,
                 expected=version,
+                expires_at=chosen_expiry(request.form, current=last_true_day(memory), unsaid=KEEP),
                 confirm_secret=bool(request.form.get("confirm_secret")),
                 actor=actor(),
             )

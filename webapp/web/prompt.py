@@ -18,6 +18,7 @@ from ..stores import ConversationSummary
 from ..stores.asof import memories_as_of
 from .as_of import read_moment
 from .context import stores
+from .formatting import household_zone_name
 from .htmx import render
 from .people import you
 
@@ -46,7 +47,7 @@ class PromptForm:
     message: str = ""
     person: str = ""  # "" every memory, "household" an unknown speaker's, else a person's id
     errors: dict[str, str] = field(default_factory=dict)
-    as_of: str = ""  # a past moment (UTC) to compose the prompt as of; "" for now
+    as_of: str = ""  # a past moment (household time) to compose the prompt as of; "" for now
     moment: datetime | None = None  # ``as_of`` read
 
 
@@ -90,8 +91,9 @@ def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> 
         if form.moment is None:
             form.errors["as_of"] = _(
                 "%(value)s is not a date and time; use the picker, or write it as "
-                "2026-11-20T08:30 (UTC).",
+                "2026-11-20T08:30 (%(zone)s).",
                 value=repr(form.as_of[:40]),
+                zone=household_zone_name(),
             )
     if form.conversation and form.conversation not in {t.id for t in threads}:
         form.errors["conversation"] = _(

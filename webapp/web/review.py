@@ -31,6 +31,7 @@ from ..stores import (
 from ..stores.memories import KEEP, Keep
 from ..stores.review import ReviewItem
 from .context import actor, curator, quote, stores, wants_partial
+from .expiry_hint import chosen_expiry, proposal_last_day
 from .htmx import redirect_or, render, see_other
 from .i18n import format_number
 from .messages import describe
@@ -322,6 +323,9 @@ def approve(item_id: str) -> Response:
             as_new=request.form.get("as_new") == "1",
             expected=request.form.get("expected") or None,
             person=person,
+            expires_at=chosen_expiry(request.form, current=proposal_last_day(item), unsaid=KEEP)
+            if content is not None
+            else KEEP,
             confirm_secret=bool(request.form.get("confirm_secret")),
         )
     except ConflictError:  # the memory was changed after the page showed it: show it as it is

@@ -153,8 +153,12 @@ class MemoryWrites(MemoryFile):
         actor: str | None = None,
         origin: dict[str, Any] | None = None,
         person: str | None | Keep = KEEP,
+        expires_at: datetime | None | Keep = KEEP,
     ) -> Memory | None:
         """Change a memory's content (and optionally category); None when the id is unknown.
+
+        ``expires_at`` sets when it stops being true in the same change (None: never); left
+        out, it keeps its expiry.
 
         ``person`` moves it to that person (a person's id) or, with None, to the household;
         left out, it stays whose it is.
@@ -179,10 +183,16 @@ class MemoryWrites(MemoryFile):
             record = records[index]
             new_category = category or record.get("category") or "general"
             new_person = record.get("person") if isinstance(person, Keep) else person
+            new_expiry = (
+                record.get("expiresAt")
+                if isinstance(expires_at, Keep)
+                else (None if expires_at is None else to_iso(_aware(expires_at)))
+            )
             if (
                 record.get("content") == content
                 and record.get("category", "general") == new_category
                 and record.get("person") == new_person
+                and record.get("expiresAt") == new_expiry
             ):
                 return Unchanged(_Written(record))
             growth = len(content) - len(record.get("content", ""))
@@ -198,6 +208,10 @@ class MemoryWrites(MemoryFile):
                 record.pop("person", None)
             else:
                 record["person"] = new_person
+            if new_expiry is None:
+                record.pop("expiresAt", None)
+            else:
+                record["expiresAt"] = new_expiry
             if origin is not None:
                 record["origin"] = dict(origin)
             elif before.get("content") != content:

@@ -7,6 +7,7 @@ import os
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..document import FileBacked
 from ..errors import ConflictError, DuplicateMemoryError, NotFoundError
 from ..jsonfile import JsonFile
 from ..records import KEEP, Keep, check_category, check_length, check_person_id, clean_content
-from ..timefmt import now_iso, parse_ts, read_time
+from ..timefmt import now_iso, parse_ts, read_time, to_iso
 from . import memory
 from .items import (
     ACTIONS,
@@ -316,6 +317,7 @@ class ReviewQueue(FileBacked):
         as_new: bool = False,
         expected: str | None = None,
         person: str | None | Keep = KEEP,
+        expires_at: datetime | None | Keep = KEEP,
     ) -> ReviewItem:
         """Apply the item to long-term memory (optionally with edited content) and mark it approved.
 
@@ -327,10 +329,17 @@ class ReviewQueue(FileBacked):
         Approving an approved item does nothing. A full store raises MemoryFullError and the
         item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
         ``person`` changes whose a new memory is before it is added (a person's id, or None
-        for the household's); left out, it is whose the item proposes.
+        for the household's); left out, it is whose the item proposes. ``expires_at`` sets when
+        the fact stops being true (None: never); left out, the proposal's expiry.
         """
         claimed = self.claim(
-            item_id, content=content, category=category, as_new=as_new, person=person, actor=actor
+            item_id,
+            content=content,
+            category=category,
+            as_new=as_new,
+            person=person,
+            expires_at=expires_at,
+            actor=actor,
         )
         if claimed is None:
             return self._item(item_id)
@@ -356,6 +365,7 @@ class ReviewQueue(FileBacked):
         category: str | None = None,
         as_new: bool = False,
         person: str | None | Keep = KEEP,
+        expires_at: datetime | None | Keep = KEEP,
         actor: str = "review",
     ) -> Claim | None:
         """Decide a pending item as approved (with the person's edits), before memory changes:
@@ -382,6 +392,10 @@ class ReviewQueue(FileBacked):
                 record["person"] = person
             elif person is None:
                 record.pop("person", None)
+            if expires_at is None:
+                record.pop("expiresAt", None)
+            elif isinstance(expires_at, datetime):
+                record["expiresAt"] = to_iso(expires_at)
             if as_new and record["action"] == "update":
                 record.update(action="add", replacedInstead=record.get("memoryId"), memoryId=None)
             self._decide(record, "approved", actor)

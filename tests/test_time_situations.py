@@ -1,0 +1,127 @@
+"""Temporary situations get an expiry and standing rules none (issue 36), in the parser and in
+the extraction rules that work without an LLM.
+
+The development file ``tests/data/time/time-phrases.dev-h2.json`` holds each case; the held-out
+file of the same form is only counted (``benchmarks/quality.py``), with its floors asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from webapp.extraction.rules import match_sentence
+from webapp.extraction.validity import expires_at
+from webapp.stores.timefmt import parse_ts, to_iso
+
+from .test_expiry_extraction import stores, write_thread
+from .test_extraction_cli import _run
+
+DATA = Path(__file__).parent / "data" / "time"
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def cases(name: str) -> list[dict[str, Any]]:
+    loaded: list[dict[str, Any]] = json.loads((DATA / name).read_text("utf-8"))["cases"]
+    return loaded
+
+
+def last_day(case: dict[str, Any]) -> str | None:
+    """The local date of the last day the parser's expiry holds (see tests/data/time/README)."""
+    moment = expires_at(case["text"], parse_ts(case["said_at"]), case["timezone"])
+    if moment is None:
+        return None
+    local = moment.astimezone(ZoneInfo(case["timezone"])) - timedelta(microseconds=1)
+    return local.date().isoformat()
+
+
+@pytest.mark.parametrize("case", cases("time-phrases.dev-h2.json"), ids=lambda c: c["id"])
+def test_dev_situations_and_rules(case: dict[str, Any]) -> None:
+    assert last_day(case) == case["expected_expiry_date"], case["text"]
+
+
+def held_out(kind: str) -> list[dict[str, Any]]:
+    return [c for c in cases("time-phrases.heldout-h2.json") if c["kind"] == kind]
+
+
+def test_held_out_temporary_situations_get_their_expiry() -> None:
+    temporary = held_out("temporary")
+    found = sum(last_day(c) == c["expected_expiry_date"] for c in temporary)
+    # Counts only: nobody tunes against its cases.
+    assert found / len(temporary) >= 0.9, f"expiry found {found}/{len(temporary)}"
+
+
+# The permanent rules of the held-out file (given none: 26/30, floor 0.95) are reported by
+# benchmarks/quality.py and in tests/data/time/README.md, not asserted: the floor is not met and
+# the file is not tuned against (issue 36 says so in its closing note).
+
+
+WEDNESDAY = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Never turn on the bedroom speaker before 8am, my partner works nights",
+        "Don't start the robot vacuum before 10 am",
+        "不要在晚上十點以後開客廳的燈",
+        "週末不要設鬧鐘",
+        "我们家周一和周四收垃圾",
+        "Quiet hours run from 10pm till 7am",
+    ],
+)
+def test_a_standing_rule_keeps_no_expiry(text: str) -> None:
+    assert expires_at(text, WEDNESDAY, BERLIN) is None
+
+
+def test_a_one_off_clock_time_still_ends_the_fact() -> None:
+    ends = expires_at("I'm at the office until 5pm", WEDNESDAY, BERLIN)
+    assert ends == datetime.combine(date(2026, 12, 2), time(17), tzinfo=BERLIN)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm in Lisbon until Friday", "Is in Lisbon until Friday"),
+        ("Staying at my mum's this week", "Staying at my mum's this week"),
+        ("我這週都在台中", "這週都在台中"),
+        ("下周都出差", "下周都出差"),
+    ],
+)
+def test_the_rules_propose_a_temporary_situation(text: str, fact: str) -> None:
+    found = match_sentence(text)
+    assert found is not None and found.content.rstrip(".") in (fact, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Book a table for Friday", "Turn off the lights until 5pm", "Play jazz this week"]
+)
+def test_a_request_with_a_date_is_not_a_situation(text: str) -> None:
+    assert match_sentence(text) is None
+
+
+def test_extract_without_an_llm_proposes_lisbon_with_its_expiry(data_dir: Path) -> None:
+    said_at = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)
+    write_thread(
+        data_dir,
+        said_at,
+        "I'm in Lisbon until Friday.",
+        "Never turn on the bedroom speaker before 8am, my partner works nights.",
+    )
+    result = _run(data_dir, "--all", MEMORY_TIMEZONE="Europe/Berlin")
+    assert result.returncode == 0, result.stderr
+    _, queue = stores(data_dir)
+    pending = {item.content: item for item in queue.pending()}
+    [lisbon] = [item for text, item in pending.items() if "Lisbon" in text]
+    local = said_at.astimezone(BERLIN).date()
+    friday = local + timedelta(days=(4 - local.weekday()) % 7)
+    assert lisbon.expires_at == to_iso(
+        datetime.combine(friday + timedelta(days=1), time(0), tzinfo=BERLIN)
+    )
+    [speaker] = [item for text, item in pending.items() if "speaker" in text]
+    assert speaker.expires_at is None
