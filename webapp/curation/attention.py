@@ -40,6 +40,7 @@ from .pairs import (
     reason,
     similarity_of,
 )
+from .likeness import likeness
 from .semantic import SemanticIndex
 
 log = logging.getLogger(__name__)
@@ -261,7 +262,7 @@ def semantic_pair_findings(memories: Sequence[Memory], index: SemanticIndex) -> 
                 finding_key(kind, (left, right)),
                 judged_reason(kind, judgement, left.content, right.content),
                 (left, right),
-                similarity=round(min(1.0, max(0.0, judgement.score)), 3),
+                similarity=likeness(left.content, right.content, index.cached_judge()),
                 suggestion=merged_text(left.content, right.content),
             )
         )
@@ -344,7 +345,7 @@ def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
                 finding_key(verdict.kind, (left, right)),
                 verdict.reason,
                 (left, right),
-                similarity=verdict.similarity,
+                similarity=likeness(left.content, right.content),
                 suggestion=merged_text(left.content, right.content),
             )
         )
@@ -535,6 +536,11 @@ class AttentionScanner:
         with self._changed:
             return self._latest is not None
 
+    def latest(self) -> AttentionReport | None:
+        """The last finished report, whatever version of the file it read; starts no scan."""
+        with self._changed:
+            return self._latest[1] if self._latest is not None else None
+
     def _version(self) -> Version:
         # A token made once per parsed version of the file: a new one whenever it changes.
         token = self.store.cached("attention-version", object)
@@ -666,10 +672,13 @@ class AttentionScanner:
 # ------------------------------------------------------------------ most similar
 @dataclass(frozen=True)
 class Similar:
-    """An existing memory like a given text, and how alike they are (0 to 1)."""
+    """An existing memory like a given text, and how alike they are (0 to 1: ranked by the
+    rules' share of words, shown as the calibrated ``likeness`` once listed); ``kind`` is
+    "contradiction" when the judge says the two cannot both be true."""
 
     memory: Memory
     similarity: float
+    kind: str = ""
 
 
 class SimilarityIndex:
@@ -722,15 +731,19 @@ def most_similar_memories(
         if waiting or semantic.cached_judge() is None:
             semantic.want([*waiting, *contents])
         judged = [semantic.most_similar(text, contents, limit) for text in texts]
+    judge = semantic.cached_judge() if semantic is not None else None
     results: list[list[Similar]] = []
     for text, found in zip(texts, judged, strict=True):
         similar = [
-            Similar(index.memories[i], round(min(1.0, max(0.0, judgement.score)), 3))
-            for i, _kind, judgement in found
+            Similar(index.memories[i], 0.0, "contradiction" if kind == "contradiction" else "")
+            for i, kind, _judgement in found
         ]
         shown = {s.memory.id for s in similar}
         similar += [s for s in index.most_similar(text, limit) if s.memory.id not in shown]
-        results.append(similar[:limit])
+        shown_as = [
+            replace(s, similarity=likeness(text, s.memory.content, judge)) for s in similar[:limit]
+        ]
+        results.append(sorted(shown_as, key=lambda s: -s.similarity))
     return results
 
 
