@@ -30,7 +30,7 @@ from ..stores import (
 )
 from ..stores.memories import KEEP, Keep
 from ..stores.review import ReviewItem
-from .context import actor, curator, quote, stores, wants_partial
+from .context import actor, curator, note_secret_refusal, quote, stores, wants_partial
 from .htmx import redirect_or, render, see_other
 from .i18n import format_number
 from .messages import describe
@@ -358,7 +358,7 @@ def approve(item_id: str) -> Response:
         )
     except ValueError as exc:  # the library's message: empty, NUL, a secret…
         # A secret is kept only when the person confirms it: the form then offers the box.
-        g.setdefault("secret_refused", getattr(exc, "code", None) == "memory_secret")
+        note_secret_refusal(exc)
         return _panel(
             _build(
                 "pending",
