@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import Any
 
 from flask import current_app, g, request
+from markupsafe import Markup, escape
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
@@ -213,6 +214,16 @@ NAV_ITEMS = (
 )
 
 
+def setting_named(variable: str) -> Markup:
+    """How a person sets ``variable`` here: in the add-on, the option of its Configuration tab
+    (``memory_llm_provider``); elsewhere the environment variable (``MEMORY_LLM_PROVIDER``)."""
+    if settings().is_addon:
+        code = Markup('<code translate="no">%s</code>') % variable.lower()
+        message = _("the %(option)s option on the add-on's Configuration tab")
+        return Markup(escape(message)) % {"option": code}  # noqa: S704 (escaped, values too)
+    return Markup('<code translate="no">%s</code>') % variable
+
+
 def template_globals() -> dict[str, Any]:
     """Data every page's base template uses: navigation, theme, store health, the user."""
     app = current_app
@@ -225,6 +236,7 @@ def template_globals() -> dict[str, Any]:
         "store_health": stores().health(),
         "set_aside": stores().set_aside(),
         "current_user_name": getattr(g, "user_name", None),
+        "setting_named": setting_named,
     }
 
 

@@ -200,6 +200,10 @@ _APPROVED = (
     _l("Approved %(fact)s Long-term memory updated."),
     _l("Approved %(fact)s. Long-term memory updated."),
 )
+_APPROVED_DELETE = (  # approving a proposed deletion deletes the memory: say so
+    _l("Deleted %(fact)s Long-term memory no longer holds it."),
+    _l("Deleted %(fact)s. Long-term memory no longer holds it."),
+)
 _REJECTED = (
     _l("Rejected %(fact)s It will not be proposed again."),
     _l("Rejected %(fact)s. It will not be proposed again."),
@@ -368,7 +372,8 @@ def approve(item_id: str) -> Response:
             ),
             422,
         )
-    return _decided("pending", _about(approved, _APPROVED), [approved.id], focus)
+    said = _APPROVED_DELETE if approved.action == "delete" else _APPROVED
+    return _decided("pending", _about(approved, said), [approved.id], focus)
 
 
 @bp.post("/<item_id>/reject")
