@@ -31,6 +31,7 @@ from ..similarity import Judgement
 from ..stores.memories import Memory, MemoryStore
 from ..stores.timefmt import EPOCH
 from ..text import same_fact_key
+from .likeness import likeness
 from .pairs import (
     SIMILAR_ENOUGH,
     PairVerdict,
@@ -40,7 +41,6 @@ from .pairs import (
     reason,
     similarity_of,
 )
-from .likeness import likeness
 from .semantic import SemanticIndex
 
 log = logging.getLogger(__name__)

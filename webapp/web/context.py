@@ -10,9 +10,9 @@ from functools import cached_property
 from typing import Any
 
 from flask import current_app, g, request
-from markupsafe import Markup, escape
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup, escape
 
 from ..curation.attention import AttentionScanner
 from ..curation.semantic import semantic_index

@@ -271,7 +271,8 @@ def checked_form() -> tuple[str, str, dict[str, str]]:
 @bp.app_template_global("secret_rewrite")
 def secret_rewrite() -> str | None:
     """The text without its secret that the refusal suggests (None when none was refused)."""
-    return g.get("secret_rewrite")
+    rewrite = g.get("secret_rewrite")
+    return rewrite if isinstance(rewrite, str) else None
 
 
 @bp.app_template_global("secret_refused")
