@@ -231,6 +231,27 @@ def test_the_header_stays_on_one_line_with_a_long_home_assistant_name(
             screenshot(page, f"issue36-header-{locale}-{width}")
 
 
+def header_rows(page) -> list[int]:
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+            '.nav > .brand, .nav > ul > li, .nav > .language, .nav > .user'))
+            .map(e => Math.round(e.getBoundingClientRect().top
+                                 + e.getBoundingClientRect().height / 2))"""
+    )
+
+
+def test_without_a_signed_in_name_the_header_is_one_line_with_full_language_names(
+    live_server, browser
+):
+    for width in (1024, 1280):
+        with browsing(browser, width=width) as page:
+            page.goto(live_server.url + "/memories/")
+            tops = header_rows(page)
+            assert max(tops) - min(tops) <= 4, (width, tops)
+            english = page.get_by_role("button", name="English")
+            assert english.inner_text() == ("EN" if width < 1100 else "English"), width
+
+
 # ----------------------------------------------------------------- 6. a deleted row's band
 @pytest.mark.parametrize("width", [1280, 390])
 def test_a_deleted_rows_band_spans_the_whole_row(tmp_path, browser, width):
