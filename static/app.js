@@ -23,6 +23,21 @@
       if (banner) banner.remove();
       return;
     }
+    var rewrite = event.target.closest("[data-use-rewrite]");
+    if (rewrite) {
+      // A refused secret's suggested rewrite goes into the form's text (not yet saved).
+      var form = rewrite.closest("form");
+      var field = form && form.querySelector("textarea[name='content']");
+      if (!field) return;
+      field.value = rewrite.getAttribute("data-use-rewrite");
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+      var keep = form.querySelector("input[name='confirm_secret']");
+      if (keep) keep.checked = false;
+      field.removeAttribute("aria-invalid");
+      field.focus();
+      announce(gettext("The rewrite is in the field; save to keep it."));
+      return;
+    }
     var copy = event.target.closest("[data-copy-target]");
     if (copy) {
       var source = document.getElementById(copy.getAttribute("data-copy-target"));

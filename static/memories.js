@@ -57,7 +57,8 @@
     if (closeHistory()) event.preventDefault();
   });
 
-  // Live character count of a memory being typed, against the per-memory and total limits.
+  // Live character count of a memory being typed, against what the store has free (its one
+  // cap, MEMORY_MAX_CHARS, is for every memory together; no memory may be longer than it).
   function formatted(n) { return Number(n).toLocaleString("en-US"); }
   function updateCount(box) {
     var out = document.getElementById(box.getAttribute("data-char-count"));
@@ -67,9 +68,9 @@
     var per = Number(box.getAttribute("data-max-chars"));
     var free = Number(box.getAttribute("data-free-chars"));
     var gettext = window.memoryCurator ? window.memoryCurator.gettext : function (t) { return t; };
-    var note = length > per ? gettext(" — too long for one memory") : length > free ? gettext(" — more than the store has free") : "";
-    text.textContent = gettext("%(length)s characters · at most %(per)s per memory · %(free)s free in total")
-      .replace("%(length)s", formatted(length)).replace("%(per)s", formatted(per))
+    var note = length > per ? gettext(" — longer than the whole store may hold") : length > free ? gettext(" — more than the store has free") : "";
+    text.textContent = gettext("%(length)s characters · %(free)s of %(max)s free in the store")
+      .replace("%(length)s", formatted(length)).replace("%(max)s", formatted(per))
       .replace("%(free)s", formatted(free)) + note;
     out.classList.toggle("over", note !== "");
   }

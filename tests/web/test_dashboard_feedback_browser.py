@@ -394,19 +394,19 @@ def test_memories_polish_empty_bar_full_stop_import_source_and_live_count(tmp_pa
         # A live count against the per-memory and total limits while typing.
         box = page.get_by_label("What should the assistant remember?")
         count = page.locator("#add-content-count")
-        expect(count).to_have_text("0 characters · at most 40 per memory · 40 free in total")
+        expect(count).to_have_text("0 characters · 40 of 40 free in the store")
         box.press_sequentially("我喝咖啡不加糖。")
-        expect(count).to_have_text("8 characters · at most 40 per memory · 40 free in total")
+        expect(count).to_have_text("8 characters · 40 of 40 free in the store")
         page.get_by_role("button", name="Add memory").click()
         # No doubled full stop after Chinese text.
         expect(page.locator("#add-form .ok-text")).to_have_text("Added “我喝咖啡不加糖。”")
         expect(page.locator("#filters")).to_be_visible()  # the bar is back with the first memory
-        expect(count).to_have_text("0 characters · at most 40 per memory · 32 free in total")
+        expect(count).to_have_text("0 characters · 32 of 40 free in the store")
         box.press_sequentially("Prefers trains over planes, always")
         expect(count).to_contain_text("34 characters")
         expect(count).to_contain_text("— more than the store has free")
         box.fill("x" * 41)
-        expect(count).to_contain_text("— too long for one memory")
+        expect(count).to_contain_text("— longer than the whole store may hold")
         box.fill("")
         [memory] = server.memories().get_all()
         row = page.locator(f"#memory-{memory.id}")

@@ -20,7 +20,7 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
@@ -31,6 +31,7 @@ from ..stores.memories import Memory, MemoryStore
 from ..stores.timefmt import EPOCH
 from ..text import same_fact_key
 from .findings import Finding, across_people, finding_key
+from .likeness import likeness
 from .llm_tier import PairChecker, second_opinion, tier_pairs
 from .pairs import (
     SIMILAR_ENOUGH,
@@ -237,7 +238,7 @@ def semantic_pair_findings(memories: Sequence[Memory], index: SemanticIndex) -> 
                 finding_key(kind, (left, right)),
                 judged_reason(kind, judgement, left.content, right.content),
                 (left, right),
-                similarity=round(min(1.0, max(0.0, judgement.score)), 3),
+                similarity=likeness(left.content, right.content, index.cached_judge()),
                 suggestion=merged_text(left.content, right.content),
             )
         )
@@ -259,7 +260,7 @@ def pair_findings(memories: Sequence[Memory]) -> list[Finding]:
                 finding_key(verdict.kind, (left, right)),
                 verdict.reason,
                 (left, right),
-                similarity=verdict.similarity,
+                similarity=likeness(left.content, right.content),
                 suggestion=merged_text(left.content, right.content),
             )
         )
@@ -444,6 +445,11 @@ class AttentionScanner:
         with self._changed:
             return self._latest is not None
 
+    def latest(self) -> AttentionReport | None:
+        """The last finished report, whatever version of the file it read; starts no scan."""
+        with self._changed:
+            return self._latest[1] if self._latest is not None else None
+
     def _version(self) -> Version:
         # A token made once per parsed version of the file: a new one whenever it changes.
         token = self.store.cached("attention-version", object)
@@ -578,10 +584,13 @@ class AttentionScanner:
 # ------------------------------------------------------------------ most similar
 @dataclass(frozen=True)
 class Similar:
-    """An existing memory like a given text, and how alike they are (0 to 1)."""
+    """An existing memory like a given text, and how alike they are (0 to 1: ranked by the
+    rules' share of words, shown as the calibrated ``likeness`` once listed); ``kind`` is
+    "contradiction" when the judge says the two cannot both be true."""
 
     memory: Memory
     similarity: float
+    kind: str = ""
 
 
 class SimilarityIndex:
@@ -634,15 +643,19 @@ def most_similar_memories(
         if waiting or semantic.cached_judge() is None:
             semantic.want([*waiting, *contents])
         judged = [semantic.most_similar(text, contents, limit) for text in texts]
+    judge = semantic.cached_judge() if semantic is not None else None
     results: list[list[Similar]] = []
     for text, found in zip(texts, judged, strict=True):
         similar = [
-            Similar(index.memories[i], round(min(1.0, max(0.0, judgement.score)), 3))
-            for i, _kind, judgement in found
+            Similar(index.memories[i], 0.0, "contradiction" if kind == "contradiction" else "")
+            for i, kind, _judgement in found
         ]
         shown = {s.memory.id for s in similar}
         similar += [s for s in index.most_similar(text, limit) if s.memory.id not in shown]
-        results.append(similar[:limit])
+        shown_as = [
+            replace(s, similarity=likeness(text, s.memory.content, judge)) for s in similar[:limit]
+        ]
+        results.append(sorted(shown_as, key=lambda s: -s.similarity))
     return results
 
 

@@ -433,6 +433,23 @@ class Judge:
         limits = self.limits(pair_language(fa, fb))
         return decide_same(fa, fb, compare_parts(fa, fb), cos, limits, self.same_model)
 
+    def likeness(self, a: str, b: str, cosine: float | None = None) -> float:
+        """How alike ``a`` and ``b`` are as a person is shown it (0 to 1): the calibrated
+        model's probability that they state the same fact (``calibrated.py``), 1.0 for the
+        same text; without a model for this embedder, the judgement's score. Never the raw
+        cosine: "lights at 30% after 22:00" / "meetings before 15:00" are far apart."""
+        fa, fb = analyse(a), analyse(b)
+        if fa.key and fa.key == fb.key:
+            return 1.0
+        cos = self.cosine(a, b) if cosine is None else cosine
+        parts = compare_parts(fa, fb)
+        if self.same_model is None:
+            limits = self.limits(pair_language(fa, fb))
+            score = decide_same(fa, fb, parts, cos, limits).score
+        else:
+            score = self.same_model.probability(pair_features(fa, fb, parts, cos))
+        return min(1.0, max(0.0, score))
+
     def contradiction(self, a: str, b: str, cosine: float | None = None) -> Judgement:
         """Whether ``a`` and ``b`` speak of the same subject and cannot both be true."""
         fa, fb = analyse(a), analyse(b)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import bisect
 import threading
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
 from flask import current_app, g, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup, escape
 
 from ..curation.attention import AttentionScanner
 from ..curation.pair_verdicts import pair_verdicts
@@ -117,6 +120,30 @@ class Stores:
         found = {name: store.set_aside() for name, store in files.items()}
         return {name: found_files for name, found_files in found.items() if found_files}
 
+    def attention_count(self) -> int:
+        """How many findings Needs attention shows, by the last scan this process finished
+        (0 before one): a page never starts a scan or waits for one to show the number."""
+        if "attention" not in self.__dict__:
+            return 0  # no page has asked for a scan yet (cached_property: not built)
+        report = self.attention.latest()
+        if report is None:
+            return 0
+        try:
+            dismissed = self.dismissals.keys()
+        except StoreError:
+            return 0
+        found = sum(len(group) for group in report.visible(dismissed).values())
+        return found + self.expired_count()
+
+    def expired_count(self) -> int:
+        """How many memories have expired by now (their expiry instants sorted once per
+        version of the file: a bisection per page)."""
+        instants: list[datetime] = self.memories.cached(
+            "expiry-instants",
+            lambda: sorted(m.expires_at for m in self.memories.get_all() if m.expires_at),
+        )
+        return bisect.bisect_right(instants, datetime.now(UTC))
+
     def pending_count(self) -> int:
         """How many extracted facts wait for review (cached per file version; 0 if unreadable)."""
         try:
@@ -165,6 +192,15 @@ def actor() -> str:
     return getattr(g, "actor", None) or "dashboard"
 
 
+def note_secret_refusal(problem: object) -> None:
+    """When ``problem`` (a field's error) refuses a secret, tell the templates to offer
+    "Keep it anyway" and the button that puts the suggested rewrite in the field."""
+    refused = getattr(problem, "code", None) == "memory_secret"
+    g.setdefault("secret_refused", refused)
+    if refused:
+        g.setdefault("secret_rewrite", getattr(problem, "values", {}).get("fact"))
+
+
 def wants_partial() -> bool:
     """True for an htmx request that is not a boosted full-page navigation."""
     return bool(htmx) and not htmx.boosted and not request.headers.get("HX-History-Restore-Request")
@@ -181,6 +217,16 @@ NAV_ITEMS = (
 )
 
 
+def setting_named(variable: str) -> Markup:
+    """How a person sets ``variable`` here: in the add-on, the option of its Configuration tab
+    (``memory_llm_provider``); elsewhere the environment variable (``MEMORY_LLM_PROVIDER``)."""
+    if settings().is_addon:
+        code = Markup('<code translate="no">%s</code>') % variable.lower()
+        message = _("the %(option)s option on the add-on's Configuration tab")
+        return Markup(escape(message)) % {"option": code}  # noqa: S704 (escaped, values too)
+    return Markup('<code translate="no">%s</code>') % variable
+
+
 def template_globals() -> dict[str, Any]:
     """Data every page's base template uses: navigation, theme, store health, the user."""
     app = current_app
@@ -188,10 +234,12 @@ def template_globals() -> dict[str, Any]:
         "nav_items": [(e, label) for e, label in NAV_ITEMS if e in app.view_functions],
         "active_area": request.blueprint,
         "nav_pending": stores().pending_count(),
+        "nav_attention": stores().attention_count(),
         "theme": settings().theme,
         "store_health": stores().health(),
         "set_aside": stores().set_aside(),
         "current_user_name": getattr(g, "user_name", None),
+        "setting_named": setting_named,
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
@@ -38,7 +39,7 @@ from ..stores import (
     loads_bounded,
 )
 from ..stores.memories import KEEP
-from .context import actor, curator, quoted_sentence, stores
+from .context import actor, curator, note_secret_refusal, quoted_sentence, stores
 from .errors import banner_response
 from .expiry import last_true_day
 from .expiry_hint import EXPIRY_FIELDS, chosen_expiry
@@ -240,6 +241,20 @@ def meter() -> str:
     return render_template("memories/_meter.html", usage=stores().memories.usage())
 
 
+@bp.get("/whose-options")
+def whose_options() -> str:
+    """The Whose filter's choices with their counts alone (they reload after every change)."""
+    store = stores().memories
+    chosen = SimpleNamespace(whose=(request.args.get("whose") or "").strip()[:100])
+    return render_template(
+        "memories/_whose_options.html",
+        listing=chosen,
+        usage=store.usage(),
+        owners=store.owners(),
+        people=stores().people.people(),
+    )
+
+
 # ------------------------------------------------------------------ add
 def checked_form() -> tuple[str, str, dict[str, str]]:
     """Content and category from the form, with the library's message per refused field; a
@@ -252,8 +267,15 @@ def checked_form() -> tuple[str, str, dict[str, str]]:
         confirm_secret=bool(form.get("confirm_secret")),
     )
     problem = errors.get("content")
-    g.setdefault("secret_refused", getattr(problem, "code", None) == "memory_secret")
+    note_secret_refusal(problem)
     return content, category, {field: describe(problem) for field, problem in errors.items()}
+
+
+@bp.app_template_global("secret_rewrite")
+def secret_rewrite() -> str | None:
+    """The text without its secret that the refusal suggests (None when none was refused)."""
+    rewrite = g.get("secret_rewrite")
+    return rewrite if isinstance(rewrite, str) else None
 
 
 @bp.app_template_global("secret_refused")

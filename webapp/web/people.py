@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Blueprint, g, render_template, request, url_for
 from flask_babel import gettext as _
+from flask_babel import pgettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..problems import CodedError
@@ -97,6 +98,9 @@ def owners_share() -> list[tuple[str, int, int]]:
 
 @bp.app_template_filter("identity_kind")
 def identity_kind(kind: str) -> str:
+    """A kind of identity as the page's language names it (the products' names as they are)."""
+    if kind == "name":
+        return pgettext("identity kind", "Name")
     return KIND_LABELS.get(kind, kind)
 
 

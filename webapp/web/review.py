@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, g, render_template, request, session, url_for
+from flask import Blueprint, abort, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -30,7 +30,7 @@ from ..stores import (
 )
 from ..stores.memories import KEEP, Keep
 from ..stores.review import ReviewItem
-from .context import actor, curator, quote, stores, wants_partial
+from .context import actor, curator, note_secret_refusal, quote, stores, wants_partial
 from .expiry_hint import chosen_expiry, proposal_last_day
 from .htmx import redirect_or, render, see_other
 from .i18n import format_number
@@ -201,6 +201,10 @@ _APPROVED = (
     _l("Approved %(fact)s Long-term memory updated."),
     _l("Approved %(fact)s. Long-term memory updated."),
 )
+_APPROVED_DELETE = (  # approving a proposed deletion deletes the memory: say so
+    _l("Deleted %(fact)s Long-term memory no longer holds it."),
+    _l("Deleted %(fact)s. Long-term memory no longer holds it."),
+)
 _REJECTED = (
     _l("Rejected %(fact)s It will not be proposed again."),
     _l("Rejected %(fact)s. It will not be proposed again."),
@@ -362,7 +366,7 @@ def approve(item_id: str) -> Response:
         )
     except ValueError as exc:  # the library's message: empty, NUL, a secret…
         # A secret is kept only when the person confirms it: the form then offers the box.
-        g.setdefault("secret_refused", getattr(exc, "code", None) == "memory_secret")
+        note_secret_refusal(exc)
         return _panel(
             _build(
                 "pending",
@@ -372,7 +376,8 @@ def approve(item_id: str) -> Response:
             ),
             422,
         )
-    return _decided("pending", _about(approved, _APPROVED), [approved.id], focus)
+    said = _APPROVED_DELETE if approved.action == "delete" else _APPROVED
+    return _decided("pending", _about(approved, said), [approved.id], focus)
 
 
 @bp.post("/<item_id>/reject")

@@ -4,7 +4,8 @@ One JSON object per line: ``{"type": "entity", "name", "entityType", "observatio
 or ``{"type": "relation", "from", "to", "relationType"}``. Each observation becomes a fact
 about its entity ("John Smith: Speaks fluent Spanish"; an observation of the household, or
 one that names its entity already, as it is), each relation a sentence ("John Smith works at
-Anthropic").
+Anthropic"). The user's own entity (``default_user``, "user", "me") names nobody: its facts and
+relations are the user's ("Prefers answers in English", "Owns Mochi").
 """
 
 from __future__ import annotations
@@ -18,6 +19,17 @@ from .base import Parsed, Refusal, read_json, shown, wrong_format
 FORMAT = "mcp-jsonl"
 # Entities whose observations are about the household or the user themself: kept as they are.
 SELF_TYPES = {"household", "user", "self", "me"}
+# The names by which a memory file calls the user themself (the MCP memory server's examples
+# and its usual prompt call them ``default_user``): their observations are the user's own
+# facts ("Prefers answers in English"), their relations said of the user ("Owns Mochi").
+SELF_NAMES = {"default user", "user", "me", "myself", "self", "the user", "current user"}
+
+
+def is_self(name: str, kind: Any = None) -> bool:
+    """Whether an entity (by its name, or its type) stands for the user themself."""
+    if isinstance(kind, str) and kind.lower() in SELF_TYPES - {"household"}:
+        return True
+    return spoken(name).casefold() in SELF_NAMES
 
 
 def records(text: str) -> list[tuple[int, Any]] | None:
@@ -62,9 +74,10 @@ def _entity(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
         parsed.refused.append(Refusal(number, "not_text", shown(dict(item))))
         return
     evidence = f"{name} ({kind})" if isinstance(kind, str) and kind else name
-    self_entity = isinstance(kind, str) and kind.lower() in SELF_TYPES
+    user = is_self(name, kind)
+    self_entity = user or (isinstance(kind, str) and kind.lower() in SELF_TYPES)
     who = spoken(name)
-    owner = who if isinstance(kind, str) and kind.lower() == "person" else None
+    owner = who if isinstance(kind, str) and kind.lower() == "person" and not user else None
     for observation in observations:
         plain = None
         if (
@@ -83,5 +96,9 @@ def _relation(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
     if not all(isinstance(part, str) and part.strip() for part in parts):
         parsed.refused.append(Refusal(number, "not_text", shown(dict(item))))
         return
-    sentence = " ".join(spoken(str(part)) for part in parts)
+    subject, relation, target = (spoken(str(part)) for part in parts)
+    if is_self(subject):  # "default_user owns Mochi": a fact about the user, "Owns Mochi"
+        sentence = f"{relation[:1].upper()}{relation[1:]} {target}"
+    else:
+        sentence = f"{subject} {relation} {'the user' if is_self(target) else target}"
     parsed.take(number, sentence, evidence=json.dumps(dict(item), ensure_ascii=False))
