@@ -156,3 +156,63 @@ def _goal(kind: str) -> str:
         "other_attribute": "→ add, every memory intact",
         "plain": "→ applied (action, target)",
     }.get(kind, "→ not applied in auto mode")
+
+
+def auto_updates(split: str) -> dict[str, Tally]:
+    """Automatic updates through the real auto-mode path, over ``reconcile.<split>.json``: each
+    item's kept memories in a fresh file, its fact extracted (evidence: the fact itself) and
+    submitted. An applied update is a kept memory changed; it is right when the item expects an
+    update of that very memory and nothing else moved. ``precision`` tallies (right / applied)
+    and ``recall`` tallies (right / expected updates) per language."""
+    from webapp.extraction import MemoryExtractor, StructuredFact
+    from webapp.stores import MemoryStore, ReviewQueue
+
+    path = DATA / f"reconcile.{split}.json"
+    items: list[dict[str, Any]] = json.loads(path.read_text("utf-8"))["items"]
+    tallies: dict[str, Tally] = {}
+    for item in items:
+        with tempfile.TemporaryDirectory(prefix="memory-curator-quality-") as name:
+            folder = Path(name)
+            store = MemoryStore(
+                folder / "memories.json", max_items=1000, max_chars=10000, lock_timeout=5
+            )
+            queue = ReviewQueue(folder / "review.json", store)
+            kept = [store.add(text, source="manual") for text in item["kept"]]
+            before = {memory.id: memory.content for memory in kept}
+            extractor = MemoryExtractor(store, review_queue=queue, mode="auto")
+            fact = StructuredFact(item["fact"], "general", 0.9, evidence=item["fact"])
+            extractor.submit(extractor.reconcile([fact]))
+            after = {memory.id: memory.content for memory in store.get_all()}
+        changed = [key for key in before if after.get(key, before[key]) != before[key]]
+        gone = [key for key in before if key not in after]
+        added = [key for key in after if key not in before]
+        target = item.get("target")
+        wanted = item["expected"] == "update"
+        right = wanted and changed == [kept[target].id] and not gone and not added
+        for lang in ("all", item["language"]):
+            applied = tallies.setdefault(f"{lang}/applied", Tally())
+            expected = tallies.setdefault(f"{lang}/expected", Tally())
+            if changed or gone:
+                applied.total += 1
+                applied.right += int(right)
+            if wanted:
+                expected.total += 1
+                expected.right += int(right)
+    return tallies
+
+
+def auto_update_lines(split: str) -> list[str]:
+    """The automatic-update figures of one split, per language."""
+    tallies = auto_updates(split)
+    lines = [
+        f"Auto mode, automatic updates: reconcile.{split}.json (through extraction's reconcile)"
+    ]
+    for lang in ("all", *LANGUAGES):
+        applied = tallies.get(f"{lang}/applied", Tally())
+        expected = tallies.get(f"{lang}/expected", Tally())
+        lines.append(
+            f"  auto updates     {lang:8} precision {applied.share:5.2f}"
+            f" ({applied.right}/{applied.total})  recall {expected.share:5.2f}"
+            f" ({expected.right}/{expected.total})" + ("  (floor 0.95)" if lang == "all" else "")
+        )
+    return lines

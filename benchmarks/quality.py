@@ -432,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
                 sections.append(judgement_section(judge, split, args.show_dev_misses))
             if "applying" in wanted:
                 sections.append(A.section(split, TITLES[split], args.show_dev_misses))
+                sections.append(A.auto_update_lines(split))
             if "secrets" in wanted:
                 sections.append(secrets_section(split, args.show_dev_misses))
             if "time" in wanted:
