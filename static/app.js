@@ -164,6 +164,10 @@
   }
 
   function remember(detail) {
+    // A request that only reads something for a field ([data-no-retry]: the expiry a typed
+    // text states) is not the person's action: it must not take the place of the action that
+    // failed (an Add pressed while the hint was on its way), which Retry sends again.
+    if (fieldHint(detail)) return;
     var config = detail.requestConfig || {};
     var trigger = config.triggeringEvent;
     failed = {
@@ -248,11 +252,17 @@
   // by itself (a list reloading after a change, a panel polling).
   var PERSON_EVENTS = ["click", "submit", "change", "input", "keyup", "keydown", "search"];
   function byPerson(detail) {
+    if (fieldHint(detail)) return false;  // a field's hint fetched as they typed: not their action
     var trigger = detail && detail.requestConfig && detail.requestConfig.triggeringEvent;
     return !!trigger && PERSON_EVENTS.indexOf(trigger.type) !== -1;
   }
 
+  function fieldHint(detail) {
+    return !!(detail && detail.elt && detail.elt.closest && detail.elt.closest("[data-no-retry]"));
+  }
+
   document.addEventListener("htmx:afterRequest", function (event) {
+    if (fieldHint(event.detail)) return;  // a field's hint says nothing of the person's action
     var xhr = event.detail.xhr;
     if (!(event.detail.successful && xhr && xhr.status < 500)) return;
     if (byPerson(event.detail)) {

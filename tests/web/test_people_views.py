@@ -54,16 +54,20 @@ def test_each_ha_user_adds_a_memory_and_sees_you_on_their_own(client, people, me
         "post",
         "/memories/",
         LEO,
-        data={"content": "Bins on Tuesday.", "person": "household"},
+        data={"content": "Bins go out every Tuesday.", "person": "household"},
     )
     whose = {m.content: m.person for m in memories.get_all()}
-    assert whose == {"Likes tea.": maya.id, "Doesn't drink tea.": leo.id, "Bins on Tuesday.": None}
+    assert whose == {
+        "Likes tea.": maya.id,
+        "Doesn't drink tea.": leo.id,
+        "Bins go out every Tuesday.": None,
+    }
 
     seen_by_maya = whose_cells(as_user(client, "get", "/memories/", MAYA).get_data(as_text=True))
     assert seen_by_maya == {
         "Likes tea.": "You",
         "Doesn't drink tea.": "Leo",
-        "Bins on Tuesday.": "Household",
+        "Bins go out every Tuesday.": "Household",
     }
     seen_by_leo = whose_cells(as_user(client, "get", "/memories/", LEO).get_data(as_text=True))
     assert seen_by_leo["Likes tea."] == "Maya" and seen_by_leo["Doesn't drink tea."] == "You"

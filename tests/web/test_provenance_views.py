@@ -289,7 +289,8 @@ def test_review_page_shows_the_approval_rates(client, settings):
     section = html[html.index('id="extractor-quality"') :]
     row = re.search(r"<th scope=\"row\">Extractor: rules</th>(.*?)</tr>", section, re.S).group(1)
     assert re.findall(r"<td>(\d+)", row) == ["2", "1", "0", "1"]
-    assert 'Extractor: <span translate="no">LLM openai/gpt-4o-mini</span>' in section
+    # "LLM" is a word of the page's language; the model's name is left untranslated.
+    assert 'Extractor: LLM <span translate="no">openai/gpt-4o-mini</span>' in section
     assert "Language: Chinese (Traditional)" in section
     chinese = text(client.get("/review/", headers={"Accept-Language": "zh-TW"}))
     assert "擷取器：規則" in chinese and "語言：中文 (繁體)" in chinese and "類別：一般" in chinese
