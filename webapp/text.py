@@ -324,7 +324,7 @@ def search_terms(query: str) -> tuple[str, ...]:
 
 
 # What joins the parts of one Latin word that people write either way: Wi-Fi, e-mail, wifi.
-_JOINER = re.compile(r"(?<=[a-z0-9])[\-_.·\u2010-\u2015]+(?=[a-z0-9])")
+_JOINER = re.compile(r"(?<=[a-z0-9])[\-_·\u2010-\u2015]+(?=[a-z0-9])")
 # Words a household uses for one thing (folded, joiners dropped): a search for one finds the
 # others. A space is no joiner in general ("te a" is not "tea"), so spaced forms are listed.
 _SAME_THING = (("wifi", "wi fi", "wlan", "无线网路", "无线网络"),)
@@ -345,6 +345,10 @@ def _squeezed(folded: str) -> tuple[str, tuple[int, ...]]:
     return "".join(pieces), tuple(where)
 
 
+# The terms _forms gives other forms of without a joiner in the text: the same thing's words.
+_OTHER_FORMS = frozenset(word for group in _SAME_THING for word in group)
+
+
 @functools.lru_cache(maxsize=4096)
 def _forms(term: str) -> tuple[str, ...]:
     """The ways a search term may stand in a text once joiners are dropped: itself, and the
@@ -356,18 +360,32 @@ def _forms(term: str) -> tuple[str, ...]:
     return (squeezed,)
 
 
+# A quick look for anything _JOINER could drop (one character class: scanned fast).
+_HAS_JOINER = re.compile(r"[\-_·\u2010-\u2015]").search
+
+
 def _found(folded_text: str, term: str) -> bool:
-    if term in folded_text:
-        return True
+    forms = _forms(term)
+    if _HAS_JOINER(folded_text) is None:  # the text is its own squeezed form
+        return any(form in folded_text for form in forms if form != term)
     squeezed = _squeezed(folded_text)[0]
-    return any(form in squeezed for form in _forms(term))
+    return any(form in squeezed for form in forms)
 
 
 def matches_all(folded_text: str, terms: Sequence[str]) -> bool:
     """Whether every term occurs in the (already folded) text: as typed, or written with or
     without a hyphen or space inside a word ("wifi" finds "Wi-Fi"), or as another word for
     the same thing (WLAN, 無線網路)."""
-    return all(_found(folded_text, term) for term in terms)
+    joined = None  # whether the text holds a joiner, looked up once and only when needed
+    for term in terms:
+        if term in folded_text:
+            continue
+        if joined is None:
+            joined = _HAS_JOINER(folded_text) is not None
+        if (joined or term in _OTHER_FORMS or _HAS_JOINER(term)) and _found(folded_text, term):
+            continue
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=65536)
