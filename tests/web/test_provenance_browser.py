@@ -5,6 +5,7 @@ Recently deleted after a reload — each checked on disk through the library."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import expect
@@ -183,6 +184,11 @@ def test_restore_from_recently_deleted_after_reloading(live_server, page):
     page.goto(live_server.url + "/memories/")
     page.locator(f"#memory-{tea.id}").get_by_role("button", name="Delete").click()
     expect(page.locator(f"#memory-{tea.id}")).to_contain_text("Deleted")
+    # The Whose choices reload after the delete; the address stays the page's (it became the
+    # options' own URL, so a reload showed the bare options).
+    wait_for_htmx(page)
+    expect(page.locator("#filter-whose option").first).to_be_attached()
+    assert urlparse(page.url).path == "/memories/"
     page.reload()  # the row's Undo is gone with the page
     expect(page.locator(f"#memory-{tea.id}")).to_have_count(0)
 
