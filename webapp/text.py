@@ -364,12 +364,13 @@ def _forms(term: str) -> tuple[str, ...]:
 _HAS_JOINER = re.compile(r"[\-_·\u2010-\u2015]").search
 
 
-def _found(folded_text: str, term: str) -> bool:
-    forms = _forms(term)
-    if _HAS_JOINER(folded_text) is None:  # the text is its own squeezed form
-        return any(form in folded_text for form in forms if form != term)
+def _found(folded_text: str, term: str, joined: bool) -> bool:
+    """``term`` in ``folded_text`` in one of its other forms (``joined``: the text holds a
+    joiner, so its squeezed form is looked in)."""
+    if not joined:  # the text is its own squeezed form
+        return any(form in folded_text for form in _forms(term) if form != term)
     squeezed = _squeezed(folded_text)[0]
-    return any(form in squeezed for form in forms)
+    return any(form in squeezed for form in _forms(term))
 
 
 def matches_all(folded_text: str, terms: Sequence[str]) -> bool:
@@ -382,7 +383,9 @@ def matches_all(folded_text: str, terms: Sequence[str]) -> bool:
             continue
         if joined is None:
             joined = _HAS_JOINER(folded_text) is not None
-        if (joined or term in _OTHER_FORMS or _HAS_JOINER(term)) and _found(folded_text, term):
+        # Without a joiner in the text, only a term with other forms can still be found.
+        maybe = joined or term in _OTHER_FORMS or _HAS_JOINER(term) is not None
+        if maybe and _found(folded_text, term, joined):
             continue
         return False
     return True
