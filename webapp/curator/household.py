@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..problems import InputError
-from ..stores import Identity, ImportReport, Person, SkillDocument
+from ..stores import ImportReport, Person, SkillDocument
 from ..text import fold
 
 if TYPE_CHECKING:
@@ -52,9 +52,7 @@ def add_person(
 def person_from(curator: Curator, kind: str, value: str, *, name: str | None = None) -> Person:
     """A new person from an identity seen (``PeopleStore.person_from``), its name checked as
     ``add_person`` does."""
-    key = Identity(kind, value).key
-    label = next((i.label for i in curator.people.unlinked() if i.key == key), "")
-    _refuse_taken(curator, name or label or value)
+    _refuse_taken(curator, curator.people.name_from(kind, value, name))
     return curator.people.person_from(kind, value, name=name)
 
 

@@ -461,13 +461,19 @@ class PeopleStore(FileBacked):
         self._file.update(mutate, self._journal("restore"))
         return self._require(person_id)
 
+    def name_from(self, kind: str, value: str, name: str | None = None) -> str:
+        """The name ``person_from`` gives: ``name``, else the unlinked identity's label, else
+        its value."""
+        kind, value = check_identity(kind, value)
+        key = _identity_key(kind, value)
+        label = next((i.label for i in self.unlinked() if i.key == key), "")
+        return name or label or value
+
     def person_from(self, kind: str, value: str, *, name: str | None = None) -> Person:
         """A new person from an unlinked identity, named ``name`` or the identity's label
         (its value when it has none)."""
         kind, value = check_identity(kind, value)
-        key = _identity_key(kind, value)
-        label = next((i.label for i in self.unlinked() if i.key == key), "")
-        return self.add(name or label or value, identities=((kind, value),))
+        return self.add(self.name_from(kind, value, name), identities=((kind, value),))
 
     def _require(self, person_id: str) -> Person:
         person = self.get(person_id)
