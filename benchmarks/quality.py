@@ -212,7 +212,7 @@ def time_section(split: str, show_misses: bool = False) -> list[str]:
 # holds is the local date of the instant just before it (so an expiry at 00:00 local on the
 # 6th means "through the 5th", one at 17:00 on the 5th also the 5th). A permanent case is
 # right when the parser gives no expiry at all.
-SITUATION_FILES = {"heldout": "time-phrases.heldout-h2.json", "dev": "time-phrases.dev-h2.json"}
+SITUATION_FILES = {"heldout": "time-phrases.heldout-h3.json", "dev": "time-phrases.dev-h2.json"}
 
 
 def last_day_held(case: dict[str, Any]) -> str | None:

@@ -46,7 +46,7 @@ def test_dev_situations_and_rules(case: dict[str, Any]) -> None:
 
 
 def held_out(kind: str) -> list[dict[str, Any]]:
-    return [c for c in cases("time-phrases.heldout-h2.json") if c["kind"] == kind]
+    return [c for c in cases("time-phrases.heldout-h3.json") if c["kind"] == kind]
 
 
 def test_held_out_temporary_situations_get_their_expiry() -> None:
