@@ -79,6 +79,51 @@ def test_a_standing_rule_keeps_no_expiry(text: str) -> None:
     assert expires_at(text, WEDNESDAY, BERLIN) is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rent is due on the 1st of every month",
+        "The gardener comes every two weeks on Monday",
+        "Our lease renews every year on 1 September",
+        "Alex takes the bins out on Thursday nights",
+        "The heating should be off until 6am on weekdays",
+        "Garbage night is Tuesday",
+        "每週二和週五是資源回收日",
+        "社區管理費要在每個月十號前繳",
+        "每到月底記得提醒我繳信用卡費",
+        "每个月 5 号交物业费",
+        "每隔两周周六打扫",
+        "以後週三都由我接小孩",
+        "小孩平日九點睡，週末十點睡",
+    ],
+)
+def test_a_time_inside_a_habit_repeats_with_it(text: str) -> None:
+    # A weekday in a weekly habit, a day of the month in a monthly one, a clock time in any:
+    # one more turn of the habit, not the day it ends.
+    assert expires_at(text, WEDNESDAY, BERLIN) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "last_day"),
+    [
+        ("Feed the cat every night this week", date(2026, 12, 6)),
+        ("I'm taking antibiotics every morning until Sunday", date(2026, 12, 6)),
+        ("Every evening until the 15th, feed the neighbour's cat", date(2026, 12, 15)),
+        ("这个月每周六都加班", date(2026, 12, 31)),
+        ("每天都在台中待到週五", date(2026, 12, 4)),
+        ("每天早上都要送小孩到下週三", date(2026, 12, 9)),
+    ],
+)
+def test_a_habit_with_a_bound_ends_with_it(text: str, last_day: date) -> None:
+    ends = expires_at(text, WEDNESDAY, BERLIN)
+    assert ends == datetime.combine(last_day + timedelta(days=1), time(0), tzinfo=BERLIN)
+
+
+def test_a_past_event_s_date_is_not_an_end() -> None:
+    assert expires_at("The car was bought on March 3rd", WEDNESDAY, BERLIN) is None
+    assert expires_at("We were told the road is closed until March 3rd", WEDNESDAY, BERLIN)
+
+
 def test_a_one_off_clock_time_still_ends_the_fact() -> None:
     ends = expires_at("I'm at the office until 5pm", WEDNESDAY, BERLIN)
     assert ends == datetime.combine(date(2026, 12, 2), time(17), tzinfo=BERLIN)

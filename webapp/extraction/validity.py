@@ -26,7 +26,16 @@ from ..language import add_months, calendar_date, later, month_number, parse_cou
 from ..language import duration as language_duration
 from ..language.calendar import MONTH_NAME, shifted
 from ..language.numbers import CN_NUMBER, DIGITS, EN_NUMBER, QUANTIFIER
-from ..language.standing import REPEATING_TIMES, STANDING_WEEKEND, is_standing_rule
+from ..language.standing import (
+    CYCLE_DAY,
+    CYCLE_MONTH,
+    CYCLE_WEEK,
+    CYCLE_YEAR,
+    REPEATING_TIMES,
+    STANDING_WEEKEND,
+    is_standing_rule,
+    repeating_cycle,
+)
 from ..text import fold
 
 __all__ = ["end_of_local_day", "expires_at", "has_end", "household_zone"]
@@ -258,16 +267,25 @@ def _days(offset: int) -> _Handler:
     return lambda _match, now: now.through(shifted(now.today, offset))
 
 
+@dataclass(frozen=True)
+class _Period:
+    """A handler for a phrase naming a whole period ("this week", 這個月, 年底), not one day."""
+
+    ends: Callable[[_Now], datetime | None]
+
+    def __call__(self, _match: re.Match[str], now: _Now) -> datetime | None:
+        return self.ends(now)
+
+
 def _sunday(weeks: int) -> _Handler:
-    return lambda _match, now: now.through(now.sunday(weeks))
+    return _Period(lambda now: now.through(now.sunday(weeks)))
 
 
 def _month_end(months: int) -> _Handler:
-    return lambda _match, now: now.through(now.month_end(months))
+    return _Period(lambda now: now.through(now.month_end(months)))
 
 
-def _year_end(_match: re.Match[str], now: _Now) -> datetime | None:
-    return now.through(now.year_end())
+_year_end = _Period(lambda now: now.through(now.year_end()))
 
 
 _MONTH_NAMES = MONTH_NAME
@@ -275,97 +293,102 @@ _EN_DAY_NAMES = r"(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|u
 _COUNT_EN = rf"{DIGITS}|{QUANTIFIER}|{EN_NUMBER}"
 _ZH_NUM = rf"(?:\d+|{CN_NUMBER})"
 
-# (pattern, handler, is a clock time). Applied in this order; a matched span is blanked so a
+# What a phrase names: a clock time, a day, a weekday or week, a day of the month or a month, a
+# date or a year (the cycle a habit of that length repeats it on: ``language.standing``), or a
+# span from now ("for two weeks", 接下來三天) that no habit repeats.
+_CLOCK, _DAY, _WEEK, _MONTH, _YEAR, _SPAN = 0, CYCLE_DAY, CYCLE_WEEK, CYCLE_MONTH, CYCLE_YEAR, 9
+
+# (pattern, handler, what it names). Applied in this order; a matched span is blanked so a
 # later, shorter pattern does not read inside it.
-_PHRASES: tuple[tuple[re.Pattern[str], _Handler, bool], ...] = tuple(
-    (re.compile(pattern), handler, clock)
-    for pattern, handler, clock in (
+_PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
+    (re.compile(pattern), handler, names)
+    for pattern, handler, names in (
         # ---- English
-        (r"\b(?:the\s+)?day\s+after\s+tomorrow\b", _days(2), False),
-        (r"\btomorrow\b", _days(1), False),
-        (r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", _days(0), False),
-        (r"\b(?:the\s+)?rest\s+of\s+the\s+week\b", _sunday(0), False),
-        (r"\bnext\s+week(?:end)?\b", _sunday(1), False),
-        (r"\b(?:this|the)\s+week(?:end)?\b|\bthis\s+week's\b", _sunday(0), False),
+        (r"\b(?:the\s+)?day\s+after\s+tomorrow\b", _days(2), _DAY),
+        (r"\btomorrow\b", _days(1), _DAY),
+        (r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", _days(0), _DAY),
+        (r"\b(?:the\s+)?rest\s+of\s+the\s+week\b", _sunday(0), _WEEK),
+        (r"\bnext\s+week(?:end)?\b", _sunday(1), _WEEK),
+        (r"\b(?:this|the)\s+week(?:end)?\b|\bthis\s+week's\b", _sunday(0), _WEEK),
         (
             r"\b(?:(?:the\s+)?end\s+of\s+|(?:the\s+)?rest\s+of\s+)?next\s+month\b",
             _month_end(1),
-            False,
+            _MONTH,
         ),
         (
             r"\b(?:(?:the\s+)?(?:end|rest)\s+of\s+)?(?:this|the)\s+month\b|\bmonth[- ]end\b",
             _month_end(0),
-            False,
+            _MONTH,
         ),
-        (r"\b(?:(?:the\s+)?(?:end|rest)\s+of\s+)?(?:this|the)\s+year\b", _year_end, False),
+        (r"\b(?:(?:the\s+)?(?:end|rest)\s+of\s+)?(?:this|the)\s+year\b", _year_end, _YEAR),
         (
             rf"\b(?:for|over|during|within|in)\s+(?:the\s+)?(?:next|coming)?\s*"
             rf"(?P<count>{_COUNT_EN})?\s*(?P<unit>hour|day|week|month)s?\b",
             _en_duration,
-            False,
+            _SPAN,
         ),
         (
             rf"\b(?:the\s+)?(?:next|coming)\s+(?P<count>{_COUNT_EN})?\s*"
             rf"(?P<unit>hour|day|week|month)s?\b",
             _en_duration,
-            False,
+            _SPAN,
         ),
         (
             rf"\bthe\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b(?:\s+of\s+(?P<month>{_MONTH_NAMES})\b)?",
             _en_ordinal,
-            False,
+            _MONTH,
         ),
         (
             rf"\b(?:(?P<month>{_MONTH_NAMES})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
             rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_NAMES}))\b",
             _en_month_day,
-            False,
+            _YEAR,
         ),
         (
             r"\b(?:until|till|til|before|by|through)\s+(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?"
             r"\s*(?P<half>am|pm|a\.m\.|p\.m\.)?(?![\d/])",
             _en_clock,
-            True,
+            _CLOCK,
         ),
-        (rf"\b(?:(?P<which>next|this|coming)\s+)?{_EN_DAY_NAMES}\b", _en_weekday, False),
+        (rf"\b(?:(?P<which>next|this|coming)\s+)?{_EN_DAY_NAMES}\b", _en_weekday, _WEEK),
         # ---- Chinese (folded to simplified)
-        (r"大后天", _days(3), False),
-        (r"后天", _days(2), False),
-        (r"明(?:天|日|晚|早|儿)", _days(1), False),
-        (r"今(?:天|日|晚|早|儿)", _days(0), False),
+        (r"大后天", _days(3), _DAY),
+        (r"后天", _days(2), _DAY),
+        (r"明(?:天|日|晚|早|儿)", _days(1), _DAY),
+        (r"今(?:天|日|晚|早|儿)", _days(0), _DAY),
         (
             rf"(?:接下来|未来|这|今后|往后)(?:的)?(?P<count>{_ZH_NUM})(?:个)?"
             r"(?P<unit>天|日|周|星期|礼拜|月|小时|钟头)",
             _zh_duration,
-            False,
+            _SPAN,
         ),
         (
             rf"(?P<count>{_ZH_NUM})(?:个)?(?P<unit>天|日|周|星期|礼拜|月|小时|钟头)(?:之|以)?内",
             _zh_duration,
-            False,
+            _SPAN,
         ),
         (
             r"(?P<which>下下|下|这|本|上)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天1-7])",
             _zh_weekday,
-            False,
+            _WEEK,
         ),
-        (r"下下(?:个)?(?:周|星期|礼拜)(?!末)", _sunday(2), False),
-        (r"下(?:个)?(?:周|星期|礼拜)末?", _sunday(1), False),
-        (r"(?:这|本)?(?:个)?周末|(?:这|本)(?:个)?(?:周|星期|礼拜)", _sunday(0), False),
-        (r"下(?:个)?月(?:底|末)?", _month_end(1), False),
-        (r"(?:这|本)(?:个)?月(?:底|末)?|月(?:底|末)", _month_end(0), False),
-        (r"今年(?:年底|年末|底)?|年(?:底|末)", _year_end, False),
+        (r"下下(?:个)?(?:周|星期|礼拜)(?!末)", _sunday(2), _WEEK),
+        (r"下(?:个)?(?:周|星期|礼拜)末?", _sunday(1), _WEEK),
+        (r"(?:这|本)?(?:个)?周末|(?:这|本)(?:个)?(?:周|星期|礼拜)", _sunday(0), _WEEK),
+        (r"下(?:个)?月(?:底|末)?", _month_end(1), _MONTH),
+        (r"(?:这|本)(?:个)?月(?:底|末)?|月(?:底|末)", _month_end(0), _MONTH),
+        (r"今年(?:年底|年末|底)?|年(?:底|末)", _year_end, _YEAR),
         (
             rf"(?P<month>{_ZH_NUM})\s*月\s*(?P<day>{_ZH_NUM})\s*(?:日|号)",
             _zh_month_day,
-            False,
+            _YEAR,
         ),
-        (rf"(?<![月\d])(?P<day>{_ZH_NUM})\s*(?:日|号)", _zh_day_of_month, False),
+        (rf"(?<![月\d])(?P<day>{_ZH_NUM})\s*(?:日|号)", _zh_day_of_month, _MONTH),
         (
             r"(?P<part>上午|下午|晚上|早上|中午|傍晚|凌晨)?(?P<hour>[0-9一二两三四五六七八九十]+)"
             r"(?:点|:00|时)(?P<half>半)?(?:钟)?(?=之前|以前|前|为止)",
             _zh_clock,
-            True,
+            _CLOCK,
         ),
     )
 )
@@ -388,6 +411,57 @@ def _starts_something(text: str, start: int, end: int) -> bool:
     )
 
 
+# Words that bound a time ("until Friday", 到週五, 週五之前) and words that name which one ("next
+# Friday", 這週五): with them a time ends a habit ("every night until Friday"); without them a
+# weekday in a habit is one more day of it.
+_BOUND_BEFORE = re.compile(
+    r"(?:\b(?:until|till|til|through|thru|by|before|up\s+to)\s+(?:the\s+)?|(?:到|直到|至|截至|截止)\s*)$"
+)
+_BOUND_AFTER = re.compile(r"^\s*(?:之前|以前|前|为止)")
+_WHICH = re.compile(r"\b(?:this|next|coming)\b|^(?:这|本|下)")
+# A past event's date ("the car was bought on March 3rd") is when it happened, not an end.
+_PAST = re.compile(
+    r"\b(?:was|were|bought|moved|married|started|joined|adopted|arrived|opened|built|signed)\b"
+)
+
+
+def _bounded(text: str, match: re.Match[str]) -> bool:
+    start, end = match.span()
+    return bool(
+        _BOUND_BEFORE.search(text[max(0, start - 16) : start])
+        or _BOUND_AFTER.match(text[end : end + 4])
+        or _WHICH.search(match.group(0).strip())
+    )
+
+
+def _ends_it(
+    text: str,
+    match: re.Match[str],
+    names: int,
+    *,
+    period: bool,
+    cycle: int,
+    standing: bool,
+    past: bool,
+) -> bool:
+    """Whether the phrase ``match`` (naming ``names``) can be the end of the fact: a clock time
+    in a standing rule or a habit repeats; in a habit that repeats every ``cycle`` a time of that
+    cycle or shorter repeats with it (a weekday in a weekly one) and a longer one ends it only
+    when bounded or named ("every night this week", "every morning until Friday"); a past
+    event's date is when it happened."""
+    if names == _SPAN:
+        return True
+    if names == _CLOCK:
+        return not (standing or cycle)
+    if cycle and names <= cycle:
+        # one turn of the habit, unless the sentence names which period ("my shift this week")
+        return period and bool(_WHICH.search(match.group(0).strip()))
+    bounded = _bounded(text, match)
+    if cycle and not bounded:
+        return period
+    return bounded or not past
+
+
 def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> datetime | None:
     """When the fact ``text`` states stops being true (UTC), read relative to ``sent_at`` in
     the household's ``zone``; None for a fact with no end (or none this can read)."""
@@ -398,6 +472,8 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
     folded = fold(text)
     if _ATTRIBUTE.search(folded):
         return None
+    cycle = repeating_cycle(folded)
+    past = bool(_PAST.search(folded))
     folded = _RECURRING.sub(_spaces, folded)
     folded = REPEATING_TIMES.sub(_spaces, folded)
     # A standing rule ("never … before 8am", 週末不要…) repeats its clock times and weekends.
@@ -409,18 +485,26 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
     except OverflowError:
         return None  # sent at the calendar's very end or start, where the zone has no day
     found: list[tuple[datetime, bool]] = []
-    for pattern, handler, is_clock in _PHRASES:
+    for pattern, handler, names in _PHRASES:
         for match in list(pattern.finditer(folded)):
             start, end = match.span()
             if not folded[start:end].strip():
                 continue
-            if _starts_something(folded, start, end) or standing and is_clock:
+            if _starts_something(folded, start, end) or not _ends_it(
+                folded,
+                match,
+                names,
+                period=isinstance(handler, _Period),
+                cycle=cycle,
+                standing=standing,
+                past=past,
+            ):
                 folded = _blank(folded, start, end)
                 continue
             moment = handler(match, now)
             folded = _blank(folded, start, end)
             if moment is not None and moment > sent_at:
-                found.append((moment, is_clock))
+                found.append((moment, names == _CLOCK))
     if not found:
         return None
     # A clock time ("until 5pm") is the end only beside nothing or "today"; a daily time

@@ -18,7 +18,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["REPEATING_TIMES", "STANDING_WEEKEND", "is_standing_rule", "states_a_situation"]
+__all__ = [
+    "CYCLE_DAY",
+    "CYCLE_MONTH",
+    "CYCLE_WEEK",
+    "CYCLE_YEAR",
+    "REPEATING_TIMES",
+    "STANDING_WEEKEND",
+    "is_standing_rule",
+    "repeating_cycle",
+    "states_a_situation",
+]
 
 # Words that make a sentence a rule that stands until someone changes it: a prohibition, an
 # "always" or "never", "from now on", "no X" at its start.
@@ -47,6 +57,71 @@ REPEATING_TIMES = re.compile(
     rf"|\b(?:from|between)\s+(?:{_CLOCK_EN})\s+(?:until|till|til|to|and)\s+(?:{_CLOCK_EN})"
     rf"|(?:从)?{_CLOCK_ZH}(?:到|至)(?:隔天|第二天|次日)?{_CLOCK_ZH}"
 )
+
+
+# How long the cycle of a habit or schedule is: a time word inside it (a weekday in a weekly
+# habit, the 5th in a monthly one, the year's end in a yearly one) repeats with it.
+CYCLE_DAY, CYCLE_WEEK, CYCLE_MONTH, CYCLE_YEAR = 1, 2, 3, 4
+
+_EN_UNIT = r"(?:day|night|morning|evening|afternoon|week(?:end)?|fortnight|month|year)"
+_EN_DAYS = rf"(?:{_EN_DAY}s?|weekday|weeknight)"
+_ZH_COUNT = r"(?:\d+|[一二两三四五六七八九十几]+)?\s*(?:个)?"
+# (pattern, cycle): words that make a sentence's times repeat.
+_CYCLES: tuple[tuple[re.Pattern[str], int], ...] = tuple(
+    (re.compile(pattern), cycle)
+    for pattern, cycle in (
+        (
+            r"\b(?:every|each)\s+(?:other\s+|single\s+|\w+\s+)?(?:year|years)\b"
+            r"|\b(?:annually|yearly|annual)\b|每(?:到|逢|隔)?\s*" + _ZH_COUNT + r"年",
+            CYCLE_YEAR,
+        ),
+        (
+            r"\b(?:every|each)\s+(?:other\s+|single\s+|\w+\s+)?(?:month|months)\b"
+            r"|\b(?:monthly)\b|每(?:到|逢|隔)?\s*" + _ZH_COUNT + r"月"
+            # "the last Sunday of the month": a day that comes round each month
+            r"|\b(?:first|second|third|fourth|last|\d{1,2}(?:st|nd|rd|th))\s+(?:\w+\s+)?of\s+"
+            r"(?:the|every|each)\s+month\b"
+            # what is paid or paid out month by month: its date is each month's
+            r"|\b(?:rent|salary|paycheck|payday|wages|mortgage|allowance|pocket\s+money|"
+            r"(?:\w+\s+)?bills?)\b|房租|租金|工资|薪水|薪资|发薪|账单|房贷|管理费|水电费|电费|水费|"
+            r"信用卡费|卡费|零用钱",
+            CYCLE_MONTH,
+        ),
+        (
+            rf"\b(?:every|each)\s+(?:other\s+|single\s+|\w+\s+)?(?:weeks?|weekends?|fortnight|"
+            rf"{_EN_DAYS})\b|\b(?:weekly|fortnightly|biweekly)\b"
+            rf"|\b(?:on\s+)?(?:{_EN_DAY}s|weekdays|weeknights|weekends|school\s+nights|"
+            rf"school\s+days|workdays|work\s*days|working\s+days)\b"
+            rf"|\b{_EN_DAY}\s+(?:nights|mornings|afternoons|evenings)\b"
+            rf"|\bduring\s+the\s+week\b"
+            # hours that are kept week after week
+            r"|\b(?:opening|office|business|work|working|school|visiting|quiet)\s+hours\b"
+            r"|\bshifts?\b|营业时间|工作时间|上班时间|开放时间|上课时间|门诊时间"
+            rf"|\b(?:day|night)s?\s+(?:is|are)\s+(?:on\s+)?{_EN_DAY}\b"
+            rf"|\b{_EN_DAY}\s+is\s+(?:\w+\s+)?(?:day|night)\b"
+            r"|每(?:到|逢|隔)?\s*" + _ZH_COUNT + r"(?:周|星期|礼拜)|(?:隔|逢)(?:周|星期|礼拜)"
+            r"|平日|工作日|上班日|周间|假日|(?<![这本下上个])(?:周|星期|礼拜)[一二三四五六日天1-7]"
+            r"(?:早上|上午|中午|下午|晚上|傍晚)?(?:都|是[^，。,.]{0,8}(?:日|日子|夜|时间|课)$)"
+            # a bare weekend or weekday said with 都 / 一般 / 通常 (as a rule; 才 is "not until")
+            r"|(?<![这本下上个])(?:周末|(?:周|星期|礼拜)[一二三四五六日天1-7])"
+            r"(?:早上|上午|中午|下午|晚上|傍晚)?(?:都|一般|通常|总是)",
+            CYCLE_WEEK,
+        ),
+        (
+            r"\b(?:every|each)\s+(?:other\s+|single\s+|\w+\s+)?(?:days?|nights?|mornings?|"
+            r"evenings?|afternoons?)\b|\b(?:daily|nightly|always|usually|normally)\b"
+            r"|每(?:到|逢|隔)?\s*" + _ZH_COUNT + r"(?:天|日|晚|早|夜)|平时|通常|总是|天天",
+            CYCLE_DAY,
+        ),
+    )
+)
+
+
+def repeating_cycle(folded: str) -> int:
+    """The longest cycle the folded sentence's habit or schedule repeats on (``CYCLE_DAY`` …
+    ``CYCLE_YEAR``), or 0 when nothing in it repeats: "every other Tuesday" and 每逢週三 are
+    weekly, "the 1st of every month" and 每個月十號 monthly, "every year on 1 September" yearly."""
+    return max((cycle for pattern, cycle in _CYCLES if pattern.search(folded)), default=0)
 
 
 def is_standing_rule(folded: str) -> bool:
