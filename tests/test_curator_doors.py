@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from webapp import create_app
 from webapp.curator import Curator
 from webapp.problems import CodedError
 from webapp.stores import ConversationStore, MemoryStore, Proposal
+from webapp.stores.timefmt import to_iso
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET = "The garage door code is 4821."
@@ -370,6 +372,24 @@ def test_the_same_fact_twice_is_kept_once_everywhere(door: Door) -> None:
     assert call(door, "remember", "Prefers tea without sugar.") == "ok"
     assert call(door, "remember", "prefers tea without sugar") == "duplicate_memory"
     assert [m["content"] for m in memories(door)] == ["Prefers tea without sugar."]
+
+
+def _end_of_next_friday() -> str:
+    today = datetime.now(UTC).date()
+    friday = today + timedelta(days=(4 - today.weekday()) % 7)
+    return to_iso(datetime.combine(friday + timedelta(days=1), time(0), tzinfo=UTC))
+
+
+def test_a_fact_that_says_when_it_ends_expires_then_everywhere(door: Door) -> None:
+    # Drift: the Add form read "until Friday" into an expiry; Assist (MCP), the CLI and the
+    # library kept the same words for good, so "Is in Tokyo until Friday" stayed in every
+    # prompt after Friday.
+    before = _end_of_next_friday()
+    assert call(door, "remember", "Is in Tokyo until Friday.") == "ok"
+    assert call(door, "remember", "Prefers window seats.") == "ok"
+    kept = {m["content"]: m.get("expiresAt") for m in memories(door)}
+    assert kept["Is in Tokyo until Friday."] in {before, _end_of_next_friday()}
+    assert kept["Prefers window seats."] is None
 
 
 def test_the_same_fact_in_other_words_is_refused_everywhere(door: Door) -> None:

@@ -32,6 +32,7 @@ from pydantic_core import PydanticSerializationError
 from .curator import Curator, SimilarMemoryError, UnknownPersonError
 from .curator.people import in_view
 from .mcp_recall import RECALL_TOOL_NAME, for_person_default, recall_entry
+from .mcp_words import describe, describe_listed, expired_line, until_phrase
 from .stores import (
     CATEGORIES,
     MAX_DEPTH,
@@ -48,10 +49,8 @@ from .stores import (
     StoreBusyError,
     StoreCorruptError,
     StoreError,
-    describe_origin,
     nesting_depth,
 )
-from .stores.timefmt import to_iso
 from .text import count_noun, has_lone_surrogate, without_lone_surrogates
 
 logger = logging.getLogger(__name__)
@@ -69,8 +68,10 @@ you at the start of each one.
 Remember only durable, long-term facts and preferences that will still matter in weeks: the \
 names the user uses for devices, rooms and people, routines, likes and dislikes, how they \
 want you to work. Do not store one-off requests, things that only matter in this \
-conversation, or secrets (passwords, PIN codes, tokens, keys). When the user says \
-"remember that ...", add it; when they say "forget that ...", search for it and delete it.
+conversation, or secrets (passwords, PIN codes, tokens, keys). A situation that holds for a \
+while may be added with its end in its words ("Is in Lisbon until Friday"): it expires then. \
+When the user says "remember that ...", add it; when they say "forget that ...", search for \
+it and delete it.
 
 Search before adding, to avoid duplicates. When a stored fact is outdated or the user \
 contradicts it, update that memory (by its id) instead of adding a second, conflicting one. \
@@ -188,36 +189,6 @@ class ToolInputError(ValueError):
     """The tool's arguments cannot be used as given; the message says how to fix them."""
 
 
-def describe(memory: Memory) -> str:
-    """One memory as the model sees it: ``[id] (category) content``."""
-    return f"[{memory.id}] ({memory.category}) {memory.content}"
-
-
-def origin_phrase(memory: Memory) -> str:
-    """Where a memory came from, in a few words ("told through manage_memory", …)."""
-    if memory.origin is None and memory.source:
-        return f"source: {memory.source}"
-    return describe_origin(memory.origin)
-
-
-def describe_listed(memory: Memory) -> str:
-    """A memory in list and search results: ``[id] (category) content — origin``, and when it
-    stops being true if it has an expiry."""
-    until = f" — until {to_iso(memory.expires_at)}" if memory.expires_at is not None else ""
-    return f"{describe(memory)} — {origin_phrase(memory)}{until}"
-
-
-def expired_line(count: int) -> list[str]:
-    """What ``list`` says of the expired memories it left out (nothing when there are none)."""
-    if not count:
-        return []
-    noun = count_noun(count, "expired memory", "expired memories")
-    return [
-        f"{noun} left out: no longer true, so not in prompts (a person can delete or "
-        "extend them in the dashboard's Needs attention)."
-    ]
-
-
 def usage_line(store: MemoryStore) -> str:
     """How full the memory is, so the model knows when to tidy up."""
     used = store.usage()
@@ -282,7 +253,8 @@ class MemoryTool:
                 f"Already remembered: {describe(exc.existing)}{self._whose(exc.existing)}\n"
                 f"Nothing was added."
             )
-        return f"Added {describe(memory)}{self._whose(memory)}\n{usage_line(self.store)}"
+        added = f"Added {describe(memory)}{self._whose(memory)}{until_phrase(memory)}"
+        return f"{added}\n{usage_line(self.store)}"
 
     def do_list(self, **_: Any) -> str:
         """Every memory still true in this view with its id, how many expired ones were left

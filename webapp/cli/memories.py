@@ -9,11 +9,12 @@ from typing import Any
 
 import click
 
-from ..curator import Curator
+from ..curator import SAID, Curator
 from ..extraction.wiping import MARKER
 from ..prompts import compose_prompt
 from ..settings import Settings
 from ..stores import Memory, NotFoundError, PeopleStore
+from ..stores.timefmt import to_iso
 from .common import (
     conversation_store,
     curator_of,
@@ -237,6 +238,11 @@ def memories() -> None:
 @click.option(
     "--add-similar", is_flag=True, help="Add it although a memory says it in other words."
 )
+@click.option(
+    "--no-expiry",
+    is_flag=True,
+    help='Keep it for good although its words state an end ("until Friday").',
+)
 @person_option
 @data_dir_option
 @friendly_errors
@@ -246,11 +252,14 @@ def add_memory(
     category: str,
     confirm_secret: bool,
     add_similar: bool,
+    no_expiry: bool,
     person: str | None,
     data_dir: str | None,
 ) -> None:
-    """Remember a fact: the household's, or with --person that person's. Refused (exit status
-    2) when it is kept already, in these or other words, or holds a secret."""
+    """Remember a fact: the household's, or with --person that person's. A fact whose words
+    state an end ("Is in Tokyo until Friday") expires then, in the household's timezone.
+    Refused (exit status 2) when it is kept already, in these or other words, or holds a
+    secret."""
     curator = curator_of(data_dir)
     memory = curator.remember(
         content,
@@ -258,10 +267,12 @@ def add_memory(
         person=curator.person(person),
         confirm_secret=confirm_secret,
         allow_similar=add_similar,
+        expires_at=None if no_expiry else SAID,
     )
     names = curator.people.names()
+    until = f" — until {to_iso(memory.expires_at)}" if memory.expires_at is not None else ""
     click.echo(
-        f"Added [{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}"
+        f"Added [{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}{until}"
     )
 
 

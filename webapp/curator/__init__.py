@@ -8,6 +8,15 @@ itself. ``Curator.from_settings(settings)`` builds it for one data folder.
 
 from .core import Curator
 from .errors import SimilarMemoryError, UnknownPersonError
+from .remembering import SAID, Said
 from .results import Forgetting, Revision
 
-__all__ = ["Curator", "Forgetting", "Revision", "SimilarMemoryError", "UnknownPersonError"]
+__all__ = [
+    "SAID",
+    "Curator",
+    "Forgetting",
+    "Revision",
+    "Said",
+    "SimilarMemoryError",
+    "UnknownPersonError",
+]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
 
 from ..curation.attention import near_duplicate_of
+from ..extraction.validity import expires_at as stated_expiry
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
 from .errors import SimilarMemoryError
@@ -26,6 +27,25 @@ def checked_text(curator: Curator, content: Any, *, confirm_secret: bool) -> str
     return text
 
 
+class Said:
+    """``expires_at`` left to the fact's own words: "Is in Tokyo until Friday" ends with Friday
+    in the household's timezone, "Prefers tea" never (``extraction.validity.expires_at``)."""
+
+    def __repr__(self) -> str:
+        return "SAID"
+
+
+SAID: Final = Said()
+
+
+def said_end(curator: Curator, text: str, now: datetime | None = None) -> datetime | None:
+    """When ``text`` says its fact stops being true, read now in the household's timezone."""
+    try:
+        return stated_expiry(text, now or datetime.now(UTC), curator.settings.timezone)
+    except ValueError:  # a timezone the settings check let through cannot be read: UTC
+        return stated_expiry(text, now or datetime.now(UTC), "UTC")
+
+
 def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory | None:
     """A memory within the view of ``person`` that says ``text`` in other words, or None:
     another person's private memory is never named (nor compared)."""
@@ -43,7 +63,7 @@ def remember(
     *,
     category: str | None = None,
     person: str | None = None,
-    expires_at: datetime | None = None,
+    expires_at: datetime | None | Said = SAID,
     source: str | None = None,
     origin: dict[str, Any] | None = None,
     confirm_secret: bool = False,
@@ -55,9 +75,12 @@ def remember(
     Refused, with nothing written: a secret not confirmed (SecretInputError), the same fact
     already kept in that view (DuplicateMemoryError, checked under the lock), the same fact in
     other words unless ``allow_similar`` (SimilarMemoryError), the caps (MemoryFullError), an
-    unknown category or person (InputError)."""
+    unknown category or person (InputError). ``expires_at``: when it stops being true (None:
+    never); left out, the end its words state ("until Friday", 這週), as the dashboard's Add form
+    shows before saving, so a fact told through any door ends when it says it does."""
     text = checked_text(curator, content, confirm_secret=confirm_secret)
     chosen = check_category(category)
+    ends = said_end(curator, text) if isinstance(expires_at, Said) else expires_at
     if not allow_similar:
         similar = similar_in_view(curator, text, person)
         if similar is not None:
@@ -70,7 +93,7 @@ def remember(
         allow_duplicate=False,
         origin=origin,
         person=person,
-        expires_at=expires_at,
+        expires_at=ends,
     )
 
 
