@@ -411,3 +411,30 @@ def test_the_character_count_names_the_stores_limit(tmp_path, browser):
             count = page.locator("#add-content-count")
             expect(count).to_have_text("0 characters · 9,991 of 10,000 free in the store")
             expect(count).not_to_contain_text("per memory")
+
+
+def test_a_full_memory_tells_the_add_on_of_its_configuration_options(tmp_path, browser):
+    # The meter and the refusal said "raise MEMORY_MAX_ITEMS / MEMORY_MAX_CHARS": variables an
+    # add-on user cannot set; they set memory_max_items on the Configuration tab.
+    env = {
+        "SUPERVISOR_TOKEN": "test",
+        "MEMORY_DATA_DIR": str(tmp_path / "data"),
+        "MEMORY_MAX_ITEMS": "1",
+    }
+    with served(tmp_path, env) as server:
+        server.memories().add("Likes tea")
+        with browsing(browser, headers=SAM) as page:
+            page.goto(server.url + "/memories/")
+            note = page.locator("#meter .capacity-note")
+            expect(note).to_contain_text(
+                "memory_max_items option on the add-on's Configuration tab"
+            )
+            expect(note).not_to_contain_text("MEMORY_MAX_ITEMS")
+            page.locator("#add-content").fill("Prefers the window seat")
+            page.locator("#add-form").get_by_role("button", name="Add memory").click()
+            expect(page.locator("#add-form")).to_contain_text("The memory store is full")
+            expect(page.locator("#meter")).to_contain_text(
+                "memory_max_chars option on the add-on's Configuration tab"
+            )
+            expect(page.locator("body")).not_to_contain_text("MEMORY_MAX")
+            assert [m.content for m in server.memories().get_all()] == ["Likes tea"]

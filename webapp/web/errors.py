@@ -13,6 +13,7 @@ from flask import Flask
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
+from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
@@ -24,6 +25,7 @@ from ..stores import (
     StoreError,
     StoreWriteError,
 )
+from .context import setting_named
 from .htmx import render
 from .i18n import current_language
 from .messages import describe, os_reason
@@ -111,10 +113,18 @@ def _store_error(exc: StoreError) -> Response:
         return banner_response(
             _("Memory is full"),
             message,
-            _(
-                "Delete or shorten memories you no longer need, or raise MEMORY_MAX_ITEMS / "
-                "MEMORY_MAX_CHARS."
-            ),
+            Markup(
+                escape(
+                    _(
+                        "Delete or shorten memories you no longer need, or raise %(items)s / "
+                        "%(chars)s."
+                    )
+                )
+            )
+            % {  # noqa: S704 (escaped, and the values are Markup built from escaped parts)
+                "items": setting_named("MEMORY_MAX_ITEMS"),
+                "chars": setting_named("MEMORY_MAX_CHARS"),
+            },
             409,
             "warning",
         )
