@@ -10,7 +10,8 @@ COPY pyproject.toml README.md ./
 COPY webapp ./webapp
 COPY templates ./templates
 COPY static ./static
-RUN pip install --no-cache-dir . \
+# The anthropic extra too: every provider the Configuration tab offers runs in this image.
+RUN pip install --no-cache-dir "./[anthropic]" \
     && rm -rf /opt/memory-curator/build
 
 WORKDIR /data

@@ -8,6 +8,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,43 @@ def test_every_place_names_the_same_version():
         CliRunner().invoke(main, ["--version"]).output
         == f"memory-curator, version {CONFIG['version']}\n"
     )
+
+
+# What each LLM provider needs to run, as a distribution a pip install brings (claude-cli needs
+# the `claude` program and its login instead, which no add-on image can carry).
+PROVIDER_NEEDS = {"openai": "openai", "anthropic": "anthropic", "claude-cli": None}
+
+
+def image_distributions(dockerfile: Path = REPO / "Dockerfile") -> set[str]:
+    """The distributions the image's ``pip install .[extras]`` brings: the project's
+    dependencies and those of each extra it names."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    text = dockerfile.read_text(encoding="utf-8")
+    found = re.search(r"pip install [^\n]*?\"?\./?(?:\[(?P<extras>[^\]]*)\])?\"?(?:\s|$)", text)
+    assert found, "the Dockerfile installs the project"
+    wanted = [e.strip() for e in (found["extras"] or "").split(",") if e.strip()]
+    requirements = list(project["dependencies"])
+    for extra in wanted:
+        requirements += project["optional-dependencies"][extra]
+    return {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_every_llm_provider_the_add_on_offers_runs_in_its_image():
+    # The Configuration tab offered anthropic and claude-cli, which the image could not run:
+    # choosing them gave "needs the anthropic SDK" in the panel with no way to install it.
+    offered = re.findall(r"[\w-]+", CONFIG["schema"]["memory_llm_provider"].split("(", 1)[1])
+    assert "none" in offered
+    installed = image_distributions()
+    for provider in offered:
+        if provider == "none":
+            continue
+        needs = PROVIDER_NEEDS[provider]
+        assert needs is not None, f"{provider} cannot run in an add-on image"
+        assert needs in installed, f"{provider} needs {needs}, which the image does not install"
+
+
+def test_the_image_check_sees_a_missing_extra(tmp_path):
+    plain = tmp_path / "Dockerfile"
+    plain.write_text("FROM x\nRUN pip install --no-cache-dir . \\\n    && true\n")
+    assert "anthropic" not in image_distributions(plain)
+    assert "openai" in image_distributions(plain)
