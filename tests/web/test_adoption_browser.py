@@ -164,6 +164,27 @@ def test_needs_attention_shows_its_number_in_the_navigation(live_server, page):
     expect(link).to_have_accessible_name(re.compile(rf"Needs attention {total} findings"))
 
 
+def test_the_navigation_count_follows_a_fix_without_a_reload(live_server, page):
+    # The badge was drawn with the page only: after Dismiss it still said the old number.
+    store = live_server.memories()
+    store.add("Weekday alarm is 06:45")
+    store.add("Weekday alarm is 07:00")
+    store.add("Was in Lisbon", expires_at=datetime.now(UTC) - timedelta(hours=1))
+    page.goto(live_server.url + "/attention/")
+    wait_for_htmx(page)
+    page.reload()  # the scan has finished: the page's badge and tabs agree
+    wait_for_htmx(page)
+    badge = page.get_by_role("navigation", name="Main").locator("#attention-badge")
+    before = int(badge.inner_text().split()[0])
+    assert before >= 2
+    page.locator("#attention-panel").get_by_role("button", name="Dismiss").first.click()
+    expect(badge).to_have_text(re.compile(rf"^{before - 1}\b"))
+    wait_for_htmx(page)
+    tabs = page.get_by_role("navigation", name="Kinds of findings").get_by_role("link")
+    shown = sum(int(n) for n in re.findall(r"\((\d+)\)", " ".join(tabs.all_inner_texts())))
+    expect(badge).to_have_text(re.compile(rf"^{shown}\b"))
+
+
 # ----------------------------------------------------------------- 4. the rewrite, one press away
 def test_a_refused_secret_offers_its_rewrite_as_a_button(tmp_path, browser):
     with served(tmp_path) as server:

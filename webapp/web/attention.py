@@ -235,6 +235,8 @@ def _panel(view: AttentionPage, status: int = 200, announce: str | None = None) 
         status=status,
         announce=announce,
         title=_("Needs attention"),
+        # the navigation's count follows the findings a fix or a rescan leaves
+        partial_context={"oob_badge": True},
     )
 
 
