@@ -392,6 +392,25 @@ def test_a_fact_that_says_when_it_ends_expires_then_everywhere(door: Door) -> No
     assert kept["Prefers window seats."] is None
 
 
+def _end_of_next(weekday: int) -> str:
+    today = datetime.now(UTC).date()
+    day = today + timedelta(days=(weekday - today.weekday()) % 7)
+    return to_iso(datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC))
+
+
+def test_a_revision_that_says_a_new_end_expires_then_everywhere(door: Door) -> None:
+    # Drift: the dashboard's Edit read "until Sunday" from the new words; the MCP tool's and
+    # the CLI's update kept the old end, so the memory vanished from prompts on Friday.
+    kept = _one(door, "Is in Tokyo until Friday.")
+    sunday = _end_of_next(6)
+    assert call(door, "revise", kept["id"], "Is in Tokyo until Sunday.") == "ok"
+    [after] = [m for m in memories(door) if m["id"] == kept["id"]]
+    assert after["expiresAt"] in {sunday, _end_of_next(6)}
+    assert call(door, "revise", kept["id"], "Is in Tokyo with Mia.") == "ok"
+    [again] = [m for m in memories(door) if m["id"] == kept["id"]]
+    assert again["expiresAt"] == after["expiresAt"]  # words with no end keep the end
+
+
 def test_the_same_fact_in_other_words_is_refused_everywhere(door: Door) -> None:
     # Drift: the MCP tool and the CLI never checked meaning duplicates.
     assert call(door, "remember", "Prefers tea without sugar.") == "ok"

@@ -308,7 +308,7 @@ class MemoryTool:
         if not revision.changed:
             return f"No change: {describe(memory)} already says that."
         was = f"\n(was: {before.content})" if before.content != memory.content else ""
-        return f"Updated {describe(memory)}{was}\n{usage_line(self.store)}"
+        return f"Updated {describe(memory)}{until_phrase(memory)}{was}\n{usage_line(self.store)}"
 
     def do_delete(self, id: str, **_: Any) -> str:
         """Forget a memory (the history log keeps it for the dashboard's undo); remembered as

@@ -298,13 +298,15 @@ def update_memory(
     confirm_secret: bool,
     data_dir: str | None,
 ) -> None:
-    """Change a memory's words (and category); a change made since --version is never
+    """Change a memory's words (and category); new words that state an end ("until Sunday")
+    set it, others keep the expiry as it was; a change made since --version is never
     overwritten (exit status 2)."""
     revision = curator_of(data_dir).revise(
         memory_id, content, category=category, expected=expected, confirm_secret=confirm_secret
     )
     memory = revision.after
-    click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}")
+    until = f" — until {to_iso(memory.expires_at)}" if memory.expires_at is not None else ""
+    click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}{until}")
 
 
 def _print_memories(settings: Settings, found: list[Memory], versions: bool = False) -> None:

@@ -116,7 +116,7 @@ def revise(
     category: str | None = None,
     expected: str | None = None,
     person: str | None | Keep = KEEP,
-    expires_at: datetime | None | Keep = KEEP,
+    expires_at: datetime | None | Keep | Said = SAID,
     confirm_secret: bool = False,
     view: View = EVERYONE,
     actor: str | None = None,
@@ -125,8 +125,12 @@ def revise(
     ``expected`` — the one the caller showed; without it, the version read now, so a change
     landing between the read and the write is never overwritten (ConflictError, with the
     memory as it is now). A secret is refused as in ``remember``. ``expires_at`` sets when it
-    stops being true in the same change (None: never; left out: as it was)."""
+    stops being true in the same change (None: never; KEEP: as it was); left out, the end the
+    new words state, read now ("Is in Tokyo until Sunday"), or as it was when they state none,
+    as the dashboard's Edit form does."""
     text = checked_text(curator, content, confirm_secret=confirm_secret)
+    if isinstance(expires_at, Said):
+        expires_at = said_end(curator, text) or KEEP
     before = visible_memory(curator, memory_id, view)
     version = expected or before.version
     after = curator.memories.update(

@@ -26,6 +26,7 @@ from ..curation.findings import Finding
 from ..curation.pairs import Reason, ReasonValue
 from ..sensitive import find_secrets
 from ..stores import ConflictError, MemoryFullError, NotFoundError
+from ..stores.memories import KEEP
 from ..stores.timefmt import parse_ts
 from .context import actor, curator, quote, settings, stores
 from .errors import describe_error
@@ -372,6 +373,7 @@ def rewrite() -> Response:
             memory_id,
             content,
             expected=request.form.get("version") or memory.version,
+            expires_at=KEEP,  # a rewrite of its wording: the words were said before, not now
             actor=actor(),
         )
     except ConflictError:
