@@ -12,6 +12,8 @@ all the languages it occurs in.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from webapp.sensitive import find_secrets
@@ -532,3 +534,21 @@ def test_digits_listed_and_a_network_with_its_key_are_found(text: str, kind: str
 )
 def test_look_alikes_of_listed_digits_and_networks_are_not_refused(text: str) -> None:
     assert not refused(text), found(text)
+
+
+def _seconds(text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        find_secrets(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize("unit", ["code 1 ", "door code 12 ", "pin 7 "])
+def test_many_keywords_are_read_in_one_pass(unit: str) -> None:
+    # "code 1 " 1,400 times took 0.5 s and four times as long at twice the length: each keyword
+    # looked for the word before it from the start of the text. Every add reads the text.
+    hostile = (unit * (10_000 // len(unit)))[:9_800]
+    ordinary = ("The kids walk the dog after school on sunny days " * 200)[: len(hostile)]
+    assert _seconds(hostile) < 10 * _seconds(ordinary) + 0.05

@@ -416,6 +416,9 @@ def _password_value(text: str, start: int, end: int, linked: bool) -> tuple[int,
     return start, end
 
 
+_WINDOW = 80
+
+
 def _context_spans(text: str) -> list[SecretSpan]:
     spans: list[SecretSpan] = []
     if not names_a_secret(text):
@@ -426,7 +429,9 @@ def _context_spans(text: str) -> list[SecretSpan]:
             continue
         for match in rule.finditer(text):
             keyword = match.group("kw")
-            before = LAST_WORD.search(text, 0, match.start())
+            # the word just before the keyword, read from a short window: read from the
+            # text's start, each keyword would scan the whole text before it again
+            before = LAST_WORD.search(text, max(0, match.start() - _WINDOW), match.start())
             qualifier = before.group(1) if before else None
             found_kind = _code_kind(qualifier, keyword) if kind == "code" else kind
             if found_kind is None or _a_ticket(keyword, qualifier):

@@ -292,6 +292,9 @@ _MONTH_NAMES = MONTH_NAME
 _EN_DAY_NAMES = r"(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
 _COUNT_EN = rf"{DIGITS}|{QUANTIFIER}|{EN_NUMBER}"
 _ZH_NUM = rf"(?:\d+|{CN_NUMBER})"
+# A number is read from the start of its run of digits or numerals only: a match tried from
+# inside a long run ("1" * 10000) would otherwise read the rest of it again from every place.
+_RUN = r"(?<![\d零〇一二两三四五六七八九十百千万亿])"
 
 # What a phrase names: a clock time, a day, a weekday or week, a day of the month or a month, a
 # date or a year (the cycle a habit of that length repeats it on: ``language.standing``), or a
@@ -363,7 +366,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
             _SPAN,
         ),
         (
-            rf"(?P<count>{_ZH_NUM})(?:个)?(?P<unit>天|日|周|星期|礼拜|月|小时|钟头)(?:之|以)?内",
+            rf"{_RUN}(?P<count>{_ZH_NUM})(?:个)?(?P<unit>天|日|周|星期|礼拜|月|小时|钟头)(?:之|以)?内",
             _zh_duration,
             _SPAN,
         ),
@@ -379,13 +382,15 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
         (r"(?:这|本)(?:个)?月(?:底|末)?|月(?:底|末)", _month_end(0), _MONTH),
         (r"今年(?:年底|年末|底)?|年(?:底|末)", _year_end, _YEAR),
         (
-            rf"(?P<month>{_ZH_NUM})\s*月\s*(?P<day>{_ZH_NUM})\s*(?:日|号)",
+            rf"{_RUN}(?P<month>{_ZH_NUM})\s*月\s*(?P<day>{_ZH_NUM})\s*(?:日|号)",
             _zh_month_day,
             _YEAR,
         ),
-        (rf"(?<![月\d])(?P<day>{_ZH_NUM})\s*(?:日|号)", _zh_day_of_month, _MONTH),
+        (rf"(?<!月){_RUN}(?P<day>{_ZH_NUM})\s*(?:日|号)", _zh_day_of_month, _MONTH),
         (
-            r"(?P<part>上午|下午|晚上|早上|中午|傍晚|凌晨)?(?P<hour>[0-9一二两三四五六七八九十]+)"
+            r"(?P<part>上午|下午|晚上|早上|中午|傍晚|凌晨)?"
+            + _RUN
+            + r"(?P<hour>[0-9一二两三四五六七八九十]+)"
             r"(?:点|:00|时)(?P<half>半)?(?:钟)?(?=之前|以前|前|为止)",
             _zh_clock,
             _CLOCK,
