@@ -58,7 +58,7 @@ import _judgement as J
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from webapp.extraction.validity import expires_at  # noqa: E402
+from webapp.extraction.validity import expires_at, stated_end  # noqa: E402
 from webapp.sensitive import find_secrets  # noqa: E402
 from webapp.similarity import Judge, VectorCache, load_embedder  # noqa: E402
 from webapp.similarity.facts import analyse  # noqa: E402
@@ -215,18 +215,19 @@ def time_section(split: str, show_misses: bool = False) -> list[str]:
 SITUATION_FILES = {"heldout": "time-phrases.heldout-h3.json", "dev": "time-phrases.dev-h2.json"}
 
 
-def last_day_held(case: dict[str, Any]) -> str | None:
-    """The local date (ISO) of the last day the parser's expiry for ``case`` holds, or None."""
-    moment = expires_at(case["text"], parse_ts(case["said_at"]), case["timezone"])
+def last_day_held(case: dict[str, Any], reader: Any = None) -> str | None:
+    """The local date (ISO) of the last day the parser's expiry for ``case`` holds, or None
+    (``reader``: ``expires_at`` unless another reading is asked for, e.g. ``stated_end``)."""
+    moment = (reader or expires_at)(case["text"], parse_ts(case["said_at"]), case["timezone"])
     if moment is None:
         return None
     local = moment.astimezone(ZoneInfo(case["timezone"])) - timedelta(microseconds=1)
     return local.date().isoformat()
 
 
-def situation_right(case: dict[str, Any]) -> bool:
+def situation_right(case: dict[str, Any], reader: Any = None) -> bool:
     """Whether the parser reads ``case`` as labelled (see above)."""
-    found = last_day_held(case)
+    found = last_day_held(case, reader)
     if case["kind"] == "permanent":
         return found is None
     return found is not None and found == case["expected_expiry_date"]
@@ -246,6 +247,13 @@ def situations_section(split: str, show_misses: bool = False) -> list[str]:
             right = sum(situation_right(c) for c in mine)
             share = right / len(mine) if mine else 0.0
             lines.append(f"  {kind:9} {lang:8} {label} {share:.3f} ({right}/{len(mine)})")
+    # The reading of a fact typed or told as it is (forms, manage_memory, the CLI): bounded
+    # ends only, so fewer situations get theirs and no habit does.
+    for kind, label in (("temporary", "expiry found"), ("permanent", "given none")):
+        mine = [c for c in cases if c["kind"] == kind]
+        right = sum(situation_right(c, stated_end) for c in mine)
+        share = right / len(mine) if mine else 0.0
+        lines.append(f"  typed: stated_end {kind:9} {label} {share:.3f} ({right}/{len(mine)})")
     if show_misses and split == "dev":
         for case in cases:
             if not situation_right(case):

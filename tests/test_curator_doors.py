@@ -387,9 +387,15 @@ def test_a_fact_that_says_when_it_ends_expires_then_everywhere(door: Door) -> No
     before = _end_of_next_friday()
     assert call(door, "remember", "Is in Tokyo until Friday.") == "ok"
     assert call(door, "remember", "Prefers window seats.") == "ok"
+    # a time that is a habit, not an end: nobody reviews this reading, and a durable fact
+    # that expired would leave every prompt
+    assert call(door, "remember", "Prefers meetings before 3pm.") == "ok"
+    assert call(door, "remember", "The cleaner comes on Thursday.") == "ok"
     kept = {m["content"]: m.get("expiresAt") for m in memories(door)}
     assert kept["Is in Tokyo until Friday."] in {before, _end_of_next_friday()}
     assert kept["Prefers window seats."] is None
+    assert kept["Prefers meetings before 3pm."] is None
+    assert kept["The cleaner comes on Thursday."] is None
 
 
 def _end_of_next(weekday: int) -> str:

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from webapp.extraction.rules import match_sentence
-from webapp.extraction.validity import expires_at
+from webapp.extraction.validity import expires_at, stated_end
 from webapp.stores.timefmt import parse_ts, to_iso
 
 from .test_expiry_extraction import stores, write_thread
@@ -125,6 +125,44 @@ def test_a_habit_with_a_bound_ends_with_it(text: str, last_day: date) -> None:
 def test_a_past_event_s_date_is_not_an_end() -> None:
     assert expires_at("The car was bought on March 3rd", WEDNESDAY, BERLIN) is None
     assert expires_at("We were told the road is closed until March 3rd", WEDNESDAY, BERLIN)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Prefers meetings before 3pm",
+        "Goes to bed by 11pm",
+        "Alex works until 6pm",
+        "The cleaner comes on Thursday",
+        "The bins go out on Tuesday",
+        "喜歡晚上十點前睡覺",
+        "小孩晚上八點前要上床",
+        "垃圾在週二收",
+    ],
+)
+def test_a_typed_fact_s_bare_day_or_clock_time_is_no_end(text: str) -> None:
+    # The full reading gives these an end (a conversation's proposal shows it in Review);
+    # typed or told through manage_memory, nobody sees the reading, and the fact would leave
+    # every prompt the next day.
+    assert expires_at(text, WEDNESDAY, BERLIN) is not None
+    assert stated_end(text, WEDNESDAY, BERLIN) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "last_day"),
+    [
+        ("Is in Tokyo until Friday", date(2026, 12, 4)),
+        ("Staying at my mum's this week", date(2026, 12, 6)),
+        ("我這週都在台中", date(2026, 12, 6)),
+        ("下周都出差", date(2026, 12, 13)),
+        ("Off work for the next three days", date(2026, 12, 5)),
+        ("Grandma is with us till the 15th", date(2026, 12, 15)),
+        ("The plumber comes tomorrow", date(2026, 12, 3)),
+    ],
+)
+def test_a_typed_fact_keeps_a_bounded_end(text: str, last_day: date) -> None:
+    ends = stated_end(text, WEDNESDAY, BERLIN)
+    assert ends == datetime.combine(last_day + timedelta(days=1), time(0), tzinfo=BERLIN)
 
 
 def _seconds(text: str) -> float:

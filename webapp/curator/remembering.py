@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ..curation.attention import near_duplicate_of
-from ..extraction.validity import expires_at as stated_expiry
+from ..extraction.validity import stated_end
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
 from .errors import SimilarMemoryError
@@ -39,11 +39,12 @@ SAID: Final = Said()
 
 
 def said_end(curator: Curator, text: str, now: datetime | None = None) -> datetime | None:
-    """When ``text`` says its fact stops being true, read now in the household's timezone."""
+    """When ``text`` says its fact stops being true, read now in the household's timezone
+    (only a bounded end: ``extraction.validity.stated_end``)."""
     try:
-        return stated_expiry(text, now or datetime.now(UTC), curator.settings.timezone)
+        return stated_end(text, now or datetime.now(UTC), curator.settings.timezone)
     except ValueError:  # a timezone the settings check let through cannot be read: UTC
-        return stated_expiry(text, now or datetime.now(UTC), "UTC")
+        return stated_end(text, now or datetime.now(UTC), "UTC")
 
 
 def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory | None:

@@ -38,7 +38,7 @@ from ..language.standing import (
 )
 from ..text import fold
 
-__all__ = ["end_of_local_day", "expires_at", "has_end", "household_zone"]
+__all__ = ["end_of_local_day", "expires_at", "has_end", "household_zone", "stated_end"]
 
 
 def household_zone(name: str) -> ZoneInfo:
@@ -448,6 +448,7 @@ def _ends_it(
     cycle: int,
     standing: bool,
     past: bool,
+    bounded_only: bool = False,
 ) -> bool:
     """Whether the phrase ``match`` (naming ``names``) can be the end of the fact: a clock time
     in a standing rule or a habit repeats; in a habit that repeats every ``cycle`` a time of that
@@ -457,19 +458,24 @@ def _ends_it(
     if names == _SPAN:
         return True
     if names == _CLOCK:
-        return not (standing or cycle)
+        return not (standing or cycle or bounded_only)
     if cycle and names <= cycle:
         # one turn of the habit, unless the sentence names which period ("my shift this week")
         return period and bool(_WHICH.search(match.group(0).strip()))
     bounded = _bounded(text, match)
+    if bounded_only and not (bounded or period or names == _DAY):
+        return False
     if cycle and not bounded:
         return period
     return bounded or not past
 
 
-def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> datetime | None:
+def expires_at(
+    text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC", *, bounded_only: bool = False
+) -> datetime | None:
     """When the fact ``text`` states stops being true (UTC), read relative to ``sent_at`` in
-    the household's ``zone``; None for a fact with no end (or none this can read)."""
+    the household's ``zone``; None for a fact with no end (or none this can read).
+    ``bounded_only``: see ``stated_end``."""
     if isinstance(zone, str):
         zone = household_zone(zone)
     if sent_at.tzinfo is None:
@@ -503,6 +509,7 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
                 cycle=cycle,
                 standing=standing,
                 past=past,
+                bounded_only=bounded_only,
             ):
                 folded = _blank(folded, start, end)
                 continue
@@ -520,6 +527,17 @@ def expires_at(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> da
         return max(longer)
     clocks = [moment for moment, is_clock in found if is_clock]
     return min(clocks) if clocks else max(moment for moment, _ in found)
+
+
+def stated_end(text: str, sent_at: datetime, zone: ZoneInfo | str = "UTC") -> datetime | None:
+    """The end a fact typed or told as it is (the Add and Edit forms, ``manage_memory``, the
+    CLI, ``Curator.remember``) states: only a bounded one — "until Friday", "till the 15th",
+    "this week", 這週都, 下周都, "for the next three days", tomorrow. A bare day or clock time
+    ("The cleaner comes on Thursday", "Prefers meetings before 3pm", 晚上十點前睡覺) is most
+    often a habit when nobody reviews the reading, and a durable fact that expired on its own
+    would leave every prompt; a conversation's proposals keep the full reading
+    (``expires_at``), which a person sees in Review."""
+    return expires_at(text, sent_at, zone, bounded_only=True)
 
 
 def has_end(text: str) -> bool:

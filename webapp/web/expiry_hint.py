@@ -1,7 +1,7 @@
 """The expiry a typed fact states, shown before it is saved (issue 36).
 
 The Add and Edit forms of the Memories page and Review's Edit read an end in the text as it is
-typed ("Is in Tokyo until Friday", 這週都在台中: ``webapp.extraction.validity.expires_at``, in
+typed ("Is in Tokyo until Friday", 這週都在台中: ``webapp.extraction.validity.stated_end``, in
 the household's timezone) and show it under the text — "Expires Fri 5 Dec (Europe/Berlin)" —
 with a button that removes it (the fact then never expires) and one that sets a day by hand.
 The form carries what it shows: ``expires_on`` (the last day it holds) or ``no_expiry``; saving
@@ -20,7 +20,7 @@ from flask import Blueprint, request
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response as BaseResponse
 
-from ..extraction.validity import end_of_local_day, expires_at
+from ..extraction.validity import end_of_local_day, stated_end
 from ..stores.memories import KEEP, Keep
 from ..stores.timefmt import read_time
 from .context import settings
@@ -79,7 +79,7 @@ def last_day_of(expires: datetime | None) -> date | None:
 def stated_day(text: str, now: datetime | None = None) -> date | None:
     """The last day the fact ``text`` holds, by its own words, read now in the household's
     timezone; None when it states no end."""
-    return last_day_of(expires_at(text or "", now or datetime.now(UTC), zone()))
+    return last_day_of(stated_end(text or "", now or datetime.now(UTC), zone()))
 
 
 def _date(value: str | None) -> date | None:
