@@ -144,12 +144,17 @@ def test_on_a_phone_the_offline_banner_is_in_view_where_the_person_acted(tmp_pat
 
 
 # ----------------------------------------------------------------- 3. attention badge
-def test_needs_attention_shows_its_number_in_the_navigation(live_server, page):
+def open_findings(live_server, page) -> None:
+    """Two near-duplicates and an expired memory, and the Needs attention page open on them."""
     store = live_server.memories()
     store.add("Weekday alarm is 06:45")
     store.add("Weekday alarm is 07:00")
     store.add("Was in Lisbon", expires_at=datetime.now(UTC) - timedelta(hours=1))
     page.goto(live_server.url + "/attention/")
+
+
+def test_needs_attention_shows_its_number_in_the_navigation(live_server, page):
+    open_findings(live_server, page)
     tabs = page.get_by_role("navigation", name="Kinds of findings").get_by_role("link")
     expect(tabs.first).to_be_visible()
     wait_for_htmx(page)
@@ -166,11 +171,7 @@ def test_needs_attention_shows_its_number_in_the_navigation(live_server, page):
 
 def test_the_navigation_count_follows_a_fix_without_a_reload(live_server, page):
     # The badge was drawn with the page only: after Dismiss it still said the old number.
-    store = live_server.memories()
-    store.add("Weekday alarm is 06:45")
-    store.add("Weekday alarm is 07:00")
-    store.add("Was in Lisbon", expires_at=datetime.now(UTC) - timedelta(hours=1))
-    page.goto(live_server.url + "/attention/")
+    open_findings(live_server, page)
     wait_for_htmx(page)
     page.reload()  # the scan has finished: the page's badge and tabs agree
     wait_for_htmx(page)
