@@ -158,6 +158,8 @@ def test_a_typed_fact_s_bare_day_or_clock_time_is_no_end(text: str) -> None:
         ("Off work for the next three days", date(2026, 12, 5)),
         ("Grandma is with us till the 15th", date(2026, 12, 15)),
         ("The plumber comes tomorrow", date(2026, 12, 3)),
+        # a person called Bill is not a monthly bill
+        ("Bill is staying with us until Friday", date(2026, 12, 4)),
     ],
 )
 def test_a_typed_fact_keeps_a_bounded_end(text: str, last_day: date) -> None:

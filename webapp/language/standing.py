@@ -87,8 +87,9 @@ _CYCLES: tuple[tuple[re.Pattern[str], int], ...] = tuple(
             r"(?:the|every|each)\s+month\b"
             # what is paid or paid out month by month: its date is each month's
             r"|\b(?:rent|salary|paycheck|payday|wages|mortgage|allowance|pocket\s+money|"
-            r"(?:\w+\s+)?bills?)\b|房租|租金|工资|薪水|薪资|发薪|账单|房贷|管理费|水电费|电费|水费|"
-            r"信用卡费|卡费|零用钱",
+            r"bills|(?:electricity|electric|water|gas|phone|internet|power|energy|utility|"
+            r"credit\s+card|card|council\s+tax)\s+bill)\b"
+            r"|房租|租金|工资|薪水|薪资|发薪|账单|房贷|管理费|水电费|电费|水费|信用卡费|卡费|零用钱",
             CYCLE_MONTH,
         ),
         (
