@@ -125,6 +125,10 @@ def test_a_habit_with_a_bound_ends_with_it(text: str, last_day: date) -> None:
 def test_a_past_event_s_date_is_not_an_end() -> None:
     assert expires_at("The car was bought on March 3rd", WEDNESDAY, BERLIN) is None
     assert expires_at("We were told the road is closed until March 3rd", WEDNESDAY, BERLIN)
+    # only a date: a period said beside a past tense keeps its end
+    assert expires_at("I was told I'm off this week", WEDNESDAY, BERLIN) == datetime.combine(
+        date(2026, 12, 7), time(0), tzinfo=BERLIN
+    )
 
 
 @pytest.mark.parametrize(

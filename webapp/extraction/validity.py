@@ -467,7 +467,9 @@ def _ends_it(
         return False
     if cycle and not bounded:
         return period
-    return bounded or not past
+    # a date said in the past tense is when it happened ("was bought on March 3rd"); a period
+    # or a day keeps its end ("I was told I'm off this week")
+    return bounded or period or names == _DAY or not past
 
 
 def expires_at(
