@@ -157,24 +157,25 @@ def test_edit_after_a_change_elsewhere_shows_both_versions(live_server, page):
     open_page(page, live_server)
     row = row_of(page, memory.id)
     row.get_by_role("button", name="Edit").click()
-    row.get_by_label("Memory text").fill("Dentist on Friday at 9")
+    row.get_by_label("Memory text").fill("Dentist this Friday at 9")
     store.update(memory.id, "Dentist moved to Tuesday at 10")  # someone else, meanwhile
     row.get_by_role("button", name="Save").click()
 
     alert = row.get_by_role("alert")
     expect(alert).to_contain_text("Changed elsewhere")
-    expect(row.locator("blockquote.mine")).to_have_text("Dentist on Friday at 9")
+    expect(row.locator("blockquote.mine")).to_have_text("Dentist this Friday at 9")
     expect(row.locator("blockquote.theirs")).to_have_text("Dentist moved to Tuesday at 10")
     assert (
         on_disk(live_server.settings.memory_file)[0]["content"] == "Dentist moved to Tuesday at 10"
     )
 
     row.get_by_role("button", name="Replace it with my version").click()
-    # "on Friday" ends the fact after the next Friday (shown in the edit form, then kept).
+    # "this Friday" ends the fact after that Friday (shown in the edit form, then kept); a bare
+    # "on Friday" typed in a form is read as a habit and sets no end (validity.stated_end).
     today = datetime.now(UTC).date()
     friday = today + timedelta(days=(4 - today.weekday()) % 7)
-    expect(row.locator("td.content")).to_have_text(f"Dentist on Friday at 9 until {friday}")
-    assert on_disk(live_server.settings.memory_file)[0]["content"] == "Dentist on Friday at 9"
+    expect(row.locator("td.content")).to_have_text(f"Dentist this Friday at 9 until {friday}")
+    assert on_disk(live_server.settings.memory_file)[0]["content"] == "Dentist this Friday at 9"
     clean(page, 409)
 
 
