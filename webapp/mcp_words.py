@@ -1,5 +1,5 @@
 """How the ``manage_memory`` tool words a memory for the model: ``[id] (category) content``,
-where it came from, and until when it holds."""
+where it came from, and until when it holds (``until_phrase``, which the CLI's answers use too)."""
 
 from __future__ import annotations
 

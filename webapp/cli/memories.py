@@ -11,10 +11,10 @@ import click
 
 from ..curator import SAID, Curator
 from ..extraction.wiping import MARKER
+from ..mcp_words import until_phrase
 from ..prompts import compose_prompt
 from ..settings import Settings
 from ..stores import Memory, NotFoundError, PeopleStore
-from ..stores.timefmt import to_iso
 from .common import (
     conversation_store,
     curator_of,
@@ -270,9 +270,9 @@ def add_memory(
         expires_at=None if no_expiry else SAID,
     )
     names = curator.people.names()
-    until = f" — until {to_iso(memory.expires_at)}" if memory.expires_at is not None else ""
     click.echo(
-        f"Added [{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}{until}"
+        f"Added [{memory.id}] ({memory.category}) {memory.content} — {_whose(names, memory)}"
+        f"{until_phrase(memory)}"
     )
 
 
@@ -305,8 +305,7 @@ def update_memory(
         memory_id, content, category=category, expected=expected, confirm_secret=confirm_secret
     )
     memory = revision.after
-    until = f" — until {to_iso(memory.expires_at)}" if memory.expires_at is not None else ""
-    click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}{until}")
+    click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}{until_phrase(memory)}")
 
 
 def _print_memories(settings: Settings, found: list[Memory], versions: bool = False) -> None:

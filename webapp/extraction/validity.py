@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ..language import add_months, calendar_date, later, month_number, parse_count
 from ..language import duration as language_duration
 from ..language.calendar import MONTH_NAME, shifted
-from ..language.numbers import CN_NUMBER, DIGITS, EN_NUMBER, QUANTIFIER
+from ..language.numbers import CN_NUMBER, DIGITS, EN_NUMBER, QUANTIFIER, RUN_START
 from ..language.standing import (
     CYCLE_DAY,
     CYCLE_MONTH,
@@ -292,9 +292,8 @@ _MONTH_NAMES = MONTH_NAME
 _EN_DAY_NAMES = r"(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
 _COUNT_EN = rf"{DIGITS}|{QUANTIFIER}|{EN_NUMBER}"
 _ZH_NUM = rf"(?:\d+|{CN_NUMBER})"
-# A number is read from the start of its run of digits or numerals only: a match tried from
-# inside a long run ("1" * 10000) would otherwise read the rest of it again from every place.
-_RUN = r"(?<![\d零〇一二两三四五六七八九十百千万亿])"
+# A number is read from the start of its run of digits or numerals only (``RUN_START``).
+_RUN = RUN_START
 
 # What a phrase names: a clock time, a day, a weekday or week, a day of the month or a month, a
 # date or a year (the cycle a habit of that length repeats it on: ``language.standing``), or a

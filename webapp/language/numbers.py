@@ -23,6 +23,9 @@ _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG_UNITS = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8}
 # A run of Chinese numerals (folded text: 简体; the 繁體 forms are read by the functions too).
 CN_NUMBER = "[零〇一二两三四五六七八九十百千万亿]+"
+# Where a number starts: not inside a run of digits or numerals. A pattern tried from every
+# place inside a long run ("1" * 10000) would read the rest of it again from each.
+RUN_START = r"(?<![\d零〇一二两三四五六七八九十百千万亿])"
 
 EN_NUMBERS = {
     "zero": 0,

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from .numbers import RUN_START
+
 __all__ = [
     "CYCLE_DAY",
     "CYCLE_MONTH",
@@ -48,11 +50,7 @@ STANDING_WEEKEND = re.compile(
 _EN_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _ZH_DAY = r"(?:周|星期|礼拜)[一二三四五六日天1-7]"
 _CLOCK_EN = r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight"
-# (read from the start of a run of numerals only: see validity._RUN)
-_CLOCK_ZH = (
-    r"(?:早上|上午|中午|下午|晚上|傍晚|凌晨)?(?<![0-9零〇一二两三四五六七八九十百千万亿])"
-    r"[0-9一二两三四五六七八九十]+(?:点|时)(?:半)?"
-)
+_CLOCK_ZH = rf"(?:早上|上午|中午|下午|晚上|傍晚|凌晨)?{RUN_START}[0-9一二两三四五六七八九十]+(?:点|时)(?:半)?"
 
 # Times that repeat: two weekdays joined (周二和周五, 星期一、三), and a daily window of clock
 # times ("from 10pm until 7am", 晚上十点到早上七点).
@@ -67,7 +65,6 @@ REPEATING_TIMES = re.compile(
 # habit, the 5th in a monthly one, the year's end in a yearly one) repeats with it.
 CYCLE_DAY, CYCLE_WEEK, CYCLE_MONTH, CYCLE_YEAR = 1, 2, 3, 4
 
-_EN_UNIT = r"(?:day|night|morning|evening|afternoon|week(?:end)?|fortnight|month|year)"
 _EN_DAYS = rf"(?:{_EN_DAY}s?|weekday|weeknight)"
 _ZH_COUNT = r"(?:\d+|[一二两三四五六七八九十几]+)?\s*(?:个)?"
 # (pattern, cycle): words that make a sentence's times repeat.
