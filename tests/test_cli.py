@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from webapp.stores import ConversationStore, MemoryStore
+from webapp.stores.timefmt import to_iso
 
 
 def run_cli(*args: str, env_extra: dict[str, str] | None = None, cwd=None):
@@ -227,3 +228,17 @@ def test_list_versions_gives_the_version_update_checks(filled):
         str(filled),
     )
     assert stale.returncode != 0 and "[conflict]" in stale.stderr
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_memories_add_reads_a_stated_end_unless_told_not_to(data_dir, flag):
+    args = ["memories", "add", "Is in Tokyo until Friday.", "--data-dir", str(data_dir)]
+    done = run_cli(*args, *(["--no-expiry"] if flag else []), env_extra={"MEMORY_TIMEZONE": "UTC"})
+    assert done.returncode == 0, done.stderr
+    [memory] = MemoryStore(data_dir / "memories.json").get_all()
+    if flag:
+        assert memory.expires_at is None
+        assert "until" not in done.stdout.split("Friday.", 1)[1]
+    else:
+        assert memory.expires_at is not None
+        assert done.stdout.rstrip().endswith(f"— until {to_iso(memory.expires_at)}")

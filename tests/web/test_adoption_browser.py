@@ -412,9 +412,13 @@ def test_approving_a_deletion_says_it_was_deleted(tmp_path, browser):
             assert server.memories().get(tea.id) is None
 
 
+def as_addon(tmp_path, **settings: str) -> dict[str, str]:
+    """The environment of the dashboard run as the add-on (a Supervisor token), with ``settings``."""
+    return {"SUPERVISOR_TOKEN": "test", "MEMORY_DATA_DIR": str(tmp_path / "data"), **settings}
+
+
 def test_the_add_on_is_told_of_its_configuration_option(tmp_path, browser):
-    env = {"SUPERVISOR_TOKEN": "test", "MEMORY_DATA_DIR": str(tmp_path / "data")}
-    with served(tmp_path, env) as server:
+    with served(tmp_path, as_addon(tmp_path)) as server:
         server.conversations().add_exchange("cli:s1", "I like tea", "Noted.")
         with browsing(browser, headers=SAM) as page:
             page.goto(server.url + "/conversations/")
@@ -438,12 +442,7 @@ def test_the_character_count_names_the_stores_limit(tmp_path, browser):
 def test_a_full_memory_tells_the_add_on_of_its_configuration_options(tmp_path, browser):
     # The meter and the refusal said "raise MEMORY_MAX_ITEMS / MEMORY_MAX_CHARS": variables an
     # add-on user cannot set; they set memory_max_items on the Configuration tab.
-    env = {
-        "SUPERVISOR_TOKEN": "test",
-        "MEMORY_DATA_DIR": str(tmp_path / "data"),
-        "MEMORY_MAX_ITEMS": "1",
-    }
-    with served(tmp_path, env) as server:
+    with served(tmp_path, as_addon(tmp_path, MEMORY_MAX_ITEMS="1")) as server:
         server.memories().add("Likes tea")
         with browsing(browser, headers=SAM) as page:
             page.goto(server.url + "/memories/")
