@@ -26,7 +26,7 @@ import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
@@ -150,7 +150,8 @@ class GuardedParser(HTTPRequestParser):
         if not has_body or self.channel.exempt:
             return
         server = self.channel.server
-        if not server.body_check(self.channel.client, self.path or "", self.headers):
+        path = str(cast(Any, self).path or "")  # set by parse_header (the stub lacks it)
+        if not server.body_check(self.channel.client, path, self.headers):
             self.adj = server.anonymous_adj
 
 
@@ -199,20 +200,26 @@ class GuardedServer(TcpWSGIServer):
         if not self.limits.is_exempt(client) and self._over_share(client):
             _refuse(conn)
             return
-        GuardedChannel(self, conn, addr, self.adj, map=self._map)
+        GuardedChannel(self, conn, addr, self.adj, map=self._channels())
 
     def _over_share(self, client: str) -> bool:
         same = others = 0
-        for channel in list(self._map.values()):
+        for channel in list(self._channels().values()):
             if isinstance(channel, GuardedChannel) and not channel.exempt:
                 others += 1
                 same += channel.client == client
         return same >= self.limits.per_client or others >= self.limits.connections
 
-    def maintenance(self, now: float) -> None:
+    def _channels(self) -> dict[int, Any]:
+        """Every socket of the event loop (wasyncore's map; its stub does not name it)."""
+        channels: dict[int, Any] = cast(Any, self)._map
+        return channels
+
+    def maintenance(self, now: int) -> None:  # waitress passes time.time(), a float
         super().maintenance(now)  # idle connections (channel_timeout)
         late = time.monotonic() - self.limits.request_timeout
-        for channel in list(self.active_channels.values()):
+        active: dict[int, Any] = cast(Any, self).active_channels
+        for channel in list(active.values()):
             since = getattr(channel, "reading_since", None)
             if since is not None and since < late and not channel.exempt:
                 channel.will_close = True
@@ -243,7 +250,7 @@ def create_server(
     dispatcher = ThreadedTaskDispatcher()
     dispatcher.set_thread_count(adj.threads)
     servers = []
-    for sockinfo in adj.listen:
+    for sockinfo in cast(Any, adj).listen:
         server = GuardedServer(
             app, sockets, _start=False, dispatcher=dispatcher, adj=adj, sockinfo=sockinfo
         )
@@ -252,5 +259,5 @@ def create_server(
         servers.append(server)
     if len(servers) == 1:
         return servers[0]
-    listening = [(server.effective_host, server.effective_port) for server in servers]
+    listening = [(cast(Any, s).effective_host, cast(Any, s).effective_port) for s in servers]
     return MultiSocketServer(sockets, adj, listening, dispatcher, servers[-1].log_info)
