@@ -89,6 +89,13 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("mcp_token_file", "MEMORY_MCP_TOKEN_FILE", "str", ""),
     ("mcp_default_person", "MEMORY_MCP_DEFAULT_PERSON", "str", ""),
     ("mcp_allowed_hosts", "MEMORY_MCP_ALLOWED_HOSTS", "str", ""),
+    # The server (webapp.web.guard): connections open at once from the clients that are not
+    # exempt, from one address, seconds a connection may sit idle, and seconds one request
+    # may take to arrive whole.
+    ("server_connections", "MEMORY_SERVER_CONNECTIONS", "posint", 100),
+    ("server_connections_per_client", "MEMORY_SERVER_CONNECTIONS_PER_CLIENT", "posint", 20),
+    ("server_idle_timeout", "MEMORY_SERVER_IDLE_TIMEOUT", "posint", 60),
+    ("server_request_timeout", "MEMORY_SERVER_REQUEST_TIMEOUT", "posint", 60),
     # The Supervisor's API, which the add-on asks for its host name and tells of its MCP server.
     ("supervisor_url", "MEMORY_SUPERVISOR_URL", "str", "http://supervisor"),
 )
@@ -162,6 +169,10 @@ class Settings:
     mcp_token_file: str = DEFAULTS["mcp_token_file"]
     mcp_default_person: str = DEFAULTS["mcp_default_person"]
     mcp_allowed_hosts: str = DEFAULTS["mcp_allowed_hosts"]
+    server_connections: int = DEFAULTS["server_connections"]
+    server_connections_per_client: int = DEFAULTS["server_connections_per_client"]
+    server_idle_timeout: int = DEFAULTS["server_idle_timeout"]  # seconds without a byte
+    server_request_timeout: int = DEFAULTS["server_request_timeout"]  # seconds for a request
     supervisor_url: str = DEFAULTS["supervisor_url"]
     # The add-on's private folder (where options.json is) when memory_data_dir moved the
     # stores elsewhere: what was there moves on the first start (webapp.relocate).

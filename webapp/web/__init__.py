@@ -38,6 +38,7 @@ from . import (
 )
 from .context import Stores
 from .extensions import csrf, htmx
+from .guard import MAX_REQUEST_BYTES
 from .secret_key import secret_key_for
 
 __all__ = ["create_app", "csrf", "htmx", "resource_dir"]
@@ -65,7 +66,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         MEMORY_SETTINGS=settings,
         WTF_CSRF_TIME_LIMIT=None,
         WTF_CSRF_SSL_STRICT=False,
-        MAX_CONTENT_LENGTH=16 * 1024 * 1024,
+        MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,  # the server refuses more before reading it
         SESSION_COOKIE_NAME="memory_curator_session",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",

@@ -31,10 +31,14 @@ from flask import (
     session,
     url_for,
 )
+from flask.sessions import SecureCookieSessionInterface
 from flask_babel import gettext as _
 from flask_babel import ngettext
+from itsdangerous import BadSignature
+from werkzeug.http import parse_cookie
 from werkzeug.wrappers import Response as BaseResponse
 
+from ..settings import Settings
 from ..stores import Changed, StoreCorruptError, Unchanged
 from ..stores.dashboard_files import (
     ATTEMPTS_FILE,
@@ -85,6 +89,36 @@ def login_enabled() -> bool:
     """
     current = settings()
     return bool(current.dashboard_token) and not (current.is_addon and via_ingress())
+
+
+def may_send_body(app: Flask, cookies: str) -> bool:
+    """Whether a request with this Cookie header comes from someone the dashboard serves, asked
+    by the server (``webapp.web.guard``) before it reads a body larger than an anonymous one:
+    with a token set, a session signed by this app with a login made with the current token
+    (a login ended since still passes here and is refused by the view); in the add-on without
+    direct access nobody but Home Assistant's proxy (exempt there); else anyone who reaches
+    the server."""
+    current: Settings = app.config["MEMORY_SETTINGS"]
+    if current.is_addon and not current.allow_direct_access:
+        return False
+    if not current.dashboard_token:
+        return True
+    interface = app.session_interface
+    signer = (
+        interface.get_signing_serializer(app)
+        if isinstance(interface, SecureCookieSessionInterface)
+        else None
+    )
+    value = parse_cookie(cookies).get(app.config["SESSION_COOKIE_NAME"])
+    if signer is None or not value:
+        return False
+    try:
+        data = signer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()))
+    except BadSignature:
+        return False
+    mark = data.get("auth") if isinstance(data, dict) else None
+    expected = _session_mark(current.dashboard_token)
+    return isinstance(mark, str) and hmac.compare_digest(mark, expected)
 
 
 def logged_in() -> bool:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import logging
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..settings import Settings, SettingsError
@@ -126,10 +128,8 @@ def with_token_file(settings: Settings, token_file: str | None) -> Settings:
 
 def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, threads: int = 8) -> None:
     """Serve the dashboard until interrupted."""
-    import waitress
-
-    from ..mcp_http import with_mcp
-    from . import create_app
+    from ..mcp_http import is_mcp_path, with_mcp
+    from . import auth, create_app, guard
     from .background import start_background
     from .discovery import announce_in_background
 
@@ -156,21 +156,33 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         flush=True,
     )
     announce_in_background(settings, port, on_hostname=served.gate.allow_host)
+    access = served.gate.access
+
+    def may_send_body(client: str, path: str, headers: Mapping[str, str]) -> bool:
+        if is_mcp_path(path):
+            return access.admits(client, headers.get("AUTHORIZATION")) is not None
+        return auth.may_send_body(app, headers.get("COOKIE", ""))
+
+    server = guard.create_server(
+        served,
+        guard.Limits.from_settings(settings),
+        may_send_body,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="memory-curator",
+        # Forwarded headers reach the app, which believes them only from a trusted proxy
+        # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
+        clear_untrusted_proxy_headers=False,
+        # Reading one request ahead lets an SSE stream learn at once that its client left
+        # (waitress.client_disconnected), instead of at its next write.
+        channel_request_lookahead=1,
+    )
+    logging.basicConfig()  # as waitress.serve: its warnings reach the add-on's log
+    server.print_listen("Serving on http://{}:{}")
     background = start_background(app, settings)
     try:
-        waitress.serve(
-            served,
-            host=host,
-            port=port,
-            threads=threads,
-            ident="memory-curator",
-            # Forwarded headers reach the app, which believes them only from a trusted proxy
-            # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
-            clear_untrusted_proxy_headers=False,
-            # Reading one request ahead lets an SSE stream learn at once that its client left
-            # (waitress.client_disconnected), instead of at its next write.
-            channel_request_lookahead=1,
-        )
+        server.run()
     finally:
         if background is not None:
             background.stop()
