@@ -230,9 +230,13 @@ def next_focus(item_id: str) -> str:
 
 
 def get_item_or_404(item_id: str) -> ReviewItem:
-    """The review item or a 404."""
+    """The review item or a 404 (DeletedForeverError, answered 409 with its reason, when
+    Delete forever took it out)."""
     item = stores().review.get(item_id)
     if item is None:
+        took = stores().tombstones.took_out(item_id)
+        if took is not None:
+            raise DeletedForeverError(took.memory_id)
         abort(404)
     return item
 
