@@ -541,7 +541,7 @@ def test_delete_forever_of_an_edited_proposal_leaves_no_word_and_undo_is_refused
         [Proposal("add", "Plays chess with Grandpa on Wednesdays", evidence="We play chess.")],
         conversation_id="cli:doors",
     )
-    done = curator.approve(item.id, content="Plays chess with Grandpa every Wednesday evening")
+    done = curator.approve(item.id, content="Has a weekly chess game with Grandpa")
     assert done.applied_memory_id is not None
     curator.forget(done.applied_memory_id)  # deleted first, as Recently deleted offers it
     assert _offered_or_library(door, "forget_forever", done.applied_memory_id) == "ok"

@@ -197,9 +197,9 @@ def test_delete_forever_takes_the_words_out_of_every_file_and_no_old_backup_brin
 # A fact approved from Review after the person edited the proposal: every field of its item
 # (the proposal, the edited text, the evidence) holds its words.
 PROPOSED = "Plays chess with Grandpa on Wednesdays"
-EDITED = "Plays chess with Grandpa every Wednesday evening"
+EDITED = "Has a weekly chess game with Grandpa"
 CHESS_SAID = "I play chess with Grandpa on Wednesdays."
-CHESS_WORDS = ("chess with grandpa",)
+CHESS_WORDS = ("chess",)
 
 
 def _edited_approval(data_dir: Path) -> tuple[str, str]:
