@@ -69,6 +69,12 @@ class Door:
     def approve(self, item_id: str, content: str | None = None) -> str:
         raise NotOffered
 
+    def forget_forever(self, memory_id: str) -> str:
+        raise NotOffered
+
+    def undo(self, item_id: str) -> str:
+        raise NotOffered
+
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
         raise NotOffered
 
@@ -125,6 +131,14 @@ class Library(Door):
     def approve(self, item_id: str, content: str | None = None) -> str:
         return self._do(lambda: self.curator.approve(item_id, content=content))
 
+    def forget_forever(self, memory_id: str) -> str:
+        return self._do(
+            lambda: self.curator.forget(memory_id, dont_propose_again=True, forever=True)
+        )
+
+    def undo(self, item_id: str) -> str:
+        return self._do(lambda: self.curator.undo_decision(item_id))
+
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
         return self._do(lambda: self.curator.merge(keep, drop, content, expected=versions))
 
@@ -158,6 +172,7 @@ class Dashboard(Door):
         if status < 400:
             return "ok"
         for marker, code in (
+            ("was deleted forever", "deleted_forever"),
             ("Keep it anyway", "memory_secret"),
             ("holds a", "memory_secret"),
             ("Looks like a memory already kept", "similar_memory"),
@@ -201,6 +216,12 @@ class Dashboard(Door):
     def approve(self, item_id: str, content: str | None = None) -> str:
         data = {} if content is None else {"content": content}
         return self._code(*self._post(f"/review/{item_id}/approve", data))
+
+    def forget_forever(self, memory_id: str) -> str:
+        return self._code(*self._post(f"/memories/{memory_id}/forget", {"forever": "1"}))
+
+    def undo(self, item_id: str) -> str:
+        return self._code(*self._post(f"/review/{item_id}/undo", {}))
 
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
         data = {"keep": keep, "drop": drop, "content": content, "kind": "all"}
@@ -247,6 +268,9 @@ class Cli(Door):
 
     def forget_again(self, memory_id: str) -> str:
         return self._run("delete", memory_id, "--dont-propose-again")
+
+    def forget_forever(self, memory_id: str) -> str:
+        return self._run("delete", memory_id, "--forever", "--dont-propose-again")
 
     def import_export(self, path: Path) -> str:
         return self._run("import", str(path), "--format", "json")
@@ -495,6 +519,41 @@ def test_dont_propose_again_works_for_a_memory_another_program_deleted(door: Doo
     assert call(door, "forget_again", memory["id"]) == "ok"
     tombstones = Curator.from_settings(door.settings).tombstones.all()
     assert [(t.memory_id, t.no_propose) for t in tombstones] == [(memory["id"], True)]
+
+
+def _offered_or_library(door: Door, operation: str, *args: Any) -> str:
+    """The operation through ``door``, or through the library where the door has none (the
+    MCP tool has no Delete forever and no Review), so every door's case runs to the end."""
+    try:
+        return str(getattr(door, operation)(*args))
+    except NotOffered:
+        return str(getattr(Library(door.settings.data_dir.parent), operation)(*args))
+
+
+def test_delete_forever_of_an_edited_proposal_leaves_no_word_and_undo_is_refused(
+    door: Door,
+) -> None:
+    # Drift (round four): the review item of a proposal edited before approval kept the
+    # proposal's words (review.json and its backup, Review's Decided tab) after Delete
+    # forever, and Undo then Approve put the fact back.
+    curator = Curator.from_settings(door.settings)
+    (item,) = curator.review.submit(
+        [Proposal("add", "Plays chess with Grandpa on Wednesdays", evidence="We play chess.")],
+        conversation_id="cli:doors",
+    )
+    done = curator.approve(item.id, content="Has a weekly chess game with Grandpa")
+    assert done.applied_memory_id is not None
+    curator.forget(done.applied_memory_id)  # deleted first, as Recently deleted offers it
+    assert _offered_or_library(door, "forget_forever", done.applied_memory_id) == "ok"
+    held = [
+        path.name
+        for path in door.data.rglob("*")
+        if path.is_file() and b"chess" in path.read_bytes().lower()
+    ]
+    assert held == []
+    assert _offered_or_library(door, "undo", item.id) == "deleted_forever"
+    assert _offered_or_library(door, "approve", item.id) == "deleted_forever"
+    assert not any("chess" in m["content"].lower() for m in memories(door))
 
 
 # ------------------------------------------------------------------ import

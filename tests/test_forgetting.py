@@ -211,3 +211,53 @@ def test_a_damaged_fingerprint_key_is_set_aside_not_overwritten(data_dir):
     (aside,) = data_dir.glob("memories.tombstones.key.corrupt-*")
     assert aside.read_bytes() == b"not a key"
     assert oct(key_path(memory_file).stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_fact_a_host_deleted_before_anything_looked_is_remembered_by_every_extraction(
+    tmp_path,
+):
+    # Before: only ``Curator.extract`` settled a host's deletions; the dashboard's "Extract
+    # from all conversations" (the batch) and an import never did, so a fact deleted through
+    # the library before any extraction ran was saved again as new in auto mode.
+    from webapp.extraction.batch import ExtractionBatch
+
+    settings = make_settings(tmp_path, review_mode="auto")
+    store = MemoryStore.from_settings(settings)  # a host program, through the library
+    gone = store.add(KEPT, category="workflow")
+    backup = store.export()
+    store.delete(gone.id)
+    ConversationStore.from_settings(settings).add_exchange(THREAD, SAID, "Noted.")
+
+    batch = ExtractionBatch(settings, caller=None)
+    batch.start()
+    progress = batch.run_to_end()
+    assert progress is not None and not progress.failed
+
+    curator = Curator.from_settings(settings)
+    assert curator.memories.get_all() == []  # not saved as new
+    (tombstone,) = curator.tombstones.all()
+    assert (tombstone.memory_id, tombstone.deleted_by, tombstone.via) == (
+        gone.id,
+        "library",
+        "library",
+    )
+    (marked,) = curator.review.pending()
+    assert marked.tombstone_id == tombstone.id  # "You deleted this on …"
+
+    records, _preview = curator.preview_export(backup.decode("utf-8"))
+    counts = curator.import_export(records, source="backup.json")
+    assert counts["forgotten"] == 1 and curator.memories.get_all() == []
+
+
+def test_an_import_alone_remembers_a_fact_a_host_deleted_before(tmp_path):
+    settings = make_settings(tmp_path)
+    store = MemoryStore.from_settings(settings)
+    gone = store.add(KEPT, category="workflow")
+    backup = store.export()
+    store.delete(gone.id)
+    curator = Curator.from_settings(settings)
+    records, _preview = curator.preview_export(backup.decode("utf-8"))
+    counts = curator.import_export(records, source="backup.json")
+    assert counts["forgotten"] == 1
+    assert curator.memories.get_all() == []
+    assert [t.memory_id for t in curator.tombstones.all()] == [gone.id]

@@ -26,6 +26,7 @@ import pytest
 
 from tests.conftest import make_settings
 from webapp.curator import Curator
+from webapp.curator.errors import DeletedForeverError
 from webapp.extraction.batch import ExtractionBatch
 from webapp.extraction.wiping import MARKER, STEPS
 from webapp.stores import ConversationStore, Proposal
@@ -193,21 +194,117 @@ def test_delete_forever_takes_the_words_out_of_every_file_and_no_old_backup_brin
     assert OTHER in {m["content"] for m in json.loads((folder / "memories.json").read_bytes())}
 
 
+# A fact approved from Review after the person edited the proposal: every field of its item
+# (the proposal, the edited text, the evidence) holds its words.
+PROPOSED = "Plays chess with Grandpa on Wednesdays"
+EDITED = "Has a weekly chess game with Grandpa"
+CHESS_SAID = "I play chess with Grandpa on Wednesdays."
+CHESS_WORDS = ("chess",)
+
+
+def _edited_approval(data_dir: Path) -> tuple[str, str]:
+    """(memory id, review item id) of a fact approved with an edited text."""
+    curator = Curator.from_settings(make_settings(data_dir.parent), actor="alice")
+    (item,) = curator.review.submit(
+        [Proposal("add", PROPOSED, evidence=f"{CHESS_SAID} It is our thing.")],
+        conversation_id="cli:chess",
+    )
+    done = curator.approve(item.id, content=EDITED)
+    assert done.applied_memory_id and done.edited
+    return done.applied_memory_id, item.id
+
+
+def _no_way_back(data_dir: Path, item_id: str) -> None:
+    """Undo of the approval, then Approve, are refused with the reason; nothing comes back."""
+    curator = Curator.from_settings(make_settings(data_dir.parent))
+    with pytest.raises(DeletedForeverError) as undone:
+        curator.undo_decision(item_id)
+    assert undone.value.code == "deleted_forever"
+    with pytest.raises(DeletedForeverError):
+        curator.approve(item_id)
+    assert not any("chess" in m.content.lower() for m in curator.memories.get_all())
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("finish", ["again", "repair"])
+@pytest.mark.parametrize("finish", ["again", "repair", "start"])
 @pytest.mark.parametrize("step", STEPS)
 def test_a_delete_forever_killed_at_any_step_is_finished_by_running_it_again_or_repair(
     folder, step, finish
 ):
-    memory_id = _ids(folder)[EN_FACT]
+    # Before: killed at "recorded", "deleted" or "intent", the edited approval stayed in
+    # review.json; Undo then Approve added the fact back as a new memory, for good.
+    memory_id, item_id = _edited_approval(folder)
     _killed(folder, step, "delete", memory_id, "--forever")
     if finish == "again":
         out = _cli(folder, "delete", memory_id, "--forever").stdout
         assert "Deleted forever" in out
-    else:
+    elif finish == "repair":
         _cli(folder, "repair")
-    _gone_for_good(folder, memory_id, EN_WORDS)
+    else:  # the next start of any command finishes it
+        _cli(folder, "stats")
+        assert not (folder / "memories.tombstones.json.forgetting").exists()
+    _gone_for_good(folder, memory_id, CHESS_WORDS)
+    _no_way_back(folder, item_id)
+    _gone_for_good(folder, memory_id, CHESS_WORDS)
     assert OTHER in _ids(folder)
+
+
+def test_delete_forever_of_an_edited_proposal_takes_every_field_of_its_review_item(folder):
+    memory_id, item_id = _edited_approval(folder)
+    assert _holding(folder, (PROPOSED,))  # the proposal as it was, in review.json
+    _cli(folder, "delete", memory_id, "--forever")
+    _gone_for_good(folder, memory_id, CHESS_WORDS)
+    curator = Curator.from_settings(make_settings(folder.parent))
+    assert item_id not in {i.id for i in curator.review.decided()}  # Review's Decided tab
+    _no_way_back(folder, item_id)
+
+
+# A real CLI process killed (SIGKILL) when its first store write has its temp file written
+# and fsync'd, before the rename: the temp file holds the whole new file.
+KILLED_BEFORE_RENAME = """
+import os, signal, sys
+from webapp.stores import jsonfile
+def replace_with(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+jsonfile.replace_with = replace_with
+from webapp.cli import main
+main(sys.argv[1:], prog_name="memory-curator")
+"""
+
+
+def _killed_before_rename(data_dir: Path, *args: str) -> list[Path]:
+    """Run ``memory-curator args`` killed before its rename; the temp files it left."""
+    before = set(data_dir.rglob(".*.tmp"))
+    result = subprocess.run(
+        [sys.executable, "-c", KILLED_BEFORE_RENAME, *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=180,
+    )
+    assert result.returncode == -signal.SIGKILL, (result.stdout, result.stderr)
+    left = sorted(set(data_dir.rglob(".*.tmp")) - before)
+    assert left
+    return left
+
+
+def test_a_temp_file_a_killed_writer_left_does_not_keep_the_words_after_delete_forever(folder):
+    memory_id = _ids(folder)[EN_FACT]
+    (temp,) = _killed_before_rename(folder, "memories", "add", "Waters the ferns on Fridays")
+    assert temp.name.startswith(".memories.json.") and EN_FACT.encode() in temp.read_bytes()
+    _cli(folder, "delete", memory_id, "--forever")
+    _gone_for_good(folder, memory_id, EN_WORDS)
+    assert not temp.exists()
+
+
+def test_repair_removes_the_temp_file_a_killed_writer_left(folder):
+    (temp,) = _killed_before_rename(folder, "memories", "add", "Waters the ferns on Fridays")
+    out = _cli(folder, "repair").stdout
+    assert "1 unfinished write a killed writer left removed" in out, out
+    assert not temp.exists()
+    assert "Waters the ferns on Fridays" not in _ids(folder)  # never written: nothing lost
+    assert EN_FACT in _ids(folder)
+    _cli(folder, "memories", "add", "Waters the ferns on Fridays")  # the store works on
 
 
 def test_a_killed_delete_forever_of_a_chinese_fact_leaves_no_escaped_words(folder):

@@ -48,11 +48,13 @@ KINDS = {
     kind.UPLOAD: "kept upload",
     kind.SECRET_KEY: "the secret key",
     kind.OPTIONS: "the add-on's options",
+    kind.FORGETTING: "marker of a Delete forever not finished yet",
 }
 _PLURALS = {
     "backup being made": "backups being made",
     "file of set-aside records": "files of set-aside records",
     "damaged file set aside": "damaged files set aside",
+    "marker of a Delete forever not finished yet": "markers of a Delete forever not finished yet",
 }
 
 

@@ -29,6 +29,7 @@ from ..stores.dismissals import DismissalStore
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from . import forgetting, household, importing, merging, remembering, reviewing, upkeep
+from .errors import DeletedForeverError
 from .people import EVERYONE, View, item_in_view, resolve_person
 
 
@@ -61,8 +62,11 @@ class Curator:
         cls, settings: Settings | None = None, *, actor: str = "library", via: str | None = None
     ) -> Curator:
         """The curator of the data folder ``settings`` name (read from the environment when
-        None), acting as ``actor``."""
-        return cls(settings or Settings.from_env(), actor=actor, via=via)
+        None), acting as ``actor``. A Delete forever a killed process left half-way is
+        finished first (``forgetting.finish_interrupted``)."""
+        curator = cls(settings or Settings.from_env(), actor=actor, via=via)
+        curator.finish_interrupted()
+        return curator
 
     # ----------------------------------------------------------------- the stores
     def _gated(self, store: Any) -> Any:
@@ -155,7 +159,7 @@ class Curator:
         (by its hid); a memory back is no longer forgotten (its tombstone is lifted). KeyError
         when there is nothing to restore (``MemoryStore.restore``)."""
         if forgetting.deleted_forever(self, ref):
-            raise KeyError(f"Nothing to restore for {ref!r}: it was deleted forever.")
+            raise DeletedForeverError(ref)
         memory = self.memories.restore(ref, actor=actor or self.actor, expected=expected)
         self.tombstones.lift([memory.id])
         return memory
@@ -163,6 +167,11 @@ class Curator:
     def finish_forgetting(self) -> int:
         """Finish the Delete forever runs a killed process left half-way (for ``repair``)."""
         return forgetting.finish_forgetting(self)
+
+    def finish_interrupted(self) -> int:
+        """Finish them when the marker says one may wait (``forgetting.finish_interrupted``):
+        what a start does."""
+        return forgetting.finish_interrupted(self)
 
     def extract(
         self,

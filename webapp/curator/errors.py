@@ -6,9 +6,32 @@ from typing import Any
 
 from ..extraction.attribution import OwnerUndecidedError
 from ..problems import InputError
-from ..stores import StoreError
+from ..stores import NotFoundError, StoreError
 
-__all__ = ["OwnerUndecidedError", "SimilarMemoryError", "UnknownPersonError"]
+__all__ = [
+    "DeletedForeverError",
+    "OwnerUndecidedError",
+    "SimilarMemoryError",
+    "UnknownPersonError",
+]
+
+
+class DeletedForeverError(NotFoundError):
+    """The memory ``id`` was deleted forever (or its Delete forever is being finished):
+    nothing brings it back — not a restore, not undoing the approval that added it, not
+    approving a proposal about it again. A ``KeyError``, as a memory with nothing to restore
+    is."""
+
+    code = "deleted_forever"
+    codes: tuple[str, ...] = ("deleted_forever",)
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__(
+            f"The memory {memory_id} was deleted forever: its words are gone and nothing can "
+            "bring it back. Nothing was changed.",
+            code="deleted_forever",
+            id=memory_id,
+        )
 
 
 class SimilarMemoryError(StoreError):

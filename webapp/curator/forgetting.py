@@ -4,13 +4,14 @@ its words everywhere and keeps only a fingerprint."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ..extraction import forgotten
 from ..extraction.batch import job_document
 from ..extraction.forgotten import forget_deleted_forever
 from ..extraction.wiping import reached
-from ..stores import Memory, NotFoundError
+from ..stores import Memory, NotFoundError, StoreError
 from ..stores.tombstones import Tombstone
 from .people import EVERYONE, View, in_view
 from .results import Forgetting
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from .core import Curator
 
 
-LIBRARY_ACTOR = "library"  # MemoryStore's actor when a host program names none
+log = logging.getLogger(__name__)
 
 
 def _unknown(memory_id: str) -> NotFoundError:
@@ -126,13 +127,28 @@ def _wiped_too(curator: Curator) -> dict[str, Any]:
 
 
 def finish_forgetting(curator: Curator) -> int:
-    """Finish every Delete forever a killed process left half-way (for ``repair``); how
-    many."""
-    return len(
-        forgotten.finish_forgetting(
-            curator.memories, curator.review, tombstones=curator.tombstones, **_wiped_too(curator)
-        )
+    """Finish every Delete forever a killed process left half-way (for ``repair``, and for
+    the next start: ``finish_interrupted``); how many."""
+    finished = forgotten.finish_forgetting(
+        curator.memories, curator.review, tombstones=curator.tombstones, **_wiped_too(curator)
     )
+    curator.tombstones.clear_marker()
+    return len(finished)
+
+
+def finish_interrupted(curator: Curator) -> int:
+    """At a start (``Curator.from_settings``, the dashboard's first request): finish the
+    Delete forever runs a killed process left, when the tombstones' marker says one may be
+    waiting (one look at the folder otherwise); how many. A store that cannot be written now
+    (busy, damaged) leaves it for the next start or ``repair``, with a warning: the fact is
+    refused meanwhile by restore, undo and approve (``DeletedForeverError``)."""
+    if not curator.tombstones.unfinished():
+        return 0
+    try:
+        return finish_forgetting(curator)
+    except (StoreError, OSError) as exc:
+        log.warning("A Delete forever left half-way could not be finished now: %s", exc)
+        return 0
 
 
 def deleted_forever(curator: Curator, ref: str) -> bool:
@@ -167,32 +183,22 @@ def forget_many(
 
 def settle_deletions(curator: Curator) -> int:
     """Record a tombstone for every memory a host program deleted through the library without
-    one (``MemoryStore.delete`` with the store's default actor, "library"), so extraction never
-    proposes a deleted fact as new; how many. Deletions the doors make go through ``forget``;
-    the other deletions they make (undoing an approval, a merge) are not a person forgetting.
-
-    The history log is append-only between rewrites: only what was appended since the last
-    look is read for such a deletion, and the log is read whole only when one may be there."""
-    log = curator.memories.history_path
+    one (``forgotten.settle_deletions``: the whole history log, however early the deletion);
+    how many. The history log is append-only between rewrites: once looked at, only what was
+    appended since is searched for such a deletion before the log is read again."""
+    log_path = curator.memories.history_path
     try:
-        st = log.stat()
+        st = log_path.stat()
     except FileNotFoundError:
         return 0
     seen = curator.history_seen
     if seen is not None and seen[0] == st.st_ino and seen[1] <= st.st_size:
-        with log.open("rb") as handle:
+        with log_path.open("rb") as handle:
             handle.seek(seen[1])
             appended = handle.read(st.st_size - seen[1])
         if b'"library"' not in appended or b'"delete"' not in appended:
             curator.history_seen = (st.st_ino, st.st_size)
             return 0
-    known = {t.memory_id for t in curator.tombstones.all()}
-    missing = [
-        d
-        for d in curator.memories.recently_deleted()
-        if d.memory.id not in known and d.deleted_by == LIBRARY_ACTOR
-    ]
-    for deleted in missing:
-        curator.tombstones.record(deleted.memory, by=deleted.deleted_by, via="library")
+    recorded = forgotten.settle_deletions(curator.memories, curator.tombstones)
     curator.history_seen = (st.st_ino, st.st_size)
-    return len(missing)
+    return recorded

@@ -8,14 +8,32 @@ from typing import TYPE_CHECKING
 from ..extraction.attribution import OwnerUndecidedError
 from ..stores import NotFoundError, ReviewItem, check_secret
 from ..stores.memories import KEEP, Keep
+from .errors import DeletedForeverError
 
 if TYPE_CHECKING:
     from .core import Curator
 
 
+def _refuse_forgotten(curator: Curator, item: ReviewItem) -> None:
+    """DeletedForeverError when ``item`` is about a memory deleted forever (the approval
+    that added it, an update or forget of it, a proposal marked with its tombstone): undoing
+    or approving it would bring the fact back. Only a run killed before it took the item out
+    leaves one (the next start finishes it)."""
+    tombstones = curator.tombstones
+    for memory_id in (item.applied_memory_id, item.memory_id):
+        if tombstones.forever_of(memory_id) is not None:
+            raise DeletedForeverError(str(memory_id))
+    marked = tombstones.get(item.tombstone_id) if item.tombstone_id else None
+    if marked is not None and marked.forever:
+        raise DeletedForeverError(marked.memory_id)
+
+
 def _item(curator: Curator, item_id: str) -> ReviewItem:
     item = curator.review.get(item_id)
     if item is None:
+        took = curator.tombstones.took_out(item_id)
+        if took is not None:  # Delete forever took it out of the queue
+            raise DeletedForeverError(took.memory_id)
         raise NotFoundError(
             f"No review item with id {item_id!r}.",
             code="review_item_not_found",
@@ -51,6 +69,7 @@ def approve(
     item = _item(curator, item_id)
     if item.status != "pending":
         return item
+    _refuse_forgotten(curator, item)
     if item.owner_undecided and item.action != "delete" and isinstance(person, Keep):
         raise OwnerUndecidedError()
     if item.action != "delete":
@@ -85,8 +104,12 @@ def approve(
 
 def undo(curator: Curator, item_id: str, *, actor: str | None = None) -> ReviewItem:
     """Take a decision back: the memory as it was before the approval (ConflictError when it
-    changed since), the item pending again, and an approved forget no longer remembered."""
+    changed since), the item pending again, and an approved forget no longer remembered.
+    DeletedForeverError when the fact was deleted forever (``_refuse_forgotten``): the item
+    stays as it is."""
     item = _item(curator, item_id)
+    if item.status != "pending":
+        _refuse_forgotten(curator, item)
     undone = curator.review.undo(item_id, actor=actor or curator.actor)
     if item.status == "approved" and item.applied_action == "delete" and item.applied_memory_id:
         curator.tombstones.lift([item.applied_memory_id])

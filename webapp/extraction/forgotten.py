@@ -60,6 +60,34 @@ def owned_by(tombstone: Tombstone, owner: Owner) -> bool:
     return owner is ANYONE or not tombstone.owner_known or tombstone.person == owner
 
 
+# MemoryStore's actor when a host program names none: a deletion by it went round the curator.
+LIBRARY_ACTOR = "library"
+
+
+def settle_deletions(store: MemoryStore, tombstones: TombstoneStore) -> int:
+    """Record a tombstone for every memory a host program deleted through the library without
+    one (``MemoryStore.delete`` with the store's default actor, "library"), however long ago:
+    the whole history log is read (``recently_deleted``, parsed once per version of the log),
+    so a deletion made before anything looked is remembered like one made since. Every
+    reader of the tombstones that decides about a proposal (extraction, imports) settles
+    first; how many were recorded. Deletions the doors make go through the curator's
+    ``forget``; the other deletions they make (undoing an approval, a merge) are not a person
+    forgetting."""
+    try:
+        if b'"library"' not in store.history_path.read_bytes():
+            return 0  # (no deletion by it: a byte search, without parsing the log)
+    except FileNotFoundError:
+        return 0
+    library = [d for d in store.recently_deleted() if d.deleted_by == LIBRARY_ACTOR]
+    if not library:
+        return 0
+    known = {t.memory_id for t in tombstones.all()}
+    missing = [d for d in library if d.memory.id not in known]
+    for deleted in missing:
+        tombstones.record(deleted.memory, by=deleted.deleted_by, via="library")
+    return len(missing)
+
+
 def with_owners(tombstones: Iterable[Tombstone], store: MemoryStore) -> list[Tombstone]:
     """``tombstones`` with the owner of those written before owners were recorded read from
     the history log (the memory's last state), where it still holds it."""
@@ -175,7 +203,7 @@ def forget_forever(
     if tombstone is None:
         tombstones.set_no_propose(tombstone_id)  # raises tombstone_not_found
         raise AssertionError  # pragma: no cover
-    wordings, said = _words_of(store, queue, tombstone)
+    wordings, said, review_ids = _words_of(store, queue, tombstone)
     if not wordings and not said:  # deleted forever before, nothing of it left anywhere
         if no_propose and not tombstone.no_propose:
             tombstone = tombstones.set_no_propose(tombstone_id)
@@ -192,12 +220,15 @@ def forget_forever(
         vectors=vectors,
         vector_keys=[judge.cache.key(t) for t in (*wordings, *said)],
         no_propose=no_propose,
+        review_ids=review_ids,
     )
     if store.get(tombstone.memory_id) is not None:  # a run killed before it deleted it
         store.delete(tombstone.memory_id, actor=tombstone.deleted_by)
     reached("intent")
     mask = Masker(wordings, said)
-    review_items = queue.forget_text(wordings, tombstone_id=tombstone.id, mask=mask)
+    review_items = queue.forget_text(
+        wordings, tombstone_id=tombstone.id, mask=mask, memory_id=tombstone.memory_id
+    )
     reached("review")
     history_entries = store.forget_text(tombstone.memory_id, wordings, mask=mask)
     reached("memories")
@@ -225,10 +256,13 @@ def _kept(document: FileBacked) -> bool:
 
 def _words_of(
     store: MemoryStore, queue: ReviewQueue, tombstone: Tombstone
-) -> tuple[list[str], list[str]]:
-    """(wordings, said) of a deleted fact: what its tombstone, its memory's history log and
-    the review items proposing it again still hold of it (and what a Delete forever killed
-    half-way recorded)."""
+) -> tuple[list[str], list[str], list[str]]:
+    """(wordings, said, review ids) of a deleted fact: what its tombstone, its memory's
+    history log and the review items about it still hold of it (and what a Delete forever
+    killed half-way recorded). The review items about its memory (``ReviewQueue.of_memory``:
+    the proposal approved into it, edited or not, an update or forget of it) give every text
+    they hold — the proposal, the edited text, the text it replaced — and their evidence;
+    so do the items proposing the fact again. The ids are those of the items to take out."""
     wordings, said = tombstone.forgetting or ((), ())
     texts = [tombstone.content or "", *wordings]
     evidences: list[str] = []
@@ -240,14 +274,28 @@ def _words_of(
                 origin = record.get("origin")
                 if isinstance(origin, dict) and isinstance(origin.get("evidence"), str):
                     evidences.append(origin["evidence"])
+    about = queue.of_memory(tombstone.memory_id)
+    for item in about:
+        texts += [item.content, item.applied_content or "", item.current_content or ""]
+        if item.evidence:
+            evidences.append(item.evidence)
     known = [t for t in texts if t]
+    linked = {item.id for item in about}
+    taken = [item.id for item in about]
     for item in [*queue.pending(), *queue.decided()]:
+        if item.id in linked:
+            continue
         if item.tombstone_id == tombstone.id or any(says_the_same(t, item.content) for t in known):
             texts.append(item.content)
+            taken.append(item.id)
             if item.evidence:
                 evidences.append(item.evidence)
     found = list(dict.fromkeys(t for t in texts if normalize(t)))
-    return found, list(dict.fromkeys([*said, *said_sentences(found, evidences)]))
+    return (
+        found,
+        list(dict.fromkeys([*said, *said_sentences(found, evidences)])),
+        taken,
+    )
 
 
 def finish_forgetting(
@@ -345,6 +393,7 @@ def import_minding_forgotten(
     The whole file is checked first: a bad record stops the import before anything is queued."""
     store.plan_import(records, allow_secrets=True)  # raises for an unusable file
     tombstones = tombstones or TombstoneStore.beside(store)
+    settle_deletions(store, tombstones)
     present = {m.id for m in store.get_all()}
     active = with_owners(tombstones.active(present), store)
     forever = {t.memory_id: t for t in active if t.forever}

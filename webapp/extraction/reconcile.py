@@ -29,7 +29,15 @@ from ..text import normalize
 from .attribution import thread_view
 from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
 from .decided import already_decided
-from .forgotten import ANYONE, Owner, deleted_match, owned_by, still_deciding, with_owners
+from .forgotten import (
+    ANYONE,
+    Owner,
+    deleted_match,
+    owned_by,
+    settle_deletions,
+    still_deciding,
+    with_owners,
+)
 from .llm import FactExtractor, LlmCallError, LlmMemoryExtractor, StructuredFact, facts_from
 from .rules import rule_facts, withheld_facts
 from .slots import ANOTHER_ATTRIBUTE, ANOTHER_VALUE, settle
@@ -282,6 +290,7 @@ class MemoryExtractor:
         # Facts deleted (and not restored since): proposed again by their owner, they are
         # marked so; another person's deletion says nothing of this person's fact.
         present = memories if not scoped else self.store.get_all()
+        settle_deletions(self.store, self.tombstones)  # a host's deletions, however early
         tombstones = with_owners(self.tombstones.active(m.id for m in present), self.store)
         owner: Owner = ANYONE if not scoped else whose
         tombstones = [t for t in tombstones if owned_by(t, owner)]

@@ -213,7 +213,12 @@ class NotFoundError(StoreError, KeyError):
     (``conversation_not_found``); ``id`` is the one asked for."""
 
     code = "not_found"
-    codes = ("not_found", "review_item_not_found", "memory_gone", "conversation_not_found")
+    codes: tuple[str, ...] = (
+        "not_found",
+        "review_item_not_found",
+        "memory_gone",
+        "conversation_not_found",
+    )
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "Not found"

@@ -31,7 +31,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from glob import escape as glob_escape
 from pathlib import Path
@@ -40,6 +40,7 @@ from typing import Any, TypeVar, cast
 from ..plainfiles import NotRegularFileError, open_regular, read_regular
 from ..settings import DEFAULTS
 from .atomic import (
+    backup_temp_path,
     copy_backup,
     fsync_dir,
     replace_with,
@@ -173,6 +174,7 @@ class JsonFile(Gated):
         copy: Callable[[Any], Any] | None = None,
         validate_item: Callable[[Any], str | None] | None = None,
         unreadable_times: TimeCheck | None = None,
+        beside: Sequence[Path] = (),
     ) -> None:
         """``validate`` checks a whole document (each parse and, without ``validate_item``,
         each write). ``copy`` makes the mutable document ``update`` hands to a change function
@@ -183,8 +185,11 @@ class JsonFile(Gated):
         ``validate_item`` checks one item of the top-level list or dict; with it a write
         validates (and bounds the depth of) only the new items, so it must refuse whatever
         ``item_problem`` would. ``unreadable_times`` lists the times in a document that cannot
-        be read (kept, read as unknown), for ``repair`` to report."""
+        be read (kept, read as unknown), for ``repair`` to report. ``beside`` names the other
+        files written only under this file's lock (a history log), whose temp files are then
+        a dead writer's too."""
         self.path = Path(path)
+        self.beside = tuple(beside)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
         self._default = default
@@ -588,10 +593,12 @@ class JsonFile(Gated):
 
     def refresh_backup(self) -> None:
         """Make ``<file>.bak`` a copy of the current file, so a purged record does not live on
-        in it (a copy, never a link: the backup must survive the file being rewritten in place).
+        in it (a copy, never a link: the backup must survive the file being rewritten in place),
+        and remove the temp files a killed writer left (they may hold what was purged).
 
         The caller holds the lock.
         """
+        self._remove_stale_temps()
         if self.path.exists():
             copy_backup(self.path, self.backup_path)
 
@@ -608,10 +615,20 @@ class JsonFile(Gated):
                     write_atomic(self.path, encode(self._default()))
         self.read()
 
-    def _remove_stale_temps(self) -> None:
-        """Under the lock no writer is running, so any temp file of ours is a dead writer's."""
-        for stale in temp_files_of(self.path):
-            unlink_quietly(stale)
+    def _remove_stale_temps(self) -> int:
+        """Under the lock no writer is running, so any temp file of ours (of the file, its
+        backup and the files written ``beside`` it) is a dead writer's; how many went."""
+        stale = [
+            *(t for p in (self.path, self.backup_path, *self.beside) for t in temp_files_of(p)),
+            *(
+                [backup_temp_path(self.backup_path)]
+                if backup_temp_path(self.backup_path).exists()
+                else []
+            ),
+        ]
+        for path in stale:
+            unlink_quietly(path)
+        return len(stale)
 
     def repair(self) -> Path | None:
         """Set a damaged file aside (bytes intact), start from the backup and replay history.
@@ -630,6 +647,7 @@ class JsonFile(Gated):
         report = RepairReport(self.path)
         with self.locked():
             self._refuse_symlink()
+            report.unfinished = self._remove_stale_temps()
             try:
                 read = self._read_under_lock()
             except StoreCorruptError:
@@ -643,7 +661,6 @@ class JsonFile(Gated):
                     self.write_locked(read.data)  # (read with U+FFFD for each lone surrogate)
                 self._note_times(report, read.data)
                 return report
-            self._remove_stale_temps()
             report.quarantine = free_path(self.path, "corrupt")
             try:
                 # A link keeps a file at the path at every moment; replace is the fallback

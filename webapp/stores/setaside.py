@@ -83,6 +83,7 @@ class RepairReport:
     rejected: int = 0  # unusable records set aside
     rejected_path: Path | None = None
     surrogates: int = 0  # texts whose lone surrogates were replaced by U+FFFD
+    unfinished: int = 0  # temp files a killed writer left (they may hold purged words), removed
     # Records kept whose times cannot be read (they count as unknown): (record, what is wrong).
     unreadable_times: list[tuple[str, str]] = field(default_factory=list)
 
@@ -105,6 +106,8 @@ class RepairReport:
             )
         else:
             line = f"{self.path}: ok"
+        if self.unfinished:
+            line += f"; {plural(self.unfinished, 'unfinished write')} a killed writer left removed"
         if self.surrogates:
             line += (
                 f"; {plural(self.surrogates, 'text')} held a lone surrogate (half of a "

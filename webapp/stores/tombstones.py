@@ -53,11 +53,12 @@ import numpy.typing as npt
 from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import normalize
+from .atomic import fsync_dir, unlink_quietly
 from .changes import Changed, Unchanged
 from .document import FileBacked
 from .jsonfile import JsonFile
 from .keys import secret_key
-from .owned import OwnFile, key_file_files
+from .owned import FORGETTING, OwnFile, existing, key_file_files
 from .timefmt import EPOCH, now_iso, read_time, unreadable_record_times
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ class BesideFile(Protocol):
 
 FILE_SUFFIX = ".tombstones.json"
 KEY_SUFFIX = ".tombstones.key"
+# Beside the tombstones while a Delete forever has not finished: the next start finishes it.
+MARKER_SUFFIX = ".forgetting"
 VIAS = ("dashboard", "mcp", "review", "cli", "conversation", "library")
 MAX_TOMBSTONES = 20_000  # the oldest (still worded) go first beyond this
 MAX_FOREVER = 20_000  # fingerprints of facts deleted forever, capped apart
@@ -132,6 +135,9 @@ class Tombstone:
     forgetting: tuple[tuple[str, ...], tuple[str, ...]] | None = field(default=None, repr=False)
     person: str | None = None  # whose the memory was; None: the household's
     owner_known: bool = True  # False for a tombstone written before ``person`` was recorded
+    # The review items Delete forever took out (those that proposed, edited or applied the
+    # fact): ids only, so undoing one of them is refused with a reason.
+    review_ids: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def forever(self) -> bool:
@@ -161,6 +167,7 @@ class Tombstone:
             person=_str(record.get("person")),
             owner_known="person" in record
             and (record["person"] is None or bool(_str(record["person"]))),
+            review_ids=_texts(record.get("reviewIds")),
         )
 
 
@@ -291,9 +298,39 @@ class TombstoneStore(FileBacked):
     def key_path(self) -> Path:
         return key_path(self._memory_file)
 
+    @property
+    def marker_path(self) -> Path:
+        """``memories.tombstones.json.forgetting``: there while a Delete forever is unfinished
+        (made under the file's lock with the intent, removed when none is left), so a start
+        knows with one look whether a killed run waits to be finished."""
+        return self.path.with_name(self.path.name + MARKER_SUFFIX)
+
+    def unfinished(self) -> bool:
+        """Whether a Delete forever may wait to be finished (its marker is there)."""
+        return self.marker_path.exists()
+
     def own_files(self) -> list[OwnFile]:
-        """``FileBacked.own_files``, and the fingerprints' key file (``fingerprint_key``)."""
-        return [*super().own_files(), *key_file_files(self.key_path)]
+        """``FileBacked.own_files``, the fingerprints' key file (``fingerprint_key``) and the
+        marker of an unfinished Delete forever."""
+        return [
+            *super().own_files(),
+            *key_file_files(self.key_path),
+            *existing(self.marker_path, FORGETTING),
+        ]
+
+    def _mark_unfinished(self) -> None:
+        """Make the marker (the caller holds the lock, and is about to record an intent)."""
+        self.marker_path.touch(exist_ok=True)
+        fsync_dir(self.marker_path.parent)
+
+    def clear_marker(self) -> bool:
+        """Remove the marker when no Delete forever is left unfinished (under the lock, so a
+        run recording its intent meanwhile keeps it); whether it went."""
+        with self._file.locked():
+            if any(t.forgetting is not None for t in self.all()):
+                return False
+            unlink_quietly(self.marker_path)
+            return True
 
     # ----------------------------------------------------------------- reading
     def all(self) -> list[Tombstone]:
@@ -377,6 +414,8 @@ class TombstoneStore(FileBacked):
             return []
 
         def mutate(existing: list[dict[str, Any]]) -> Changed[list[dict[str, Any]]]:
+            if forgetting:
+                self._mark_unfinished()
             existing.extend(records)
             _cap(existing)
             return Changed(records)
@@ -432,16 +471,21 @@ class TombstoneStore(FileBacked):
         vectors: Sequence[tuple[str, npt.NDArray[Any]]] = (),
         vector_keys: Sequence[bytes] = (),
         no_propose: bool = True,
+        review_ids: Sequence[str] = (),
     ) -> Tombstone:
         """Delete forever, its first step: the fingerprints of ``wordings`` (its text and the
         other wordings found of it) and of the sentences that ``said`` it, its ``vectors`` and
-        the cache rows to drop (``vector_keys``) are kept, and the words to wipe recorded as
-        "forgetting" until ``finish_forgetting``, so a run killed half-way can be finished."""
+        the cache rows to drop (``vector_keys``) and the ids of the review items to take out
+        (``review_ids``) are kept, and the words to wipe recorded as "forgetting" until
+        ``finish_forgetting``, so a run killed half-way can be finished."""
         texts = [t for t in (*wordings, *said) if t and normalize(t)]
         prints = [self.fingerprint(text) for text in texts]
 
         def mutate(records: list[dict[str, Any]]) -> Changed[dict[str, Any]]:
             record = self._find(records, tombstone_id)
+            self._mark_unfinished()
+            reviewed = [i for i in record.get("reviewIds") or () if isinstance(i, str)]
+            record["reviewIds"] = list(dict.fromkeys([*reviewed, *review_ids]))
             old = [f for f in record.get("fingerprints") or () if isinstance(f, str)]
             record["fingerprints"] = list(dict.fromkeys([*old, *prints]))[-MAX_FINGERPRINTS:]
             kept = [v for v in record.get("vectors") or () if isinstance(v, dict)]
@@ -474,11 +518,22 @@ class TombstoneStore(FileBacked):
         with self._file.locked():
             result = Tombstone.from_dict(self._file.update(mutate))
             self._file.refresh_backup()
+            self.clear_marker()
         return result
 
     def forgetting(self) -> list[Tombstone]:
         """The tombstones whose Delete forever has not finished (a process was killed)."""
         return [t for t in self.all() if t.forgetting is not None]
+
+    def forever_of(self, memory_id: str | None) -> Tombstone | None:
+        """The tombstone of memory ``memory_id`` when it was (or is being) deleted forever."""
+        tombstone = self.for_memory(memory_id) if memory_id else None
+        return tombstone if tombstone is not None and tombstone.forever else None
+
+    def took_out(self, item_id: str) -> Tombstone | None:
+        """The tombstone of the fact deleted forever whose run took review item ``item_id``
+        out of the queue, or None."""
+        return next((t for t in self.all() if item_id in t.review_ids), None)
 
     def vector_keys(self) -> frozenset[bytes]:
         """The vector cache rows of every fact deleted forever (no cache keeps them)."""

@@ -56,9 +56,11 @@ class Stores:
     @cached_property
     def curator(self) -> Curator:
         """Every operation on this app's data folder (the dashboard writes only through it)."""
-        return Curator(
+        made = Curator(
             self.settings, actor="dashboard", via="dashboard", wait_gate=self.waiting_writes
         )
+        made.finish_interrupted()  # a Delete forever a killed process left half-way
+        return made
 
     @property
     def memories(self) -> MemoryStore:

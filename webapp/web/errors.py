@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
+from ..curator.errors import DeletedForeverError
 from ..stores import (
     ConflictError,
     MemoryFullError,
@@ -137,6 +138,10 @@ def _store_error(exc: StoreError) -> Response:
                 "again; what you typed is still on the page."
             ),
             507,
+        )
+    if isinstance(exc, DeletedForeverError):
+        return banner_response(
+            _("Deleted forever"), message, _("Nothing was changed."), 409, "warning"
         )
     if isinstance(exc, ConflictError):
         return banner_response(

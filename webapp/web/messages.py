@@ -109,6 +109,10 @@ MESSAGES: dict[str, str] = {
     "review_item_not_found": N_("No review item with id %(id)s."),
     "tombstone_not_found": N_("No forgotten fact with id %(id)s."),
     "memory_gone": N_("The memory %(id)s is gone: it was deleted elsewhere."),
+    "deleted_forever": N_(
+        "The memory %(id)s was deleted forever: its words are gone and nothing can bring it "
+        "back. Nothing was changed."
+    ),
     "conversation_not_found": N_("No conversation %(id)s (or it has no messages)."),
     # what a person typed (webapp/stores/records.py, dismissals.py)
     "content_not_text": N_("Memory content must be text."),

@@ -18,7 +18,7 @@ from ..curation.approval import extraction_quality
 from ..curation.attention import Similar, most_similar_memories
 from ..curation.pairs import drops_information
 from ..curation.semantic import semantic_index
-from ..curator.errors import OwnerUndecidedError
+from ..curator.errors import DeletedForeverError, OwnerUndecidedError
 from ..stores import (
     CATEGORIES,
     ConflictError,
@@ -230,9 +230,13 @@ def next_focus(item_id: str) -> str:
 
 
 def get_item_or_404(item_id: str) -> ReviewItem:
-    """The review item or a 404."""
+    """The review item or a 404 (DeletedForeverError, answered 409 with its reason, when
+    Delete forever took it out)."""
     item = stores().review.get(item_id)
     if item is None:
+        took = stores().tombstones.took_out(item_id)
+        if took is not None:
+            raise DeletedForeverError(took.memory_id)
         abort(404)
     return item
 
@@ -391,10 +395,15 @@ def reject(item_id: str) -> Response:
 
 @bp.post("/<item_id>/undo")
 def undo(item_id: str) -> Response:
-    """Take a decision back: the item is pending again and an approved change is reverted."""
-    item = get_item_or_404(item_id)
+    """Take a decision back: the item is pending again and an approved change is reverted.
+    Refused, with the reason, when the fact was deleted forever since (its item may be gone)."""
+    before = stores().review.get(item_id)
     try:
-        curator().undo_decision(item.id, actor=actor())
+        item = curator().undo_decision(item_id, actor=actor())
+    except DeletedForeverError as exc:
+        return _panel(_build("decided", notice=describe(exc), focus="review-notice"), 409)
+    except NotFoundError:
+        abort(404)
     except ConflictError:
         return _panel(
             _build(
@@ -407,7 +416,7 @@ def undo(item_id: str) -> Response:
             ),
             409,
         )
-    return _decided("decided", _about(item, _UNDONE))
+    return _decided("decided", _about(before or item, _UNDONE))
 
 
 @bp.post("/undo")
@@ -417,10 +426,13 @@ def undo_many() -> Response:
     tab = _tab()
     if not ids:
         abort(404)
-    undone, refused = 0, 0
+    undone, refused, forever = 0, 0, 0
     for item_id in ids:
         try:
             curator().undo_decision(item_id, actor=actor())
+        except DeletedForeverError:
+            forever += 1
+            continue
         except NotFoundError:
             continue
         except ConflictError:
@@ -440,6 +452,11 @@ def undo_many() -> Response:
             "%(num)s could not be undone: the memory was changed after the approval; "
             "edit it on the Memories page instead.",
             num=format_number(refused),
+        )
+    if forever:
+        message += " " + _(
+            "%(num)s could not be undone: the fact was deleted forever since.",
+            num=format_number(forever),
         )
     return _decided(tab, message, focus=f"approve-{back}" if back else "review-heading")
 

@@ -69,6 +69,7 @@ class MemoryFile(FileBacked):
             copy=list,
             validate_item=_check_new_record,
             unreadable_times=_unreadable_times,
+            beside=(self._history.path,),
         )
         self._deleted_cache: (
             tuple[list[dict[str, Any]], dict[str, Memory], list[DeletedMemory]] | None

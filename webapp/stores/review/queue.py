@@ -66,6 +66,12 @@ class _KnownIndex:
         return ReviewQueue._is_known(self.rejected.get(where, []), proposal)
 
 
+def _about_memory(record: dict[str, Any], memory_id: str) -> bool:
+    """The review item ``record`` is about the memory ``memory_id``: an update or forget of
+    it, or an approval that wrote it (or found it kept already)."""
+    return memory_id in (record.get("memoryId"), record.get("appliedMemoryId"))
+
+
 def _find(records: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
     for record in records:
         if record.get("id") == item_id:
@@ -267,11 +273,15 @@ class ReviewQueue(FileBacked):
         *,
         tombstone_id: str | None = None,
         mask: Callable[[str], str] | None = None,
+        memory_id: str | None = None,
     ) -> int:
         """Delete forever the words of a deleted fact: items proposing one of ``texts`` (by
-        ``normalize``) or marked with ``tombstone_id`` go; another item's earlier or applied
-        text that was one of them is blanked, and its evidence rewritten by ``mask`` (the
-        words said in the same message). The backup is refreshed; how many items went."""
+        ``normalize``), marked with ``tombstone_id`` or about the memory ``memory_id`` (an
+        update or forget of it, an approval that added, edited or changed it: ``of_memory``)
+        go, whatever their fields hold; another item's earlier or applied text that was one of
+        them is blanked, and its evidence rewritten by ``mask`` (the words said in the same
+        message). The backup is refreshed and unfinished writes a killed writer left beside
+        the file are removed; how many items went."""
         keys = {normalize(t) for t in texts} - {""}
 
         def said(value: Any) -> bool:
@@ -281,8 +291,10 @@ class ReviewQueue(FileBacked):
             kept: list[dict[str, Any]] = []
             changed = 0
             for record in records:
-                if said(record.get("content")) or (
-                    tombstone_id and record.get("tombstoneId") == tombstone_id
+                if (
+                    said(record.get("content"))
+                    or (tombstone_id and record.get("tombstoneId") == tombstone_id)
+                    or (memory_id and _about_memory(record, memory_id))
                 ):
                     changed += 1
                     continue
@@ -305,6 +317,15 @@ class ReviewQueue(FileBacked):
             gone = self._file.update(mutate)
             self._file.refresh_backup()
         return gone
+
+    def of_memory(self, memory_id: str) -> list[ReviewItem]:
+        """The items about memory ``memory_id``: proposing to update or forget it, or approved
+        into it (added, edited before approval, changed, or found already kept)."""
+        return [
+            ReviewItem.from_dict(r)
+            for r in self._file.read()
+            if isinstance(r, dict) and _about_memory(r, memory_id)
+        ]
 
     # ----------------------------------------------------------------- deciding
     def approve(
