@@ -9,6 +9,7 @@ fact for each "Remember that …" it is shown, and the test records which messag
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -20,6 +21,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import FakeLlmServer, make_settings
+from tests.web.conftest import CsrfClient
+from webapp import create_app
 from webapp.curator import Curator
 from webapp.curator.background import BackgroundExtraction
 from webapp.extraction.report import describe_result
@@ -201,3 +204,28 @@ def test_the_extract_command_reads_a_long_thread_whole(tmp_path, openai_server, 
     assert sorted(item["content"] for item in review) == sorted([EARLY_FACT, LATE_FACT])
     assert sorted(set(model.seen)) == sorted(said)
     assert waiting(settings).threads == ()
+
+
+UNREAD_NOTICE = {
+    "en": "100 newer messages are left unread: more than the LLM reads in one run.",
+    "zh-TW": "另有 100 則較新的訊息尚未讀取",
+    "zh-CN": "另有 100 条较新的消息尚未读取",
+}
+
+
+@pytest.mark.parametrize("language", UNREAD_NOTICE)
+def test_the_dashboard_says_what_waits_for_the_next_run(tmp_path, openai_server, model, language):
+    """The button's extraction (every message, forced) reads the first 60 of a long thread's
+    unread messages and says, in the page's language, that the rest waits."""
+    settings = _llm(make_settings(tmp_path), openai_server)
+    said = _thread(ConversationStore.from_settings(settings), exchanges=80)
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    client = CsrfClient(app.test_client())
+    answer = client.post(
+        f"/conversations/extract/{THREAD}", htmx=True, headers={"Accept-Language": language}
+    ).get_data(as_text=True)
+    assert UNREAD_NOTICE[language] in html.unescape(answer), answer
+    assert model.seen == said[:30]  # 60 messages, 30 of them the user's
+    assert EARLY_FACT in _pending(Curator.from_settings(settings))
+    assert waiting(settings).due == (THREAD,)
