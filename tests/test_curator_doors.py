@@ -422,6 +422,22 @@ def test_a_fact_that_says_when_it_ends_expires_then_everywhere(door: Door) -> No
     assert kept["The cleaner comes on Thursday."] is None
 
 
+def test_an_end_with_its_year_keeps_the_year_everywhere(door: Door) -> None:
+    # Drift: "until December 31, <year>" and 到<year>年底 ended at this year's end, the year
+    # dropped; 鋼琴課改到星期六早上上 (a weekly habit) was read as ending on Saturday.
+    year = datetime.now(UTC).year + 2
+    assert (
+        call(door, "remember", f"Works from the Berlin office until December 31, {year}.") == "ok"
+    )
+    assert call(door, "remember", f"到{year}年底都在台北工作") == "ok"
+    assert call(door, "remember", "孩子的鋼琴課改到星期六早上上") == "ok"
+    kept = {m["content"]: m.get("expiresAt") for m in memories(door)}
+    new_year = to_iso(datetime(year + 1, 1, 1, tzinfo=UTC))
+    assert kept[f"Works from the Berlin office until December 31, {year}."] == new_year
+    assert kept[f"到{year}年底都在台北工作"] == new_year
+    assert kept["孩子的鋼琴課改到星期六早上上"] is None
+
+
 def _end_of_next(weekday: int) -> str:
     today = datetime.now(UTC).date()
     day = today + timedelta(days=(weekday - today.weekday()) % 7)

@@ -10,7 +10,7 @@ is stopped after ``MEMORY_LLM_TIMEOUT``. Across processes a thread is claimed in
 extraction state before it is read (``ExtractionState.claim``), and a thread a running
 "Extract from all conversations" has claimed is left to it, so two processes never extract
 one thread at once; a claim left by a process that died is taken over after the batch's time
-limit (three LLM timeouts plus 30 s).
+limit (``run_time_limit``: one LLM timeout more than the calls a run may make, plus 30 s).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import logging
 import threading
 
 from ..extraction.batch import job_document
+from ..extraction.llm import run_time_limit
 from ..extraction.run import ExtractionResult
 from ..extraction.state import ExtractionState
 from ..extraction.waiting import waiting
@@ -28,11 +29,6 @@ from .core import Curator
 log = logging.getLogger(__name__)
 
 ACTOR = "background"  # who the history log says extracted
-
-
-def claim_time_limit(llm_timeout: float) -> float:
-    """Seconds after which a claim belongs to a process that is gone (the batch's limit)."""
-    return 3 * llm_timeout + 30
 
 
 class BackgroundExtraction:
@@ -87,7 +83,7 @@ class BackgroundExtraction:
 
     def _extract(self, thread: str) -> ExtractionResult | None:
         token = self.state.claim(
-            thread, stale_after=claim_time_limit(self.curator.settings.llm_timeout)
+            thread, stale_after=run_time_limit(self.curator.settings.llm_timeout)
         )
         if token is None:
             return None  # another process is reading it

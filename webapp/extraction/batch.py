@@ -28,7 +28,7 @@ from ..stores.conversations import ConversationStore
 from ..stores.errors import NotFoundError
 from ..stores.timefmt import now_iso, parse_ts, unreadable_times
 from .backends import LlmConfigError
-from .llm import LlmCallError, MemoryLlmCaller, llm_call_error
+from .llm import LlmCallError, MemoryLlmCaller, llm_call_error, run_time_limit
 from .run import FROM_SETTINGS, ExtractionResult, extract_conversation
 
 JOB_FILE_NAME = "extraction-job.json"
@@ -161,9 +161,10 @@ class ExtractionBatch:
         self.path: Path = self._doc.path
         self._caller = caller
         self._actor = actor
-        # An LLM call may take llm_timeout (and the regex fallback runs after it): a claim
-        # older than a few of those belongs to a process that is gone.
-        timeout = claim_timeout if claim_timeout is not None else 3 * settings.llm_timeout + 30
+        # A thread's LLM calls may take llm_timeout each (and the rules run after them): a
+        # claim older than all of those belongs to a process that is gone.
+        limit = run_time_limit(settings.llm_timeout)
+        timeout = claim_timeout if claim_timeout is not None else limit
         self._claim_timeout = timedelta(seconds=timeout)
 
     def progress(self) -> BatchProgress | None:

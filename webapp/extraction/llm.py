@@ -17,6 +17,10 @@ MAX_FACT_CHARS = 500
 OPERATIONS = ("add", "update", "delete")
 # The memories listed in the prompt (newest first), so a big store cannot flood it.
 MAX_PROMPT_MEMORIES = 200
+# The messages one call is shown, and the calls one run over a thread may make (``read``):
+# what no call read stays unread, for the next run.
+WINDOW_MESSAGES = 20
+MAX_CALLS = 3
 
 EXTRACTION_PROMPT = """\
 You maintain the long-term memory of a personal assistant. Read the conversation below and \
@@ -190,12 +194,25 @@ class ExplainingLlmCaller(Protocol):
     def ask(self, prompt: str) -> str: ...
 
 
+def run_time_limit(llm_timeout: float) -> float:
+    """Seconds one extraction of a thread may take at most: ``MAX_CALLS`` calls of
+    ``llm_timeout`` each, the rules after them, and 30 s more; a claim on a thread older than
+    this belongs to a process that is gone."""
+    return (MAX_CALLS + 1) * llm_timeout + 30
+
+
 @dataclass(frozen=True)
 class LlmAnswer:
-    """What the LLM gave for one conversation: its facts, or None and why."""
+    """What the LLM gave for one conversation: its facts, or None and why.
+
+    From ``LlmMemoryExtractor.read``: ``read`` is how many of the messages, from the oldest,
+    the calls read (the rest is for the next run, or for the rules when ``problem`` says a
+    call failed); ``facts`` are those of the calls that answered, None when the first one
+    failed."""
 
     facts: list[StructuredFact] | None
-    problem: LlmCallError | None = None  # set when facts is None
+    problem: LlmCallError | None = None  # set when facts is None, or a later call failed
+    read: int = 0
 
 
 def message_role(message: Any) -> str:
@@ -400,23 +417,34 @@ def _host_fact(item: Any) -> StructuredFact | None:
 
 
 class LlmMemoryExtractor:
-    """Asks an LLM for the durable facts in the last messages of a conversation."""
+    """Asks an LLM for the durable facts in a conversation: ``extract_facts`` (the seed's)
+    shows it the last ``max_messages``; ``read``, which extraction runs use, shows it every
+    message, ``max_messages`` a call, at most ``max_calls`` calls."""
 
     def __init__(
         self,
         caller: MemoryLlmCaller,
         *,
-        max_messages: int = 20,
+        max_messages: int = WINDOW_MESSAGES,
         min_confidence: float = MIN_CONFIDENCE,
         label: str | None = None,
+        max_calls: int = MAX_CALLS,
     ) -> None:
         if max_messages < 1:
             raise ValueError("max_messages must be at least 1.")
+        if max_calls < 1:
+            raise ValueError("max_calls must be at least 1.")
         self.caller = caller
         # "provider/model", recorded with each fact so approval rates can be told apart by model.
         self.label = label
         self.max_messages = max_messages
+        self.max_calls = max_calls
         self.min_confidence = min_confidence
+
+    @property
+    def reads_at_most(self) -> int:
+        """The most messages one ``read`` reads: ``max_calls`` windows of ``max_messages``."""
+        return self.max_messages * self.max_calls
 
     def prompt_for(
         self,
@@ -450,7 +478,39 @@ class LlmMemoryExtractor:
         """``extract_facts`` saying why, when there are no facts (``LlmAnswer.problem``)."""
         listed = _recent(memories)[:MAX_PROMPT_MEMORIES] if memories else []
         mask = SecretMask()  # the secrets never leave: markers out, the words back in the facts
-        prompt = self.prompt_for(messages, max_messages, listed, mask)
+        answer = self._ask(self.prompt_for(messages, max_messages, listed, mask), listed)
+        if answer.facts is None:
+            return answer
+        return LlmAnswer([mask.revealed(fact) for fact in answer.facts])
+
+    def read(self, messages: Iterable[Any], memories: Sequence[Memory] | None = None) -> LlmAnswer:
+        """The facts and operations in ``messages``, read oldest first, ``max_messages`` a
+        call, at most ``max_calls`` calls: ``LlmAnswer.read`` says how many messages the calls
+        read, so that only those count as read. A call that fails ends the reading, with the
+        facts of the calls before it (None when it was the first) and why."""
+        messages = list(messages)
+        listed = _recent(memories)[:MAX_PROMPT_MEMORIES] if memories else []
+        mask = SecretMask()  # one for every call: a secret has the same marker in each
+        facts: list[StructuredFact] = []
+        keys: set[tuple[str, str | None, str]] = set()
+        read = 0
+        for _ in range(self.max_calls):
+            window = messages[read : read + self.max_messages]
+            if not window:
+                break
+            answer = self._ask(build_extraction_prompt(window, listed, mask), listed)
+            if answer.facts is None:
+                return LlmAnswer(facts if read else None, answer.problem, read)
+            for fact in answer.facts:
+                key = (fact.action, fact.memory_id, fact.content.casefold())
+                if key not in keys:
+                    keys.add(key)
+                    facts.append(mask.revealed(fact))
+            read += len(window)
+        return LlmAnswer(facts, read=read)
+
+    def _ask(self, prompt: str, listed: Sequence[Memory]) -> LlmAnswer:
+        """One call: the facts of its reply (secrets still masked), or None and why."""
         if isinstance(self.caller, ExplainingLlmCaller):
             try:
                 reply: str | None = self.caller.ask(prompt)
@@ -470,4 +530,4 @@ class LlmMemoryExtractor:
                     code="llm_reply_unusable",
                 ),
             )
-        return LlmAnswer([mask.revealed(fact) for fact in facts])
+        return LlmAnswer(facts)

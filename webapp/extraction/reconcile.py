@@ -131,6 +131,9 @@ class Extracted:
     # Each memory's version when the run read them, before the LLM was asked: ``reconcile``'s
     # ``seen``, so an update carries the version its LLM (or rule) saw.
     seen: Mapping[str, str] = field(default_factory=dict)
+    # The last messages nothing read (beyond what the LLM's calls of one run may read): they
+    # stay unread, for the next run.
+    unread: int = 0
 
 
 @dataclass
@@ -230,25 +233,44 @@ class MemoryExtractor:
         extractor is asked through ``extract_facts(messages)``. The rules' candidates are
         the changes of mind (forget, reversal, correction), the facts stated outright and
         the facts said with a secret, without it.
+
+        ``LlmMemoryExtractor`` reads the messages window by window, oldest first, for at most
+        its ``reads_at_most`` messages (``LlmMemoryExtractor.read``); the rest is left unread
+        (``Extracted.unread``). When a call fails, the rules read what no call read; when the
+        LLM gives nothing, the rules read what it read.
         """
         messages = list(messages)
         problem = None
         found: list[Candidate] = []
+        read = len(messages)
         shown = self.store.get_all()
         seen = {memory.id: memory.version for memory in shown}
         if isinstance(self.llm_extractor, LlmMemoryExtractor):
             # Only what the thread's speakers may see: their memories and the household's.
             shown = thread_view(self.store.get_all(), messages)
-            answer = self.llm_extractor.extract(messages, memories=shown)
+            answer = self.llm_extractor.read(messages, memories=shown)
             problem = answer.problem
             found = [without_secret(fact) for fact in answer.facts or []]
+            if problem is None:
+                read = answer.read
+            elif found:  # a later call failed: the rules read what no call did
+                found += _rule_candidates(messages[answer.read :])
         elif self.llm_extractor is not None:
             facts = facts_from(self.llm_extractor.extract_facts(messages)) or []
             found = [without_secret(fact) for fact in facts]
         if not found:
-            found = [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
+            found = _rule_candidates(messages[:read])
         kept = found[: self.max_facts]
-        return Extracted(kept, problem, cut=len(found) - len(kept), seen=seen)
+        return Extracted(
+            kept, problem, cut=len(found) - len(kept), seen=seen, unread=len(messages) - read
+        )
+
+    @property
+    def reads_at_most(self) -> int | None:
+        """The most messages one ``extract`` reads (the LLM's calls), None: every one."""
+        if isinstance(self.llm_extractor, LlmMemoryExtractor):
+            return self.llm_extractor.reads_at_most
+        return None
 
     # ----------------------------------------------------------------- reconciling
     def reconcile(
@@ -538,6 +560,12 @@ class MemoryExtractor:
     def mark_extracted(self, conversation_id: str, **kwargs: Any) -> None:
         """Record that extraction just ran on this conversation (in the shared state file)."""
         self.state.mark_extracted(conversation_id, **kwargs)
+
+
+def _rule_candidates(messages: Sequence[Any]) -> list[Candidate]:
+    """What the rules find: the changes of mind, the facts stated outright, the facts said
+    with a secret (without it)."""
+    return [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
 
 
 def _own(action: ReconcileAction, whose: str, memories: Sequence[Memory]) -> ReconcileAction:

@@ -24,6 +24,11 @@ def describe_result(result: ExtractionResult) -> str:
     lines = [f"{head} - {len(result.actions)} proposal(s) by {source}"]
     if result.llm_problem is not None and result.llm_problem.call_failed:
         lines.append(f"  {result.llm_problem}")
+    if result.left_unread:
+        lines.append(
+            f"  {result.left_unread} newer message(s) left unread: more than the LLM reads in "
+            "one run; the next run reads them"
+        )
     if result.cut:
         lines.append(
             f"  {result.cut} more fact(s) left out: at most {result.max_facts} per "

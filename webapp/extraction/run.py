@@ -50,6 +50,10 @@ class ExtractionResult:
     cut: int = 0  # facts left out: the conversation gave more than max_facts
     max_facts: int = 0  # the most facts one conversation may give (MEMORY_MAX_FACTS_PER_THREAD)
     names: dict[str, str] = field(default_factory=dict)  # person id → name, for whose a fact is
+    # Messages left unread: more than the LLM's calls of one run read (the next run reads them).
+    left_unread: int = 0
+    # The newest message the run read (and every one before it); None: it read none.
+    read_until: datetime | None = None
 
 
 Stores = tuple[MemoryStore, ConversationStore, ReviewQueue]
@@ -196,11 +200,14 @@ def extract_due(
 def _mark_read(
     conversations: ConversationStore, result: ExtractionResult, turns: list[ConversationTurn]
 ) -> None:
-    """Tell the thread what a real run has read (every message up to its last one, when it
-    ran or found nothing new): trimming may drop those, and what it kept aside of them goes."""
+    """Tell the thread what a real run has read (every message up to the newest it read,
+    when it ran; every one when it found nothing new): trimming may drop those, and what it
+    kept aside of them goes. What the run left unread stays."""
     if result.dry_run or not turns or not (result.ran or result.new_messages == 0):
         return
-    conversations.mark_read(result.conversation_id, turns[-1].timestamp)
+    until = result.read_until if result.ran else turns[-1].timestamp
+    if until is not None:
+        conversations.mark_read(result.conversation_id, until)
 
 
 @contextmanager
@@ -275,9 +282,12 @@ def _run(
         if not ignore_pacing and not extractor.should_extract(conversation_id, len(new)):
             result.reason = "not due (needs 4 new messages and 60 s since the last run)"
             return result
-    messages = turns if force else new
+    messages = _to_read(turns, new, force, extractor.reads_at_most)
     result.ran = True
     extracted = extractor.extract(messages)
+    read = messages[: len(messages) - extracted.unread]
+    result.left_unread = len(new) - sum(1 for t in read if whole_ms(t.timestamp) > seen_until)
+    result.read_until = read[-1].timestamp if read else None
     result.facts = extracted.candidates
     result.llm_problem, result.cut = extracted.llm_problem, extracted.cut
     result.max_facts = extractor.max_facts
@@ -293,8 +303,26 @@ def _run(
         submitted.applied,
         submitted.skipped,
     )
-    extractor.mark_extracted(conversation_id, last_turn_at=turns[-1].timestamp)
+    if result.read_until is not None and whole_ms(result.read_until) > seen_until:
+        extractor.mark_extracted(
+            conversation_id, last_turn_at=result.read_until, behind=result.left_unread > 0
+        )
+    else:  # it read only messages read before: they stay read, and the rest unread
+        extractor.mark_extracted(conversation_id, last_turn_at=seen_until, behind=bool(new))
     return result
+
+
+def _to_read(
+    turns: list[ConversationTurn], new: list[ConversationTurn], force: bool, most: int | None
+) -> list[ConversationTurn]:
+    """The messages a run reads: the new ones (with ``force``, every one), oldest first. When
+    the LLM's calls read at most ``most``, a forced run reads the new ones with as many read
+    ones before them as fit, or the oldest new ones when they alone are more."""
+    if not force:
+        return new
+    if most is None or len(turns) <= most:
+        return turns
+    return new if len(new) >= most else turns[-most:]
 
 
 def _reconciled(

@@ -2,8 +2,10 @@
 
 On disk (``extraction-state.json`` next to the review queue): a JSON object keyed by
 conversation id, each ``{"extractedAt": ISO time, "lastTurnAt": ISO time of the newest
-message read}``, and ``"claim": {"token", "at"}`` while a process extracts the thread in the
-background (``claim``; a claim older than its time limit belongs to a process that is gone).
+message read}`` (and ``"behind": true`` while the last run left newer messages unread: the
+thread is due again at once), and ``"claim": {"token", "at"}`` while a process extracts the
+thread in the background (``claim``; a claim older than its time limit belongs to a process
+that is gone).
 """
 
 from __future__ import annotations
@@ -79,14 +81,24 @@ class ExtractionState(JsonDocument):
         return parse_ts(stamp) if stamp else EPOCH
 
     def should_extract(self, conversation_id: str, new_message_count: int) -> bool:
-        """At least 4 new messages and 60 s since the conversation was last extracted."""
+        """At least 4 new messages and 60 s since the conversation was last extracted; any
+        new message at once when the last run left messages unread (``behind``)."""
+        if new_message_count > 0 and self._entry(conversation_id).get("behind") is True:
+            return True
         if new_message_count < MIN_NEW_MESSAGES:
             return False
         last = self.last_extracted(conversation_id)
         return last is None or self._clock() - last.timestamp() >= MIN_INTERVAL_SECONDS
 
-    def mark_extracted(self, conversation_id: str, *, last_turn_at: datetime | None = None) -> None:
-        """Record that extraction ran now and read every message up to ``last_turn_at``."""
+    def mark_extracted(
+        self,
+        conversation_id: str,
+        *,
+        last_turn_at: datetime | None = None,
+        behind: bool = False,
+    ) -> None:
+        """Record that extraction ran now and read every message up to ``last_turn_at``;
+        ``behind``: it left newer messages unread, so the thread is due again at once."""
         stamp = to_iso(datetime.fromtimestamp(self._clock(), tz=EPOCH.tzinfo))
 
         def mutate(data: dict[str, Any]) -> Changed[None]:
@@ -94,6 +106,10 @@ class ExtractionState(JsonDocument):
             entry: dict[str, Any] = found if isinstance(found, dict) else {}
             entry["extractedAt"] = stamp
             entry["lastTurnAt"] = to_iso(last_turn_at) if last_turn_at is not None else stamp
+            if behind:
+                entry["behind"] = True
+            else:
+                entry.pop("behind", None)
             data[conversation_id] = entry
             return Changed(None)
 

@@ -7,7 +7,9 @@ rules are those of ``tests/data/time/README.md``: "through day D" is 00:00 local
 after D; weeks run Monday to Sunday; recurring times, starts without an end, past times and
 dates that are attributes (birthdays) set no expiry; nor do the clock times and bare weekends of
 a standing rule ("never … before 8am", 週末不要…) or repeating days and windows (周二和周五, "from
-10pm until 7am"): ``webapp.language.standing`` reads those.
+10pm until 7am"), nor a weekday a Chinese habit is set on (垃圾改成星期三晚上倒):
+``webapp.language.standing`` reads those. A year said is kept ("until December 31, 2028", "till
+2028-12-31", "the end of 2028", "through March 2029", 2028年底, 二〇二八年12月31日前, 明年底).
 
 Hand rules rather than ``dateparser``: that library gives the point a phrase names ("this week"
 → now, 下周五 → next week's day of today), not the end of the period it covers, misses 這個月 and
@@ -263,6 +265,32 @@ def _zh_day_of_month(match: re.Match[str], now: _Now) -> datetime | None:
     return now.through(now.day_of_month(day) if day and 1 <= day <= 31 else None)
 
 
+# A year said in digits or numerals (2028, 二〇二八, 二零二八).
+_ZH_DIGITS = str.maketrans("〇零一二三四五六七八九", "00123456789")
+
+
+def _dated(match: re.Match[str], now: _Now) -> datetime | None:
+    """The end of what a phrase with its year names: a day ("December 31, 2028",
+    2028年12月31日), a month ("through March 2029", 2028年12月底) or a year ("the end of
+    2028", 2028年底, 明年底)."""
+    parts = match.groupdict()
+    if parts.get("ahead"):
+        year: int | None = now.today.year + (1 if parts["ahead"] == "明" else 2)
+    else:
+        said = (parts.get("y") or "").translate(_ZH_DIGITS)
+        year = int(said) if said.isdigit() else None
+    named = parts.get("mon")
+    month = month_number(named) if named else parse_count(parts["m"]) if parts.get("m") else 12
+    if year is None or month is None or not 1 <= month <= 12 or year > now.today.year + 100:
+        return None  # a number that only looks like a year (a code, a part number)
+    if parts.get("d"):
+        day = parse_count(parts["d"])
+        return now.through(calendar_date(year, month, day) if day is not None else None)
+    first = calendar_date(year, month, 1)
+    following = add_months(first, 1) if first is not None else None
+    return now.through(shifted(following, -1) if following is not None else None)
+
+
 def _days(offset: int) -> _Handler:
     return lambda _match, now: now.through(shifted(now.today, offset))
 
@@ -296,15 +324,31 @@ _ZH_NUM = rf"(?:\d+|{CN_NUMBER})"
 _RUN = RUN_START
 
 # What a phrase names: a clock time, a day, a weekday or week, a day of the month or a month, a
-# date or a year (the cycle a habit of that length repeats it on: ``language.standing``), or a
+# date or a year (the cycle a habit of that length repeats it on: ``language.standing``), a
+# date, month or year with its year said ("December 31, 2028", 2028年底: it comes once), or a
 # span from now ("for two weeks", 接下來三天) that no habit repeats.
-_CLOCK, _DAY, _WEEK, _MONTH, _YEAR, _SPAN = 0, CYCLE_DAY, CYCLE_WEEK, CYCLE_MONTH, CYCLE_YEAR, 9
+_CLOCK, _DAY, _WEEK, _MONTH, _YEAR = 0, CYCLE_DAY, CYCLE_WEEK, CYCLE_MONTH, CYCLE_YEAR
+_DATED, _SPAN = 8, 9
+_EN_MON = rf"(?P<mon>{MONTH_NAME})\.?"
+_EN_YEAR = r",?\s+(?P<y>\d{4})\b"
+_ZH_YEAR = r"(?<![\d〇零一二三四五六七八九十])(?P<y>\d{4}|[〇零一二三四五六七八九]{4})\s*年\s*"
 
 # (pattern, handler, what it names). Applied in this order; a matched span is blanked so a
 # later, shorter pattern does not read inside it.
 _PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
     (re.compile(pattern), handler, names)
     for pattern, handler, names in (
+        # ---- with the year said, before the same words without it
+        (r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b", _dated, _DATED),
+        (rf"\b{_EN_MON}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?{_EN_YEAR}", _dated, _DATED),
+        (rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_EN_MON}{_EN_YEAR}", _dated, _DATED),
+        (rf"\b(?:(?:the\s+)?(?:end|rest)\s+of\s+)?{_EN_MON}{_EN_YEAR}", _dated, _DATED),
+        (r"\b(?:the\s+)?(?:end|rest)\s+of\s+(?P<y>\d{4})\b", _dated, _DATED),
+        (r"(?:(?<=\bthrough\s)|(?<=\bthroughout\s))(?P<y>\d{4})\b", _dated, _DATED),
+        (rf"{_ZH_YEAR}(?P<m>{_ZH_NUM})\s*月\s*(?P<d>{_ZH_NUM})\s*(?:日|号)", _dated, _DATED),
+        (rf"{_ZH_YEAR}(?P<m>{_ZH_NUM})\s*(?:月底|月末|月份|月)", _dated, _DATED),
+        (rf"{_ZH_YEAR}(?:年底|年末|底|末)", _dated, _DATED),
+        (r"(?P<ahead>明|后)年(?:年底|年末|底|末)", _dated, _DATED),
         # ---- English
         (r"\b(?:the\s+)?day\s+after\s+tomorrow\b", _days(2), _DAY),
         (r"\btomorrow\b", _days(1), _DAY),

@@ -119,11 +119,32 @@ _CYCLES: tuple[tuple[re.Pattern[str], int], ...] = tuple(
 )
 
 
+# A weekday a habit is set on, said in Chinese: 改成 / 改到 / 改在 / 都在 / 每逢 / 固定在, the
+# weekday (and a time of day), then what is done (垃圾改成星期三晚上倒, 钢琴课改到星期六早上上)
+# — not a bound (之前, 为止) nor a start (开始, 起).
+_ZH_SET_DAY = re.compile(
+    rf"(?:改成|改到|改在|都在|每逢|固定在|固定)\s*(?<![这本下上个]){_ZH_DAY}"
+    r"(?:早上|上午|中午|下午|晚上|傍晚|凌晨)?(?:的)?"
+    r"(?!之前|以前|前|为止|开始|起|以后|之后)[\u4e00-\u9fff]"
+)
+# A one-off the sentence is about: which day, week or month, or this or next time
+# (下周的会议改到星期三, 明天的课改到星期三上): its days do not repeat.
+_ZH_ONE_OFF = re.compile(
+    r"今天|今晚|明天|明晚|后天|(?:这|本|下|上)(?:个)?(?:周|星期|礼拜|月)|这次|下次|这回|下回"
+    r"|\d+\s*月\s*\d+\s*(?:日|号)"
+)
+
+
 def repeating_cycle(folded: str) -> int:
     """The longest cycle the folded sentence's habit or schedule repeats on (``CYCLE_DAY`` …
     ``CYCLE_YEAR``), or 0 when nothing in it repeats: "every other Tuesday" and 每逢週三 are
-    weekly, "the 1st of every month" and 每個月十號 monthly, "every year on 1 September" yearly."""
-    return max((cycle for pattern, cycle in _CYCLES if pattern.search(folded)), default=0)
+    weekly, "the 1st of every month" and 每個月十號 monthly, "every year on 1 September" yearly;
+    a weekday a habit is set on (垃圾改成星期三晚上倒, 都在星期五晚上吃火锅) is weekly too, unless
+    the sentence is about one day, week or month (下周的会议改到星期三)."""
+    cycles = [cycle for pattern, cycle in _CYCLES if pattern.search(folded)]
+    if _ZH_SET_DAY.search(folded) and not _ZH_ONE_OFF.search(folded):
+        cycles.append(CYCLE_WEEK)
+    return max(cycles, default=0)
 
 
 def is_standing_rule(folded: str) -> bool:

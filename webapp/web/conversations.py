@@ -441,7 +441,8 @@ def run_extraction(conversation_id: str) -> ExtractOutcome:
 
 def describe_extraction(result: Any) -> str:
     """What an ExtractionResult did, for the person who pressed the button: why the LLM gave
-    nothing (when it failed), what was found, and how many facts were left out."""
+    nothing (when it failed), what was found, how many facts were left out, and how many
+    messages wait for the next run."""
     message = _describe_found(result)
     problem = result.llm_problem
     if problem is not None and problem.call_failed:  # an unusable reply: "found by the rules"
@@ -456,6 +457,15 @@ def describe_extraction(result: Any) -> str:
             most=result.max_facts,
         )
         message = _("%(result)s %(cut)s", result=message, cut=left_out)
+    if result.left_unread:
+        unread = ngettext(
+            "%(num)s newer message is left unread: more than the LLM reads in one run. The "
+            "next run reads it.",
+            "%(num)s newer messages are left unread: more than the LLM reads in one run. The "
+            "next run reads them.",
+            result.left_unread,
+        )
+        message = _("%(result)s %(cut)s", result=message, cut=unread)
     return message
 
 
