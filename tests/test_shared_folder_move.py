@@ -210,6 +210,10 @@ def test_a_start_after_a_finished_move_copies_nothing_again(
     private, shared, options = _setup(tmp_path, household)
     old = _data_bytes(private)
     _start_and_check(private, shared, options, household[1])
+    # the marker and the mover's lock are the program's own files, not strangers
+    kinds = Curator.from_settings(_folder_settings(shared)).folder_files()
+    assert kinds[shared / MARKER] == "move record"
+    assert not [path for path, kind in kinds.items() if not kind]
     for name, content in old.items():  # the backup comes back
         (private / name).parent.mkdir(parents=True, exist_ok=True)
         (private / name).write_bytes(content)

@@ -48,6 +48,7 @@ KINDS = {
     kind.UPLOAD: "kept upload",
     kind.SECRET_KEY: "the secret key",
     kind.OPTIONS: "the add-on's options",
+    kind.MOVE_RECORD: "the record of the move into the shared folder",
 }
 _PLURALS = {
     "backup being made": "backups being made",

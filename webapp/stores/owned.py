@@ -31,6 +31,7 @@ SKILL = "skill"  # a skill document
 UPLOAD = "upload"  # an uploaded skills .zip kept between its preview and its import
 SECRET_KEY = "secret key"  # the dashboard's secret key
 OPTIONS = "options"  # the Home Assistant add-on's options
+MOVE_RECORD = "move record"  # the marker of the move of /data into a shared folder
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..settings import Settings, SettingsError
+from ..settings import MOVE_LOCK, MOVE_MARKER, Settings, SettingsError
 
 OPTIONS_FILE = "options.json"  # the Supervisor's, stays where it is
 # The add-on keeps the memory's files in /data/memories; a data folder keeps them at its top
@@ -44,8 +44,7 @@ OPTIONS_FILE = "options.json"  # the Supervisor's, stays where it is
 # opens the shared folder like any data folder.
 ADDON_MEMORY_FOLDER = "memories"
 STAGING = ".memory-move"  # the copy while it is being made
-MARKER = ".memory-moved.json"  # written last: the copy is whole
-MOVE_LOCK = ".memory-move.lock"  # one mover at a time
+MARKER = MOVE_MARKER  # written last: the copy is whole
 MARKER_VERSION = 1
 COPIED, DONE = "copied", "done"
 LOCK_SUFFIX = ".lock"  # the stores' sidecar locks (and the skills folder's ``.lock``)
@@ -398,7 +397,8 @@ def _clean_source(marker: dict[str, Any], source: Path, target: Path) -> list[st
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
         if folder.exists():
             _fsync_dir(folder)
-        _remove_if_only_locks(folder, source)
+        with contextlib.suppress(OSError):  # a writer made a file in it again: it stays
+            _remove_if_only_locks(folder, source)
     checkpoint("originals removed")
     return kept
 
