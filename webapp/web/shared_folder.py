@@ -383,14 +383,14 @@ def _clean_source(marker: dict[str, Any], source: Path, target: Path) -> list[st
     """Remove each original that still holds the bytes that were copied (and whose copy is in
     the shared folder); the ones that changed since are kept, named in the answer."""
     kept: list[str] = []
-    folders: set[Path] = set()
+    # every folder a file came from, even one an earlier start emptied before it was killed
+    folders = {(source / entry["from"]).parent for entry in marker["files"]}
     for entry in marker["files"]:
         original = source / entry["from"]
         if not os.path.lexists(original) or not os.path.lexists(target / entry["path"]):
             continue
         if _unchanged(original, entry):
             original.unlink()
-            folders.add(original.parent)
             checkpoint(f"removed {entry['from']} from {source.name or source}")
         else:
             kept.append(entry["from"])
