@@ -20,6 +20,10 @@ ADDON_DATA_DIR = Path("/data")
 # The folder the add-on shares with Home Assistant and other add-ons (config.yaml maps it);
 # memory_data_dir names a folder in it.
 ADDON_SHARE_DIR = Path("/share")
+# What the move of /data into that folder leaves in it (webapp.web.shared_folder): the
+# marker written last, and the lock one mover at a time holds.
+MOVE_MARKER = ".memory-moved.json"
+MOVE_LOCK = ".memory-move.lock"
 STANDALONE_DATA_DIR = Path("data")  # relative to the working directory
 
 REVIEW_MODES = ("manual", "auto")

@@ -49,6 +49,7 @@ KINDS = {
     kind.SECRET_KEY: "the secret key",
     kind.OPTIONS: "the add-on's options",
     kind.FORGETTING: "marker of a Delete forever not finished yet",
+    kind.MOVE_RECORD: "the record of the move into the shared folder",
 }
 _PLURALS = {
     "backup being made": "backups being made",

@@ -19,7 +19,7 @@ from ..curation.pair_verdicts import verdict_files
 from ..curation.semantic import CacheState, cache_files, describe_cache, drop_damaged_cache
 from ..extraction import ExtractionState
 from ..extraction.batch import job_document
-from ..settings import ADDON_OPTIONS_FILE
+from ..settings import ADDON_OPTIONS_FILE, MOVE_LOCK, MOVE_MARKER
 from ..stores import FileBacked, MemoryUsage, RepairReport, StoreError
 from ..stores.dashboard_files import (
     ATTEMPTS_FILE,
@@ -28,7 +28,7 @@ from ..stores.dashboard_files import (
     secret_key_files,
     sessions_document,
 )
-from ..stores.owned import DATA, OPTIONS, OwnFile, existing
+from ..stores.owned import DATA, LOCK, MOVE_RECORD, OPTIONS, OwnFile, existing
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -75,6 +75,8 @@ def own_files(curator: Curator) -> list[OwnFile]:
     found += curator.skills.own_files()
     found += secret_key_files(data_dir)
     found += existing(data_dir / ADDON_OPTIONS_FILE.name, OPTIONS)
+    found += existing(data_dir / MOVE_MARKER, MOVE_RECORD)
+    found += existing(data_dir / MOVE_LOCK, LOCK)
     return found
 
 

@@ -32,6 +32,7 @@ UPLOAD = "upload"  # an uploaded skills .zip kept between its preview and its im
 SECRET_KEY = "secret key"  # the dashboard's secret key
 OPTIONS = "options"  # the Home Assistant add-on's options
 FORGETTING = "delete forever unfinished"  # the marker of a Delete forever not finished yet
+MOVE_RECORD = "move record"  # the marker of the move of /data into a shared folder
 
 
 @dataclass(frozen=True)
