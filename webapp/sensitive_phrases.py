@@ -18,7 +18,10 @@ where the words naming it are.
 
 from __future__ import annotations
 
+import functools
 import re
+
+from mnemonic import Mnemonic
 
 from .sensitive_access import Found
 
@@ -63,6 +66,52 @@ def seed_phrases(text: str) -> list[Found]:
         if len(words) < MIN_SEED_WORDS or any(w.lower() in _PROSE for w in words):
             continue
         found.append(Found("password", *run.span(), *match.span("kw"), ""))
+    return found
+
+
+# Twelve words or more of BIP39's English list (the ``mnemonic`` package's), with no name
+# before them: a seed phrase when its checksum holds (a list of food words fails it), or,
+# three in four of them BIP39 words and none of prose, when the text speaks of a wallet (one
+# made up by hand fails the checksum).
+_BIP39_RUN = re.compile(
+    r"(?<![\w-])(?:\d{1,2}[.)]\s*)?[a-z]{3,8}(?:(?:\s*,\s*|\s+)(?:\d{1,2}[.)]\s*)?[a-z]{3,8}){11,23}"
+    r"(?![\w-])",
+    _I,
+)
+MIN_BIP39_WORDS = 12
+MIN_LISTED = 0.75  # in a wallet's words, the share of BIP39 words (one made up by hand)
+_SPEAKS_OF_A_WALLET = re.compile(
+    r"wallet|seed|recovery|restore|backup|back\s+up|mnemonic|crypto|bitcoin|\bbtc\b|ethereum|"
+    r"\beth\b|ledger|trezor|metamask|coinbase|phantom|exodus|錢包|钱包|助記|助记|"
+    r"加密貨幣|加密货币|比特幣|比特币|以太|種子|种子|恢復|恢复|備份|备份",
+    _I,
+)
+
+
+@functools.cache
+def _bip39() -> tuple[Mnemonic, frozenset[str]]:
+    english = Mnemonic("english")
+    return english, frozenset(english.wordlist)
+
+
+def bip39_phrases(text: str) -> list[Found]:
+    """Twelve words or more of the BIP39 list in a row whose checksum holds, or mostly of it
+    in a text that speaks of a wallet ("My Ledger backup: …"); a list of groceries is neither."""
+    found = []
+    english, words = _bip39()
+    for match in _BIP39_RUN.finditer(text):
+        said = [w.lower() for w in re.findall(r"[A-Za-z]+", match.group(0))]
+        listed = sum(w in words for w in said)
+        if len(said) < MIN_BIP39_WORDS:
+            continue
+        if listed == len(said) and len(said) % 3 == 0 and english.check(" ".join(said)):
+            found.append(Found("password", *match.span(), *match.span(), "seed phrase"))
+        elif (
+            listed >= MIN_LISTED * len(said)
+            and not any(w in _PROSE for w in said)
+            and _SPEAKS_OF_A_WALLET.search(text)
+        ):
+            found.append(Found("password", *match.span(), *match.span(), "seed phrase"))
     return found
 
 
@@ -144,6 +193,8 @@ def phrases(text: str) -> list[Found]:
         for word in ("phrase", "words", "mnemonic", "助記", "助记", "詞", "词", "短語", "短语")
     ):
         found += seed_phrases(text)
+    if len(text) >= MIN_BIP39_WORDS * 4:
+        found += bip39_phrases(text)
     if any(mark in text for mark in _QUOTES):
         found += quoted_passphrases(text)
     if any(word in text for word in ("口令", "密語", "密语", "暗號", "暗号", "密碼", "密码")):
