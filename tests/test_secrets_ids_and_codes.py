@@ -84,7 +84,11 @@ def test_a_code_between_star_and_pound_is_a_secret(text: str, value: str) -> Non
 
 @pytest.mark.parametrize(
     "text",
-    ["We rated it 4 star and paid 12 pounds", "A pound of butter and 3 eggs", "Press star to go back"],
+    [
+        "We rated it 4 star and paid 12 pounds",
+        "A pound of butter and 3 eggs",
+        "Press star to go back",
+    ],
 )
 def test_stars_and_pounds_of_other_kinds_are_no_code(text: str) -> None:
     assert found(text) is None

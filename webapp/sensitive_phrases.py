@@ -104,13 +104,13 @@ def bip39_phrases(text: str) -> list[Found]:
         listed = sum(w in words for w in said)
         if len(said) < MIN_BIP39_WORDS:
             continue
-        if listed == len(said) and len(said) % 3 == 0 and english.check(" ".join(said)):
-            found.append(Found("password", *match.span(), *match.span(), "seed phrase"))
-        elif (
+        checksum = listed == len(said) and len(said) % 3 == 0 and english.check(" ".join(said))
+        wallet = (
             listed >= MIN_LISTED * len(said)
             and not any(w in _PROSE for w in said)
-            and _SPEAKS_OF_A_WALLET.search(text)
-        ):
+            and _SPEAKS_OF_A_WALLET.search(text) is not None
+        )
+        if checksum or wallet:
             found.append(Found("password", *match.span(), *match.span(), "seed phrase"))
     return found
 
