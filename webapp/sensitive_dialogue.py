@@ -4,8 +4,8 @@
 "What is it?" after "I changed the Wi-Fi password". ``find_secrets`` reads one text and cannot
 know; ``find_secrets_in_reply`` reads a conversation's turn with the turns before it:
 
-- the question is the last assistant turn before the reply, and asks for a value ("what",
-  "which", "tell me", 什麼, 多少, 告訴我);
+- the question is the last assistant turn before the reply, and asks ("what", "which",
+  "tell me", a question mark, 什麼, 多少, 告訴我, 呢);
 - it asks for a secret when it names one (password, code, PIN, PUK, seed phrase, secret word,
   密碼, 驗證碼, 口令) and nothing else (a name, a time, a room, a phone, a birthday, how many
   digits); when it names nothing ("What is it?", 是什麼？) the user's turn before it says
@@ -69,7 +69,7 @@ _OTHER_SUBJECT = re.compile(
 )
 _ASKS_A_VALUE = re.compile(
     r"\bwhat\b|\bwhat['’]s\b|\bwhich\b|tell\s+me|go\s+ahead|\bshare\b|\bsay\s+it\b|"
-    r"什麼|什么|多少|啥|哪個|哪个|告訴我|告诉我|說吧|说吧|請說|请说|是？|是\?",
+    r"什麼|什么|多少|啥|哪個|哪个|告訴我|告诉我|說吧|说吧|請說|请说|[?？]|[呢嗎吗]\s*$",
     _I,
 )
 # A reply that says where the secret is, that it is not given, or only agrees: no value.
@@ -87,12 +87,12 @@ _AGREES = re.compile(
     _I,
 )
 _LEAD = re.compile(
-    r"^\s*(?:(?:sure|ok(?:ay)?|yes|yeah|fine|alright|remember(?:\s+(?:it|this))?)[,!.:]?\s+)?"
+    r"^\s*(?:(?:sure|ok(?:ay)?|yes|yeah|no|nope|fine|alright|remember(?:\s+(?:it|this))?)[,!.:]?\s+)?"
     r"(?:(?:it['’]?s|it\s+is|that['’]?s|the\s+new\s+one\s+is|now\s+it['’]?s)\s*[:：]?\s*|"
     r"(?:好的?[，,]?\s*)?(?:新的|現在|现在|它|那個|那个)?(?:是|就是|改成了?|為|为)\s*[:：]?\s*)?",
     _I,
 )
-_VALUE_END = re.compile(r"[,.;!?，。；！？](?=\s|$)|[，。；！？]")
+_VALUE_END = re.compile(r"[.;!?。；！？](?=\s|$)|[。；！？]")
 MAX_VALUE_CHARS = 200
 MAX_VALUE_WORDS = 24  # a seed phrase of 24 words
 
