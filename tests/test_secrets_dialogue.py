@@ -79,3 +79,13 @@ def test_the_rules_keep_no_fact_from_a_reply_that_is_a_secret() -> None:
         {"role": "user", "content": "Remember 7 7 0 1"},
     ]
     assert secret_replies(messages) == {"Remember 7 7 0 1"}
+
+
+def test_no_development_dialogue_is_a_held_out_one() -> None:
+    def replies(name: str) -> set[str]:
+        cases = json.loads((DIALOGUES.parent / name).read_text("utf-8"))
+        return {case["turns"][-1]["content"] for case in cases}
+
+    # Counts only: a held-out dialogue is never printed, so nobody tunes against it.
+    shared = len(replies(DIALOGUES.name) & replies("secrets-dialogues.heldout-h6.json"))
+    assert shared == 0, f"{shared} replies of the held-out dialogues are in the dev file too"

@@ -265,10 +265,10 @@ def _shape_spans(text: str) -> list[SecretSpan]:
         found = _valid_iban(match.group(0))
         if found:
             spans.append(SecretSpan("account_number", match.start(), match.start() + found, "IBAN"))
-    digits = sum(map(str.isdigit, text))
-    for found in id_numbers(text) if digits >= 6 else ():
-        spans.append(SecretSpan(found.kind, found.start, found.end, found.suffix))
-    for match in _CARD.finditer(text) if digits >= 13 else ():
+    count = sum(map(str.isdigit, text))
+    for an_id in id_numbers(text, count) if count >= 6 else ():
+        spans.append(SecretSpan(an_id.kind, an_id.start, an_id.end, an_id.suffix))
+    for match in _CARD.finditer(text) if count >= 13 else ():
         digits = re.sub(r"\D", "", match.group(0))
         before = text[max(0, match.start() - 24) : match.start()]
         if match.group(0).count(".") == 1:

@@ -70,12 +70,15 @@ def _label(text: str, english: str, hant: str, hans: str) -> str:
     return hans if re.search(r"[们这证号码]", text) else hant
 
 
-def id_numbers(text: str) -> list[Found]:
-    """Every national ID number in ``text`` (full-width digits already read)."""
+def id_numbers(text: str, digits: int) -> list[Found]:
+    """Every national ID number in ``text`` (full-width digits already read), which holds
+    ``digits`` digits; each shape is looked for only when there are digits enough for it."""
     found: list[Found] = []
+    if digits < 9:
+        return _ni_numbers(text)
     named = _NAMES_AN_SSN.search(text)
     ssn_label = _label(text, "social security number", "社會安全號碼", "社会安全号码")
-    spans = [m.span("value") for m in _SSN_DASHED.finditer(text)]
+    spans = [m.span("value") for m in _SSN_DASHED.finditer(text)] if "-" in text else []
     if named:
         spans += [m.span("value") for m in _SSN_LOOSE.finditer(text)]
     for start, end in spans:
@@ -88,14 +91,17 @@ def id_numbers(text: str) -> list[Found]:
     for match in (_TW_ID_LOOSE if an_id else _TW_ID).finditer(text):
         if an_id or tw_id_valid(match.group("value")):
             found.append(Found("id_number", *match.span(), *match.span(), id_label))
-    for match in _CN_ID.finditer(text):
+    for match in _CN_ID.finditer(text) if digits >= 17 else ():
         before = text[max(0, match.start() - 24) : match.start()]
         valid = an_id or ric.is_valid(match.group("value"))
         if valid and not _NOT_AN_ID.search(before):
             found.append(Found("id_number", *match.span(), *match.span(), id_label))
-    if _NAMES_A_NINO.search(text):
-        for match in _NINO.finditer(text):
-            found.append(
-                Found("id_number", *match.span(), *match.span(), "National Insurance number")
-            )
-    return found
+    return found + _ni_numbers(text)
+
+
+def _ni_numbers(text: str) -> list[Found]:
+    """A UK National Insurance number, where the text names one."""
+    if not _NAMES_A_NINO.search(text):
+        return []
+    label = "National Insurance number"
+    return [Found("id_number", *m.span(), *m.span(), label) for m in _NINO.finditer(text)]
