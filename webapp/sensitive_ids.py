@@ -27,17 +27,15 @@ _I = re.IGNORECASE
 
 _SSN_DASHED = re.compile(r"(?<![\w-])(?P<value>\d{3}-\d{2}-\d{4})(?![\w-])")
 _SSN_LOOSE = re.compile(r"(?<![\w-])(?P<value>\d{3} \d{2} \d{4}|\d{9})(?![\w-])")
-_NAMES_AN_SSN = re.compile(
-    r"\bssn\b|social(?:\s+security)?|社會安全|社会安全|社安|社保|安全號碼|安全号码", _I
-)
+# The names below are searched in the lower-cased text: faster than IGNORECASE.
+_NAMES_AN_SSN = re.compile(r"\bssn\b|social|社會安全|社会安全|社安|社保|安全號碼|安全号码")
 _TW_ID = re.compile(r"(?<![A-Za-z0-9])(?P<value>[A-Z][12]\d{8})(?![A-Za-z0-9])")
 _TW_ID_LOOSE = re.compile(r"(?<![A-Za-z0-9])(?P<value>[A-Za-z]\s?[12]\d{8})(?![A-Za-z0-9])")
 # The words that name a national ID: with them its shape is enough (a number made up to
 # be written down fails a check digit as often as not).
 _NAMES_AN_ID = re.compile(
     r"身分證|身份證|身分证|身份证|國民身分|居民身份|national\s+id|\bid\s+(?:card\s+)?(?:number|no)|"
-    r"identity\s+(?:card\s+)?number|\bid\b\s*[:#]",
-    _I,
+    r"identity\s+(?:card\s+)?number|\bid\b\s*[:#]"
 )
 _TW_LETTERS = "ABCDEFGHJKLMNPQRSTUVXYWZIO"  # A is 10, B 11, … in this order
 _CN_ID = re.compile(r"(?<![0-9A-Za-z])(?P<value>\d{17}[\dXx])(?![0-9A-Za-z])")
@@ -50,7 +48,7 @@ _NINO = re.compile(
     r"(?<![A-Za-z0-9])(?P<value>[A-CEGHJ-PR-TW-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D])(?![A-Za-z0-9])",
     _I,
 )
-_NAMES_A_NINO = re.compile(r"national\s+insurance|\bni\s+(?:number|no)|\bnino\b", _I)
+_NAMES_A_NINO = re.compile(r"national\s+insurance|\bni\s+(?:number|no)|\bnino\b")
 
 
 def tw_id_valid(value: str) -> bool:
@@ -74,9 +72,10 @@ def id_numbers(text: str, digits: int) -> list[Found]:
     """Every national ID number in ``text`` (full-width digits already read), which holds
     ``digits`` digits; each shape is looked for only when there are digits enough for it."""
     found: list[Found] = []
+    low = text.lower()
     if digits < 9:
-        return _ni_numbers(text)
-    named = _NAMES_AN_SSN.search(text)
+        return _ni_numbers(text, low)
+    named = _NAMES_AN_SSN.search(low)
     ssn_label = _label(text, "social security number", "社會安全號碼", "社会安全号码")
     spans = [m.span("value") for m in _SSN_DASHED.finditer(text)] if "-" in text else []
     if named:
@@ -87,7 +86,7 @@ def id_numbers(text: str, digits: int) -> list[Found]:
             kw = named.span() if named else (start, end)
             found.append(Found("id_number", start, end, *kw, ssn_label))
     id_label = _label(text, "ID number", "身分證字號", "身份证号")
-    an_id = _NAMES_AN_ID.search(text) is not None
+    an_id = _NAMES_AN_ID.search(low) is not None
     for match in (_TW_ID_LOOSE if an_id else _TW_ID).finditer(text):
         if an_id or tw_id_valid(match.group("value")):
             found.append(Found("id_number", *match.span(), *match.span(), id_label))
@@ -96,12 +95,12 @@ def id_numbers(text: str, digits: int) -> list[Found]:
         valid = an_id or ric.is_valid(match.group("value"))
         if valid and not _NOT_AN_ID.search(before):
             found.append(Found("id_number", *match.span(), *match.span(), id_label))
-    return found + _ni_numbers(text)
+    return found + _ni_numbers(text, low)
 
 
-def _ni_numbers(text: str) -> list[Found]:
-    """A UK National Insurance number, where the text names one."""
-    if not _NAMES_A_NINO.search(text):
+def _ni_numbers(text: str, low: str) -> list[Found]:
+    """A UK National Insurance number, where the text (``low`` lower-cased) names one."""
+    if "n" not in low or not _NAMES_A_NINO.search(low):
         return []
     label = "National Insurance number"
     return [Found("id_number", *m.span(), *m.span(), label) for m in _NINO.finditer(text)]
