@@ -106,6 +106,9 @@ def test_stars_and_pounds_of_other_kinds_are_no_code(text: str) -> None:
         ("平板解鎖 0 5 0 5 1 9", "access_code", "0 5 0 5 1 9"),
         ("锁头的数字 8 1 6 2", "access_code", "8 1 6 2"),
         ("防盗器撤防 4 4 0 2", "access_code", "4 4 0 2"),
+        ("孩子的安全詞是 紅豆餅", "password", "紅豆餅"),
+        ("按米字号 1 3 5 7 井字号", "access_code", "1 3 5 7"),
+        ("居留證號碼 AC01234567", "id_number", "AC01234567"),
     ],
 )
 def test_puk_secret_word_and_chinese_lock_codes_are_secrets(

@@ -30,12 +30,15 @@ _SSN_LOOSE = re.compile(r"(?<![\w-])(?P<value>\d{3} \d{2} \d{4}|\d{9})(?![\w-])"
 # The names below are searched in the lower-cased text: faster than IGNORECASE.
 _NAMES_AN_SSN = re.compile(r"\bssn\b|social|社會安全|社会安全|社安|社保|安全號碼|安全号码")
 _TW_ID = re.compile(r"(?<![A-Za-z0-9])(?P<value>[A-Z][12]\d{8})(?![A-Za-z0-9])")
-_TW_ID_LOOSE = re.compile(r"(?<![A-Za-z0-9])(?P<value>[A-Za-z]\s?[12]\d{8})(?![A-Za-z0-9])")
+# With a word for it: any letter and nine digits, or the two letters of a resident's card.
+_TW_ID_LOOSE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<value>[A-Za-z]\s?\d{9}|[A-Za-z]{2}\d{8})(?![A-Za-z0-9])"
+)
 # The words that name a national ID: with them its shape is enough (a number made up to
 # be written down fails a check digit as often as not).
 _NAMES_AN_ID = re.compile(
     r"身分證|身份證|身分证|身份证|國民身分|居民身份|national\s+id|\bid\s+(?:card\s+)?(?:number|no)|"
-    r"identity\s+(?:card\s+)?number|\bid\b\s*[:#]"
+    r"identity\s+(?:card\s+)?number|\bid\b\s*(?:[:#：]|是|為|为|號碼|号码)|居留證|居留证|統一證號|统一证号"
 )
 _TW_LETTERS = "ABCDEFGHJKLMNPQRSTUVXYWZIO"  # A is 10, B 11, … in this order
 _CN_ID = re.compile(r"(?<![0-9A-Za-z])(?P<value>\d{17}[\dXx])(?![0-9A-Za-z])")
@@ -73,7 +76,7 @@ def id_numbers(text: str, digits: int) -> list[Found]:
     ``digits`` digits; each shape is looked for only when there are digits enough for it."""
     found: list[Found] = []
     low = text.lower()
-    if digits < 9:
+    if digits < 8:
         return _ni_numbers(text, low)
     named = _NAMES_AN_SSN.search(low)
     ssn_label = _label(text, "social security number", "社會安全號碼", "社会安全号码")

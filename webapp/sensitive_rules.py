@@ -172,7 +172,18 @@ _EN_HINTS: tuple[tuple[str, ...], ...] = (
     ("otp", "2fa", "mfa"),
     ("cvv", "cvc", "csc", "security code"),
     ("backup", "recovery", "scratch", "emergency"),
-    ("pass", "pwd", "pw", "p/w", "key", "word"),
+    (
+        "pass",
+        "pwd",
+        "pw",
+        "p/w",
+        "key",
+        "secret word",
+        "safe word",
+        "safeword",
+        "code word",
+        "codeword",
+    ),
     ("login", "credentials", "sign"),
     ("key", "token", "secret"),
     ("card", "visa", "master", "amex", "discover", "jcb", "unionpay", "american express"),
@@ -248,7 +259,7 @@ ZH_TAIL = re.compile(_ZH_LINK)
 DIGITS_ONLY = re.compile(rf"{LISTED_DIGITS}|[#*]?\d(?:{DIGIT_GAP}?\d)*[#*]?")
 # What every keyword above contains, to pass over a text that names no secret at once.
 _KEYWORD_PARTS = _words(
-    "code combination combo pin puk word padlock lockbox lock box safe otp 2fa pass pwd key login "
+    "code combination combo pin puk padlock lockbox lock box safe otp 2fa pass pwd key login "
     "credential sign token secret card visa mastercard amex discover jcb unionpay account "
     "acct routing iban bsb pw p/w cvv cvc csc 2fa mfa 碼 码 令 鑰 钥 杖 卡 帳 账 戶 户 賬 密語 密语"
 )
