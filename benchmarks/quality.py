@@ -12,7 +12,9 @@ files (where rules and thresholds were chosen):
   paraphrased known facts that do not become ``add`` (plus all known facts, and the accuracy
   of action and target); overall and per language, for each embedder asked for (the model
   first, then its fallback).
-- Secrets (``webapp.sensitive.find_secrets`` over ``tests/data/secrets``): per language, how
+- Secrets (``webapp.sensitive.find_secrets`` over ``tests/data/secrets``, and for the
+  dialogues ``webapp.sensitive_dialogue.find_secrets_in_reply`` over the last turn given the
+  turns before it): per language, how
   many sentences, recall on the secrets (found / secrets) and the false refusal rate on the
   look-alikes (flagged / look-alikes).
 - Auto mode (issue 34, ``_applying`` over ``tests/data/judgement/attributes.*.json`` and
@@ -60,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 
 from webapp.extraction.validity import expires_at, stated_end  # noqa: E402
 from webapp.sensitive import find_secrets  # noqa: E402
+from webapp.sensitive_dialogue import find_secrets_in_reply  # noqa: E402
 from webapp.similarity import Judge, VectorCache, load_embedder  # noqa: E402
 from webapp.similarity.facts import analyse  # noqa: E402
 from webapp.similarity.scan import PairScanner, candidate_pairs  # noqa: E402
@@ -160,6 +163,31 @@ def secrets_section(split: str, show_misses: bool = False) -> list[str]:
     if len(names) > 1:
         together = [case for name in names for case in loaded[name]]
         lines += secrets_lines(" + ".join(names), together, False)
+    return lines + dialogue_lines(split, show_misses and split == "dev")
+
+
+def dialogue_lines(split: str, show_misses: bool) -> list[str]:
+    """The dialogues of one split: is the user's last turn a secret, given the turns before
+    it (``webapp.sensitive_dialogue.find_secrets_in_reply``)? Per language, as above."""
+    pattern = "secrets-dialogues.dev.json" if split == "dev" else "secrets-dialogues.heldout*.json"
+    lines: list[str] = []
+    for path in sorted(SECRETS_DATA.glob(pattern)):
+        dialogues = load(path.name)
+        tallies = {"all": Tally(), **{lang: Tally() for lang in LANGUAGES}}
+        for case in dialogues:
+            turns = [(turn["role"], turn["content"]) for turn in case["turns"]]
+            flagged = find_secrets_in_reply(turns[-1][1], turns[:-1]) is not None
+            tallies["all"].add(case, flagged)
+            tallies[case["lang"]].add(case, flagged)
+        lines.append(
+            f"Secrets known by the question before them: find_secrets_in_reply ({path.name})"
+        )
+        lines += [
+            tallies[key].line(key).replace("sentences", "dialogues") for key in ("all", *LANGUAGES)
+        ]
+        for case in tallies["all"].misses if show_misses else ():
+            what = "missed" if case["secret"] else "flagged"
+            lines.append(f"    {what} [{case['lang']}, {case['kind']}] {case['turns']}")
     return lines
 
 

@@ -469,6 +469,21 @@ def test_a_secret_is_refused_everywhere(door: Door) -> None:
     assert memories(door) == []
 
 
+def test_an_id_number_a_seed_phrase_and_a_star_pound_code_are_refused_everywhere(
+    door: Door,
+) -> None:
+    # Issue 43: these held no word the detector knew, so every door kept them.
+    for said in (
+        "Dad's social is 523-41-8876",
+        "我的身分證字號是 H105672291",
+        "round fury damp blanket cause seminar novel arena gravity review sauce ahead",
+        "The alarm: star 4 4 1 9 pound",
+    ):
+        assert call(door, "remember", said) == "memory_secret", said
+    assert call(door, "remember", "We stayed at a 5 star hotel") == "ok"
+    assert [m["content"] for m in memories(door)] == ["We stayed at a 5 star hotel"]
+
+
 def test_a_person_nobody_knows_is_refused_and_recorded(door: Door) -> None:
     # Drift: recorded as seen by MCP, exit 2 from the CLI without recording.
     if isinstance(door, Dashboard):

@@ -113,3 +113,43 @@ def test_the_same_secret_gets_the_same_marker_and_a_marker_of_another_prompt_sta
 def test_the_pair_check_sends_memories_masked() -> None:
     prompt = batch_prompt([("The alarm code is 9157", "Alarm code: 9157 (new)")])
     assert "9157" not in prompt and "••••" in prompt
+
+
+def _echo_last_user_line(payload: dict) -> str:
+    """The LLM's answer: the user's last line as the fact and as its quote, markers kept."""
+    prompt = payload["messages"][0]["content"]
+    said = re.findall(r"\[User\]: (.*)", prompt)[-1]
+    return json.dumps(
+        [{"content": said, "category": "general", "confidence": 0.9, "evidence": said}],
+        ensure_ascii=False,
+    )
+
+
+# (the user's turn, the assistant's question, the reply, whether the reply is a secret)
+ASKED = [
+    ("I changed the Wi-Fi password.", "What did you change it to?", "Quokka4417", True),
+    ("", "What's the code for the side gate?", "It's 6 0 3 8.", True),
+    ("我把信箱密碼改了。", "新的是什麼？", "Pumpkin88", True),
+    ("We got a new router.", "What's the network called?", "Quokka_Home", False),
+    ("I changed the Wi-Fi password.", "What is it?", "It's on the sticker.", False),
+]
+
+
+@pytest.mark.parametrize(("first", "question", "reply", "secret"), ASKED)
+def test_a_reply_is_masked_by_the_question_before_it(
+    openai_server: FakeLlmServer, first: str, question: str, reply: str, secret: bool
+) -> None:
+    openai_server.reply_for = _echo_last_user_line
+    messages = [{"role": "user", "content": first}] if first else []
+    messages += [{"role": "assistant", "content": question}, {"role": "user", "content": reply}]
+    [fact] = LlmMemoryExtractor(_caller(openai_server)).extract_facts(messages) or []
+    value = reply.removeprefix("It's ").rstrip(".")
+    sent = _sent(openai_server)
+    if not secret:
+        assert value in sent and fact.content == reply and fact.withheld is None
+        return
+    assert value not in sent and "[secret 1]" in sent
+    # Kept without the value, the quote masked where the words alone would not tell.
+    assert value not in fact.content and fact.withheld is not None
+    assert value not in (fact.evidence or "") and "••••" in (fact.evidence or "")
+    assert without_secret(fact).content == fact.content

@@ -19,7 +19,7 @@ from webapp.sensitive import find_secrets, mask_secrets
 DATA = Path(__file__).parent / "data" / "secrets"
 MIN_RECALL = 0.95
 MAX_FALSE_REFUSALS = 0.05
-HELD_OUT_FILES = ("secrets.heldout.json", "secrets.heldout-h5.json")
+HELD_OUT_FILES = ("secrets.heldout.json", "secrets.heldout-h5.json", "secrets.heldout-h6.json")
 
 
 def cases(name: str) -> list[dict[str, Any]]:

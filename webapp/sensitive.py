@@ -39,6 +39,7 @@ from stdnum import luhn
 
 from .sensitive_access import Found, unkeyed
 from .sensitive_forms import normal_form
+from .sensitive_ids import id_numbers
 from .sensitive_keys import ANY_KEY, KEY_PREFIX, KEYS, RANDOM, looks_random
 from .sensitive_phrases import phrases
 from .sensitive_rules import (
@@ -65,7 +66,15 @@ from .sensitive_rules import (
 )
 from .text import language_of
 
-KINDS = ("password", "access_code", "api_key", "card_number", "account_number", "one_time_code")
+KINDS = (
+    "password",
+    "access_code",
+    "api_key",
+    "card_number",
+    "account_number",
+    "one_time_code",
+    "id_number",
+)
 # Each kind as a person reads it (English; the dashboard translates them).
 KIND_NAMES = {
     "password": "password",
@@ -74,6 +83,7 @@ KIND_NAMES = {
     "card_number": "card number",
     "account_number": "bank account number",
     "one_time_code": "one-time code",
+    "id_number": "national ID number",
 }
 MASK = "••••"
 _FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
@@ -255,7 +265,10 @@ def _shape_spans(text: str) -> list[SecretSpan]:
         found = _valid_iban(match.group(0))
         if found:
             spans.append(SecretSpan("account_number", match.start(), match.start() + found, "IBAN"))
-    for match in _CARD.finditer(text) if sum(map(str.isdigit, text)) >= 13 else ():
+    count = sum(map(str.isdigit, text))
+    for an_id in id_numbers(text, count) if count >= 6 else ():
+        spans.append(SecretSpan(an_id.kind, an_id.start, an_id.end, an_id.suffix))
+    for match in _CARD.finditer(text) if count >= 13 else ():
         digits = re.sub(r"\D", "", match.group(0))
         before = text[max(0, match.start() - 24) : match.start()]
         if match.group(0).count(".") == 1:
@@ -290,6 +303,7 @@ _KIND_LABELS = {
         "card_number": "card number",
         "account_number": "account number",
         "one_time_code": "one-time code",
+        "id_number": "ID number",
     },
     "zh-Hant": {
         "password": "密碼",
@@ -298,6 +312,7 @@ _KIND_LABELS = {
         "card_number": "卡號",
         "account_number": "帳號",
         "one_time_code": "驗證碼",
+        "id_number": "身分證字號",
     },
     "zh-Hans": {
         "password": "密码",
@@ -306,6 +321,7 @@ _KIND_LABELS = {
         "card_number": "卡号",
         "account_number": "账号",
         "one_time_code": "验证码",
+        "id_number": "身份证号",
     },
 }
 _EN_STOP = _words(
@@ -391,7 +407,7 @@ def _code_kind(qualifier: str | None, keyword: str) -> str | None:
     word = (qualifier or "").lower()
     if word in PUBLIC_CODES or keyword.lower() in ("code",) and word.endswith("post"):
         return None
-    if keyword.lower().startswith(("pin", "combination", "combo")) or word in ACCESS_WORDS:
+    if keyword.lower().startswith(("pin", "puk", "combination", "combo")) or word in ACCESS_WORDS:
         return "access_code"
     if word in OTP_WORDS or keyword.lower() == "passcode":
         return "one_time_code"
@@ -524,8 +540,8 @@ def _unkeyed_spans(text: str) -> list[SecretSpan]:
 
 def _labelled(text: str, found: Found) -> SecretSpan:
     """``found`` as a span, named by the words before it ("garage code", "门禁密码")."""
-    if (found.kw_start, found.kw_end) == (found.start, found.end):  # a key known by its shape
-        return SecretSpan(found.kind, found.start, found.end, "API key")
+    if (found.kw_start, found.kw_end) == (found.start, found.end):  # known by its shape
+        return SecretSpan(found.kind, found.start, found.end, found.suffix or "API key")
     keyword = text[found.kw_start : found.kw_end]
     if found.kw_start >= found.end:  # named after the value ("Enter 4409 at the front door")
         chinese = not keyword.isascii()

@@ -62,8 +62,11 @@ _ZH_ACCESS = re.compile(
     r"(?P<kw>(?:門禁|门禁|保險箱|保险箱|保險櫃|保险柜|密碼箱|密码箱|車庫門?|车库门?|大門|大门|前門|前门|"
     r"後門|后门|側門|侧门|鐵門|铁门|鐵捲門|卷帘门|閘門|闸门|警報器?|警报器?|報警器|报警器|保全(?:系統|系统)?|"
     r"門鎖|门锁|鑰匙盒|钥匙盒|電子鎖|电子锁|撤防|工具間|工具间|工具房|儲物櫃|储物柜|置物櫃|置物柜|"
-    r"車鎖|车锁|單車鎖|单车锁|腳踏車鎖|自行车锁|掛鎖|挂锁|密碼櫃|密码柜|院門|院门|柵欄門|栅栏门)"
-    r"(?:遙控器?|遥控器?|鍵盤|键盘|面板|按鍵|按键)?(?:撤防|解除|密碼|密码|碼|码)?)"
+    r"車鎖|车锁|單車鎖|单车锁|腳踏車鎖|自行车锁|掛鎖|挂锁|密碼櫃|密码柜|院門|院门|柵欄門|栅栏门|"
+    r"鎖頭|锁头|行李鎖|行李锁|大鎖|大锁|防盜器?|防盗器?|警鈴|警铃|"
+    r"(?:平板|手機|手机|電腦|电脑|iPad|iPhone)?\s?的?(?:解鎖|解锁|鎖屏|锁屏|開機|开机|螢幕鎖|屏幕锁))"
+    r"(?:遙控器?|遥控器?|鍵盤|键盘|面板|按鍵|按键)?(?:撤防|解除|密碼|密码|碼|码|"
+    r"的?(?:數字|数字|號碼|号码|組合|组合))?)"
     r"(?P<link>\s*(?:[，,]\s*)?(?:是|為|为|：|:|=|→|->|用|輸入|输入|按|就是|密碼是|密码是|轉到|转到|"
     r"撥到|拨到|調到|调到|轉成|转成)?\s*先?\s*)"
 )
@@ -170,12 +173,35 @@ def codes_first(text: str) -> list[Found]:
     return found
 
 
+# A code keyed between star and pound, said or written: "star 4 4 1 9 pound", "*7732#",
+# 按星號 4419 井號 (digits as words too: "star seven three two hash"); never "5 star" nor "a
+# pound of flour", which have no digits between the two.
+_KEY_DIGIT = r"(?:\d|zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_STAR_CODE = re.compile(
+    rf"(?P<kw>(?<![A-Za-z])(?:star|asterisk)(?![A-Za-z])|星號|星号|米字鍵|米字键|米字|\*)\s*"
+    rf"(?:鍵|键|號|号)?\s*(?:,?\s*then\s+|[，,]?\s*(?:然後|然后|再)(?:按)?\s*)?"
+    rf"(?P<code>{_KEY_DIGIT}(?:[\s,.-]*{_KEY_DIGIT}){{2,11}})\s*"
+    r"(?:,?\s*then\s+|[，,]?\s*(?:然後|然后|再|最後|最后)?(?:按)?\s*)?(?:the\s+)?"
+    r"(?:(?<![A-Za-z])(?:pound|hash|number\s+sign)(?:\s+(?:key|sign))?(?![A-Za-z])|"
+    r"井號|井号|井字鍵|井字键|井字|#)",
+    _I,
+)
+
+
+def star_codes(text: str) -> list[Found]:
+    """A code keyed between star and pound ("press star 4 4 1 9 pound", *7732#)."""
+    return [
+        Found("access_code", *match.span("code"), *match.span("kw"), "code")
+        for match in _STAR_CODE.finditer(text)
+    ]
+
+
 # What the rules above need in the text, to pass over it at once.
 _EN_ACCESS_HINT = re.compile(
     r"d(?:oor|isarm)|g(?:ate|arage)|alarm|keypad|lock|safe|entry|intercom|buzzer|vault|shed|"
     r"mailbox|letterbox"
 )  # searched in the lower-cased text
-_ZH_ACCESS_HINT = re.compile(r"[門门鎖锁箱櫃柜庫库警報报保撤盒間间車车閘闸]")
+_ZH_ACCESS_HINT = re.compile(r"[門门鎖锁箱櫃柜庫库警報报保撤盒間间車车閘闸屏]")
 
 
 def access_codes(text: str) -> list[Found]:
@@ -406,6 +432,8 @@ def unkeyed(text: str) -> list[Found]:
     digits = sum(map(str.isdigit, text))
     low = text.lower()
     found = access_codes(text) if digits >= 4 else []
+    if "*" in text or "星" in text or "米字" in text or "star" in low or "asterisk" in low:
+        found += star_codes(text)
     if any(word in low for word in _WIFI_WORDS) or "ssid" in low:
         found += wifi_passwords(text)
     if "/" in text:

@@ -18,7 +18,10 @@ where the words naming it are.
 
 from __future__ import annotations
 
+import functools
 import re
+
+from mnemonic import Mnemonic
 
 from .sensitive_access import Found
 
@@ -33,7 +36,7 @@ def _words(text: str) -> frozenset[str]:
 _SEED = re.compile(
     r"(?P<kw>(?<![A-Za-z])(?:(?:secret\s+)?(?:seed|recovery|backup|mnemonic|wallet|restore)\s+"
     r"(?:phrase|words|sentence)|mnemonic(?:\s+phrase)?|(?:12|24|18|twelve|eighteen|twenty-four)"
-    r"[ -](?:word\s+(?:phrase|seed)|words))(?![A-Za-z])|助記詞|助记词|助記碼|助记码|恢復詞|恢复词|"
+    r"[ -](?:word\s+(?:phrase|seed)|words)|(?:(?:wallet|crypto)\s+)?seed(?=\s*[:=：]))(?![A-Za-z])|助記詞|助记词|助記碼|助记码|恢復詞|恢复词|"
     r"恢復短語|恢复短语|種子詞|种子词|種子短語|种子短语|備份詞|备份词|助記短語|助记短语|復原詞|复原词)"
     r"(?P<link>\s*(?:[:=：]|-|—)\s*|\s+(?:is|are|was|were|reads?|goes)\s*[:：]?\s*|"
     r"\s*(?:是|為|为|就是)\s*[:：]?\s*|\s+)",
@@ -66,11 +69,57 @@ def seed_phrases(text: str) -> list[Found]:
     return found
 
 
+# Twelve words or more of BIP39's English list (the ``mnemonic`` package's), with no name
+# before them: a seed phrase when its checksum holds (a list of food words fails it), or,
+# three in four of them BIP39 words and none of prose, when the text speaks of a wallet (one
+# made up by hand fails the checksum).
+_BIP39_RUN = re.compile(
+    r"(?<![\w-])(?:\d{1,2}[.)]\s*)?[a-z]{2,12}(?:(?:\s*,\s*|\s+)(?:\d{1,2}[.)]\s*)?[a-z]{2,12}){11,23}"
+    r"(?![\w-])",
+    _I,
+)
+MIN_BIP39_WORDS = 12
+MIN_LISTED = 0.75  # in a wallet's words, the share of BIP39 words (one made up by hand)
+_SPEAKS_OF_A_WALLET = re.compile(
+    r"wallet|seed|recovery|restore|backup|back\s+up|mnemonic|crypto|bitcoin|\bbtc\b|ethereum|"
+    r"\beth\b|ledger|trezor|metamask|coinbase|phantom|exodus|錢包|钱包|助記|助记|"
+    r"加密貨幣|加密货币|比特幣|比特币|以太|種子|种子|恢復|恢复|備份|备份",
+    _I,
+)
+
+
+@functools.cache
+def _bip39() -> tuple[Mnemonic, frozenset[str]]:
+    english = Mnemonic("english")
+    return english, frozenset(english.wordlist)
+
+
+def bip39_phrases(text: str) -> list[Found]:
+    """Twelve words or more of the BIP39 list in a row whose checksum holds, or mostly of it
+    in a text that speaks of a wallet ("My Ledger backup: …"); a list of groceries is neither."""
+    found = []
+    english, words = _bip39()
+    for match in _BIP39_RUN.finditer(text):
+        said = [w.lower() for w in re.findall(r"[A-Za-z]+", match.group(0))]
+        listed = sum(w in words for w in said)
+        if len(said) < MIN_BIP39_WORDS:
+            continue
+        checksum = listed == len(said) and len(said) % 3 == 0 and english.check(" ".join(said))
+        wallet = (
+            listed >= MIN_LISTED * len(said)
+            and not any(w in _PROSE for w in said)
+            and _SPEAKS_OF_A_WALLET.search(text) is not None
+        )
+        if checksum or wallet:
+            found.append(Found("password", *match.span(), *match.span(), "seed phrase"))
+    return found
+
+
 # ------------------------------------------------------------------ passphrases
 _PASS_NAME = (
     r"(?<![A-Za-z])(?:pass(?:word|phrase|wd|code)?|pwd|pw|secret\s+(?:word|phrase)|"
     r"code\s*word|safe\s*word)(?![A-Za-z])|密碼|密码|口令|通關密語|通关密语|暗號|暗号|密語|密语|"
-    r"通行碼|通行码"
+    r"暗語|暗语|安全詞|安全词|通行碼|通行码"
 )
 _QUOTES = {"'": "'", '"': '"', "“": "”", "‘": "’", "「": "」", "『": "』"}
 _QUOTED = re.compile(
@@ -99,7 +148,7 @@ def quoted_passphrases(text: str) -> list[Found]:
 
 # 口令, 暗號, 通關密語: a phrase is the value; 密碼: only one that mixes in ASCII (青山绿水88).
 _ZH_PHRASE_NAME = re.compile(
-    r"(?P<kw>口令|通關密語|通关密语|暗號|暗号|密語|密语|(?P<pw>密碼|密码))"
+    r"(?P<kw>口令|通關密語|通关密语|暗號|暗号|密語|密语|暗語|暗语|安全詞|安全词|(?P<pw>密碼|密码))"
     r"(?P<link>\s*(?:是|為|为|：|:|=|就是|改成了?|改為|改为|設為|设为)\s*)"
 )
 _ZH_VALUE = re.compile(r"[\u3400-\u9fffA-Za-z0-9_!@#$%&*+=.-]{2,20}")
@@ -141,11 +190,29 @@ def phrases(text: str) -> list[Found]:
     low = text.lower()
     if any(
         word in low
-        for word in ("phrase", "words", "mnemonic", "助記", "助记", "詞", "词", "短語", "短语")
+        for word in (
+            "phrase",
+            "words",
+            "seed",
+            "mnemonic",
+            "助記",
+            "助记",
+            "詞",
+            "词",
+            "短語",
+            "短语",
+        )
     ):
         found += seed_phrases(text)
+    if (
+        len(text) >= MIN_BIP39_WORDS * 4
+        and text.count(" ") + text.count(",") >= MIN_BIP39_WORDS - 1
+    ):
+        found += bip39_phrases(text)
     if any(mark in text for mark in _QUOTES):
         found += quoted_passphrases(text)
-    if any(word in text for word in ("口令", "密語", "密语", "暗號", "暗号", "密碼", "密码")):
+    if any(
+        word in text for word in ("口令", "密語", "密语", "暗", "安全詞", "安全词", "密碼", "密码")
+    ):
         found += chinese_passphrases(text)
     return found

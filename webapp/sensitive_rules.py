@@ -89,7 +89,7 @@ EN_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (
         re.compile(
             r"(?<![A-Za-z0-9_])(?P<kw>(?:pass)?codes?|combination|combo|"
-            r"pin(?:\s+(?:code|number))?)(?![A-Za-z0-9_])",
+            r"(?:pin|puk)\s?[12]?(?:\s+(?:code|number))?)(?![A-Za-z0-9_])",
             _I,
         ),
         "code",
@@ -123,7 +123,8 @@ EN_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (
         re.compile(
             r"(?<![A-Za-z0-9_])(?P<kw>pass(?:word|phrase|wd|key)|pwd|pw|p/w|"
-            r"pass(?=\s*[:=：]|\s+for\s)|wi-?fi key|network key)(?![A-Za-z0-9_])",
+            r"pass(?=\s*[:=：]|\s+for\s)|wi-?fi key|network key|"
+            r"(?:secret|safe|code)\s*word)(?![A-Za-z0-9_])",
             _I,
         ),
         "password",
@@ -165,13 +166,24 @@ EN_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
 )
 # What each rule above needs in the (lower-cased) text, to pass over it at once.
 _EN_HINTS: tuple[tuple[str, ...], ...] = (
-    ("code", "combo", "combination", "pin"),
+    ("code", "combo", "combination", "pin", "puk"),
     ("padlock", "lockbox", "lock box", "safe"),
     ("combination", "combo", "padlock", "safe"),
     ("otp", "2fa", "mfa"),
     ("cvv", "cvc", "csc", "security code"),
     ("backup", "recovery", "scratch", "emergency"),
-    ("pass", "pwd", "pw", "p/w", "key"),
+    (
+        "pass",
+        "pwd",
+        "pw",
+        "p/w",
+        "key",
+        "secret word",
+        "safe word",
+        "safeword",
+        "code word",
+        "codeword",
+    ),
     ("login", "credentials", "sign"),
     ("key", "token", "secret"),
     ("card", "visa", "master", "amex", "discover", "jcb", "unionpay", "american express"),
@@ -194,7 +206,8 @@ EN_PASSWORD_FIRST = re.compile(
 
 # Chinese: the keyword, then 是/：/為 or nothing, then the value (never Chinese characters).
 _ZH_LINK = (
-    r"(?P<link>\s*(?:是|為|为|：|:|=|→|->|就是|改成了?|改為|改为|設為|设为|設成|设成)?\s*先?\s*)"
+    r"(?P<link>(?:的?(?:數字|数字|號碼|号码|組合|组合))?\s*"
+    r"(?:是|為|为|：|:|=|→|->|就是|改成了?|改為|改为|設為|设为|設成|设成)?\s*先?\s*)"
 )
 ZH_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (
@@ -208,7 +221,7 @@ ZH_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (
         re.compile(
             r"(?P<kw>撤防碼|撤防码|解除碼|解除码|號碼鎖|号码锁|門禁碼|门禁码|開門碼|开门码|"
-            r"密碼鎖|密码锁|PIN碼|PIN码|PIN)"
+            r"密碼鎖|密码锁|PIN碼|PIN码|PIN|PUK\s?[12]?\s?(?:碼|码)?|解鎖碼|解锁码|解鎖密碼|解锁密码|開機碼|开机码)"
         ),
         "access_code",
         DIGITS,
@@ -246,7 +259,7 @@ ZH_TAIL = re.compile(_ZH_LINK)
 DIGITS_ONLY = re.compile(rf"{LISTED_DIGITS}|[#*]?\d(?:{DIGIT_GAP}?\d)*[#*]?")
 # What every keyword above contains, to pass over a text that names no secret at once.
 _KEYWORD_PARTS = _words(
-    "code combination combo pin padlock lockbox lock box safe otp 2fa pass pwd key login "
+    "code combination combo pin puk padlock lockbox lock box safe otp 2fa pass pwd key login "
     "credential sign token secret card visa mastercard amex discover jcb unionpay account "
     "acct routing iban bsb pw p/w cvv cvc csc 2fa mfa 碼 码 令 鑰 钥 杖 卡 帳 账 戶 户 賬 密語 密语"
 )

@@ -250,9 +250,13 @@ def build_extraction_prompt(
     """
     mask = mask if mask is not None else SecretMask()
     lines = []
+    before: list[tuple[str, str]] = []  # the turns so far: a reply is read with its question
     for message in messages:
         role = _ROLE_LABELS.get(message_role(message), message_role(message).capitalize())
-        lines.append(f"[{role}]: {_defused(mask.hide(message_content(message)))}")
+        said = message_content(message)
+        hidden = mask.hide(said, before if message_role(message) == "user" else ())
+        lines.append(f"[{role}]: {_defused(hidden)}")
+        before.append((message_role(message), said))
     prompt = EXTRACTION_PROMPT.replace("{transcript}", "\n".join(lines))
     if memories:
         listed = _recent(memories)[:MAX_PROMPT_MEMORIES]

@@ -19,7 +19,7 @@ from ..sensitive import find_secrets
 from ..text import fold
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact
-from .sentences import user_sentences
+from .sentences import secret_replies, user_sentences
 from .validity import has_end
 
 MAX_SENTENCE_CHARS = 300
@@ -231,10 +231,12 @@ def _category(rule: Rule, fact: str) -> str:
 def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
     """Facts the rules find in the user messages, phrased as facts about the user, each with the
     message as evidence."""
+    messages = list(messages)
     facts: list[StructuredFact] = []
     seen: set[str] = set()
+    secret = secret_replies(messages)  # a reply that is a secret by its question gives none
     for text, sentence in user_sentences(messages):
-        fact = match_sentence(sentence)
+        fact = None if text in secret else match_sentence(sentence)
         if fact is None:
             continue
         # The proposal reads as a fact about the user (an instruction as the preference it

@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..sensitive import find_secrets
+from ..sensitive_dialogue import find_secrets_in_reply
 from .llm import message_content, message_role
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
@@ -25,3 +27,17 @@ def user_sentences(messages: Iterable[Any]) -> Iterator[tuple[str, str]]:
         text = message_content(message)
         for sentence in split_sentences(text):
             yield text, sentence
+
+
+def secret_replies(messages: Iterable[Any]) -> set[str]:
+    """The user messages that are secrets only by the question before them ("Biscuit1987"
+    after "What's the new Wi-Fi password?", ``webapp.sensitive_dialogue``)."""
+    found: set[str] = set()
+    before: list[tuple[str, str]] = []
+    for message in messages:
+        role, text = message_role(message), message_content(message)
+        reply = role == "user" and bool(before) and before[-1][0] == "assistant"
+        if reply and not find_secrets(text) and find_secrets_in_reply(text, before):
+            found.add(text)
+        before.append((role, text))
+    return found

@@ -330,6 +330,7 @@ SECRET_KINDS = {
     "card_number": _l("card number"),
     "account_number": _l("bank account number"),
     "one_time_code": _l("one-time code"),
+    "id_number": _l("national ID number"),
 }
 
 
