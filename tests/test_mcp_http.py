@@ -255,10 +255,67 @@ def test_an_untrusted_address_needs_the_token(tmp_path: Path) -> None:
         assert "spare key" in text
 
 
-def test_a_short_mcp_token_stops_the_server(tmp_path: Path) -> None:
-    with dashboard(tmp_path / "data", wait=False, MEMORY_MCP_TOKEN="short  token") as running:
-        assert running.process.wait(timeout=60) != 0
-        running.wait_for_output("MEMORY_MCP_TOKEN")
+WEAK_MCP_TOKENS = {
+    "short": "short  token",
+    "one letter 16 times": "a" * 16,
+    "16 combining marks": "\u0301" * 16,
+}
+
+
+@pytest.mark.parametrize("token", WEAK_MCP_TOKENS.values(), ids=WEAK_MCP_TOKENS.keys())
+def test_a_weak_mcp_token_keeps_the_dashboard_and_turns_mcp_off(tmp_path: Path, token: str) -> None:
+    """An install whose MCP token is too weak (as 16 × "a" or 16 combining marks were once
+    accepted) keeps its dashboard; MCP over HTTP does not start, and the log names the option."""
+    with dashboard(tmp_path / "data", MEMORY_MCP_TOKEN=token) as running:
+        assert running.get("/healthz")[0] == 200
+        assert running.get("/")[0] == 200
+        running.wait_for_output("MCP over HTTP is off")
+        assert "MEMORY_MCP_TOKEN (add-on option memory_mcp_token)" in running.output
+        assert token not in running.output
+        headers = [{}, {"Authorization": f"Bearer {token}"}] if token.isascii() else [{}]
+        for authorization in headers:
+            answer = post(running, ADD_CALL, **authorization)
+            assert answer.status_code == 503
+            assert "memory_mcp_token" in answer.json()["error"]
+        assert httpx2.get(running.sse_url, timeout=10).status_code == 503
+        assert running.process.poll() is None
+    assert not MemoryStore(tmp_path / "data" / "memories.json").get_all()
+
+
+def _bearer(running: Dashboard, token: str) -> int:
+    return post(running, ADD_CALL, Authorization=f"Bearer {token}").status_code
+
+
+def test_the_token_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
+    """A rotated token works at once and the old one no longer does; an emptied, removed or
+    weak token file lets no token in (trusted addresses still may call)."""
+    token_file = tmp_path / "mcp-token"
+    token_file.write_text(TOKEN + "\n")
+    rotated = "another-long-random-token-9876543210"
+    with dashboard(
+        tmp_path / "data", MEMORY_MCP_TRUSTED="10.11.12.13", MEMORY_MCP_TOKEN_FILE=str(token_file)
+    ) as running:
+        _, text = anyio.run(lambda: call_tool(running.mcp_url, "recall", {}, token=TOKEN))
+        assert text == "Nothing is remembered yet."
+        token_file.write_text(rotated + "\n")  # rewritten in place
+        assert _bearer(running, TOKEN) == 401
+        assert _bearer(running, rotated) == 200
+        _, text = anyio.run(lambda: call_tool(running.mcp_url, "recall", {}, token=rotated))
+        assert "Owns a boat" in text  # added with the rotated token, once
+        running.wait_for_output("changed; it is used now")
+        token_file.write_text("")
+        assert _bearer(running, rotated) == 401
+        token_file.write_text("a" * 20 + "\n")
+        assert _bearer(running, "a" * 20) == 401
+        replaced = tmp_path / "mcp-token.new"
+        replaced.write_text(TOKEN + "\n")
+        replaced.replace(token_file)  # an atomic rotation
+        assert _bearer(running, TOKEN) == 200
+        token_file.unlink()
+        assert _bearer(running, TOKEN) == 401
+        for said in ("is empty", "different characters", "is gone"):
+            running.wait_for_output(said)
+        assert TOKEN not in running.output and rotated not in running.output
 
 
 def test_the_token_can_come_from_a_file(tmp_path: Path) -> None:

@@ -317,8 +317,12 @@ MESSAGES: dict[str, str] = {
         "%(source)s must be a timezone name such as Europe/Berlin or Asia/Taipei, got %(value)s."
     ),
     "token_blank": N_(
-        "The access token %(source)s has only %(visible)s visible characters (spaces and "
-        "invisible characters do not count); use at least %(least)s."
+        "The access token %(source)s has only %(visible)s visible characters (spaces, "
+        "invisible characters and combining marks do not count); use at least %(least)s."
+    ),
+    "token_repetitive": N_(
+        "The access token %(source)s has only %(distinct)s different characters; use at "
+        "least %(least)s different ones (a random token)."
     ),
 }
 
