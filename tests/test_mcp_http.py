@@ -5,6 +5,7 @@ serving through a flood of calls."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -409,3 +410,70 @@ def test_mcp_answers_get_with_405_and_holds_no_slot(served: Dashboard) -> None:
     assert (
         post(served, {**ADD_CALL, "params": {"name": "recall", "arguments": {}}}).status_code == 200
     )
+
+
+# ------------------------------------------------------------------ JSON-RPC ids
+def raw_post(served: Dashboard, body: str, path: str = "/mcp") -> httpx2.Response:
+    """A body sent as it is (NaN is no JSON, so no JSON library writes it)."""
+    return httpx2.post(
+        served.base + path,
+        content=body.encode("utf-8"),
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        },
+        timeout=30,
+    )
+
+
+def _add_call_with_id(given: str) -> str:
+    return (
+        '{"jsonrpc": "2.0", "id": ' + given + ', "method": "tools/call", "params": {"name": '
+        '"manage_memory", "arguments": {"action": "add", "content": "Owns a boat."}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "given, code",
+    [
+        ("NaN", -32700),
+        ("Infinity", -32700),
+        ("-Infinity", -32700),
+        ("true", -32600),
+        ("false", -32600),
+        ('{"a": 1}', -32600),
+        ("[1]", -32600),
+        ("1.5", -32600),
+        ("null", -32600),
+    ],
+)
+def test_an_odd_jsonrpc_id_is_answered_with_an_error_and_id_null(
+    served: Dashboard, store: MemoryStore, given: str, code: int
+) -> None:
+    """These ids were taken for a notification: 202, no answer, and the call still ran."""
+    answer = raw_post(served, _add_call_with_id(given))
+    assert answer.status_code == 400
+    body = answer.json()
+    assert body["jsonrpc"] == "2.0" and body["id"] is None
+    assert body["error"]["code"] == code
+    assert store.get_all() == []  # nothing ran
+
+
+def test_an_odd_id_in_an_sse_message_is_answered_too(served: Dashboard) -> None:
+    answer = raw_post(served, _add_call_with_id("true"), path="/sse/messages/?session_id=00")
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("given", ['"call-1"', "0", "-3", "9007199254740993"])
+def test_string_and_integer_ids_are_answered_with_their_id(
+    served: Dashboard, store: MemoryStore, given: str
+) -> None:
+    answer = raw_post(served, _add_call_with_id(given))
+    assert answer.status_code == 200
+    assert answer.json()["id"] == json.loads(given)
+    assert [m.content for m in store.get_all()] == ["Owns a boat."]
+
+
+def test_a_notification_is_still_accepted_without_an_answer(served: Dashboard) -> None:
+    answer = raw_post(served, '{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    assert answer.status_code == 202 and answer.content == b""

@@ -41,7 +41,7 @@ from starlette.routing import Mount, Route
 from starlette.types import Message, Receive, Scope, Send
 
 from .curator import Curator
-from .mcp_server import SerializableReplies, build_server
+from .mcp_server import SerializableReplies, build_server, invalid_request, screen_line
 from .settings import Settings, SettingsError
 from .web.serve import token_problem
 
@@ -238,6 +238,40 @@ def _is_ip_literal(host_header: str) -> bool:
     return True
 
 
+def screened(body: bytes) -> Response | None:
+    """The JSON-RPC error answer (HTTP 400) to a body the SDK would not answer, or None to let
+    it through. The stdio server's screening (``mcp_server.screen_line``) applies: the SDK
+    took a message whose id is true, NaN, 1.5 or an object for a notification and answered
+    202 and nothing; now no JSON (NaN is none) is a parse error (-32700) and an id MCP does
+    not allow an invalid request (-32600), with id null when it cannot be echoed. A response
+    or notification that cannot be read gets an error with id null too (HTTP lets us say so,
+    where stdio can only drop it)."""
+    passes, error = screen_line(body.decode("utf-8", errors="replace"))
+    if passes:
+        return None
+    if error is None:
+        error = invalid_request("Invalid request: the message cannot be read.")
+    return Response(
+        error.model_dump_json(by_alias=True, exclude_unset=True),
+        status_code=400,
+        media_type="application/json",
+    )
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with the body, read already, given again to the app first."""
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
 def _plain(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     body = json.dumps({"error": message})
     return Response(body, status_code=status, media_type="application/json", headers=headers)
@@ -305,6 +339,12 @@ class Gate:
             if rejected is not None:
                 return await rejected(scope, receive, send)
         kind = "stream" if scope["path"] == SSE_PATH else "request"
+        if scope["method"] == "POST":
+            body = await request.body()
+            odd = screened(body)
+            if odd is not None:
+                return await odd(scope, receive, send)
+            receive = _replaying(body, receive)
         if not await self._slot_frees(kind):
             busy = _plain(503, "Busy: too many MCP calls at once; retry shortly.")
             busy.headers["Retry-After"] = "1"
