@@ -49,11 +49,6 @@ def counted_characters(token: str) -> str:
     )
 
 
-def visible_length(token: str) -> int:
-    """How many characters of ``token`` count (``counted_characters``)."""
-    return len(counted_characters(token))
-
-
 def token_problem(token: str, where: str, refusing: str = "") -> SettingsError | None:
     """The error for a token too weak to guard anything, or None: fewer than
     MIN_TOKEN_LENGTH characters that count (``counted_characters``), or fewer than
