@@ -78,6 +78,9 @@ class Door:
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
         raise NotOffered
 
+    def move_to_household(self, ids: list[str], versions: dict[str, str]) -> str:
+        raise NotOffered
+
     def extract(self, conversation_id: str) -> str:
         raise NotOffered
 
@@ -142,6 +145,9 @@ class Library(Door):
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
         return self._do(lambda: self.curator.merge(keep, drop, content, expected=versions))
 
+    def move_to_household(self, ids: list[str], versions: dict[str, str]) -> str:
+        return self._do(lambda: self.curator.move_to_household(ids, expected=versions))
+
     def extract(self, conversation_id: str) -> str:
         return self._do(lambda: self.curator.extract(conversation_id))
 
@@ -179,6 +185,10 @@ class Dashboard(Door):
             ("Already remembered", "duplicate_memory"),
             ("keeps its own words", "merge_private"),
             ("Nobody could tell whose this fact is", "owner_undecided"),
+            ("as you saw it is missing", "version_missing"),
+            ("is never merged into another", "merge_across_people"),
+            ("Only copies of one fact", "household_not_one_fact"),
+            ("Choose two different memories", "merge_same"),
             ("changed", "conflict"),
             ("is already a person of the household", "person_name_taken"),
             ("still owns", "person_owns_memories"),
@@ -227,6 +237,11 @@ class Dashboard(Door):
         data = {"keep": keep, "drop": drop, "content": content, "kind": "all"}
         data.update({f"version-{i}": v for i, v in versions.items()})
         return self._code(*self._post("/attention/merge", data))
+
+    def move_to_household(self, ids: list[str], versions: dict[str, str]) -> str:
+        data: dict[str, Any] = {"id": ids, "kind": "all"}
+        data.update({f"version-{i}": v for i, v in versions.items()})
+        return self._code(*self._post("/attention/household", data))
 
     def extract(self, conversation_id: str) -> str:
         return self._code(*self._post(f"/conversations/extract/{conversation_id}", {}))
@@ -657,6 +672,54 @@ def test_a_merge_of_a_memory_changed_since_the_page_is_refused(door: Door) -> No
         "The garage door opens slowly.",
         "The garage door squeaks.",
     ]
+
+
+def test_a_merge_without_the_versions_seen_is_refused_not_unchecked(door: Door) -> None:
+    # Drift: a merge whose form left out the version fields skipped the conflict check.
+    a = _one(door, "The garage door opens slowly.")
+    b = _one(door, "The garage door is slow to open.")
+    Curator.from_settings(door.settings).revise(b["id"], "The garage door squeaks.")
+    assert call(door, "merge", a["id"], b["id"], a["content"], {}) == "version_missing"
+    assert call(door, "merge", a["id"], a["id"], a["content"], {a["id"]: a["version"]}) == (
+        "merge_same"
+    )
+    assert len(memories(door)) == 2
+
+
+def test_only_copies_of_one_fact_each_a_persons_move_to_the_household(door: Door) -> None:
+    # Drift: a crafted "Move to household" made Ana's fact the household's and deleted Leo's
+    # other fact; the same id twice deleted the memory it had just moved.
+    curator = Curator.from_settings(door.settings)
+    ana, leo = curator.people.add("Ana"), curator.people.add("Leo")
+    bins = curator.memories.add("The bins go out on Tuesday.", person=ana.id)
+    diet = curator.memories.add("Is diabetic.", person=leo.id)
+    copy = curator.memories.add("The bins go out on Tuesday.", person=leo.id)
+    versions = {m.id: m.version for m in (bins, diet, copy)}
+    assert call(door, "move_to_household", [bins.id, diet.id], versions) == (
+        "household_not_one_fact"
+    )
+    assert call(door, "move_to_household", [bins.id, bins.id], versions) == "merge_same"
+    assert call(door, "move_to_household", [bins.id, copy.id], {bins.id: bins.version}) == (
+        "version_missing"
+    )
+    assert len(memories(door)) == 3
+    assert call(door, "move_to_household", [bins.id, copy.id], versions) == "ok"
+    assert sorted((m["content"], m.get("person")) for m in memories(door)) == [
+        ("Is diabetic.", leo.id),
+        ("The bins go out on Tuesday.", None),
+    ]
+
+
+def test_a_merge_of_two_peoples_memories_is_refused_everywhere(door: Door) -> None:
+    curator = Curator.from_settings(door.settings)
+    ana, leo = curator.people.add("Ana"), curator.people.add("Leo")
+    mine = curator.memories.add("Prefers tea.", person=ana.id)
+    theirs = curator.memories.add("Prefers green tea.", person=leo.id)
+    versions = {mine.id: mine.version, theirs.id: theirs.version}
+    assert call(door, "merge", mine.id, theirs.id, mine.content, versions) == (
+        "merge_across_people"
+    )
+    assert len(memories(door)) == 2
 
 
 # ------------------------------------------------------------------ extraction

@@ -62,3 +62,42 @@ def test_letta_tools_and_messages_are_never_read():
     said = " ".join(c.text for c in parsed.candidates)
     assert "Kaohsiung" not in said  # a message of the conversation
     assert "os.system" not in said  # a tool's source code
+
+
+# A memory file of one entity: one line of JSONL, which is also one JSON object.
+ONE_LINE = (
+    '{"type":"entity","name":"Rex","entityType":"pet",'
+    '"observations":["Is a golden retriever","Needs a walk at 7 pm"]}\n'
+)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        ONE_LINE,
+        ONE_LINE.strip(),
+        '{"type":"relation","from":"John_Smith","to":"Rex","relationType":"owns"}',
+        json.dumps(json.loads(ONE_LINE), indent=2),  # the same record spread over lines
+    ],
+    ids=["one-line", "no-newline", "one-relation", "pretty-printed"],
+)
+def test_a_memory_file_of_one_record_is_read_as_one(content):
+    assert detect(content) == "mcp-jsonl"
+    assert resolve_format(content, "auto") == "mcp-jsonl"
+    assert resolve_format(content, "mcp-jsonl") == "mcp-jsonl"
+    assert parse(content, "mcp-jsonl").candidates
+
+
+def test_a_one_line_memory_file_gives_what_that_line_gives_in_a_longer_file():
+    lines = (FIXTURES / "mcp_memory.jsonl").read_text(encoding="utf-8").splitlines()
+    rex = next(line for line in lines if '"Rex"' in line)
+    alone = [c.text for c in parse(rex, "mcp-jsonl").candidates]
+    within = [c.text for c in parse("\n".join(lines), "mcp-jsonl").candidates]
+    assert alone == [text for text in within if text.startswith("Rex:")]
+    assert alone  # "Rex: Is a golden retriever", …
+
+
+def test_one_json_object_of_another_shape_is_still_refused_as_mcp_jsonl():
+    with pytest.raises(ImportFormatError) as caught:
+        resolve_format('{"type": "note", "text": "Likes tea"}', "mcp-jsonl")
+    assert "is not MCP memory JSONL" in str(caught.value)

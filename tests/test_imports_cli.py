@@ -254,3 +254,17 @@ def test_a_persons_memories_travel_under_their_name_and_come_back_as_theirs(tmp_
             "Is allergic to cats": only_person(target),
             "The Wi-Fi password is on the fridge": None,
         }, fmt
+
+
+def test_a_memory_file_of_one_line_is_imported_as_one(data_dir, tmp_path):
+    """memory.jsonl holding one entity is one JSON object too, and still a memory file."""
+    lines = (FIXTURES / "mcp_memory.jsonl").read_text(encoding="utf-8").splitlines()
+    one = tmp_path / "memory.jsonl"
+    one.write_text(next(line for line in lines if '"Rex"' in line) + "\n", encoding="utf-8")
+    for wanted in ("auto", "mcp-jsonl"):
+        dry = run_cli(
+            "import", str(one), "--format", wanted, "--dry-run", "--data-dir", str(data_dir),
+            env_extra=FAST,
+        )  # fmt: skip
+        assert dry.returncode == 0, dry.stderr
+        assert "memory.jsonl (mcp-jsonl): 2 to add" in dry.stdout

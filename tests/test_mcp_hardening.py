@@ -137,6 +137,21 @@ def test_a_request_with_an_unusable_id_is_answered_with_a_null_id(raw_server, li
     assert after is not None and after["id"] == 98 and "result" in after, after
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_is_no_json_and_answered_as_a_parse_error(raw_server, constant):
+    """Python's json reads NaN, JSON has none: an id of NaN was taken for an unusable id
+    (-32600), NaN in the arguments for a number."""
+    for line, echoed in (
+        (f'{{"jsonrpc":"2.0","id":{constant},"method":"tools/list"}}'.encode(), None),
+        (call(19, '{"action": "list", "x": ' + constant + "}"), 19),
+    ):
+        raw_server.send(line)
+        answer = raw_server.answer()
+        assert answer is not None, "no answer: the server exited or dropped the request"
+        assert answer["id"] == echoed and answer["error"]["code"] == -32700, answer
+        assert f"{constant} is not JSON" in answer["error"]["message"]
+
+
 @pytest.mark.parametrize(
     "line",
     [

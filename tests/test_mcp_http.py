@@ -5,6 +5,7 @@ serving through a flood of calls."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -255,10 +256,67 @@ def test_an_untrusted_address_needs_the_token(tmp_path: Path) -> None:
         assert "spare key" in text
 
 
-def test_a_short_mcp_token_stops_the_server(tmp_path: Path) -> None:
-    with dashboard(tmp_path / "data", wait=False, MEMORY_MCP_TOKEN="short  token") as running:
-        assert running.process.wait(timeout=60) != 0
-        running.wait_for_output("MEMORY_MCP_TOKEN")
+WEAK_MCP_TOKENS = {
+    "short": "short  token",
+    "one letter 16 times": "a" * 16,
+    "16 combining marks": "\u0301" * 16,
+}
+
+
+@pytest.mark.parametrize("token", WEAK_MCP_TOKENS.values(), ids=WEAK_MCP_TOKENS.keys())
+def test_a_weak_mcp_token_keeps_the_dashboard_and_turns_mcp_off(tmp_path: Path, token: str) -> None:
+    """An install whose MCP token is too weak (as 16 × "a" or 16 combining marks were once
+    accepted) keeps its dashboard; MCP over HTTP does not start, and the log names the option."""
+    with dashboard(tmp_path / "data", MEMORY_MCP_TOKEN=token) as running:
+        assert running.get("/healthz")[0] == 200
+        assert running.get("/")[0] == 200
+        running.wait_for_output("MCP over HTTP is off")
+        assert "MEMORY_MCP_TOKEN (add-on option memory_mcp_token)" in running.output
+        assert token not in running.output
+        headers = [{}, {"Authorization": f"Bearer {token}"}] if token.isascii() else [{}]
+        for authorization in headers:
+            answer = post(running, ADD_CALL, **authorization)
+            assert answer.status_code == 503
+            assert "memory_mcp_token" in answer.json()["error"]
+        assert httpx2.get(running.sse_url, timeout=10).status_code == 503
+        assert running.process.poll() is None
+    assert not MemoryStore(tmp_path / "data" / "memories.json").get_all()
+
+
+def _bearer(running: Dashboard, token: str) -> int:
+    return post(running, ADD_CALL, Authorization=f"Bearer {token}").status_code
+
+
+def test_the_token_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
+    """A rotated token works at once and the old one no longer does; an emptied, removed or
+    weak token file lets no token in (trusted addresses still may call)."""
+    token_file = tmp_path / "mcp-token"
+    token_file.write_text(TOKEN + "\n")
+    rotated = "another-long-random-token-9876543210"
+    with dashboard(
+        tmp_path / "data", MEMORY_MCP_TRUSTED="10.11.12.13", MEMORY_MCP_TOKEN_FILE=str(token_file)
+    ) as running:
+        _, text = anyio.run(lambda: call_tool(running.mcp_url, "recall", {}, token=TOKEN))
+        assert text == "Nothing is remembered yet."
+        token_file.write_text(rotated + "\n")  # rewritten in place
+        assert _bearer(running, TOKEN) == 401
+        assert _bearer(running, rotated) == 200
+        _, text = anyio.run(lambda: call_tool(running.mcp_url, "recall", {}, token=rotated))
+        assert "Owns a boat" in text  # added with the rotated token, once
+        running.wait_for_output("changed; it is used now")
+        token_file.write_text("")
+        assert _bearer(running, rotated) == 401
+        token_file.write_text("a" * 20 + "\n")
+        assert _bearer(running, "a" * 20) == 401
+        replaced = tmp_path / "mcp-token.new"
+        replaced.write_text(TOKEN + "\n")
+        replaced.replace(token_file)  # an atomic rotation
+        assert _bearer(running, TOKEN) == 200
+        token_file.unlink()
+        assert _bearer(running, TOKEN) == 401
+        for said in ("is empty", "different characters", "is gone"):
+            running.wait_for_output(said)
+        assert TOKEN not in running.output and rotated not in running.output
 
 
 def test_the_token_can_come_from_a_file(tmp_path: Path) -> None:
@@ -352,3 +410,70 @@ def test_mcp_answers_get_with_405_and_holds_no_slot(served: Dashboard) -> None:
     assert (
         post(served, {**ADD_CALL, "params": {"name": "recall", "arguments": {}}}).status_code == 200
     )
+
+
+# ------------------------------------------------------------------ JSON-RPC ids
+def raw_post(served: Dashboard, body: str, path: str = "/mcp") -> httpx2.Response:
+    """A body sent as it is (NaN is no JSON, so no JSON library writes it)."""
+    return httpx2.post(
+        served.base + path,
+        content=body.encode("utf-8"),
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        },
+        timeout=30,
+    )
+
+
+def _add_call_with_id(given: str) -> str:
+    return (
+        '{"jsonrpc": "2.0", "id": ' + given + ', "method": "tools/call", "params": {"name": '
+        '"manage_memory", "arguments": {"action": "add", "content": "Owns a boat."}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "given, code",
+    [
+        ("NaN", -32700),
+        ("Infinity", -32700),
+        ("-Infinity", -32700),
+        ("true", -32600),
+        ("false", -32600),
+        ('{"a": 1}', -32600),
+        ("[1]", -32600),
+        ("1.5", -32600),
+        ("null", -32600),
+    ],
+)
+def test_an_odd_jsonrpc_id_is_answered_with_an_error_and_id_null(
+    served: Dashboard, store: MemoryStore, given: str, code: int
+) -> None:
+    """These ids were taken for a notification: 202, no answer, and the call still ran."""
+    answer = raw_post(served, _add_call_with_id(given))
+    assert answer.status_code == 400
+    body = answer.json()
+    assert body["jsonrpc"] == "2.0" and body["id"] is None
+    assert body["error"]["code"] == code
+    assert store.get_all() == []  # nothing ran
+
+
+def test_an_odd_id_in_an_sse_message_is_answered_too(served: Dashboard) -> None:
+    answer = raw_post(served, _add_call_with_id("true"), path="/sse/messages/?session_id=00")
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("given", ['"call-1"', "0", "-3", "9007199254740993"])
+def test_string_and_integer_ids_are_answered_with_their_id(
+    served: Dashboard, store: MemoryStore, given: str
+) -> None:
+    answer = raw_post(served, _add_call_with_id(given))
+    assert answer.status_code == 200
+    assert answer.json()["id"] == json.loads(given)
+    assert [m.content for m in store.get_all()] == ["Owns a boat."]
+
+
+def test_a_notification_is_still_accepted_without_an_answer(served: Dashboard) -> None:
+    answer = raw_post(served, '{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    assert answer.status_code == 202 and answer.content == b""

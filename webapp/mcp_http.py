@@ -20,6 +20,7 @@ import concurrent.futures
 import hmac
 import ipaddress
 import json
+import os
 import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -40,9 +41,9 @@ from starlette.routing import Mount, Route
 from starlette.types import Message, Receive, Scope, Send
 
 from .curator import Curator
-from .mcp_server import SerializableReplies, build_server
+from .mcp_server import SerializableReplies, build_server, invalid_request, screen_line
 from .settings import Settings, SettingsError
-from .web.serve import MIN_TOKEN_LENGTH, visible_length
+from .web.serve import token_problem
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -69,22 +70,101 @@ def is_mcp_path(path: str) -> bool:
     return path in (MCP_PATH, MCP_PATH + "/", SSE_PATH) or path.startswith(SSE_MESSAGES_PATH)
 
 
+TOKEN_OPTION = "MEMORY_MCP_TOKEN (add-on option memory_mcp_token)"
+TOKEN_FILE_OPTION = "MEMORY_MCP_TOKEN_FILE (add-on option memory_mcp_token_file)"
+
+
+def read_token_file(path: Path) -> str:
+    """The token on the first line of ``path``; SettingsError when the file cannot be read,
+    is empty or holds a token too weak to guard anything (``token_problem``)."""
+    where = f"in the file {path} ({TOKEN_FILE_OPTION})"
+    try:
+        lines = path.read_bytes().decode("utf-8").strip().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(
+            f"Cannot read the MCP token file {path} ({TOKEN_FILE_OPTION}): {exc}",
+            source=TOKEN_FILE_OPTION,
+            value=str(path),
+        ) from exc
+    token = lines[0].strip() if lines else ""
+    if not token:
+        raise SettingsError(
+            f"The MCP token file {path} ({TOKEN_FILE_OPTION}) is empty.",
+            source=TOKEN_FILE_OPTION,
+            value="",
+        )
+    problem = token_problem(token, where)
+    if problem is not None:
+        raise problem
+    return token
+
+
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+@dataclass
+class TokenFile:
+    """MEMORY_MCP_TOKEN_FILE, read again when it changes: each call that brings a token costs
+    one ``stat`` of the file, and only a new inode, size or time reads it again. A file
+    removed, emptied, unreadable or holding a weak token lets no token in (trusted addresses
+    still may call) until it holds a good one again; each change is logged once."""
+
+    path: Path
+    _seen: tuple[int, int, int, int] | None = None
+    _token: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self._seen = _stamp(self.path)
+        self._token = read_token_file(self.path)  # at start, a problem stops MCP over HTTP
+
+    def current(self) -> str:
+        """The token the file holds now ("" when none is usable)."""
+        stamp = _stamp(self.path)
+        if stamp != self._seen:
+            with self._lock:
+                if stamp != self._seen:
+                    self._token = self._reread(stamp)
+                    self._seen = stamp
+        return self._token
+
+    def _reread(self, stamp: tuple[int, int, int, int] | None) -> str:
+        try:
+            if stamp is None:
+                raise SettingsError(f"The MCP token file {self.path} is gone.")
+            token = read_token_file(self.path)
+        except SettingsError as exc:
+            print(f"MCP over HTTP: {exc} No token is let in until it is fixed.", flush=True)
+            return ""
+        if token != self._token:
+            print(f"MCP over HTTP: the token in {self.path} changed; it is used now.", flush=True)
+        return token
+
+
 @dataclass(frozen=True)
 class McpAccess:
     """Who may call the MCP endpoints: any client at a ``trusted`` address, any other only
-    with ``Authorization: Bearer <token>`` (no token set: nobody else)."""
+    with ``Authorization: Bearer <token>`` (``token``, or the one ``token_file`` holds now;
+    no token: nobody else)."""
 
     trusted: tuple[Network, ...]
     token: str = ""
+    token_file: TokenFile | None = None
 
     def admits(self, client: str | None, authorization: str | None) -> str | None:
         """How a call is let in ("token" or "address"), or None when it is refused. A token
         that is given must be right, from any address."""
         if authorization is not None:
             scheme, _, given = authorization.strip().partition(" ")
-            if scheme.lower() != "bearer" or not self.token:
+            token = self.token_file.current() if self.token_file is not None else self.token
+            if scheme.lower() != "bearer" or not token:
                 return None
-            same = hmac.compare_digest(given.strip().encode("utf-8"), self.token.encode("utf-8"))
+            same = hmac.compare_digest(given.strip().encode("utf-8"), token.encode("utf-8"))
             return "token" if same else None
         return "address" if self.is_trusted(client) else None
 
@@ -102,7 +182,8 @@ class McpAccess:
 
 def access_from_settings(settings: Settings) -> McpAccess:
     """The access rules the settings give (MEMORY_MCP_TRUSTED, MEMORY_MCP_TOKEN or
-    MEMORY_MCP_TOKEN_FILE); a token too short to be safe stops the server from starting."""
+    MEMORY_MCP_TOKEN_FILE); SettingsError naming the option for a token too weak to be safe
+    (``token_problem``) or a token file that cannot be used (then MCP over HTTP stays off)."""
     listed = [item.strip() for item in settings.mcp_trusted.split(",") if item.strip()]
     if not listed:
         listed = list(ADDON_TRUSTED if settings.is_addon else STANDALONE_TRUSTED)
@@ -117,34 +198,17 @@ def access_from_settings(settings: Settings) -> McpAccess:
                 source="MEMORY_MCP_TRUSTED",
                 value=repr(item),
             ) from None
-    return McpAccess(trusted=tuple(networks), token=_token(settings))
-
-
-def _token(settings: Settings) -> str:
-    token, where = settings.mcp_token.strip(), "MEMORY_MCP_TOKEN"
-    if not token and settings.mcp_token_file:
-        path = Path(settings.mcp_token_file)
-        where = f"the file {path} (MEMORY_MCP_TOKEN_FILE)"
-        try:
-            lines = path.read_bytes().decode("utf-8").strip().splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SettingsError(
-                f"Cannot read the MCP token file {path}: {exc}", source=where, value=str(path)
-            ) from exc
-        token = lines[0].strip() if lines else ""
-        if not token:
-            raise SettingsError(f"The MCP token file {path} is empty.", source=where, value="")
-    if token and visible_length(token) < MIN_TOKEN_LENGTH:
-        raise SettingsError(
-            f"The MCP access token in {where} has only {visible_length(token)} visible "
-            f"characters; use at least {MIN_TOKEN_LENGTH}, e.g. from "
-            '`python3 -c "import secrets; print(secrets.token_urlsafe(32))"`.',
-            code="token_blank",
-            source=where,
-            visible=visible_length(token),
-            least=MIN_TOKEN_LENGTH,
+    token = settings.mcp_token.strip()
+    if token:
+        problem = token_problem(token, f"in {TOKEN_OPTION}")
+        if problem is not None:
+            raise problem
+        return McpAccess(trusted=tuple(networks), token=token)
+    if settings.mcp_token_file:
+        return McpAccess(
+            trusted=tuple(networks), token_file=TokenFile(Path(settings.mcp_token_file))
         )
-    return token
+    return McpAccess(trusted=tuple(networks))
 
 
 def security_from_settings(settings: Settings, host: str) -> TransportSecuritySettings:
@@ -172,6 +236,40 @@ def _is_ip_literal(host_header: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def screened(body: bytes) -> Response | None:
+    """The JSON-RPC error answer (HTTP 400) to a body the SDK would not answer, or None to let
+    it through. The stdio server's screening (``mcp_server.screen_line``) applies: the SDK
+    took a message whose id is true, NaN, 1.5 or an object for a notification and answered
+    202 and nothing; now no JSON (NaN is none) is a parse error (-32700) and an id MCP does
+    not allow an invalid request (-32600), with id null when it cannot be echoed. A response
+    or notification that cannot be read gets an error with id null too (HTTP lets us say so,
+    where stdio can only drop it)."""
+    passes, error = screen_line(body.decode("utf-8", errors="replace"))
+    if passes:
+        return None
+    if error is None:
+        error = invalid_request("Invalid request: the message cannot be read.")
+    return Response(
+        error.model_dump_json(by_alias=True, exclude_unset=True),
+        status_code=400,
+        media_type="application/json",
+    )
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with the body, read already, given again to the app first."""
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
 
 
 def _plain(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -241,6 +339,12 @@ class Gate:
             if rejected is not None:
                 return await rejected(scope, receive, send)
         kind = "stream" if scope["path"] == SSE_PATH else "request"
+        if scope["method"] == "POST":
+            body = await request.body()
+            odd = screened(body)
+            if odd is not None:
+                return await odd(scope, receive, send)
+            receive = _replaying(body, receive)
         if not await self._slot_frees(kind):
             busy = _plain(503, "Busy: too many MCP calls at once; retry shortly.")
             busy.headers["Retry-After"] = "1"
@@ -410,9 +514,37 @@ class McpHttp:
         return _Closing(chunks, environ, self._loop)
 
 
-def with_mcp(dashboard: WSGIApplication, settings: Settings, *, host: str, threads: int) -> McpHttp:
-    """The dashboard with MCP over HTTP beside it, on the stores the settings name."""
-    access = access_from_settings(settings)
+class McpOff:
+    """The dashboard alone, when the MCP settings cannot be used (a weak token, say): the MCP
+    endpoints answer 503 naming the option to fix, every other path is the dashboard's."""
+
+    off: str
+
+    def __init__(self, dashboard: WSGIApplication, why: str) -> None:
+        self._dashboard = dashboard
+        self.off = why
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if not is_mcp_path(environ.get("PATH_INFO", "")):
+            return self._dashboard(environ, start_response)
+        body = json.dumps({"error": f"MCP over HTTP is off: {self.off}"}).encode("utf-8")
+        start_response(
+            "503 Service Unavailable",
+            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+        )
+        return [body]
+
+
+def with_mcp(
+    dashboard: WSGIApplication, settings: Settings, *, host: str, threads: int
+) -> McpHttp | McpOff:
+    """The dashboard with MCP over HTTP beside it, on the stores the settings name; when the
+    MCP settings cannot be used (a token too weak, a token file that cannot be read), the
+    dashboard alone, with the reason naming the option (``McpOff.off``)."""
+    try:
+        access = access_from_settings(settings)
+    except SettingsError as exc:
+        return McpOff(dashboard, str(exc))
     curator = Curator.from_settings(settings, actor=ACTOR)
     server = build_server(
         curator, curator.review, default_person=settings.mcp_default_person.strip()

@@ -582,6 +582,19 @@ def _error(request_id: int | str | None, code: int, message: str) -> types.JSONR
     )
 
 
+def invalid_request(message: str) -> types.JSONRPCError:
+    """A JSON-RPC "Invalid Request" error (-32600) with id null."""
+    return _error(None, types.INVALID_REQUEST, message)
+
+
+class _NotJson(ValueError):
+    """NaN, Infinity or -Infinity: Python's json reads them, JSON has no such numbers."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not JSON")
+
+
 def too_long(head: bytes, tail: bytes) -> types.JSONRPCError:
     """The answer to a line longer than ``MAX_LINE_BYTES``, of which ``head`` is the start and
     ``tail`` the end (the id is at one end or the other, outside the long text)."""
@@ -615,9 +628,14 @@ def screen_line(line: str) -> tuple[bool, types.JSONRPCError | None]:
             f"The request is nested too deep ({depth} levels; at most {MAX_MESSAGE_DEPTH}).",
         )
     try:
-        message = json.loads(text)
+        message = json.loads(text, parse_constant=_no_constant)  # NaN, Infinity: not JSON
     except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number is too long"
+        if isinstance(exc, json.JSONDecodeError):
+            reason = exc.msg
+        elif isinstance(exc, _NotJson):
+            reason = str(exc)
+        else:
+            reason = "a number is too long"
         return False, _error(_guess_id(text), types.PARSE_ERROR, f"Parse error: {reason}.")
     if not isinstance(message, dict):
         return False, _error(None, types.INVALID_REQUEST, "A request must be a JSON object.")

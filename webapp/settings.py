@@ -45,6 +45,7 @@ class SettingsError(CodedError, ValueError):
         "setting_not_choice",
         "setting_not_positive",
         "token_blank",
+        "token_repetitive",
         "setting_not_timezone",
     )
 

@@ -49,6 +49,11 @@ def contents(store) -> list[str]:
     return sorted(m.content for m in store.get_all())
 
 
+def seen(store, *ids: str) -> dict[str, str]:
+    """The version fields the page sends with a merge or a move of these memories."""
+    return {f"version-{i}": store.get(i).version for i in ids}
+
+
 def test_full_page_and_partial_show_the_same_findings(client, store):
     seed(store, "Prefers tea", "The user likes tea", "Alarm at 06:45", "Alarm at 07:00")
     full = client.get("/attention/").get_data(as_text=True)
@@ -75,7 +80,12 @@ def test_merge_keeps_one_with_the_edited_text_and_undo_brings_both_back(client, 
     response = client.post(
         "/attention/merge",
         htmx=True,
-        data={"keep": keep, "drop": drop, "content": "Prefers green tea"},
+        data={
+            "keep": keep,
+            "drop": drop,
+            "content": "Prefers green tea",
+            **seen(store, keep, drop),
+        },
     )
     html = response.get_data(as_text=True)
     assert response.status_code == 200 and "Kept “Prefers green tea”" in html
@@ -89,7 +99,8 @@ def test_merge_keeps_one_with_the_edited_text_and_undo_brings_both_back(client, 
 def test_merge_without_javascript_redirects_with_an_undo(client, store):
     keep, drop = seed(store, "Alarm at 06:45", "Alarm at 07:00")
     response = client.post(
-        "/attention/merge", data={"keep": drop, "drop": keep, "content": "Alarm at 07:00"}
+        "/attention/merge",
+        data={"keep": drop, "drop": keep, "content": "Alarm at 07:00", **seen(store, keep, drop)},
     )
     assert response.status_code == 303
     page = client.get(response.headers["Location"]).get_data(as_text=True)
@@ -104,7 +115,9 @@ def test_merge_without_javascript_redirects_with_an_undo(client, store):
 def test_merge_refuses_empty_text_and_changes_nothing(client, store, content, status, message):
     keep, drop = seed(store, "Prefers tea", "The user likes tea")
     response = client.post(
-        "/attention/merge", htmx=True, data={"keep": keep, "drop": drop, "content": content}
+        "/attention/merge",
+        htmx=True,
+        data={"keep": keep, "drop": drop, "content": content, **seen(store, keep, drop)},
     )
     assert response.status_code == status and message in response.get_data(as_text=True)
     assert contents(store) == ["Prefers tea", "The user likes tea"]
@@ -112,9 +125,12 @@ def test_merge_refuses_empty_text_and_changes_nothing(client, store, content, st
 
 def test_merge_of_a_memory_deleted_elsewhere_is_refused(client, store):
     keep, drop = seed(store, "Prefers tea", "The user likes tea")
+    versions = seen(store, keep, drop)
     store.delete(drop)
     response = client.post(
-        "/attention/merge", htmx=True, data={"keep": keep, "drop": drop, "content": "Tea"}
+        "/attention/merge",
+        htmx=True,
+        data={"keep": keep, "drop": drop, "content": "Tea", **versions},
     )
     assert response.status_code == 409 and "deleted elsewhere" in response.get_data(as_text=True)
     assert contents(store) == ["Prefers tea"]
@@ -316,7 +332,12 @@ def test_a_notice_and_its_undo_stay_while_the_panel_refreshes_itself(client, sto
     merged = client.post(
         "/attention/merge",
         htmx=True,
-        data={"keep": keep, "drop": drop, "content": "Prefers green tea"},
+        data={
+            "keep": keep,
+            "drop": drop,
+            "content": "Prefers green tea",
+            **seen(store, keep, drop),
+        },
     ).get_data(as_text=True)
     poll = re.search(r'id="attention-progress"[^>]*hx-get="([^"]+)"', merged, re.S)
     assert poll is not None, "the panel does not refresh itself while the scan runs"

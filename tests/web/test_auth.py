@@ -328,7 +328,9 @@ def test_serve_refuses_a_public_address_without_a_token(tmp_path):
     "content, message",
     [
         (b"", "must hold one line"),
-        (b"short\n", "too short"),
+        (b"short\n", "has only 5 visible characters"),
+        ("\u0301".encode() * 16 + b"\n", "has only 0 visible characters"),
+        (b"a" * 16 + b"\n", "has only 1 different characters"),
         (b"\xff\xfe", "not UTF-8"),
         (b"line-one-is-long\nline-two-is-long\n", "must hold one line"),
     ],

@@ -106,7 +106,12 @@ def test_expired_memories_wait_in_needs_attention_with_delete_and_extend(client,
     answer = client.post(
         "/attention/extend",
         htmx=True,
-        data={"id": tokyo.id, "kind": "expired", "expires_on": later.isoformat()},
+        data={
+            "id": tokyo.id,
+            "version": tokyo.version,
+            "kind": "expired",
+            "expires_on": later.isoformat(),
+        },
     )
     assert answer.status_code == 200
     assert f"is true until {later.isoformat()}" in text_of(answer.get_data(as_text=True))
@@ -122,7 +127,9 @@ def test_expired_memories_wait_in_needs_attention_with_delete_and_extend(client,
 def test_extend_to_never_and_delete_from_needs_attention(client, store):
     one = store.add("Is in Osaka", expires_at=PAST)
     two = store.add("Is in Kyoto", expires_at=PAST)
-    client.post("/attention/extend", htmx=True, data={"id": one.id, "never": "1"})
+    client.post(
+        "/attention/extend", htmx=True, data={"id": one.id, "version": one.version, "never": "1"}
+    )
     assert store.get(one.id).expires_at is None  # type: ignore[union-attr]
     client.post("/attention/delete", htmx=True, data={"id": two.id, "kind": "expired"})
     assert store.get(two.id) is None

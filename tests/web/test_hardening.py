@@ -264,12 +264,23 @@ BLANK_TOKENS = {
     "zero-width spaces": "\u200b" * 16,
     "three letters and spaces": "abc" + " " * 20,
     "hangul fillers and no-break spaces": "\u3164\u00a0" * 10,
+    "16 combining marks": "\u0301" * 16,
+    "letters carrying combining marks": "abc" + "\u0308\u0323" * 10,
+    "a letter and its accent, NFKC one": "e\u0301" * 9 + "abcdef",
+}
+
+
+WEAK_TOKENS = {
+    "one letter 16 times": "a" * 16,
+    "two letters 20 times": "ab" * 20,
+    "full-width and half-width, NFKC one": "ａa" * 8 + "bcdef",
 }
 
 
 @pytest.mark.parametrize("token", BLANK_TOKENS.values(), ids=BLANK_TOKENS.keys())
 def test_a_blank_environment_token_is_refused_on_a_public_address(tmp_path, token):
-    """Spaces and invisible characters are no secret: the token must have 16 others."""
+    """Spaces, invisible characters and combining marks are no secret: the token must have
+    16 others."""
     try:
         result = subprocess.run(
             serve_command(free_port(), tmp_path / "data"),
@@ -282,7 +293,26 @@ def test_a_blank_environment_token_is_refused_on_a_public_address(tmp_path, toke
         pytest.fail("the server started on 0.0.0.0 with a blank token")
     assert result.returncode == 2
     assert "Refusing to listen on 0.0.0.0" in result.stderr
-    assert "spaces and invisible characters do not count" in result.stderr
+    assert "spaces, invisible characters and combining marks do not count" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("token", WEAK_TOKENS.values(), ids=WEAK_TOKENS.keys())
+def test_a_token_of_few_different_characters_is_refused_on_a_public_address(tmp_path, token):
+    """16 × "a" is 16 visible characters and no secret: a token needs 8 different ones."""
+    try:
+        result = subprocess.run(
+            serve_command(free_port(), tmp_path / "data"),
+            env=clean_env(MEMORY_DASHBOARD_TOKEN=token),
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server started on 0.0.0.0 with a repetitive token")
+    assert result.returncode == 2
+    assert "Refusing to listen on 0.0.0.0" in result.stderr
+    assert "different characters; use at least 8 different ones" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -297,7 +327,7 @@ def test_a_blank_token_file_is_refused(tmp_path):
         timeout=20,
     )
     assert result.returncode == 2
-    assert "spaces and invisible characters do not count" in result.stderr
+    assert "spaces, invisible characters and combining marks do not count" in result.stderr
 
 
 # ----------------------------------------------------------------- 13. cookie, caching, size

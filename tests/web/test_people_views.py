@@ -208,3 +208,78 @@ def test_the_prompt_preview_opens_on_the_signed_in_person_or_the_household(
     assert "- Bins go out on Tuesday." in nobody
     assert "marathon" not in nobody and "surprise party" not in nobody
     assert re.search(r'<option value="household"\s+selected', nobody)
+
+
+# ------------------------------------------------------------------ crafted Needs-attention posts
+def _household_post(client, ids, versions):
+    data = {"id": list(ids), **{f"version-{i}": v for i, v in versions.items()}}
+    return client.post("/attention/household", htmx=True, data=data)
+
+
+def test_move_to_household_takes_only_copies_of_one_fact_each_a_persons(client, people, memories):
+    """A crafted post made Ana's fact the household's and deleted Leo's other one, and the
+    same id twice moved a memory to the household and then deleted it."""
+    ana, leo = people.add("Ana"), people.add("Leo")
+    bins = memories.add("The bins go out on Tuesday.", person=ana.id)
+    diet = memories.add("Is diabetic.", person=leo.id)
+    again = memories.add("The bins go out on Tuesday.", person=ana.id)
+    shared = memories.add("The bins go out on Tuesday.")
+    before = sorted((m.id, m.person, m.content) for m in memories.get_all())
+    for ids in ([bins.id, diet.id], [bins.id, again.id], [bins.id, shared.id]):
+        answer = _household_post(client, ids, {i: memories.get(i).version for i in ids})
+        assert answer.status_code == 422
+        assert "Only copies of one fact, each kept by a different person" in answer.get_data(
+            as_text=True
+        )
+    twice = _household_post(client, [bins.id, bins.id], {bins.id: bins.version})
+    assert twice.status_code == 422 and "two different memories" in twice.get_data(as_text=True)
+    assert sorted((m.id, m.person, m.content) for m in memories.get_all()) == before
+
+
+def test_move_to_household_without_the_versions_is_refused_not_unchecked(client, people, memories):
+    ana, leo = people.add("Ana"), people.add("Leo")
+    first = memories.add("The bins go out on Tuesday.", person=ana.id)
+    second = memories.add("The bins go out on Tuesday.", person=leo.id)
+    answer = _household_post(client, [first.id, second.id], {first.id: first.version})
+    assert answer.status_code == 422
+    assert "as you saw it is missing" in answer.get_data(as_text=True)
+    assert {m.id: m.person for m in memories.get_all()} == {first.id: ana.id, second.id: leo.id}
+
+
+def test_a_merge_of_two_peoples_memories_is_refused(client, people, memories):
+    """Needs attention never pairs two people's memories; a crafted merge deleted Leo's."""
+    ana, leo = people.add("Ana"), people.add("Leo")
+    mine = memories.add("Prefers tea.", person=ana.id)
+    theirs = memories.add("Prefers green tea.", person=leo.id)
+    data = {
+        "keep": mine.id,
+        "drop": theirs.id,
+        "content": mine.content,
+        f"version-{mine.id}": mine.version,
+        f"version-{theirs.id}": theirs.version,
+    }
+    answer = client.post("/attention/merge", htmx=True, data=data)
+    assert answer.status_code == 422
+    assert "is never merged into another" in answer.get_data(as_text=True)
+    assert {m.id: m.person for m in memories.get_all()} == {mine.id: ana.id, theirs.id: leo.id}
+
+
+@pytest.mark.parametrize("action", ["merge", "rewrite", "extend"])
+def test_needs_attention_actions_without_their_version_are_refused(client, memories, action):
+    """Without the version fields the merge, Rewrite and Extend skipped the conflict check:
+    a memory edited meanwhile was overwritten unseen."""
+    one = memories.add("I prefer dark mode")
+    two = memories.add("The user prefers dark mode")
+    memories.update(one.id, "I prefer dark mode everywhere")  # edited since any page showed it
+    data = {
+        "merge": {"keep": two.id, "drop": one.id, "content": two.content},
+        "rewrite": {"id": one.id, "content": "Prefers dark mode"},
+        "extend": {"id": one.id, "never": "1"},
+    }[action]
+    answer = client.post(f"/attention/{action}", htmx=True, data=data)
+    assert answer.status_code == 422
+    assert "as you saw it is missing" in answer.get_data(as_text=True)
+    assert sorted(m.content for m in memories.get_all()) == [
+        "I prefer dark mode everywhere",
+        "The user prefers dark mode",
+    ]

@@ -147,6 +147,7 @@ class Curator:
     revise = remembering.revise
     move_to_household = merging.move_to_household
     merge = merging.merge
+    require_versions = merging.require_versions
 
     # ----------------------------------------------------------------- forgetting
     forget = forgetting.forget

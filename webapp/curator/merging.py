@@ -1,13 +1,19 @@
 """Two memories become one: merge, "Keep this one", and "Move to household" — each only while
-the memories are still as the person saw them, and never carrying a person's words to everyone."""
+the memories are still as the person saw them (the version of every memory named is required:
+a missing one is refused, never a check skipped), only for what Needs attention can offer (two
+different memories, never two people's; copies of one fact, one per person), and never carrying
+a person's words to everyone."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..curation.findings import across_people
 from ..problems import InputError
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import MergeResult, clean_content
+from ..text import same_fact_key
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -21,26 +27,59 @@ def _gone(memory_id: str) -> NotFoundError:
     )
 
 
+def _distinct(memory_ids: Sequence[str]) -> None:
+    if len(set(memory_ids)) != len(memory_ids):
+        raise InputError("Choose two different memories to merge.", code="merge_same")
+
+
+def require_versions(
+    curator: Curator, memory_ids: Sequence[str], expected: Mapping[str, str] | None
+) -> None:
+    """``version_missing`` unless ``expected`` holds a version for every memory named: a
+    change made from a page says which version it saw, so one made since is not overwritten
+    unseen (a form without it is refused, not let through unchecked)."""
+    for memory_id in memory_ids:
+        seen = (expected or {}).get(memory_id)
+        if not (isinstance(seen, str) and seen):
+            raise InputError(
+                f"The version of the memory {memory_id!r} as you saw it is missing, so "
+                "nobody can tell whether it changed since; reload and try again. Nothing "
+                "was changed.",
+                code="version_missing",
+                id=repr(memory_id),
+            )
+
+
 def merge(
     curator: Curator,
     keep_id: str,
     drop_id: str,
     content: str,
     *,
-    expected: dict[str, str] | None = None,
+    expected: Mapping[str, str] | None,
     confirm_secret: bool = False,
     actor: str | None = None,
 ) -> MergeResult:
     """Keep ``keep_id`` saying ``content`` and delete ``drop_id`` (restorable), while both are
-    still at the versions in ``expected`` (ConflictError otherwise). The kept text is checked
-    for secrets like any other. When the other is a person's and the kept memory is not theirs
-    (the household's, or another person's), the kept memory keeps its own words: a person's
-    wording never reaches anyone else through a merge (``merge_private``)."""
+    still at the versions in ``expected`` (ConflictError otherwise; ``version_missing`` when
+    one is not given). The two must be different memories (``merge_same``) and not two
+    people's (``merge_across_people``: Needs attention never offers such a pair). The kept
+    text is checked for secrets like any other. When the other is a person's and the kept
+    memory is the household's, the kept memory keeps its own words: a person's wording
+    never reaches anyone else through a merge (``merge_private``)."""
+    _distinct([keep_id, drop_id])
+    require_versions(curator, [keep_id, drop_id], expected)
     text = clean_content(content)
     check_secret(text, confirmed=confirm_secret)
     keep, drop = curator.memories.get(keep_id), curator.memories.get(drop_id)
     if keep is None or drop is None:
         raise _gone(keep_id if keep is None else drop_id)
+    if across_people([keep, drop]):
+        raise InputError(
+            "These are two people's memories: one person's fact is never merged into "
+            "another's. Nothing was changed.",
+            code="merge_across_people",
+        )
     if drop.person is not None and drop.person != keep.person and text != keep.content:
         raise InputError(
             "The memory kept is the household's and the other is one person's: the "
@@ -55,25 +94,30 @@ def merge(
 
 def move_to_household(
     curator: Curator,
-    memory_ids: list[str],
+    memory_ids: Sequence[str],
     *,
-    expected: dict[str, str],
+    expected: Mapping[str, str],
     actor: str | None = None,
 ) -> Memory:
     """A fact several people each keep becomes the household's, once: the first copy is moved
     to the household, the others deleted (restorable) — only while every copy is still at the
-    version the person saw (``expected``; ConflictError otherwise, nothing changed)."""
+    version the person saw (``expected``; ConflictError otherwise, ``version_missing`` when
+    one is not given; nothing changed), and only for what Needs attention offers: two or more
+    different memories, each a different person's, all saying the same fact (the same
+    ``same_fact_key``), else ``household_not_one_fact``."""
     actor = actor or curator.actor
     if len(memory_ids) < 2:
         raise InputError("Choose at least two memories.", code="merge_same")
+    _distinct(memory_ids)
+    require_versions(curator, memory_ids, expected)
     found = [curator.memories.get(memory_id) for memory_id in memory_ids]
     for memory_id, memory in zip(memory_ids, found, strict=True):
         if memory is None:
             raise _gone(memory_id)
-        seen = expected.get(memory_id)
-        if not seen or memory.version != seen:
+        if memory.version != expected[memory_id]:
             raise ConflictError(memory)
     kept = [memory for memory in found if memory is not None]
+    _one_fact_per_person(kept)
     first = kept[0]
     moved = curator.memories.update(
         first.id, first.content, expected_updated_at=first.version, actor=actor, person=None
@@ -82,3 +126,16 @@ def move_to_household(
         raise _gone(first.id)
     curator.memories.delete_many([memory.id for memory in kept[1:]], actor=actor)
     return moved
+
+
+def _one_fact_per_person(memories: Sequence[Memory]) -> None:
+    """``household_not_one_fact`` unless each memory is a different person's and all say the
+    same fact (what ``curation.attention.held_by_everyone`` offers)."""
+    owners = [memory.person for memory in memories]
+    keys = {same_fact_key(memory.content) for memory in memories}
+    if None in owners or len(set(owners)) != len(owners) or len(keys) != 1:
+        raise InputError(
+            "Only copies of one fact, each kept by a different person, can become the "
+            "household's. Nothing was changed.",
+            code="household_not_one_fact",
+        )

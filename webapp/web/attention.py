@@ -368,11 +368,14 @@ def rewrite() -> Response:
     memory = stores().memories.get(memory_id)
     if memory is None:
         return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
+    version = _version(memory_id)
+    if isinstance(version, Response):
+        return version
     try:
         curator().revise(
             memory_id,
             content,
-            expected=request.form.get("version") or memory.version,
+            expected=version,
             expires_at=KEEP,  # a rewrite of its wording: the words were said before, not now
             actor=actor(),
         )
@@ -450,6 +453,17 @@ def household() -> Response:
     return _fixed(_("“%(text)s” is the household's now, once.", text=moved.content[:80]))
 
 
+def _version(memory_id: str) -> str | Response:
+    """The version of the memory as the page showed it (the ``version`` field), or the
+    refusal when the form did not send it (a check skipped is a change nobody saw)."""
+    version = request.form.get("version", "")
+    try:
+        curator().require_versions([memory_id], {memory_id: version})
+    except ValueError as exc:
+        return _refused(describe_error(exc), 422)
+    return version
+
+
 def _versions(ids: list[str]) -> dict[str, str]:
     """The version of each memory as the page showed it (``version-<id>`` fields)."""
     return {
@@ -496,11 +510,14 @@ def extend() -> Response:
     expires, problem = read_expiry(request.form)
     if problem:
         return _refused(problem, 422)
+    version = _version(memory_id)
+    if isinstance(version, Response):
+        return version
     try:
         saved = curator().set_expiry(
             memory_id,
             expires,
-            expected=request.form.get("version") or memory.version,
+            expected=version,
             actor=actor(),
         )
     except ConflictError:

@@ -98,6 +98,18 @@ MESSAGES: dict[str, str] = {
         "keeps its own words (or keep the person's instead), so that a person's private "
         "wording never reaches everyone. Nothing was changed."
     ),
+    "merge_across_people": N_(
+        "These are two people's memories: one person's fact is never merged into another's. "
+        "Nothing was changed."
+    ),
+    "household_not_one_fact": N_(
+        "Only copies of one fact, each kept by a different person, can become the "
+        "household's. Nothing was changed."
+    ),
+    "version_missing": N_(
+        "The version of the memory %(id)s as you saw it is missing, so nobody can tell "
+        "whether it changed since; reload and try again. Nothing was changed."
+    ),
     "owner_undecided": N_(
         "Nobody could tell whose this fact is: choose the household or a person before "
         "approving it. Nothing was changed."
@@ -309,8 +321,12 @@ MESSAGES: dict[str, str] = {
         "%(source)s must be a timezone name such as Europe/Berlin or Asia/Taipei, got %(value)s."
     ),
     "token_blank": N_(
-        "The access token %(source)s has only %(visible)s visible characters (spaces and "
-        "invisible characters do not count); use at least %(least)s."
+        "The access token %(source)s has only %(visible)s visible characters (spaces, "
+        "invisible characters and combining marks do not count); use at least %(least)s."
+    ),
+    "token_repetitive": N_(
+        "The access token %(source)s has only %(distinct)s different characters; use at "
+        "least %(least)s different ones (a random token)."
     ),
 }
 

@@ -27,65 +27,74 @@ def is_loopback(host: str) -> bool:
 
 
 MIN_TOKEN_LENGTH = 16
+MIN_TOKEN_DISTINCT = 8  # different characters among them: not "aaaaaaaaaaaaaaaa"
 # Letters that show as nothing but are not spaces (Hangul fillers, the blank braille pattern).
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-_NOT_VISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})  # controls, format, separators
-BLANK_NOTE = "spaces and invisible characters do not count"
+# Controls, format characters, separators, and combining marks (which only decorate the
+# character before them, or nothing).
+_NOT_COUNTED = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+BLANK_NOTE = "spaces, invisible characters and combining marks do not count"
+MAKE_ONE = '`python3 -c "import secrets; print(secrets.token_urlsafe(32))"`'
 
 
-def visible_length(token: str) -> int:
-    """How many characters of ``token`` are worth guessing: spaces, controls and invisible
-    characters (zero-width space, no-break space, Hangul filler…) are not."""
-    return sum(
-        1
-        for c in token
+def counted_characters(token: str) -> str:
+    """The characters of ``token`` worth guessing, after Unicode normalisation (NFKC: "é" as
+    one letter or as "e" and its accent is one, full-width "Ａ" is "A"): spaces, controls,
+    invisible characters (zero-width space, no-break space, Hangul filler…) and combining
+    marks are not."""
+    return "".join(
+        c
+        for c in unicodedata.normalize("NFKC", token)
         if not c.isspace()
         and c not in _BLANK_LETTERS
-        and unicodedata.category(c) not in _NOT_VISIBLE
+        and unicodedata.category(c) not in _NOT_COUNTED
     )
 
 
-def _blank_token(token: str, where: str, refusing: str = "") -> SettingsError:
-    """The error for a token too few of whose characters are visible (``refusing``: the
-    start of the sentence saying what the server will not do)."""
-    visible = visible_length(token)
-    problem = (
-        f"the access token {where} has only {visible} visible characters of {len(token)} "
-        f"({BLANK_NOTE}); use at least {MIN_TOKEN_LENGTH}, e.g. from "
-        '`python3 -c "import secrets; print(secrets.token_urlsafe(32))"`.'
-    )
+def token_problem(token: str, where: str, refusing: str = "") -> SettingsError | None:
+    """The error for a token too weak to guard anything, or None: fewer than
+    MIN_TOKEN_LENGTH characters that count (``counted_characters``), or fewer than
+    MIN_TOKEN_DISTINCT different ones among them. ``where`` names the setting that holds
+    it; ``refusing`` starts the sentence saying what the server will not do."""
+    counted = counted_characters(token)
+    distinct = len(set(counted))
     kind = UnsafeBindError if refusing else SettingsError
-    return kind(
-        refusing + problem if refusing else problem[0].upper() + problem[1:],
-        code="token_blank",
-        source=where,
-        visible=visible,
-        least=MIN_TOKEN_LENGTH,
-    )
+    if len(counted) < MIN_TOKEN_LENGTH:
+        problem = (
+            f"the access token {where} has only {len(counted)} visible characters of "
+            f"{len(token)} ({BLANK_NOTE}); use at least {MIN_TOKEN_LENGTH} characters, e.g. from "
+            f"{MAKE_ONE}."
+        )
+        code, values = "token_blank", {"visible": len(counted), "least": MIN_TOKEN_LENGTH}
+    elif distinct < MIN_TOKEN_DISTINCT:
+        problem = (
+            f"the access token {where} has only {distinct} different characters; use at "
+            f"least {MIN_TOKEN_DISTINCT} different ones (a random one, e.g. from {MAKE_ONE})."
+        )
+        code, values = "token_repetitive", {"distinct": distinct, "least": MIN_TOKEN_DISTINCT}
+    else:
+        return None
+    message = refusing + problem if refusing else problem[0].upper() + problem[1:]
+    return kind(message, code=code, source=where, **values)
 
 
 def check_exposure(settings: Settings, host: str) -> None:
-    """Refuse a public address without a token, or with a short or blank one (the add-on is
-    guarded by its address allow-list)."""
+    """Refuse a public address without a token, or with a weak one (``token_problem``; the
+    add-on is guarded by its address allow-list)."""
     if settings.is_addon or is_loopback(host):
         return
     token = settings.dashboard_token
-    if token and len(token) < MIN_TOKEN_LENGTH:
-        raise UnsafeBindError(
-            f"Refusing to listen on {host}: the access token (MEMORY_DASHBOARD_TOKEN or "
-            f"--token-file) has {len(token)} characters; use at least {MIN_TOKEN_LENGTH} "
-            'characters, e.g. from `python3 -c "import secrets; print(secrets.token_urlsafe(32))"`.'
-        )
-    if token and visible_length(token) < MIN_TOKEN_LENGTH:
-        where = "(MEMORY_DASHBOARD_TOKEN or --token-file)"
-        raise _blank_token(token, where, refusing=f"Refusing to listen on {host}: ")
     if token:
+        where = "(MEMORY_DASHBOARD_TOKEN or --token-file)"
+        problem = token_problem(token, where, refusing=f"Refusing to listen on {host}: ")
+        if problem is not None:
+            raise problem
         return
     raise UnsafeBindError(
         f"Refusing to listen on {host} without an access token: anyone who can reach this "
         "address could read and change every memory. Set one with "
-        'MEMORY_DASHBOARD_TOKEN=<long random text> (e.g. from `python3 -c "import secrets; '
-        'print(secrets.token_urlsafe(32))"`) or --token-file FILE, or listen on 127.0.0.1.'
+        f"MEMORY_DASHBOARD_TOKEN=<long random text> (e.g. from {MAKE_ONE}) or --token-file "
+        "FILE, or listen on 127.0.0.1."
     )
 
 
@@ -117,18 +126,15 @@ def with_token_file(settings: Settings, token_file: str | None) -> Settings:
         raise SettingsError(f"The token file {path} is not UTF-8 text.") from exc
     if not token or "\n" in token:
         raise SettingsError(f"The token file {path} must hold one line: the access token.")
-    if len(token) < MIN_TOKEN_LENGTH:
-        raise SettingsError(
-            f"The token in {path} is too short: use at least {MIN_TOKEN_LENGTH} characters."
-        )
-    if visible_length(token) < MIN_TOKEN_LENGTH:
-        raise _blank_token(token, f"in {path}")
+    problem = token_problem(token, f"in {path}")
+    if problem is not None:
+        raise problem
     return dataclasses.replace(settings, dashboard_token=token)
 
 
 def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, threads: int = 8) -> None:
     """Serve the dashboard until interrupted."""
-    from ..mcp_http import is_mcp_path, with_mcp
+    from ..mcp_http import McpOff, is_mcp_path, with_mcp
     from . import auth, create_app, guard
     from .background import start_background
     from .discovery import announce_in_background
@@ -150,17 +156,24 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         f"(data in {settings.data_dir})",
         flush=True,
     )
-    print(
-        f"MCP for assistants on http://{_display_host(host)}:{port}/mcp (streamable HTTP) "
-        f"and /sse (SSE)",
-        flush=True,
-    )
-    announce_in_background(settings, port, on_hostname=served.gate.allow_host)
-    access = served.gate.access
+    access = None
+    if isinstance(served, McpOff):  # nothing to announce to Home Assistant either
+        print(f"MCP over HTTP is off: {served.off} The dashboard is served as usual.", flush=True)
+    else:
+        print(
+            f"MCP for assistants on http://{_display_host(host)}:{port}/mcp (streamable HTTP) "
+            f"and /sse (SSE)",
+            flush=True,
+        )
+        announce_in_background(settings, port, on_hostname=served.gate.allow_host)
+        access = served.gate.access
 
     def may_send_body(client: str, path: str, headers: Mapping[str, str]) -> bool:
-        if is_mcp_path(path):
-            return access.admits(client, headers.get("AUTHORIZATION")) is not None
+        if is_mcp_path(path):  # with MCP off, its paths answer 503 and take no body
+            return (
+                access is not None
+                and access.admits(client, headers.get("AUTHORIZATION")) is not None
+            )
         return auth.may_send_body(app, headers.get("COOKIE", ""))
 
     server = guard.create_server(

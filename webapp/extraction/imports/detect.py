@@ -56,6 +56,8 @@ def detect(text: str) -> str | None:
         return None if looks_like_json(text) else "text"
     if isinstance(data, str):
         return "text"  # one quoted line
+    if mcp_jsonl.is_record(data):
+        return "mcp-jsonl"  # a memory file of one line
     if is_own_export(data):
         return "json"
     if mem0.items_of(data) is not None:

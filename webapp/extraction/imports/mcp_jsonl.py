@@ -32,9 +32,15 @@ def is_self(name: str, kind: Any = None) -> bool:
     return spoken(name).casefold() in SELF_NAMES
 
 
+def is_record(item: Any) -> bool:
+    """Whether a JSON value has the shape of one line of a memory file."""
+    return isinstance(item, Mapping) and item.get("type") in ("entity", "relation")
+
+
 def records(text: str) -> list[tuple[int, Any]] | None:
     """(line number, parsed object) of each non-blank line, or None when a line is no JSON
-    object with a ``type`` of entity or relation (then this is no MCP memory file)."""
+    object with a ``type`` of entity or relation (then this is no MCP memory file). A file of
+    one record is one too, on one line or spread over several (then it is line 1)."""
     found: list[tuple[int, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -42,11 +48,19 @@ def records(text: str) -> list[tuple[int, Any]] | None:
         try:
             item = read_json(line)
         except ValueError:
-            return None
-        if not isinstance(item, Mapping) or item.get("type") not in ("entity", "relation"):
+            return _one_record(text)
+        if not is_record(item):
             return None
         found.append((number, item))
     return found or None
+
+
+def _one_record(text: str) -> list[tuple[int, Any]] | None:
+    try:
+        item = read_json(text)
+    except ValueError:
+        return None
+    return [(1, item)] if is_record(item) else None
 
 
 def spoken(name: str) -> str:
