@@ -107,9 +107,7 @@ def test_an_unknown_name_is_recorded_for_the_people_page_and_sees_the_household_
     assert [(i.kind, i.value) for i in people.unlinked()] == [("name", "Maya")]
 
 
-def test_recall_finds_a_person_by_first_name_and_names_nobody_for_a_shared_one(
-    client, household
-):
+def test_recall_finds_a_person_by_first_name_and_names_nobody_for_a_shared_one(client, household):
     # Issue 42: recall said "No person "Ana" is known yet" of Ana Souza, and for a name two
     # people share listed both with their ids to whoever called.
     _, people, store = household

@@ -34,8 +34,9 @@ RECALL_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "description": (
-                "Optional: the name or id of the person you are talking with. Without it, "
-                "the household's memories only."
+                "Optional: the name or id of the person you are talking with (a first "
+                "name does when nobody else here goes by it). Without it, the household's "
+                "memories only."
             ),
         },
         "query": {

@@ -261,11 +261,12 @@ class PeopleStore(FileBacked):
             return [person]
         keys = {(kind, ref) for kind in KINDS if kind != "name"} | {("name", fold(ref))}
         wanted = name_key(ref)
-        for level in (
+        levels: list[Callable[[Person], bool]] = [
             lambda p: any(i.key in keys for i in p.identities),
             lambda p: wanted in _whole_names(p),
             lambda p: wanted in {name.split(" ")[0] for name in _whole_names(p)},
-        ):
+        ]
+        for level in levels:
             found = [p for p in everyone if level(p)]
             if found:
                 return found

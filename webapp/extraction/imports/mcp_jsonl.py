@@ -88,9 +88,7 @@ def _entity(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
         ):
             plain = observation.strip()
             observation = f"{who}: {plain}"
-        parsed.take(
-            number, observation, evidence=evidence, owner=owner, plain=plain, subject=who
-        )
+        parsed.take(number, observation, evidence=evidence, owner=owner, plain=plain, subject=who)
 
 
 def _relation(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
