@@ -40,6 +40,7 @@ class Door:
     """One way in. Each operation returns "ok" or the refusal's code."""
 
     name = ""
+    said = ""  # the words of the last refusal, as the door gave them
 
     def __init__(self, root: Path) -> None:
         self.settings = make_settings(root)
@@ -63,7 +64,7 @@ class Door:
     def import_export(self, path: Path) -> str:
         raise NotOffered
 
-    def import_file(self, path: Path, person: str) -> str:
+    def import_file(self, path: Path, person: str, fmt: str = "text") -> str:
         raise NotOffered
 
     def approve(self, item_id: str, content: str | None = None) -> str:
@@ -106,6 +107,7 @@ class Library(Door):
         try:
             run()
         except CodedError as exc:
+            self.said = str(exc)
             return exc.code
         return "ok"
 
@@ -122,12 +124,12 @@ class Library(Door):
         records, _preview = self.curator.preview_export(path.read_text(encoding="utf-8"))
         return self._do(lambda: self.curator.import_export(records, source=path.name))
 
-    def import_file(self, path: Path, person: str) -> str:
+    def import_file(self, path: Path, person: str, fmt: str = "text") -> str:
         content = path.read_text(encoding="utf-8")
         owner = self.curator.person(person)
         return self._do(
             lambda: self.curator.queue_import(
-                self.curator.plan_import(content, fmt="text", file_name=path.name, owner=owner)
+                self.curator.plan_import(content, fmt=fmt, file_name=path.name, owner=owner)
             )
         )
 
@@ -218,9 +220,9 @@ class Dashboard(Door):
         )
         return self._code(answer.status_code, answer.get_data(as_text=True))
 
-    def import_file(self, path: Path, person: str) -> str:
+    def import_file(self, path: Path, person: str, fmt: str = "text") -> str:
         owner = Curator.from_settings(self.settings).person(person)
-        data = {"pasted": path.read_text(encoding="utf-8"), "format": "text", "owner": owner}
+        data = {"pasted": path.read_text(encoding="utf-8"), "format": fmt, "owner": owner}
         return self._code(*self._post("/memories/bring/confirm", data))
 
     def approve(self, item_id: str, content: str | None = None) -> str:
@@ -270,6 +272,7 @@ class Cli(Door):
         )
         if done.returncode == 0:
             return "ok"
+        self.said = done.stderr
         found = re.search(r"\[([a-z_]+)\]\s*$", done.stderr.strip())
         return found.group(1) if found else f"exit_{done.returncode}: {done.stderr[-300:]}"
 
@@ -290,8 +293,8 @@ class Cli(Door):
     def import_export(self, path: Path) -> str:
         return self._run("import", str(path), "--format", "json")
 
-    def import_file(self, path: Path, person: str) -> str:
-        return self._run("import", str(path), "--format", "text", "--person", person)
+    def import_file(self, path: Path, person: str, fmt: str = "text") -> str:
+        return self._run("import", str(path), "--format", fmt, "--person", person)
 
     def extract(self, conversation_id: str) -> str:
         return self._run("extract", "--conversation", conversation_id)
@@ -345,6 +348,7 @@ class Mcp(Door):
 
     def _call(self, **arguments: Any) -> str:
         is_error, text = self._result(arguments)
+        self.said = text
         if text.startswith("Already remembered"):
             return "duplicate_memory"
         if not is_error:
@@ -534,6 +538,30 @@ def test_a_person_leaves_without_their_private_memories_becoming_the_households(
     assert Curator.from_settings(door.settings).people.get(sam.id) is None
 
 
+def test_a_person_is_found_by_first_name_and_a_name_two_share_is_refused_everywhere(
+    door: Door,
+) -> None:
+    # Drift (issue 42): "Ana Souza", added from Home Assistant, was unknown to an assistant
+    # saying "Ana" (refused, and "Ana" noted as a stranger); a shared first name must be
+    # refused, never guessed, and the refusal must not tell the caller who lives here.
+    if isinstance(door, Dashboard):
+        pytest.skip("the dashboard names a person by id, from the people it lists")
+    curator = Curator.from_settings(door.settings)
+    curator.note_identity("ha", "u-ana", label="Ana Souza")
+    souza = curator.person_from("ha", "u-ana")
+    assert call(door, "remember", "Plays the cello.", person="ana") == "ok"
+    assert [(m["content"], m.get("person")) for m in memories(door)] == [
+        ("Plays the cello.", souza.id)
+    ]
+    lima = curator.add_person("Ana Lima")
+    assert call(door, "remember", "Likes jazz.", person="Ana") == "person_ambiguous"
+    assert len(memories(door)) == 1
+    for private in ("Souza", "Lima", souza.id, lima.id):
+        assert private not in door.said
+    assert call(door, "remember", "Likes jazz.", person="ana lima") == "ok"
+    assert Curator.from_settings(door.settings).people.unlinked() == []  # no stranger noted
+
+
 # ------------------------------------------------------------------ revise
 def _one(door: Door, text: str = "The boiler is serviced in May.") -> dict[str, Any]:
     memory = Curator.from_settings(door.settings).memories.add(text)
@@ -635,6 +663,29 @@ def test_an_import_is_its_owners_and_never_changes_another_persons_memory(
         ("add", leo.id, None),
     ]
     assert [(m["id"], m["content"]) for m in memories(door)] == [(hers.id, hers.content)]
+
+
+def test_an_owned_import_keeps_what_each_fact_is_about_everywhere(
+    door: Door, tmp_path: Path
+) -> None:
+    # Drift (issue 42): an MCP memory graph imported as Ben's proposed the dog's "Is a
+    # beagle" as a private fact of Ben's; only what is about Ben himself loses the name.
+    curator = Curator.from_settings(door.settings)
+    ben = curator.people.add("Ben Okafor")
+    graph = tmp_path / "memory.jsonl"
+    entities = [("Biscuit", "dog", "Is a beagle"), ("Ben Okafor", "person", "Is allergic to cats")]
+    lines = [
+        {"type": "entity", "name": name, "entityType": kind, "observations": [fact]}
+        for name, kind, fact in entities
+    ]
+    graph.write_text("\n".join(json.dumps(line) for line in lines) + "\n", "utf-8")
+    assert call(door, "import_file", graph, "Ben Okafor", "mcp-jsonl") == "ok"
+    pending = Curator.from_settings(door.settings).review.pending()
+    assert sorted((p.content, p.person) for p in pending) == [
+        ("Biscuit: Is a beagle", ben.id),
+        ("Is allergic to cats", ben.id),
+    ]
+    assert memories(door) == []
 
 
 # ------------------------------------------------------------------ review and merge

@@ -5,13 +5,14 @@ it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import make_settings
 from webapp.curator import Curator
-from webapp.extraction.imports import ASK
+from webapp.extraction.imports import ASK, ImportPlan
 from webapp.problems import CodedError
 from webapp.stores import MemoryStore
 
@@ -79,6 +80,78 @@ def test_a_stranger_named_in_the_file_waits_for_a_person_unless_a_line_says(
     assert [a.owner_undecided for a in plan.actions] == [True]
     chosen = curator.plan_import(mem0, fmt="mem0", owner=leo.id, lines={1: leo.id})
     assert [(a.person, a.owner_undecided) for a in chosen.actions] == [(leo.id, False)]
+
+
+GRAPH = "\n".join(
+    json.dumps(line)
+    for line in (
+        {"type": "entity", "name": "Biscuit", "entityType": "dog", "observations": ["Is a beagle"]},
+        {
+            "type": "entity",
+            "name": "default_user",
+            "entityType": "person",
+            "observations": ["Prefers tea"],
+        },
+        {
+            "type": "entity",
+            "name": "Ben",
+            "entityType": "person",
+            "observations": ["Is allergic to cats"],
+        },
+        {
+            "type": "entity",
+            "name": "Maya",
+            "entityType": "person",
+            "observations": ["Plays the cello"],
+        },
+        {"type": "relation", "from": "Ben", "to": "Biscuit", "relationType": "walks"},
+        {"type": "relation", "from": "Maya", "to": "Biscuit", "relationType": "feeds"},
+    )
+)
+
+
+def _kept(curator: Curator, plan: ImportPlan) -> list[tuple[str, str | None]]:
+    names = curator.people.names()
+    return sorted((a.content, names.get(a.person or "")) for a in plan.actions)
+
+
+def test_an_owned_import_keeps_what_each_fact_is_about(curator: Curator) -> None:
+    # Issue 42: imported as Ben's, the dog's "Is a beagle" became a private fact of Ben's.
+    ben = curator.people.add("Ben Okafor")
+    curator.people.add("Maya")
+    assert _kept(curator, curator.plan_import(GRAPH, fmt="mcp-jsonl", owner=ben.id)) == [
+        ("Biscuit: Is a beagle", "Ben Okafor"),
+        ("Is allergic to cats", "Ben Okafor"),  # the entity "Ben" is Ben: his own
+        ("Maya feeds Biscuit", "Ben Okafor"),
+        ("Plays the cello", "Maya"),  # the file says whose: Maya's, as before
+        ("Prefers tea", "Ben Okafor"),  # the user, as the MCP memory server calls them
+        ("Walks Biscuit", "Ben Okafor"),
+    ]
+    assert _kept(curator, curator.plan_import(GRAPH, fmt="mcp-jsonl")) == [
+        ("Ben walks Biscuit", None),
+        ("Biscuit: Is a beagle", None),
+        ("Is allergic to cats", "Ben Okafor"),
+        ("Maya feeds Biscuit", None),
+        ("Plays the cello", "Maya"),
+        ("Prefers tea", None),
+    ]
+
+
+def test_a_line_given_to_someone_keeps_its_subject_unless_it_is_them(curator: Curator) -> None:
+    leo = curator.people.add("Leo")
+    mem0 = json.dumps(
+        [
+            {"memory": "Likes jazz", "user_id": "sam"},
+            {"memory": "Prefers tea", "user_id": "user"},  # mem0's default user
+            {"memory": "Walks to work", "user_id": "leo"},
+        ]
+    )
+    plan = curator.plan_import(mem0, fmt="mem0", owner=leo.id, lines={1: leo.id})
+    assert _kept(curator, plan) == [
+        ("Prefers tea", "Leo"),
+        ("Walks to work", "Leo"),
+        ("sam: Likes jazz", "Leo"),
+    ]
 
 
 def test_an_owner_nobody_is_is_refused(curator: Curator) -> None:

@@ -105,3 +105,21 @@ def test_an_unknown_name_is_recorded_for_the_people_page_and_sees_the_household_
     assert "Refused (unknown_person)" in refused  # the same code every door gives
     assert len(on_disk(store.path)) == 2
     assert [(i.kind, i.value) for i in people.unlinked()] == [("name", "Maya")]
+
+
+def test_recall_finds_a_person_by_first_name_and_names_nobody_for_a_shared_one(client, household):
+    # Issue 42: recall said "No person "Ana" is known yet" of Ana Souza, and for a name two
+    # people share listed both with their ids to whoever called.
+    _, people, store = household
+    souza = people.add("Ana Souza")
+    store.add("Plays the cello.", person=souza.id)
+    store.add("Our Wi-Fi is called Lighthouse.")
+    theirs = client.ok("recall", person="ana")
+    assert "Plays the cello." in theirs and "Lighthouse" in theirs
+    lima = people.add("Ana Lima")
+    shared = client.ok("recall", person="Ana")
+    assert "Plays the cello." not in shared and "Lighthouse" in shared
+    assert '2 people of the household go by "Ana"' in shared
+    for private in ("Souza", "Lima", souza.id, lima.id):
+        assert private not in shared
+    assert people.unlinked() == []  # a name people answer to is no stranger

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from tests.conftest import make_settings
+from webapp.curator import Curator
 from webapp.problems import InputError
 from webapp.prompts import compose_prompt, compose_prompt_sections
 from webapp.stores import (
@@ -17,6 +19,7 @@ from webapp.stores import (
     PeopleStore,
     slack_person,
 )
+from webapp.stores.people import MAX_UNLINKED
 
 from .conftest import on_disk
 
@@ -193,6 +196,50 @@ def test_names_resolve_up_to_case_and_people_are_found_by_id_or_name(people):
     assert people.find("Leo") is None
     renamed = people.rename(ana.id, "Ana S.")
     assert renamed.name == "Ana S." and people.find("Ana S.") == renamed
+
+
+def test_a_person_is_found_by_any_name_an_assistant_uses(people):
+    # Issue 42: "Ana Souza", added from Home Assistant, was unknown to an assistant saying
+    # "Ana"; nor was the name Home Assistant calls her by found.
+    ana = people.add("Ana Souza", identities=(("ha", "u-ana"),))
+    people.seen("ha", "u-ben", label="Benjamin Okafor")
+    ben = people.person_from("ha", "u-ben", name="Dad")
+    for ref in ("Ana", "ana", "ＡＮＡ", " ana  souza ", "u-ana", ana.id):
+        assert people.find(ref) == ana, ref
+    for ref in ("Dad", "Benjamin Okafor", "benjamin", "u-ben"):
+        assert people.find(ref) == ben, ref
+    wei = people.add("張偉 Chen")
+    assert people.find("张伟") == wei  # 繁/简 folded as every name is
+    assert people.matching("Souza") == [] and people.find("Leo") is None
+
+
+def test_a_name_two_people_answer_to_picks_no_one_and_a_whole_name_beats_a_first_name(people):
+    souza = people.add("Ana Souza")
+    lima = people.add("Ana Lima")
+    assert people.matching("ana") == [souza, lima]
+    assert people.find("Ana") is None  # never guessed
+    assert people.find("Ana Lima") == lima
+    ana = people.add("Ana")  # her whole name is "Ana": she is the one named so
+    assert people.find("ana") == ana
+
+
+def test_strangers_named_by_calls_never_push_a_home_assistant_user_off_the_people_page(
+    data_dir,
+):
+    # Issue 42: 600 tool calls naming strangers pushed the real unlinked Home Assistant user
+    # off the list (capped at 500, least recently seen first).
+    settings = make_settings(data_dir.parent)
+    curator = Curator.from_settings(settings)
+    curator.note_identity("ha", "u-grandma", label="Grandma")  # the panel opened by her
+    curator.note_identity("slack", "U42", label="leo.w")
+    for number in range(600):
+        assert curator.person(f"Stranger {number}", reading=True) is None
+    listed = curator.people.unlinked()
+    assert len(listed) == MAX_UNLINKED
+    assert {(i.kind, i.value) for i in listed[:2]} == {("slack", "U42"), ("ha", "u-grandma")}
+    names = [i.value for i in listed[2:]]
+    assert {i.kind for i in listed[2:]} == {"name"} and "Stranger 599" in names
+    assert "Stranger 0" not in names  # the strangers seen least recently went instead
 
 
 def test_people_changes_go_to_their_own_history_and_bad_input_is_refused(people):

@@ -34,8 +34,9 @@ RECALL_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "description": (
-                "Optional: the name or id of the person you are talking with. Without it, "
-                "the household's memories only."
+                "Optional: the name or id of the person you are talking with (a first "
+                "name does when nobody else here goes by it). Without it, the household's "
+                "memories only."
             ),
         },
         "query": {
@@ -104,20 +105,18 @@ def recall(store: MemoryStore, people: PeopleStore, arguments: Mapping[str, Any]
     person_id: str | None = None
     unknown = ""
     if "person" in args:
-        found = people.find(args["person"])
-        sharing = people.named(args["person"]) if found is None else []
-        if len(sharing) > 1:
-            choices = ", ".join(f"{p.name} (id {p.id})" for p in sharing)
+        found = people.matching(args["person"])
+        if len(found) > 1:  # never guessed, and none of them named
             unknown = (
-                f'\n({len(sharing)} people are named "{args["person"]}": {choices}; name one '
-                "by id. The household's memories only.)"
+                f'\n({len(found)} people of the household go by "{args["person"]}": name the '
+                "person by their whole name or id. The household's memories only.)"
             )
-        elif found is None:
+        elif not found:
             unknown = (
                 f'\n(No person "{args["person"]}" is known yet: the household\'s memories only.)'
             )
         else:
-            person_id = found.id
+            person_id = found[0].id
     query = args.get("query", "")
     memories = store.search(query, person=person_id) if query else store.get_all()
     block = compose_prompt(for_person(memories, person_id), [], "")

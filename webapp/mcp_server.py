@@ -142,7 +142,7 @@ INPUT_SCHEMA: dict[str, Any] = {
             "minLength": 1,
             "description": (
                 "Optional, for every action: the name or id of the person you are talking "
-                "with. Their view is their own memories and the household's; without it, "
+                "with (a first name does when nobody else here goes by it). Their view is their own memories and the household's; without it, "
                 "the household's only."
             ),
         },

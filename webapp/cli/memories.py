@@ -37,7 +37,8 @@ def person_option(func: Callable[..., Any]) -> Callable[..., Any]:
         "--person",
         default=None,
         metavar="NAME",
-        help="A person's name, id or name identity: act within their view (their own memories "
+        help="A person's name (a first name does when nobody else goes by it), id or identity: "
+        "act within their view (their own memories "
         "and the household's). Without it: the household (add) or everyone (list, search).",
     )(func)
 

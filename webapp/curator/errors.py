@@ -66,18 +66,18 @@ class UnknownPersonError(InputError):
 
 
 class AmbiguousPersonError(UnknownPersonError):
-    """A name two or more people share: it picks no one, and nothing is changed; each is
-    named by id instead (``choices``: "Maya (id p-1a2b), Maya (id p-3c4d)")."""
+    """A name two or more people answer to (a shared first name, "Ana" for Ana Souza and Ana
+    Lima): it picks no one, and nothing is changed. The refusal names none of them (a caller
+    may be anyone the assistant talks with): only how many, and to use a whole name or id."""
 
     code = "person_ambiguous"
 
-    def __init__(self, name: str, people: list[tuple[str, str]]) -> None:
-        choices = ", ".join(f"{shown} (id {person_id})" for person_id, shown in people)
+    def __init__(self, name: str, count: int) -> None:
         InputError.__init__(
             self,
-            f'{len(people)} people are named "{name}": {choices}. Name one by id instead. '
+            f'{count} people of the household go by "{name}": name the person by their whole '
+            "name or by their id (the People page of the Memory Curator dashboard shows both). "
             "Nothing was changed.",
             name=name,
-            count=len(people),
-            choices=choices,
+            count=count,
         )

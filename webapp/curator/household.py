@@ -16,16 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..problems import InputError
 from ..stores import ImportReport, Person, SkillDocument
-from ..text import fold
+from ..stores.people import name_key
 
 if TYPE_CHECKING:
     from .core import Curator
-
-
-def name_key(name: str) -> str:
-    """What two names share when a person cannot tell them apart: folded (case, width,
-    繁/简) with spaces collapsed."""
-    return " ".join(fold(name).split())
 
 
 def _refuse_taken(curator: Curator, name: str, person_id: str | None = None) -> None:

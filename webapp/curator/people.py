@@ -45,20 +45,21 @@ def item_in_view(item: ReviewItem, view: View) -> bool:
 def resolve_person(
     curator: Curator, ref: str | None, *, reading: bool = False, record_unknown: bool = True
 ) -> str | None:
-    """The id of the person ``ref`` names (their id, a ``name`` identity or their display
-    name), None for no one (``ref`` empty or None). A name nobody has is recorded on the People
-    page as seen (with ``record_unknown``) and refused with UnknownPersonError: a fact meant
-    for a person is never kept as everyone's instead. When only ``reading``, an unknown name
-    reads the household's memories (which everyone may see) instead of being refused. A name
-    two or more people share is refused with AmbiguousPersonError, listing their ids."""
+    """The id of the person ``ref`` names (``PeopleStore.matching``: their id or an identity,
+    else a whole name of theirs, else their first name), None for no one (``ref`` empty or
+    None). A name nobody has is recorded on the People page as seen (with ``record_unknown``)
+    and refused with UnknownPersonError: a fact meant for a person is never kept as
+    everyone's instead. When only ``reading``, an unknown name reads the household's memories
+    (which everyone may see) instead of being refused. A name two or more people answer to
+    ("Ana" for Ana Souza and Ana Lima) is refused with AmbiguousPersonError, which names none
+    of them: it is never guessed, and a caller learns nothing of who lives here."""
     if ref is None or not ref.strip():
         return None
-    found = curator.people.find(ref)
-    if found is not None:
-        return found.id
-    sharing = curator.people.named(ref)
-    if len(sharing) > 1:  # neither a stranger nor one of them: say so, and how to pick
-        raise AmbiguousPersonError(ref.strip(), [(p.id, p.name) for p in sharing])
+    found = curator.people.matching(ref)
+    if len(found) == 1:
+        return found[0].id
+    if found:  # neither a stranger nor one of them: say so, and how to pick
+        raise AmbiguousPersonError(ref.strip(), len(found))
     if record_unknown:
         curator.people.seen("name", ref.strip())
     if reading:

@@ -45,7 +45,8 @@ FILE_NAME = "people.json"
 KINDS = ("ha", "slack", "name")
 MAX_NAME_CHARS = 100
 MAX_VALUE_CHARS = 200
-MAX_UNLINKED = 500  # the identities seen least recently go first beyond this
+MAX_UNLINKED = 500  # beyond this, names typed to a door go first, least recently seen first
+REAL_KINDS = ("ha", "slack")  # identities a place vouches for, kept before names anyone types
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,22 @@ class Person:
 
 def _identity_key(kind: str, value: str) -> tuple[str, str]:
     return Identity(kind, value).key
+
+
+def name_key(name: str) -> str:
+    """What two names share when a person cannot tell them apart: folded (case, width,
+    繁/简) with spaces collapsed."""
+    return " ".join(fold(name).split())
+
+
+def _whole_names(person: Person) -> set[str]:
+    """A person's names as ``name_key`` folds them: their display name, their ``name``
+    identities and what other places call them (the labels of their identities)."""
+    names = [person.name]
+    for identity in person.identities:
+        names += [identity.value] if identity.kind == "name" else []
+        names += [identity.label] if identity.label else []
+    return {key for key in map(name_key, names) if key}
 
 
 def check_identity(kind: Any, value: Any) -> tuple[str, str]:
@@ -217,25 +234,47 @@ class PeopleStore(FileBacked):
         return None
 
     def find(self, ref: str) -> Person | None:
-        """A person named by an MCP host or on the command line: their id, a ``name``
-        identity of theirs or their display name (case, width and 繁/简 ignored)."""
+        """The one person ``ref`` names (``matching``), or None: for nobody, and for a name two
+        or more people answer to (a name alone then picks no one)."""
+        found = self.matching(ref)
+        return found[0] if len(found) == 1 else None
+
+    def matching(self, ref: str) -> list[Person]:
+        """Everyone ``ref`` names, as an MCP host, the command line or an imported file names a
+        person, by the closest way it names anyone (names compared as ``name_key`` folds
+        them: case, width, 繁/简, spaces):
+
+        1. their id, or an identity of theirs (a ``name`` identity, a Home Assistant or Slack
+           user id);
+        2. else a whole name: their display name, or what Home Assistant or Slack calls them
+           (an identity's label, "Ana Souza" or the HA user name);
+        3. else a first name: the first word of any of those ("Ana" for "Ana Souza").
+
+        Two or more people answering at the closest level all come back: the caller refuses
+        the name as ambiguous rather than guessing."""
         ref = ref.strip()
         if not ref:
-            return None
-        found = self.get(ref) or self.resolve("name", ref)
-        if found is not None:
-            return found
-        matching = self.named(ref)
-        return matching[0] if len(matching) == 1 else None
-
-    def named(self, name: str) -> list[Person]:
-        """Every person whose display name is ``name`` (case, width and 繁/简 ignored): two
-        or more when people share it, and a name alone then picks no one."""
-        folded = fold(name.strip())
-        return [p for p in self._file.view("people", _people) if fold(p.name) == folded]
+            return []
+        everyone = self._file.view("people", _people)
+        person = next((p for p in everyone if p.id == ref), None)
+        if person is not None:
+            return [person]
+        keys = {(kind, ref) for kind in KINDS if kind != "name"} | {("name", fold(ref))}
+        wanted = name_key(ref)
+        levels: list[Callable[[Person], bool]] = [
+            lambda p: any(i.key in keys for i in p.identities),
+            lambda p: wanted in _whole_names(p),
+            lambda p: wanted in {name.split(" ")[0] for name in _whole_names(p)},
+        ]
+        for level in levels:
+            found = [p for p in everyone if level(p)]
+            if found:
+                return found
+        return []
 
     def unlinked(self) -> list[Identity]:
-        """Identities seen that map to nobody yet, most recently seen first."""
+        """Identities seen that map to nobody yet: Home Assistant and Slack users before the
+        names typed to a door, each most recently seen first."""
         data = self._file.read()
         rows = [
             row
@@ -245,6 +284,7 @@ class PeopleStore(FileBacked):
             and isinstance(row.get("value"), str)
         ]
         rows.sort(key=lambda row: str(row.get("lastSeen", "")), reverse=True)
+        rows.sort(key=lambda row: row["kind"] not in REAL_KINDS)
         return [Identity(row["kind"], row["value"], str(row.get("label") or "")) for row in rows]
 
     # ----------------------------------------------------------------- writing
@@ -295,8 +335,7 @@ class PeopleStore(FileBacked):
                 }
             )
             if len(rows) > MAX_UNLINKED:
-                rows.sort(key=lambda row: str(row.get("lastSeen", "")))
-                del rows[: len(rows) - MAX_UNLINKED]
+                data["unlinked"] = _within_cap(rows)
             return Changed(None)
 
         self._file.update(mutate)
@@ -533,6 +572,19 @@ def _identity_row(data: dict[str, Any], kind: str, value: str) -> dict[str, str]
 def _drop_unlinked(data: dict[str, Any], keys: set[tuple[str, str]]) -> None:
     rows = data.get("unlinked", [])
     data["unlinked"] = [r for r in rows if not (isinstance(r, dict) and _row_key(r) in keys)]
+
+
+def _within_cap(rows: list[Any]) -> list[Any]:
+    """The unlinked identities kept when there are more than MAX_UNLINKED: the names a tool
+    call or a command line passed (anyone may type one) go first, least recently seen first,
+    so that calls naming strangers never push a real Home Assistant or Slack user off the
+    People page; only past the cap with no name left does the least recently seen go."""
+
+    def keep_first(row: Any) -> tuple[bool, str]:
+        name = not isinstance(row, dict) or row.get("kind") not in REAL_KINDS
+        return (not name, str(row.get("lastSeen", "")) if isinstance(row, dict) else "")
+
+    return sorted(rows, key=keep_first)[len(rows) - MAX_UNLINKED :]
 
 
 def slack_person(people: PeopleStore, user_id: str, *, label: str = "") -> str | None:

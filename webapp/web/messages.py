@@ -90,8 +90,8 @@ MESSAGES: dict[str, str] = {
         "as a person or linked to one. Nothing was changed."
     ),
     "person_ambiguous": N_(
-        "%(count)s people are named “%(name)s”: %(choices)s. Name one by id instead. Nothing "
-        "was changed."
+        "%(count)s people of the household go by “%(name)s”: name the person by their whole "
+        "name or by their id (the People page shows both). Nothing was changed."
     ),
     "merge_private": N_(
         "The memory kept is the household's and the other is one person's: the household's "

@@ -195,7 +195,12 @@ def plan_import(
     nobody here is keeps the name in its text ("Sam: Likes jazz"), is compared only with
     what is kept of that name (never merged with another's), and, when the People page
     names anyone, waits in Review for a person to say whose it is (never the household's by
-    default). The rest are ``owner``'s: the person importing (None: the household's)."""
+    default). The rest are ``owner``'s: the person importing (None: the household's).
+
+    What a statement is about stays in its text whoever owns it ("Biscuit: Is a beagle",
+    "John Smith works at Anthropic", as Ben's): only a statement about its owner themself
+    (the file's entity or user is that person, or the user as the file calls them) is kept
+    without the name ("Is allergic to cats", as Maya's)."""
     chosen = resolve_format(content, fmt)
     if chosen == "json":
         raise wrong_format("text", "json")  # the own export has its own, lossless import
@@ -214,9 +219,9 @@ def plan_import(
             whose = named_person.id
         else:
             whose = owner
-        said = candidate.plain or candidate.text if whose is not None else candidate.text
-        if stranger:
-            said = candidate.text
+        said = candidate.text
+        if whose is not None and candidate.plain and _names(people, candidate.subject, whose):
+            said = candidate.plain  # about its owner: "Is allergic to cats", as Maya's
         fact = StructuredFact(
             said, candidate.category, 1.0, evidence=candidate.evidence, extractor="import"
         )
@@ -239,6 +244,13 @@ def plan_import(
         actions = extractor.reconcile(group, person=None, within=named(name))
         plan.actions += undecided(actions) if anyone else actions
     return plan
+
+
+def _names(people: PeopleStore | None, subject: str | None, person_id: str) -> bool:
+    """Whether a file's name for what a statement is about (``Candidate.subject``) is the
+    person ``person_id``: then, and only then, the statement is theirs without the name."""
+    found = people.find(subject) if people is not None and subject else None
+    return found is not None and found.id == person_id
 
 
 ASK = "?"  # an owner of ``ImportPlan.owners``: nobody could tell; a person says in Review

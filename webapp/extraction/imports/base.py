@@ -41,6 +41,17 @@ REASONS = {
 }
 
 
+# The names by which a memory file calls the user themself (the MCP memory server's examples
+# and its usual prompt call them ``default_user``; mem0's default user is "user"): what they
+# say is the user's own ("Prefers answers in English"), kept without the name.
+SELF_NAMES = {"default user", "user", "me", "myself", "self", "the user", "current user"}
+
+
+def names_the_user(name: str) -> bool:
+    """Whether a file's name for someone (``default_user``, "Me") is the user themself."""
+    return " ".join(name.replace("_", " ").split()).casefold() in SELF_NAMES
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One statement read from a file, as a fact to propose."""
@@ -49,11 +60,14 @@ class Candidate:
     text: str
     category: str = "general"
     evidence: str | None = None  # what the file said around it (an entity, a block label)
-    # Whose it is, as the file names them (a mem0 user_id, an MCP person entity), and the
-    # statement without that name in front: a person of the household by that name gets the
-    # plain statement as theirs; anyone else's keeps the name in the text.
+    # Whose it is, as the file names them (a mem0 user_id, an MCP person entity).
     owner: str | None = None
+    # What it is about, as the file names it (an MCP entity, a relation's subject, a mem0
+    # user), and the statement without that name in front: the plain statement is kept only
+    # as the fact of the person that name is ("Is allergic to cats" for Maya's entity, as
+    # Maya's); whoever else owns it keeps the name in the text ("Biscuit: Is a beagle").
     plain: str | None = None
+    subject: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,7 @@ class Parsed:
         evidence: str | None = None,
         owner: str | None = None,
         plain: str | None = None,
+        subject: str | None = None,
     ) -> None:
         """Keep ``raw`` as a candidate, or refuse it (not text, empty, too long, over the limit)."""
         if not isinstance(raw, str):
@@ -99,8 +114,10 @@ class Parsed:
         elif len(self.candidates) >= MAX_STATEMENTS:
             self.refused.append(Refusal(line, "over_limit", shown(text)))
         else:
-            plain = clean_line(plain) if plain else None
-            self.candidates.append(Candidate(line, text, category, evidence, owner, plain))
+            plain = clean_line(plain) if plain and subject else None
+            self.candidates.append(
+                Candidate(line, text, category, evidence, owner, plain, subject if plain else None)
+            )
 
 
 class ImportFormatError(CodedError, ValueError):

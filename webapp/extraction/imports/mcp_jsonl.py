@@ -5,7 +5,9 @@ or ``{"type": "relation", "from", "to", "relationType"}``. Each observation beco
 about its entity ("John Smith: Speaks fluent Spanish"; an observation of the household, or
 one that names its entity already, as it is), each relation a sentence ("John Smith works at
 Anthropic"). The user's own entity (``default_user``, "user", "me") names nobody: its facts and
-relations are the user's ("Prefers answers in English", "Owns Mochi").
+relations are the user's ("Prefers answers in English", "Owns Mochi"). Every other entity's
+name stays in its facts whoever imports them, unless the entity is the person they are kept
+for (``plan_import``: "Is a beagle" alone would be a fact about the owner).
 """
 
 from __future__ import annotations
@@ -14,22 +16,20 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .base import Parsed, Refusal, read_json, shown, wrong_format
+from .base import Parsed, Refusal, names_the_user, read_json, shown, wrong_format
 
 FORMAT = "mcp-jsonl"
 # Entities whose observations are about the household or the user themself: kept as they are.
 SELF_TYPES = {"household", "user", "self", "me"}
-# The names by which a memory file calls the user themself (the MCP memory server's examples
-# and its usual prompt call them ``default_user``): their observations are the user's own
-# facts ("Prefers answers in English"), their relations said of the user ("Owns Mochi").
-SELF_NAMES = {"default user", "user", "me", "myself", "self", "the user", "current user"}
 
 
 def is_self(name: str, kind: Any = None) -> bool:
-    """Whether an entity (by its name, or its type) stands for the user themself."""
+    """Whether an entity (by its name, ``base.SELF_NAMES``, or its type) stands for the user
+    themself: their observations are the user's own facts ("Prefers answers in English"),
+    their relations said of the user ("Owns Mochi")."""
     if isinstance(kind, str) and kind.lower() in SELF_TYPES - {"household"}:
         return True
-    return spoken(name).casefold() in SELF_NAMES
+    return names_the_user(name)
 
 
 def is_record(item: Any) -> bool:
@@ -102,7 +102,7 @@ def _entity(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
         ):
             plain = observation.strip()
             observation = f"{who}: {plain}"
-        parsed.take(number, observation, evidence=evidence, owner=owner, plain=plain)
+        parsed.take(number, observation, evidence=evidence, owner=owner, plain=plain, subject=who)
 
 
 def _relation(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
@@ -111,8 +111,12 @@ def _relation(parsed: Parsed, number: int, item: Mapping[str, Any]) -> None:
         parsed.refused.append(Refusal(number, "not_text", shown(dict(item))))
         return
     subject, relation, target = (spoken(str(part)) for part in parts)
-    if is_self(subject):  # "default_user owns Mochi": a fact about the user, "Owns Mochi"
-        sentence = f"{relation[:1].upper()}{relation[1:]} {target}"
-    else:
-        sentence = f"{subject} {relation} {'the user' if is_self(target) else target}"
-    parsed.take(number, sentence, evidence=json.dumps(dict(item), ensure_ascii=False))
+    said = f"{relation[:1].upper()}{relation[1:]} {target}"  # "Owns Mochi"
+    evidence = json.dumps(dict(item), ensure_ascii=False)
+    if is_self(subject):  # "default_user owns Mochi": a fact about the user
+        parsed.take(number, said, evidence=evidence)
+    elif is_self(target):
+        parsed.take(number, f"{subject} {relation} the user", evidence=evidence)
+    else:  # "John Smith works at Anthropic"; "Works at Anthropic" when John imports it
+        sentence = f"{subject} {relation} {target}"
+        parsed.take(number, sentence, evidence=evidence, plain=said, subject=subject)

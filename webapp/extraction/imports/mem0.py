@@ -3,7 +3,9 @@
 Either ``{"results": [...]}`` or a bare list of memory objects, each with ``memory`` (the
 text), ``id``, ``created_at``, ``updated_at``, ``user_id`` and ``metadata.category`` where
 present. The category becomes this program's category when it is one of them; the user and
-the mem0 category are kept in the evidence, so Review shows them.
+the mem0 category are kept in the evidence, so Review shows them. A memory of a named user
+keeps the name ("sam: Likes jazz") unless it is kept as that person's; mem0's default user
+("user", "default_user") is the person importing, and theirs come without a name.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...stores import CATEGORIES
-from .base import Parsed, wrong_format
+from .base import Parsed, names_the_user, wrong_format
 
 FORMAT = "mem0"
 
@@ -50,10 +52,12 @@ def parse(data: Any) -> Parsed:
             said.append(when)
         user = item.get("user_id")
         owner = user.strip() if isinstance(user, str) and user.strip() else None
-        owner = None if owner == "household" else owner
+        # "household" is everyone's; mem0's default "user" (or "default_user", "me") is
+        # the person importing: their memories come as they are, without a name.
+        owner = None if owner == "household" or names_the_user(owner or "") else owner
         text, plain = item.get("memory"), None
         if owner and isinstance(text, str) and text.strip():
-            # The user's name stays in the text (theirs when they are known here).
+            # The user's name stays in the text unless the memory is kept as that person's.
             plain, text = text.strip(), f"{owner}: {text.strip()}"
         parsed.take(
             number,
@@ -62,5 +66,6 @@ def parse(data: Any) -> Parsed:
             evidence=", ".join(said) or None,
             owner=owner,
             plain=plain,
+            subject=owner,
         )
     return parsed
