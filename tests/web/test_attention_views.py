@@ -227,10 +227,32 @@ def test_delete_a_stale_memory_and_undo(client, store):
     [memory_id] = seed(store, "Trip to Kyoto until 2025-10-01")
     page = client.get("/attention/?kind=stale").get_data(as_text=True)
     assert "Mentions 2025-10-01, which is past." in text_of(page)
-    client.post("/attention/delete", htmx=True, data={"id": memory_id, "kind": "stale"})
+    version = store.get(memory_id).version  # type: ignore[union-attr]
+    assert f'name="version" value="{version}"' in page  # the Delete form says what it showed
+    client.post(
+        "/attention/delete",
+        htmx=True,
+        data={"id": memory_id, "kind": "stale", "version": version},
+    )
     assert contents(store) == []
     client.post("/attention/undelete", htmx=True, data={"id": memory_id})
     assert contents(store) == ["Trip to Kyoto until 2025-10-01"]
+
+
+def test_delete_from_needs_attention_checks_the_version_the_page_showed(client, store):
+    [memory_id] = seed(store, "Trip to Kyoto until 2025-10-01")
+    shown = store.get(memory_id).version  # type: ignore[union-attr]
+    missing = client.post("/attention/delete", htmx=True, data={"id": memory_id, "kind": "stale"})
+    assert missing.status_code == 422 and contents(store) == ["Trip to Kyoto until 2025-10-01"]
+    store.update(memory_id, "Trip to Kyoto until 2025-10-01, then Osaka")  # another tab
+    stale = client.post(
+        "/attention/delete",
+        htmx=True,
+        data={"id": memory_id, "kind": "stale", "version": shown},
+    )
+    assert stale.status_code == 409
+    assert "edited that memory meanwhile" in stale.get_data(as_text=True)
+    assert contents(store) == ["Trip to Kyoto until 2025-10-01, then Osaka"]
 
 
 def test_a_dismissed_finding_stays_dismissed_in_a_new_app(client, store, settings):

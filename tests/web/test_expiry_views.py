@@ -131,7 +131,11 @@ def test_extend_to_never_and_delete_from_needs_attention(client, store):
         "/attention/extend", htmx=True, data={"id": one.id, "version": one.version, "never": "1"}
     )
     assert store.get(one.id).expires_at is None  # type: ignore[union-attr]
-    client.post("/attention/delete", htmx=True, data={"id": two.id, "kind": "expired"})
+    client.post(
+        "/attention/delete",
+        htmx=True,
+        data={"id": two.id, "kind": "expired", "version": two.version},
+    )
     assert store.get(two.id) is None
 
 

@@ -11,7 +11,7 @@ from ..extraction import forgotten
 from ..extraction.batch import job_document
 from ..extraction.forgotten import forget_deleted_forever
 from ..extraction.wiping import reached
-from ..stores import Memory, NotFoundError, StoreError
+from ..stores import ConflictError, Memory, NotFoundError, StoreError
 from ..stores.tombstones import Tombstone
 from .people import EVERYONE, View, in_view
 from .results import Forgetting
@@ -57,6 +57,7 @@ def forget(
     actor: str | None = None,
     via: str | None = None,
     conversation_id: str | None = None,
+    expected: str | None = None,
 ) -> Forgetting:
     """Delete the memory ``memory_id`` and record its tombstone (by ``actor``, ``via`` which
     door, from which conversation). A memory already deleted — by a person, an assistant or a
@@ -69,6 +70,8 @@ def forget(
     if memory is not None and not in_view(memory, view):
         raise _unknown(memory_id)
     tombstone: Tombstone | None = None
+    if memory is not None and expected is not None and memory.version != expected:
+        raise ConflictError(memory)
     if memory is not None and forever:
         # Delete forever records its intent before anything goes: a process killed at any
         # point after is finished by the command run again, or by ``repair``.
@@ -86,7 +89,7 @@ def forget(
         if not curator.memories.delete(memory_id, actor=actor):
             memory = None  # deleted meanwhile
         reached("deleted")
-    elif memory is not None and curator.memories.delete(memory_id, actor=actor):
+    elif memory is not None and _deleted(curator, memory_id, expected, actor):
         reached("deleted")  # (a kill here: the tombstone is made from the log next time)
         tombstone = curator.tombstones.record(
             memory,
@@ -115,6 +118,17 @@ def forget(
             **_wiped_too(curator),
         )
     return Forgetting(memory, tombstone, wiped)
+
+
+def _deleted(curator: Curator, memory_id: str, expected: str | None, actor: str) -> bool:
+    """Delete the memory, only while it is at ``expected`` when given (ConflictError with the
+    memory as it is now when it changed since); False when it was gone already."""
+    if expected is None:
+        return curator.memories.delete(memory_id, actor=actor)
+    deletion = curator.memories.delete_unchanged({memory_id: expected}, actor=actor)
+    if deletion.left_alone:
+        raise ConflictError(deletion.left_alone[0])
+    return bool(deletion.deleted)
 
 
 def _wiped_too(curator: Curator) -> dict[str, Any]:

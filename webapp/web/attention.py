@@ -475,10 +475,17 @@ def _versions(ids: list[str]) -> dict[str, str]:
 def delete() -> Response:
     """Forget one memory (a stale one, say); the answer offers Undo."""
     memory_id = request.form.get("id", "")
+    if stores().memories.get(memory_id) is None:
+        return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
+    version = _version(memory_id)
+    if isinstance(version, Response):
+        return version
     try:
-        memory = curator().forget(memory_id, actor=actor()).memory
+        memory = curator().forget(memory_id, expected=version, actor=actor()).memory
     except NotFoundError:
         memory = None
+    except ConflictError:
+        return _refused(_("Nothing was changed: someone else edited that memory meanwhile."), 409)
     if memory is None:
         return _refused(_("Nothing was changed: that memory was deleted elsewhere."), 409)
     text, ends = quote(memory.content)
