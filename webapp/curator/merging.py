@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..problems import InputError
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import MergeResult, clean_content
+from .people import in_view
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -35,10 +36,13 @@ def merge(
     still at the versions in ``expected`` (ConflictError otherwise). The kept text is checked
     for secrets like any other. When the other is a person's and the kept memory is not theirs
     (the household's, or another person's), the kept memory keeps its own words: a person's
-    wording never reaches anyone else through a merge (``merge_private``)."""
+    wording never reaches anyone else through a merge (``merge_private``). A memory outside
+    the curator's view is as gone as a deleted one (``memory_gone``)."""
     text = clean_content(content)
     check_secret(text, confirmed=confirm_secret)
     keep, drop = curator.memories.get(keep_id), curator.memories.get(drop_id)
+    keep = keep if in_view(keep, curator.view) else None
+    drop = drop if in_view(drop, curator.view) else None
     if keep is None or drop is None:
         raise _gone(keep_id if keep is None else drop_id)
     if drop.person is not None and drop.person != keep.person and text != keep.content:
@@ -67,6 +71,7 @@ def move_to_household(
     if len(memory_ids) < 2:
         raise InputError("Choose at least two memories.", code="merge_same")
     found = [curator.memories.get(memory_id) for memory_id in memory_ids]
+    found = [memory if in_view(memory, curator.view) else None for memory in found]
     for memory_id, memory in zip(memory_ids, found, strict=True):
         if memory is None:
             raise _gone(memory_id)

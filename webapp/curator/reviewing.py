@@ -8,14 +8,18 @@ from typing import TYPE_CHECKING
 from ..extraction.attribution import OwnerUndecidedError
 from ..stores import NotFoundError, ReviewItem, check_secret
 from ..stores.memories import KEEP, Keep
+from .people import check_person, item_in_view
 
 if TYPE_CHECKING:
     from .core import Curator
 
 
-def _item(curator: Curator, item_id: str) -> ReviewItem:
+def visible_item(curator: Curator, item_id: str) -> ReviewItem:
+    """The proposal ``item_id`` when the curator's view may see it (``item_in_view``);
+    NotFoundError (``review_item_not_found``) otherwise: another person's proposal is as
+    unknown as one that does not exist."""
     item = curator.review.get(item_id)
-    if item is None:
+    if item is None or not item_in_view(item, curator.view):
         raise NotFoundError(
             f"No review item with id {item_id!r}.",
             code="review_item_not_found",
@@ -46,11 +50,15 @@ def approve(
     approved forget is remembered as forgotten (a tombstone with its conversation). A fact
     whose owner nobody could tell is approved only with ``person`` said (OwnerUndecidedError):
     it never becomes the household's by default. ``expires_at`` sets when the fact stops being
-    true (None: never); left out, the proposal's own expiry."""
+    true (None: never); left out, the proposal's own expiry. Another person's proposal,
+    outside the curator's view, is unknown (``review_item_not_found``), and none is approved
+    as a person outside it (``person_unknown``)."""
     actor = actor or curator.actor
-    item = _item(curator, item_id)
+    item = visible_item(curator, item_id)
     if item.status != "pending":
         return item
+    if not isinstance(person, Keep):
+        check_person(person, curator.view)  # never approved as someone else's
     if item.owner_undecided and item.action != "delete" and isinstance(person, Keep):
         raise OwnerUndecidedError()
     if item.action != "delete":
@@ -66,7 +74,7 @@ def approve(
         actor=actor,
     )
     if claim is None:
-        return _item(curator, item_id)
+        return visible_item(curator, item_id)
     gone = None
     if claim.record.get("action") == "delete" and claim.record.get("memoryId"):
         gone = curator.memories.get(str(claim.record["memoryId"]))
@@ -86,7 +94,7 @@ def approve(
 def undo(curator: Curator, item_id: str, *, actor: str | None = None) -> ReviewItem:
     """Take a decision back: the memory as it was before the approval (ConflictError when it
     changed since), the item pending again, and an approved forget no longer remembered."""
-    item = _item(curator, item_id)
+    item = visible_item(curator, item_id)
     undone = curator.review.undo(item_id, actor=actor or curator.actor)
     if item.status == "approved" and item.applied_action == "delete" and item.applied_memory_id:
         curator.tombstones.lift([item.applied_memory_id])
