@@ -219,7 +219,7 @@ def test_an_own_export_cannot_change_anothers_memory(client, household):
 
 def test_another_systems_import_as_another_owner_is_refused(client, household):
     before = len(household.curator.review.pending())
-    form = {"content": "Is allergic to penicillin\n", "format": "text", "owner": household.ana}
+    form = {"pasted": "Is allergic to penicillin\n", "format": "text", "owner": household.ana}
     preview = as_user(client, "post", "/memories/bring/preview", BEN, data=form)
     confirm = as_user(client, "post", "/memories/bring/confirm", BEN, data=form)
     assert preview.status_code == 422 and confirm.status_code == 422
@@ -227,6 +227,8 @@ def test_another_systems_import_as_another_owner_is_refused(client, household):
         "Is allergic to penicillin\n", ""
     )
     assert len(household.curator.review.pending()) == before
+    mine = dict(form, owner=household.ben)  # as his own, it is previewed
+    assert as_user(client, "post", "/memories/bring/preview", BEN, data=mine).status_code == 200
 
 
 # ------------------------------------------------------------------ conversations
