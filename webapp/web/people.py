@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 from flask_babel import pgettext
 from werkzeug.wrappers import Response as BaseResponse
 
+from ..curator.household import owns_nothing
 from ..curator.people import EVERYONE, View, person_in_view
 from ..problems import CodedError
 from ..stores import KINDS, Person
@@ -290,5 +291,9 @@ def link_me() -> BaseResponse | tuple[str, int]:
 @bp.app_template_global("people_to_claim")
 def people_to_claim() -> list[Person]:
     """The people a Home Assistant user seen for the first time may say they are: those no
-    Home Assistant user is linked to yet."""
-    return [p for p in stores().people.people() if not any(i.kind == "ha" for i in p.identities)]
+    Home Assistant user is linked to yet (and, unless this is the household's curator view,
+    who own nothing yet: claiming one would show their private data)."""
+    free = [p for p in stores().people.people() if not any(i.kind == "ha" for i in p.identities)]
+    if g.get("view", EVERYONE) is EVERYONE:
+        return free
+    return [p for p in free if owns_nothing(stores().curator, p.id)]
