@@ -422,3 +422,16 @@ def test_an_administrator_sees_everyones_only_with_the_option(settings, househol
     assert leaks(page) and "data-seeing-all" in page  # and the page says whose it shows
     ana_page = text(as_user(on, "get", "/memories/", ANA))  # not an administrator
     assert "Likes jazz records" not in ana_page and "data-seeing-all" not in ana_page
+
+
+def test_an_unanswering_supervisor_makes_nobody_an_administrator(
+    settings, household, supervisor, monkeypatch
+):
+    supervisor.admins = ("ben",)
+    monkeypatch.setenv("SUPERVISOR_TOKEN", "a-token-the-supervisor-refuses")  # 401
+    url = supervisor.url  # type: ignore[attr-defined]
+    on = CsrfClient(
+        create_app(replace(settings, supervisor_url=url, admins_see_all=True)).test_client()
+    )
+    page = text(as_user(on, "get", "/memories/", BEN))
+    assert not leaks(page) and "data-seeing-all" not in page
