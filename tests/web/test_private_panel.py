@@ -254,6 +254,7 @@ def test_the_prompt_preview_never_shows_anothers_memory(client, household, perso
     assert not leaks(page)
     page = text(as_user(client, "get", "/prompt/", BEN, query_string={"conversation": THREAD}))
     assert not leaks(page)
+    assert 'value="everyone"' not in page  # "Everyone (every memory)" is not offered
 
 
 # ------------------------------------------------------------------ review
