@@ -91,6 +91,13 @@ class Door:
     def remove_person(self, person_id: str) -> str:
         raise NotOffered
 
+    def revise_as(self, person: str, memory_id: str, content: str) -> str:
+        """Change a memory acting for ``person`` (a name): within their view."""
+        raise NotOffered
+
+    def forget_as(self, person: str, memory_id: str) -> str:
+        raise NotOffered
+
 
 class NotOffered(Exception):
     """This door has no such operation."""
@@ -159,6 +166,14 @@ class Library(Door):
     def remove_person(self, person_id: str) -> str:
         return self._do(lambda: self.curator.remove_person(person_id))
 
+    def revise_as(self, person: str, memory_id: str, content: str) -> str:
+        scoped = self.curator.within(self.curator.person(person))
+        return self._do(lambda: scoped.revise(memory_id, content))
+
+    def forget_as(self, person: str, memory_id: str) -> str:
+        scoped = self.curator.within(self.curator.person(person))
+        return self._do(lambda: scoped.forget(memory_id))
+
 
 class Dashboard(Door):
     """The dashboard through Flask's test client; its answer read as a person reads it."""
@@ -179,6 +194,8 @@ class Dashboard(Door):
     def _code(status: int, html: str) -> str:
         if status < 400:
             return "ok"
+        if status == 404:  # what it names is gone, or another person's: as unknown
+            return "memory_gone"
         for marker, code in (
             ("was deleted forever", "deleted_forever"),
             ("Keep it anyway", "memory_secret"),
@@ -253,6 +270,25 @@ class Dashboard(Door):
 
     def remove_person(self, person_id: str) -> str:
         return self._code(*self._post(f"/people/{person_id}/remove", {}))
+
+    def _as(self, person: str, url: str, data: dict[str, Any]) -> str:
+        """A post by the Home Assistant user ``u-<person>`` through ingress's trusted proxy."""
+        answer = self.client.post(
+            url,
+            data=data,
+            headers={"HX-Request": "true", "X-Remote-User-Id": f"u-{person.lower()}"},
+            environ_base={"REMOTE_ADDR": "172.30.32.2"},
+        )
+        return self._code(answer.status_code, answer.get_data(as_text=True))
+
+    def revise_as(self, person: str, memory_id: str, content: str) -> str:
+        current = Curator.from_settings(self.settings).memories.get(memory_id)
+        version = current.version if current is not None else ""
+        data = {"content": content, "expected_updated_at": version}
+        return self._as(person, f"/memories/{memory_id}", data)
+
+    def forget_as(self, person: str, memory_id: str) -> str:
+        return self._as(person, f"/memories/{memory_id}/delete", {})
 
 
 class Cli(Door):
@@ -351,6 +387,8 @@ class Mcp(Door):
         self.said = text
         if text.startswith("Already remembered"):
             return "duplicate_memory"
+        if is_error and text.startswith("No memory has the id"):
+            return "memory_gone"
         if not is_error:
             return "ok"
         found = re.search(r"Refused \(([a-z_]+)\)", text)
@@ -363,6 +401,12 @@ class Mcp(Door):
         if version is not None:
             raise NotOffered  # the tool changes the version it reads, never an older one
         return self._call(action="update", id=memory_id, content=content)
+
+    def revise_as(self, person: str, memory_id: str, content: str) -> str:
+        return self._call(action="update", id=memory_id, content=content, person=person)
+
+    def forget_as(self, person: str, memory_id: str) -> str:
+        return self._call(action="delete", id=memory_id, person=person)
 
 
 class McpHttp(Mcp):
@@ -831,3 +875,19 @@ def test_a_merge_never_carries_a_persons_words_into_the_households_memory(door: 
     assert sorted(m["content"] for m in memories(door)) == sorted([shared.content, private.content])
     assert call(door, "merge", shared.id, private.id, shared.content, versions) == "ok"
     assert [(m["content"], m.get("person")) for m in memories(door)] == [(shared.content, None)]
+
+
+# ------------------------------------------------------------------ whose it is
+def test_nobody_changes_or_forgets_another_persons_memory_acting_for_themselves(
+    door: Door,
+) -> None:
+    # Issue 42: behind Home Assistant's ingress every user could edit or delete every person's
+    # private memory. Acting for Ben, Ana's is as unknown as one that does not exist.
+    curator = Curator.from_settings(door.settings)
+    ana = curator.people.add("Ana", identities=(("ha", "u-ana"),))
+    curator.people.add("Ben", identities=(("ha", "u-ben"),))
+    hers = curator.remember("Is allergic to penicillin.", person=ana.id)
+    assert call(door, "revise_as", "Ben", hers.id, "Is not allergic to anything.") == "memory_gone"
+    assert call(door, "forget_as", "Ben", hers.id) == "memory_gone"
+    assert [(m["id"], m["content"]) for m in memories(door)] == [(hers.id, hers.content)]
+    assert call(door, "revise_as", "Ana", hers.id, "Is allergic to penicillin and aspirin.") == "ok"

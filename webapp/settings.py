@@ -81,6 +81,9 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("context_window", "MEMORY_CONTEXT_WINDOW", "posint", 200000),
     ("dashboard_token", "MEMORY_DASHBOARD_TOKEN", "str", ""),
     ("allow_direct_access", "MEMORY_ALLOW_DIRECT_ACCESS", "bool", False),
+    # Behind Home Assistant's ingress each person sees their own private data and the
+    # household's; with this on, Home Assistant administrators see everyone's.
+    ("admins_see_all", "MEMORY_ADMINS_SEE_ALL", "bool", False),
     ("trusted_proxies", "MEMORY_TRUSTED_PROXIES", "list", ("172.30.32.2",)),
     ("timezone", "MEMORY_TIMEZONE", "timezone", "UTC"),
     # Where the stores live; in the add-on, a folder under /share (a name is taken as one).
@@ -165,6 +168,7 @@ class Settings:
     ]  # tokens the model takes; the prompt preview's gauge
     dashboard_token: str = DEFAULTS["dashboard_token"]
     allow_direct_access: bool = DEFAULTS["allow_direct_access"]
+    admins_see_all: bool = DEFAULTS["admins_see_all"]
     trusted_proxies: tuple[str, ...] = DEFAULTS["trusted_proxies"]
     # The household's IANA timezone: "until Friday" ends at midnight there.
     timezone: str = DEFAULTS["timezone"]

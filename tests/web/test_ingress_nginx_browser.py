@@ -329,8 +329,9 @@ def _whose(page: str, content: str) -> str:
 
 def test_two_home_assistant_users_each_see_you_on_their_own_memory(ingress):
     """Two users (two X-Remote-User-Id values from the trusted proxy) each make themselves a
-    person and add a memory: theirs by default, "You" to them, their name to the other; a
-    forged user header straight to the add-on's port is refused and changes nothing."""
+    person and add a memory: theirs by default, "You" to them, not listed to the other (a
+    person's private memory is theirs in the panel); a user header a client adds is
+    replaced by the proxy's."""
     import httpx
 
     users = {
@@ -362,9 +363,9 @@ def test_two_home_assistant_users_each_see_you_on_their_own_memory(ingress):
         zoes_page = clients["Zoë"].get(f"{PREFIX}/memories/").text
         graces_page = clients["Grace"].get(f"{SECOND_PREFIX}/memories/").text
         assert _whose(zoes_page, "Zoë practises cello on Sundays") == "You"
-        assert _whose(zoes_page, "Grace takes oat milk") == "Grace Hopper"
+        assert "Grace takes oat milk" not in zoes_page
         assert _whose(graces_page, "Grace takes oat milk") == "You"
-        assert _whose(graces_page, "Zoë practises cello on Sundays") == USER_NAME
+        assert "cello" not in graces_page
         # A client cannot pose as the other user through the proxy: nginx sets the header.
         posing = (
             clients["Grace"]
@@ -412,3 +413,43 @@ def test_nginx_config_is_what_the_test_uses():
     }
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
     assert image_start_command()[-1] == str(config["ingress_port"])
+
+
+def test_one_users_private_memory_is_not_in_the_others_panel(ingress, page):
+    """Chromium as Grace (her own ingress session) through nginx: Zoë's private memory, her
+    thread and her proposal are on none of Grace's pages, and a crafted delete of it from
+    Grace's browser is a 404 that changes nothing; Zoë's panel still shows it."""
+    people = PeopleStore.from_settings(ingress.settings)
+    zoe = people.resolve("ha", "8f0c2d7e4b1a4c53a1f0b5d6e7c8d9a0") or people.person_from(
+        "ha", "8f0c2d7e4b1a4c53a1f0b5d6e7c8d9a0", name=USER_NAME
+    )
+    if people.resolve("ha", "3c9e1b7a2d4f4e6a9b8c7d6e5f4a3b2c") is None:
+        people.person_from("ha", "3c9e1b7a2d4f4e6a9b8c7d6e5f4a3b2c", name="Grace Hopper")
+    secret = ingress.memories().add("Is allergic to penicillin", person=zoe.id)
+    ConversationStore(ingress.settings.conversation_file).add_exchange(
+        "slack:zoe-doctor", "My doctor says I am allergic to penicillin", "Noted.", person=zoe.id
+    )
+    ReviewQueue(ingress.settings.review_file, ingress.memories()).submit(
+        [Proposal("add", "Takes penicillin tablets on Mondays", person=zoe.id)]
+    )
+    grace = ingress.url + SECOND_PREFIX
+    for path in (
+        "/memories/",
+        "/memories/?q=penicillin",
+        "/conversations/",
+        "/review/",
+        "/prompt/",
+    ):
+        page.goto(grace + path)
+        page.get_by_role("heading").first.wait_for()
+        shown = page.locator("main").inner_text()
+        assert "allergic to penicillin" not in shown and "penicillin tablets" not in shown, path
+    assert page.goto(grace + f"/memories/{secret.id}/edit").status == 404
+    assert page.goto(grace + "/conversations/thread/slack:zoe-doctor").status == 404
+    page.goto(grace + "/memories/")
+    token = _CSRF.search(page.content()).group(1)
+    crafted = page.request.post(grace + f"/memories/{secret.id}/delete", form={"csrf_token": token})
+    assert crafted.status == 404
+    assert ingress.memories().get(secret.id) == secret
+    page.goto(ingress.url + PREFIX + "/memories/")  # Zoë's own session
+    page.locator(".memory-row", has_text="Is allergic to penicillin").wait_for()

@@ -625,10 +625,21 @@ class SimilarityIndex:
         return scored[:limit]
 
 
+def _anyone(_memory: Memory) -> bool:
+    return True
+
+
 def most_similar_memories(
-    store: MemoryStore, semantic: SemanticIndex | None, texts: Sequence[str], limit: int = 3
+    store: MemoryStore,
+    semantic: SemanticIndex | None,
+    texts: Sequence[str],
+    limit: int = 3,
+    *,
+    within: Sequence[Callable[[Memory], bool]] | None = None,
 ) -> list[list[Similar]]:
-    """For each of ``texts``, up to ``limit`` memories most like it, most similar first.
+    """For each of ``texts``, up to ``limit`` memories most like it, most similar first;
+    with ``within`` (one test per text: the view the text is shown in), only memories that
+    view may see, so a comparison never shows another person's memory.
 
     Memories the similarity layer says repeat or contradict a text come first (by meaning:
     "Doesn't eat meat" for "Is vegetarian"), then those sharing its words. Only vectors
@@ -636,22 +647,29 @@ def most_similar_memories(
     still without one are embedded in the background for the next time.
     """
     index = similarity_index(store)
+    wide = limit if within is None else max(limit, len(index.memories))
+    tests: list[Callable[[Memory], bool]] = (
+        list(within) if within is not None else [_anyone] * len(texts)
+    )
     judged: list[list[tuple[int, str, Judgement]]] = [[] for _ in texts]
     if semantic is not None:
         contents = [m.content for m in index.memories]
         waiting = [t for t, ok in zip(texts, semantic.ready(texts), strict=True) if not ok]
         if waiting or semantic.cached_judge() is None:
             semantic.want([*waiting, *contents])
-        judged = [semantic.most_similar(text, contents, limit) for text in texts]
+        judged = [semantic.most_similar(text, contents, wide) for text in texts]
     judge = semantic.cached_judge() if semantic is not None else None
     results: list[list[Similar]] = []
-    for text, found in zip(texts, judged, strict=True):
+    for text, found, sees in zip(texts, judged, tests, strict=True):
         similar = [
             Similar(index.memories[i], 0.0, "contradiction" if kind == "contradiction" else "")
             for i, kind, _judgement in found
-        ]
+            if sees(index.memories[i])
+        ][:limit]
         shown = {s.memory.id for s in similar}
-        similar += [s for s in index.most_similar(text, limit) if s.memory.id not in shown]
+        similar += [
+            s for s in index.most_similar(text, wide) if s.memory.id not in shown and sees(s.memory)
+        ]
         shown_as = [
             replace(s, similarity=likeness(text, s.memory.content, judge)) for s in similar[:limit]
         ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
@@ -9,8 +10,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..curation.findings import Finding
 from ..curation.semantic import SemanticIndex, semantic_index
-from ..extraction.imports import ImportPlan, SourceDecision, approve_source
+from ..extraction.imports import ASK, ImportPlan, SourceDecision, approve_source
 from ..extraction.run import ExtractionResult, extract_conversation, extract_due
 from ..settings import Settings
 from ..stores import (
@@ -19,9 +21,11 @@ from ..stores import (
     ImportPreview,
     Memory,
     MemoryStore,
+    NotFoundError,
     PeopleStore,
     ReviewItem,
     ReviewQueue,
+    derived_from,
     forget_conversation,
     undo_forget,
 )
@@ -30,7 +34,19 @@ from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from . import forgetting, household, importing, merging, remembering, reviewing, upkeep
 from .errors import DeletedForeverError
-from .people import EVERYONE, View, item_in_view, resolve_person
+from .people import (
+    EVERYONE,
+    View,
+    check_person,
+    check_thread,
+    in_view,
+    item_in_view,
+    person_in_view,
+    ref_in_view,
+    resolve_person,
+    thread_in_view,
+    visible_memory,
+)
 
 
 class Curator:
@@ -38,8 +54,13 @@ class Curator:
 
     ``actor`` is who acts (written in every history entry), ``via`` the door ("dashboard",
     "cli", "mcp", "library"); each operation takes its own ``actor`` when a door acts for
-    several people (the dashboard behind Home Assistant). Two curators of two data folders
-    share nothing; the stores of one are built once and cached per file version.
+    several people (the dashboard behind Home Assistant). ``view`` is whose data it may see
+    and change (``people.View``): EVERYONE for the household's curator (the command line, the
+    dashboard standalone), one person's id for that person (theirs and the household's), None
+    for the household's alone; ``within(view)`` gives the same curator kept to a view, and
+    every operation of it refuses another person's memory, proposal or thread as unknown.
+    Two curators of two data folders share nothing; the stores of one are built once and
+    cached per file version.
     """
 
     def __init__(
@@ -49,8 +70,10 @@ class Curator:
         actor: str = "library",
         via: str | None = None,
         wait_gate: threading.Semaphore | None = None,
+        view: View = EVERYONE,
     ) -> None:
         self.settings = settings
+        self.view = view
         self.actor = actor
         self.via = via or actor
         self.wait_gate = wait_gate
@@ -67,6 +90,63 @@ class Curator:
         curator = cls(settings or Settings.from_env(), actor=actor, via=via)
         curator.finish_interrupted()
         return curator
+
+    def within(self, view: View) -> Curator:
+        """This curator kept to ``view`` (``people.View``), sharing its stores and their
+        caches: what a request of one person uses."""
+        if view == self.view:
+            return self
+        for store in ("memories", "conversations", "review", "people", "tombstones"):
+            getattr(self, store)  # built once, here, so both share them
+        scoped = copy.copy(self)
+        scoped.view = view
+        return scoped
+
+    def memory(self, memory_id: str) -> Memory:
+        """The memory ``memory_id`` when this curator's view may see it; NotFoundError
+        (``memory_gone``) otherwise (``people.visible_memory``)."""
+        return visible_memory(self, memory_id)
+
+    def visible(self, memory: Memory | None) -> bool:
+        """Whether this curator's view may see ``memory`` (``people.in_view``)."""
+        return in_view(memory, self.view)
+
+    def sees_ref(self, ref: str) -> bool:
+        """Whether this curator's view may see the memory a memory id or history id names,
+        as it is, was when deleted, and in that change (``people.ref_in_view``)."""
+        return ref_in_view(self, ref)
+
+    def check_thread(self, conversation_id: str) -> None:
+        """Refuse (``conversation_not_found``) another person's thread, or, within a view,
+        one that left anything outside it (what ``forget_conversation`` would touch)."""
+        check_thread(self, conversation_id)
+        if self.view is not EVERYONE:
+            found = derived_from(self.review, conversation_id)
+            memories = [*found.memories, *found.kept, *(c.memory for c in found.reverted)]
+            if not all(map(self.visible, memories)) or not all(map(self.sees_item, found.pending)):
+                raise NotFoundError(
+                    f"No conversation {conversation_id!r}.",
+                    code="conversation_not_found",
+                    id=repr(conversation_id),
+                )
+
+    def findings_in_view(self, groups: Mapping[str, list[Finding]]) -> dict[str, list[Finding]]:
+        """Needs attention's findings (by kind) this curator's view may see: those whose
+        every memory it may see, so no finding compares with, or counts, another person's."""
+        if self.view is EVERYONE:
+            return dict(groups)
+        return {
+            kind: [f for f in found if all(map(self.visible, f.memories))]
+            for kind, found in groups.items()
+        }
+
+    def sees_thread(self, speakers: tuple[str, ...]) -> bool:
+        """Whether this curator's view may see a thread whose messages name ``speakers``."""
+        return thread_in_view(speakers, self.view)
+
+    def sees_item(self, item: ReviewItem | None) -> bool:
+        """Whether this curator's view may see the proposal ``item``."""
+        return item is not None and item_in_view(item, self.view)
 
     # ----------------------------------------------------------------- the stores
     def _gated(self, store: Any) -> Any:
@@ -158,7 +238,10 @@ class Curator:
     ) -> Memory:
         """Bring back a deleted memory (by its id) or a memory's state before a history entry
         (by its hid); a memory back is no longer forgotten (its tombstone is lifted). KeyError
-        when there is nothing to restore (``MemoryStore.restore``)."""
+        when there is nothing to restore (``MemoryStore.restore``), or the memory is outside
+        this curator's view (as if it did not exist)."""
+        if not ref_in_view(self, ref):
+            raise KeyError(f"Nothing to restore for {ref!r}: no such memory was deleted.")
         if forgetting.deleted_forever(self, ref):
             raise DeletedForeverError(ref)
         memory = self.memories.restore(ref, actor=actor or self.actor, expected=expected)
@@ -189,6 +272,19 @@ class Curator:
         host program deleted without a tombstone gets one, so its fact is not proposed again
         as new. ``dry_run`` decides everything and saves nothing."""
         who = actor or self.actor
+        if conversation_id is not None:
+            check_thread(self, conversation_id)
+        elif self.view is not EVERYONE:  # a person's: their threads' new messages, one by one
+            threads = [
+                s.id
+                for s in self.conversations.list_conversations()
+                if self.sees_thread(s.speakers)
+            ]
+            return [
+                found
+                for thread in threads
+                for found in self.extract(thread, dry_run=dry_run, actor=actor, force=False)
+            ]
         if not dry_run:
             self.settle_deletions()
         mine = (self.memories, self.conversations, self.review)  # their caches are warm
@@ -225,7 +321,10 @@ class Curator:
         self, dropped_id: str, update_hid: str | None = None, *, actor: str | None = None
     ) -> list[Memory]:
         """Bring back the memory a merge deleted and the kept one's earlier text (KeyError when
-        there is nothing to undo)."""
+        there is nothing to undo, or it is outside this curator's view)."""
+        for ref in (dropped_id, update_hid):
+            if ref and not ref_in_view(self, ref):
+                raise KeyError(f"Nothing to restore for {ref!r}.")
         return self.memories.undo_merge(dropped_id, update_hid, actor=actor or self.actor)
 
     def forget_conversation(
@@ -236,7 +335,9 @@ class Curator:
         actor: str | None = None,
     ) -> Forgotten:
         """Take back what a conversation added or changed, only as the person saw it
-        (``stores.forget_conversation``)."""
+        (``stores.forget_conversation``); another person's thread is unknown, and so, within
+        a view, is one that left anything outside it (``conversation_not_found``)."""
+        self.check_thread(conversation_id)
         return forget_conversation(
             self.review, conversation_id, actor=actor or self.actor, seen=seen
         )
@@ -250,7 +351,13 @@ class Curator:
         undeleted_ids: Iterable[str] = (),
         actor: str | None = None,
     ) -> tuple[int, int]:
-        """Undo ``forget_conversation`` (``stores.undo_forget``)."""
+        """Undo ``forget_conversation`` (``stores.undo_forget``), of the memories and
+        proposals this curator's view may see."""
+        if self.view is not EVERYONE:
+            memory_ids = [i for i in memory_ids if ref_in_view(self, i)]
+            undeleted_ids = [i for i in undeleted_ids if ref_in_view(self, i)]
+            reverted_hids = [h for h in reverted_hids if ref_in_view(self, h)]
+            rejected_ids = [i for i in rejected_ids if self.sees_item(self.review.get(i))]
         return undo_forget(
             self.review,
             memory_ids,
@@ -261,7 +368,9 @@ class Curator:
         )
 
     def clear_conversation(self, conversation_id: str) -> bool:
-        """Delete a thread's messages (the memories it gave stay); False when it had none."""
+        """Delete a thread's messages (the memories it gave stay); False when it had none;
+        another person's thread is unknown (``conversation_not_found``)."""
+        check_thread(self, conversation_id)
         return self.conversations.clear(conversation_id)
 
     def settle_deletions(self) -> int:
@@ -272,12 +381,16 @@ class Curator:
     approve = reviewing.approve
 
     def pending(self, view: View = EVERYONE) -> list[ReviewItem]:
-        """The proposals waiting in Review that ``view`` may see (``people.item_in_view``):
-        a person's own and the household's, never another person's."""
+        """The proposals waiting in Review that ``view`` (else this curator's) may see
+        (``people.item_in_view``): a person's own and the household's, never another
+        person's."""
+        view = view if view is not EVERYONE else self.view
         return [item for item in self.review.pending() if item_in_view(item, view)]
 
     def reject(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
-        """Mark a proposal rejected: it is not proposed again."""
+        """Mark a proposal rejected: it is not proposed again (``review_item_not_found``
+        outside this curator's view)."""
+        reviewing.visible_item(self, item_id)
         return self.review.reject(item_id, actor=actor or self.actor)
 
     def undo_decision(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
@@ -285,7 +398,13 @@ class Curator:
         return reviewing.undo(self, item_id, actor=actor)
 
     def reject_source(self, source: str, *, actor: str | None = None) -> int:
-        """Reject every proposal waiting from one import; how many."""
+        """Reject every proposal waiting from one import that this curator's view may see;
+        how many."""
+        if self.view is not EVERYONE:
+            mine = [
+                i for i in self.review.pending_from(source) if self.sees_item(self.review.get(i))
+            ]
+            return sum(1 for i in mine if self.reject(i, actor=actor).status == "rejected")
         return self.review.reject_source(source, actor=actor or self.actor)
 
     def approve_source(self, source: str, *, actor: str | None = None) -> SourceDecision:
@@ -297,13 +416,31 @@ class Curator:
 
     # ----------------------------------------------------------------- imports
     def export(self, fmt: str = "json", view: View = EVERYONE) -> bytes:
-        """The memories ``view`` may see (``people.in_view``: a person's own and the
-        household's, never another person's) in ``fmt`` (``importing.export_view``)."""
-        return importing.export_view(self, fmt, view)
+        """The memories ``view`` (else this curator's) may see (``people.in_view``: a
+        person's own and the household's, never another person's) in ``fmt``
+        (``importing.export_view``)."""
+        return importing.export_view(self, fmt, view if view is not EVERYONE else self.view)
 
     def preview_export(self, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
         """This program's own export read and previewed (``importing.preview_own``)."""
         return importing.preview_own(self, content)
+
+    def check_import(self, records: list[dict[str, Any]]) -> None:
+        """Within a view, an own export may hold only the viewer's memories and the
+        household's, and change no memory outside the view: ``person_unknown`` or
+        ``memory_gone`` otherwise, as if that person or memory did not exist."""
+        if self.view is EVERYONE:
+            return
+        for record in records:
+            if not isinstance(record, dict):
+                continue
+            person = record.get("person")
+            check_person(person if isinstance(person, str) and person else None, self.view)
+            memory_id = record.get("id")
+            if isinstance(memory_id, str) and memory_id:
+                existing = self.memories.get(memory_id) or self.memories.deleted(memory_id)
+                if existing is not None and not self.visible(existing):
+                    visible_memory(self, memory_id)  # raises memory_gone
 
     def import_export(
         self,
@@ -313,7 +450,9 @@ class Curator:
         confirm_secrets: bool = False,
         actor: str | None = None,
     ) -> dict[str, int]:
-        """Import this program's own export; deleted facts stay forgotten (``importing``)."""
+        """Import this program's own export; deleted facts stay forgotten (``importing``);
+        within a view only as ``check_import`` allows."""
+        self.check_import(records)
         return importing.import_own(
             self, records, source=source, confirm_secrets=confirm_secrets, actor=actor
         )
@@ -329,9 +468,30 @@ class Curator:
         lines: Mapping[int, str | None] | None = None,
     ) -> ImportPlan:
         """Another system's file reconciled with memory and Review, each statement within
-        its owner's view (``importing.plan_file``)."""
-        return importing.plan_file(
+        its owner's view (``importing.plan_file``); within a person's view, every owner is
+        that person or the household (``person_unknown`` otherwise)."""
+        for person in {owner, *(lines or {}).values()}:
+            check_person(person, self.view)
+        plan = importing.plan_file(
             self, content, fmt=fmt, file_name=file_name, day=day, owner=owner, lines=lines
+        )
+        # A line the file says is another person's is the importer's own within a view:
+        # nobody imports as someone else, nor is it compared with their memories.
+        outside = {
+            line: owner
+            for line, whose in plan.owners.items()
+            if whose != ASK and not person_in_view(whose, self.view)
+        }
+        if not outside:
+            return plan
+        return importing.plan_file(
+            self,
+            content,
+            fmt=fmt,
+            file_name=file_name,
+            day=day,
+            owner=owner,
+            lines={**(lines or {}), **outside},
         )
 
     def queue_import(self, plan: ImportPlan) -> list[ReviewItem]:

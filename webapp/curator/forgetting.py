@@ -13,7 +13,7 @@ from ..extraction.forgotten import forget_deleted_forever
 from ..extraction.wiping import reached
 from ..stores import ConflictError, Memory, NotFoundError, StoreError
 from ..stores.tombstones import Tombstone
-from .people import EVERYONE, View, in_view
+from .people import EVERYONE, View, in_view, narrowed
 from .results import Forgetting
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ def forget(
     (``memory_gone``) when nothing is known of it in ``view``."""
     actor = actor or curator.actor
     via = via or curator.via
+    view = narrowed(curator, view)
     memory = curator.memories.get(memory_id)
     if memory is not None and not in_view(memory, view):
         raise _unknown(memory_id)
@@ -182,10 +183,12 @@ def forget_many(
     actor: str | None = None,
     via: str | None = None,
 ) -> list[Memory]:
-    """``forget`` for several memories in one write per store (the memories deleted)."""
+    """``forget`` for several memories in one write per store (the memories deleted); those
+    outside the curator's view are left alone, as unknown."""
     actor = actor or curator.actor
-    wanted = list(dict.fromkeys(memory_ids))
-    before = [m for m in (curator.memories.get(i) for i in wanted) if m is not None]
+    found = [curator.memories.get(i) for i in dict.fromkeys(memory_ids)]
+    before = [m for m in found if m is not None and in_view(m, curator.view)]
+    wanted = [m.id for m in before]
     if not before or not curator.memories.delete_many(wanted, actor=actor):
         return []
     gone = [m for m in before if curator.memories.get(m.id) is None]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..problems import InputError
 from ..stores import ImportReport, Person, SkillDocument
 from ..stores.people import name_key
+from .people import EVERYONE, unknown_person
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -51,24 +52,54 @@ def person_from(curator: Curator, kind: str, value: str, *, name: str | None = N
 
 
 def rename_person(curator: Curator, person_id: str, name: str) -> Person:
-    """Give a person another name, unless another person has it."""
+    """Give a person another name, unless another person has it (``check_own``)."""
+    check_own(curator, person_id)
     _refuse_taken(curator, name, person_id)
     return curator.people.rename(person_id, name)
 
 
+def owns_nothing(curator: Curator, person_id: str) -> bool:
+    """No private memory, proposal or conversation of ``person_id`` exists."""
+    threads = curator.conversations.list_conversations()
+    return owned_by(curator, person_id) == (0, 0) and not any(
+        person_id in s.speakers for s in threads
+    )
+
+
+def check_own(curator: Curator, person_id: str) -> None:
+    """Within a view narrower than everyone's, a person is changed by themselves only: any
+    other is as unknown as no such person (``person_unknown``). A viewer linked to nobody (the
+    household's view) may claim a person who owns nothing yet, so they see nobody's data."""
+    view = curator.view
+    if view is EVERYONE or person_id == view:
+        return
+    if (
+        view is None
+        and curator.people.get(person_id) is not None
+        and owns_nothing(curator, person_id)
+    ):
+        return
+    raise unknown_person(person_id)
+
+
 def link_identity(curator: Curator, person_id: str, kind: str, value: str) -> Person:
-    """Map an identity to a person."""
+    """Map an identity to a person (``check_own``)."""
+    check_own(curator, person_id)
     return curator.people.link(person_id, kind, value)
 
 
 def unlink_identity(curator: Curator, person_id: str, kind: str, value: str) -> Person:
-    """Take an identity from a person (offered again as unlinked)."""
+    """Take an identity from a person (offered again as unlinked; ``check_own``)."""
+    check_own(curator, person_id)
     return curator.people.unlink(person_id, kind, value)
 
 
 def owned_by(curator: Curator, person_id: str) -> tuple[int, int]:
     """What a person owns: their private memories and the proposals waiting as theirs."""
     memories = sum(1 for m in curator.memories.get_all() if m.person == person_id)
+    memories += sum(
+        1 for s in curator.conversations.list_conversations() if person_id in s.speakers
+    )
     waiting = sum(1 for item in curator.review.pending() if item.person == person_id)
     return memories, waiting
 
@@ -79,6 +110,7 @@ def remove_person(curator: Curator, person_id: str) -> Person:
     ``person_owns_memories`` while they own a memory or a proposal waits as theirs: a
     person's private memories never become the household's (everyone's) by their owner
     going, nor are they left owned by nobody; a person moves or forgets them first."""
+    check_own(curator, person_id)
     person = curator.people.get(person_id)
     if person is None:
         return curator.people.remove(person_id)  # person_unknown
@@ -98,6 +130,8 @@ def remove_person(curator: Curator, person_id: str) -> Person:
 def restore_person(curator: Curator, person_id: str) -> Person:
     """Bring back a person ``remove_person`` took off, unless another person has their name
     now (``person_name_taken``) or one of their identities (``identity_taken``)."""
+    if curator.view is not EVERYONE and curator.view != person_id:
+        raise unknown_person(person_id)
     gone = curator.people.removed(person_id)
     if gone is not None and curator.people.get(person_id) is None:
         _refuse_taken(curator, gone.name, person_id)

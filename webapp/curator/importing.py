@@ -42,6 +42,7 @@ def export_view(curator: Curator, fmt: str, view: View) -> bytes:
 def preview_own(curator: Curator, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
     """This program's export read and previewed (what would be added, updated, refused)."""
     records = read_own_export(content)
+    curator.check_import(records)
     return records, curator.memories.preview_import(records)
 
 

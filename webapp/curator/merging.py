@@ -14,6 +14,7 @@ from ..problems import InputError
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import MergeResult, clean_content
 from ..text import same_fact_key
+from .people import in_view
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -65,13 +66,16 @@ def merge(
     one is not given). The two must be different memories (``merge_same``) and not two
     people's (``merge_across_people``: Needs attention never offers such a pair). The kept
     text is checked for secrets like any other. When the other is a person's and the kept
-    memory is the household's, the kept memory keeps its own words: a person's wording
-    never reaches anyone else through a merge (``merge_private``)."""
+    memory is not theirs (the household's, or another person's), the kept memory keeps its own
+    words: a person's wording never reaches anyone else through a merge (``merge_private``). A
+    memory outside the curator's view is as gone as a deleted one (``memory_gone``)."""
     _distinct([keep_id, drop_id])
     require_versions(curator, [keep_id, drop_id], expected)
     text = clean_content(content)
     check_secret(text, confirmed=confirm_secret)
     keep, drop = curator.memories.get(keep_id), curator.memories.get(drop_id)
+    keep = keep if in_view(keep, curator.view) else None
+    drop = drop if in_view(drop, curator.view) else None
     if keep is None or drop is None:
         raise _gone(keep_id if keep is None else drop_id)
     if across_people([keep, drop]):
@@ -111,6 +115,7 @@ def move_to_household(
     _distinct(memory_ids)
     require_versions(curator, memory_ids, expected)
     found = [curator.memories.get(memory_id) for memory_id in memory_ids]
+    found = [memory if in_view(memory, curator.view) else None for memory in found]
     for memory_id, memory in zip(memory_ids, found, strict=True):
         if memory is None:
             raise _gone(memory_id)

@@ -10,7 +10,7 @@ from ..extraction.validity import stated_end
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
 from .errors import SimilarMemoryError
-from .people import EVERYONE, View, in_view
+from .people import EVERYONE, View, check_person, in_view, narrowed, visible_memory
 from .results import Revision
 
 if TYPE_CHECKING:
@@ -78,7 +78,10 @@ def remember(
     other words unless ``allow_similar`` (SimilarMemoryError), the caps (MemoryFullError), an
     unknown category or person (InputError). ``expires_at``: when it stops being true (None:
     never); left out, the end its words state ("until Friday", 這週), as the dashboard's Add form
-    shows before saving, so a fact told through any door ends when it says it does."""
+    shows before saving, so a fact told through any door ends when it says it does. Within a
+    person's view (``Curator.view``) a fact is kept as theirs or the household's only; as
+    anyone else's it is refused as for no such person (``person_unknown``)."""
+    check_person(person, curator.view)
     text = checked_text(curator, content, confirm_secret=confirm_secret)
     chosen = check_category(category)
     ends = said_end(curator, text) if isinstance(expires_at, Said) else expires_at
@@ -96,17 +99,6 @@ def remember(
         person=person,
         expires_at=ends,
     )
-
-
-def visible_memory(curator: Curator, memory_id: str, view: View) -> Memory:
-    """The memory ``memory_id`` when ``view`` may see it; NotFoundError (``memory_gone``)
-    otherwise: another person's memory is as unknown as one that does not exist."""
-    memory = curator.memories.get(memory_id)
-    if memory is None or not in_view(memory, view):
-        raise NotFoundError(
-            f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
-        )
-    return memory
 
 
 def revise(
@@ -128,11 +120,16 @@ def revise(
     memory as it is now). A secret is refused as in ``remember``. ``expires_at`` sets when it
     stops being true in the same change (None: never; KEEP: as it was); left out, the end the
     new words state, read now ("Is in Tokyo until Sunday"), or as it was when they state none,
-    as the dashboard's Edit form does."""
+    as the dashboard's Edit form does. Another person's memory, outside ``view`` (else the
+    curator's), is as unknown as one that does not exist (``memory_gone``), and a memory is
+    never moved to a person outside it."""
     text = checked_text(curator, content, confirm_secret=confirm_secret)
     if isinstance(expires_at, Said):
         expires_at = said_end(curator, text) or KEEP
+    view = narrowed(curator, view)
     before = visible_memory(curator, memory_id, view)
+    if not isinstance(person, Keep):
+        check_person(person, view)
     version = expected or before.version
     after = curator.memories.update(
         memory_id,

@@ -9,6 +9,7 @@ from ..extraction.attribution import OwnerUndecidedError
 from ..stores import NotFoundError, ReviewItem, check_secret
 from ..stores.memories import KEEP, Keep
 from .errors import DeletedForeverError
+from .people import EVERYONE, check_person, item_in_view
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -28,12 +29,18 @@ def _refuse_forgotten(curator: Curator, item: ReviewItem) -> None:
         raise DeletedForeverError(marked.memory_id)
 
 
-def _item(curator: Curator, item_id: str) -> ReviewItem:
+def visible_item(curator: Curator, item_id: str) -> ReviewItem:
+    """The proposal ``item_id`` when the curator's view may see it (``item_in_view``);
+    NotFoundError (``review_item_not_found``) otherwise: another person's proposal is as
+    unknown as one that does not exist. One that Delete forever took out of the queue is
+    DeletedForeverError, within the view of whose the forgotten memory was."""
     item = curator.review.get(item_id)
     if item is None:
         took = curator.tombstones.took_out(item_id)
-        if took is not None:  # Delete forever took it out of the queue
+        view = curator.view
+        if took is not None and (view is EVERYONE or took.person in (None, view)):
             raise DeletedForeverError(took.memory_id)
+    if item is None or not item_in_view(item, curator.view):
         raise NotFoundError(
             f"No review item with id {item_id!r}.",
             code="review_item_not_found",
@@ -64,12 +71,16 @@ def approve(
     approved forget is remembered as forgotten (a tombstone with its conversation). A fact
     whose owner nobody could tell is approved only with ``person`` said (OwnerUndecidedError):
     it never becomes the household's by default. ``expires_at`` sets when the fact stops being
-    true (None: never); left out, the proposal's own expiry."""
+    true (None: never); left out, the proposal's own expiry. Another person's proposal,
+    outside the curator's view, is unknown (``review_item_not_found``), and none is approved
+    as a person outside it (``person_unknown``)."""
     actor = actor or curator.actor
-    item = _item(curator, item_id)
+    item = visible_item(curator, item_id)
     if item.status != "pending":
         return item
     _refuse_forgotten(curator, item)
+    if not isinstance(person, Keep):
+        check_person(person, curator.view)  # never approved as someone else's
     if item.owner_undecided and item.action != "delete" and isinstance(person, Keep):
         raise OwnerUndecidedError()
     if item.action != "delete":
@@ -85,7 +96,7 @@ def approve(
         actor=actor,
     )
     if claim is None:
-        return _item(curator, item_id)
+        return visible_item(curator, item_id)
     gone = None
     if claim.record.get("action") == "delete" and claim.record.get("memoryId"):
         gone = curator.memories.get(str(claim.record["memoryId"]))
@@ -107,7 +118,7 @@ def undo(curator: Curator, item_id: str, *, actor: str | None = None) -> ReviewI
     changed since), the item pending again, and an approved forget no longer remembered.
     DeletedForeverError when the fact was deleted forever (``_refuse_forgotten``): the item
     stays as it is."""
-    item = _item(curator, item_id)
+    item = visible_item(curator, item_id)
     if item.status != "pending":
         _refuse_forgotten(curator, item)
     undone = curator.review.undo(item_id, actor=actor or curator.actor)

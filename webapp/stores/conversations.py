@@ -61,6 +61,7 @@ class ConversationSummary:
     expires_at: datetime
     title: str = ""  # the thread's first kept user message, on one line and shortened
     kept_aside: int = 0  # trimmed turns kept until extraction reads them (``turns_to_read``)
+    speakers: tuple[str, ...] = ()  # the people's ids its messages name, sorted
 
 
 TITLE_CHARS = 80
@@ -75,6 +76,12 @@ def thread_title(turns: list[dict[str, Any]]) -> str:
         return ""
     text = " ".join(str(first.get("content", "")).split())
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _speakers(turns: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The people's ids a thread's messages name (their ``person``), sorted, each once."""
+    found = {t.get("person") for t in turns if isinstance(t, dict)}
+    return tuple(sorted(p for p in found if isinstance(p, str) and p))
 
 
 def slack_key(thread_ts: str | None, message_ts: str) -> str:
@@ -493,6 +500,7 @@ class ConversationStore(FileBacked):
                     expires_at=_shifted(last, self.max_age_days) if last != EPOCH else LATEST_PLUS,
                     title=thread_title(turns),
                     kept_aside=len(_kept_aside(entry)),
+                    speakers=_speakers(turns),
                 )
             )
         result.sort(key=lambda s: s.last_activity, reverse=True)

@@ -199,7 +199,7 @@ def build(wait: float | None = None, **extra: Any) -> AttentionPage:
     # Expired memories are judged now, not by the background scan: an expiry passes at its
     # own instant. They are never dismissed; a person deletes or extends them.
     expired = expired_findings(scanner.store.get_all(), datetime.now(UTC), zone())
-    groups = {**groups, "expired": expired}
+    groups = curator().findings_in_view({**groups, "expired": expired})
     counts = {kind: len(found) for kind, found in groups.items()}
     kind = _kind(counts)
     if kind in MODEL_KINDS and scanner.checker is None:  # (a link kept from when one was)

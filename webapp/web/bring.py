@@ -24,13 +24,13 @@ from ..extraction.imports import (
     decode,
     resolve_format,
 )
-from ..extraction.imports.exporters import EXPORT_FORMATS, EXTENSIONS, MIMETYPES, export_as
+from ..extraction.imports.exporters import EXPORT_FORMATS, EXTENSIONS, MIMETYPES
 from ..stores.errors import NotFoundError
-from .context import curator, stores
+from .context import curator
 from .htmx import render
 from .i18n import format_number
 from .messages import describe
-from .people import whose_label, you
+from .people import visible_people, whose_label, you
 
 bp = Blueprint("bring", __name__, url_prefix="/memories/bring")
 
@@ -105,7 +105,7 @@ def _answer(status: int = 200, **context: Any) -> BaseResponse:
 def _owner_choices() -> list[tuple[str, str]]:
     """The owners an import may give its facts: the household, then each person."""
     rows = [(HOUSEHOLD, whose_label(None))]
-    return rows + [(p.id, whose_label(p.id)) for p in stores().people.people()]
+    return rows + [(p.id, whose_label(p.id)) for p in visible_people()]
 
 
 @bp.get("/")
@@ -203,13 +203,12 @@ def confirm() -> BaseResponse:
 
 @bp.get("/export")
 def export() -> Response:
-    """Every memory in the chosen format, as a download (json: the lossless own form)."""
+    """Every memory this request may see in the chosen format, as a download (json: the
+    lossless own form)."""
     fmt = request.args.get("format", "json")
     if fmt not in EXPORT_FORMATS:
         fmt = "json"
-    store = stores().memories
-    names = stores().people.names()
-    body = store.export() if fmt == "json" else export_as(store.get_all(), fmt, names)
+    body = curator().export(fmt)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     name = f"memories-{stamp}.{EXTENSIONS[fmt]}" if fmt != "mem0" else f"memories-mem0-{stamp}.json"
     return Response(

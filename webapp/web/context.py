@@ -18,6 +18,7 @@ from ..curation.attention import AttentionScanner
 from ..curation.pair_verdicts import pair_verdicts
 from ..curation.semantic import semantic_index
 from ..curator import Curator
+from ..curator.people import EVERYONE, View
 from ..extraction.pair_check import pair_checker_from_settings
 from ..settings import Settings
 from ..stores import (
@@ -32,6 +33,7 @@ from ..stores.review import ReviewQueue
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from .extensions import htmx
+from .ha_admins import Administrators
 
 # At most this many request threads may wait for a store's lock at once; later writes fail at
 # once with the busy message, so reads, pages and /healthz always have threads (waitress has 8).
@@ -88,6 +90,11 @@ class Stores:
         return self.curator.tombstones
 
     @cached_property
+    def admins(self) -> Administrators:
+        """Which Home Assistant users are administrators (asked of the Supervisor, cached)."""
+        return Administrators(self.settings.supervisor_url)
+
+    @cached_property
     def attention(self) -> AttentionScanner:
         """Scans for the Needs attention page in the background, once per file version."""
         return AttentionScanner(
@@ -122,9 +129,10 @@ class Stores:
         found = {name: store.set_aside() for name, store in files.items()}
         return {name: found_files for name, found_files in found.items() if found_files}
 
-    def attention_count(self) -> int:
-        """How many findings Needs attention shows, by the last scan this process finished
-        (0 before one): a page never starts a scan or waits for one to show the number."""
+    def attention_count(self, view: View = EVERYONE) -> int:
+        """How many findings Needs attention shows ``view``, by the last scan this process
+        finished (0 before one): a page never starts a scan or waits for one to show the
+        number."""
         if "attention" not in self.__dict__:
             return 0  # no page has asked for a scan yet (cached_property: not built)
         report = self.attention.latest()
@@ -134,6 +142,11 @@ class Stores:
             dismissed = self.dismissals.keys()
         except StoreError:
             return 0
+        if view is not EVERYONE:
+            viewer = self.curator.within(view)
+            kept = viewer.findings_in_view(report.visible(dismissed))
+            expired = sum(1 for m in self.memories.expired() if viewer.visible(m))
+            return sum(len(group) for group in kept.values()) + expired
         found = sum(len(group) for group in report.visible(dismissed).values())
         return found + self.expired_count()
 
@@ -161,14 +174,28 @@ def stores() -> Stores:
 
 
 def curator() -> Curator:
-    """The curator of the current app: every write goes through it."""
-    return stores().curator
+    """The curator of the current app kept to this request's view (``people.viewer``: whose
+    data the person who opened the page may see): every read of private data and every write
+    goes through it."""
+    return stores().curator.within(g.get("view", EVERYONE))
 
 
 def settings() -> Settings:
     """The settings of the current app."""
     configured: Settings = current_app.config["MEMORY_SETTINGS"]
     return configured
+
+
+def pending_count() -> int:
+    """How many proposals wait in Review for this request's view (the nav badge): another
+    person's are not counted."""
+    viewer = curator()
+    if viewer.view is EVERYONE:
+        return stores().pending_count()
+    try:
+        return len(viewer.pending())
+    except StoreError:
+        return 0
 
 
 SENTENCE_ENDS = ("。", "．", "！", "？", "!", "?", ".")
@@ -235,8 +262,8 @@ def template_globals() -> dict[str, Any]:
     return {
         "nav_items": [(e, label) for e, label in NAV_ITEMS if e in app.view_functions],
         "active_area": request.blueprint,
-        "nav_pending": stores().pending_count(),
-        "nav_attention": stores().attention_count(),
+        "nav_pending": pending_count(),
+        "nav_attention": stores().attention_count(g.get("view", EVERYONE)),
         "theme": settings().theme,
         "store_health": stores().health(),
         "set_aside": stores().set_aside(),

@@ -80,9 +80,10 @@ def _limits() -> dict[str, int]:
 
 
 def get_thread_or_404(conversation_id: str) -> ThreadRow:
-    """The thread with this id, or a 404 when there is none."""
+    """The thread with this id, or a 404 when there is none (or it is another person's:
+    nothing says it exists)."""
     for summary in stores().conversations.list_conversations():
-        if summary.id == conversation_id:
+        if summary.id == conversation_id and curator().sees_thread(summary.speakers):
             return thread_row(summary, _now())
     abort(404)
 
@@ -109,9 +110,10 @@ def index() -> Response:
     now, limits = _now(), _limits()
     query = request.args.get("q", "").strip()[:500]
     store = stores().conversations
-    rows = [
-        thread_row(s, now) for s in (store.search(query) if query else store.list_conversations())
-    ]
+    sees = curator().sees_thread
+    threads = [s for s in store.list_conversations() if sees(s.speakers)]
+    rows = [thread_row(s, now) for s in (store.search(query) if query else threads)]
+    rows = [row for row in rows if sees(row.summary.speakers)]
     if query:
         rows = [replace(row, match=matching_message(row.summary.id, query)) for row in rows]
     return render(
@@ -121,7 +123,7 @@ def index() -> Response:
         llm=settings().llm_provider != "none",
         rows=rows,
         query=query,
-        thread_count=len(store.list_conversations()) if query else len(rows),
+        thread_count=len(threads) if query else len(rows),
         limits=limits,
         now=now,
         cleared=request.args.get("cleared", "")[:300],
@@ -195,6 +197,7 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
 def derived(conversation_id: str) -> str:
     """What a thread left behind, alone: it reloads itself when the review queue or the
     memories change on the page (an extraction, a decision)."""
+    _not_another_persons(conversation_id)
     return render_template(
         "conversations/_derived.html",
         conversation_id=conversation_id,
@@ -205,6 +208,7 @@ def derived(conversation_id: str) -> str:
 @bp.get("/forget/<path:conversation_id>")
 def forget_preview(conversation_id: str) -> str:
     """What "Forget what came from this conversation" would delete and reject; nothing yet."""
+    _not_another_persons(conversation_id)
     return render_template(
         "conversations/forget_page.html",
         conversation_id=conversation_id,
@@ -216,6 +220,14 @@ def forget_preview(conversation_id: str) -> str:
 
 def _thread_exists(conversation_id: str) -> bool:
     return any(s.id == conversation_id for s in stores().conversations.list_conversations())
+
+
+def _not_another_persons(conversation_id: str) -> None:
+    """404 for another person's thread (kept or not): nothing says it exists."""
+    try:
+        curator().check_thread(conversation_id)
+    except NotFoundError:
+        abort(404)
 
 
 def _back_to(conversation_id: str, **args: Any) -> Response:
@@ -235,7 +247,10 @@ def forget(conversation_id: str) -> Response:
     form carries each one's id and version): what changed since is left alone, and named."""
     ids, versions = request.form.getlist("seen_id"), request.form.getlist("seen_version")
     seen = dict(zip(ids, versions, strict=False)) if ids else None
-    done = curator().forget_conversation(conversation_id, actor=actor(), seen=seen)
+    try:
+        done = curator().forget_conversation(conversation_id, actor=actor(), seen=seen)
+    except NotFoundError:
+        abort(404)
     return _back_to(
         conversation_id,
         forgot=",".join(done.memory_ids) or None,
@@ -283,7 +298,11 @@ def thread(conversation_id: str) -> Response:
 @bp.post("/clear/<path:conversation_id>")
 def clear(conversation_id: str) -> Response:
     """Forget every turn of a thread, then go back to the list."""
-    if not curator().clear_conversation(conversation_id):
+    try:
+        cleared = curator().clear_conversation(conversation_id)
+    except NotFoundError:
+        cleared = False
+    if not cleared:
         abort(404)
     return redirect_or(url_for("conversations.index", cleared=conversation_id))
 

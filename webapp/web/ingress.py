@@ -27,6 +27,7 @@ INGRESS_PATH = re.compile(r"^/api/hassio_ingress/[A-Za-z0-9_-]+$")
 INGRESS_KEY = "memory_curator.ingress_path"
 USER_KEY = "memory_curator.user_name"
 USER_ID_KEY = "memory_curator.user_id"
+LOGIN_KEY = "memory_curator.user_login"  # the Home Assistant user name (X-Remote-User-Name)
 TRUSTED_KEY = "memory_curator.trusted_proxy"
 
 # Headers only Home Assistant's proxy may set (WSGI environ names).
@@ -93,6 +94,9 @@ class IngressMiddleware:
         )
         if user_name:
             environ[USER_KEY] = user_name
+        login = header_text(environ.get("HTTP_X_REMOTE_USER_NAME"))
+        if login:
+            environ[LOGIN_KEY] = login
         user_id = header_text(environ.get("HTTP_X_REMOTE_USER_ID"))
         if user_id:
             environ[USER_ID_KEY] = user_id

@@ -28,6 +28,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..curator import SimilarMemoryError
+from ..curator.people import query_person
 from ..sensitive import SecretFinding, find_secrets, mask_secrets
 from ..stores import (
     CATEGORIES,
@@ -55,7 +56,7 @@ from .memory_listing import (
     highlight,
 )
 from .messages import describe, secret_kind
-from .people import you
+from .people import visible_owners, visible_people, visible_person, you
 
 bp = Blueprint("memories", __name__, url_prefix="/memories")
 
@@ -163,11 +164,17 @@ def _quoted_filter(text: str) -> str:
 
 
 def get_memory_or_404(memory_id: str) -> Memory:
-    """The memory with that id, or a 404."""
+    """The memory with that id, or a 404 (another person's too: nothing says it exists)."""
     memory = stores().memories.get(memory_id)
-    if memory is None:
+    if memory is None or not curator().visible(memory):
         abort(404)
     return memory
+
+
+def deleted_in_view(memory_id: str) -> Memory | None:
+    """The last state of a deleted memory this request may see, else None."""
+    gone = stores().memories.deleted(memory_id)
+    return gone if gone is not None and curator().visible(gone) else None
 
 
 DELETED_ELSEWHERE = _l(
@@ -188,6 +195,7 @@ def current_listing() -> Listing:
         page=args.get("page", "1"),
         whose=args.get("whose", ""),
         expiry=args.get("expiry", ""),
+        person=query_person(curator().view),
     )
 
 
@@ -205,8 +213,8 @@ def page_context(**extra: Any) -> dict[str, Any]:
         "form": {},
         "errors": {},
         "undo_refs": _undo_refs(),
-        "owners": store.owners(),
-        "people": stores().people.people(),
+        "owners": visible_owners(),
+        "people": visible_people(),
     }
     context.update(extra)
     return context
@@ -250,8 +258,8 @@ def whose_options() -> str:
         "memories/_whose_options.html",
         listing=chosen,
         usage=store.usage(),
-        owners=store.owners(),
-        people=stores().people.people(),
+        owners=visible_owners(),
+        people=visible_people(),
     )
 
 
@@ -352,7 +360,7 @@ def add() -> BaseResponse:
                     form={},
                     errors={},
                     categories=CATEGORIES,
-                    people=stores().people.people(),
+                    people=visible_people(),
                     added=memory,
                     usage=store.usage(),
                     trigger=MEMORIES_CHANGED,
@@ -369,7 +377,7 @@ def add() -> BaseResponse:
             "duplicate": duplicate,
             "similar": similar,
             "categories": CATEGORIES,
-            "people": stores().people.people(),
+            "people": visible_people(),
             "usage": store.usage(),
         },
         page_context=lambda: page_context(
@@ -388,7 +396,7 @@ def chosen_person() -> tuple[str | None, str | None]:
         return (mine.id if mine is not None else None), None
     if value in ("", "household"):
         return None, None
-    if stores().people.get(value) is None:
+    if stores().people.get(value) is None or not visible_person(value):
         return None, _("Choose the household or a person of the list.")
     return value, None
 
@@ -400,7 +408,7 @@ def row(memory_id: str) -> BaseResponse:
 
     A memory deleted elsewhere meanwhile comes back as its "Deleted … Undo" row.
     """
-    gone = stores().memories.deleted(memory_id)
+    gone = deleted_in_view(memory_id)
     memory = gone or get_memory_or_404(memory_id)
     if gone is not None:
         return redirect_or(
@@ -434,8 +442,7 @@ def update(memory_id: str) -> BaseResponse:
     """Save an edit, refusing (409) when the memory changed since the form was loaded."""
     if request.form.get("cancel"):  # the Cancel button of the form without JavaScript
         return redirect(url_for("memories.index"), 303)
-    store = stores().memories
-    gone = store.deleted(memory_id)
+    gone = deleted_in_view(memory_id)
     memory = gone or get_memory_or_404(memory_id)
     content, category, errors = checked_form()
     version = request.form.get("expected_updated_at") or ""
@@ -584,8 +591,9 @@ def list_answer(notice: dict[str, Any], announce: str) -> BaseResponse:
 # ------------------------------------------------------------------ export / import
 @bp.get("/export")
 def export() -> BaseResponse:
-    """Every memory as a JSON file download (the on-disk form, extra fields kept)."""
-    body = stores().memories.export()
+    """Every memory this request may see as a JSON file download (the on-disk form, extra
+    fields kept)."""
+    body = curator().export("json")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return Response(
         body,
@@ -667,9 +675,12 @@ def import_preview() -> BaseResponse:
     store = stores().memories
     try:
         records, text = read_import_file()
+        curator().check_import(records)
         preview = store.preview_import(records)
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
+    except NotFoundError as exc:
+        return _import_answer(error=describe(exc), status=422)
     except ValueError as exc:
         return _import_answer(error=cannot_import(exc), status=422)
     return _import_answer(
@@ -698,6 +709,8 @@ def import_confirm() -> BaseResponse:
         )
     except ImportProblem as exc:
         return _import_answer(error=str(exc), status=422)
+    except NotFoundError as exc:
+        return _import_answer(error=describe(exc), status=422)
     except MemoryFullError as exc:
         return _import_answer(error=full_message(exc), status=409)
     except ValueError as exc:

@@ -88,9 +88,11 @@ def build_listing(
     page: Any = 1,
     whose: str = "",
     expiry: str = "",
+    person: str | None = None,
 ) -> Listing:
     """The page of memories the request's filters select (unknown values mean "all");
-    ``whose`` keeps one owner's: "household", or a person's id."""
+    ``whose`` keeps one owner's: "household", or a person's id; ``person`` is the viewer's
+    filter (``curator.people.query_person``: None for everyone's)."""
     query = (query or "").strip()[:500]
     category = category if category in CATEGORIES else ""
     sort = sort if sort in SORTS else DEFAULT_SORT
@@ -104,6 +106,7 @@ def build_listing(
         per_page=PAGE_SIZE,
         whose=whose or None,
         expiry=expiry or None,
+        person=person,
     )
     filters = (
         ("q", query),

@@ -14,11 +14,13 @@ from flask_babel import gettext as _
 from flask_babel import pgettext
 from werkzeug.wrappers import Response as BaseResponse
 
+from ..curator.household import owns_nothing
+from ..curator.people import EVERYONE, View, person_in_view
 from ..problems import CodedError
 from ..stores import KINDS, Person
-from .context import curator, stores
+from .context import curator, settings, stores
 from .htmx import see_other
-from .ingress import USER_ID_KEY, USER_KEY
+from .ingress import LOGIN_KEY, USER_ID_KEY, USER_KEY
 from .messages import describe
 
 bp = Blueprint("people", __name__, url_prefix="/people")
@@ -42,6 +44,54 @@ def you() -> Person | None:
                 g.you = stores().people.resolve("ha", user_id)
     found: Person | None = g.you
     return found
+
+
+def viewer() -> View:
+    """Whose data this request may see and change: the one place the dashboard decides it.
+
+    Through Home Assistant's ingress (the trusted proxy's ``X-Remote-User-Id``), a person sees
+    their own private data and the household's; a user linked to no person yet, the
+    household's alone; an administrator everyone's when ``memory_admins_see_all`` is on.
+    Standalone, or directly with the dashboard token, it is the household's curator view:
+    everyone's."""
+    if not request.environ.get(USER_ID_KEY):
+        return EVERYONE
+    if settings().admins_see_all and stores().admins.is_admin(request.environ.get(LOGIN_KEY)):
+        return EVERYONE
+    mine = you()
+    return mine.id if mine is not None else None
+
+
+@bp.before_app_request
+def _keep_to_view() -> None:
+    """Every request keeps to its viewer's view (``context.curator`` reads it)."""
+    g.view = viewer()
+
+
+@bp.app_template_global("seeing_all")
+def seeing_all() -> bool:
+    """True when a Home Assistant user sees every person's data (an administrator, with
+    ``memory_admins_see_all``): the pages then say so."""
+    return bool(request.environ.get(USER_ID_KEY)) and g.get("view", EVERYONE) is EVERYONE
+
+
+@bp.app_template_global("visible_people")
+def visible_people() -> list[Person]:
+    """The people this request may see and act as: themselves (or everyone, for the
+    household's curator view); another person is not listed."""
+    view = g.get("view", EVERYONE)
+    return [p for p in stores().people.people() if view is EVERYONE or p.id == view]
+
+
+def visible_person(person_id: str | None) -> bool:
+    """Whether this request may act as ``person_id`` (None: the household)."""
+    return person_in_view(person_id, g.get("view", EVERYONE))
+
+
+def visible_owners() -> dict[str | None, tuple[int, int]]:
+    """How many memories (and characters) each owner this request may see holds: the
+    household and the viewer (everyone, for the household's curator view)."""
+    return {k: v for k, v in stores().memories.owners().items() if visible_person(k)}
 
 
 @bp.app_template_global("ha_user_id")
@@ -90,7 +140,7 @@ def owners_share() -> list[tuple[str, int, int]]:
     memories, characters; the caps stay per store."""
     shares = stores().memories.owners()
     rows = [(whose_label(None), *shares.get(None, (0, 0)))]
-    for person in stores().people.people():
+    for person in visible_people():
         items, chars = shares.get(person.id, (0, 0))
         rows.append((whose_label(person.id), items, chars))
     return rows
@@ -107,7 +157,7 @@ def identity_kind(kind: str) -> str:
 def _page(status: int = 200, **extra: Any) -> tuple[str, int]:
     people = stores().people
     you()  # an HA user opening this page is recorded first
-    shares = stores().memories.owners()
+    shares = visible_owners()
     removed_id = request.args.get("removed", "")
     removed = people.removed(removed_id) if removed_id and not people.get(removed_id) else None
     context = {
@@ -241,5 +291,9 @@ def link_me() -> BaseResponse | tuple[str, int]:
 @bp.app_template_global("people_to_claim")
 def people_to_claim() -> list[Person]:
     """The people a Home Assistant user seen for the first time may say they are: those no
-    Home Assistant user is linked to yet."""
-    return [p for p in stores().people.people() if not any(i.kind == "ha" for i in p.identities)]
+    Home Assistant user is linked to yet (and, unless this is the household's curator view,
+    who own nothing yet: claiming one would show their private data)."""
+    free = [p for p in stores().people.people() if not any(i.kind == "ha" for i in p.identities)]
+    if g.get("view", EVERYONE) is EVERYONE:
+        return free
+    return [p for p in free if owns_nothing(stores().curator, p.id)]

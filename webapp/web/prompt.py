@@ -13,14 +13,15 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
+from ..curator.people import EVERYONE
 from ..prompts import ComposedPrompt, compose_prompt_sections
 from ..stores import ConversationSummary
 from ..stores.asof import memories_as_of
 from .as_of import read_moment
-from .context import stores
+from .context import curator, stores
 from .formatting import household_zone_name
 from .htmx import render
-from .people import you
+from .people import visible_people, visible_person, you
 
 bp = Blueprint("prompt", __name__, url_prefix="/prompt")
 
@@ -61,9 +62,9 @@ def chosen_person(value: str) -> str:
     signed in through Home Assistant, else the household's (an unknown speaker): never, by
     default, a prompt that mixes every person's private memories, which no speaker gets."""
     value = value.strip()
-    if value == "everyone":
+    if value == "everyone" and curator().view is EVERYONE:
         return ""
-    if value:
+    if value and value != "everyone":
         return value
     me = you()
     return me.id if me is not None else "household"
@@ -76,7 +77,9 @@ def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> 
         message=normalise_newlines(values.get("message", "")),
         person=chosen_person(values.get("person", "")),
     )
-    if form.person not in ("", "household") and stores().people.get(form.person) is None:
+    if form.person not in ("", "household") and (
+        stores().people.get(form.person) is None or not visible_person(form.person)
+    ):
         form.errors["person"] = _("Choose the household or a person of the list.")
     if len(form.message) > MAX_MESSAGE_CHARS:
         form.errors["message"] = _(
@@ -95,7 +98,9 @@ def read_form(values: Mapping[str, str], threads: list[ConversationSummary]) -> 
                 value=repr(form.as_of[:40]),
                 zone=household_zone_name(),
             )
-    if form.conversation and form.conversation not in {t.id for t in threads}:
+    if form.conversation and form.conversation not in {
+        t.id for t in threads if curator().sees_thread(t.speakers)
+    }:
         form.errors["conversation"] = _(
             "There is no conversation %(id)s; it may have been cleared or expired. "
             "Pick another one.",
@@ -127,12 +132,13 @@ def _preview(values: Mapping[str, str]) -> Response:
     """The preview for ``values``: the preview partial (its field messages out of band) for
     htmx, the whole page otherwise; 422 while a field is refused."""
     threads = stores().conversations.list_conversations()
+    threads = [t for t in threads if curator().sees_thread(t.speakers)]
     form = read_form(values, threads)
     context: dict[str, Any] = {
         "form": form,
         "composed": compose_for(form),
         "threads": threads,
-        "people": stores().people.people(),
+        "people": visible_people(),
         "labels": SECTION_LABELS,
         "empty_notes": EMPTY_SECTION_NOTES,
         "max_message_chars": MAX_MESSAGE_CHARS,

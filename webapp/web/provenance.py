@@ -196,7 +196,8 @@ def deleted() -> Response:
 
 
 def _deleted_page(notice: str | None = None, status: int = 200, error: bool = False) -> Response:
-    shown = paginate(stores().memories.recently_deleted(), request.values.get("page", "1"))
+    mine = [d for d in stores().memories.recently_deleted() if curator().visible(d.memory)]
+    shown = paginate(mine, request.values.get("page", "1"))
     return render(
         "provenance/_deleted_list.html",
         "provenance/deleted_page.html",
@@ -241,7 +242,9 @@ def purge_deleted() -> Response:
     """Delete a memory forever: it and its whole history are removed; there is no undo."""
     memory_id = request.form.get("id", "")
     store = stores().memories
-    if not memory_id or not any(d.memory.id == memory_id for d in store.recently_deleted()):
+    if not memory_id or not any(
+        d.memory.id == memory_id and curator().visible(d.memory) for d in store.recently_deleted()
+    ):
         return _deleted_page(notice=str(GONE_ELSEWHERE), status=404, error=True)
     # Its words go from every file; a fingerprint stays, so it is not proposed again.
     curator().forget(memory_id, dont_propose_again=True, forever=True, actor=actor())
@@ -257,6 +260,8 @@ def history(memory_id: str) -> Response:
     """Who changed this memory, when, before and after; each earlier state can be restored."""
     if not stores().memories.history(memory_id) and stores().memories.get(memory_id) is None:
         abort(404)
+    if not curator().sees_ref(memory_id):
+        abort(404)  # another person's: nothing says it exists
     return render(
         "provenance/_history.html",
         "provenance/history_page.html",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from ..curation.attention import Similar, most_similar_memories
 from ..curation.pairs import drops_information
 from ..curation.semantic import semantic_index
 from ..curator.errors import DeletedForeverError, OwnerUndecidedError
+from ..curator.people import EVERYONE, in_view
 from ..stores import (
     CATEGORIES,
     ConflictError,
@@ -30,12 +32,21 @@ from ..stores import (
 )
 from ..stores.memories import KEEP, Keep
 from ..stores.review import ReviewItem
-from .context import actor, curator, note_secret_refusal, quote, stores, wants_partial
+from .context import (
+    actor,
+    curator,
+    note_secret_refusal,
+    pending_count,
+    quote,
+    stores,
+    wants_partial,
+)
 from .expiry_hint import chosen_expiry, proposal_last_day
 from .htmx import redirect_or, render, see_other
 from .i18n import format_number
 from .messages import describe
 from .pagination import paginate
+from .people import visible_person
 
 bp = Blueprint("review", __name__, url_prefix="/review")
 
@@ -120,12 +131,13 @@ def _build(tab: str, **extra: Any) -> ReviewPage:
     extra.setdefault("selected", selected)
     queue = stores().review
     items = queue.pending() if tab == "pending" else queue.decided()
-    shown = paginate(items, request.values.get("page", "1"))
+    sees = curator().sees_item
+    shown = paginate([item for item in items if sees(item)], request.values.get("page", "1"))
     return _annotated(
         ReviewPage(
             tab=tab,
             items=shown.items,
-            pending_count=stores().pending_count(),
+            pending_count=pending_count(),
             page=shown.number,
             pages=shown.pages,
             total=shown.total,
@@ -143,8 +155,15 @@ def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> Revie
         if item.status == "pending" and item.action != "delete"  # a deletion's own memory
     ]  # would top its list
     memories = stores().memories
+    viewer = curator()
+    # Each proposal is compared within its owner's view, and within the viewer's: another
+    # person's memory is never shown beside it.
     similar = most_similar_memories(
-        memories, semantic_index(memories.path), [item.content for item in shown], limit=3
+        memories,
+        semantic_index(memories.path),
+        [item.content for item in shown],
+        limit=3,
+        within=[_seen_with(item, viewer.visible) for item in shown],
     )
     for item, found in zip(shown, similar, strict=True):
         view.similar[item.id] = found
@@ -157,6 +176,13 @@ def _annotated(view: ReviewPage, items: list[ReviewItem] | None = None) -> Revie
         if current:
             view.drops[item.id] = drops_information(current, item.content)
     return view
+
+
+def _seen_with(item: ReviewItem, viewer_sees: Callable[[Memory], bool]) -> Callable[[Memory], bool]:
+    """What a proposal may be compared with: memories its owner's view holds (the
+    household's only when nobody could tell whose it is) that the viewer may see too."""
+    owner = None if item.owner_undecided else item.person
+    return lambda memory: in_view(memory, owner) and viewer_sees(memory)
 
 
 def _panel(
@@ -221,7 +247,7 @@ def _about(item: ReviewItem, message: tuple[LazyString, LazyString]) -> str:
 def next_focus(item_id: str) -> str:
     """Where focus goes once ``item_id`` is decided: the next card's Approve (else the one
     before it), so a person deciding by keyboard never has to tab back into the list."""
-    ids = [item.id for item in stores().review.pending()]
+    ids = [item.id for item in curator().pending()]
     if item_id not in ids:
         return "review-heading"
     index = ids.index(item_id)
@@ -235,9 +261,11 @@ def get_item_or_404(item_id: str) -> ReviewItem:
     item = stores().review.get(item_id)
     if item is None:
         took = stores().tombstones.took_out(item_id)
-        if took is not None:
+        view = curator().view
+        if took is not None and (view is EVERYONE or took.person in (None, view)):
             raise DeletedForeverError(took.memory_id)
-        abort(404)
+    if item is None or not curator().sees_item(item):
+        abort(404)  # another person's too: nothing says it exists
     return item
 
 
@@ -313,7 +341,9 @@ def approve(item_id: str) -> Response:
     person: str | None | Keep = KEEP  # left out or not chosen: whose the item proposes
     if whose:
         person = None if whose == "household" else whose
-        if person is not None and stores().people.get(person) is None:
+        if person is not None and (
+            stores().people.get(person) is None or not visible_person(person)
+        ):
             return _panel(
                 _build(
                     "pending",
