@@ -493,8 +493,14 @@ def review_tool_definition() -> types.Tool:
         title="Facts waiting for review",
         description=REVIEW_DESCRIPTION,
         input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        # Every hint spelled out: a client (Home Assistant's) takes a hint left out as the
+        # least safe value, so a read-only tool without destructive_hint=False is destructive.
         annotations=types.ToolAnnotations(
-            title="Facts waiting for review", read_only_hint=True, open_world_hint=False
+            title="Facts waiting for review",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
         ),
     )
 
