@@ -102,12 +102,12 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=20)
         fake.shutdown()
+        ha_log = inside / "config" / "home-assistant.log"
+        if ha_log.exists():
+            shutil.copy(ha_log, out / "home-assistant-file.log")
+        shutil.rmtree(inside, ignore_errors=True)  # the chroot keeps nothing of a run
     lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
     (out / "home-assistant.log").write_text(output)
-    ha_log = inside / "config" / "home-assistant.log"
-    if ha_log.exists():
-        shutil.copy(ha_log, out / "home-assistant-file.log")
-    shutil.rmtree(inside, ignore_errors=True)
     result = {
         "seconds": round(time.monotonic() - started, 1),
         "home_assistant": json.loads(lines[-1][len("RESULT ") :]) if lines else None,
