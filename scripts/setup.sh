@@ -122,3 +122,15 @@ if [ "$want" = test ]; then
     fi
   fi
 fi
+
+# The real Home Assistant the tests in tests/ha drive: a Debian forky chroot (Home Assistant
+# 2026.11 needs Python 3.14.2 or newer) in MEMORY_HA_ROOT, built once and reused (it took
+# debootstrap 1.5 min and pip 2 min here). Needs root; scripts/ha-root.sh says what it does.
+if [ "$want" = test ]; then
+  ha_root=${MEMORY_HA_ROOT:-/var/cache/memory-curator/ha-root}
+  if [ "$(id -u)" -eq 0 ]; then
+    scripts/ha-root.sh "$ha_root"
+  elif [ ! -f "$ha_root/.memory-curator-ha" ]; then
+    say "no Home Assistant chroot in $ha_root: run sudo scripts/ha-root.sh $ha_root (tests/ha need it)"
+  fi
+fi

@@ -164,3 +164,25 @@ async def session(
             async with ClientSession(read, write) as client:
                 await client.initialize()
                 yield client
+
+
+async def _raise_on_post_error(response: httpx2.Response) -> None:
+    if response.request.method == "POST":
+        response.raise_for_status()
+
+
+async def home_assistant_call(
+    url: str, name: str, arguments: dict[str, Any], *, token: str | None = None
+) -> tuple[bool, str]:
+    """One tool call exactly as Home Assistant's ``mcp`` integration makes it: a client of its
+    own with httpx's default timeouts (5 s to read) that raises on a failed POST, a new
+    session (initialize, call, close): (is_error, text)."""
+    async with httpx2.AsyncClient(
+        headers=_headers(token), event_hooks={"response": [_raise_on_post_error]}
+    ) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                result = await client.call_tool(name, arguments)
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return bool(result.is_error), result.content[0].text

@@ -23,7 +23,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.conftest import make_settings, on_disk
-from tests.mcp_http_support import call_tool
+from tests.mcp_http_support import call_tool, session
 from tests.mcp_http_support import dashboard as serving
 from webapp import create_app
 from webapp.curator import Curator
@@ -382,6 +382,9 @@ class Mcp(Door):
         result = self.portal.call(self.session.call_tool, "manage_memory", arguments)
         return bool(result.is_error), result.content[0].text
 
+    def listed_tools(self) -> list[Any]:
+        return list(self.portal.call(self.session.list_tools).tools)
+
     def _call(self, **arguments: Any) -> str:
         is_error, text = self._result(arguments)
         self.said = text
@@ -425,6 +428,13 @@ class McpHttp(Mcp):
 
     def _result(self, arguments: dict[str, Any]) -> tuple[bool, str]:
         return anyio.run(call_tool, self.served.mcp_url, "manage_memory", arguments)
+
+    def listed_tools(self) -> list[Any]:
+        async def listed() -> list[Any]:
+            async with session(self.served.mcp_url) as client:
+                return list((await client.list_tools()).tools)
+
+        return anyio.run(listed)
 
 
 DOORS = [Library, Dashboard, Cli, Mcp, McpHttp]
@@ -891,3 +901,42 @@ def test_nobody_changes_or_forgets_another_persons_memory_acting_for_themselves(
     assert call(door, "forget_as", "Ben", hers.id) == "memory_gone"
     assert [(m["id"], m["content"]) for m in memories(door)] == [(hers.id, hers.content)]
     assert call(door, "revise_as", "Ana", hers.id, "Is allergic to penicillin and aspirin.") == "ok"
+
+
+# ------------------------------------------------------------------ the tools, as clients read them
+def home_assistant_reads(annotations: Any) -> dict[str, bool]:
+    """A tool's hints as Home Assistant's ``mcp`` integration reads them (its coordinator's
+    ``_tool_annotations`` into ``llm.ToolAnnotations``): a hint left out is the least safe."""
+    least_safe = {"read_only": False, "destructive": True, "idempotent": False, "open_world": True}
+    if annotations is None:
+        return least_safe
+    declared = {
+        "read_only": annotations.read_only_hint,
+        "destructive": annotations.destructive_hint,
+        "idempotent": annotations.idempotent_hint,
+        "open_world": annotations.open_world_hint,
+    }
+    return {name: least_safe[name] if value is None else value for name, value in declared.items()}
+
+
+@pytest.mark.parametrize("mcp_door", [Mcp, McpHttp], ids=["mcp", "mcp-http"])
+def test_the_read_only_tools_are_not_destructive_as_home_assistant_reads_them(
+    mcp_door: type[Mcp], tmp_path: Path
+) -> None:
+    # Drift (issue 42): review_memory declared only readOnlyHint, and Home Assistant took the
+    # destructiveHint it left out for true, so Assist treated listing the queue as destructive.
+    door = mcp_door(tmp_path)
+    try:
+        hints = {tool.name: home_assistant_reads(tool.annotations) for tool in door.listed_tools()}
+    finally:
+        door.close()
+    reading = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
+    assert hints["recall"] == reading
+    assert hints["review_memory"] == reading
+    # manage_memory deletes and overwrites: Home Assistant must keep treating it as destructive
+    assert hints["manage_memory"] == {
+        "read_only": False,
+        "destructive": True,
+        "idempotent": False,
+        "open_world": False,
+    }

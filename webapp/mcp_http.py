@@ -9,20 +9,25 @@ The SDK's ASGI apps run on one event loop thread of their own and reach waitress
 a2wsgi, so the dashboard's server, its threads and its routes stay as they are. Before a
 request reaches the SDK, ``Gate`` decides who may call (``McpAccess``: a trusted address, or
 the bearer token), checks the Host header of token-less calls against DNS rebinding (the
-SDK's transport security), and holds MCP to a few of the server's threads: a call beyond
-them is answered 503 at once, so a flood of calls never starves the dashboard.
+SDK's transport security), and holds MCP to threads of its own (``mcp_threads``, which the
+server adds to the dashboard's): an LLM's burst of parallel calls is served at once, a call
+beyond the bound waits briefly for a slot, then is answered 503, so a flood of calls never
+starves the dashboard. A refused call is logged with its address and the reason.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import hmac
 import ipaddress
 import json
+import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,8 +66,36 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _TASK_KEY = "memory_curator.mcp_task"  # the WSGI environ's note of the request's asyncio task
 _START_TIMEOUT = 30.0
 DISCONNECT_POLL = 0.05  # seconds between asking waitress whether an SSE client is still there
-SLOT_WAIT = 1.0  # seconds a call may wait for a slot before it is answered 503
+
+
+@dataclass
+class Slots:
+    """How many requests of one kind (calls, or SSE streams) may be served at once, and how
+    many more may wait for a slot; each holds one of the server's threads either way."""
+
+    serving: int
+    waiting: int
+    busy: int = 0
+    queued: int = 0
+
+    @property
+    def threads(self) -> int:
+        return self.serving + self.waiting
+
+
+SLOT_POLL = 0.02  # seconds between looks for a free slot
+# An LLM's parallel tool calls reach us at once, each in a session of its own (Home Assistant
+# runs them together, with its HTTP client's 5 s read timeout and no retry): this many are
+# served at once, this many more wait for a slot up to SLOT_WAIT (well inside those 5 s), and
+# any beyond are answered 503 at once. Each holds one of the server's threads, which the
+# server adds to the dashboard's, so the dashboard keeps its own however many calls come.
+SLOT_WAIT = 2.0
+REQUEST_SLOTS = Slots(serving=16, waiting=16)
+STREAM_SLOTS = Slots(serving=4, waiting=1)  # SSE streams, for clients that only speak SSE
+REFUSAL_LOG_EVERY = 60.0  # seconds: the same refusal of one address is logged once in this
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+logger = logging.getLogger("memory_curator.mcp")
 
 
 def is_mcp_path(path: str) -> bool:
@@ -305,28 +338,61 @@ def _without_hop_by_hop(send: Send) -> Send:
     return sending
 
 
+class RefusalLog:
+    """Writes a refused call to the log (address, status, reason; never the token), each
+    address and reason once per ``REFUSAL_LOG_EVERY`` seconds with how many came meanwhile,
+    so a client that keeps knocking cannot flood the log."""
+
+    LIMIT = 1024  # addresses and reasons remembered at most
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, int, str], tuple[float, int]] = {}
+
+    def note(self, address: str | None, status: int, reason: str) -> None:
+        key, now = (address or "an unknown address", status, reason), time.monotonic()
+        last, since = self._last.get(key, (None, 0))
+        if last is not None and now - last < REFUSAL_LOG_EVERY:
+            self._last[key] = (last, since + 1)
+            return
+        if len(self._last) >= self.LIMIT:
+            self._last.clear()
+        self._last[key] = (now, 0)
+        more = f" ({since} more like it since the last)" if since else ""
+        logger.warning("MCP call from %s refused (%d): %s%s", key[0], status, reason, more)
+
+
+def mcp_threads() -> int:
+    """The server threads MCP may hold at most: the server adds them to the dashboard's."""
+    return REQUEST_SLOTS.threads + STREAM_SLOTS.threads
+
+
 @dataclass
 class Gate:
     """Lets a request through to the MCP app only when its caller may call, its Host is one
-    of ours (token-less calls) and a slot is free; answers 401, 421/403 or 503 otherwise."""
+    of ours (token-less calls) and a slot is free; answers 401, 421/403 or 503 otherwise,
+    and says why in the log (never the token)."""
 
     app: Callable[[Scope, Receive, Send], Any]
     access: McpAccess
     security: TransportSecuritySettings
-    request_slots: int
-    stream_slots: int
-    busy: dict[str, int] = field(default_factory=lambda: {"request": 0, "stream": 0})
-    waiting: dict[str, bool] = field(default_factory=lambda: {"request": False, "stream": False})
+    slots: dict[str, Slots] = field(
+        default_factory=lambda: {
+            "request": dataclasses.replace(REQUEST_SLOTS),
+            "stream": dataclasses.replace(STREAM_SLOTS),
+        }
+    )
+    refusals: RefusalLog = field(default_factory=lambda: RefusalLog())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
         request = Request(scope, receive)
         client = scope.get("client")
-        how = self.access.admits(
-            client[0] if client else None, request.headers.get("authorization")
-        )
+        address = client[0] if client else None
+        authorization = request.headers.get("authorization")
+        how = self.access.admits(address, authorization)
         if how is None:
+            self.refusals.note(address, 401, self._why_unauthorized(authorization))
             refusal = _plain(
                 401,
                 "Unauthorized: call from a trusted address (MEMORY_MCP_TRUSTED) or send "
@@ -337,6 +403,13 @@ class Gate:
         if how == "address":
             rejected = await self._host_problem(request)
             if rejected is not None:
+                self.refusals.note(
+                    address,
+                    rejected.status_code,
+                    f"its Host {request.headers.get('host', '')!r} is not one of this "
+                    f"server's names (add it to MEMORY_MCP_ALLOWED_HOSTS), or it sent a "
+                    f"browser Origin",
+                )
                 return await rejected(scope, receive, send)
         kind = "stream" if scope["path"] == SSE_PATH else "request"
         if scope["method"] == "POST":
@@ -345,38 +418,62 @@ class Gate:
             if odd is not None:
                 return await odd(scope, receive, send)
             receive = _replaying(body, receive)
-        if not await self._slot_frees(kind):
-            busy = _plain(503, "Busy: too many MCP calls at once; retry shortly.")
+        slots = self.slots[kind]
+        if not await self._slot_frees(slots):
+            self.refusals.note(
+                address,
+                503,
+                f"busy: {slots.serving} MCP {kind}s were being served and {slots.waiting} "
+                f"more waited for one, the most there may be",
+            )
+            busy = _plain(
+                503,
+                f"Busy: {slots.serving} MCP calls are being answered and {slots.waiting} "
+                "more wait; retry in a moment.",
+            )
             busy.headers["Retry-After"] = "1"
             return await busy(scope, receive, send)
         environ = scope.get("wsgi_environ")
         if isinstance(environ, dict):
             environ[_TASK_KEY] = asyncio.current_task()
-        self.busy[kind] += 1
         try:
             if kind == "stream":
                 await self._stream(scope, receive, _without_hop_by_hop(send), environ)
             else:
                 await self.app(scope, receive, _without_hop_by_hop(send))
         finally:
-            self.busy[kind] -= 1
+            slots.busy -= 1
 
-    async def _slot_frees(self, kind: str) -> bool:
-        """Whether a slot of ``kind`` is free, or frees within ``SLOT_WAIT`` (one caller of
-        each kind may wait: a session closed a moment ago is still being let go)."""
-        limit = self.stream_slots if kind == "stream" else self.request_slots
-        if self.busy[kind] < limit:
+    def _why_unauthorized(self, authorization: str | None) -> str:
+        if authorization is None:
+            trusted = ", ".join(str(network) for network in self.access.trusted)
+            return (
+                f"it sent no token and its address is not trusted (MEMORY_MCP_TRUSTED, the "
+                f"add-on's memory_mcp_trusted: {trusted})"
+            )
+        if not self.access.token:
+            return "it sent a token, but none is set (MEMORY_MCP_TOKEN)"
+        return "its token is wrong"
+
+    async def _slot_frees(self, slots: Slots) -> bool:
+        """Take a slot now, or wait up to ``SLOT_WAIT`` for one (while fewer than
+        ``slots.waiting`` others wait); False when none freed. Runs on the one event loop."""
+        if slots.busy < slots.serving:
+            slots.busy += 1
             return True
-        if self.waiting[kind]:
+        if slots.queued >= slots.waiting:
             return False
-        self.waiting[kind] = True
+        slots.queued += 1
         try:
             with anyio.move_on_after(SLOT_WAIT):
-                while self.busy[kind] >= limit:
-                    await anyio.sleep(DISCONNECT_POLL)
-            return self.busy[kind] < limit
+                while slots.busy >= slots.serving:
+                    await anyio.sleep(SLOT_POLL)
+            if slots.busy < slots.serving:
+                slots.busy += 1
+                return True
+            return False
         finally:
-            self.waiting[kind] = False
+            slots.queued -= 1
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send, environ: Any) -> None:
         """Serve an SSE stream until it ends or its client leaves. Waitress notices a closed
@@ -468,8 +565,6 @@ class McpHttp:
         server: Server,
         access: McpAccess,
         security: TransportSecuritySettings,
-        *,
-        threads: int,
     ) -> None:
         self._dashboard = dashboard
         self._loop = asyncio.new_event_loop()
@@ -485,15 +580,7 @@ class McpHttp:
                 Mount(SSE_MESSAGES_PATH, app=sse.handle_post_message),
             ]
         )
-        # Calls and SSE streams may each hold a quarter of the server's threads (and one
-        # waiter each), so the dashboard keeps three of every eight however many calls come.
-        self.gate = Gate(
-            app,
-            access,
-            security,
-            request_slots=max(1, threads // 4),
-            stream_slots=max(1, threads // 4),
-        )
+        self.gate = Gate(app, access, security)
         started: concurrent.futures.Future[None] = concurrent.futures.Future()
         asyncio.run_coroutine_threadsafe(self._run(manager, started), self._loop)
         started.result(timeout=_START_TIMEOUT)
@@ -535,9 +622,7 @@ class McpOff:
         return [body]
 
 
-def with_mcp(
-    dashboard: WSGIApplication, settings: Settings, *, host: str, threads: int
-) -> McpHttp | McpOff:
+def with_mcp(dashboard: WSGIApplication, settings: Settings, *, host: str) -> McpHttp | McpOff:
     """The dashboard with MCP over HTTP beside it, on the stores the settings name; when the
     MCP settings cannot be used (a token too weak, a token file that cannot be read), the
     dashboard alone, with the reason naming the option (``McpOff.off``)."""
@@ -549,6 +634,4 @@ def with_mcp(
     server = build_server(
         curator, curator.review, default_person=settings.mcp_default_person.strip()
     )
-    return McpHttp(
-        dashboard, server, access, security_from_settings(settings, host), threads=threads
-    )
+    return McpHttp(dashboard, server, access, security_from_settings(settings, host))

@@ -493,8 +493,14 @@ def review_tool_definition() -> types.Tool:
         title="Facts waiting for review",
         description=REVIEW_DESCRIPTION,
         input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        # Every hint spelled out: a client (Home Assistant's) takes a hint left out as the
+        # least safe value, so a read-only tool without destructive_hint=False is destructive.
         annotations=types.ToolAnnotations(
-            title="Facts waiting for review", read_only_hint=True, open_world_hint=False
+            title="Facts waiting for review",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
         ),
     )
 
@@ -504,9 +510,9 @@ def build_server(
 ) -> Server:
     """A low-level MCP server exposing ``manage_memory``, ``recall`` (and ``review_memory``)
     through the curator of one data folder (``default_person``: see mcp_recall)."""
-    tool = MemoryTool(curator)
     tools: dict[str, tuple[types.Tool, Callable[[Any], str]]] = {
-        TOOL_NAME: (tool_definition(), tool.run),
+        # A MemoryTool per call: it keeps the view of the call it runs.
+        TOOL_NAME: (tool_definition(), lambda arguments: MemoryTool(curator).run(arguments)),
     }
     if review is not None:
         tools[REVIEW_TOOL_NAME] = (
@@ -514,9 +520,9 @@ def build_server(
             lambda arguments: pending_review(curator, default_person),
         )
     tools[RECALL_TOOL_NAME] = recall_entry(curator.memories, curator.people)
-    # One call at a time: file work runs in a worker thread so the event loop stays
-    # responsive (pings, cancellation) while a call waits for another process's lock.
-    serial = anyio.Lock()
+    # Calls run at once, each in a worker thread of its own (the stores are safe across
+    # threads and processes), so the event loop stays responsive (pings, cancellation) while
+    # a call waits for another process's lock, and a slow call never holds up the next.
 
     async def list_tools(_ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[definition for definition, _ in tools.values()])
@@ -526,8 +532,7 @@ def build_server(
             return _error_result(f'Unknown tool "{params.name}"; use {" or ".join(tools)}.')
         arguments = for_person_default(params.name, params.arguments, default_person)
         run = functools.partial(tools[params.name][1], arguments)
-        async with serial:
-            return await anyio.to_thread.run_sync(call_tool_safely, run)
+        return await anyio.to_thread.run_sync(call_tool_safely, run)
 
     return Server(
         SERVER_NAME,

@@ -40,7 +40,11 @@ def mcp_command(data_dir: str | None) -> None:
     help="Port to listen on.",
 )
 @click.option(
-    "--threads", default=8, show_default=True, type=click.IntRange(1, 64), help="Worker threads."
+    "--threads",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Worker threads for the dashboard (MCP calls have threads of their own).",
 )
 @click.option(
     "--token-file",

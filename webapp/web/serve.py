@@ -134,7 +134,7 @@ def with_token_file(settings: Settings, token_file: str | None) -> Settings:
 
 def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, threads: int = 8) -> None:
     """Serve the dashboard until interrupted."""
-    from ..mcp_http import McpOff, is_mcp_path, with_mcp
+    from ..mcp_http import McpOff, is_mcp_path, mcp_threads, with_mcp
     from . import auth, create_app, guard
     from .background import start_background
     from .discovery import announce_in_background
@@ -142,7 +142,7 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
     check_exposure(settings, host)
     app = create_app(settings)
     app.config["MEMORY_ALLOWED_HOSTS"] = allowed_hosts(settings, host)
-    served = with_mcp(app, settings, host=host, threads=threads)
+    served = with_mcp(app, settings, host=host)
     if settings.is_addon and settings.allow_direct_access and not settings.dashboard_token:
         print(
             "Warning: direct access is on and no access token is set: anyone who can reach "
@@ -182,7 +182,9 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         may_send_body,
         host=host,
         port=port,
-        threads=threads,
+        # the dashboard's threads, and as many again as MCP may hold (its calls and their
+        # waiters, SSE streams), so no burst of an assistant's calls takes the dashboard's
+        threads=threads + mcp_threads(),
         ident="memory-curator",
         # Forwarded headers reach the app, which believes them only from a trusted proxy
         # (MEMORY_TRUSTED_PROXIES) and drops them from anyone else (ingress.PROXY_HEADERS).
