@@ -283,10 +283,14 @@ def test_an_old_export_brings_back_another_persons_same_fact(
     settings, curator, household, tmp_path
 ):
     maya, leo = household
+    file = settings.memory_file
+    before = file.read_bytes() if file.exists() else b"[]"
     hers = curator.remember("Likes jazz", person=maya)
     export = tmp_path / "backup.json"
     export.write_bytes(curator.memories.export())
-    curator.memories.delete(hers.id)  # gone without a tombstone; the backup has it
+    # Gone without a tombstone (the file put back from a copy older than her fact; a delete
+    # through the library is remembered as forgotten since issue 43); the backup has it.
+    file.write_bytes(before)
     his = curator.remember("Likes jazz", person=leo)
     curator.forget(his.id, dont_propose_again=True)
     cli(settings, "import", str(export), "--format", "json")
