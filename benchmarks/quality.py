@@ -22,6 +22,12 @@ files (where rules and thresholds were chosen):
   submitted in auto mode over the case's memories; counted per kind and language: a value
   change updates its memory, another attribute is added with every memory intact, hedged,
   second-hand and bulk statements change nothing, their plain look-alikes apply.
+- Precise when it acts (issue 44, ``_precise`` over ``auto.*``, ``fact_form.*`` and
+  ``near_duplicates.heldout-h2.json``): per language with counts, the precision of what auto
+  mode applies by itself, true memories overwritten, held and older statements never applied
+  (per ``why``), the share of value changes and new attributes applied; the share of messages
+  whose proposed fact is in an acceptable fact form (folded as the product folds; nothing for
+  an instruction about memory); near-duplicate precision and recall.
 - Time phrases (issue 23, ``webapp.extraction.validity.expires_at`` over ``tests/data/time``):
   per language, the share of messages whose ``expiresAt`` (or none) comes out exactly as
   labelled, with counts; and (issue 36, ``time/time-phrases.*-h2.json``) per language the
@@ -56,6 +62,7 @@ from zoneinfo import ZoneInfo
 
 import _applying as A
 import _judgement as J
+import _precise as P
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -447,12 +454,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-dev-misses", action="store_true")
     parser.add_argument(
         "--section",
-        choices=["all", "judgement", "applying", "secrets", "time"],
+        choices=["all", "judgement", "applying", "precise", "secrets", "time"],
         default="all",
         help="one quality section only (all by default)",
     )
     args = parser.parse_args(argv)
-    wanted = {"all": {"judgement", "applying", "secrets", "time"}}.get(args.section, {args.section})
+    wanted = {"all": {"judgement", "applying", "precise", "secrets", "time"}}.get(
+        args.section, {args.section}
+    )
     splits = {"both": ["heldout", "dev"], "dev": ["dev"], "heldout": ["heldout"]}[args.split]
     families = [f for f in args.embedder.split(",") if f]
     sections: list[list[str]] = []
@@ -469,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
             if "applying" in wanted:
                 sections.append(A.section(split, TITLES[split], args.show_dev_misses))
                 sections.append(A.auto_update_lines(split))
+            if "precise" in wanted:
+                sections.append(P.section(split, args.show_dev_misses))
             if "secrets" in wanted:
                 sections.append(secrets_section(split, args.show_dev_misses))
             if "time" in wanted:

@@ -846,6 +846,24 @@ def test_a_fact_a_host_program_deleted_is_not_proposed_as_new(door: Door) -> Non
     assert memories(door) == []
 
 
+def test_a_forgotten_fact_said_again_with_a_filler_is_not_proposed_everywhere(
+    door: Door,
+) -> None:
+    # Drift (issue 44): the rules kept "just so you know" in what they proposed, so a fact a
+    # person said not to propose again came back past its tombstone.
+    curator = Curator.from_settings(door.settings)
+    kept = curator.memories.add("Is left-handed")
+    curator.forget(kept.id)  # deleted first, as Recently deleted offers "don't propose again"
+    assert _offered_or_library(door, "forget_again", kept.id) == "ok"
+    thread = "cli:doors"
+    ConversationStore.from_settings(door.settings).add_exchange(
+        thread, "Oh and I'm left-handed, just so you know.", "Noted."
+    )
+    assert call(door, "extract", thread) == "ok"
+    assert Curator.from_settings(door.settings).review.pending() == []
+    assert memories(door) == []
+
+
 # ------------------------------------------------------------------ private stays private
 def test_a_deletion_remembers_whose_the_fact_was_everywhere(door: Door) -> None:
     # Drift (issue 35): tombstones named no person, so Leo's "don't propose again" dropped

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..curation.semantic import semantic_index
+from ..phrasing import fact_form
 from ..similarity import Judge
 from ..similarity.facts import analyse
 from ..stores.conversations import ConversationStore
@@ -117,16 +118,20 @@ def deleted_match(
     tombstones = [t for t in tombstones if owned_by(t, owner)]
     if not content or not tombstones:
         return None
+    # Matched on the fact form too (``phrasing.fact_form``): "I really like green tea, just so
+    # you know" is the deleted "Really likes green tea" said again with a filler.
+    forms = list(dict.fromkeys([content, fact_form(content)]))
     worded = [t for t in tombstones if t.content]
     for tombstone in reversed(worded):
         assert tombstone.content is not None
-        if says_the_same(tombstone.content, content):
+        deleted = dict.fromkeys([tombstone.content, fact_form(tombstone.content)])
+        if any(says_the_same(kept, form) for kept in deleted for form in forms):
             return tombstone
     printed = [t for t in tombstones if t.fingerprints]
     if printed:
-        mine = fingerprint(content)
+        mine = {fingerprint(form) for form in forms}
         for tombstone in reversed(printed):
-            if mine in tombstone.fingerprints:
+            if mine & set(tombstone.fingerprints):
                 return tombstone
     if judge is None:
         return None

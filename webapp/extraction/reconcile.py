@@ -14,7 +14,7 @@ from ..curation.semantic import semantic_index
 from ..language.framing import without_framing
 from ..language.likeness import VARIANT_THRESHOLD, similarity
 from ..language.stance import stance
-from ..phrasing import as_user_fact
+from ..phrasing import as_user_fact, is_memory_instruction
 from ..problems import CodedError
 from ..sensitive import find_secrets, mask_secrets
 from ..settings import DEFAULTS
@@ -376,7 +376,9 @@ class MemoryExtractor:
                 candidate = implied
             fact = without_secret(_as_fact(candidate, _category_for(categories, index, candidate)))
             key = normalize(fact.content)
-            if not key or key in known:
+            # An instruction about memory itself ("Everything I said before is wrong") is never
+            # a fact, whichever extractor read it as one.
+            if not key or key in known or is_memory_instruction(fact.content):
                 continue
             known.add(key)
             action = _action_for(fact, memories, judge)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..language.standing import states_a_situation
-from ..phrasing import as_preference, as_user_fact, without_fillers
+from ..phrasing import fact_form, is_memory_instruction, without_fillers, without_hedges
 from ..sensitive import find_secrets
 from ..text import fold
 from .changes import is_change_sentence, is_reminder_request
@@ -51,7 +51,7 @@ _SECRET = re.compile(
 # Today-only requests: "right now", "for now", "tonight", 現在, 今天, 這次…
 _ONE_OFF = re.compile(
     r"\b(?:right now|for now|just now|today|tonight|this (?:time|once|morning|evening|afternoon)|"
-    r"at the moment)\b|(?<!from )\bnow\b|現在|现在|今天|今晚|這次|这次|馬上|马上|立刻|等一下|暫時|暂时",
+    r"at the moment)\b|(?<!from )\bnow\b|(?:現在|现在)(?!開始|开始|起)|今天|今晚|這次|这次|馬上|马上|立刻|等一下|暫時|暂时",
     _I,
 )
 
@@ -121,7 +121,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "i-am-en",
         r"\bI(?:'m|’m| am)\s+(?:a|an|allergic|vegetarian|vegan|based|from|left-handed|"
-        r"colou?r-?blind)\b|\bI\s+(?:live|work)\s+(?:in|at|as|for|from)\b",
+        r"colou?r-?blind)\b|\bI\s+(?:live|work)\b|^I\s+(?:play|speak|own|drive|ride)\s+\w",
         "general",
     ),
     _rule(
@@ -129,6 +129,10 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:we|our team)\s+(?:always\s+)?(?:use|follow|name|prefix|write)\b",
         "convention",
     ),
+    # The household's facts keep their subject: "Our dog Biscuit is afraid of thunder".
+    _rule("household-en", r"^our\s+[\w'’-]+(?:\s+\S+){2,}", "general"),
+    _rule("household-habit-en", r"^we\s+(?:always|usually|normally|never)\s+\w+", "general"),
+    _rule("household-zh", r"^(?:我們家|我们家)\S{3,}", "general"),
     _rule(
         "prefer-zh",
         r"我(?:很|最|比較|比较|一向|向來|向来|真的|不太|不)?(?:喜歡|喜欢|偏好|偏愛|偏爱|愛用|爱用|"
@@ -163,7 +167,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "i-am-zh",
-        r"^我(?:住在|在[^，,。]{1,10}(?:工作|上班)|是(?:素食|左撇子|色盲)|對[^，,。]{1,8}過敏|对[^，,。]{1,8}过敏)",
+        r"^我(?:住在|在[^，,。]{1,10}(?:工作|上班|上夜班|上學|上学|念書|读书)|吃素|不吃|是(?:素食|左撇子|色盲)|對[^，,。]{1,8}過敏|对[^，,。]{1,8}过敏)",
         "general",
     ),
     _rule(
@@ -196,6 +200,9 @@ def match_sentence(sentence: str, *, with_secret: bool = False) -> StructuredFac
     body = _LEADING_FILLER.sub("", sentence.strip())
     if not body or len(body) > MAX_SENTENCE_CHARS or _QUESTION.search(body):
         return None
+    # "Everything I said before is wrong", 之前說的都不算: about memory, never a fact.
+    if is_memory_instruction(body):
+        return None
     if not with_secret and (_SECRET.search(body) or find_secrets(body)):
         return None
     # "Forget that I like green tea" takes a fact back, "Don't forget to water the plants" asks
@@ -203,14 +210,18 @@ def match_sentence(sentence: str, *, with_secret: bool = False) -> StructuredFac
     if is_change_sentence(body) or is_reminder_request(body):
         return None
     one_off = bool(_ONE_OFF.search(body))
-    for rule in RULES:
-        found = rule.pattern.search(body)
-        if found is None or (one_off and not rule.allows_one_off):
-            continue
-        fact = clean_fact(found.groupdict().get("fact") or body)
-        if len(fact) < 2 or _QUESTION.search(fact):
-            return None
-        return StructuredFact(fact, _category(rule, fact), rule.confidence, extractor="regex")
+    # The sentence as said, then without the words around the fact ("Just so you know, our
+    # cat…", 其實我對…過敏, "I'm probably allergic…"): a wrapping hides no fact.
+    bare = without_hedges(without_fillers(body))
+    for text in dict.fromkeys([body, bare]):
+        for rule in RULES:
+            found = rule.pattern.search(text)
+            if found is None or (one_off and not rule.allows_one_off):
+                continue
+            fact = clean_fact(found.groupdict().get("fact") or text)
+            if len(fact) < 2 or _QUESTION.search(fact) or is_memory_instruction(fact):
+                return None
+            return StructuredFact(fact, _category(rule, fact), rule.confidence, extractor="regex")
     # A temporary situation with its end ("I'm in Lisbon until Friday", 這週都在台中): a fact
     # that expires (the extraction reads when from the same words).
     if not one_off and states_a_situation(fold(body)) and has_end(body):
@@ -239,9 +250,10 @@ def rule_facts(messages: Iterable[Any]) -> list[StructuredFact]:
         fact = None if text in secret else match_sentence(sentence)
         if fact is None:
             continue
-        # The proposal reads as a fact about the user (an instruction as the preference it
-        # implies); the message stays the evidence.
-        content = as_preference(as_user_fact(fact.content))
+        # The proposal is the fact alone (``phrasing.fact_form``: no filler, no hedge, an
+        # instruction as the preference it implies, about the person); the message stays the
+        # evidence, where the doubt is read from.
+        content = fact_form(fact.content)
         if content.casefold() in seen:
             continue
         seen.add(content.casefold())

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ..phrasing import fact_form
 from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import normalize
@@ -479,6 +480,8 @@ class TombstoneStore(FileBacked):
         (``review_ids``) are kept, and the words to wipe recorded as "forgetting" until
         ``finish_forgetting``, so a run killed half-way can be finished."""
         texts = [t for t in (*wordings, *said) if t and normalize(t)]
+        # Each in its fact form too: the fact said again with a filler has the same print.
+        texts = list(dict.fromkeys([*texts, *(fact_form(t) for t in texts)]))
         prints = [self.fingerprint(text) for text in texts]
 
         def mutate(records: list[dict[str, Any]]) -> Changed[dict[str, Any]]:
