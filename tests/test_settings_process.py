@@ -48,6 +48,11 @@ OTHER_VALUES: dict[str, list[tuple[str, object, object]]] = {
         ("true", True, True),
         ("off", False, False),
     ],
+    "MEMORY_ADMINS_SEE_ALL": [
+        ("true", True, True),
+        ("false", False, False),
+        ("on", True, True),
+    ],
     "MEMORY_TRUSTED_PROXIES": [
         ("10.0.0.1, 192.168.0.0/24", ["10.0.0.1", "192.168.0.0/24"], ["10.0.0.1", "192.168.0.0/24"])
     ],

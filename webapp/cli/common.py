@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..curator import Curator
-from ..problems import InputError
+from ..problems import CodedError, InputError
 from ..settings import Settings, SettingsError
 from ..stores import ConversationStore, MemoryStore, StoreError
 
@@ -34,13 +34,14 @@ def data_dir_option(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def friendly_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn settings, store and file-system errors into a one-line message and exit status 2."""
+    """Turn settings, store and file-system errors, and any coded refusal of the curator (a
+    name two people share, say), into a one-line message and exit status 2."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (SettingsError, StoreError) as exc:
+        except (SettingsError, StoreError, CodedError) as exc:
             click.echo(f"Error: {exc}{_code(exc)}", err=True)
             sys.exit(2)
         except OSError as exc:  # unreadable file or folder, a file where a folder belongs…
