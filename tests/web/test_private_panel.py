@@ -436,3 +436,21 @@ def test_an_unanswering_supervisor_makes_nobody_an_administrator(
     )
     page = text(as_user(on, "get", "/memories/", BEN))
     assert not leaks(page) and "data-seeing-all" not in page
+
+
+def test_a_memory_moved_to_the_household_shows_no_earlier_private_words(client, household):
+    # Found in review (issue 42): the history page of a memory one person's copy became the
+    # household's listed that person's earlier private wording to everyone.
+    curator = household.curator
+    hers = curator.remember("Takes a pill for migraines at night", person=household.ana)
+    hers = curator.revise(hers.id, "Bins go out on Wednesday nights").after
+    his = curator.remember("Bins go out on Wednesday nights", person=household.ben)
+    moved = curator.move_to_household(
+        [hers.id, his.id], expected={hers.id: hers.version, his.id: his.version}
+    )
+    assert moved.person is None
+    page = as_user(client, "get", f"/memories/{moved.id}/history", BEN)
+    assert page.status_code == 200 and "Bins go out on Wednesday nights" in text(page)
+    assert "migraines" not in text(page)
+    # Ana, whose words they were, still sees them
+    assert "migraines" in text(as_user(client, "get", f"/memories/{moved.id}/history", ANA))

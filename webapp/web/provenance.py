@@ -273,7 +273,15 @@ def history(memory_id: str) -> Response:
 def _history_context(memory_id: str, restored_now: bool = False) -> dict[str, Any]:
     memory = stores().memories.get(memory_id)
     current = memory.to_dict() if memory else None
-    entries = shown_entries(reversed(stores().memories.history(memory_id)), current)
+    # Within a person's view, a change whose either state was another person's is left out: a
+    # memory that became the household's never shows the words it had as someone's own.
+    seen = curator()
+    changes = [
+        entry
+        for entry in stores().memories.history(memory_id)
+        if seen.sees_ref(str(entry.get("hid", "")))
+    ]
+    entries = shown_entries(reversed(changes), current)
     return {
         "memory_id": memory_id,
         "memory": memory,
