@@ -454,3 +454,26 @@ def test_a_memory_moved_to_the_household_shows_no_earlier_private_words(client, 
     assert "migraines" not in text(page)
     # Ana, whose words they were, still sees them
     assert "migraines" in text(as_user(client, "get", f"/memories/{moved.id}/history", ANA))
+
+
+def test_a_crafted_key_dismisses_none_of_anothers_findings(client, household, settings):
+    # Found in review (issue 42): /attention/dismiss took any key, so Ben could hide (or bring
+    # back) a finding over Ana's private memories by naming it.
+    from webapp.curation.findings import finding_key
+
+    curator = household.curator
+    other = curator.remember("Takes penicillin for ear infections", person=household.ana)
+    key = finding_key("duplicate", [household.ana_memory, other])
+    dismissed = settings.memory_file.with_name("attention-dismissed.json")
+    for action in ("dismiss", "undismiss"):
+        answer = as_user(client, "post", f"/attention/{action}", BEN, data={"key": key})
+        assert answer.status_code == 422 and not leaks(text(answer))
+    assert not dismissed.exists() or key not in json.loads(dismissed.read_text("utf-8"))
+    # Ana may dismiss her own finding; a key over memories as they no longer are is refused
+    mine = as_user(client, "post", "/attention/dismiss", ANA, data={"key": key})
+    assert mine.status_code in (200, 303)
+    assert key in json.loads(dismissed.read_text("utf-8"))
+    stale = finding_key("duplicate", [household.ana_memory, household.ben_memory])
+    assert (
+        as_user(client, "post", "/attention/dismiss", ANA, data={"key": stale}).status_code == 422
+    )

@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..curation.findings import finding_key
 from ..problems import InputError
 from ..stores import ImportReport, Person, SkillDocument
 from ..stores.people import name_key
-from .people import EVERYONE, unknown_person
+from .people import EVERYONE, in_view, unknown_person
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -145,13 +146,29 @@ def note_identity(curator: Curator, kind: str, value: str, *, label: str = "") -
 
 
 def dismiss_finding(curator: Curator, key: str, *, actor: str | None = None) -> bool:
-    """Dismiss a Needs-attention finding; False when it already was."""
+    """Dismiss a Needs-attention finding; False when it already was. Within a person's view,
+    only a finding over memories that view may see, as they are now (``not_a_finding``
+    otherwise: another person's findings are neither hidden nor shown by a crafted key)."""
+    _check_finding_in_view(curator, key)
     return curator.dismissals.dismiss(key, actor=actor or curator.actor)
 
 
 def restore_finding(curator: Curator, key: str) -> bool:
-    """Bring a dismissed finding back; False when it was not dismissed."""
+    """Bring a dismissed finding back; False when it was not dismissed (within a person's
+    view, only one of theirs or the household's, as ``dismiss_finding``)."""
+    _check_finding_in_view(curator, key)
     return curator.dismissals.restore(key)
+
+
+def _check_finding_in_view(curator: Curator, key: str) -> None:
+    if curator.view is EVERYONE:
+        return
+    kind, _, rest = key.partition(":")
+    ids = rest.rpartition(":")[0]
+    memories = [curator.memories.get(i) for i in ids.split("+")] if ids else []
+    named = [m for m in memories if m is not None and in_view(m, curator.view)]
+    if not named or len(named) != len(memories) or finding_key(kind, named) != key:
+        raise InputError("That is not a finding of the Needs attention view.", code="not_a_finding")
 
 
 def save_skill(

@@ -590,7 +590,10 @@ def dismiss() -> Response:
 @bp.post("/undismiss")
 def undismiss() -> Response:
     """Undo a Dismiss."""
-    curator().restore_finding(request.form.get("key", ""))
+    try:
+        curator().restore_finding(request.form.get("key", ""))
+    except ValueError as exc:
+        return _refused(describe_error(exc), 422)
     return _fixed(_("Undone: the finding is back."))
 
 
