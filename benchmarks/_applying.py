@@ -66,8 +66,20 @@ class Tally:
         return self.right / self.total if self.total else 1.0
 
 
-def run_case(case: dict[str, Any], folder: Path) -> tuple[bool, str]:
-    """Run one case through auto mode in ``folder``; (right, what happened)."""
+@dataclass
+class AutoRun:
+    """One case run through auto mode: the memories kept first, their words before and after,
+    and the Review queue."""
+
+    kept: list[Any]
+    before: dict[str, str]
+    after: dict[str, str]
+    queue: Any
+
+
+def run_auto_mode(case: dict[str, Any], folder: Path) -> AutoRun:
+    """Keep ``case["memories"]`` in ``folder``, then run its statement (with its evidence)
+    through extraction's real auto-mode path: reconcile, then submit."""
     from webapp.extraction import MemoryExtractor, StructuredFact
     from webapp.stores import MemoryStore, ReviewQueue
 
@@ -85,6 +97,13 @@ def run_case(case: dict[str, Any], folder: Path) -> tuple[bool, str]:
     )
     extractor.submit(extractor.reconcile([fact]))
     after = {memory.id: memory.content for memory in store.get_all()}
+    return AutoRun(kept, before, after, queue)
+
+
+def run_case(case: dict[str, Any], folder: Path) -> tuple[bool, str]:
+    """Run one case through auto mode in ``folder``; (right, what happened)."""
+    run = run_auto_mode(case, folder)
+    kept, before, after, queue = run.kept, run.before, run.after, run.queue
     added = [text for key, text in after.items() if key not in before]
     gone = [key for key in before if key not in after]
     changed = [key for key in before if key in after and after[key] != before[key]]

@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _applying import DATA, LANGUAGES, Tally, files
+from _applying import DATA, LANGUAGES, Tally, files, run_auto_mode
 
 FLOORS = {
     "precision": 0.95,
@@ -52,23 +52,8 @@ def _items(path: Path) -> list[dict[str, Any]]:
 
 def run_auto(case: dict[str, Any], folder: Path) -> dict[str, bool]:
     """One auto-mode case through extraction's reconcile and submit: what happened."""
-    from webapp.extraction import MemoryExtractor, StructuredFact
-    from webapp.stores import MemoryStore, ReviewQueue
-
-    store = MemoryStore(folder / "memories.json", max_items=1000, max_chars=10000, lock_timeout=5)
-    queue = ReviewQueue(folder / "review.json", store)
-    kept = [store.add(text, source="manual") for text in case["memories"]]
-    before = {memory.id: memory.content for memory in kept}
-    extractor = MemoryExtractor(store, review_queue=queue, mode="auto")
-    fact = StructuredFact(
-        case["statement"],
-        "general",
-        0.9,
-        evidence=case.get("evidence") or case["statement"],
-        extractor="llm",
-    )
-    extractor.submit(extractor.reconcile([fact]))
-    after = {memory.id: memory.content for memory in store.get_all()}
+    run = run_auto_mode(case, folder)
+    kept, before, after = run.kept, run.before, run.after
     added = [key for key in after if key not in before]
     touched = [key for key in before if after.get(key) != before[key]]  # changed or deleted
     target = case.get("target")
