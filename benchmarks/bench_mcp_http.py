@@ -45,11 +45,15 @@ def clean_env(data: Path) -> dict[str, str]:
     return env | {"MEMORY_DATA_DIR": str(data)}
 
 
-def start_dashboard(data: Path, port: int) -> subprocess.Popen[bytes]:
+def start_dashboard(
+    data: Path, port: int, extra: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """``memory-curator serve`` on 127.0.0.1:``port`` over ``data`` (with ``extra`` settings
+    in its environment), once it answers /healthz."""
     process = subprocess.Popen(
         [sys.executable, "-m", "webapp", "serve", "--port", str(port)],
         cwd=REPO,
-        env=clean_env(data),
+        env=clean_env(data) | (extra or {}),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

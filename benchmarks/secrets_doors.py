@@ -29,19 +29,17 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_mcp_http import free_port  # noqa: E402
+from bench_mcp_http import free_port, start_dashboard  # noqa: E402
 
 from webapp.curator import Curator  # noqa: E402
 from webapp.extraction.run import extract_conversation  # noqa: E402
@@ -67,26 +65,6 @@ def env_for(data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     env.pop("SUPERVISOR_TOKEN", None)
     return env | ROOMY | {"MEMORY_DATA_DIR": str(data)}
-
-
-def serve(data: Path, port: int) -> subprocess.Popen[bytes]:
-    """``memory-curator serve`` on 127.0.0.1:``port``, once it answers /healthz."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "webapp", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=REPO,
-        env=env_for(data),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return process
-        except httpx2.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("the dashboard did not start")
 
 
 def figures(name: str, cases: list[Case], refused: list[bool]) -> list[str]:
@@ -142,7 +120,7 @@ def mcp_http(cases: list[Case], root: Path) -> list[bool]:
     data = settings_in(root).data_dir
     MemoryStore(data / "memories.json").init()
     port = free_port()
-    process = serve(data, port)
+    process = start_dashboard(data, port, ROOMY)
     out: list[bool] = []
 
     async def run() -> None:
