@@ -53,7 +53,7 @@ from .llm import (
 
 log = logging.getLogger(__name__)
 
-SERVICE_PATH = "/core/api/services/ai_task/generate_data"
+SERVICE_PATH = "/core/api/services/ai_task/generate_data?return_response"
 # How long a call Home Assistant still runs after the caller stopped waiting keeps the slot:
 # until its answer comes, or this many times MEMORY_LLM_TIMEOUT.
 HOLD = 4
@@ -248,9 +248,7 @@ class HomeAssistantCaller:
         }
         wait = httpx.Timeout(HOLD * self.timeout)
         with httpx.Client(timeout=wait) as client:
-            with client.stream(
-                "POST", self.url, params={"return_response": ""}, json=body, headers=headers
-            ) as response:
+            with client.stream("POST", self.url, json=body, headers=headers) as response:
                 if response.status_code >= 400:
                     said = _first_bytes(response, ERROR_TEXT_BYTES).decode("utf-8", "replace")
                     raise llm_call_failed(
