@@ -238,7 +238,12 @@ def test_every_place_names_the_same_version():
 
 # What each LLM provider needs to run, as a distribution a pip install brings (claude-cli needs
 # the `claude` program and its login instead, which no add-on image can carry).
-PROVIDER_NEEDS = {"openai": "openai", "anthropic": "anthropic", "claude-cli": None}
+PROVIDER_NEEDS = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "homeassistant": "httpx",  # and the Supervisor: homeassistant_api in config.yaml
+    "claude-cli": None,
+}
 
 
 def image_distributions(dockerfile: Path = REPO / "Dockerfile") -> set[str]:

@@ -27,7 +27,7 @@ MOVE_LOCK = ".memory-move.lock"
 STANDALONE_DATA_DIR = Path("data")  # relative to the working directory
 
 REVIEW_MODES = ("manual", "auto")
-LLM_PROVIDERS = ("none", "claude-cli", "openai", "anthropic")
+LLM_PROVIDERS = ("none", "claude-cli", "openai", "anthropic", "homeassistant")
 THEMES = ("auto", "light", "dark")
 LANGUAGES = ("auto", "en", "zh-Hant", "zh-Hans")
 
@@ -64,6 +64,9 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("llm_model", "MEMORY_LLM_MODEL", "str", ""),
     ("llm_base_url", "MEMORY_LLM_BASE_URL", "str", ""),
     ("llm_api_key", "MEMORY_LLM_API_KEY", "str", ""),
+    # The provider ``homeassistant``: the AI Task entity whose model answers (through the
+    # Supervisor's proxy to Home Assistant's REST API, ``supervisor_url``).
+    ("ha_ai_task_entity", "MEMORY_HA_AI_TASK_ENTITY", "str", ""),
     ("llm_timeout", "MEMORY_LLM_TIMEOUT", "posint", 60),
     ("llm_max_reply_bytes", "MEMORY_LLM_MAX_REPLY_BYTES", "posint", 1_000_000),
     # Needs attention's LLM tier: what one scan may send (the rest waits for the next scan).
@@ -154,6 +157,7 @@ class Settings:
     llm_api_key: str = DEFAULTS["llm_api_key"]
     llm_timeout: int = DEFAULTS["llm_timeout"]  # seconds a whole call may take
     llm_max_reply_bytes: int = DEFAULTS["llm_max_reply_bytes"]  # read no further
+    ha_ai_task_entity: str = DEFAULTS["ha_ai_task_entity"]  # e.g. ai_task.ollama_ai_task
     llm_pairs_per_scan: int = DEFAULTS["llm_pairs_per_scan"]  # pairs one attention scan asks
     llm_tokens_per_scan: int = DEFAULTS["llm_tokens_per_scan"]  # prompt tokens, estimated
     llm_seconds_per_scan: int = DEFAULTS["llm_seconds_per_scan"]  # no new request after

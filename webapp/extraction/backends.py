@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 from ..problems import CodedError
 from ..settings import DEFAULTS, Settings
 from ..stores import loads_bounded
+from .homeassistant import CHARS_PER_TOKEN, HomeAssistantCaller, ReplyShape, ScanBudget
 from .llm import (
     LlmCallError,
     MemoryLlmCaller,
@@ -68,6 +69,8 @@ class LlmConfigError(CodedError, ValueError):
         "llm_needs_model",
         "llm_openai_needs_key",
         "llm_anthropic_needs_key",
+        "llm_homeassistant_needs_entity",
+        "llm_homeassistant_needs_token",
         "llm_unknown_provider",
     )
 
@@ -467,15 +470,22 @@ class AnthropicCaller(_SdkCaller):
 
 
 def caller_from_settings(
-    settings: Settings, environ: Mapping[str, str] | None = None
+    settings: Settings,
+    environ: Mapping[str, str] | None = None,
+    *,
+    shape: ReplyShape | None = None,
 ) -> MemoryLlmCaller | None:
-    """The caller MEMORY_LLM_PROVIDER selects, or None for ``none`` (regex only)."""
+    """The caller MEMORY_LLM_PROVIDER selects, or None for ``none`` (regex only). ``shape``:
+    the list of records the prompt asks for, which a provider that takes a structure
+    (``homeassistant``) is given; the others read the prompt alone."""
     env = os.environ if environ is None else environ
     provider = settings.llm_provider
     timeout = settings.llm_timeout
     most = settings.llm_max_reply_bytes
     if provider == "none":
         return None
+    if provider == "homeassistant":
+        return _home_assistant(settings, env, shape)
     if provider == "claude-cli":
         return ClaudeCliCaller(model=settings.llm_model, timeout=timeout, max_reply_bytes=most)
     if not settings.llm_model:
@@ -520,10 +530,48 @@ def caller_from_settings(
     raise LlmConfigError(f"Unknown MEMORY_LLM_PROVIDER {provider!r}.", provider=provider)
 
 
+def _home_assistant(
+    settings: Settings, env: Mapping[str, str], shape: ReplyShape | None
+) -> HomeAssistantCaller:
+    """The household's own model: the AI Task entity MEMORY_HA_AI_TASK_ENTITY names, asked
+    through the Supervisor with SUPERVISOR_TOKEN."""
+    entity = settings.ha_ai_task_entity.strip()
+    if not entity:
+        raise LlmConfigError(
+            "MEMORY_LLM_PROVIDER=homeassistant needs MEMORY_HA_AI_TASK_ENTITY (the AI Task "
+            "entity whose model answers, e.g. ai_task.ollama_ai_task).",
+            code="llm_homeassistant_needs_entity",
+            provider="homeassistant",
+        )
+    token = env.get("SUPERVISOR_TOKEN", "")
+    if not token:
+        raise LlmConfigError(
+            "MEMORY_LLM_PROVIDER=homeassistant needs SUPERVISOR_TOKEN: it runs in the Home "
+            "Assistant add-on, which the Supervisor gives one.",
+            code="llm_homeassistant_needs_token",
+            provider="homeassistant",
+        )
+    return HomeAssistantCaller(
+        entity_id=entity,
+        supervisor_url=settings.supervisor_url,
+        token=token,
+        timeout=settings.llm_timeout,
+        max_reply_bytes=settings.llm_max_reply_bytes,
+        budget=ScanBudget(
+            calls=settings.llm_pairs_per_scan,
+            chars=settings.llm_tokens_per_scan * CHARS_PER_TOKEN,
+            seconds=float(settings.llm_seconds_per_scan),
+        ),
+        shape=shape,
+    )
+
+
 def describe(caller: Any) -> str:
-    """A short name for output: 'regex', 'claude-cli', 'openai' or 'anthropic'."""
+    """A short name for output: 'regex', 'claude-cli', 'openai', 'anthropic' or
+    'homeassistant'."""
     return {
         ClaudeCliCaller: "claude-cli",
         OpenAiCaller: "openai",
         AnthropicCaller: "anthropic",
+        HomeAssistantCaller: "homeassistant",
     }.get(type(caller), "regex" if caller is None else "custom")

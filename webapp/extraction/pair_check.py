@@ -32,6 +32,7 @@ from ..problems import CodedError
 from ..sensitive import mask_secrets
 from ..settings import DEFAULTS, Settings
 from .backends import LlmConfigError, caller_from_settings, describe
+from .homeassistant import ReplyShape
 from .llm import MemoryLlmCaller
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,17 @@ Answer with JSON only, a list with one object per pair:
 {pairs}"""
 
 Pair = tuple[str, str]
+
+# The list PROMPT asks for, as a structure for a provider that takes one (``homeassistant``).
+VERDICTS_REPLY = ReplyShape(
+    task_name="memory curator: pairs of memories",
+    field="verdicts",
+    description="One verdict for each numbered pair.",
+    items={
+        "pair": {"selector": {"number": {"min": 1, "mode": "box"}}, "required": True},
+        "verdict": {"selector": {"select": {"options": list(VERDICTS)}}, "required": True},
+    },
+)
 
 
 def _key(pair: Pair) -> Pair:
@@ -95,6 +107,8 @@ def parse_verdicts(reply: str, count: int) -> dict[int, str]:
         if not isinstance(item, dict):
             continue
         number, verdict = item.get("pair"), item.get("verdict")
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)  # a structured answer's "number" may come as 2.0
         if (
             isinstance(number, int)
             and not isinstance(number, bool)
@@ -248,6 +262,13 @@ class LlmPairChecker:
         return batches
 
 
+def _model_name(settings: Settings) -> str:
+    """The model the verdicts are kept under: the model's name, or the AI Task entity."""
+    if settings.llm_provider == "homeassistant":
+        return settings.ha_ai_task_entity.strip()
+    return settings.llm_model
+
+
 def pair_checker_from_settings(
     settings: Settings, memory: VerdictMemory | None = None
 ) -> LlmPairChecker | None:
@@ -255,14 +276,14 @@ def pair_checker_from_settings(
     without one (or with an unusable setting: extraction says why; Needs attention then goes
     on with the rules and the model)."""
     try:
-        caller = caller_from_settings(settings)
+        caller = caller_from_settings(settings, shape=VERDICTS_REPLY)
     except LlmConfigError:
         return None
     if caller is None:
         return None
     return LlmPairChecker(
         caller,
-        settings.llm_model or describe(caller),
+        _model_name(settings) or describe(caller),
         limits=ScanLimits.from_settings(settings),
         memory=memory,
     )

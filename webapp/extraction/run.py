@@ -21,6 +21,7 @@ from ..stores.timefmt import parse_ts, to_iso
 from ..stores.tombstones import key_path, tombstone_path
 from .attribution import Undecided, group_by_person, thread_view
 from .backends import caller_from_settings
+from .homeassistant import FACTS_REPLY
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
 from .reconcile import Candidate, Extracted, MemoryExtractor, ReconcileAction, undecided
 from .state import STATE_FILE_NAME, ExtractionState
@@ -79,7 +80,7 @@ def build_extractor(
     """A MemoryExtractor wired to the configured stores, LLM and review mode."""
     memories, _, queue = stores_for(settings, actor, stores)
     if caller is FROM_SETTINGS:
-        caller = caller_from_settings(settings)
+        caller = caller_from_settings(settings, shape=FACTS_REPLY)
     llm = LlmMemoryExtractor(caller, label=llm_label(settings)) if caller is not None else None
     extractor = MemoryExtractor(
         memories,
@@ -94,8 +95,11 @@ def build_extractor(
 
 
 def llm_label(settings: Settings) -> str:
-    """The configured LLM as "provider/model" ("claude-cli" when no model is named)."""
+    """The configured LLM as "provider/model" ("claude-cli" when no model is named;
+    "homeassistant/<the AI Task entity>")."""
     model = settings.llm_model.strip()
+    if settings.llm_provider == "homeassistant":  # the model is the entity's
+        model = settings.ha_ai_task_entity.strip()
     return f"{settings.llm_provider}/{model}" if model else settings.llm_provider
 
 

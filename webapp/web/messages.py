@@ -296,6 +296,14 @@ MESSAGES: dict[str, str] = {
     "llm_anthropic_needs_key": N_(
         "MEMORY_LLM_PROVIDER=anthropic needs MEMORY_LLM_API_KEY (or ANTHROPIC_API_KEY)."
     ),
+    "llm_homeassistant_needs_entity": N_(
+        "MEMORY_LLM_PROVIDER=homeassistant needs MEMORY_HA_AI_TASK_ENTITY (the AI Task entity "
+        "whose model answers, e.g. ai_task.ollama_ai_task)."
+    ),
+    "llm_homeassistant_needs_token": N_(
+        "MEMORY_LLM_PROVIDER=homeassistant needs SUPERVISOR_TOKEN: it runs in the Home "
+        "Assistant add-on, which the Supervisor gives one."
+    ),
     "llm_unknown_provider": N_("Unknown MEMORY_LLM_PROVIDER %(provider)s."),
     "llm_timeout": N_(
         "The LLM did not answer within %(seconds)s s (MEMORY_LLM_TIMEOUT); the call was stopped."
