@@ -324,11 +324,14 @@ def test_two_servers_racing_one_key_store_it_once(home: Home) -> None:
         for round_ in range(8):
             start = threading.Barrier(4)
 
-            def send(client: AssistClient, key: str = f"race-{round_}") -> None:
+            def send(client: AssistClient, key: str, start: threading.Barrier) -> None:
                 start.wait()
-                answers.append(client.exchange(context(), key, f"race-{round_}", "Hi."))
+                answers.append(client.exchange(context(), key, key, "Hi."))
 
-            threads = [threading.Thread(target=send, args=(c,)) for c in clients * 2]
+            threads = [
+                threading.Thread(target=send, args=(c, f"race-{round_}", start))
+                for c in clients * 2
+            ]
             for thread in threads:
                 thread.start()
             for thread in threads:
