@@ -100,6 +100,12 @@ def test_a_device_chosen_on_the_people_page_wins_over_the_user(home: Home) -> No
     ben = home.api.prompt(kitchen)
     assert ben["speaker"] == {"scope": "person", "name": "Ben"}
     assert ben["prompt"] == block(home.bens.content, home.shared.content)
+    # a person the device answered for is removed: the household's, not whoever speaks
+    cleo = home.curator.add_person("Cleo")
+    home.curator.choose_device("dev-kitchen", "person", cleo.id)
+    assert home.api.prompt(kitchen)["speaker"]["name"] == "Cleo"
+    home.curator.remove_person(cleo.id)
+    assert home.api.prompt(kitchen)["speaker"] == {"scope": "household", "name": None}
 
 
 # ------------------------------------------------------------------ privacy in the tools
