@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-import voluptuous as vol
+import probatio
 from homeassistant.config_entries import (
     ConfigEntry,
     ConfigFlow,
@@ -80,12 +80,12 @@ class MemoryCuratorConfigFlow(ConfigFlow, domain=DOMAIN):
                 self._data = {CONF_URL: url, CONF_TOKEN: token}
                 return await self._async_finish()
             errors["base"] = error
-        schema = vol.Schema(
+        schema = probatio.Schema(
             {
-                vol.Required(
+                probatio.Required(
                     CONF_URL, default=(user_input or {}).get(CONF_URL, "http://")
                 ): selector.TextSelector(selector.TextSelectorConfig(type="url")),
-                vol.Optional(CONF_TOKEN): selector.TextSelector(
+                probatio.Optional(probatio.Secret(CONF_TOKEN)): selector.TextSelector(
                     selector.TextSelectorConfig(type="password")
                 ),
             }
@@ -148,15 +148,15 @@ class MemoryCuratorOptionsFlow(OptionsFlow):
         if user_input is not None:
             return self.async_create_entry(data=user_input)
         options = self.config_entry.options
-        schema = vol.Schema(
+        schema = probatio.Schema(
             {
-                vol.Required(CONF_FEED, default=options.get(CONF_FEED, True)): bool,
-                vol.Optional(
+                probatio.Required(CONF_FEED, default=options.get(CONF_FEED, True)): bool,
+                probatio.Optional(
                     CONF_EXCLUDE_AGENTS, default=options.get(CONF_EXCLUDE_AGENTS, [])
                 ): selector.EntitySelector(
                     selector.EntitySelectorConfig(domain="conversation", multiple=True)
                 ),
-                vol.Optional(
+                probatio.Optional(
                     CONF_EXCLUDE_DEVICES, default=options.get(CONF_EXCLUDE_DEVICES, [])
                 ): selector.DeviceSelector(selector.DeviceSelectorConfig(multiple=True)),
             }
