@@ -45,6 +45,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.types import Message, Receive, Scope, Send
 
+from .assist_http import AssistApi, assist_api, is_assist_path
 from .curator import Curator
 from .mcp_server import SerializableReplies, build_server, invalid_request, screen_line
 from .settings import Settings, SettingsError
@@ -510,6 +511,17 @@ class Gate:
             )
         return await TransportSecurityMiddleware(security).validate_request(request)
 
+    def host_allowed(self, host: str) -> bool:
+        """Whether a token-less call naming ``host`` may be served (as ``_host_problem``
+        decides for MCP): an IP address, or one of this server's names, with any port."""
+        if not host or _is_ip_literal(host):
+            return bool(host)
+        host = host.lower()
+        for pattern in self.security.allowed_hosts:
+            if host == pattern or (pattern.endswith(":*") and host.startswith(pattern[:-1])):
+                return True
+        return False
+
     def allow_host(self, name: str) -> None:
         """Accept ``name`` (any port) as a Host of token-less calls from now on."""
         name = name.strip().lower()
@@ -565,6 +577,7 @@ class McpHttp:
         server: Server,
         access: McpAccess,
         security: TransportSecuritySettings,
+        assist: Callable[[McpAccess, Gate], AssistApi] | None = None,
     ) -> None:
         self._dashboard = dashboard
         self._loop = asyncio.new_event_loop()
@@ -581,6 +594,7 @@ class McpHttp:
             ]
         )
         self.gate = Gate(app, access, security)
+        self.assist = assist(access, self.gate) if assist is not None else None
         started: concurrent.futures.Future[None] = concurrent.futures.Future()
         asyncio.run_coroutine_threadsafe(self._run(manager, started), self._loop)
         started.result(timeout=_START_TIMEOUT)
@@ -595,7 +609,10 @@ class McpHttp:
             await asyncio.Event().wait()
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        if not is_mcp_path(environ.get("PATH_INFO", "")):
+        path = environ.get("PATH_INFO", "")
+        if self.assist is not None and is_assist_path(path):
+            return self.assist(environ, start_response)
+        if not is_mcp_path(path):
             return self._dashboard(environ, start_response)
         chunks = self._bridge(environ, start_response)  # type: ignore[arg-type]
         return _Closing(chunks, environ, self._loop)
@@ -607,11 +624,16 @@ class McpOff:
 
     off: str
 
-    def __init__(self, dashboard: WSGIApplication, why: str) -> None:
+    def __init__(
+        self, dashboard: WSGIApplication, why: str, assist: AssistApi | None = None
+    ) -> None:
         self._dashboard = dashboard
         self.off = why
+        self.assist = assist
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if self.assist is not None and is_assist_path(environ.get("PATH_INFO", "")):
+            return self.assist(environ, start_response)
         if not is_mcp_path(environ.get("PATH_INFO", "")):
             return self._dashboard(environ, start_response)
         body = json.dumps({"error": f"MCP over HTTP is off: {self.off}"}).encode("utf-8")
@@ -628,10 +650,14 @@ def with_mcp(dashboard: WSGIApplication, settings: Settings, *, host: str) -> Mc
     dashboard alone, with the reason naming the option (``McpOff.off``)."""
     try:
         access = access_from_settings(settings)
-    except SettingsError as exc:
-        return McpOff(dashboard, str(exc))
+    except SettingsError as exc:  # the Assist API, behind the same gate, is off too
+        return McpOff(dashboard, str(exc), assist_api(settings, None, off=str(exc)))
     curator = Curator.from_settings(settings, actor=ACTOR)
     server = build_server(
         curator, curator.review, default_person=settings.mcp_default_person.strip()
     )
-    return McpHttp(dashboard, server, access, security_from_settings(settings, host))
+
+    def assist(access: McpAccess, gate: Gate) -> AssistApi:
+        return assist_api(settings, access, host_allowed=gate.host_allowed)
+
+    return McpHttp(dashboard, server, access, security_from_settings(settings, host), assist)

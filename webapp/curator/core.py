@@ -30,6 +30,7 @@ from ..stores import (
     undo_forget,
 )
 from ..stores.dismissals import DismissalStore
+from ..stores.exchanges import ExchangeKeyStore
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from . import forgetting, household, importing, merging, remembering, reviewing, upkeep
@@ -96,7 +97,14 @@ class Curator:
         caches: what a request of one person uses."""
         if view == self.view:
             return self
-        for store in ("memories", "conversations", "review", "people", "tombstones"):
+        for store in (
+            "memories",
+            "conversations",
+            "review",
+            "people",
+            "tombstones",
+            "exchange_keys",
+        ):
             getattr(self, store)  # built once, here, so both share them
         scoped = copy.copy(self)
         scoped.view = view
@@ -184,6 +192,12 @@ class Curator:
         return DismissalStore.from_settings(self.settings)
 
     @cached_property
+    def exchange_keys(self) -> ExchangeKeyStore:
+        """The keys of the exchanges Home Assistant's Assist sent (``curator.assist``)."""
+        store: ExchangeKeyStore = self._gated(ExchangeKeyStore.from_settings(self.settings))
+        return store
+
+    @cached_property
     def skills(self) -> SkillDocumentStore:
         store: SkillDocumentStore = self._gated(SkillDocumentStore.from_settings(self.settings))
         return store
@@ -206,6 +220,7 @@ class Curator:
     link_identity = household.link_identity
     unlink_identity = household.unlink_identity
     note_identity = household.note_identity
+    choose_device = household.choose_device
     remove_person = household.remove_person
     restore_person = household.restore_person
 

@@ -6,9 +6,10 @@ from typing import Any
 
 from ..extraction.attribution import OwnerUndecidedError
 from ..problems import InputError
-from ..stores import NotFoundError, StoreError
+from ..stores import Memory, NotFoundError, StoreError
 
 __all__ = [
+    "AmbiguousMemoryError",
     "DeletedForeverError",
     "OwnerUndecidedError",
     "SimilarMemoryError",
@@ -81,3 +82,19 @@ class AmbiguousPersonError(UnknownPersonError):
             name=name,
             count=count,
         )
+
+
+class AmbiguousMemoryError(InputError):
+    """A text to forget that several memories of the view match: none is forgotten, and the
+    caller is given them (``candidates``, each within the view) to name one by id."""
+
+    code = "ambiguous"
+
+    def __init__(self, text: str, candidates: list[Memory]) -> None:
+        super().__init__(
+            f"{len(candidates)} memories match {text!r}: say which one to forget by its id. "
+            "Nothing was forgotten.",
+            code="ambiguous",
+            count=len(candidates),
+        )
+        self.candidates = candidates

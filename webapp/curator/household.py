@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..curation.findings import finding_key
 from ..problems import InputError
-from ..stores import ImportReport, Person, SkillDocument
+from ..stores import Device, ImportReport, Person, SkillDocument
 from ..stores.people import name_key
-from .people import EVERYONE, in_view, unknown_person
+from .people import EVERYONE, check_person, in_view, person_in_view, unknown_person
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -143,6 +143,26 @@ def note_identity(curator: Curator, kind: str, value: str, *, label: str = "") -
     """The person an identity maps to; one nobody has is recorded as unlinked (to be offered
     on the People page) and None is returned."""
     return curator.people.seen(kind, value, label=label)
+
+
+def choose_device(
+    curator: Curator, device_id: str, choice: str, person: str | None = None
+) -> Device:
+    """Set whose memory a Home Assistant device answers with (``PeopleStore.choose_device``:
+    "speaker", "household", or "person" and ``person``). Within a person's view (a person
+    who is not an administrator, on the People page) only whoever speaks, the household's or
+    their own: a device is never made to answer with another person's memory
+    (``person_unknown``), nor one that does taken from them (``device_not_yours``)."""
+    if choice == "person":
+        check_person(person, curator.view)
+    current = curator.people.device(device_id)
+    if current is not None and not person_in_view(current.person, curator.view):
+        raise InputError(
+            "That device answers with another person's memory; only they or an "
+            "administrator can change it.",
+            code="device_not_yours",
+        )
+    return curator.people.choose_device(device_id, choice, person if choice == "person" else None)
 
 
 def dismiss_finding(curator: Curator, key: str, *, actor: str | None = None) -> bool:

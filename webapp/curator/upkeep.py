@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 class DataFile:
     """A JSON file the program keeps in the data folder: its name (``memories``,
     ``conversations``, ``review``, ``extraction_state``, ``extraction_job``, ``dismissals``,
-    ``people``, ``login_sessions``, ``login_attempts``, ``tombstones``) and its store."""
+    ``people``, ``login_sessions``, ``login_attempts``, ``tombstones``,
+    ``assist_exchanges``) and its store."""
 
     name: str
     store: FileBacked
@@ -60,6 +61,7 @@ def data_files(curator: Curator) -> list[DataFile]:
         DataFile("login_sessions", sessions_document(data_dir / SESSIONS_FILE)),
         DataFile("login_attempts", attempts_document(data_dir / ATTEMPTS_FILE)),
         DataFile("tombstones", curator.tombstones),
+        DataFile("assist_exchanges", curator.exchange_keys),
     ]
 
 

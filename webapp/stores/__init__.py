@@ -54,7 +54,7 @@ from .memories import (
     check_secret,
 )
 from .origin import describe_origin, make_origin
-from .people import KINDS, Identity, PeopleStore, Person, slack_person
+from .people import KINDS, Device, Identity, PeopleStore, Person, slack_person
 from .review import (
     ConversationYield,
     Forgotten,
@@ -90,6 +90,7 @@ _review_memory.default_memories = lambda settings, actor: MemoryStore.from_setti
 __all__ = [
     "CATEGORIES",
     "KINDS",
+    "Device",
     "Identity",
     "PeopleStore",
     "Person",

@@ -10,7 +10,14 @@ locked, atomic JSON file layer as every store, with its own history log
     {"people": {"<id>": {"name": "Maya", "identities": [{"kind": "ha", "value": "…"}],
                          "createdAt": ISO time}},
      "unlinked": [{"kind": "slack", "value": "U123", "label": "maya", "firstSeen": ISO time,
-                   "lastSeen": ISO time}]}
+                   "lastSeen": ISO time}],
+     "devices": {"<HA device id>": {"label": "Kitchen satellite", "choice": "speaker",
+                                   "firstSeen": ISO time, "lastSeen": ISO time}}}
+
+``devices`` (an added key: older readers ignore it, older writers keep it) are the Home
+Assistant voice devices Assist was heard through, each with whose memory it answers with:
+``"speaker"`` (whoever is speaking, the default), ``"household"`` (the household's only) or
+``"person"`` with ``"person": "<id>"`` (that person's).
 
 Memories name a person by id (the record's optional ``person``); a memory without one is the
 household's, shared by everyone.
@@ -47,6 +54,8 @@ MAX_NAME_CHARS = 100
 MAX_VALUE_CHARS = 200
 MAX_UNLINKED = 500  # beyond this, names typed to a door go first, least recently seen first
 REAL_KINDS = ("ha", "slack")  # identities a place vouches for, kept before names anyone types
+DEVICE_CHOICES = ("speaker", "household", "person")
+MAX_DEVICES = 200  # beyond this, the least recently seen device nobody chose for goes first
 
 
 @dataclass(frozen=True)
@@ -140,7 +149,55 @@ def _validate(data: Any) -> str | None:
             return f"the person {person_id!r} has no name"
         if not isinstance(record.get("identities", []), list):
             return f"the identities of {person_id!r} are not a JSON array"
+    if not isinstance(data.get("devices", {}), dict):
+        return '"devices" is not a JSON object'
     return None
+
+
+@dataclass(frozen=True)
+class Device:
+    """A Home Assistant device Assist was heard through, and whose memory it answers with:
+    ``choice`` "speaker" (whoever is speaking), "household", or "person" (``person``'s)."""
+
+    id: str
+    label: str = ""
+    choice: str = "speaker"
+    person: str | None = None
+
+
+def _devices(data: Any) -> tuple[Device, ...]:
+    raw = data.get("devices", {}) if isinstance(data, dict) else {}
+    found = []
+    for device_id, record in raw.items() if isinstance(raw, dict) else ():
+        if not isinstance(record, dict):
+            continue
+        choice = record.get("choice")
+        person = record.get("person")
+        if choice == "person" and not (isinstance(person, str) and person):
+            choice = "household"  # a choice of nobody readable: the safest reading
+        elif choice not in DEVICE_CHOICES:
+            choice = "speaker"
+        found.append(
+            Device(
+                str(device_id),
+                str(record.get("label") or ""),
+                str(choice),
+                str(person) if choice == "person" else None,
+            )
+        )
+    return tuple(sorted(found, key=lambda d: (fold(d.label or d.id), d.id)))
+
+
+def check_device(device_id: Any) -> str:
+    """A device id as it is kept, or InputError."""
+    text = device_id.strip() if isinstance(device_id, str) else ""
+    if not text or len(text) > MAX_VALUE_CHARS or "\x00" in text:
+        raise InputError(
+            f"A device id is 1 to {MAX_VALUE_CHARS} characters of text.",
+            code="device_id",
+            most=MAX_VALUE_CHARS,
+        )
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +329,14 @@ class PeopleStore(FileBacked):
                 return found
         return []
 
+    def devices(self) -> list[Device]:
+        """The Home Assistant devices seen, by label."""
+        return list(self._file.view("devices", _devices))
+
+    def device(self, device_id: str) -> Device | None:
+        """The device with that id, or None."""
+        return next((d for d in self._file.view("devices", _devices) if d.id == device_id), None)
+
     def unlinked(self) -> list[Identity]:
         """Identities seen that map to nobody yet: Home Assistant and Slack users before the
         names typed to a door, each most recently seen first."""
@@ -340,6 +405,77 @@ class PeopleStore(FileBacked):
 
         self._file.update(mutate)
         return self.resolve(kind, value)
+
+    def seen_device(self, device_id: str, *, label: str = "") -> Device:
+        """The device, recorded the first time it is seen (answering for whoever speaks) or
+        when its label changes; nothing is written otherwise."""
+        device_id = check_device(device_id)
+        label = " ".join(label.split())[:MAX_NAME_CHARS] if isinstance(label, str) else ""
+        known = self.device(device_id)
+        if known is not None and (known.label == label or not label):
+            return known
+
+        def mutate(data: dict[str, Any]) -> Changed[None] | Unchanged[None]:
+            devices = data.get("devices")
+            if not isinstance(devices, dict):
+                devices = data["devices"] = {}
+            stamp = now_iso()
+            record = devices.get(device_id)
+            if isinstance(record, dict):
+                if record.get("label") == label or not label:
+                    return Unchanged(None)
+                devices[device_id] = {**record, "label": label, "lastSeen": stamp}
+                return Changed(None)
+            devices[device_id] = {
+                "label": label,
+                "choice": "speaker",
+                "firstSeen": stamp,
+                "lastSeen": stamp,
+            }
+            if len(devices) > MAX_DEVICES:
+                _drop_unchosen_device(devices)
+            return Changed(None)
+
+        self._file.update(mutate)
+        found = self.device(device_id)
+        return found if found is not None else Device(device_id, label)
+
+    def choose_device(self, device_id: str, choice: str, person: str | None = None) -> Device:
+        """Set whose memory a device answers with: "speaker", "household", or "person" with
+        ``person`` (a person's id). NotFoundError (``device_unknown``) for a device never
+        seen, (``person_unknown``) for no such person; InputError for another choice."""
+        device_id = check_device(device_id)
+        if choice not in DEVICE_CHOICES:
+            raise InputError(
+                f"Unknown choice {choice!r}; use one of: {', '.join(DEVICE_CHOICES)}.",
+                code="device_choice",
+                choice=str(choice)[:40],
+            )
+        if choice == "person" and (person is None or self.get(person) is None):
+            raise _unknown(str(person))
+        chosen = {"choice": choice, **({"person": person} if choice == "person" else {})}
+
+        def mutate(data: dict[str, Any]) -> Changed[_PersonChange] | Unchanged[None]:
+            devices = data.get("devices")
+            record = devices.get(device_id) if isinstance(devices, dict) else None
+            if not isinstance(devices, dict) or not isinstance(record, dict):
+                raise NotFoundError(
+                    f"No device has the id {device_id!r}.",
+                    code="device_unknown",
+                    id=repr(device_id),
+                )
+            if choice == "person" and person not in data.get("people", {}):
+                raise _unknown(str(person))
+            after = {k: v for k, v in record.items() if k not in ("choice", "person")} | chosen
+            if after == record:
+                return Unchanged(None)
+            devices[device_id] = after
+            return Changed(_PersonChange(f"device:{device_id}", dict(record), dict(after)))
+
+        self._file.update(mutate, self._journal("device"))
+        found = self.device(device_id)
+        assert found is not None
+        return found
 
     def add(self, name: str, *, identities: tuple[tuple[str, str], ...] = ()) -> Person:
         """A new person with ``name`` and (optionally) identities; an identity given here is
@@ -572,6 +708,18 @@ def _identity_row(data: dict[str, Any], kind: str, value: str) -> dict[str, str]
 def _drop_unlinked(data: dict[str, Any], keys: set[tuple[str, str]]) -> None:
     rows = data.get("unlinked", [])
     data["unlinked"] = [r for r in rows if not (isinstance(r, dict) and _row_key(r) in keys)]
+
+
+def _drop_unchosen_device(devices: dict[str, Any]) -> None:
+    """Forget the least recently seen device still answering for whoever speaks (a choice a
+    person made is never dropped)."""
+    unchosen = [
+        (str(r.get("lastSeen", "")), d)
+        for d, r in devices.items()
+        if isinstance(r, dict) and r.get("choice", "speaker") == "speaker"
+    ]
+    if unchosen:
+        del devices[min(unchosen)[1]]
 
 
 def _within_cap(rows: list[Any]) -> list[Any]:

@@ -134,6 +134,7 @@ def with_token_file(settings: Settings, token_file: str | None) -> Settings:
 
 def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, threads: int = 8) -> None:
     """Serve the dashboard until interrupted."""
+    from ..assist_http import is_assist_path
     from ..mcp_http import McpOff, is_mcp_path, mcp_threads, with_mcp
     from . import auth, create_app, guard
     from .background import start_background
@@ -169,7 +170,7 @@ def run(settings: Settings, *, host: str = "127.0.0.1", port: int = 8099, thread
         access = served.gate.access
 
     def may_send_body(client: str, path: str, headers: Mapping[str, str]) -> bool:
-        if is_mcp_path(path):  # with MCP off, its paths answer 503 and take no body
+        if is_mcp_path(path) or is_assist_path(path):  # with MCP off, 503 and no body
             return (
                 access is not None
                 and access.admits(client, headers.get("AUTHORIZATION")) is not None
