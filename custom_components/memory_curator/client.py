@@ -50,7 +50,7 @@ class AssistClient:
             body = await self._call("GET", "info", None, CALL_TIMEOUT)
         except NotMemoryCurator as err:
             if err.status == 404:
-                raise Outdated("addon_outdated", "The add-on has no Assist API") from err
+                raise Outdated("addon_outdated", "The add-on has no Assist API", 404) from err
             raise
         if body.get("service") != SERVICE:
             raise NotMemoryCurator("not_memory_curator", "Not Memory Curator's Assist API")

@@ -1,0 +1,75 @@
+"""A fake model server for the Assist scenario of tests/ha (Ollama's wire format, the handler
+of fake_ollama.py for everything but the chat): it answers by what the user said last, so each
+turn of the scenario is told apart by its marker (``[A1]``):
+
+- a structured request (``format``: AI Task's generate data) -> the JSON ``TASK_ANSWER``;
+- ``remember: <fact>`` -> a ``remember`` tool call with that fact, then, once its result came
+  back, ``Done <marker>``;
+- anything else -> ``Reply <marker>``.
+
+Every chat request is kept (``requests``) for the test to read the system prompt it carried."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tests.ha.fake_ollama import MODEL, NOW, FakeOllama, _Handler
+
+TASK_ANSWER = {"summary": "Nothing to note."}
+_MARKER = re.compile(r"\[[A-Z]+\d+\]")
+
+
+def marker(text: str) -> str:
+    found = _MARKER.search(text)
+    return found.group(0) if found else ""
+
+
+def answer(body: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message the fake gives for one chat request."""
+    if body.get("format"):
+        return {"role": "assistant", "content": json.dumps(TASK_ANSWER)}
+    messages = body.get("messages", [])
+    users = [m for m in messages if m.get("role") == "user"]
+    said = users[-1]["content"] if users else ""
+    last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user") if users else -1
+    answered = any(m.get("role") == "tool" for m in messages[last_user + 1 :])
+    if "remember:" in said and not answered:
+        fact = said.split("remember:", 1)[1].strip()
+        call = {"function": {"name": "remember", "arguments": {"fact": fact}}}
+        return {"role": "assistant", "content": "", "tool_calls": [call]}
+    return {"role": "assistant", "content": f"{'Done' if answered else 'Reply'} {marker(said)}"}
+
+
+class _AssistHandler(_Handler):
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        if self.path != "/api/chat":
+            self.server.unknown.append(f"POST {self.path}")
+            return self._json({"error": "not found"}, 404)
+        self.server.requests.append(body)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.end_headers()
+        lines = [
+            {"model": MODEL, "created_at": NOW, "message": answer(body), "done": False},
+            {
+                "model": MODEL,
+                "created_at": NOW,
+                "done": True,
+                "done_reason": "stop",
+                "message": {"role": "assistant", "content": ""},
+            },
+        ]
+        for line in lines:
+            self.wfile.write(json.dumps(line).encode() + b"\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+
+class FakeAssistModel(FakeOllama):
+    def __init__(self, port: int = 0) -> None:
+        super().__init__(port)
+        self.RequestHandlerClass = _AssistHandler
