@@ -202,6 +202,26 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
         result["ai_task"] = {"conversation_id": task.conversation_id, "data": task.data}
         await turn("B4", "Thanks.", bob.id, conversation_id=b2)
         await settled(feeder)
+
+        # -- an agent without the Memory Curator API is fed too, with nobody known; then the
+        # options: that agent excluded, then feeding off
+        await turn("N1", "Hello there.", alice.id, agent=assist_agent)
+        await settled(feeder)
+        options = hass.config_entries.options
+
+        async def set_options(given: dict[str, Any]) -> str:
+            step = await options.async_init(entry.entry_id)
+            step = await options.async_configure(step["flow_id"], given)
+            return str(step["type"])
+
+        result["options"] = [
+            await set_options({"feed_conversations": True, "exclude_agents": [assist_agent]})
+        ]
+        await turn("N2", "Hello again.", alice.id, agent=assist_agent)
+        result["options"].append(await set_options({"feed_conversations": False}))
+        await turn("N3", "Anyone there?", alice.id)
+        await settled(feeder)
+        result["options"].append(await set_options({"feed_conversations": True}))
         result["turns"] = turns
 
         # -- diagnostics of the entry found by discovery (no token): how the feed did

@@ -128,8 +128,20 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
 
     # every exchange in its thread, once, with its speaker; across the restart too
     conversations = ConversationStore.from_settings(settings)
-    speakers = {"A": people["Alice"], "B": people["Bob"], "D0": None, "D1": people["Alice"]}
+    speakers = {
+        "A": people["Alice"],
+        "B": people["Bob"],
+        "D0": None,
+        "D1": people["Alice"],
+        "N1": None,  # an agent without the API: sent with nobody known
+    }
+    unfed = {"N2", "N3"}  # an excluded agent; feeding turned off
+    assert seen["options"] == ["create_entry"] * 3
+    for label in unfed:
+        assert not conversations.get_history(seen["turns"][label]["conversation_id"]), label
     for label, turn in seen["turns"].items():
+        if label in unfed:
+            continue
         history = conversations.get_history(turn["conversation_id"])
         said = [t for t in history if t.role == "user" and t.content.startswith(f"[{label}]")]
         assert len(said) == 1, (label, history)
