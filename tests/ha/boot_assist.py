@@ -8,7 +8,6 @@ every phase of the Assist scenario in one boot. Prints one line, ``RESULT {json}
 
 import asyncio
 import json
-import statistics
 import sys
 import time
 from typing import Any
@@ -253,14 +252,7 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
                 await turn(label, "Hello.", alice.id, agent=agent)
                 bench[name].append(turns.pop(label)["seconds"])
         if cfg["bench_turns"]:
-            result["bench"] = {
-                name: {
-                    "median": statistics.median(times),
-                    "p95": statistics.quantiles(times, n=20)[-1] if len(times) > 1 else times[0],
-                    "n": len(times),
-                }
-                for name, times in bench.items()
-            }
+            result["bench"] = bench
     finally:
         await hass.async_stop()
     return result
