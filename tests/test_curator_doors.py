@@ -22,6 +22,8 @@ from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.assist_support import AssistClient
+from tests.assist_support import context as assist_context
 from tests.conftest import make_settings, on_disk
 from tests.mcp_http_support import call_tool, session
 from tests.mcp_http_support import dashboard as serving
@@ -96,6 +98,10 @@ class Door:
         raise NotOffered
 
     def forget_as(self, person: str, memory_id: str) -> str:
+        raise NotOffered
+
+    def recall_as(self, person: str | None) -> list[str]:
+        """What ``person`` (a name; None: nobody known) is given back, newest first."""
         raise NotOffered
 
 
@@ -437,7 +443,54 @@ class McpHttp(Mcp):
         return anyio.run(listed)
 
 
-DOORS = [Library, Dashboard, Cli, Mcp, McpHttp]
+class AssistHttp(Door):
+    """The Home Assistant integration's path: the Assist API's tools over real HTTP against
+    ``memory-curator serve``, each call with the context Home Assistant gives (whose memory
+    is the add-on's to decide: a Home Assistant user linked to a person is that person)."""
+
+    name = "assist-http"
+
+    def __init__(self, root: Path) -> None:
+        Door.__init__(self, root)
+        self._served = serving(self.data, MEMORY_LOCK_TIMEOUT="5")
+        self.served = self._served.__enter__()
+        self.api = AssistClient(self.served.base)
+
+    def close(self) -> None:
+        self.api.close()
+        self._served.__exit__(None, None, None)
+
+    def _user_of(self, person: str) -> str:
+        """The Home Assistant user linked to the person named ``person``."""
+        found = Curator.from_settings(self.settings).people.find(person)
+        users = [i.value for i in found.identities if i.kind == "ha"] if found else []
+        if not users:
+            raise NotOffered  # the integration speaks for Home Assistant users only
+        return users[0]
+
+    def _code(self, answer: dict[str, Any]) -> str:
+        if answer["ok"]:
+            outcome = answer["result"].get("outcome")
+            return "duplicate_memory" if outcome == "already_known" else "ok"
+        self.said = answer["error"]["message"]
+        code = str(answer["error"]["code"])
+        return "memory_gone" if code == "not_found" else code
+
+    def remember(self, content: str, *, person: str | None = None) -> str:
+        if person is not None:
+            raise NotOffered  # whose a fact is, is who speaks: no person is named
+        return self._code(self.api.tool("remember", assist_context(), fact=content))
+
+    def forget_as(self, person: str, memory_id: str) -> str:
+        ctx = assist_context(self._user_of(person))
+        return self._code(self.api.tool("forget", ctx, memory_id=memory_id))
+
+    def recall_as(self, person: str | None) -> list[str]:
+        ctx = assist_context(self._user_of(person) if person else None)
+        return [m["content"] for m in self.api.tool("recall", ctx)["result"]["memories"]]
+
+
+DOORS = [Library, Dashboard, Cli, Mcp, McpHttp, AssistHttp]
 
 
 @pytest.fixture(params=DOORS, ids=[d.name for d in DOORS])
@@ -919,6 +972,23 @@ def test_nobody_changes_or_forgets_another_persons_memory_acting_for_themselves(
     assert call(door, "forget_as", "Ben", hers.id) == "memory_gone"
     assert [(m["id"], m["content"]) for m in memories(door)] == [(hers.id, hers.content)]
     assert call(door, "revise_as", "Ana", hers.id, "Is allergic to penicillin and aspirin.") == "ok"
+
+
+def test_a_persons_fact_is_never_recalled_for_another_person_or_the_household(
+    door: Door,
+) -> None:
+    # Issue 41 (Assist): Ana's private fact must never reach Ben's request, nor one nobody
+    # is known for (a household device, a guest), through the door that reads for a speaker.
+    curator = Curator.from_settings(door.settings)
+    ana = curator.people.add("Ana", identities=(("ha", "u-ana"),))
+    curator.people.add("Ben", identities=(("ha", "u-ben"),))
+    curator.remember("Is allergic to penicillin.", person=ana.id)
+    curator.remember("The bins go out on Tuesday.")
+    assert call(door, "recall_as", "Ana") == str(
+        ["The bins go out on Tuesday.", "Is allergic to penicillin."]
+    )
+    assert call(door, "recall_as", "Ben") == str(["The bins go out on Tuesday."])
+    assert call(door, "recall_as", None) == str(["The bins go out on Tuesday."])
 
 
 # ------------------------------------------------------------------ the tools, as clients read them

@@ -88,10 +88,12 @@ def addon_env(supervisor_url: str) -> dict[str, str]:
     }
 
 
-def test_the_dashboard_announces_its_mcp_server_to_the_supervisor(tmp_path: Path) -> None:
+def test_the_dashboard_announces_its_mcp_server_and_assist_api_to_the_supervisor(
+    tmp_path: Path,
+) -> None:
     with FakeSupervisor() as supervisor:
         with dashboard(tmp_path / "data", **addon_env(supervisor.url)) as running:
-            running.wait_for_output("Announced the MCP server")
+            running.wait_for_output("Announced the Assist API")
             # the host name Home Assistant calls is one token-less calls may use
             answer = httpx2.post(
                 running.mcp_url,
@@ -103,14 +105,26 @@ def test_the_dashboard_announces_its_mcp_server_to_the_supervisor(tmp_path: Path
                 timeout=30,
             )
             assert answer.status_code == 200, answer.text
-    info, discovery = supervisor.requests
+            # the Assist API too, and a name that is not ours (DNS rebinding) is refused
+            info = running.base + "/api/assist/v1/info"
+            ours = httpx2.get(info, headers={"Host": f"{HOSTNAME}:8099"}, timeout=30)
+            assert ours.status_code == 200 and ours.json()["service"] == "memory_curator"
+            rebound = httpx2.get(info, headers={"Host": "evil.example:8099"}, timeout=30)
+            assert rebound.status_code == 403, rebound.text
+            assert rebound.json()["error"]["code"] == "forbidden"
+    info, discovery, assist = supervisor.requests
     assert (info["method"], info["path"]) == ("GET", "/addons/self/info")
     assert (discovery["method"], discovery["path"]) == ("POST", "/discovery")
-    for request in (info, discovery):
+    assert (assist["method"], assist["path"]) == ("POST", "/discovery")
+    for request in (info, discovery, assist):
         assert request["authorization"] == f"Bearer {SUPERVISOR_TOKEN}"
     assert discovery["body"] == {
         "service": "mcp",
         "config": {"url": f"http://{HOSTNAME}:{running.port}/mcp"},
+    }
+    assert assist["body"] == {
+        "service": "memory_curator",
+        "config": {"url": f"http://{HOSTNAME}:{running.port}", "api": 1},
     }
     assert f"http://{HOSTNAME}:{running.port}/mcp" in running.output
 

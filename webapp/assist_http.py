@@ -238,12 +238,15 @@ class AssistApi:
             return answer({"service": "memory_curator", "supported": list(SUPPORTED)})
         body = read_body(request)
         context = read_context(body)
-        who = operations.speaker(self.curator, context)
+        # Every field is read before anything is written (a user or device seen is recorded
+        # by ``speaker``): a request refused as bad leaves the data as it was.
         if endpoint == "prompt":
-            return self._prompt(who)
-        if endpoint == "exchanges":
-            return self._exchange(body, context, who)
-        return self._tool(endpoint[6:], body, who)
+            run: Callable[[Speaker], Response] = self._prompt
+        elif endpoint == "exchanges":
+            run = self._exchange(body, context)
+        else:
+            run = self._tool(endpoint[6:], body)
+        return run(operations.speaker(self.curator, context))
 
     def _prompt(self, who: Speaker) -> Response:
         return answer(
@@ -253,50 +256,72 @@ class AssistApi:
             }
         )
 
-    def _tool(self, name: str, body: Mapping[str, Any], who: Speaker) -> Response:
+    def _tool(self, name: str, body: Mapping[str, Any]) -> Callable[[Speaker], Response]:
         arguments = body.get("arguments", {})
         if not isinstance(arguments, dict):
             raise BadRequest('The field "arguments" must be a JSON object.')
-        try:
-            result = self._run_tool(name, arguments, who)
-        except AmbiguousMemoryError as exc:
-            return answer(
-                {
-                    "ok": False,
-                    "error": {"code": exc.code, "message": str(exc)},
-                    "candidates": [_memory(m) for m in exc.candidates],
-                }
-            )
-        except StoreBusyError:
-            raise
-        except CodedError as exc:  # a refusal the model reads: a secret, a full store…
-            return answer({"ok": False, "error": {"code": exc.code, "message": str(exc)}})
-        return answer({"ok": True, "result": result})
+        tool = self._read_tool(name, arguments)
 
-    def _run_tool(self, name: str, arguments: Mapping[str, Any], who: Speaker) -> dict[str, Any]:
+        def run(who: Speaker) -> Response:
+            try:
+                result = tool(who)
+            except AmbiguousMemoryError as exc:
+                return answer(
+                    {
+                        "ok": False,
+                        "error": {"code": exc.code, "message": str(exc)},
+                        "candidates": [_memory(m) for m in exc.candidates],
+                    }
+                )
+            except StoreBusyError:
+                raise
+            except CodedError as exc:  # a refusal the model reads: a secret, a full store…
+                return answer({"ok": False, "error": {"code": exc.code, "message": str(exc)}})
+            return answer({"ok": True, "result": result})
+
+        return run
+
+    def _read_tool(
+        self, name: str, arguments: Mapping[str, Any]
+    ) -> Callable[[Speaker], dict[str, Any]]:
+        """The tool call ``arguments`` ask for, checked, to run for a speaker."""
         if name == "remember":
-            fact = _text(arguments.get("fact"), "arguments.fact", most=MAX_TEXT_CHARS)
-            outcome, memory = operations.remember(self.curator, who, str(fact))
-            return {"outcome": outcome, "memory": _memory(memory)}
+            fact = str(_text(arguments.get("fact"), "arguments.fact", most=MAX_TEXT_CHARS))
+
+            def remember(who: Speaker) -> dict[str, Any]:
+                outcome, memory = operations.remember(self.curator, who, fact)
+                return {"outcome": outcome, "memory": _memory(memory)}
+
+            return remember
         if name == "forget":
-            memory_id = _text(
+            given = _text(
                 arguments.get("memory_id"), "arguments.memory_id", most=200, required=False
             )
-            fact = _text(
+            text = _text(
                 arguments.get("fact"), "arguments.fact", most=MAX_TEXT_CHARS, required=False
             )
-            if not (memory_id or "").strip() and not (fact or "").strip():
+            memory_id = (given or "").strip().strip("[]").strip() or None
+            if memory_id is None and not (text or "").strip():
                 raise BadRequest('forget takes "memory_id" or "fact" (a text to match).')
-            memory_id = (memory_id or "").strip().strip("[]").strip() or None
-            gone = operations.forget(self.curator, who, memory_id=memory_id, fact=fact)
-            return {"forgotten": {"id": gone.id, "content": gone.content}}
-        query = _text(arguments.get("query"), "arguments.query", most=1000, required=False)
-        found, more = operations.recall(self.curator, who, query or "")
-        return {"memories": [_memory(m) for m in found], "more": more}
 
-    def _exchange(self, body: Mapping[str, Any], context: AssistContext, who: Speaker) -> Response:
-        key = _text(body.get("key"), "key", most=200)
-        if not str(key).strip():
+            def forget(who: Speaker) -> dict[str, Any]:
+                gone = operations.forget(self.curator, who, memory_id=memory_id, fact=text)
+                return {"forgotten": {"id": gone.id, "content": gone.content}}
+
+            return forget
+        query = _text(arguments.get("query"), "arguments.query", most=1000, required=False) or ""
+
+        def recall(who: Speaker) -> dict[str, Any]:
+            found, more = operations.recall(self.curator, who, query)
+            return {"memories": [_memory(m) for m in found], "more": more}
+
+        return recall
+
+    def _exchange(
+        self, body: Mapping[str, Any], context: AssistContext
+    ) -> Callable[[Speaker], Response]:
+        key = str(_text(body.get("key"), "key", most=200))
+        if not key.strip():
             raise BadRequest('The field "key" is empty; send the exchange\'s idempotency key.')
         conversation_id = str(_text(body.get("conversation_id"), "conversation_id", most=200))
         if not conversation_id.strip():
@@ -310,17 +335,21 @@ class AssistApi:
             raise BadRequest(f'The field "at" is not an ISO-8601 time: {said[:64]!r}.') from None
         if said_at.tzinfo is None:
             raise BadRequest('The field "at" needs its time zone (e.g. 2026-11-28T20:04:16Z).')
-        stored = operations.record_exchange(
-            self.curator,
-            who,
-            context,
-            key=str(key),
-            conversation_id=conversation_id,
-            user_text=user_text,
-            reply=reply,
-            said_at=said_at,
-        )
-        return answer({"stored": True} if stored else {"stored": False, "duplicate": True})
+
+        def store(who: Speaker) -> Response:
+            stored = operations.record_exchange(
+                self.curator,
+                who,
+                context,
+                key=key,
+                conversation_id=conversation_id,
+                user_text=user_text,
+                reply=reply,
+                said_at=said_at,
+            )
+            return answer({"stored": True} if stored else {"stored": False, "duplicate": True})
+
+        return store
 
 
 def assist_api(settings: Any, access: McpAccess | None, **kwargs: Any) -> AssistApi:

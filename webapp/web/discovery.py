@@ -1,9 +1,12 @@
-"""Tell Home Assistant the add-on serves MCP, so Assist offers it as a server to add.
+"""Tell Home Assistant the add-on serves MCP and the Assist API, so it offers both to add.
 
 At start the add-on asks the Supervisor for its own host name (``GET /addons/self/info``)
-and announces ``http://<hostname>:<port>/mcp`` (``POST /discovery``, service ``mcp``), with
+and announces (``POST /discovery``) ``http://<hostname>:<port>/mcp`` as the service ``mcp``
+(Home Assistant's MCP integration) and ``{"url": "http://<hostname>:<port>", "api": 1}`` as
+the service ``memory_curator`` (the Memory Curator integration, ``docs/assist-api.md``), with
 the ``SUPERVISOR_TOKEN`` the Supervisor gave it. It runs in a background thread with short
-timeouts: a Supervisor that is down or refuses is said in the log and the dashboard serves on.
+timeouts and retries: a Supervisor that is down or refuses is said in the log and the
+dashboard serves on; a service announced is not announced again by a retry.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable
 
 import httpx
 
+from ..assist_http import API_VERSION
 from ..settings import Settings
 
 TIMEOUT = 10.0  # seconds per request to the Supervisor
@@ -48,17 +52,20 @@ def announce(
     on_hostname: Callable[[str], None] | None = None,
     delays: tuple[float, ...] = RETRY_DELAYS,
 ) -> str | None:
-    """Announce the MCP server to the Supervisor at ``base_url``, trying again after each of
-    ``delays``; the URL announced, or None when the Supervisor never took it."""
+    """Announce the MCP server and the Assist API to the Supervisor at ``base_url``, trying
+    again after each of ``delays`` what it has not taken yet; the MCP URL announced, or None
+    when the Supervisor never took both."""
+    done: dict[str, str] = {}
     for attempt, delay in enumerate((0.0, *delays)):
         time.sleep(delay)
         try:
-            return _announce_once(base_url, token, port, on_hostname)
+            return _announce_once(base_url, token, port, on_hostname, done)
         except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
             last = attempt == len(delays)
             then = (
                 "Add http://<this add-on's host name>:8099/mcp to Home Assistant's MCP "
-                "integration by hand."
+                "integration (or http://<host name>:8099 to the Memory Curator integration) "
+                "by hand."
                 if last
                 else "Trying again."
             )
@@ -69,8 +76,21 @@ def announce(
     return None
 
 
+def services(hostname: str, port: int) -> dict[str, dict[str, object]]:
+    """What is announced, by service: MCP's URL, and the Assist API's base URL and version."""
+    base = f"http://{hostname}:{port}"
+    return {
+        "mcp": {"url": f"{base}/mcp"},
+        "memory_curator": {"url": base, "api": API_VERSION},
+    }
+
+
 def _announce_once(
-    base_url: str, token: str, port: int, on_hostname: Callable[[str], None] | None
+    base_url: str,
+    token: str,
+    port: int,
+    on_hostname: Callable[[str], None] | None,
+    done: dict[str, str],
 ) -> str:
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(base_url=base_url, headers=headers, timeout=TIMEOUT) as client:
@@ -81,15 +101,19 @@ def _announce_once(
             raise ValueError("the Supervisor gave no host name")
         if on_hostname is not None:
             on_hostname(hostname)
-        url = f"http://{hostname}:{port}/mcp"
-        answer = client.post("/discovery", json={"service": "mcp", "config": {"url": url}})
-        answer.raise_for_status()
-    print(
-        f"Announced the MCP server to Home Assistant as {url}: accept it under Settings > "
-        "Devices & services (Discovered).",
-        flush=True,
-    )
-    return url
+        for service, config in services(hostname, port).items():
+            if service in done:
+                continue
+            answer = client.post("/discovery", json={"service": service, "config": config})
+            answer.raise_for_status()
+            done[service] = str(config["url"])
+            what = "the MCP server" if service == "mcp" else "the Assist API"
+            print(
+                f"Announced {what} to Home Assistant as {config['url']}: accept it under "
+                "Settings > Devices & services (Discovered).",
+                flush=True,
+            )
+    return done["mcp"]
 
 
 def _why(exc: Exception) -> str:

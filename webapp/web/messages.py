@@ -138,6 +138,15 @@ MESSAGES: dict[str, str] = {
     "identity_kind": N_("Unknown kind of identity %(kind)s; use one of: %(kinds)s."),
     "identity_value": N_("An identity is 1 to %(most)s characters of text."),
     "identity_taken": N_("That identity belongs to %(name)s already; unlink it there first."),
+    "device_id": N_("A device id is 1 to %(most)s characters of text."),
+    "device_unknown": N_("No device has the id %(id)s."),
+    "device_choice": N_("Unknown choice %(choice)s; use one of: speaker, household, person."),
+    "device_not_yours": N_(
+        "That device answers with another person's memory; only they or an administrator "
+        "can change it."
+    ),
+    "exchange_key": N_("An exchange key is 1 to %(most)s characters of text."),
+    "ambiguous": N_("%(count)s memories match: say which one to forget by its id."),
     "person_name": N_("A person's name is 1 to %(most)s characters."),
     "person_name_taken": N_(
         "%(name)s is already a person of the household; give another name, or link the "

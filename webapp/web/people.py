@@ -167,6 +167,7 @@ def _page(status: int = 200, **extra: Any) -> tuple[str, int]:
         "unlinked": people.unlinked(),
         "kinds": KINDS,
         "shares": shares,
+        "devices": people.devices(),
         "error": None,
     }
     context.update(extra)
@@ -268,6 +269,26 @@ def restore(person_id: str) -> BaseResponse | tuple[str, int]:
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
+
+
+@bp.post("/device")
+def device() -> BaseResponse | tuple[str, int]:
+    """Whose memory a Home Assistant device answers with: ``choice`` "speaker" (whoever is
+    speaking), "household", or "person:<id>"."""
+    form = request.form
+    choice, _sep, person = form.get("choice", "").partition(":")
+    try:
+        curator().choose_device(form.get("device", ""), choice, person or None)
+    except CodedError as exc:
+        return _refused(exc)
+    return _to_people()
+
+
+@bp.app_template_global("device_is_yours")
+def device_is_yours(person_id: str | None) -> bool:
+    """Whether this request may change a device answering with ``person_id``'s memory (None:
+    whoever speaks, or the household): not one set to another person."""
+    return visible_person(person_id)
 
 
 @bp.post("/me/link")
