@@ -221,6 +221,15 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
         await turn("N3", "Anyone there?", alice.id)
         await settled(feeder)
         result["options"].append(await set_options({"feed_conversations": True}))
+
+        # -- Home Assistant calls chat log subscribers without a guard: a fault in the feed
+        # must never reach the user's turn
+        def broken(*args: Any) -> None:
+            raise RuntimeError("a fault in the feed")
+
+        feeder._handle = broken
+        await turn("E1", "Is the feed broken?", alice.id)
+        del feeder._handle
         result["turns"] = turns
 
         # -- diagnostics of the entry found by discovery (no token): how the feed did

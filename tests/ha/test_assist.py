@@ -135,7 +135,8 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
         "D1": people["Alice"],
         "N1": None,  # an agent without the API: sent with nobody known
     }
-    unfed = {"N2", "N3"}  # an excluded agent; feeding turned off
+    unfed = {"N2", "N3", "E1"}  # an excluded agent; feeding turned off; a fault in the feed
+    assert seen["turns"]["E1"]["speech"] == "Reply [E1]"  # the turn did not notice the fault
     assert seen["options"] == ["create_entry"] * 3
     for label in unfed:
         assert not conversations.get_history(seen["turns"][label]["conversation_id"]), label
