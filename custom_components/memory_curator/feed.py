@@ -18,6 +18,7 @@ from homeassistant.components.conversation import chat_log
 from homeassistant.components.conversation.const import ChatLogEventType
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import llm
 from homeassistant.helpers.storage import Store
 
 from .client import (
@@ -209,6 +210,20 @@ class ChatLogFeeder:
         except Exception:  # noqa: BLE001
             _LOGGER.exception("Memory Curator could not finish an exchange")
 
+    def _context_from_log(self, conversation_id: str) -> dict[str, Any] | None:
+        """The speaker's context kept by the Memory Curator tools of the conversation's chat
+        log: Home Assistant keeps a conversation's API instance between turns, so after the
+        integration was reloaded the instance of an older turn still says who speaks."""
+        logs = self._hass.data.get(chat_log.DATA_CHAT_LOGS) or {}
+        log = logs.get(conversation_id)
+        for tool in log.llm_api.tools if log is not None and log.llm_api is not None else []:
+            while isinstance(tool, llm.NamespacedTool):
+                tool = tool.tool
+            context = getattr(tool, "memory_context", None)
+            if isinstance(context, dict):
+                return context
+        return None
+
     def _mark_ai_task(self, conversation_id: str) -> None:
         self._turns.pop(conversation_id, None)
         self._contexts.pop(conversation_id, None)
@@ -225,6 +240,7 @@ class ChatLogFeeder:
             return
         context = dict(
             self._contexts.get(conversation_id)
+            or self._context_from_log(conversation_id)
             or {
                 "user_id": None,
                 "user_name": None,

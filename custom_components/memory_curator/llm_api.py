@@ -82,6 +82,11 @@ class _AddonTool(llm.Tool):
         self._client = client
         self._context = context
 
+    @property
+    def memory_context(self) -> dict[str, Any]:
+        """The speaker's context this tool calls with (the feed reads it from a chat log)."""
+        return self._context
+
     @override
     async def async_call(
         self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext

@@ -190,6 +190,12 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
         await turn("B3", "Are you still there?", bob.id, conversation_id=b2)
         await asyncio.sleep(1)
         result["queued_while_down"] = feeder.queued
+        # the integration reloaded meanwhile: the queue is kept on disk, and the conversation
+        # going on still knows who speaks
+        await hass.config_entries.async_reload(entry.entry_id)
+        await hass.async_block_till_done()
+        feeder = entry.runtime_data.feeder
+        result["queued_after_reload"] = feeder.queued
         await control("/start")
         task = await ai_task.async_generate_data(
             hass,
