@@ -91,6 +91,7 @@ class ChatLogFeeder:
         self._ai_tasks: OrderedDict[str, None] = OrderedDict()
         self._wake = asyncio.Event()
         self._unsubscribe: Callable[[], None] | None = None
+        self._stopped = False  # unloaded: a late watcher writes nothing over the next one's queue
 
     @property
     def queued(self) -> int:
@@ -108,9 +109,15 @@ class ChatLogFeeder:
         self._wake.set()
 
     async def async_stop(self) -> None:
+        """Stop listening; the turns that have ended are queued, and the queue saved (a turn
+        still going on when the integration is unloaded is not sent)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        for conversation_id in list(self._turns):
+            if not self._turn_active(conversation_id):
+                self._finish(conversation_id)
+        self._stopped = True
         await self._store.async_save(self._data())
 
     @callback
@@ -233,7 +240,13 @@ class ChatLogFeeder:
 
     def _finish(self, conversation_id: str) -> None:
         turn = self._turns.pop(conversation_id, None)
-        if turn is None or turn.failed or not turn.reply or conversation_id in self._ai_tasks:
+        if (
+            self._stopped
+            or turn is None
+            or turn.failed
+            or not turn.reply
+            or conversation_id in self._ai_tasks
+        ):
             return
         options = self._entry.options
         if not options.get(CONF_FEED, True):

@@ -153,15 +153,19 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
 
         async def turn(label, text, user=None, device_id=None, conversation_id=None, agent=None):
             started = time.perf_counter()
-            answer = await conversation.async_converse(
-                hass,
-                f"[{label}] {text}",
-                conversation_id,
-                Context(user_id=user),
-                "en",
-                agent or memory_agent,
-                device_id=device_id,
-            )
+            try:
+                answer = await conversation.async_converse(
+                    hass,
+                    f"[{label}] {text}",
+                    conversation_id,
+                    Context(user_id=user),
+                    "en",
+                    agent or memory_agent,
+                    device_id=device_id,
+                )
+            except Exception as err:  # the model failed: Home Assistant ends the turn so
+                turns[label] = {"error": type(err).__name__}
+                return None
             seconds = time.perf_counter() - started
             turns[label] = {
                 "conversation_id": answer.conversation_id,
@@ -227,6 +231,10 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
         await turn("N3", "Anyone there?", alice.id)
         await settled(feeder)
         result["options"].append(await set_options({"feed_conversations": True}))
+
+        # -- a turn that ends in an error is not fed
+        await turn("F1", "fail: what now?", alice.id)
+        await settled(feeder)
 
         # -- Home Assistant calls chat log subscribers without a guard: a fault in the feed
         # must never reach the user's turn

@@ -3,8 +3,9 @@ of fake_ollama.py for everything but the chat): it answers by what the user said
 turn of the scenario is told apart by its marker (``[A1]``):
 
 - a structured request (``format``: AI Task's generate data) -> the JSON ``TASK_ANSWER``;
-- ``remember: <fact>`` -> a ``remember`` tool call with that fact, then, once its result came
-  back, ``Done <marker>``;
+- ``remember: <fact>`` -> ``NOTING`` with a ``remember`` tool call with that fact, then, once
+  its result came back, ``Done <marker>``;
+- ``fail:`` -> HTTP 500 (Home Assistant ends the turn with an error);
 - anything else -> ``Reply <marker>``.
 
 Every chat request is kept (``requests``) for the test to read the system prompt it carried."""
@@ -18,6 +19,7 @@ from typing import Any
 from tests.ha.fake_ollama import MODEL, NOW, FakeOllama, _Handler
 
 TASK_ANSWER = {"summary": "Nothing to note."}
+NOTING = "Let me note that."  # said with a tool call: not the turn's answer
 _MARKER = re.compile(r"\[[A-Z]+\d+\]")
 
 
@@ -38,7 +40,7 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     if "remember:" in said and not answered:
         fact = said.split("remember:", 1)[1].strip()
         call = {"function": {"name": "remember", "arguments": {"fact": fact}}}
-        return {"role": "assistant", "content": "", "tool_calls": [call]}
+        return {"role": "assistant", "content": NOTING, "tool_calls": [call]}
     return {"role": "assistant", "content": f"{'Done' if answered else 'Reply'} {marker(said)}"}
 
 
@@ -50,6 +52,9 @@ class _AssistHandler(_Handler):
             self.server.unknown.append(f"POST {self.path}")
             return self._json({"error": "not found"}, 404)
         self.server.requests.append(body)
+        users = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
+        if users and "fail:" in users[-1]:
+            return self._json({"error": "the model failed"}, 500)
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.end_headers()
