@@ -232,6 +232,11 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
         await settled(feeder)
         result["options"].append(await set_options({"feed_conversations": True}))
 
+        # -- recall and forget, each for the person speaking only
+        await turn("B5", "recall: cello", bob.id)
+        await turn("B6", "forget: allergic to peanuts", bob.id)  # Alice's: not Bob's to forget
+        await turn("A5", "forget: allergic to peanuts", alice.id)
+
         # -- a turn that ends in an error is not fed
         await turn("F1", "fail: what now?", alice.id)
         await settled(feeder)

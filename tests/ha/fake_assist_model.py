@@ -3,8 +3,8 @@ of fake_ollama.py for everything but the chat): it answers by what the user said
 turn of the scenario is told apart by its marker (``[A1]``):
 
 - a structured request (``format``: AI Task's generate data) -> the JSON ``TASK_ANSWER``;
-- ``remember: <fact>`` -> ``NOTING`` with a ``remember`` tool call with that fact, then, once
-  its result came back, ``Done <marker>``;
+- ``remember: <fact>`` (``forget: <fact>``, ``recall: <query>``) -> ``NOTING`` with that tool
+  call, then, once its result came back, ``Done <marker>``;
 - ``fail:`` -> HTTP 500 (Home Assistant ends the turn with an error);
 - anything else -> ``Reply <marker>``.
 
@@ -20,6 +20,7 @@ from tests.ha.fake_ollama import MODEL, NOW, FakeOllama, _Handler
 
 TASK_ANSWER = {"summary": "Nothing to note."}
 NOTING = "Let me note that."  # said with a tool call: not the turn's answer
+TOOLS = {"remember": "fact", "forget": "fact", "recall": "query"}  # "<tool>: <argument>"
 _MARKER = re.compile(r"\[[A-Z]+\d+\]")
 
 
@@ -37,10 +38,11 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     said = users[-1]["content"] if users else ""
     last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user") if users else -1
     answered = any(m.get("role") == "tool" for m in messages[last_user + 1 :])
-    if "remember:" in said and not answered:
-        fact = said.split("remember:", 1)[1].strip()
-        call = {"function": {"name": "remember", "arguments": {"fact": fact}}}
-        return {"role": "assistant", "content": NOTING, "tool_calls": [call]}
+    for tool, argument in TOOLS.items():
+        if f"{tool}:" in said and not answered:
+            value = said.split(f"{tool}:", 1)[1].strip()
+            call = {"function": {"name": tool, "arguments": {argument: value}}}
+            return {"role": "assistant", "content": NOTING, "tool_calls": [call]}
     return {"role": "assistant", "content": f"{'Done' if answered else 'Reply'} {marker(said)}"}
 
 

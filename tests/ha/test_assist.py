@@ -75,6 +75,17 @@ def _system_prompt(requests: list[dict[str, Any]], label: str) -> str:
     raise AssertionError(f"no chat request for [{label}]")
 
 
+def _tool_result(requests: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    """The one tool result Home Assistant sent the model in the turn marked ``[label]``."""
+    for request in requests:
+        users = [m["content"] for m in request["messages"] if m["role"] == "user"]
+        tools = [m for m in request["messages"] if m["role"] == "tool"]
+        if users and marker(users[-1]) == f"[{label}]" and tools:
+            result: dict[str, Any] = json.loads(tools[-1]["content"])
+            return result
+    raise AssertionError(f"no tool result for [{label}]")
+
+
 def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
     why = _ready()
     assert why is None, why
@@ -122,6 +133,17 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
     curator = Curator.from_settings(settings)
     [oat] = [m for m in curator.memories.get_all() if m.content == "Prefers oat milk."]
     assert oat.person == people["Alice"]
+    # recall and forget see the speaker's memories only: Bob cannot forget Alice's, she can
+    recalled = _tool_result(requests, "B5")
+    assert not recalled["error"]
+    assert [m["content"] for m in recalled["data"]["memories"]] == [CELLO]
+    refused = _tool_result(requests, "B6")
+    assert refused["error"] is True
+    assert refused["data"]["error"] == "not_found", refused
+    assert PEANUTS not in json.dumps(refused)
+    forgotten = _tool_result(requests, "A5")
+    assert forgotten["data"]["forgotten"]["content"] == PEANUTS, forgotten
+    assert PEANUTS not in [m.content for m in curator.memories.get_all()]
     # the memory server was down for [B2]: the conversation went on without memories
     assert "Memory is unavailable right now" in _system_prompt(requests, "B2")
     assert seen["turns"]["B2"]["speech"] == "Done [B2]"
