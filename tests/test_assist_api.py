@@ -341,3 +341,12 @@ def test_two_servers_racing_one_key_store_it_once(home: Home) -> None:
     assert sum(1 for a in answers if a["stored"]) == 8
     for round_ in range(8):
         assert len(_threads(home.settings, f"race-{round_}")) == 2, round_
+
+
+def test_with_mcp_settings_that_cannot_be_used_the_api_says_which(tmp_path: Path) -> None:
+    with dashboard(tmp_path / "data", MEMORY_MCP_TOKEN="short") as served:
+        answer = httpx.get(served.base + V1 + "/info", timeout=30)
+        assert served.get("/healthz")[0] == 200
+    assert answer.status_code == 503
+    assert answer.json()["error"]["code"] == "unavailable"
+    assert "MEMORY_MCP_TOKEN" in answer.json()["error"]["message"]
