@@ -71,6 +71,12 @@ def main() -> None:
             f"  {name:22} median {statistics.median(times) * 1000:7.1f} ms"
             f"   p95 {p95(times) * 1000:7.1f} ms"
         )
+    blocks = sum(
+        "<long_term_memory>" in str(request["messages"][0]["content"])
+        and "[X" in str(request["messages"][-1]["content"])
+        for request in result["chat_requests"]
+    )
+    print(f"  first turns whose system prompt carried the memory block: {blocks}")
     added = statistics.median(memory) - statistics.median(assist)
     print(
         f"  added by the prompt call: median {added * 1000:+.1f} ms "
