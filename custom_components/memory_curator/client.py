@@ -36,6 +36,19 @@ class Outdated(AssistApiError):
     issue to raise: ``addon_outdated`` or ``integration_outdated``."""
 
 
+class NoAssistApi(Outdated):
+    """Nothing at the Assist API's path (404 without its answer): an add-on older than 0.6, or
+    another service."""
+
+
+def _outdated(supported: Any) -> str:
+    """Which side to update, by the versions the add-on says it serves."""
+    newer = isinstance(supported, list) and any(
+        isinstance(v, int) and v > API_VERSION for v in supported
+    )
+    return "integration_outdated" if newer else "addon_outdated"
+
+
 class AssistClient:
     """Calls ``<url>/api/assist/v1/...`` with the token, when there is one."""
 
@@ -50,16 +63,13 @@ class AssistClient:
             body = await self._call("GET", "info", None, CALL_TIMEOUT)
         except NotMemoryCurator as err:
             if err.status == 404:
-                raise Outdated("addon_outdated", "The add-on has no Assist API", 404) from err
+                raise NoAssistApi("addon_outdated", "The add-on has no Assist API", 404) from err
             raise
         if body.get("service") != SERVICE:
             raise NotMemoryCurator("not_memory_curator", "Not Memory Curator's Assist API")
         supported = body.get("supported")
         if not isinstance(supported, list) or API_VERSION not in supported:
-            newer = isinstance(supported, list) and any(
-                isinstance(v, int) and v > API_VERSION for v in supported
-            )
-            raise Outdated("integration_outdated" if newer else "addon_outdated")
+            raise Outdated(_outdated(supported), f"The add-on serves {supported!r}")
         return body
 
     async def prompt(self, context: dict[str, Any], timeout: float) -> str:
@@ -103,6 +113,12 @@ class AssistClient:
         except (aiohttp.ClientError, TimeoutError, ValueError) as err:
             # ValueError: a URL aiohttp cannot use
             raise CannotConnect("cannot_connect", str(err) or type(err).__name__) from err
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict) and error.get("code") == "api_version":
+            # an add-on that does not serve this version (answered in its own version's shape)
+            assert isinstance(body, dict)
+            message = str(error.get("message") or "")
+            raise Outdated(_outdated(body.get("supported")), message, status)
         if not isinstance(body, dict) or body.get("api") != API_VERSION:
             if status == 401:
                 raise InvalidAuth("invalid_auth", status=status)
@@ -115,8 +131,6 @@ class AssistClient:
             message = str(error.get("message") or f"HTTP {status}")
             if status == 401:
                 raise InvalidAuth(code, message, status)
-            if code == "api_version":
-                raise Outdated("addon_outdated", message, status)
             if status >= 500:
                 raise CannotConnect(code, message, status)
             raise AssistApiError(code, message, status)

@@ -19,7 +19,14 @@ from homeassistant.helpers import selector
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 
-from .client import AssistClient, CannotConnect, InvalidAuth, NotMemoryCurator, Outdated
+from .client import (
+    AssistClient,
+    CannotConnect,
+    InvalidAuth,
+    NoAssistApi,
+    NotMemoryCurator,
+    Outdated,
+)
 from .const import (
     CONF_EXCLUDE_AGENTS,
     CONF_EXCLUDE_DEVICES,
@@ -51,8 +58,10 @@ async def _validate(flow: ConfigFlow, url: str, token: str | None) -> str | None
         return "cannot_connect"
     except InvalidAuth:
         return "invalid_auth"
+    except NoAssistApi:
+        return "not_memory_curator"
     except Outdated as err:
-        return "not_memory_curator" if err.status == 404 else err.code
+        return err.code
     except NotMemoryCurator:
         return "not_memory_curator"
     return None

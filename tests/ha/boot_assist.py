@@ -224,9 +224,16 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
             return str(step["type"])
 
         result["options"] = [
-            await set_options({"feed_conversations": True, "exclude_agents": [assist_agent]})
+            await set_options(
+                {
+                    "feed_conversations": True,
+                    "exclude_agents": [assist_agent],
+                    "exclude_devices": [device.id],
+                }
+            )
         ]
         await turn("N2", "Hello again.", alice.id, agent=assist_agent)
+        await turn("N4", "Hello, kitchen.", device_id=device.id)
         result["options"].append(await set_options({"feed_conversations": False}))
         await turn("N3", "Anyone there?", alice.id)
         await settled(feeder)
@@ -262,6 +269,17 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
         await hass.async_block_till_done()
         issues = ir.async_get(hass).issues
         result["issues_outdated"] = [
+            {"id": i.issue_id, "key": i.translation_key}
+            for i in issues.values()
+            if i.domain == DOMAIN
+        ]
+        # an add-on newer than the integration: the other issue, and the first one goes
+        hass.config_entries.async_update_entry(
+            entry, data={**good, "url": cfg["ollama"] + "/newer"}
+        )
+        await hass.config_entries.async_reload(entry.entry_id)
+        await hass.async_block_till_done()
+        result["issues_newer"] = [
             {"id": i.issue_id, "key": i.translation_key}
             for i in issues.values()
             if i.domain == DOMAIN

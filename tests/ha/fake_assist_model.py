@@ -5,6 +5,7 @@ turn of the scenario is told apart by its marker (``[A1]``):
 - a structured request (``format``: AI Task's generate data) -> the JSON ``TASK_ANSWER``;
 - ``remember: <fact>`` (``forget: <fact>``, ``recall: <query>``) -> ``NOTING`` with that tool
   call, then, once its result came back, ``Done <marker>``;
+- ``GET /newer/api/assist/v1/info`` -> what an add-on serving only a newer Assist API answers;
 - ``fail:`` -> HTTP 500 (Home Assistant ends the turn with an error);
 - anything else -> ``Reply <marker>``.
 
@@ -46,7 +47,23 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "content": f"{'Done' if answered else 'Reply'} {marker(said)}"}
 
 
+# An add-on newer than the integration: it serves the Assist API v2 only, and answers v1 as the
+# contract says (404, api_version, the versions it serves).
+NEWER = "/newer"
+NEWER_INFO = {
+    "api": 2,
+    "addon_version": "9.0.0",
+    "error": {"code": "api_version", "message": "This add-on serves the Assist API v2."},
+    "supported": [2],
+}
+
+
 class _AssistHandler(_Handler):
+    def do_GET(self) -> None:
+        if self.path == NEWER + "/api/assist/v1/info":
+            return self._json(NEWER_INFO, 404)
+        return super().do_GET()
+
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")

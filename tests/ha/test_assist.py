@@ -157,8 +157,8 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
         "D1": people["Alice"],
         "N1": None,  # an agent without the API: sent with nobody known
     }
-    # an excluded agent; feeding turned off; an error reply; a fault in the feed
-    unfed = {"N2", "N3", "F1", "E1"}
+    # an excluded agent and device; feeding turned off; an error reply; a fault in the feed
+    unfed = {"N2", "N4", "N3", "F1", "E1"}
     assert seen["turns"]["E1"]["speech"] == "Reply [E1]"  # the turn did not notice the fault
     assert seen["options"] == ["create_entry"] * 3
     assert seen["turns"]["F1"] == {"error": "ResponseError"}
@@ -197,6 +197,7 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
 
     # an add-on without the Assist API: a repair issue at setup, gone once it is right again
     assert [i["key"] for i in seen["issues_outdated"]] == ["addon_outdated"]
+    assert [i["key"] for i in seen["issues_newer"]] == ["integration_outdated"]
     assert seen["issues_after"] == []
     assert seen["entry_state"] == "ConfigEntryState.LOADED"
     # the fake model's server was asked for nothing else than the add-on's info (it stood in
