@@ -14,7 +14,14 @@ from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers import llm
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 
-from .client import AssistClient, CannotConnect, InvalidAuth, NotMemoryCurator, Outdated
+from .client import (
+    AssistApiError,
+    AssistClient,
+    CannotConnect,
+    InvalidAuth,
+    NotMemoryCurator,
+    Outdated,
+)
 from .const import CONF_TOKEN, CONF_URL, DOMAIN
 from .feed import ChatLogFeeder
 from .llm_api import MemoryCuratorAPI
@@ -44,7 +51,8 @@ async def async_check_version(
 ) -> bool:
     """Read ``info``; an add-on without the Assist API v1 raises a repair issue naming the fix
     (update the add-on, or the integration), removed again once it answers. False when the add-on
-    does not serve version 1; True when it does or could not be asked (down)."""
+    does not serve version 1; True when it does or could not be asked (down); InvalidAuth when
+    the token is refused."""
     try:
         await client.info()
     except Outdated as err:
@@ -73,6 +81,11 @@ async def async_check_version(
         )
         return False
     except CannotConnect:
+        return True
+    except InvalidAuth:
+        raise
+    except AssistApiError as err:  # e.g. 403: this Host refused; the calls will say so too
+        _LOGGER.warning("Memory Curator at %s refused the version check: %s", client.url, err)
         return True
     for issue in OUTDATED_ISSUES:
         ir.async_delete_issue(hass, DOMAIN, f"{issue}_{entry.entry_id}")

@@ -20,6 +20,7 @@ from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 
 from .client import (
+    AssistApiError,
     AssistClient,
     CannotConnect,
     InvalidAuth,
@@ -64,6 +65,8 @@ async def _validate(flow: ConfigFlow, url: str, token: str | None) -> str | None
         return err.code
     except NotMemoryCurator:
         return "not_memory_curator"
+    except AssistApiError as err:
+        return "host_refused" if err.code == "forbidden" else "cannot_connect"
     return None
 
 

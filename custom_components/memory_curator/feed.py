@@ -21,14 +21,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import llm
 from homeassistant.helpers.storage import Store
 
-from .client import (
-    AssistApiError,
-    AssistClient,
-    CannotConnect,
-    InvalidAuth,
-    NotMemoryCurator,
-    Outdated,
-)
+from .client import AssistApiError, AssistClient, NotMemoryCurator, Outdated
 from .const import (
     CONF_EXCLUDE_AGENTS,
     CONF_EXCLUDE_DEVICES,
@@ -45,6 +38,7 @@ AI_TASK = "ai_task"  # the domain of AI Task entities and the assistant of their
 NO_REPLY = "(no response)"  # what HA's chat log says when a turn ended without an answer
 ERROR_REPLY = "Error: "  # how HA's chat log words the error that ended a turn
 KEPT_CONTEXTS = 500  # conversations whose speaker is remembered
+BAD_REQUEST = "bad_request"  # the add-on's code for an exchange it can never store
 WATCH_EVERY = 0.2  # seconds between looks at whether a turn has ended
 
 
@@ -316,21 +310,24 @@ class ChatLogFeeder:
                 item = self._queue[0]
                 try:
                     await self._client.exchange(item["payload"])
-                except (CannotConnect, InvalidAuth, NotMemoryCurator, Outdated) as err:
+                except AssistApiError as err:
                     self.last_error = f"{err.code}: {err}"
-                    if isinstance(err, (NotMemoryCurator, Outdated)):
-                        await self._check_version()
-                    try:
-                        await asyncio.wait_for(self._wake.wait(), delay)
-                    except TimeoutError:
-                        pass
-                    self._wake.clear()
-                    delay = min(delay * 2, RETRY_MAX)
-                    continue
-                except AssistApiError as err:  # malformed for the add-on: it never will be stored
-                    self.rejected += 1
-                    self.last_error = f"{err.code}: {err}"
-                    _LOGGER.warning("Memory Curator refused a conversation exchange: %s", err)
+                    if err.code == BAD_REQUEST:  # malformed for the add-on: never to be stored
+                        self.rejected += 1
+                        _LOGGER.warning("Memory Curator refused a conversation exchange: %s", err)
+                    else:  # down, restarting, busy, refusing this caller, outdated: wait
+                        if isinstance(err, (NotMemoryCurator, Outdated)):
+                            try:
+                                await self._check_version()  # the repair issue, if it is that
+                            except AssistApiError:
+                                pass
+                        try:
+                            await asyncio.wait_for(self._wake.wait(), delay)
+                        except TimeoutError:
+                            pass
+                        self._wake.clear()
+                        delay = min(delay * 2, RETRY_MAX)
+                        continue
                 else:
                     self.sent += 1
                     self.last_error = None

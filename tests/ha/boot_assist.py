@@ -63,6 +63,7 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
             "wrong_token": {"url": cfg["url"], "token": "not-the-token-" + "x" * 30},
             "another_service": {"url": cfg["ollama"]},
             "not_a_url": {"url": "kitchen"},
+            "forbidden_host": {"url": cfg["ollama"] + "/forbidden"},
         }.items():
             step = await flows.async_init(DOMAIN, context={"source": "user"})
             step = await flows.async_configure(step["flow_id"], given)
@@ -258,12 +259,32 @@ async def scenario(cfg: dict[str, Any]) -> dict[str, Any]:
         del feeder._handle
         result["turns"] = turns
 
+        # -- the add-on refusing this Host (403) for a while: the exchange waits, not dropped
+        good = dict(entry.data)
+        hass.config_entries.async_update_entry(
+            entry, data={**good, "url": cfg["ollama"] + "/forbidden"}
+        )
+        await hass.config_entries.async_reload(entry.entry_id)
+        await hass.async_block_till_done()
+        await turn("A6", "Is my memory there?", alice.id)
+        await asyncio.sleep(2)
+        feeder = entry.runtime_data.feeder
+        result["refused_host"] = {
+            "state": str(entry.state),
+            "queued": feeder.queued,
+            "rejected": feeder.rejected,
+        }
+        hass.config_entries.async_update_entry(entry, data=good)
+        await hass.config_entries.async_reload(entry.entry_id)
+        await hass.async_block_till_done()
+        feeder = entry.runtime_data.feeder
+        await settled(feeder)
+
         # -- diagnostics of the entry found by discovery (no token): how the feed did
         result["diagnostics"] = await async_get_config_entry_diagnostics(hass, entry)
 
         # -- an add-on without the Assist API (the fake model's server answers 404): a repair
         # issue at setup, gone once the address is right again
-        good = dict(entry.data)
         hass.config_entries.async_update_entry(entry, data={**good, "url": cfg["ollama"]})
         await hass.config_entries.async_reload(entry.entry_id)
         await hass.async_block_till_done()

@@ -6,6 +6,7 @@ turn of the scenario is told apart by its marker (``[A1]``):
 - ``remember: <fact>`` (``forget: <fact>``, ``recall: <query>``) -> ``NOTING`` with that tool
   call, then, once its result came back, ``Done <marker>``;
 - ``GET /newer/api/assist/v1/info`` -> what an add-on serving only a newer Assist API answers;
+- any path under ``/forbidden/`` -> the add-on's 403 for a Host it does not know;
 - ``fail:`` -> HTTP 500 (Home Assistant ends the turn with an error);
 - anything else -> ``Reply <marker>``.
 
@@ -58,15 +59,28 @@ NEWER_INFO = {
 }
 
 
+# An add-on refusing the Host the caller named (the Assist API's 403, DNS rebinding guard).
+FORBIDDEN = "/forbidden"
+FORBIDDEN_ANSWER = {
+    "api": 1,
+    "addon_version": "0.6.0",
+    "error": {"code": "forbidden", "message": "This Host is not one of this server's names."},
+}
+
+
 class _AssistHandler(_Handler):
     def do_GET(self) -> None:
         if self.path == NEWER + "/api/assist/v1/info":
             return self._json(NEWER_INFO, 404)
+        if self.path.startswith(FORBIDDEN + "/"):
+            return self._json(FORBIDDEN_ANSWER, 403)
         return super().do_GET()
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
+        if self.path.startswith(FORBIDDEN + "/"):
+            return self._json(FORBIDDEN_ANSWER, 403)
         if self.path != "/api/chat":
             self.server.unknown.append(f"POST {self.path}")
             return self._json({"error": "not found"}, 404)

@@ -105,6 +105,7 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
         "wrong_token": {"base": "invalid_auth"},
         "another_service": {"base": "not_memory_curator"},
         "not_a_url": {"base": "invalid_url"},
+        "forbidden_host": {"base": "host_refused"},
     }
     assert seen["by_url"]["type"] == "create_entry"
     assert seen["by_url"]["token_kept"] is True
@@ -183,6 +184,9 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
     # the exchanges waited in the queue (kept on disk across a reload), then arrived
     assert seen["queued_while_down"] == 2  # [B2] and [B3]
     assert seen["queued_after_reload"] == 2
+    # the add-on refused the Host for a while: the entry set up, the exchange [A6] waited
+    assert seen["refused_host"] == {"state": "ConfigEntryState.LOADED", "queued": 1, "rejected": 0}
+    assert "Memory is unavailable right now" in _system_prompt(requests, "A6")
     # an AI Task run is never fed
     assert seen["ai_task"]["data"] == TASK_ANSWER
     threads = [c.id for c in conversations.list_conversations()]
