@@ -94,11 +94,10 @@ class _AddonTool(llm.Tool):
         arguments = self.parameters(tool_input.tool_args)
         try:
             answer = await self._client.tool(self.name, self._context, dict(arguments))
-        except CannotConnect:
-            return llm.ToolResult(
-                data={"error": "unavailable", "message": "Memory is unavailable right now."},
-                error=True,
-            )
+        except CannotConnect as err:
+            if err.status is None:  # nothing answered
+                err = CannotConnect("unavailable", "Memory is unavailable right now.")
+            return llm.ToolResult(data={"error": err.code, "message": str(err)}, error=True)
         except AssistApiError as err:
             return llm.ToolResult(data={"error": err.code, "message": str(err)}, error=True)
         if answer.get("ok"):
