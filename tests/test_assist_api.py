@@ -100,6 +100,12 @@ def test_a_device_chosen_on_the_people_page_wins_over_the_user(home: Home) -> No
     ben = home.api.prompt(kitchen)
     assert ben["speaker"] == {"scope": "person", "name": "Ben"}
     assert ben["prompt"] == block(home.bens.content, home.shared.content)
+    # a person the device answered for is removed: the household's, not whoever speaks
+    cleo = home.curator.add_person("Cleo")
+    home.curator.choose_device("dev-kitchen", "person", cleo.id)
+    assert home.api.prompt(kitchen)["speaker"]["name"] == "Cleo"
+    home.curator.remove_person(cleo.id)
+    assert home.api.prompt(kitchen)["speaker"] == {"scope": "household", "name": None}
 
 
 # ------------------------------------------------------------------ privacy in the tools
@@ -350,3 +356,14 @@ def test_with_mcp_settings_that_cannot_be_used_the_api_says_which(tmp_path: Path
     assert answer.status_code == 503
     assert answer.json()["error"]["code"] == "unavailable"
     assert "MEMORY_MCP_TOKEN" in answer.json()["error"]["message"]
+
+
+def test_a_damaged_people_file_is_answered_in_json_and_left_as_it_is(home: Home) -> None:
+    damaged = b'{"people": {"x": '
+    people = home.settings.data_dir / "people.json"
+    people.write_bytes(damaged)
+    answer = home.api.post("/prompt", {"context": context("u-ana")})
+    assert answer.status_code == 500
+    assert answer.json()["error"]["code"].startswith("store_corrupt")
+    assert "repair" in answer.json()["error"]["message"]
+    assert people.read_bytes() == damaged

@@ -11,6 +11,7 @@ the request reads and changes; the wire contract is ``docs/assist-api.md``.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -53,6 +54,7 @@ TOOLS = ("remember", "forget", "recall")
 # so a flood of calls never takes every thread of the dashboard.
 SERVING = 8
 BUSY_WAIT = 2.0
+logger = logging.getLogger("memory_curator.assist")
 _VERSIONED = re.compile(r"^v(\d{1,6})(/.*)?$")
 
 
@@ -204,6 +206,11 @@ class AssistApi:
             return error(503, "busy", f"{exc} Retry in a moment.")
         except InputError as exc:  # a field the curator refused: a context id, a key
             return error(400, "bad_request", str(exc))
+        except CodedError as exc:  # a store that cannot be read: what to do is in the words
+            return error(500, exc.code, str(exc))
+        except Exception:  # never an HTML page or a dropped connection to the integration
+            logger.exception("Assist API call failed unexpectedly")
+            return error(500, "internal", "The add-on failed to answer; its log says why.")
         finally:
             self._turns.release()
 
