@@ -148,6 +148,9 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
     # the memory server was down for [B2]: the conversation went on without memories
     assert "Memory is unavailable right now" in _system_prompt(requests, "B2")
     assert seen["turns"]["B2"]["speech"] == "Done [B2]"
+    down = _tool_result(requests, "B2")  # the remember call while nothing answered
+    assert down["error"] is True
+    assert down["data"] == {"error": "unavailable", "message": "Memory is unavailable right now."}
 
     # every exchange in its thread, once, with its speaker; across the restart too
     conversations = ConversationStore.from_settings(settings)
