@@ -43,13 +43,16 @@ logger:
 """
 
 
-def serve(data_dir: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
+def serve(
+    data_dir: Path, log: Path, port: int | None = None, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``memory-curator serve`` on ``port`` (a free one when None), once it answers."""
+    port = port or free_port()
     with log.open("wb") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "webapp", "serve", "--port", str(port)],
             cwd=REPO,
-            env=clean_env(MEMORY_DATA_DIR=str(data_dir)),
+            env=clean_env(MEMORY_DATA_DIR=str(data_dir), **(env or {})),
             stdout=output,
             stderr=subprocess.STDOUT,
         )
