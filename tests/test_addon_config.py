@@ -215,7 +215,8 @@ def test_hadolint_would_catch_a_bad_dockerfile(tmp_path):
 
 def test_every_place_names_the_same_version():
     """The add-on store shows config.yaml's version and the changelog's newest entry; the wheel
-    and `memory-curator --version` carry the package's."""
+    and `memory-curator --version` carry the package's; Home Assistant and HACS show the
+    integration's manifest's (released together with the add-on)."""
     import tomllib
 
     import webapp
@@ -226,6 +227,8 @@ def test_every_place_names_the_same_version():
     newest = re.search(r"^## (\S+)", changelog, re.M)
     assert newest is not None
     assert CONFIG["version"] == package["version"] == webapp.__version__ == newest.group(1)
+    integration = root / "custom_components" / "memory_curator" / "manifest.json"
+    assert json.loads(integration.read_text(encoding="utf-8"))["version"] == CONFIG["version"]
     from click.testing import CliRunner
 
     from webapp.cli import main

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from .settings import Settings
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 
 def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
