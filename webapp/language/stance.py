@@ -8,6 +8,10 @@ fact's own words and the sentence it was taken from (its evidence) for:
   可能, 也許/也许, 說不定/说不定, 好像, 大概, 或許/或许, 要不要, 不確定/不确定, 考慮/考虑);
 - ``hearsay``: someone else said it ("my neighbour says", "someone told me", "I heard",
   "apparently", "according to"; 聽說/听说, 據說/据说, 有人說, 表姊說, 网上有人说);
+- ``unreliable``: the sentence itself calls its source unreliable: an unverified or unknown
+  sender, a rumour, a low-confidence reading, a draft, an old or archived note ("an unverified
+  text says", "from an unknown number", "the scan is low confidence", "an old note says";
+  未經證實/未经证实, 陌生號碼/陌生号码, 傳言/传言, 草稿, 信心很低/置信度很低, 舊筆記/旧笔记, 封存, 歸檔/归档);
 - ``bulk``: an instruction about many or all memories at once ("forget everything", "delete
   all memories", "clear your memory", "start over"; 全部刪掉/删掉, 全部忘掉, 清空記憶).
 
@@ -27,8 +31,9 @@ from typing import Literal
 
 from ..text import fold
 
-Kind = Literal["hedged", "hearsay", "bulk"]
-KINDS: tuple[Kind, ...] = ("bulk", "hearsay", "hedged")  # the order they are looked for
+Kind = Literal["hedged", "hearsay", "bulk", "unreliable"]
+# The order they are looked for: "an unverified text says …" is unreliable before hearsay.
+KINDS: tuple[Kind, ...] = ("bulk", "unreliable", "hearsay", "hedged")
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,29 @@ _ZH_HEARSAY = re.compile(
     rf"(?<![给跟和对帮陪教替向])(?:{_ZH_PEOPLE})(?:们)?(?:跟我|跟我们|和我|对我)?(?:说|讲|提到|表示|告诉我|告诉我们|转告)"
 )
 
+# ------------------------------------------------------------------ unreliable
+_EN_UNRELIABLE = re.compile(
+    r"(?<![\w'])(?:"
+    r"unverified|unconfirmed|not\s+(?:been\s+)?(?:verified|confirmed)|can't\s+(?:verify|confirm)|"
+    r"cannot\s+(?:verify|confirm)|couldn't\s+(?:verify|confirm)|anonymous|"
+    r"unknown\s+(?:number|sender|source|caller|account|person)|(?:from\s+)?a\s+stranger|"
+    r"rumou?red|(?:a|the)\s+rumou?r|hearsay|spam|chain\s+(?:message|email|letter)|"
+    r"low[\s-]+confidence|not\s+confident|confidence\s+(?:is\s+)?low|blurry|hard\s+to\s+read|"
+    r"(?:ocr|scanner|scan|auto[\s-]*transcri\w*|transcription)\s+(?:\w+\s+){0,2}?"
+    r"(?:read|reads|says|said|guess\w*|thinks)|"
+    r"drafts?|(?:an?|the|some)\s+(?:old|outdated|archived|stale)\s+(?:\w+\s+)?"
+    r"(?:note|notes|file|email|message|list|record|document|doc|post|memo)|archived|outdated|"
+    r"out\s+of\s+date"
+    r")(?![\w'])"
+)
+_ZH_UNRELIABLE = re.compile(
+    r"未经证实|未经确认|未证实|未确认|无法证实|无法确认|没证实|没有证实|不明来源|来源不明|来路不明|"
+    r"陌生号码|陌生人|不明号码|匿名|传言|谣言|小道消息|草稿|信心很低|信心不高|信心低|置信度|"
+    r"可信度|辨识不清|识别不清|看不清|模糊|旧的(?:笔记|记录|便条|文件|资料|邮件|讯息|信息|备忘)|"
+    r"旧(?:笔记|记录|便条|文件|资料|邮件|讯息|备忘)|封存|归档|存档|过时|过期的(?:资料|记录|笔记)|"
+    r"转传|转发的|群组转|群发"
+)
+
 # ------------------------------------------------------------------ bulk
 _EN_BULK = re.compile(
     r"(?<![\w'])(?:"
@@ -124,6 +152,8 @@ def _read(text: str, kind: Kind) -> str | None:
     folded = fold(text)
     if kind == "bulk":
         return _found(_EN_BULK, folded, text) or _found(_ZH_BULK, folded, text)
+    if kind == "unreliable":
+        return _found(_EN_UNRELIABLE, folded, text) or _found(_ZH_UNRELIABLE, folded, text)
     if kind == "hearsay":
         # Names are read before folding (a capital says it is one): "Tom said".
         named = _EN_HEARSAY.search(text)
@@ -139,8 +169,8 @@ def _read(text: str, kind: Kind) -> str | None:
 
 def stance(fact: str, evidence: str | None = None) -> Stance | None:
     """Why ``fact`` (said in the sentence ``evidence``) is not a firm first-hand fact, or None:
-    a bulk instruction first, then hearsay, then doubt; the evidence is read before the fact's
-    own words."""
+    a bulk instruction first, then an unreliable source, hearsay, then doubt; the evidence is
+    read before the fact's own words."""
     texts = [t for t in (evidence, fact) if t and t.strip()]
     for kind in KINDS:
         for text in texts:
