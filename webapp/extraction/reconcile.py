@@ -85,8 +85,9 @@ class ReconcileAction:
     # the LLM was thinking is never overwritten (the change waits in Review instead).
     version: str | None = field(default=None, compare=False)
     # Why it is not sure enough to apply on its own: said in doubt ("hedged"), second-hand
-    # ("hearsay"), in an instruction about all of memory ("bulk"; ``webapp.language.stance``)
-    # or only close to a memory ("unsure"). It waits in Review, even in auto mode, marked so;
+    # ("hearsay"), in an instruction about all of memory ("bulk") or from a source the sentence
+    # calls unreliable ("unreliable"; ``webapp.language.stance``), only close to a memory
+    # ("unsure"), or not sure for ``sureness`` ("older", "unframed", "unplaced"). It waits in Review, even in auto mode, marked so;
     # ``doubt_words`` are the words that said so ("might", 聽說).
     doubt: str | None = field(default=None, compare=False)
     doubt_words: str | None = field(default=None, compare=False)
