@@ -168,3 +168,93 @@ def test_a_firm_statement_has_no_unreliable_source():
     ):
         found = stance(said)
         assert found is None or found.kind != "unreliable", said
+
+
+# Wordings a stranger might use, written from the issue's descriptions (dev; the held-out files
+# were not read): each must be held, whatever kind it is read as.
+HELD_WORDINGS = {
+    "bulk": [
+        "Wipe out all the stuff you have on my schedule, it's all wrong.",
+        "Get rid of every note about the kids' activities.",
+        "Throw away everything you remember about my diet.",
+        "Scratch all of that about the car, and the insurance is Allianz.",
+        "Delete the lot, the whole thing about work is outdated.",
+        "Please reset what you know about me; my name is Dana.",
+        "Erase anything you saved about my health.",
+        "把你記得的關於工作的東西都清掉。",
+        "跟孩子有關的記憶一律刪除。",
+        "之前說過的全部作廢，車是Toyota。",
+        "你記的那些都不要了。",
+        "把关于我饮食的记录通通删了。",
+        "之前记的一律作废，我现在住在杭州。",
+        "把你存的东西全清了。",
+        "你记住的那些都不算数了。",
+    ],
+    "hearsay": [
+        "The landlord apparently wants to raise the rent to 2,000.",
+        "Dad mentioned that the dentist moved to Elm Street.",
+        "Our neighbor reckons the bins go out on Tuesday now.",
+        "Word around the office is that the parking fee is $5 now.",
+        "Grandma's nurse told my mom that her appointment is on Monday.",
+        "My coworker claims the gym closes at 9 now.",
+        "同事說停車場月租漲到三千了。",
+        "我媽跟我說外婆的回診改到星期一。",
+        "聽鄰居講垃圾車改成七點來。",
+        "朋友提到健身房換老闆了。",
+        "老公说他同事讲物业费涨了。",
+        "听我妈讲外婆的复诊改到周一了。",
+        "隔壁大姐说菜市场周一不开了。",
+        "群里在传小区停车费要涨到三百。",
+    ],
+    "unreliable": [
+        "Some random email I can't vouch for says the warranty ends in May.",
+        "A text from a number I don't recognize says my package is at the post office.",
+        "The voice memo transcription, which is often wrong, says the meeting is at 3.",
+        "An old 2019 list says the piano teacher is Mrs. Park.",
+        "The auto-generated summary claims the boiler was serviced in March.",
+        "A forwarded WhatsApp message says the pool opens at 6.",
+        "This is only a rough draft: the party is on the 12th.",
+        "一封來路不明的郵件說保固到五月。",
+        "語音轉文字（常常出錯）說會議在三點。",
+        "一張很久以前的清單寫鋼琴老師是朴老師。",
+        "自動摘要說熱水器三月保養過。",
+        "一个不认识的号码发短信说快递到了驿站。",
+        "语音转写（经常出错）说会议在三点。",
+        "一份很久以前的清单上写着钢琴老师是朴老师。",
+        "自动生成的摘要说热水器三月保养过。",
+        "LINE群組轉傳的消息說游泳池六點開。",
+    ],
+    "doubt": [
+        "I reckon the recycling day is Friday but don't quote me.",
+        "Not 100% on this, but the vet is Dr. Ames now.",
+        "If I remember right, the car registration is due in April.",
+        "Pretty sure the rent went up to 2,100, need to double-check.",
+        "我記得好像是星期五收回收，不太確定。",
+        "獸醫應該是換成陳醫師了吧。",
+        "我印象中车检是四月到期，得再查一下。",
+        "房租大概涨到五千一了，还要确认。",
+    ],
+}
+
+
+@pytest.mark.parametrize("sentence", [s for wordings in HELD_WORDINGS.values() for s in wordings])
+def test_more_wordings_of_doubt_hearsay_bulk_and_unreliable_sources_are_held(sentence):
+    assert stance("", sentence) is not None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Mia is learning to write Chinese characters",
+        "孩子每天写作业",
+        "我们说好周五吃火锅",
+        "喜欢看小说",
+        "As I said, the gym is Equinox",
+        "Wants a summary every morning",
+        "Forwarded mail goes to the office",
+        "Allergic to all nuts",
+        "Throw away the old batteries at the recycling center",
+    ],
+)
+def test_firm_look_alikes_stay_firm(sentence):
+    assert stance(sentence) is None
