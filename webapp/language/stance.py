@@ -88,8 +88,10 @@ _EN_HEARSAY = re.compile(
     r")(?![\w'])"
 )
 # Any sayer but the speaker ("a forwarded message says", "some email … says"): second-hand.
+# Not "she said" / "the user said": an LLM's paraphrase of the speaker's own words.
 _EN_REPORTED = re.compile(
-    r"(?<![\w'])(?<!\bi\s)(?<!\bwe\s)(?<!\byou\s)(?<!\bas\s)"
+    r"(?<![\w'])(?<!\bi\s)(?<!\bwe\s)(?<!\byou\s)(?<!\bas\s)(?<!\bhe\s)(?<!\bshe\s)"
+    r"(?<!\buser\s)"
     r"(?:says|said|claims|claimed|states|stated|writes|wrote|reports|reported)\s+(?!so\b)"
 )
 _ZH_PEOPLE = (
