@@ -42,6 +42,7 @@ from .llm import FactExtractor, LlmCallError, LlmMemoryExtractor, StructuredFact
 from .rules import rule_facts, withheld_facts
 from .slots import ANOTHER_ATTRIBUTE, ANOTHER_VALUE, settle
 from .state import STATE_FILE_NAME, ExtractionState
+from .sureness import assured
 
 MODES = ("manual", "auto")
 # How sure the rules are of a change of mind they matched to a memory.
@@ -84,11 +85,15 @@ class ReconcileAction:
     # the LLM was thinking is never overwritten (the change waits in Review instead).
     version: str | None = field(default=None, compare=False)
     # Why it is not sure enough to apply on its own: said in doubt ("hedged"), second-hand
-    # ("hearsay"), in an instruction about all of memory ("bulk"; ``webapp.language.stance``)
-    # or only close to a memory ("unsure"). It waits in Review, even in auto mode, marked so;
+    # ("hearsay"), in an instruction about all of memory ("bulk") or from a source the sentence
+    # calls unreliable ("unreliable"; ``webapp.language.stance``), only close to a memory
+    # ("unsure"), or not sure for ``sureness`` ("older", "unframed", "unplaced"). It waits in Review, even in auto mode, marked so;
     # ``doubt_words`` are the words that said so ("might", 聽說).
     doubt: str | None = field(default=None, compare=False)
     doubt_words: str | None = field(default=None, compare=False)
+    # Why the judge chose its target (``Reconciled.reason``: "says_change", "different_values",
+    # "close", "words" for a match by words alone): ``sureness`` reads it in auto mode.
+    reason: str | None = field(default=None, compare=False)
 
 
 def weighed(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
@@ -393,7 +398,7 @@ class MemoryExtractor:
         actions = [
             replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions
         ]
-        return weighed(actions)
+        return assured(weighed(actions), memories, judge)
 
     def _review_items(self) -> list[ReviewItem]:
         """Every item in Review: waiting, approved and rejected."""
@@ -623,6 +628,7 @@ def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAct
         evidence=storable(candidate.evidence),
         current_content=target.content,
         withheld=withheld if action == "update" else None,
+        reason="llm_operation" if isinstance(candidate, StructuredFact) else "change",
     )
 
 
@@ -696,6 +702,7 @@ def _action_for(
     target: Memory | None = None
     unsure = False
     settled = False
+    reason = "new"
     if judge is not None:
         texts = [m.content for m in memories]
         verdict = judge.reconcile(fact.content, texts)
@@ -705,6 +712,7 @@ def _action_for(
         if verdict.action == "update" and verdict.target is not None:
             target = memories[verdict.target]
             unsure = verdict.reason == "close"
+        reason = verdict.reason
         settled = verdict.reason in (ANOTHER_VALUE, ANOTHER_ATTRIBUTE, "says_change")
     if target is None and not settled:
         best, score = None, 0.0
@@ -713,6 +721,7 @@ def _action_for(
             if value > score:
                 best, score = memory, value
         target = best if best is not None and score >= VARIANT_THRESHOLD else None
+        reason = "words" if target is not None else reason
     if target is not None and restates(target.content, fact.content):
         return None
     if target is not None and not settled and drops_information(target.content, fact.content):
@@ -728,6 +737,7 @@ def _action_for(
         current_content=None if target is None else target.content,
         withheld=fact.withheld,
         unsure=unsure and target is not None,
+        reason=reason,
     )
 
 

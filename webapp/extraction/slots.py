@@ -33,7 +33,7 @@ ANOTHER_VALUE = "another_value"
 ANOTHER_ATTRIBUTE = "another_attribute"
 
 
-def _shares_subject(fact: str, memory: str) -> bool:
+def shares_subject(fact: str, memory: str) -> bool:
     """The two are about the same subject: they share a key term ("boiler", 外婆, 讀書會), a
     light verb (drives, 開), who holds the fact (grandma's …) or a value (a car)."""
     mine, theirs = analyse(fact), analyse(memory)
@@ -102,7 +102,7 @@ def settle(
             return verdict
         for index, cosine in judge.most_similar(fact, kept, CHANGE_CANDIDATES):
             memory = kept[index]
-            if _shares_subject(fact, memory):
+            if shares_subject(fact, memory):
                 if _value_kinds_differ(fact, memory) or _states_more(memory, fact):
                     return Reconciled("add", None, cosine, ANOTHER_ATTRIBUTE)
                 return Reconciled("update", index, cosine, "says_change")

@@ -50,8 +50,9 @@ class ReviewItem:
     # Nobody could tell whose the fact is (its words match no one speaker's, a file named
     # someone nobody is): it waits until a person chooses (``Curator.approve``).
     owner_undecided: bool = False
-    # Why it waits for a person even in auto mode: "hedged", "hearsay", "bulk" or "unsure"
-    # (``extraction.reconcile.ReconcileAction.doubt``), and the words that said so ("might", 聽說).
+    # Why it waits for a person even in auto mode: "hedged", "hearsay", "bulk", "unreliable",
+    # "unsure", "older", "unframed" or "unplaced" (``extraction.reconcile.ReconcileAction.doubt``,
+    # ``extraction.sureness``), and the words that said so ("might", 聽說, "as of 2019").
     doubt: str | None = None
     doubt_words: str | None = None
 
@@ -136,7 +137,7 @@ class Proposal:
     expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never
     imported_from: str | None = None  # "<format>, <file name>, <date>" of an imported fact
     owner_undecided: bool = False  # whose it is waits for a person's choice
-    doubt: str | None = None  # why it waits even in auto mode (hedged, hearsay, bulk, unsure)
+    doubt: str | None = None  # why it waits even in auto mode (hedged, hearsay, bulk, older, …)
     doubt_words: str | None = None  # the words that said so
 
 
