@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -58,13 +59,21 @@ class AssistClient:
         assert answer.status_code == 200, answer.text
         return dict(answer.json())
 
-    def exchange(self, ctx: dict[str, Any], key: str, conversation_id: str, said: str) -> Any:
+    def exchange(
+        self,
+        ctx: dict[str, Any],
+        key: str,
+        conversation_id: str,
+        said: str,
+        at: datetime | None = None,
+    ) -> Any:
+        """Send an exchange said at ``at`` (now when None), as the integration's queue does."""
         body = {
             "key": key,
             "conversation_id": conversation_id,
             "user_text": said,
             "reply": "Noted.",
-            "at": "2026-11-28T20:00:00+00:00",
+            "at": (at or datetime.now(UTC)).isoformat(),
             "context": ctx,
         }
         answer = self.post("/exchanges", body)

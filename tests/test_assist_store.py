@@ -28,10 +28,10 @@ def test_exchange_keys_older_than_30_days_are_forgotten(tmp_path: Path) -> None:
     )
     store = ExchangeKeyStore(path)
     stored: list[str] = []
-    assert store.once("new", {"conversation": "c"}, lambda: stored.append("new"))
+    assert store.once("new", {"conversation": "c"}, lambda: stored.append("new") is None)
     kept = json.loads(path.read_text())
     assert sorted(kept) == ["new", "recent"] and stored == ["new"]
-    assert not store.once("recent", {}, lambda: stored.append("again"))
+    assert not store.once("recent", {}, lambda: stored.append("again") is None)
     assert stored == ["new"]
 
 
@@ -41,7 +41,7 @@ def test_exchange_keys_beyond_the_cap_go_oldest_first(
     monkeypatch.setattr(exchanges, "MAX_KEYS", 3)
     store = ExchangeKeyStore(tmp_path / "assist-exchanges.json")
     for number in range(5):
-        assert store.once(f"k{number}", {}, lambda: None)
+        assert store.once(f"k{number}", {}, lambda: True)
     assert sorted(json.loads(store.path.read_text())) == ["k2", "k3", "k4"]
 
 
@@ -54,7 +54,7 @@ def test_threads_racing_one_key_store_it_once_and_a_failed_write_records_nothing
 
     def send(number: int) -> None:
         start.wait()
-        store.once("same", {}, lambda: stored.append(number))
+        store.once("same", {}, lambda: stored.append(number) is None)
 
     threads = [threading.Thread(target=send, args=(n,)) for n in range(8)]
     for thread in threads:
@@ -63,14 +63,14 @@ def test_threads_racing_one_key_store_it_once_and_a_failed_write_records_nothing
         thread.join()
     assert len(stored) == 1
 
-    def fails() -> None:
+    def fails() -> bool:
         raise OSError("disk full")
 
     with pytest.raises(OSError):
         store.once("failed", {}, fails)
     assert "failed" not in json.loads(store.path.read_text())
     with pytest.raises(CodedError):
-        store.once("x" * 201, {}, lambda: None)
+        store.once("x" * 201, {}, lambda: True)
 
 
 def test_devices_survive_writes_that_know_nothing_of_them(tmp_path: Path) -> None:

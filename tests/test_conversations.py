@@ -280,3 +280,38 @@ def test_a_max_age_beyond_the_calendar_means_threads_never_expire(data_dir, days
     assert store.cleanup() == 0 and store.init() is store
     [summary] = store.list_conversations()
     assert summary.expires_at > summary.last_activity
+
+
+def test_a_key_is_found_in_the_turns_and_in_those_kept_aside_for_extraction(data_dir):
+    store = make_store(data_dir, max_turns=2)
+    assert store.add_exchange("ha:1", "I moved to Lisbon.", "Noted.", key="k1") == "stored"
+    assert store.add_exchange("ha:1", "Hi.", "Hello.", key="k2") == "stored"  # k1 trimmed
+    raw = json.loads(store.path.read_text(encoding="utf-8"))["ha:1"]
+    assert [t["content"] for t in raw["keptAside"]] == ["I moved to Lisbon.", "Noted."]
+    assert raw["keptAside"][0]["exchange"] == "k1" and "exchange" not in raw["turns"][1]
+    before = store.path.read_bytes()
+    assert store.add_exchange("ha:1", "I moved to Lisbon.", "Noted.", key="k1") == "duplicate"
+    assert store.add_exchange("ha:1", "Hi.", "Hello.", key="k2") == "duplicate"
+    assert store.path.read_bytes() == before
+    # the key is another field of the turn: what the seed's readers get is unchanged
+    assert store.get_history("ha:1") == [
+        ConversationTurn("user", "Hi.", store.get_history("ha:1")[0].timestamp),
+        ConversationTurn("assistant", "Hello.", store.get_history("ha:1")[1].timestamp),
+    ]
+
+
+def test_said_at_keeps_the_thread_in_time_order_and_never_in_the_future(data_dir):
+    store = make_store(data_dir)
+    now = datetime.now(UTC)
+    said = (now - timedelta(hours=3)).replace(microsecond=0)
+    assert store.add_exchange("ha:2", "First.", "Ok.", at=said) == "stored"
+    assert [t.timestamp for t in store.get_history("ha:2")] == [said, said]
+    # one that was overtaken (said before the thread's newest message): just after it
+    assert store.add_exchange("ha:2", "Earlier.", "Ok.", at=said - timedelta(hours=1)) == "stored"
+    assert store.get_history("ha:2")[2].timestamp == said + timedelta(milliseconds=1)
+    store.add_exchange("ha:2", "Ahead.", "Ok.", at=now + timedelta(days=2))
+    assert now <= store.get_history("ha:2")[-1].timestamp <= datetime.now(UTC)
+    assert store.add_exchange("ha:3", "Old.", "Ok.", at=now - timedelta(days=8)) == "expired"
+    assert store.get_history("ha:3") == [] and "ha:3" not in store.path.read_text()
+    with pytest.raises(ValueError, match="time zone"):
+        store.add_exchange("ha:4", "Naive.", "Ok.", at=datetime(2026, 1, 1))

@@ -247,10 +247,10 @@ class AssistApi:
         context = read_context(body)
         # Every field is read before anything is written (a user or device seen is recorded
         # by ``speaker``): a request refused as bad leaves the data as it was.
+        if endpoint == "exchanges":  # whose it is as of when it was said: the curator's
+            return self._exchange(body, context)()
         if endpoint == "prompt":
             run: Callable[[Speaker], Response] = self._prompt
-        elif endpoint == "exchanges":
-            run = self._exchange(body, context)
         else:
             run = self._tool(endpoint[6:], body)
         return run(operations.speaker(self.curator, context))
@@ -324,9 +324,7 @@ class AssistApi:
 
         return recall
 
-    def _exchange(
-        self, body: Mapping[str, Any], context: AssistContext
-    ) -> Callable[[Speaker], Response]:
+    def _exchange(self, body: Mapping[str, Any], context: AssistContext) -> Callable[[], Response]:
         key = str(_text(body.get("key"), "key", most=200))
         if not key.strip():
             raise BadRequest('The field "key" is empty; send the exchange\'s idempotency key.')
@@ -343,10 +341,9 @@ class AssistApi:
         if said_at.tzinfo is None:
             raise BadRequest('The field "at" needs its time zone (e.g. 2026-11-28T20:04:16Z).')
 
-        def store(who: Speaker) -> Response:
+        def store() -> Response:
             stored = operations.record_exchange(
                 self.curator,
-                who,
                 context,
                 key=key,
                 conversation_id=conversation_id,
@@ -354,7 +351,17 @@ class AssistApi:
                 reply=reply,
                 said_at=said_at,
             )
-            return answer({"stored": True} if stored else {"stored": False, "duplicate": True})
+            if stored == "expired":
+                logger.warning(
+                    "An Assist exchange said at %s was not stored: conversations older than "
+                    "%d days are not kept (conversation_max_age_days)",
+                    said_at.isoformat(),
+                    self.curator.conversations.max_age_days,
+                )
+                return answer({"stored": False, "expired": True})
+            return answer(
+                {"stored": True} if stored == "stored" else {"stored": False, "duplicate": True}
+            )
 
         return store
 

@@ -9,8 +9,11 @@ it) and the add-on's Assist API v1 on ``memory-curator serve``, in ONE boot with
   the speaker's memories and the household's, never the other person's, for two users and a
   satellite device; a ``remember`` tool call lands in that person's memories and is in the next
   session's prompt;
-- every exchange reaches its thread once with its speaker, also across a SIGKILL and restart of
-  ``memory-curator serve`` (the integration's queue); an AI Task run is never fed;
+- every exchange reaches its thread once with its speaker (as the device was chosen when it
+  was said, the choice changed right after), also across a SIGKILL and restart of
+  ``memory-curator serve`` (the integration's queue); an AI Task run is never fed; extraction
+  then proposes in Review a fact Alice said as hers, and one said with nobody known as no
+  one's;
 - an add-on without the Assist API raises a repair issue at setup; diagnostics hide the token.
 
 Everything runs in a private network namespace (only the loopback device); see
@@ -26,7 +29,7 @@ from typing import Any
 
 from tests.ha.fake_assist_model import TASK_ANSWER, marker
 from tests.ha.test_home_assistant import HA_ROOT, _ready
-from tests.mcp_http_support import REPO
+from tests.mcp_http_support import REPO, clean_env
 from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore
@@ -184,6 +187,22 @@ def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
         # the agent's final reply of that turn (not what it said with its tool call)
         reply = history[history.index(said[0]) + 1]
         assert (reply.role, reply.content) == ("assistant", turn["speech"]), label
+    # extraction (rules only, a process on the data folder) proposes what was said: Alice's
+    # "I prefer window seats" as hers; "my favourite colour is green", said through the
+    # satellite with nobody known, waits with no person for someone to say whose
+    extracted = subprocess.run(
+        [sys.executable, "-m", "webapp", "extract", "--all", "--data-dir", str(data)],
+        cwd=REPO,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert extracted.returncode == 0, extracted.stdout + extracted.stderr
+    waiting = {item.content: item.person for item in Curator.from_settings(settings).pending()}
+    assert waiting.get("Prefers window seats") == people["Alice"], waiting
+    assert "Favourite colour is green" in waiting, waiting
+    assert waiting["Favourite colour is green"] is None
     # the exchanges waited in the queue (kept on disk across a reload), then arrived
     assert seen["queued_while_down"] == 2  # [B2] and [B3]
     assert seen["queued_after_reload"] == 2

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..prompts import compose_prompt_sections
 from ..stores import DuplicateMemoryError, Memory, NotFoundError
+from ..stores.conversations import Stored
 from ..text import fold
 from .errors import AmbiguousMemoryError
 from .people import in_view, query_person
@@ -61,21 +62,32 @@ class Speaker:
 HOUSEHOLD = Speaker()
 
 
-def speaker(curator: Curator, context: AssistContext) -> Speaker:
-    """Whose memory the request of ``context`` is answered with (the module's rule); records
-    a Home Assistant user or a device seen for the first time (or under a new name)."""
-    user = None
+def speaker(curator: Curator, context: AssistContext, at: datetime | None = None) -> Speaker:
+    """Whose memory the request of ``context`` is answered with (the module's rule), by the
+    device choices and user links of now or, with ``at``, of that moment (an exchange said
+    then and delivered later is credited as it would have been then); records a Home
+    Assistant user or a device seen for the first time (or under a new name)."""
     if context.user_id:
-        user = curator.people.seen("ha", context.user_id, label=context.user_name or "")
+        curator.people.seen("ha", context.user_id, label=context.user_name or "")
     if context.device_id:
-        device = curator.people.seen_device(context.device_id, label=context.device_name or "")
-        if device.choice == "household":
-            return HOUSEHOLD
-        if device.choice == "person":
-            chosen = curator.people.get(device.person)
-            # A person removed since: the household's, never whoever happens to speak.
-            return Speaker(chosen.id, chosen.name) if chosen is not None else HOUSEHOLD
-    return Speaker(user.id, user.name) if user is not None else HOUSEHOLD
+        curator.people.seen_device(context.device_id, label=context.device_name or "")
+    if at is None:
+        people, devices = tuple(curator.people.people()), tuple(curator.people.devices())
+    else:
+        people, devices = curator.people.as_of(at)
+    device = next((d for d in devices if d.id == context.device_id), None)
+    if device is not None and device.choice == "household":
+        return HOUSEHOLD
+    if device is not None and device.choice == "person":
+        chosen = device.person
+    else:
+        wanted = ("ha", context.user_id or "")
+        user = next((p for p in people if any(i.key == wanted for i in p.identities)), None)
+        chosen = user.id if user is not None else None
+    # Only someone still in the household: a person removed since gets the household's,
+    # never whoever happens to speak.
+    now = curator.people.get(chosen) if chosen is not None else None
+    return Speaker(now.id, now.name) if now is not None else HOUSEHOLD
 
 
 def memory_block(curator: Curator, who: Speaker) -> str:
@@ -152,7 +164,6 @@ def recall(curator: Curator, who: Speaker, query: str = "") -> tuple[list[Memory
 
 def record_exchange(
     curator: Curator,
-    who: Speaker,
     context: AssistContext,
     *,
     key: str,
@@ -160,21 +171,32 @@ def record_exchange(
     user_text: str,
     reply: str,
     said_at: datetime,
-) -> bool:
-    """Store what was said and the reply in the thread ``conversation_id``, with ``who``'s
-    person when one is known (else no person: its facts wait in Review for someone to say
-    whose), once per ``key`` whoever sends it again; False for a key stored already. The
-    agent and device are kept with the key (the conversation store has no place for them)."""
+) -> Stored:
+    """Store what was said and the reply in the thread ``conversation_id`` as said at
+    ``said_at`` (``ConversationStore.add_exchange``: never later than now, in the thread's
+    time order), with the person of the speaker as of then (``speaker``) when one is known
+    (else no person: its facts wait in Review for someone to say whose), once per ``key``
+    whoever sends it again, also after a crash between the turns' write and the key's (the
+    user's turn carries the key): "stored", "duplicate", or "expired" (said before the
+    conversations' max age: nothing kept). The agent and device are kept with the key (the
+    conversation store has no place for them)."""
+    who = speaker(curator, context, at=min(said_at, datetime.now(UTC)))
     record = {
         "conversation": conversation_id,
         "said": said_at.astimezone(UTC).isoformat(),
         "agent": context.agent_id or "",
         "device": context.device_id or "",
     }
-    return curator.exchange_keys.once(
-        key,
-        record,
-        lambda: curator.conversations.add_exchange(
-            conversation_id, user_text, reply, person=who.person
-        ),
-    )
+    done: list[Stored] = []
+
+    def store() -> bool:
+        done.append(
+            curator.conversations.add_exchange(
+                conversation_id, user_text, reply, person=who.person, at=said_at, key=key
+            )
+        )
+        return done[0] != "expired"
+
+    if not curator.exchange_keys.once(key, record, store):
+        return "duplicate"
+    return done[0]

@@ -5,7 +5,9 @@ On disk: a JSON object keyed by conversation id. Each value is
 a bare array of turns (the older shape) is read as well. Trimming never loses a message
 extraction has not read: such turns move to ``"keptAside"`` (same shape, oldest first) instead
 of going, and ``"readUntil"`` (the newest message time extraction has read) says which those
-are; ``mark_read`` discards them once extraction has read them (``turns_to_read``).
+are; ``mark_read`` discards them once extraction has read them (``turns_to_read``). A user's
+turn delivered with an idempotency key (Home Assistant's Assist) carries it as ``"exchange"``
+(an added field: other readers ignore it), so the turns and their key are one write.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..settings import Settings
 from ..text import fold, matches_all, search_terms
@@ -155,6 +157,8 @@ def _check_new_thread(value: Any) -> str | None:
 
 
 KEPT_ASIDE = "keptAside"  # trimmed turns extraction has not read yet
+EXCHANGE_KEY = "exchange"  # on a user's turn: the idempotency key it was delivered with
+Stored = Literal["stored", "duplicate", "expired"]  # what ``add_exchange`` did
 READ_UNTIL = "readUntil"  # the time of the newest message extraction has read
 
 
@@ -252,6 +256,25 @@ def _keep_unread(entry: dict[str, Any], dropped: list[dict[str, Any]]) -> None:
         entry[KEPT_ASIDE] = [*_kept_aside(entry), *unread]
 
 
+def _holds_key(value: Any, key: str) -> bool:
+    """Whether a turn of the thread ``value`` (or one kept aside) carries the exchange key."""
+    entry = value if isinstance(value, dict) else {"turns": value}
+    turns = entry.get("turns")
+    every = [*(turns if isinstance(turns, list) else []), *_kept_aside(entry)]
+    return any(isinstance(t, dict) and t.get(EXCHANGE_KEY) == key for t in every)
+
+
+def _said_at(entry: dict[str, Any], at: datetime) -> datetime:
+    """The time to stamp a message said at ``at`` with: never later than now, and after the
+    thread's newest message and the newest extraction has read (whole milliseconds, as stored
+    and compared), so extraction, which reads what is newer than what it read, reads it."""
+    said = min(at.astimezone(UTC), datetime.now(UTC))
+    said = said.replace(microsecond=said.microsecond // 1000 * 1000)
+    floor = max(_last_activity(entry) if entry["turns"] else EPOCH, _read_until(entry))
+    floor = floor.replace(microsecond=floor.microsecond // 1000 * 1000)
+    return floor + timedelta(milliseconds=1) if floor != EPOCH and said <= floor else said
+
+
 def trim_turns(turns: list[dict[str, Any]], max_turns: int, max_chars: int) -> int:
     """Keep the newest ``max_turns`` turns, then drop the oldest while over ``max_chars``.
 
@@ -331,11 +354,20 @@ class ConversationStore(FileBacked):
         assistant_response: str,
         *,
         person: str | None = None,
-    ) -> None:
+        at: datetime | None = None,
+        key: str | None = None,
+    ) -> Stored:
         """Append the user's message and the assistant's reply, trim the thread, save.
 
         ``person`` (a person's id, see people.py) records who sent the message, when known;
-        extraction gives their first-person facts to them."""
+        extraction gives their first-person facts to them. ``at`` (an aware time) is when it
+        was said, for a message delivered late (the turns are stamped now without it): one
+        later than now is stamped now, and one not after the thread's newest message (or the
+        newest extraction has read) just after it, so a thread stays in time order and
+        extraction reads it ("expired", nothing written, for one said before the thread's
+        max age: age trimming would drop it at once, unread). ``key`` (an exchange's
+        idempotency key) is written on the user's turn, in the same write: "duplicate",
+        nothing written, when a turn of the thread (or one kept aside) carries it already."""
         if person is not None:
             person = check_person_id(person)
         if not isinstance(conversation_id, str) or not conversation_id.strip():
@@ -345,12 +377,26 @@ class ConversationStore(FileBacked):
         if not all(map(is_valid_unicode, (conversation_id, user_message, assistant_response))):
             raise ValueError("Messages must be valid Unicode text (no lone surrogates).")
 
-        def mutate(data: dict[str, Any]) -> Changed[None]:
-            entry = _entry(_copy_thread(data.get(conversation_id)))
-            stamp = now_iso()
+        if at is not None and at.tzinfo is None:
+            raise ValueError("The time a message was said needs its time zone.")
+
+        def mutate(data: dict[str, Any]) -> Changed[Stored] | Unchanged[Stored]:
+            found = data.get(conversation_id)
+            if key is not None and found is not None and _holds_key(found, key):
+                return Unchanged("duplicate")
+            entry = _entry(_copy_thread(found))
+            if at is None:
+                stamp = now_iso()
+            else:
+                said = _said_at(entry, at)
+                if said < self._cutoff():
+                    return Unchanged("expired")
+                stamp = to_iso(said)
             turn = {"role": "user", "content": user_message, "timestamp": stamp}
             if person is not None:
                 turn["person"] = person
+            if key is not None:
+                turn[EXCHANGE_KEY] = key
             entry["turns"].append(turn)
             entry["turns"].append(
                 {"role": "assistant", "content": assistant_response, "timestamp": stamp}
@@ -360,9 +406,9 @@ class ConversationStore(FileBacked):
             entry["trimmed"] = _trimmed_count(entry) + dropped
             _keep_unread(entry, before[:dropped])
             data[conversation_id] = entry
-            return Changed(None)
+            return Changed("stored")
 
-        self._file.update(mutate)
+        return self._file.update(mutate)
 
     def rewrite_messages(self, rewrite: Callable[[str], str]) -> int:
         """Delete forever in the threads: every message's text replaced by ``rewrite(text)``

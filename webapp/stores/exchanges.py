@@ -91,16 +91,21 @@ class ExchangeKeyStore(FileBacked):
         """The exchange keys next to the memory file ``settings`` name."""
         return cls(settings.memory_file.with_name(FILE_NAME), lock_timeout=settings.lock_timeout)
 
-    def once(self, key: str, record: dict[str, str], store: Callable[[], None]) -> bool:
+    def once(self, key: str, record: dict[str, str], store: Callable[[], bool]) -> bool:
         """Run ``store`` (the exchange's write) unless ``key`` is recorded, then record it with
-        ``record``; False, running nothing, when it was. Under this file's lock from the look
-        to the record, so two processes or threads sending one key store it once; ``store``
-        raising records nothing."""
+        ``record`` unless ``store`` says there is nothing to record (False); False, running
+        nothing, when it was recorded. Under this file's lock from the look to the record, so
+        two processes or threads sending one key store it once; ``store`` raising records
+        nothing. A process killed between ``store`` and the record leaves the key unrecorded:
+        ``store`` finds it in what it wrote itself (the conversation's turns carry it)."""
         key = check_key(key)
         with self._file.locked():
             if key in self._file.read():
                 return False
-            store()
+            keep = store()
+            reached("stored")
+            if not keep:
+                return True
             now = datetime.now(UTC)
 
             def mutate(data: dict[str, Any]) -> Changed[None]:
@@ -110,3 +115,8 @@ class ExchangeKeyStore(FileBacked):
 
             self._file.update(mutate)
         return True
+
+
+def reached(step: str) -> None:
+    """A point between two writes of ``once`` (``"stored"``: the exchange written, its key not
+    yet); nothing here. The crash tests replace it to kill the process there."""

@@ -30,6 +30,7 @@ import secrets
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,7 @@ from .history import HistoryLog
 from .jsonfile import JsonFile
 from .records import PERSON_ID as PERSON_ID  # where they were first: still importable here
 from .records import check_person_id as check_person_id
-from .timefmt import now_iso
+from .timefmt import now_iso, read_time
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -336,6 +337,27 @@ class PeopleStore(FileBacked):
     def device(self, device_id: str) -> Device | None:
         """The device with that id, or None."""
         return next((d for d in self._file.view("devices", _devices) if d.id == device_id), None)
+
+    def as_of(self, moment: datetime) -> tuple[tuple[Person, ...], tuple[Device, ...]]:
+        """The people and the devices' choices as they were at ``moment`` (an aware time):
+        every change the history log holds after it taken back, last first. A device seen
+        since answered for whoever spoke, as it does until someone chooses for it."""
+        data = self._file.read()
+        people, devices = dict(data.get("people", {})), dict(data.get("devices") or {})
+        for entry in reversed(self._history.entries()):
+            at, record_id = read_time(entry.get("ts")), entry.get("id")
+            if at is None or at <= moment or not isinstance(record_id, str):
+                continue
+            kept, rid = people, record_id
+            if record_id.startswith("device:"):
+                kept, rid = devices, record_id[len("device:") :]
+            before = entry.get("before")
+            if isinstance(before, dict):
+                kept[rid] = before
+            else:
+                kept.pop(rid, None)
+        then = {"people": people, "devices": devices}
+        return _people(then), _devices(then)
 
     def unlinked(self) -> list[Identity]:
         """Identities seen that map to nobody yet: Home Assistant and Slack users before the
