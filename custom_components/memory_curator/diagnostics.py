@@ -28,6 +28,7 @@ async def async_get_config_entry_diagnostics(
             "dropped": feeder.dropped,
             "rejected": feeder.rejected,
             "sent": feeder.sent,
+            "expired": feeder.expired,
             "last_error": feeder.last_error,
         },
     }

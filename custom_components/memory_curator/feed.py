@@ -79,6 +79,7 @@ class ChatLogFeeder:
         self.dropped = 0  # exchanges dropped beyond the bound, since the queue was created
         self.rejected = 0  # exchanges the add-on refused as malformed (never retried)
         self.sent = 0  # exchanges sent since Home Assistant started
+        self.expired = 0  # exchanges the add-on did not keep: older than its conversations live
         self.last_error: str | None = None
         self._turns: dict[str, _Turn] = {}
         self._contexts: OrderedDict[str, dict[str, Any]] = OrderedDict()
@@ -309,7 +310,7 @@ class ChatLogFeeder:
             while self._queue:
                 item = self._queue[0]
                 try:
-                    await self._client.exchange(item["payload"])
+                    answer = await self._client.exchange(item["payload"])
                 except AssistApiError as err:
                     self.last_error = f"{err.code}: {err}"
                     if err.code == BAD_REQUEST:  # malformed for the add-on: never to be stored
@@ -329,7 +330,16 @@ class ChatLogFeeder:
                         delay = min(delay * 2, RETRY_MAX)
                         continue
                 else:
-                    self.sent += 1
+                    if answer.get("expired"):
+                        self.expired += 1
+                        _LOGGER.warning(
+                            "Memory Curator did not keep a conversation exchange said at %s: it is "
+                            "older than the add-on keeps conversations "
+                            "(conversation_max_age_days)",
+                            item["payload"].get("at"),
+                        )
+                    else:
+                        self.sent += 1
                     self.last_error = None
                     delay = RETRY_FIRST
                 if item in self._queue:
