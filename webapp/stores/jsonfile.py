@@ -52,11 +52,19 @@ from .atomic import (
 )
 from .changes import Changed, Unchanged, Undo, not_an_outcome
 from .errors import StoreBusyError, StoreCorruptError, StoreSymlinkError
-from .jsonbytes import Fragments, encode, encode_spliced, encodes_as, fragments_of
+from .jsonbytes import (
+    Fragments,
+    PendingCheck,
+    encode,
+    encode_spliced,
+    encodes_as,
+    fragments_of,
+)
 from .jsonparse import (
     MAX_DEPTH,
     has_surrogate_escape,
     loads_bounded,
+    nesting_depth,
     nesting_depth,
     object_depth,
     parse_bytes,
@@ -150,6 +158,11 @@ class _Snapshot:
 
 class _FileChanged(Exception):
     """The data file is no longer the one read under the lock; read again and re-apply."""
+
+
+class _SharedChanged(Exception):
+    """A change function changed an item shared with the cached parse in place: the spliced
+    bytes are stale; encode every item anew."""
 
 
 class JsonFile(Gated):
@@ -414,8 +427,13 @@ class JsonFile(Gated):
                             return outcome.result
                         raise not_an_outcome(outcome)
                     try:
-                        payload, fresh = self._encode_changed(read)
-                        sig = self._save(read, payload, journal, outcome.result, commit_held=alone)
+                        payload, fresh, check = self._encode_changed(read)
+                        try:
+                            sig = self._save(read, payload, journal, outcome.result, alone, check)
+                        except _SharedChanged:
+                            self._drop_cache(read)
+                            payload, fresh = self.encode_valid(read.data)
+                            sig = self._save(read, payload, journal, outcome.result, alone)
                     except _FileChanged:
                         log.info("%s was replaced meanwhile; applying the change again", self.path)
                         continue
@@ -428,18 +446,16 @@ class JsonFile(Gated):
             replaced=True,
         )
 
-    def _encode_changed(self, read: _Read) -> tuple[bytes, Fragments]:
-        """``encode_valid`` of the changed document, reusing the items it shares with the cache
-        only when the result is the document as it is (no shared item was changed in place)."""
+    def _encode_changed(self, read: _Read) -> tuple[bytes, Fragments, PendingCheck | None]:
+        """``encode_valid`` of the changed document, reusing the items it shares with the cache,
+        and, when it did, the check that the result is the document as it is (no shared item
+        was changed in place), which ``_save`` asks before the file is replaced."""
         try:
             payload, fresh = self.encode_valid(read.data, read.fragments)
         except BaseException:  # refused: nothing is written, so the cache must be as the file
             self._check_cache(read)
             raise
-        if not read.fragments or encodes_as(read.data, payload):
-            return payload, fresh
-        self._drop_cache(read)
-        return self.encode_valid(read.data)
+        return payload, fresh, PendingCheck(read.data, payload) if read.fragments else None
 
     def _check_cache(self, read: _Read) -> None:
         """After a change function that wrote nothing: drop the cached parse if it changed an
@@ -489,7 +505,13 @@ class JsonFile(Gated):
         if self._validate_item is not None and type(data) in (list, dict):
             problem = next(filter(None, map(self._validate_item, new_items)), None)
             inner = MAX_DEPTH - 1  # the items sit inside the top-level list or dict
-            too_deep = any(object_depth(item, inner) > inner for item in new_items)
+            # Measured on their encoded lines when spliced (counting brackets, in C), else
+            # by walking the objects; both exact beyond the limit.
+            too_deep = (
+                any(nesting_depth(fresh[id(item)][1], inner) > inner for item in new_items)
+                if fresh
+                else any(object_depth(item, inner) > inner for item in new_items)
+            )
         else:
             problem = self._validate(data) if self._validate else None
             if not problem and self._item_problem is not None and isinstance(data, list):
@@ -510,15 +532,19 @@ class JsonFile(Gated):
         payload: bytes,
         journal: Callable[[R], Undo | None] | None,
         result: R,
-        *,
         commit_held: bool = False,
+        check: PendingCheck | None = None,
     ) -> Signature | None:
-        """Write ``payload`` in place of the file read as ``read``; _FileChanged if it changed.
+        """Write ``payload`` in place of the file read as ``read``; _FileChanged if it changed,
+        _SharedChanged (nothing replaced) if ``check`` finds it is not the document as it is.
 
         Returns the signature of the file just written (None if it could not be taken).
         """
-        tmp_name = write_temp(self.path, payload)
+        during = check.run if check is not None and check.overlaps else None
+        tmp_name = write_temp(self.path, payload, during_sync=during)
         try:
+            if check is not None and not check():
+                raise _SharedChanged
             if not commit_held:  # (retaking the lock under the commit lock could deadlock)
                 self.verify_lock()
             with contextlib.nullcontext() if commit_held else commit_lock(self.path.parent):
