@@ -17,8 +17,7 @@ import time
 
 import pytest
 
-from webapp.stores import Changed, ConversationStore, MemoryStore, Unchanged
-from webapp.stores import jsonbytes
+from webapp.stores import Changed, ConversationStore, MemoryStore, Unchanged, jsonbytes
 from webapp.stores.jsonbytes import OVERLAP_BYTES
 from webapp.stores.jsonfile import MAX_DEPTH, encode
 from webapp.stores.timefmt import now_iso

@@ -65,7 +65,6 @@ from .jsonparse import (
     has_surrogate_escape,
     loads_bounded,
     nesting_depth,
-    nesting_depth,
     object_depth,
     parse_bytes,
     parse_bytes_as_is,
