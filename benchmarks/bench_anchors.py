@@ -305,8 +305,8 @@ class Breakdown:
 
     PARTS = ("read", "encode", "check", "decode", "validate", "fsync", "lock", "history")
 
-    def __init__(self) -> None:
-        self.totals = dict.fromkeys(self.PARTS, 0.0)
+    def __init__(self, parts: tuple[str, ...] = PARTS) -> None:
+        self.totals = dict.fromkeys(parts, 0.0)
         self.stack: list[list[float]] = []
         self.undo: list[Callable[[], None]] = []
 
@@ -369,10 +369,63 @@ def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
     print(f"  at {count:>6,}: add {total / rounds * 1e3:.2f} ms = {shown}")
 
 
+def exchange_store(folder: Path, threads: int):
+    """A settled conversations file of ``threads`` threads of 20 turns, its store and keys."""
+    from webapp.stores import ConversationStore
+
+    path = folder / "conversations.json"
+    path.parent.mkdir(parents=True)
+    data = conversation_document(threads)
+    path.write_bytes(json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8") + b"\n")
+    settle(path)
+    store = ConversationStore(
+        path, max_turns=20, max_chars=100_000, max_age_days=30, lock_timeout=30
+    )
+    store.list_conversations()
+    return store, list(data)
+
+
+def bench_exchange_breakdown(folder: Path, threads: int, rounds: int) -> None:
+    """Where the time of ``add_exchange`` goes. The shared-items check runs while the temp
+    file's fsync waits in a thread of its own, so "write+fsync" is only what is left of that
+    wait beyond the check."""
+    from webapp.stores import jsonbytes, jsonfile, locking
+
+    store, keys = exchange_store(folder / f"xb{threads}", threads)
+    rng = random.Random(9)
+    store.add_exchange(keys[0], "Warm-up", "the first write after a parse reuses nothing")
+    parts = ("read", "encode", "check", "validate", "write+fsync", "replace", "lock")
+    breakdown = Breakdown(parts)
+    breakdown.wrap(jsonfile.JsonFile, "_read_under_lock", "read")
+    breakdown.wrap(jsonfile, "encode_spliced", "encode")
+    breakdown.wrap(jsonbytes, "encodes_as", "check")
+    breakdown.wrap(store._file, "_validate_item", "validate")
+    breakdown.wrap(jsonfile, "write_temp", "write+fsync")
+    breakdown.wrap(jsonfile, "replace_with", "replace")
+    breakdown.wrap(jsonfile, "sync_folder_after_replace", "write+fsync")
+    breakdown.wrap(locking.SidecarLock, "__enter__", "lock")
+    breakdown.wrap(locking.SidecarLock, "__exit__", "lock")
+    total = 0.0
+    try:
+        for _ in range(rounds):
+            key = rng.choice(keys)
+            total += timed(lambda key=key: store.add_exchange(key, "Tea tomorrow?", "Rain."))
+    finally:
+        breakdown.restore()
+    found = dict(breakdown.totals)
+    found["other"] = total - sum(found.values())
+    shown = ", ".join(
+        f"{name} {value / rounds * 1e3:.2f} ms ({value / total:.0%})"
+        for name, value in found.items()
+    )
+    size = store.path.stat().st_size / 1e6
+    print(f"  {threads:>5,} threads ({size:.2f} MB): {total / rounds * 1e3:.2f} ms = {shown}")
+
+
 def bench_add_exchange(table: Table, folder: Path, threads: int, rounds: int) -> None:
     from webapp.stores import ConversationStore
 
-    path = folder / "conv" / "conversations.json"
+    path = folder / f"conv{threads}" / "conversations.json"
     path.parent.mkdir(parents=True)
     data = conversation_document(threads)
     path.write_bytes(json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8") + b"\n")
@@ -382,7 +435,7 @@ def bench_add_exchange(table: Table, folder: Path, threads: int, rounds: int) ->
     )
     store.list_conversations()
     keys = list(data)
-    copy = folder / "conv" / "copy.json"
+    copy = path.with_name("copy.json")
     rng = random.Random(5)
 
     def exchange() -> float:
@@ -610,6 +663,7 @@ def main() -> None:
             bench_add(table, folder, 10_000, rounds, tools)
         if "exchange" in parts:
             bench_add_exchange(table, folder, 1_572, rounds)
+            bench_add_exchange(table, folder, 20, rounds * 2)  # a household: 20 threads
         if "web" in parts:
             bench_web(table, folder, 10_000, rounds * 2, tools)
         print()
@@ -618,6 +672,10 @@ def main() -> None:
             print("\nWhere the time of MemoryStore.add goes (exclusive time per part):")
             bench_breakdown(folder, 100, rounds)
             bench_breakdown(folder, 10_000, rounds)
+        if "exchange" in parts:
+            print("\nWhere the time of ConversationStore.add_exchange goes (exclusive time):")
+            bench_exchange_breakdown(folder, 20, rounds * 2)
+            bench_exchange_breakdown(folder, 1_572, rounds)
         if "growth" in parts:
             sizes = [100, 1_000, 10_000, 50_000]
             if not args.quick:
