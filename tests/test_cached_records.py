@@ -287,3 +287,47 @@ def test_a_thread_is_measured_for_depth_by_its_structure_not_its_brackets(data_d
             )
         )
     assert store.path.read_bytes() == before
+
+
+# ------------------------------------------------------------ records read once (issue 46)
+def test_an_add_reads_only_the_record_it_adds_and_shows_every_one(data_dir):
+    """A write of this process shares the records it left alone; the memories read from them
+    are kept (the same objects), so an add at 10,000 memories does not read 10,000 records."""
+    store = filled(data_dir)
+    before = store.get_all()
+    added = store.add("fourth fact")
+    after = store.get_all()
+    assert [m.content for m in after] == [*(m.content for m in before), "fourth fact"]
+    assert all(new is old for new, old in zip(after, before, strict=False))
+    assert after[-1] == added
+    assert store.get(added.id) == added
+    assert [m.content for m in store.search("fourth")] == ["fourth fact"]
+
+
+@pytest.mark.parametrize("how", WAYS)
+def test_a_record_changed_in_place_is_read_anew_by_every_view(data_dir, how):
+    store = filled(data_dir)
+    kept = store.get_all()[1]
+    store.search("second")  # every view built from the records as they were
+    change = change_second(how)
+
+    def mutate(records: list[dict]) -> Changed[None]:
+        change(records)
+        return Changed(None)
+
+    store._file.update(mutate)
+    shown = store.get_all()[1]
+    assert shown is not kept
+    assert shown == memory_store(store.path).get_all()[1]  # as a fresh reader sees the file
+    assert store.get(kept.id) == shown
+    if how in ("a field", "update()"):
+        assert [m.content for m in store.search("changed in place")] == [shown.content]
+
+
+def test_a_record_another_process_changed_is_read_anew(data_dir):
+    store = filled(data_dir)
+    first = store.get_all()[0]
+    other = memory_store(store.path)
+    other.update(first.id, "first fact, said elsewhere", expected_updated_at=first.version)
+    assert store.get_all()[0].content == "first fact, said elsewhere"
+    assert store.get(first.id).content == "first fact, said elsewhere"

@@ -155,6 +155,9 @@ class _Snapshot:
     rejected: Rejected | None = None  # records of ``raw`` left out of ``data``
 
 
+_UNENCODED: tuple[Any, bytes, str | None] = (object(), b"", None)
+
+
 class _FileChanged(Exception):
     """The data file is no longer the one read under the lock; read again and re-apply."""
 
@@ -216,6 +219,8 @@ class JsonFile(Gated):
         self._cache_guard = threading.Lock()
         self._snapshot: _Snapshot | None = None
         self._set_aside_cache: tuple[int, list[SetAside]] | None = None
+        # What ``item_view`` built from each item of the last version (item, its line, value).
+        self._built: dict[str, dict[int, tuple[Any, bytes, Any]]] = {}
 
     # ----------------------------------------------------------------- reading
     def signature(self) -> Signature | None:
@@ -242,6 +247,36 @@ class JsonFile(Gated):
         value = build(snapshot.data)
         with self._cache_guard:
             return cast(T, snapshot.views.setdefault(key, value))
+
+    def item_view(self, key: str, build: Callable[[Any], T]) -> tuple[T, ...]:
+        """``build(item)`` for each item of a list document, cached until the file changes; an
+        item a write of this process left alone (the same object, encoded as the same line)
+        keeps what was built from it in the version before, so only changed items are built."""
+        snapshot, key = self._load(), f"items.{key}"
+        if snapshot is None:
+            return tuple(map(build, self._default()))
+        with self._cache_guard:
+            if key in snapshot.views:
+                return cast(tuple[T, ...], snapshot.views[key])
+            before = self._built.get(key, {})
+            fragments = snapshot.fragments
+        built: dict[int, tuple[Any, bytes, T]] = {}
+        for item in snapshot.data:
+            mark = id(item)
+            line = fragments.get(mark, _UNENCODED)
+            hit = before.get(mark)
+            if hit is not None and hit[0] is item and hit[1] is line[1] and line[0] is item:
+                built[mark] = hit
+            elif line[0] is item:  # an item changed in place is encoded anew: a new line
+                built[mark] = (item, line[1], build(item))
+            else:
+                built[mark] = (item, b"", build(item))
+        value = tuple(entry[2] for entry in built.values())
+        if len(built) != len(snapshot.data):  # the same object twice in the list
+            value = tuple(built[id(item)][2] for item in snapshot.data)
+        with self._cache_guard:
+            self._built[key] = {k: v for k, v in built.items() if v[1]}
+            return cast(tuple[T, ...], snapshot.views.setdefault(key, value))
 
     def set_aside(self) -> list[SetAside]:
         """The files of unusable records set aside beside this one (``<file>.rejected-*``),

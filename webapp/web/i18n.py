@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from babel import Locale
-from babel.numbers import format_decimal as babel_format_decimal
 from babel.messages.extract import extract
+from babel.numbers import format_decimal as babel_format_decimal
 from flask import Blueprint, Flask, current_app, redirect, request, session, url_for
 from flask_babel import Babel, format_decimal, get_locale
 from werkzeug.wrappers import Response
