@@ -156,11 +156,20 @@ def remember_probe(count):
         curator.remember(f"Probe {next(n)}: likes oolong tea 烏龍茶 number {next(n) * 7}")
     return remember, None
 
+def embed_probe(curator):
+    # What remember cannot skip: its new text embedded by the model (the check by meaning)
+    n = iter(range(10**9))
+    def embed():
+        curator.semantic.embed_one(f"Alone {next(n)}: likes oolong tea 烏龍茶 number {next(n)}")
+    return embed, None
+
 probes["add_exchange 10 MB"] = exchange_probe("big", 1572)
 probes["add_exchange household"] = exchange_probe("home", 20)
 for count in (100, 1_000, 10_000, 50_000):
     probes[f"MemoryStore.add {count:,}"] = add_probe(count)
 probes["Curator.remember 10,000"] = remember_probe(10_000)
+probes["embed one text (model)"] = embed_probe(Curator.from_settings(
+    settings_for(folder / "curated", 40_000), actor="bench"))
 print("ready", flush=True)
 for line in sys.stdin:
     timings = {}
@@ -221,7 +230,7 @@ def print_stores(figures: dict[str, dict[str, list[float]]]) -> None:
         for name in ("base", "now"):
             own = statistics.median(figures[name][what]) * 1000
             raw_times = figures[name].get(what + " (raw)")
-            if raw_times is None and what.startswith("Curator.remember"):
+            if raw_times is None and what.startswith(("Curator.remember", "embed one")):
                 raw_times = figures[name].get("MemoryStore.add 10,000 (raw)")
             raw = statistics.median(raw_times) * 1000 if raw_times else float("nan")
             cells.append(f"{own:9.2f} {raw:7.2f} {own / raw:5.2f}×")
