@@ -19,10 +19,13 @@ worker process driven over a pipe, Datasette as its own server. Prints figures; 
 from __future__ import annotations
 
 import argparse
+import gzip
+import html
 import http.client
 import json
 import os
 import random
+import re
 import socket
 import sqlite3
 import statistics
@@ -602,6 +605,8 @@ def bench_web(
                 result["datasette search"],
             )
         print_sizes(client)
+        if tools_python is not None:
+            print_weight(client, "/memories/", ds, table_url)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -633,6 +638,30 @@ def print_sizes(client: Http) -> None:
             f"Cache-Control: {cache}; {validator}"
         )
     print(f"  {'total':28} {totals[0]:>8,} B / {totals[1]:>8,} B")
+
+
+def static_links(page: bytes) -> list[str]:
+    """The stylesheets and scripts a page loads (``href``/``src`` ending in .css or .js)."""
+    found = re.findall(r'(?:href|src)="([^"]+)"', page.decode("utf-8"))
+    return list(dict.fromkeys(u for u in found if u.split("?")[0].endswith((".css", ".js"))))
+
+
+def print_weight(client: Http, url: str, ds: Http, ds_url: str) -> None:
+    """The CSS and JavaScript each page loads, gzipped at level 6 (what a server sends with
+    gzip), the Memories page against Datasette's table page."""
+    print("\nCSS + JavaScript a page loads, gzip -6 (bytes):")
+    totals = []
+    for name, server, page_url in (("Memories page", client, url), ("Datasette table", ds, ds_url)):
+        _, page, _ = server.get(page_url)
+        total = 0
+        for link in static_links(page):
+            _, body, _ = server.get(html.unescape(link))
+            packed = len(gzip.compress(body, compresslevel=6, mtime=0))
+            total += packed
+            print(f"  {name:16} {link.split('?')[0]:44} {len(body):>8,} {packed:>8,}")
+        totals.append(total)
+        print(f"  {name:16} {'total':44} {'':>8} {total:>8,}")
+    print(f"  ratio {totals[0] / totals[1]:.2f}× Datasette's")
 
 
 # ------------------------------------------------------------------------------ main

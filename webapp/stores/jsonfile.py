@@ -312,6 +312,17 @@ class JsonFile(Gated):
 
     def _load(self) -> _Snapshot | None:
         """The current snapshot, re-read only when the file may have changed; None if missing."""
+        with self._cache_guard:
+            previous = self._snapshot
+        if previous is not None and previous.trusted:
+            # A page reads each store several times: one stat, not open + fstat + close, when
+            # the file is the one parsed (a FIFO or a folder in its place is never the same).
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                st = None
+            if st is not None and (st.st_ino, st.st_mtime_ns, st.st_size) == previous.sig:
+                return _checked(previous)
         try:
             handle = open_regular(self.path)  # noqa: SIM115 - only a missing file is caught
         except NotRegularFileError as exc:  # a FIFO, never waited on: ``repair`` sets it aside
