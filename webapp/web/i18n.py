@@ -9,6 +9,7 @@ through), else English.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -159,12 +160,12 @@ def _remember_translated(env: Environment) -> None:
     says some 50 of them, each a catalog lookup, a Markup and a format of its own before
     (0.29 ms of a Memories page's 1.28 ms). The result is Jinja's own, with values or
     without autoescaping too (the format with no values still turns %% into %)."""
-    plain = env.globals["gettext"]
+    plain: Callable[..., str] = env.globals["gettext"]  # type: ignore[assignment]
 
     @pass_context
     def gettext(context: Context, string: str, /, **variables: Any) -> str:
         if variables or not context.eval_ctx.autoescape:
-            return plain(context, string, **variables)  # type: ignore[no-any-return]
+            return plain(context, string, **variables)
         translations = page_translations()
         done: dict[str, Markup] = vars(translations).setdefault(_TRANSLATED, {})
         text = done.get(string)

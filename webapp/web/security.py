@@ -54,9 +54,11 @@ class Utf8Response(Response):
             # The encoding the response needs anyway finds a lone surrogate (a page of 100 kB:
             # 0.05 ms, where searching the text for one first took 0.23 ms).
             try:
-                value = value.encode("utf-8")
+                encoded = value.encode("utf-8")
             except UnicodeEncodeError:
-                value = replace_lone_surrogates(value).encode("utf-8")
+                encoded = replace_lone_surrogates(value).encode("utf-8")
+            super().set_data(encoded)
+            return
         super().set_data(value)
 
 
