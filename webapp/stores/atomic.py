@@ -11,6 +11,8 @@ import logging
 import os
 import re
 import tempfile
+import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -54,10 +56,13 @@ def _mode_of(path: Path) -> int:
         return DEFAULT_MODE
 
 
-def write_temp(path: Path, payload: bytes) -> str:
+def write_temp(path: Path, payload: bytes, *, during_sync: Callable[[], None] | None = None) -> str:
     """Write ``payload`` to a new temp file beside ``path`` (mode of ``path``), fsync'd; its name.
 
-    On failure no temp file is left and StoreWriteError (an OSError with the errno) is raised.
+    ``during_sync`` runs on this thread once the bytes are written, while a thread of its own
+    fsyncs them (the fsync waits for the disk without holding the GIL); both have finished
+    when this returns. On failure (of either) no temp file is left and StoreWriteError (an
+    OSError with the errno) is raised, or what ``during_sync`` raised.
     """
     mode = _mode_of(path)
     try:
@@ -68,7 +73,10 @@ def write_temp(path: Path, payload: bytes) -> str:
         try:
             os.fchmod(fd, mode)
             _write_all(fd, payload)
-            os.fsync(fd)
+            if during_sync is None:
+                os.fsync(fd)
+            else:
+                _fsync_during(fd, during_sync)
         finally:
             os.close(fd)
     except BaseException as exc:
@@ -77,6 +85,31 @@ def write_temp(path: Path, payload: bytes) -> str:
             raise StoreWriteError(path, exc) from exc
         raise
     return tmp_name
+
+
+def _fsync_during(fd: int, work: Callable[[], None]) -> None:
+    """fsync ``fd`` in a thread while ``work`` runs here; raise the fsync's error after both."""
+    failed: list[OSError] = []
+
+    def sync() -> None:
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            failed.append(exc)
+
+    syncing = threading.Thread(target=sync, name="store-fsync", daemon=True)
+    try:
+        syncing.start()
+    except RuntimeError:  # no thread to be had: one after the other
+        work()
+        os.fsync(fd)
+        return
+    try:
+        work()
+    finally:
+        syncing.join()
+    if failed:
+        raise failed[0]
 
 
 def replace_with(tmp_name: str, path: Path, *, backup: Path | None = None) -> None:

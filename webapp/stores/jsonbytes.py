@@ -5,7 +5,9 @@ JSON is encoded with orjson, whose indented UTF-8 output is exactly
 null; anything else (a float, an integer beyond 64 bits, a lone surrogate, NaN) goes through
 the standard library. A write of a store that shares records with its cached parse reuses the
 encoded line of every record it did not replace (``encode_spliced``); ``encodes_as`` is the
-check, as fast as orjson, that no shared record was changed in place meanwhile.
+check, as fast as orjson, that no shared record was changed in place meanwhile; for a big file
+it runs (``PendingCheck``) while the written bytes are fsynced, so a write costs about the raw
+write of its bytes.
 """
 
 from __future__ import annotations
@@ -166,3 +168,31 @@ def encodes_as(data: Any, raw: bytes) -> bool:
         return encode(data) == raw  # a float, say, which json may write otherwise
     except (TypeError, ValueError, RecursionError):
         return False
+
+
+# A document at least this big is checked while its bytes are fsynced: the fsync waits in a
+# thread of its own then, which costs less than the check.
+OVERLAP_BYTES = 1 << 20
+
+
+class PendingCheck:
+    """``encodes_as(data, payload)`` for a write that reused encoded items, asked once before
+    the file is replaced (calling it). For a big payload ``overlaps`` says to run it (``run``)
+    while the temp file is fsynced: orjson holds the GIL, the fsync does not, so the check
+    costs the write about nothing beyond the wait for the disk."""
+
+    def __init__(self, data: Any, payload: bytes) -> None:
+        self._data, self._payload = data, payload
+        self._answer: bool | None = None
+
+    @property
+    def overlaps(self) -> bool:
+        return len(self._payload) >= OVERLAP_BYTES
+
+    def run(self) -> None:
+        if self._answer is None:
+            self._answer = encodes_as(self._data, self._payload)
+
+    def __call__(self) -> bool:
+        self.run()
+        return bool(self._answer)

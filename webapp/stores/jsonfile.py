@@ -52,7 +52,14 @@ from .atomic import (
 )
 from .changes import Changed, Unchanged, Undo, not_an_outcome
 from .errors import StoreBusyError, StoreCorruptError, StoreSymlinkError
-from .jsonbytes import Fragments, encode, encode_spliced, encodes_as, fragments_of
+from .jsonbytes import (
+    Fragments,
+    PendingCheck,
+    encode,
+    encode_spliced,
+    encodes_as,
+    fragments_of,
+)
 from .jsonparse import (
     MAX_DEPTH,
     has_surrogate_escape,
@@ -148,8 +155,16 @@ class _Snapshot:
     rejected: Rejected | None = None  # records of ``raw`` left out of ``data``
 
 
+_UNENCODED: tuple[Any, bytes, str | None] = (object(), b"", None)
+
+
 class _FileChanged(Exception):
     """The data file is no longer the one read under the lock; read again and re-apply."""
+
+
+class _SharedChanged(Exception):
+    """A change function changed an item shared with the cached parse in place: the spliced
+    bytes are stale; encode every item anew."""
 
 
 class JsonFile(Gated):
@@ -204,6 +219,8 @@ class JsonFile(Gated):
         self._cache_guard = threading.Lock()
         self._snapshot: _Snapshot | None = None
         self._set_aside_cache: tuple[int, list[SetAside]] | None = None
+        # What ``item_view`` built from each item of the last version (item, its line, value).
+        self._built: dict[str, dict[int, tuple[Any, bytes, Any]]] = {}
 
     # ----------------------------------------------------------------- reading
     def signature(self) -> Signature | None:
@@ -230,6 +247,36 @@ class JsonFile(Gated):
         value = build(snapshot.data)
         with self._cache_guard:
             return cast(T, snapshot.views.setdefault(key, value))
+
+    def item_view(self, key: str, build: Callable[[Any], T]) -> tuple[T, ...]:
+        """``build(item)`` for each item of a list document, cached until the file changes; an
+        item a write of this process left alone (the same object, encoded as the same line)
+        keeps what was built from it in the version before, so only changed items are built."""
+        snapshot, key = self._load(), f"items.{key}"
+        if snapshot is None:
+            return tuple(map(build, self._default()))
+        with self._cache_guard:
+            if key in snapshot.views:
+                return cast(tuple[T, ...], snapshot.views[key])
+            before = self._built.get(key, {})
+            fragments = snapshot.fragments
+        built: dict[int, tuple[Any, bytes, T]] = {}
+        for item in snapshot.data:
+            mark = id(item)
+            line = fragments.get(mark, _UNENCODED)
+            hit = before.get(mark)
+            if hit is not None and hit[0] is item and hit[1] is line[1] and line[0] is item:
+                built[mark] = hit
+            elif line[0] is item:  # an item changed in place is encoded anew: a new line
+                built[mark] = (item, line[1], build(item))
+            else:
+                built[mark] = (item, b"", build(item))
+        value = tuple(entry[2] for entry in built.values())
+        if len(built) != len(snapshot.data):  # the same object twice in the list
+            value = tuple(built[id(item)][2] for item in snapshot.data)
+        with self._cache_guard:
+            self._built[key] = {k: v for k, v in built.items() if v[1]}
+            return cast(tuple[T, ...], snapshot.views.setdefault(key, value))
 
     def set_aside(self) -> list[SetAside]:
         """The files of unusable records set aside beside this one (``<file>.rejected-*``),
@@ -265,6 +312,17 @@ class JsonFile(Gated):
 
     def _load(self) -> _Snapshot | None:
         """The current snapshot, re-read only when the file may have changed; None if missing."""
+        with self._cache_guard:
+            previous = self._snapshot
+        if previous is not None and previous.trusted:
+            # A page reads each store several times: one stat, not open + fstat + close, when
+            # the file is the one parsed (a FIFO or a folder in its place is never the same).
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                st = None
+            if st is not None and (st.st_ino, st.st_mtime_ns, st.st_size) == previous.sig:
+                return _checked(previous)
         try:
             handle = open_regular(self.path)  # noqa: SIM115 - only a missing file is caught
         except NotRegularFileError as exc:  # a FIFO, never waited on: ``repair`` sets it aside
@@ -414,8 +472,13 @@ class JsonFile(Gated):
                             return outcome.result
                         raise not_an_outcome(outcome)
                     try:
-                        payload, fresh = self._encode_changed(read)
-                        sig = self._save(read, payload, journal, outcome.result, commit_held=alone)
+                        payload, fresh, check = self._encode_changed(read)
+                        try:
+                            sig = self._save(read, payload, journal, outcome.result, alone, check)
+                        except _SharedChanged:
+                            self._drop_cache(read)
+                            payload, fresh = self.encode_valid(read.data)
+                            sig = self._save(read, payload, journal, outcome.result, alone)
                     except _FileChanged:
                         log.info("%s was replaced meanwhile; applying the change again", self.path)
                         continue
@@ -428,18 +491,16 @@ class JsonFile(Gated):
             replaced=True,
         )
 
-    def _encode_changed(self, read: _Read) -> tuple[bytes, Fragments]:
-        """``encode_valid`` of the changed document, reusing the items it shares with the cache
-        only when the result is the document as it is (no shared item was changed in place)."""
+    def _encode_changed(self, read: _Read) -> tuple[bytes, Fragments, PendingCheck | None]:
+        """``encode_valid`` of the changed document, reusing the items it shares with the cache,
+        and, when it did, the check that the result is the document as it is (no shared item
+        was changed in place), which ``_save`` asks before the file is replaced."""
         try:
             payload, fresh = self.encode_valid(read.data, read.fragments)
         except BaseException:  # refused: nothing is written, so the cache must be as the file
             self._check_cache(read)
             raise
-        if not read.fragments or encodes_as(read.data, payload):
-            return payload, fresh
-        self._drop_cache(read)
-        return self.encode_valid(read.data)
+        return payload, fresh, PendingCheck(read.data, payload) if read.fragments else None
 
     def _check_cache(self, read: _Read) -> None:
         """After a change function that wrote nothing: drop the cached parse if it changed an
@@ -489,7 +550,13 @@ class JsonFile(Gated):
         if self._validate_item is not None and type(data) in (list, dict):
             problem = next(filter(None, map(self._validate_item, new_items)), None)
             inner = MAX_DEPTH - 1  # the items sit inside the top-level list or dict
-            too_deep = any(object_depth(item, inner) > inner for item in new_items)
+            # Measured on their encoded lines when spliced (counting brackets, in C), else
+            # by walking the objects; both exact beyond the limit.
+            too_deep = (
+                any(nesting_depth(fresh[id(item)][1], inner) > inner for item in new_items)
+                if fresh
+                else any(object_depth(item, inner) > inner for item in new_items)
+            )
         else:
             problem = self._validate(data) if self._validate else None
             if not problem and self._item_problem is not None and isinstance(data, list):
@@ -510,15 +577,19 @@ class JsonFile(Gated):
         payload: bytes,
         journal: Callable[[R], Undo | None] | None,
         result: R,
-        *,
         commit_held: bool = False,
+        check: PendingCheck | None = None,
     ) -> Signature | None:
-        """Write ``payload`` in place of the file read as ``read``; _FileChanged if it changed.
+        """Write ``payload`` in place of the file read as ``read``; _FileChanged if it changed,
+        _SharedChanged (nothing replaced) if ``check`` finds it is not the document as it is.
 
         Returns the signature of the file just written (None if it could not be taken).
         """
-        tmp_name = write_temp(self.path, payload)
+        during = check.run if check is not None and check.overlaps else None
+        tmp_name = write_temp(self.path, payload, during_sync=during)
         try:
+            if check is not None and not check():
+                raise _SharedChanged
             if not commit_held:  # (retaking the lock under the commit lock could deadlock)
                 self.verify_lock()
             with contextlib.nullcontext() if commit_held else commit_lock(self.path.parent):

@@ -9,14 +9,19 @@ through), else English.
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Callable
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 from babel import Locale
 from babel.messages.extract import extract
+from babel.numbers import format_decimal as babel_format_decimal
 from flask import Blueprint, Flask, current_app, redirect, request, session, url_for
 from flask_babel import Babel, format_decimal, get_locale
+from jinja2 import Environment, pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from .formatting import page_translations
@@ -117,7 +122,16 @@ def js_messages() -> dict[str, str]:
 
 def format_number(value: int | float) -> str:
     """A number with the language's grouping ("10,000")."""
-    return format_decimal(value)
+    locale = get_locale()
+    if locale is None or type(value) is not int:
+        return format_decimal(value)
+    # A page shows a dozen counts (Babel reads the locale's pattern anew each time: 30 µs)
+    return _grouped(value, str(locale))
+
+
+@lru_cache(maxsize=4096)
+def _grouped(value: int, locale: str) -> str:
+    return babel_format_decimal(value, locale=locale)
 
 
 def language_name(tag: str) -> str:
@@ -141,6 +155,30 @@ def template_globals() -> dict[str, Any]:
     }
 
 
+def _remember_translated(env: Environment) -> None:
+    """``_("…")`` without values, in an HTML template, keeps its result per catalog: a page
+    says some 50 of them, each a catalog lookup, a Markup and a format of its own before
+    (0.29 ms of a Memories page's 1.28 ms). The result is Jinja's own, with values or
+    without autoescaping too (the format with no values still turns %% into %)."""
+    plain: Callable[..., str] = env.globals["gettext"]  # type: ignore[assignment]
+
+    @pass_context
+    def gettext(context: Context, string: str, /, **variables: Any) -> str:
+        if variables or not context.eval_ctx.autoescape:
+            return plain(context, string, **variables)
+        translations = page_translations()
+        done: dict[str, Markup] = vars(translations).setdefault(_TRANSLATED, {})
+        text = done.get(string)
+        if text is None:
+            text = done[string] = Markup(translations.ugettext(string)) % {}
+        return text
+
+    env.globals.update(gettext=gettext, _=gettext)
+
+
+_TRANSLATED = "_memory_curator_translated"
+
+
 def init_app(app: Flask) -> None:
     """Set up Flask-Babel with our catalogs, the language switcher and the formatting filters."""
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(LOCALES_DIR))
@@ -155,6 +193,7 @@ def init_app(app: Flask) -> None:
         pgettext=lambda c, s: page_translations().upgettext(c, s),
         npgettext=lambda c, s, p, n: page_translations().unpgettext(c, s, p, n),
     )
+    _remember_translated(app.jinja_env)
     app.register_blueprint(bp)
     app.context_processor(template_globals)
     app.add_template_filter(format_number, "number")

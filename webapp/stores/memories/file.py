@@ -104,16 +104,18 @@ class MemoryFile(FileBacked):
         return self
 
     def _memories(self) -> tuple[Memory, ...]:
-        return self._file.view("memories", lambda data: tuple(Memory.from_dict(r) for r in data))
+        # After a write of this process only the records it changed are read anew.
+        return self._file.item_view("memories", Memory.from_dict)
 
     def _index(self) -> dict[str, Memory]:
-        return self._file.view(
-            "by_id", lambda data: {str(r["id"]): Memory.from_dict(r) for r in data}
-        )
+        return self._file.view("by_id", lambda _data: {m.id: m for m in self._memories()})
 
     def _folded(self) -> tuple[tuple[str, Memory], ...]:
         return self._file.view(
-            "folded", lambda data: tuple((fold(m.content), m) for m in map(Memory.from_dict, data))
+            "folded",
+            lambda _data: tuple(
+                zip(self._file.item_view("folded", _folded_content), self._memories(), strict=True)
+            ),
         )
 
     def contents(self) -> dict[str, str]:
@@ -227,3 +229,7 @@ class MemoryFile(FileBacked):
 def _totals(records: list[dict[str, Any]]) -> tuple[int, int]:
     """How many records, and their characters of content."""
     return len(records), sum(len(str(r.get("content", ""))) for r in records)
+
+
+def _folded_content(record: dict[str, Any]) -> str:
+    return fold(str(record.get("content", "")))
