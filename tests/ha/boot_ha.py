@@ -1,7 +1,7 @@
 """Run inside the Home Assistant chroot with its own Python (tests/ha): boot Home Assistant on
-a configuration folder, add the ``mcp`` integration through its config flow (the memory
-server's URL), an ``ollama`` entry and conversation agent with that MCP server's API, and have
-one conversation turn. Prints one line, ``RESULT {json}``: what Home Assistant saw.
+a configuration folder, add the ``mcp`` integration through its config flow (discovered, as
+the Supervisor hands Home Assistant the add-on's announcement), an ``ollama`` entry and
+conversation agent with that MCP server's API, and have one conversation turn. Prints one line, ``RESULT {json}``: what Home Assistant saw.
 
     /opt/ha/bin/python boot_ha.py CONFIG_DIR MCP_URL OLLAMA_URL MODEL
 """
@@ -18,6 +18,7 @@ async def scenario(config_dir: str, mcp_url: str, ollama_url: str, model: str) -
     from homeassistant.components import conversation
     from homeassistant.core import Context
     from homeassistant.helpers import entity_registry, llm
+    from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 
     config = runner.RuntimeConfig(config_dir=config_dir, skip_pip=True, log_no_color=True)
     hass = await bootstrap.async_setup_hass(config)
@@ -26,8 +27,14 @@ async def scenario(config_dir: str, mcp_url: str, ollama_url: str, model: str) -
     result: dict[str, Any] = {}
     try:
         flows = hass.config_entries.flow
-        step = await flows.async_init("mcp", context={"source": "user"})
-        step = await flows.async_configure(step["flow_id"], {"url": mcp_url})
+        # as the Supervisor hands Home Assistant the add-on's announcement (service "mcp"):
+        # the mcp integration's discovery step, then its confirmation
+        discovered = HassioServiceInfo(
+            config={"url": mcp_url}, name="Memory Curator", slug="memory_curator", uuid="feed"
+        )
+        step = await flows.async_init("mcp", context={"source": "hassio"}, data=discovered)
+        result["mcp_discovery_step"] = step.get("step_id")
+        step = await flows.async_configure(step["flow_id"], {})
         result["mcp_flow"] = {"type": str(step["type"]), "errors": step.get("errors")}
         assert step["type"] == "create_entry", step
         mcp_entry = step["result"]

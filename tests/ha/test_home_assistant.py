@@ -76,6 +76,8 @@ def test_home_assistants_assist_gets_every_result_of_four_calls_at_once(tmp_path
     print(f"\nHome Assistant: booted, configured and answered in {result['seconds']} s")
     seen = result["home_assistant"]
     assert seen is not None, log[-5000:]
+    # set up from discovery (the add-on's announcement), confirmed by the household
+    assert seen["mcp_discovery_step"] == "hassio_confirm"
     assert seen["mcp_flow"] == {"type": "create_entry", "errors": None}
     # the tools' hints as Home Assistant itself read them
     reading = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
