@@ -51,7 +51,14 @@ from .atomic import (
     write_temp,
 )
 from .changes import Changed, Unchanged, Undo, not_an_outcome
-from .errors import StoreBusyError, StoreCorruptError, StoreSymlinkError
+from .errors import (
+    StoreBusyError,
+    StoreCorruptError,
+    StoreFormatNewerError,
+    StoreFormatUnreadableError,
+    StoreSymlinkError,
+)
+from .formats import FormatFile, upgrade
 from .jsonbytes import Fragments, encode, encode_spliced, encodes_as, fragments_of
 from .jsonparse import (
     MAX_DEPTH,
@@ -175,6 +182,7 @@ class JsonFile(Gated):
         validate_item: Callable[[Any], str | None] | None = None,
         unreadable_times: TimeCheck | None = None,
         beside: Sequence[Path] = (),
+        store: str | None = None,
     ) -> None:
         """``validate`` checks a whole document (each parse and, without ``validate_item``,
         each write). ``copy`` makes the mutable document ``update`` hands to a change function
@@ -187,8 +195,10 @@ class JsonFile(Gated):
         ``item_problem`` would. ``unreadable_times`` lists the times in a document that cannot
         be read (kept, read as unknown), for ``repair`` to report. ``beside`` names the other
         files written only under this file's lock (a history log), whose temp files are then
-        a dead writer's too."""
+        a dead writer's too. ``store`` names the file's format (``formats``: its sidecar
+        ``<file>.format`` and its migrations); the file's name when not given."""
         self.path = Path(path)
+        self.format = FormatFile(self.path, store or self.path.name)
         self.beside = tuple(beside)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
@@ -397,6 +407,7 @@ class JsonFile(Gated):
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.locked():
+            self.upgrade()
             for attempt in range(REAPPLY_LIMIT):
                 # After two lost races the whole read-change-write runs under the commit
                 # lock, which every writer of this folder must pass to replace a file.
@@ -426,6 +437,21 @@ class JsonFile(Gated):
             self.path,
             self.lock_timeout,
             replaced=True,
+        )
+
+    def upgrade(self) -> bool:
+        """Under the lock, before any write: read the format sidecar first; refuse a file in a
+        newer format (``StoreFormatNewerError``); migrate an older one through this file's
+        atomic write and then write the sidecar (``formats``). Whether data was migrated."""
+
+        def fresh() -> Any:
+            read = self._read_under_lock()
+            if read.rejected:
+                self._set_aside(read.rejected)
+            return read.data
+
+        return upgrade(
+            self.format, read=fresh, write=self.write_locked, refresh_backup=self.refresh_backup
         )
 
     def _encode_changed(self, read: _Read) -> tuple[bytes, Fragments]:
@@ -606,13 +632,20 @@ class JsonFile(Gated):
         """Create the folder and, if missing, the file with the default document; check it parses.
 
         Also removes temp files a killed writer left behind (safe: temps exist only under the lock).
+        Then brings the file to this release's format (``upgrade``); a file in a newer format,
+        or whose format sidecar cannot be read, is left as it is (read only: writes say why).
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists() or temp_files_of(self.path):
+        if not self.path.exists() or temp_files_of(self.path) or not self.format.settled():
             with self.locked():
                 self._remove_stale_temps()
-                if not self.path.exists() and not self.path.is_symlink():
-                    write_atomic(self.path, encode(self._default()))
+                try:
+                    self.upgrade()
+                except (StoreFormatNewerError, StoreFormatUnreadableError) as exc:
+                    log.warning("%s", exc)
+                else:
+                    if not self.path.exists() and not self.path.is_symlink():
+                        write_atomic(self.path, encode(self._default()))
         self.read()
 
     def _remove_stale_temps(self) -> int:
@@ -643,45 +676,58 @@ class JsonFile(Gated):
         A file with a few unusable records keeps the usable ones (the others are set aside);
         a damaged file is set aside whole, and the store starts again from ``<file>.bak``
         (else empty) with the history log's newer entries replayed on top.
+        A file in a format newer than this release knows, or whose format sidecar cannot be
+        read, is left as it is (``report.format_problem`` says why); any other is brought to
+        this release's format afterwards (``upgrade``).
         """
         report = RepairReport(self.path)
         with self.locked():
             self._refuse_symlink()
             report.unfinished = self._remove_stale_temps()
             try:
-                read = self._read_under_lock()
-            except StoreCorruptError:
-                pass
-            else:
-                report.surrogates = self._lone_surrogates_on_disk()
-                if read.rejected:
-                    report.rejected = len(read.rejected)
-                    report.rejected_path = self._set_aside(read.rejected)
-                if read.rejected or report.surrogates:
-                    self.write_locked(read.data)  # (read with U+FFFD for each lone surrogate)
-                self._note_times(report, read.data)
+                self.format.writable()
+            except (StoreFormatNewerError, StoreFormatUnreadableError) as exc:
+                report.format_problem = exc
                 return report
-            report.quarantine = free_path(self.path, "corrupt")
-            try:
-                # A link keeps a file at the path at every moment; replace is the fallback
-                # for filesystems without hard links.
-                os.link(self.path, report.quarantine)
-            except OSError:
-                os.replace(self.path, report.quarantine)
-            fsync_dir(self.path.parent)
-            restored, since = self._default(), None
-            report.source = "an empty store"
-            try:
-                restored = self._parse(read_regular(self.backup_path), self.backup_path)
-                since = os.stat(self.backup_path).st_mtime_ns - REPLAY_SLACK_NS
-                report.source = "the last good backup"
-            except (OSError, StoreCorruptError):
-                pass
-            if self.replay is not None:
-                report.replayed = self.replay(restored, since)
-            write_atomic(self.path, self.encode_valid(restored)[0])
-            self._note_times(report, restored)
-            return report
+            self._repair_locked(report)
+            report.migrated = self.upgrade()
+            report.format = self.format.state().describe()
+        return report
+
+    def _repair_locked(self, report: RepairReport) -> None:
+        try:
+            read = self._read_under_lock()
+        except StoreCorruptError:
+            pass
+        else:
+            report.surrogates = self._lone_surrogates_on_disk()
+            if read.rejected:
+                report.rejected = len(read.rejected)
+                report.rejected_path = self._set_aside(read.rejected)
+            if read.rejected or report.surrogates:
+                self.write_locked(read.data)  # (read with U+FFFD for each lone surrogate)
+            self._note_times(report, read.data)
+            return
+        report.quarantine = free_path(self.path, "corrupt")
+        try:
+            # A link keeps a file at the path at every moment; replace is the fallback
+            # for filesystems without hard links.
+            os.link(self.path, report.quarantine)
+        except OSError:
+            os.replace(self.path, report.quarantine)
+        fsync_dir(self.path.parent)
+        restored, since = self._default(), None
+        report.source = "an empty store"
+        try:
+            restored = self._parse(read_regular(self.backup_path), self.backup_path)
+            since = os.stat(self.backup_path).st_mtime_ns - REPLAY_SLACK_NS
+            report.source = "the last good backup"
+        except (OSError, StoreCorruptError):
+            pass
+        if self.replay is not None:
+            report.replayed = self.replay(restored, since)
+        write_atomic(self.path, self.encode_valid(restored)[0])
+        self._note_times(report, restored)
 
     def _lone_surrogates_on_disk(self) -> int:
         """How many texts of the file (as it is on disk) hold a lone surrogate."""
