@@ -73,8 +73,9 @@ MIGRATIONS: dict[str, list[Migration]] = {}
 STEPS = ("data migrated", "backup migrated", "format written")
 
 
-def reached(step: str) -> None:
-    """A point between two steps of a migration (``STEPS``); the crash tests stop here."""
+def reached(step: str, store: str) -> None:
+    """A point between two steps of ``store``'s migration (``STEPS``); the crash tests stop
+    here."""
 
 
 def known_format(store: str) -> int:
@@ -222,10 +223,10 @@ def upgrade(
     migrated = False
     if state.pending and sidecar.data_path.exists():
         write(sidecar.migrate(read(), state.version))
-        reached(STEPS[0])
+        reached(STEPS[0], sidecar.store)
         refresh_backup()
-        reached(STEPS[1])
+        reached(STEPS[1], sidecar.store)
         migrated = True
     sidecar.write()
-    reached(STEPS[2])
+    reached(STEPS[2], sidecar.store)
     return migrated
