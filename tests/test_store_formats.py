@@ -30,8 +30,8 @@ from webapp.stores import (
     RepairReport,
     StoreFormatNewerError,
     StoreFormatUnreadableError,
+    formats,
 )
-from webapp.stores import formats
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "data" / "formats"
