@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from ..plainfiles import read_regular
 from .atomic import write_atomic
 from .errors import StoreCorruptError, StoreFormatNewerError, StoreFormatUnreadableError
@@ -59,7 +59,15 @@ __all__ = [
 
 FORMAT_SUFFIX = ".format"
 FIRST = 1  # the format of a store file without a sidecar
-WRITER = f"memory-curator {__version__}"
+
+
+def writer() -> str:
+    """This release, as a sidecar names who wrote it: ``memory-curator <webapp.__version__>``.
+    (Read from the package, always imported before its modules: importing it would make the
+    stores depend on every door it can load.)"""
+    package = sys.modules[__name__.partition(".")[0]]
+    return f"memory-curator {package.__version__}"
+
 
 Migration = Callable[[Any], Any]
 # Per store (the name a store gives its file layer: "memories", "conversations", "review",
@@ -179,7 +187,7 @@ class FormatFile:
                 version=state.version,
                 known=state.known,
                 written_by=state.written_by or "a newer release",
-                release=WRITER,
+                release=writer(),
             )
         return state
 
@@ -203,7 +211,7 @@ class FormatFile:
 
     def write(self) -> None:
         """Write the sidecar naming this release's format (atomically)."""
-        body = {"store": self.store, "format": self.known, "writtenBy": WRITER}
+        body = {"store": self.store, "format": self.known, "writtenBy": writer()}
         write_atomic(self.path, encode(body))
 
 
