@@ -366,3 +366,16 @@ def test_a_format_file_that_cannot_be_read_stops_writes_and_says_so(tmp_path: Pa
     sidecar.unlink()  # as the message says, for a store in format 1
     store.add("Takes the dog out at seven")
     assert _sidecar(settings.memory_file)["format"] == 1
+
+
+def test_a_format_file_write_a_kill_cut_short_is_listed_and_removed_by_repair(
+    tmp_path: Path,
+) -> None:
+    settings = _folder(tmp_path, "seed")
+    store = MemoryStore.from_settings(settings)
+    left = settings.data_dir / ".memories.json.format.k1ll3dwr.tmp"  # write_atomic's temp name
+    left.write_text('{"store": "memories", "for')
+    assert ("unfinished write", left) in {(f.kind, f.path) for f in store.own_files()}
+    report = store.repair_report()
+    assert report.unfinished == 1 and not left.exists()
+    assert report.describe().endswith("; 1 unfinished write a killed writer left removed; format 1")

@@ -650,9 +650,14 @@ class JsonFile(Gated):
 
     def _remove_stale_temps(self) -> int:
         """Under the lock no writer is running, so any temp file of ours (of the file, its
-        backup and the files written ``beside`` it) is a dead writer's; how many went."""
+        backup, its format sidecar and the files written ``beside`` it) is a dead writer's;
+        how many went."""
         stale = [
-            *(t for p in (self.path, self.backup_path, *self.beside) for t in temp_files_of(p)),
+            *(
+                t
+                for p in (self.path, self.backup_path, self.format.path, *self.beside)
+                for t in temp_files_of(p)
+            ),
             *(
                 [backup_temp_path(self.backup_path)]
                 if backup_temp_path(self.backup_path).exists()
