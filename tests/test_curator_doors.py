@@ -218,6 +218,7 @@ class Dashboard(Door):
             ("is never merged into another", "merge_across_people"),
             ("Only copies of one fact", "household_not_one_fact"),
             ("Choose two different memories", "merge_same"),
+            ("knows format 1 at most", "store_format_newer"),
             ("changed", "conflict"),
             ("is already a person of the household", "person_name_taken"),
             ("still owns", "person_owns_memories"),
@@ -544,6 +545,22 @@ def test_the_same_fact_twice_is_kept_once_everywhere(door: Door) -> None:
     # Drift: `memory-curator memories add` stored the exact duplicate.
     assert call(door, "remember", "Prefers tea without sugar.") == "ok"
     assert call(door, "remember", "prefers tea without sugar") == "duplicate_memory"
+    assert [m["content"] for m in memories(door)] == ["Prefers tea without sugar."]
+
+
+def test_a_memory_file_in_a_newer_format_is_read_and_never_written_everywhere(
+    door: Door,
+) -> None:
+    # Rule (stores/formats.py): a store file whose <file>.format names a format newer than
+    # this release knows is never written, whichever door asks; before, nothing read the
+    # sidecar and a write put this release's format under a newer release's data.
+    assert call(door, "remember", "Prefers tea without sugar.") == "ok"
+    memory_file = door.settings.memory_file
+    newer = {"store": "memories", "format": 9, "writtenBy": "memory-curator 9.0.0"}
+    memory_file.with_name(memory_file.name + ".format").write_text(json.dumps(newer))
+    before = memory_file.read_bytes()
+    assert call(door, "remember", "Waters the balcony plants on Sundays.") == ("store_format_newer")
+    assert memory_file.read_bytes() == before
     assert [m["content"] for m in memories(door)] == ["Prefers tea without sugar."]
 
 

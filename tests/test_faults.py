@@ -17,6 +17,7 @@ EXPECTED_FILES = {
     "memories.json.lock",
     "memories.json.bak",
     "memories.history.jsonl",
+    "memories.json.format",  # the format sidecar (stores/formats.py), written first
 }
 
 
@@ -124,7 +125,7 @@ def test_a_failed_first_write_leaves_no_file_and_no_temp(data_dir, monkeypatch, 
     with pytest.raises(OSError):
         MemoryStore(path, max_items=10, max_chars=100, lock_timeout=5).init()
     assert not path.exists()
-    assert set(os.listdir(data_dir)) <= {"memories.json.lock"}
+    assert set(os.listdir(data_dir)) <= {"memories.json.lock", "memories.json.format"}
 
 
 def test_a_failing_backup_link_does_not_block_the_write(store, monkeypatch):

@@ -49,6 +49,8 @@ from .stores import (
     StoreBusyError,
     StoreCorruptError,
     StoreError,
+    StoreFormatNewerError,
+    StoreFormatUnreadableError,
     nesting_depth,
 )
 from .text import count_noun, has_lone_surrogate, without_lone_surrogates
@@ -445,6 +447,8 @@ def error_message(exc: Exception) -> str:
         )
     if isinstance(exc, (UnknownPersonError, ConflictError)):
         return f"Refused ({exc.code}): {exc}"
+    if isinstance(exc, (StoreFormatNewerError, StoreFormatUnreadableError)):
+        return f"Refused ({exc.code}): {exc} Tell the user; the memories can still be read."
     if isinstance(exc, StoreCorruptError):
         return f"{exc} Tell the user; the memory cannot be read or changed until it is repaired."
     if isinstance(exc, (ToolInputError, ValueError, StoreError)):

@@ -13,7 +13,7 @@ import click
 from ..curation.approval import format_quality
 from ..curation.semantic import CacheState
 from ..curator import Curator
-from ..curator.upkeep import FolderSummary, RepairStep, Settled, SkillsCheck
+from ..curator.upkeep import FolderSummary, FormatCheck, RepairStep, Settled, SkillsCheck
 from ..extraction.waiting import describe_waiting, waiting
 from ..stores import RepairReport, StoreError
 from ..stores import owned as kind
@@ -31,12 +31,14 @@ LABELS = {
     "login_sessions": "Login sessions",
     "login_attempts": "Login attempts",
     "tombstones": "Forgotten facts",
+    "assist_exchanges": "Assist exchanges",
 }
 # What else the program keeps beside them, in words (``stores.owned`` names the kinds).
 KINDS = {
     kind.BACKUP: "backup",
     kind.BACKUP_BEING_MADE: "backup being made",
     kind.LOCK: "lock file",
+    kind.FORMAT: "format file",
     kind.SET_ASIDE: "file of set-aside records",
     kind.DAMAGED: "damaged file set aside",
     kind.UNFINISHED: "unfinished write",
@@ -120,6 +122,8 @@ def stats(data_dir: str | None) -> None:
             else f"cannot be read ({vectors.problem}); the next scan computes it again"
         )
         click.echo(f"Vectors:       {vectors.path} [{state}]")
+    if found.formats:
+        click.echo("Formats:       " + ", ".join(map(_format_words, found.formats)))
     for line in describe_data_folder(found.folder):
         click.echo(line)
     for problem in problems:
@@ -157,6 +161,18 @@ def show_settings(as_json: bool, data_dir: str | None) -> None:
     for key, value in {**paths, **values}.items():
         shown = ", ".join(value) if isinstance(value, list) else value
         click.echo(f"{key:<{width}}  {shown}")
+
+
+def _format_words(check: FormatCheck) -> str:
+    """'memories 1'; 'memories 3 (newer than this release's 1: read only)'."""
+    state = check.state
+    if state is None:
+        return f"{check.name} unknown (its format file cannot be read)"
+    if state.newer:
+        return f"{check.name} {state.version} (newer than this release's {state.known}: read only)"
+    if state.pending:
+        return f"{check.name} {state.version} (upgraded to {state.known} at the next write)"
+    return f"{check.name} {state.version}"
 
 
 class SkillsUnreadable(Exception):

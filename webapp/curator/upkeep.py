@@ -28,6 +28,7 @@ from ..stores.dashboard_files import (
     secret_key_files,
     sessions_document,
 )
+from ..stores.document import FormatState
 from ..stores.owned import DATA, LOCK, MOVE_RECORD, OPTIONS, OwnFile, existing
 
 if TYPE_CHECKING:
@@ -128,6 +129,18 @@ class FileCheck:
 
 
 @dataclass(frozen=True)
+class FormatCheck:
+    """One data file's format version, as its sidecar says (``stores.formats``): ``state``
+    (None when the sidecar cannot be read) and, when this release may not write the file
+    (newer format, unreadable sidecar), why."""
+
+    name: str
+    path: Path
+    state: FormatState | None
+    problem: StoreError | None = None
+
+
+@dataclass(frozen=True)
 class SkillsCheck:
     """The skills folder: how many documents it holds, how many files cannot be read."""
 
@@ -153,6 +166,7 @@ class Stats:
     vectors: CacheState | None  # None while there is no vector file
     folder: FolderSummary
     problems: list[Exception] = field(default_factory=list)  # of the data files, in order
+    formats: list[FormatCheck] = field(default_factory=list)  # of the data files there
 
 
 def _status(store: FileBacked) -> str:
@@ -217,7 +231,27 @@ def stats(curator: Curator) -> Stats:
         vectors=describe_cache(curator.settings.memory_file),
         folder=folder_summary(curator),
         problems=problems,
+        formats=_formats(curator, problems),
     )
+
+
+def _formats(curator: Curator, problems: list[Exception]) -> list[FormatCheck]:
+    """The format of each data file there; a file this release may not write is a problem."""
+    found = []
+    for data_file in data_files(curator):
+        store = data_file.store
+        if not store.path.exists():
+            continue
+        state = None
+        try:
+            state = store.format_state()
+            store.check_format()
+        except StoreError as exc:
+            problems.append(exc)
+            found.append(FormatCheck(data_file.name, store.path, state, exc))
+        else:
+            found.append(FormatCheck(data_file.name, store.path, state))
+    return found
 
 
 def _skills_check(curator: Curator) -> SkillsCheck | None:

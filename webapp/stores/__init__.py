@@ -37,6 +37,8 @@ from .errors import (
     StoreBusyError,
     StoreCorruptError,
     StoreError,
+    StoreFormatNewerError,
+    StoreFormatUnreadableError,
     StoreSymlinkError,
     StoreWriteError,
 )
@@ -143,6 +145,8 @@ __all__ = [
     "StoreBusyError",
     "StoreCorruptError",
     "StoreError",
+    "StoreFormatNewerError",
+    "StoreFormatUnreadableError",
     "StoreSymlinkError",
     "StoreWriteError",
     "UnsafeNameError",

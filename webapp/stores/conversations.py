@@ -318,6 +318,7 @@ class ConversationStore(FileBacked):
         # that thread and splices it between the encoded bytes of the others.
         self._file = JsonFile(
             self.path,
+            store="conversations",
             default=dict,
             validate=_validate,
             lock_timeout=timeout,

@@ -51,6 +51,7 @@ class DismissalStore(FileBacked):
         self.path = Path(path)
         self._file = JsonFile(
             self.path,
+            store="dismissals",
             default=dict,
             validate=_validate,
             lock_timeout=lock_timeout,

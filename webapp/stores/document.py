@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from ..settings import DEFAULTS
 from .atomic import fsync_dir, write_atomic
 from .changes import Changed, Unchanged
+from .formats import FormatState
 from .jsonfile import JsonFile, Signature, TimeCheck
 from .jsonparse import MAX_DEPTH, loads_bounded, nesting_depth
 from .locking import Gated, SidecarLock
@@ -27,6 +28,7 @@ __all__ = [
     "MAX_DEPTH",
     "Changed",
     "FileBacked",
+    "FormatState",
     "JsonDocument",
     "OwnFile",
     "RepairReport",
@@ -55,6 +57,16 @@ class FileBacked(Gated):
     def status(self) -> str:
         """'ok', 'missing', 'corrupt' or 'unreadable' (permissions, a folder in its place)."""
         return self._file.status()
+
+    def format_state(self) -> FormatState:
+        """The file's format as its sidecar ``<file>.format`` says (``formats``);
+        StoreFormatUnreadableError when the sidecar cannot be read."""
+        return self._file.format.state()
+
+    def check_format(self) -> FormatState:
+        """``format_state`` when this release may write the file; StoreFormatNewerError when
+        it is in a newer format, StoreFormatUnreadableError when its sidecar cannot be read."""
+        return self._file.format.writable()
 
     def check_readable(self) -> None:
         """Read the file now: raises StoreCorruptError (or OSError) when it cannot be used."""
@@ -121,7 +133,7 @@ class JsonDocument(FileBacked):
     ``default`` makes the empty document; ``validate`` says what is wrong with a parsed one
     (None when nothing), which makes the file damaged; ``unreadable_times`` lists its times
     that cannot be read, (where, why) each, for ``repair`` to report. Reads are cached until
-    the file changes.
+    the file changes. Its format sidecar is named after the file (``formats``).
     """
 
     def __init__(

@@ -98,6 +98,50 @@ class StoreSymlinkError(StoreError):
         )
 
 
+class StoreFormatNewerError(StoreError):
+    """The store file is in a format newer than this release knows (its ``<file>.format``
+    says so): it is read, never written, so a newer release's data is not downgraded."""
+
+    code = "store_format_newer"
+
+    def __init__(
+        self, path: Path | str, *, version: int, known: int, written_by: str, release: str
+    ) -> None:
+        self.path = Path(path)
+        self.version = version
+        self.known = known
+        super().__init__(
+            f"The store file {self.path} is in format {version}, written by {written_by}; "
+            f"this release ({release}) knows format {known} at most, so it does not change "
+            f"the file. Nothing was changed; update Memory Curator to write to it.",
+            path=self.path,
+            version=version,
+            known=known,
+            written_by=written_by,
+            release=release,
+        )
+
+
+class StoreFormatUnreadableError(StoreError):
+    """The sidecar naming a store file's format cannot be read: which format the file is in
+    is unknown, so it is not written."""
+
+    code = "store_format_unreadable"
+
+    def __init__(self, path: Path | str, data_path: Path | str, reason: str) -> None:
+        self.path = Path(path)
+        self.data_path = Path(data_path)
+        super().__init__(
+            f"The format file {self.path} cannot be read ({reason}), so which format "
+            f"{self.data_path} is in is unknown and nothing was changed. Put the format file "
+            f"back from a backup, or delete it if {self.data_path} is in format 1 (as every "
+            f"release before format files wrote it).",
+            path=self.path,
+            data_path=self.data_path,
+            reason=reason,
+        )
+
+
 class StoreWriteError(StoreError, OSError):
     """Saving failed (disk full, I/O error); the file on disk is unchanged. Keeps ``errno``
     (its ``reason`` value is the operating system's English words for it)."""

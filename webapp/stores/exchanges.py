@@ -80,6 +80,7 @@ class ExchangeKeyStore(FileBacked):
         self.path = Path(path)
         self._file = JsonFile(
             self.path,
+            store="assist_exchanges",
             default=dict,
             validate=_validate,
             lock_timeout=lock_timeout,

@@ -32,7 +32,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -51,7 +50,14 @@ from .atomic import (
     write_temp,
 )
 from .changes import Changed, Unchanged, Undo, not_an_outcome
-from .errors import StoreBusyError, StoreCorruptError, StoreSymlinkError
+from .errors import (
+    StoreBusyError,
+    StoreCorruptError,
+    StoreFormatNewerError,
+    StoreFormatUnreadableError,
+    StoreSymlinkError,
+)
+from .formats import FormatFile, upgrade
 from .jsonbytes import (
     Fragments,
     PendingCheck,
@@ -70,6 +76,7 @@ from .jsonparse import (
     parse_bytes_as_is,
     without_lone_surrogates,
 )
+from .jsonread import FileChanged, Read, SharedChanged, Snapshot, checked
 from .locking import Gated, SidecarLock, commit_lock
 from .setaside import (
     Rejected,
@@ -129,42 +136,7 @@ Replay = Callable[[Any, int | None], int]
 TimeCheck = Callable[[Any], list[tuple[str, str]]]
 
 
-@dataclass
-class _Read:
-    """The file as read under the lock: its signature (None when missing) and usable data."""
-
-    sig: Signature | None
-    data: Any
-    rejected: Rejected | None = None
-    fragments: Fragments = field(default_factory=dict)  # encoded items, see encode_spliced
-    # The cached parse whose items ``data`` shares (only ever with ``fragments``), else None.
-    shared: _Snapshot | None = None
-
-
-@dataclass
-class _Snapshot:
-    """One parse of the file: its bytes, the result (or the error) and views built from it."""
-
-    sig: Signature
-    raw: bytes
-    data: Any
-    error: StoreCorruptError | None
-    trusted: bool
-    views: dict[str, Any] = field(default_factory=dict)
-    fragments: Fragments = field(default_factory=dict)  # encoded items, see encode_spliced
-    rejected: Rejected | None = None  # records of ``raw`` left out of ``data``
-
-
 _UNENCODED: tuple[Any, bytes, str | None] = (object(), b"", None)
-
-
-class _FileChanged(Exception):
-    """The data file is no longer the one read under the lock; read again and re-apply."""
-
-
-class _SharedChanged(Exception):
-    """A change function changed an item shared with the cached parse in place: the spliced
-    bytes are stale; encode every item anew."""
 
 
 class JsonFile(Gated):
@@ -190,6 +162,7 @@ class JsonFile(Gated):
         validate_item: Callable[[Any], str | None] | None = None,
         unreadable_times: TimeCheck | None = None,
         beside: Sequence[Path] = (),
+        store: str | None = None,
     ) -> None:
         """``validate`` checks a whole document (each parse and, without ``validate_item``,
         each write). ``copy`` makes the mutable document ``update`` hands to a change function
@@ -202,8 +175,10 @@ class JsonFile(Gated):
         ``item_problem`` would. ``unreadable_times`` lists the times in a document that cannot
         be read (kept, read as unknown), for ``repair`` to report. ``beside`` names the other
         files written only under this file's lock (a history log), whose temp files are then
-        a dead writer's too."""
+        a dead writer's too. ``store`` names the file's format (``formats``: its sidecar
+        ``<file>.format`` and its migrations); the file's name when not given."""
         self.path = Path(path)
+        self.format = FormatFile(self.path, store or self.path.name)
         self.beside = tuple(beside)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
@@ -217,7 +192,7 @@ class JsonFile(Gated):
         self.lock_timeout = lock_timeout
         self._lock = SidecarLock(self.lock_path, timeout=lock_timeout, busy_path=self.path)
         self._cache_guard = threading.Lock()
-        self._snapshot: _Snapshot | None = None
+        self._snapshot: Snapshot | None = None
         self._set_aside_cache: tuple[int, list[SetAside]] | None = None
         # What ``item_view`` built from each item of the last version (item, its line, value).
         self._built: dict[str, dict[int, tuple[Any, bytes, Any]]] = {}
@@ -310,7 +285,7 @@ class JsonFile(Gated):
             return "unreadable"
         return "ok"
 
-    def _load(self) -> _Snapshot | None:
+    def _load(self) -> Snapshot | None:
         """The current snapshot, re-read only when the file may have changed; None if missing."""
         with self._cache_guard:
             previous = self._snapshot
@@ -322,7 +297,7 @@ class JsonFile(Gated):
             except OSError:
                 st = None
             if st is not None and (st.st_ino, st.st_mtime_ns, st.st_size) == previous.sig:
-                return _checked(previous)
+                return checked(previous)
         try:
             handle = open_regular(self.path)  # noqa: SIM115 - only a missing file is caught
         except NotRegularFileError as exc:  # a FIFO, never waited on: ``repair`` sets it aside
@@ -335,11 +310,11 @@ class JsonFile(Gated):
             with self._cache_guard:
                 previous = self._snapshot
             if previous is not None and previous.sig == sig and previous.trusted:
-                return _checked(previous)
+                return checked(previous)
             raw = handle.read()
         trusted = time.time_ns() - st.st_mtime_ns > RACY_NS
         if previous is not None and previous.raw == raw:
-            snapshot = _Snapshot(
+            snapshot = Snapshot(
                 sig,
                 raw,
                 previous.data,
@@ -352,12 +327,12 @@ class JsonFile(Gated):
         else:
             try:
                 data, rejected = self._parse_split(raw)
-                snapshot = _Snapshot(sig, raw, data, None, trusted, rejected=rejected)
+                snapshot = Snapshot(sig, raw, data, None, trusted, rejected=rejected)
             except StoreCorruptError as exc:
-                snapshot = _Snapshot(sig, raw, None, exc, trusted)
+                snapshot = Snapshot(sig, raw, None, exc, trusted)
         with self._cache_guard:
             self._snapshot = snapshot
-        return _checked(snapshot)
+        return checked(snapshot)
 
     def _parse(self, raw: bytes, path: Path | None = None) -> Any:
         """The usable document in ``raw`` (unusable records left out); StoreCorruptError."""
@@ -384,7 +359,7 @@ class JsonFile(Gated):
         )
         return [item for i, item in enumerate(data) if not problems[i]], rejected
 
-    def _read_under_lock(self) -> _Read:
+    def _read_under_lock(self) -> Read:
         """Under the lock: the current document as a new, mutable object, its signature, the
         records set aside and the encoded items it shares with the cached parse.
 
@@ -398,7 +373,7 @@ class JsonFile(Gated):
         except NotRegularFileError as exc:  # a FIFO, never waited on: ``repair`` sets it aside
             raise StoreCorruptError(self.path, exc.strerror or "not a regular file") from None
         except FileNotFoundError:
-            return _Read(None, self._default())
+            return Read(None, self._default())
         with handle:
             st = os.fstat(handle.fileno())
             raw = handle.read()
@@ -410,17 +385,17 @@ class JsonFile(Gated):
                 # Parsed (bounded) again for a mutable copy; validated when it was cached.
                 data = parse_bytes(raw, self.path)
                 if cached.rejected is None:
-                    return _Read(sig, data)
-                return _Read(sig, *self._parse_split(raw))
+                    return Read(sig, data)
+                return Read(sig, *self._parse_split(raw))
             if not cached.fragments and cached.rejected is None:
                 # The second write in a row: worth cutting them now.
                 cached.fragments = fragments_of(raw, cached.data)
             if cached.fragments:
-                return _Read(sig, self._copy(cached.data), None, cached.fragments, cached)
+                return Read(sig, self._copy(cached.data), None, cached.fragments, cached)
         # A parse of our own, shared with nothing: the cache takes the document written (or
         # the next read parses again), never one a change function may have changed.
         data, rejected = self._parse_split(raw)
-        return _Read(sig, data if self._copy is None else self._copy(data), rejected)
+        return Read(sig, data if self._copy is None else self._copy(data), rejected)
 
     def _refuse_symlink(self) -> None:
         """A link would be replaced by a plain file on the first write, splitting the store."""
@@ -455,6 +430,7 @@ class JsonFile(Gated):
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.locked():
+            self.upgrade()
             for attempt in range(REAPPLY_LIMIT):
                 # After two lost races the whole read-change-write runs under the commit
                 # lock, which every writer of this folder must pass to replace a file.
@@ -475,11 +451,11 @@ class JsonFile(Gated):
                         payload, fresh, check = self._encode_changed(read)
                         try:
                             sig = self._save(read, payload, journal, outcome.result, alone, check)
-                        except _SharedChanged:
+                        except SharedChanged:
                             self._drop_cache(read)
                             payload, fresh = self.encode_valid(read.data)
                             sig = self._save(read, payload, journal, outcome.result, alone)
-                    except _FileChanged:
+                    except FileChanged:
                         log.info("%s was replaced meanwhile; applying the change again", self.path)
                         continue
                     if self._copy is not None:
@@ -491,7 +467,22 @@ class JsonFile(Gated):
             replaced=True,
         )
 
-    def _encode_changed(self, read: _Read) -> tuple[bytes, Fragments, PendingCheck | None]:
+    def upgrade(self) -> bool:
+        """Under the lock, before any write: read the format sidecar first; refuse a file in a
+        newer format (``StoreFormatNewerError``); migrate an older one through this file's
+        atomic write and then write the sidecar (``formats``). Whether data was migrated."""
+
+        def fresh() -> Any:
+            read = self._read_under_lock()
+            if read.rejected:
+                self._set_aside(read.rejected)
+            return read.data
+
+        return upgrade(
+            self.format, read=fresh, write=self.write_locked, refresh_backup=self.refresh_backup
+        )
+
+    def _encode_changed(self, read: Read) -> tuple[bytes, Fragments, PendingCheck | None]:
         """``encode_valid`` of the changed document, reusing the items it shares with the cache,
         and, when it did, the check that the result is the document as it is (no shared item
         was changed in place), which ``_save`` asks before the file is replaced."""
@@ -502,14 +493,14 @@ class JsonFile(Gated):
             raise
         return payload, fresh, PendingCheck(read.data, payload) if read.fragments else None
 
-    def _check_cache(self, read: _Read) -> None:
+    def _check_cache(self, read: Read) -> None:
         """After a change function that wrote nothing: drop the cached parse if it changed an
         item of it in place (readers would see what the file does not hold)."""
         shared = read.shared
         if shared is not None and not encodes_as(shared.data, shared.raw):
             self._drop_cache(read)
 
-    def _drop_cache(self, read: _Read) -> None:
+    def _drop_cache(self, read: Read) -> None:
         log.warning(
             "A change to %s changed records of the cached document in place instead of "
             "replacing them: the cache is dropped and a write encodes and checks every record "
@@ -573,15 +564,15 @@ class JsonFile(Gated):
 
     def _save(
         self,
-        read: _Read,
+        read: Read,
         payload: bytes,
         journal: Callable[[R], Undo | None] | None,
         result: R,
         commit_held: bool = False,
         check: PendingCheck | None = None,
     ) -> Signature | None:
-        """Write ``payload`` in place of the file read as ``read``; _FileChanged if it changed,
-        _SharedChanged (nothing replaced) if ``check`` finds it is not the document as it is.
+        """Write ``payload`` in place of the file read as ``read``; FileChanged if it changed,
+        SharedChanged (nothing replaced) if ``check`` finds it is not the document as it is.
 
         Returns the signature of the file just written (None if it could not be taken).
         """
@@ -589,7 +580,7 @@ class JsonFile(Gated):
         tmp_name = write_temp(self.path, payload, during_sync=during)
         try:
             if check is not None and not check():
-                raise _SharedChanged
+                raise SharedChanged
             if not commit_held:  # (retaking the lock under the commit lock could deadlock)
                 self.verify_lock()
             with contextlib.nullcontext() if commit_held else commit_lock(self.path.parent):
@@ -618,10 +609,10 @@ class JsonFile(Gated):
             log.info("The lock file of %s was deleted while held; taking it again", self.path)
             self._lock.retake()
 
-    def verify_unchanged(self, read: _Read) -> None:
-        """Raise _FileChanged when the data file is not the one ``read`` describes."""
+    def verify_unchanged(self, read: Read) -> None:
+        """Raise FileChanged when the data file is not the one ``read`` describes."""
         if self.signature() != read.sig or self.path.is_symlink():
-            raise _FileChanged
+            raise FileChanged
 
     def _set_aside(self, rejected: Rejected) -> Path:
         """Write the unusable records (their text as it was) to ``<file>.rejected-<stamp>``."""
@@ -660,7 +651,7 @@ class JsonFile(Gated):
         if sig is None:
             return
         with self._cache_guard:
-            self._snapshot = _Snapshot(sig, payload, data, None, False, {}, fragments)
+            self._snapshot = Snapshot(sig, payload, data, None, False, {}, fragments)
 
     def refresh_backup(self) -> None:
         """Make ``<file>.bak`` a copy of the current file, so a purged record does not live on
@@ -677,20 +668,32 @@ class JsonFile(Gated):
         """Create the folder and, if missing, the file with the default document; check it parses.
 
         Also removes temp files a killed writer left behind (safe: temps exist only under the lock).
+        Then brings the file to this release's format (``upgrade``); a file in a newer format,
+        or whose format sidecar cannot be read, is left as it is (read only: writes say why).
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists() or temp_files_of(self.path):
+        if not self.path.exists() or temp_files_of(self.path) or not self.format.settled():
             with self.locked():
                 self._remove_stale_temps()
-                if not self.path.exists() and not self.path.is_symlink():
-                    write_atomic(self.path, encode(self._default()))
+                try:
+                    self.upgrade()
+                except (StoreFormatNewerError, StoreFormatUnreadableError) as exc:
+                    log.warning("%s", exc)
+                else:
+                    if not self.path.exists() and not self.path.is_symlink():
+                        write_atomic(self.path, encode(self._default()))
         self.read()
 
     def _remove_stale_temps(self) -> int:
         """Under the lock no writer is running, so any temp file of ours (of the file, its
-        backup and the files written ``beside`` it) is a dead writer's; how many went."""
+        backup, its format sidecar and the files written ``beside`` it) is a dead writer's;
+        how many went."""
         stale = [
-            *(t for p in (self.path, self.backup_path, *self.beside) for t in temp_files_of(p)),
+            *(
+                t
+                for p in (self.path, self.backup_path, self.format.path, *self.beside)
+                for t in temp_files_of(p)
+            ),
             *(
                 [backup_temp_path(self.backup_path)]
                 if backup_temp_path(self.backup_path).exists()
@@ -714,45 +717,58 @@ class JsonFile(Gated):
         A file with a few unusable records keeps the usable ones (the others are set aside);
         a damaged file is set aside whole, and the store starts again from ``<file>.bak``
         (else empty) with the history log's newer entries replayed on top.
+        A file in a format newer than this release knows, or whose format sidecar cannot be
+        read, is left as it is (``report.format_problem`` says why); any other is brought to
+        this release's format afterwards (``upgrade``).
         """
         report = RepairReport(self.path)
         with self.locked():
             self._refuse_symlink()
             report.unfinished = self._remove_stale_temps()
             try:
-                read = self._read_under_lock()
-            except StoreCorruptError:
-                pass
-            else:
-                report.surrogates = self._lone_surrogates_on_disk()
-                if read.rejected:
-                    report.rejected = len(read.rejected)
-                    report.rejected_path = self._set_aside(read.rejected)
-                if read.rejected or report.surrogates:
-                    self.write_locked(read.data)  # (read with U+FFFD for each lone surrogate)
-                self._note_times(report, read.data)
+                self.format.writable()
+            except (StoreFormatNewerError, StoreFormatUnreadableError) as exc:
+                report.format_problem = exc
                 return report
-            report.quarantine = free_path(self.path, "corrupt")
-            try:
-                # A link keeps a file at the path at every moment; replace is the fallback
-                # for filesystems without hard links.
-                os.link(self.path, report.quarantine)
-            except OSError:
-                os.replace(self.path, report.quarantine)
-            fsync_dir(self.path.parent)
-            restored, since = self._default(), None
-            report.source = "an empty store"
-            try:
-                restored = self._parse(read_regular(self.backup_path), self.backup_path)
-                since = os.stat(self.backup_path).st_mtime_ns - REPLAY_SLACK_NS
-                report.source = "the last good backup"
-            except (OSError, StoreCorruptError):
-                pass
-            if self.replay is not None:
-                report.replayed = self.replay(restored, since)
-            write_atomic(self.path, self.encode_valid(restored)[0])
-            self._note_times(report, restored)
-            return report
+            self._repair_locked(report)
+            report.migrated = self.upgrade()
+            report.format = self.format.state().describe()
+        return report
+
+    def _repair_locked(self, report: RepairReport) -> None:
+        try:
+            read = self._read_under_lock()
+        except StoreCorruptError:
+            pass
+        else:
+            report.surrogates = self._lone_surrogates_on_disk()
+            if read.rejected:
+                report.rejected = len(read.rejected)
+                report.rejected_path = self._set_aside(read.rejected)
+            if read.rejected or report.surrogates:
+                self.write_locked(read.data)  # (read with U+FFFD for each lone surrogate)
+            self._note_times(report, read.data)
+            return
+        report.quarantine = free_path(self.path, "corrupt")
+        try:
+            # A link keeps a file at the path at every moment; replace is the fallback
+            # for filesystems without hard links.
+            os.link(self.path, report.quarantine)
+        except OSError:
+            os.replace(self.path, report.quarantine)
+        fsync_dir(self.path.parent)
+        restored, since = self._default(), None
+        report.source = "an empty store"
+        try:
+            restored = self._parse(read_regular(self.backup_path), self.backup_path)
+            since = os.stat(self.backup_path).st_mtime_ns - REPLAY_SLACK_NS
+            report.source = "the last good backup"
+        except (OSError, StoreCorruptError):
+            pass
+        if self.replay is not None:
+            report.replayed = self.replay(restored, since)
+        write_atomic(self.path, self.encode_valid(restored)[0])
+        self._note_times(report, restored)
 
     def _lone_surrogates_on_disk(self) -> int:
         """How many texts of the file (as it is on disk) hold a lone surrogate."""
@@ -769,13 +785,3 @@ class JsonFile(Gated):
     def _note_times(self, report: RepairReport, data: Any) -> None:
         if self._unreadable_times is not None:
             report.unreadable_times = self._unreadable_times(data)
-
-
-def _checked(snapshot: _Snapshot) -> _Snapshot:
-    """The snapshot, or a fresh copy of its error (re-raising one instance grows its traceback)."""
-    error = snapshot.error
-    if error is not None:
-        raise StoreCorruptError(
-            error.path, error.reason, line=error.line, column=error.column, offset=error.offset
-        )
-    return snapshot

@@ -1,10 +1,10 @@
 """The files a store keeps, as its ``own_files()`` lists them.
 
 A store's JSON file does not live alone: the file layer keeps a backup, a lock file, the
-records it could not use (set aside), a damaged file moved aside whole and, after a killed
-write, an unfinished temp file; a store with a history log keeps that too. Each name is made
-where the file is written (``atomic``, ``jsonfile``, ``setaside``, ``history``); here they are
-only listed, so ``stats`` and ``repair`` (through the curator) never spell them out.
+sidecar naming its format, the records it could not use (set aside), a damaged file moved
+aside whole and, after a killed write, an unfinished temp file; a store with a history log
+keeps that too. Each name is made where the file is written (``atomic``, ``jsonfile``,
+``formats``, ``setaside``, ``history``); here they are only listed, so ``stats`` and ``repair`` (through the curator) never spell them out.
 """
 
 from __future__ import annotations
@@ -14,12 +14,14 @@ from glob import escape as glob_escape
 from pathlib import Path
 
 from .atomic import backup_temp_path, temp_files_of
+from .formats import format_path
 
 # What a kept file is (a stable word the doors put in their own words).
 DATA = "data"  # the store's own file
 BACKUP = "backup"  # the last good version (<file>.bak)
 BACKUP_BEING_MADE = "backup being made"  # the backup's link, before it replaces the backup
 LOCK = "lock"  # the sidecar lock
+FORMAT = "format"  # the sidecar naming the file's format version (<file>.format)
 SET_ASIDE = "set aside"  # records that could not be used (<file>.rejected-<stamp>)
 DAMAGED = "damaged"  # a damaged file moved aside whole (<file>.corrupt-<stamp>)
 UNFINISHED = "unfinished write"  # a temp file a killed writer left
@@ -68,6 +70,7 @@ def json_file_files(path: Path, lock: Path, backup: Path) -> list[OwnFile]:
         *written_with_temps(backup, BACKUP),
         *existing(backup_temp_path(backup), BACKUP_BEING_MADE),
         *existing(lock, LOCK),
+        *written_with_temps(format_path(path), FORMAT),
         *(OwnFile(p, SET_ASIDE) for p in set_aside_paths(path, "rejected")),
         *(OwnFile(p, DAMAGED) for p in set_aside_paths(path, "corrupt")),
     ]

@@ -249,7 +249,11 @@ class PeopleStore(FileBacked):
         self.actor = actor
         self._history = HistoryLog(self.path)
         self._file = JsonFile(
-            self.path, default=_default, validate=_validate, lock_timeout=lock_timeout
+            self.path,
+            store="people",
+            default=_default,
+            validate=_validate,
+            lock_timeout=lock_timeout,
         )
 
     @classmethod

@@ -86,6 +86,11 @@ class RepairReport:
     unfinished: int = 0  # temp files a killed writer left (they may hold purged words), removed
     # Records kept whose times cannot be read (they count as unknown): (record, what is wrong).
     unreadable_times: list[tuple[str, str]] = field(default_factory=list)
+    format: str = ""  # the file's format after the repair ("format 1"; see ``formats``)
+    migrated: bool = False  # the data was brought to this release's format now
+    # Why the file was left as it is: its format is newer than this release knows, or its
+    # format sidecar cannot be read (a StoreError).
+    format_problem: Exception | None = None
 
     @property
     def changed(self) -> bool:
@@ -113,7 +118,14 @@ class RepairReport:
                 f"; {plural(self.surrogates, 'text')} held a lone surrogate (half of a "
                 "character, which UTF-8 cannot hold), now written as U+FFFD"
             )
-        return line + self._describe_times()
+        return line + self._describe_times() + self._describe_format()
+
+    def _describe_format(self) -> str:
+        if self.format_problem is not None:
+            return f"; left as it is: {self.format_problem}"
+        if self.migrated:
+            return f"; migrated to {self.format}"
+        return f"; {self.format}" if self.format else ""
 
     def _describe_times(self) -> str:
         if not self.unreadable_times:

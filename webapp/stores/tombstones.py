@@ -274,6 +274,7 @@ class TombstoneStore(FileBacked):
         self.path = Path(path)
         self._file = JsonFile(
             self.path,
+            store="tombstones",
             default=list,
             validate=_validate,
             item_problem=_item_problem,

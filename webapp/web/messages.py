@@ -60,6 +60,17 @@ MESSAGES: dict[str, str] = {
         "changed. Point the data folder setting at the real folder, or move %(target)s to "
         "%(path)s in place of the link."
     ),
+    "store_format_newer": N_(
+        "The store file %(path)s is in format %(version)s, written by %(written_by)s; this "
+        "release (%(release)s) knows format %(known)s at most, so it does not change the "
+        "file. Nothing was changed; update Memory Curator to write to it."
+    ),
+    "store_format_unreadable": N_(
+        "The format file %(path)s cannot be read (%(reason)s), so which format "
+        "%(data_path)s is in is unknown and nothing was changed. Put the format file back "
+        "from a backup, or delete it if %(data_path)s is in format 1 (as every release "
+        "before format files wrote it)."
+    ),
     "store_write": N_(
         "Could not save %(path)s: %(reason)s. The file was left as it was; nothing was changed."
     ),

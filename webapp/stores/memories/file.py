@@ -59,6 +59,7 @@ class MemoryFile(FileBacked):
         self._secrets_gone = threading.local()  # set by _append when a change took one out
         self._file = JsonFile(
             self.path,
+            store="memories",
             default=list,
             validate=_validate_records,
             item_problem=record_problem,

@@ -96,6 +96,7 @@ class ReviewQueue(FileBacked):
         self.store = store
         self._file = JsonFile(
             self.path,
+            store="review",
             default=list,
             validate=_validate,
             item_problem=_item_problem,
