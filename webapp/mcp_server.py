@@ -30,6 +30,7 @@ from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
 from .curator import Curator, SimilarMemoryError, UnknownPersonError
+from .curator.errors import ForgottenFactError
 from .curator.people import in_view
 from .mcp_recall import RECALL_TOOL_NAME, for_person_default, recall_entry
 from .mcp_words import describe, describe_listed, expired_line, until_phrase
@@ -443,7 +444,7 @@ def error_message(exc: Exception) -> str:
             f"Refused ({exc.code}): {exc} Update that memory instead, or call again with "
             f'"confirm_similar": true if the new fact says something else.'
         )
-    if isinstance(exc, (UnknownPersonError, ConflictError)):
+    if isinstance(exc, (UnknownPersonError, ConflictError, ForgottenFactError)):
         return f"Refused ({exc.code}): {exc}"
     if isinstance(exc, StoreCorruptError):
         return f"{exc} Tell the user; the memory cannot be read or changed until it is repaired."

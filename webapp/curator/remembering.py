@@ -6,10 +6,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ..curation.attention import near_duplicate_of
+from ..extraction.forgotten import deleted_match
 from ..extraction.validity import stated_end
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
-from .errors import SimilarMemoryError
+from .errors import ForgottenFactError, SimilarMemoryError
 from .people import EVERYONE, View, check_person, in_view, narrowed, visible_memory
 from .results import Revision
 
@@ -58,6 +59,18 @@ def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory |
     )
 
 
+def check_not_forgotten(curator: Curator, text: str, person: str | None) -> None:
+    """Refuse (ForgottenFactError, ``deleted_forever``) ``text`` when it states again a fact
+    ``person`` (or the household, None) had deleted forever: by its words or its fingerprint,
+    never by another person's deletion (``extraction.forgotten.deleted_match``)."""
+    forever = [t for t in curator.tombstones.all() if t.forever]
+    if not forever:
+        return
+    match = deleted_match(text, forever, fingerprint=curator.tombstones.fingerprint, owner=person)
+    if match is not None:
+        raise ForgottenFactError(match.memory_id)
+
+
 def remember(
     curator: Curator,
     content: str,
@@ -75,7 +88,8 @@ def remember(
 
     Refused, with nothing written: a secret not confirmed (SecretInputError), the same fact
     already kept in that view (DuplicateMemoryError, checked under the lock), the same fact in
-    other words unless ``allow_similar`` (SimilarMemoryError), the caps (MemoryFullError), an
+    other words unless ``allow_similar`` (SimilarMemoryError), a fact a person deleted forever
+    (ForgottenFactError, ``deleted_forever``), the caps (MemoryFullError), an
     unknown category or person (InputError). ``expires_at``: when it stops being true (None:
     never); left out, the end its words state ("until Friday", 這週), as the dashboard's Add form
     shows before saving, so a fact told through any door ends when it says it does. Within a
@@ -85,6 +99,7 @@ def remember(
     text = checked_text(curator, content, confirm_secret=confirm_secret)
     chosen = check_category(category)
     ends = said_end(curator, text) if isinstance(expires_at, Said) else expires_at
+    check_not_forgotten(curator, text, person)
     if not allow_similar:
         similar = similar_in_view(curator, text, person)
         if similar is not None:
