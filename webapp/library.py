@@ -95,7 +95,7 @@ class MemoryStore:
 
     def init(self) -> MemoryStore:
         """Create the memory file when missing (``[]``); returns the store."""
-        self.curator.memories.init()
+        self.curator.init_files()
         return self
 
     @property

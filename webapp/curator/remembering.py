@@ -23,7 +23,7 @@ def checked_text(curator: Curator, content: Any, *, confirm_secret: bool) -> str
     holding a secret the caller did not confirm (SecretInputError: the way to confirm is the
     door's own: a box on the page, ``confirm_secret`` in a tool or a flag)."""
     text = clean_content(content)
-    check_length(text, curator.memories.max_chars)
+    check_length(text, curator._memory_store.max_chars)
     check_secret(text, confirmed=confirm_secret)
     return text
 
@@ -52,7 +52,7 @@ def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory |
     """A memory within the view of ``person`` that says ``text`` in other words, or None:
     another person's private memory is never named (nor compared)."""
     return near_duplicate_of(
-        curator.memories,
+        curator._memory_store,
         curator.semantic,
         text,
         visible=lambda memory: in_view(memory, person),
@@ -63,10 +63,12 @@ def check_not_forgotten(curator: Curator, text: str, person: str | None) -> None
     """Refuse (ForgottenFactError, ``deleted_forever``) ``text`` when it states again a fact
     ``person`` (or the household, None) had deleted forever: by its words or its fingerprint,
     never by another person's deletion (``extraction.forgotten.deleted_match``)."""
-    forever = [t for t in curator.tombstones.all() if t.forever]
+    forever = [t for t in curator._tombstone_store.all() if t.forever]
     if not forever:
         return
-    match = deleted_match(text, forever, fingerprint=curator.tombstones.fingerprint, owner=person)
+    match = deleted_match(
+        text, forever, fingerprint=curator._tombstone_store.fingerprint, owner=person
+    )
     if match is not None:
         raise ForgottenFactError(match.memory_id)
 
@@ -104,7 +106,7 @@ def remember(
         similar = similar_in_view(curator, text, person)
         if similar is not None:
             raise SimilarMemoryError(similar)
-    return curator.memories.add(
+    return curator._memory_store.add(
         text,
         category=chosen,
         source=source or curator.via,
@@ -146,7 +148,7 @@ def revise(
     if not isinstance(person, Keep):
         check_person(person, view)
     version = expected or before.version
-    after = curator.memories.update(
+    after = curator._memory_store.update(
         memory_id,
         text,
         expected_updated_at=version,
@@ -156,7 +158,7 @@ def revise(
         expires_at=expires_at,
     )
     if after is None:
-        current = curator.memories.get(memory_id)
+        current = curator._memory_store.get(memory_id)
         if current is not None:
             raise ConflictError(current)
         raise NotFoundError(
