@@ -29,6 +29,7 @@ from tests.mcp_http_support import call_tool, session
 from tests.mcp_http_support import dashboard as serving
 from webapp import create_app
 from webapp.curator import Curator
+from webapp.library import MemoryStore as PublicMemoryStore
 from webapp.problems import CodedError
 from webapp.stores import ConversationStore, MemoryStore, Proposal
 from webapp.stores.timefmt import to_iso
@@ -185,6 +186,41 @@ class Library(Door):
         return self._do(lambda: scoped.forget(memory_id))
 
 
+class HostLibrary(Door):
+    """The public library a host program uses as the README shows (``webapp.library``, the
+    seed's names): ``add`` gives back the memory already kept for the same fact."""
+
+    name = "host-library"
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.store = PublicMemoryStore.from_settings(self.settings)
+
+    def _do(self, run: Any) -> str:
+        try:
+            run()
+        except CodedError as exc:
+            self.said = str(exc)
+            return exc.code
+        return "ok"
+
+    def remember(self, content: str, *, person: str | None = None) -> str:
+        if person is not None:
+            raise NotOffered  # a host program names a person by id (slack_person)
+        before = {m.id for m in self.store.get_all()}
+        kept: list[str] = []
+        code = self._do(lambda: kept.append(self.store.add(content).id))
+        return "duplicate_memory" if code == "ok" and kept[0] in before else code
+
+    def revise(self, memory_id: str, content: str, version: str | None = None) -> str:
+        return self._do(lambda: self.store.update(memory_id, content, expected=version))
+
+    def recall_as(self, person: str | None) -> list[str]:
+        if person is not None:
+            raise NotOffered
+        return [m.content for m in self.store.for_person(None)]
+
+
 class Dashboard(Door):
     """The dashboard through Flask's test client; its answer read as a person reads it."""
 
@@ -208,6 +244,7 @@ class Dashboard(Door):
             return "memory_gone"
         for marker, code in (
             ("was deleted forever", "deleted_forever"),
+            ("deleted this fact forever", "deleted_forever"),
             ("Keep it anyway", "memory_secret"),
             ("holds a", "memory_secret"),
             ("Looks like a memory already kept", "similar_memory"),
@@ -506,7 +543,7 @@ class AssistHttp(Door):
         return [m["content"] for m in self.api.tool("recall", ctx)["result"]["memories"]]
 
 
-DOORS = [Library, Dashboard, Cli, Mcp, McpHttp, AssistHttp]
+DOORS = [Library, HostLibrary, Dashboard, Cli, Mcp, McpHttp, AssistHttp]
 
 
 @pytest.fixture(params=DOORS, ids=[d.name for d in DOORS])
@@ -749,6 +786,16 @@ def _offered_or_library(door: Door, operation: str, *args: Any) -> str:
         return str(getattr(door, operation)(*args))
     except NotOffered:
         return str(getattr(Library(door.settings.data_dir.parent), operation)(*args))
+
+
+def test_a_fact_deleted_forever_is_refused_when_told_again_everywhere(door: Door) -> None:
+    # Drift (issue 45): Delete forever kept the fact from extraction only; the Add form, the
+    # CLI, the MCP tool and the library kept it again when told it in the same words.
+    memory = _one(door)
+    Curator.from_settings(door.settings).forget(memory["id"])  # as Recently deleted offers it
+    assert _offered_or_library(door, "forget_forever", memory["id"]) == "ok"
+    assert call(door, "remember", memory["content"]) == "deleted_forever"
+    assert memories(door) == []
 
 
 def test_delete_forever_of_an_edited_proposal_leaves_no_word_and_undo_is_refused(

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from webapp import library
+from webapp import stores as webapp_stores
 from webapp.extraction import (
     LlmMemoryExtractor,
     MemoryExtractor,
@@ -273,7 +275,16 @@ def test_every_extracted_fact_has_one_of_the_categories(store):
 
 
 # ----------------------------------------------------------------- the seed's stores
-def test_memory_store_add_get_all_update_delete_search(store):
+@pytest.fixture(params=["raw", "curated"])
+def seed_store(request: pytest.FixtureRequest, data_dir: Path) -> Any:
+    """The seed's MemoryStore: the raw store (the curator's own) and the public library's
+    curated one (``webapp.library``), built with the seed's constructor."""
+    kind = webapp_stores.MemoryStore if request.param == "raw" else library.MemoryStore
+    return kind(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+
+
+def test_memory_store_add_get_all_update_delete_search(seed_store):
+    store = seed_store
     tea = store.add("Likes green tea", category="preference")
     store.add("我喜歡喝無糖綠茶")
     assert [(m.content, m.category) for m in store.get_all()] == [

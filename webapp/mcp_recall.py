@@ -14,7 +14,7 @@ from typing import Any
 import mcp.types as types
 
 from .prompts import MEMORY_CLOSE, compose_prompt, for_person
-from .stores import MemoryStore, PeopleStore
+from .stores.readers import MemoryReader, PeopleReader
 
 RECALL_TOOL_NAME = "recall"
 
@@ -82,7 +82,7 @@ def recall_tool_definition() -> types.Tool:
 
 
 def recall_entry(
-    store: MemoryStore, people: PeopleStore
+    store: MemoryReader, people: PeopleReader
 ) -> tuple[types.Tool, Callable[[Any], str]]:
     """``recall`` as the server lists it and runs it."""
     return recall_tool_definition(), functools.partial(recall, store, people)
@@ -98,7 +98,7 @@ def for_person_default(tool: str, arguments: Any, person: str) -> Any:
     return arguments
 
 
-def recall(store: MemoryStore, people: PeopleStore, arguments: Mapping[str, Any] | None) -> str:
+def recall(store: MemoryReader, people: PeopleReader, arguments: Mapping[str, Any] | None) -> str:
     """The ``<long_term_memory>`` block for the person the arguments name (the household's
     alone without one), narrowed to the facts holding every word of ``query``."""
     args = _checked(arguments or {})

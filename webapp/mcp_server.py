@@ -30,6 +30,7 @@ from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
 from .curator import Curator, SimilarMemoryError, UnknownPersonError
+from .curator.errors import ForgottenFactError
 from .curator.people import in_view
 from .mcp_recall import RECALL_TOOL_NAME, for_person_default, recall_entry
 from .mcp_words import describe, describe_listed, expired_line, until_phrase
@@ -40,11 +41,9 @@ from .stores import (
     DuplicateMemoryError,
     Memory,
     MemoryFullError,
-    MemoryStore,
     MemoryTooLongError,
     NotFoundError,
     ReviewItem,
-    ReviewQueue,
     SecretInputError,
     StoreBusyError,
     StoreCorruptError,
@@ -53,6 +52,7 @@ from .stores import (
     StoreFormatUnreadableError,
     nesting_depth,
 )
+from .stores.readers import MemoryReader, ReviewReader
 from .text import count_noun, has_lone_surrogate, without_lone_surrogates
 
 logger = logging.getLogger(__name__)
@@ -191,7 +191,7 @@ class ToolInputError(ValueError):
     """The tool's arguments cannot be used as given; the message says how to fix them."""
 
 
-def usage_line(store: MemoryStore) -> str:
+def usage_line(store: MemoryReader) -> str:
     """How full the memory is, so the model knows when to tidy up."""
     used = store.usage()
     return f"Memory use: {used.items}/{used.max_items} items, {used.chars}/{used.max_chars} chars."
@@ -445,7 +445,7 @@ def error_message(exc: Exception) -> str:
             f"Refused ({exc.code}): {exc} Update that memory instead, or call again with "
             f'"confirm_similar": true if the new fact says something else.'
         )
-    if isinstance(exc, (UnknownPersonError, ConflictError)):
+    if isinstance(exc, (UnknownPersonError, ConflictError, ForgottenFactError)):
         return f"Refused ({exc.code}): {exc}"
     if isinstance(exc, (StoreFormatNewerError, StoreFormatUnreadableError)):
         return f"Refused ({exc.code}): {exc} Tell the user; the memories can still be read."
@@ -510,7 +510,7 @@ def review_tool_definition() -> types.Tool:
 
 
 def build_server(
-    curator: Curator, review: ReviewQueue | None = None, *, default_person: str = ""
+    curator: Curator, review: ReviewReader | None = None, *, default_person: str = ""
 ) -> Server:
     """A low-level MCP server exposing ``manage_memory``, ``recall`` (and ``review_memory``)
     through the curator of one data folder (``default_person``: see mcp_recall)."""
@@ -775,7 +775,7 @@ class ScreenedLines:
                 await self._replies.send(SessionMessage(reply))
 
 
-async def serve_stdio(curator: Curator, review: ReviewQueue | None, person: str = "") -> None:
+async def serve_stdio(curator: Curator, review: ReviewReader | None, person: str = "") -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
     server = build_server(curator, review, default_person=person)
     screened = ScreenedLines(read_lines(sys.stdin.buffer))
@@ -785,7 +785,7 @@ async def serve_stdio(curator: Curator, review: ReviewQueue | None, person: str 
         await server.run(read_stream, replies, server.create_initialization_options())
 
 
-def serve(curator: Curator, review: ReviewQueue | None = None, default_person: str = "") -> None:
+def serve(curator: Curator, review: ReviewReader | None = None, default_person: str = "") -> None:
     """Run the stdio server through ``curator`` (built once, with actor ``mcp``); Ctrl+C ends
     it quietly.
 

@@ -15,6 +15,7 @@ from ..curator import Curator
 from ..problems import CodedError, InputError
 from ..settings import Settings, SettingsError
 from ..stores import ConversationStore, MemoryStore, StoreError
+from ..stores.readers import ConversationReader, MemoryReader
 
 
 def load_settings(data_dir: str | None = None) -> Settings:
@@ -69,12 +70,12 @@ def describe_os_error(exc: OSError) -> str:
     return f"Cannot use {exc.filename}: {exc.strerror or exc}."
 
 
-def memory_store(settings: Settings, actor: str = "cli") -> MemoryStore:
+def memory_store(settings: Settings, actor: str = "cli") -> MemoryReader:
     """The long-term memory store as the settings describe it."""
     return MemoryStore.from_settings(settings, actor=actor)
 
 
-def conversation_store(settings: Settings) -> ConversationStore:
+def conversation_store(settings: Settings) -> ConversationReader:
     """The conversation store as the settings describe it."""
     return ConversationStore.from_settings(settings)
 

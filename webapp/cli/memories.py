@@ -15,6 +15,7 @@ from ..mcp_words import until_phrase
 from ..prompts import compose_prompt
 from ..settings import Settings
 from ..stores import Memory, NotFoundError, PeopleStore
+from ..stores.readers import PeopleReader
 from .common import (
     conversation_store,
     curator_of,
@@ -26,7 +27,7 @@ from .common import (
 )
 
 
-def people_store(settings: Settings) -> PeopleStore:
+def people_store(settings: Settings) -> PeopleReader:
     """The household's people as the settings describe them."""
     return PeopleStore.from_settings(settings, actor="cli")
 

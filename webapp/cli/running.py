@@ -9,12 +9,11 @@ import click
 
 from ..curator import Curator
 from ..settings import Settings
+from ..stores import ConversationStore, MemoryStore
 from .common import (
-    conversation_store,
     data_dir_option,
     friendly_errors,
     load_settings,
-    memory_store,
 )
 
 
@@ -78,8 +77,7 @@ def serve(
     move_to_shared_folder(settings)
     if with_demo:
         load_demo(settings, force=False, keep_existing=True)
-    memory_store(settings).init()
-    conversation_store(settings).init()
+    Curator.from_settings(settings, actor="cli").init_files()
     run(settings, host=host, port=port, threads=threads)
 
 
@@ -131,9 +129,11 @@ def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -
     from ..demo import DemoRefusedError, fill_demo
 
     try:
+        # The demo fills an empty folder by writing the stores itself (not yet a curator
+        # operation): the one door that holds the writable stores.
         report = fill_demo(
-            memory_store(settings, actor="demo"),
-            conversation_store(settings),
+            MemoryStore.from_settings(settings, actor="demo"),
+            ConversationStore.from_settings(settings),
             settings.skills_dir,
             force=force,
             lock_timeout=settings.lock_timeout,

@@ -11,11 +11,12 @@ import click
 from ..curator import Curator
 from ..settings import Settings
 from ..stores import SkillDocumentError, SkillDocumentStore
+from ..stores.readers import SkillReader
 from ..stores.skills import ImportPlan, SkillDocument, SkillEditedHereError
 from .common import data_dir_option, friendly_errors, load_settings
 
 
-def skill_store(settings: Settings) -> Any:
+def skill_store(settings: Settings) -> SkillReader:
     """The skill documents folder as the settings describe it (``SkillDocumentStore``)."""
     return SkillDocumentStore.from_settings(settings)
 

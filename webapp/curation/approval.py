@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from ..stores.origin import extractor_label
-from ..stores.review import ReviewItem, ReviewQueue
+from ..stores.readers import ReviewReader
+from ..stores.review import ReviewItem
 from ..stores.timefmt import parse_ts
 from ..text import language_of
 
@@ -94,7 +95,7 @@ def approval_stats(
     return stats
 
 
-def extraction_quality(queue: ReviewQueue, now: datetime | None = None) -> list[ApprovalStats]:
+def extraction_quality(queue: ReviewReader, now: datetime | None = None) -> list[ApprovalStats]:
     """The last 30 days and overall, from the queue's decided items."""
     items = queue.decided()
     since = (now or datetime.now(UTC)) - timedelta(days=RECENT_DAYS)

@@ -27,7 +27,8 @@ from typing import Any
 from ..phrasing import as_user_fact, is_first_person
 from ..sensitive import SecretFinding, find_secrets
 from ..similarity import Judgement
-from ..stores.memories import Memory, MemoryStore
+from ..stores.memories import Memory
+from ..stores.readers import MemoryReader
 from ..stores.timefmt import EPOCH
 from ..text import same_fact_key
 from .findings import Finding, across_people, finding_key
@@ -422,7 +423,7 @@ class AttentionScanner:
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: MemoryReader,
         stale_days: int,
         *,
         today: Callable[[], date] = lambda: datetime.now(UTC).date(),
@@ -648,7 +649,7 @@ def _anyone(_memory: Memory) -> bool:
 
 
 def most_similar_memories(
-    store: MemoryStore,
+    store: MemoryReader,
     semantic: SemanticIndex | None,
     texts: Sequence[str],
     limit: int = 3,
@@ -696,7 +697,7 @@ def most_similar_memories(
 
 
 def near_duplicate_of(
-    store: MemoryStore,
+    store: MemoryReader,
     semantic: SemanticIndex | None,
     text: str,
     *,
@@ -737,13 +738,13 @@ def near_duplicate_of(
     return None
 
 
-def similarity_index(store: MemoryStore) -> SimilarityIndex:
+def similarity_index(store: MemoryReader) -> SimilarityIndex:
     """The index of the store's memories, built once per version of the file."""
     return store.cached("similarity-index", lambda: SimilarityIndex(store.get_all()))
 
 
 def still_true(
-    store: MemoryStore, report: AttentionReport, dismissed: frozenset[str]
+    store: MemoryReader, report: AttentionReport, dismissed: frozenset[str]
 ) -> dict[str, list[Finding]]:
     """The findings of ``report`` (an older scan) per kind, without the dismissed ones and
     those whose memories are gone or say something else now: what a page shows while the

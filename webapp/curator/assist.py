@@ -68,13 +68,16 @@ def speaker(curator: Curator, context: AssistContext, at: datetime | None = None
     then and delivered later is credited as it would have been then); records a Home
     Assistant user or a device seen for the first time (or under a new name)."""
     if context.user_id:
-        curator.people.seen("ha", context.user_id, label=context.user_name or "")
+        curator._people_store.seen("ha", context.user_id, label=context.user_name or "")
     if context.device_id:
-        curator.people.seen_device(context.device_id, label=context.device_name or "")
+        curator._people_store.seen_device(context.device_id, label=context.device_name or "")
     if at is None:
-        people, devices = tuple(curator.people.people()), tuple(curator.people.devices())
+        people, devices = (
+            tuple(curator._people_store.people()),
+            tuple(curator._people_store.devices()),
+        )
     else:
-        people, devices = curator.people.as_of(at)
+        people, devices = curator._people_store.as_of(at)
     device = next((d for d in devices if d.id == context.device_id), None)
     if device is not None and device.choice == "household":
         return HOUSEHOLD
@@ -86,14 +89,14 @@ def speaker(curator: Curator, context: AssistContext, at: datetime | None = None
         chosen = user.id if user is not None else None
     # Only someone still in the household: a person removed since gets the household's,
     # never whoever happens to speak.
-    now = curator.people.get(chosen) if chosen is not None else None
+    now = curator._people_store.get(chosen) if chosen is not None else None
     return Speaker(now.id, now.name) if now is not None else HOUSEHOLD
 
 
 def memory_block(curator: Curator, who: Speaker) -> str:
     """The long-term memory block of ``who``'s prompt, exactly as the dashboard's prompt
     preview composes it for them (``compose_prompt_sections``); "" when nothing is kept."""
-    kept = curator.memories.get_all()
+    kept = curator._memory_store.get_all()
     if who.person is None:  # an unknown speaker: the household's only
         kept = [memory for memory in kept if memory.person is None]
     composed = compose_prompt_sections(kept, [], "", person=who.person)
@@ -119,7 +122,7 @@ def _unknown(memory_id: str) -> NotFoundError:
 def seen_by(curator: Curator, who: Speaker, query: str = "") -> list[Memory]:
     """The memories ``who`` sees that match ``query`` (every word; all for ""), still true
     now, newest first."""
-    page = curator.memories.query(
+    page = curator._memory_store.query(
         query, person=query_person(who.person), sort="newest", per_page=None
     )
     now = datetime.now(UTC)
@@ -191,12 +194,12 @@ def record_exchange(
 
     def store() -> bool:
         done.append(
-            curator.conversations.add_exchange(
+            curator._conversation_store.add_exchange(
                 conversation_id, user_text, reply, person=who.person, at=said_at, key=key
             )
         )
         return done[0] != "expired"
 
-    if not curator.exchange_keys.once(key, record, store):
+    if not curator._exchange_key_store.once(key, record, store):
         return "duplicate"
     return done[0]

@@ -57,7 +57,7 @@ class BackgroundExtraction:
     def run_once(self) -> list[ExtractionResult]:
         """Extract every thread that is due now, one at a time; what each run did."""
         settings = self.curator.settings
-        due = waiting(settings, self.curator.conversations, self.state).due
+        due = waiting(settings, self.curator._conversation_store, self.state).due
         results: list[ExtractionResult] = []
         if not due:
             return results

@@ -17,6 +17,7 @@ from ..extraction.run import ExtractionResult, extract_conversation, extract_due
 from ..settings import Settings
 from ..stores import (
     ConversationStore,
+    ConversationYield,
     Forgotten,
     ImportPreview,
     Memory,
@@ -31,6 +32,15 @@ from ..stores import (
 )
 from ..stores.dismissals import DismissalStore
 from ..stores.exchanges import ExchangeKeyStore
+from ..stores.readers import (
+    ConversationReader,
+    DismissalReader,
+    MemoryReader,
+    PeopleReader,
+    ReviewReader,
+    SkillReader,
+    TombstoneReader,
+)
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
 from . import forgetting, household, importing, merging, remembering, reviewing, upkeep
@@ -98,12 +108,12 @@ class Curator:
         if view == self.view:
             return self
         for store in (
-            "memories",
-            "conversations",
-            "review",
-            "people",
-            "tombstones",
-            "exchange_keys",
+            "_memory_store",
+            "_conversation_store",
+            "_review_queue",
+            "_people_store",
+            "_tombstone_store",
+            "_exchange_key_store",
         ):
             getattr(self, store)  # built once, here, so both share them
         scoped = copy.copy(self)
@@ -129,7 +139,7 @@ class Curator:
         one that left anything outside it (what ``forget_conversation`` would touch)."""
         check_thread(self, conversation_id)
         if self.view is not EVERYONE:
-            found = derived_from(self.review, conversation_id)
+            found = derived_from(self._review_queue, conversation_id)
             memories = [*found.memories, *found.kept, *(c.memory for c in found.reverted)]
             if not all(map(self.visible, memories)) or not all(map(self.sees_item, found.pending)):
                 raise NotFoundError(
@@ -137,6 +147,16 @@ class Curator:
                     code="conversation_not_found",
                     id=repr(conversation_id),
                 )
+
+    def conversation_yield(self, conversation_id: str) -> ConversationYield:
+        """What the conversation ``conversation_id`` gave: the memories it added or changed and
+        its pending proposals (``stores.derived_from``)."""
+        return derived_from(self._review_queue, conversation_id)
+
+    def init_files(self) -> None:
+        """Create the memory and conversation files when they are missing."""
+        self._memory_store.init()
+        self._conversation_store.init()
 
     def findings_in_view(self, groups: Mapping[str, list[Finding]]) -> dict[str, list[Finding]]:
         """Needs attention's findings (by kind) this curator's view may see: those whose
@@ -163,49 +183,81 @@ class Curator:
         return store
 
     @cached_property
-    def memories(self) -> MemoryStore:
+    def _memory_store(self) -> MemoryStore:
         store: MemoryStore = self._gated(MemoryStore.from_settings(self.settings, actor=self.actor))
         return store
 
     @cached_property
-    def conversations(self) -> ConversationStore:
+    def _conversation_store(self) -> ConversationStore:
         store: ConversationStore = self._gated(ConversationStore.from_settings(self.settings))
         return store
 
     @cached_property
-    def review(self) -> ReviewQueue:
-        queue: ReviewQueue = self._gated(ReviewQueue.from_settings(self.settings, self.memories))
+    def _review_queue(self) -> ReviewQueue:
+        queue: ReviewQueue = self._gated(
+            ReviewQueue.from_settings(self.settings, self._memory_store)
+        )
         return queue
 
     @cached_property
-    def people(self) -> PeopleStore:
+    def _people_store(self) -> PeopleStore:
         store: PeopleStore = self._gated(PeopleStore.from_settings(self.settings, actor=self.actor))
         return store
 
     @cached_property
-    def tombstones(self) -> TombstoneStore:
+    def _tombstone_store(self) -> TombstoneStore:
         store: TombstoneStore = self._gated(TombstoneStore.from_settings(self.settings))
         return store
 
     @cached_property
-    def dismissals(self) -> DismissalStore:
+    def _dismissal_store(self) -> DismissalStore:
         return DismissalStore.from_settings(self.settings)
 
     @cached_property
-    def exchange_keys(self) -> ExchangeKeyStore:
+    def _exchange_key_store(self) -> ExchangeKeyStore:
         """The keys of the exchanges Home Assistant's Assist sent (``curator.assist``)."""
         store: ExchangeKeyStore = self._gated(ExchangeKeyStore.from_settings(self.settings))
         return store
 
     @cached_property
-    def skills(self) -> SkillDocumentStore:
+    def _skill_store(self) -> SkillDocumentStore:
         store: SkillDocumentStore = self._gated(SkillDocumentStore.from_settings(self.settings))
         return store
+
+    # ----------------------------------------------------------------- what doors read
+    # The doors get each store read-only (``readers``): a door that writes one is a type error.
+    @property
+    def memories(self) -> MemoryReader:
+        return self._memory_store
+
+    @property
+    def conversations(self) -> ConversationReader:
+        return self._conversation_store
+
+    @property
+    def review(self) -> ReviewReader:
+        return self._review_queue
+
+    @property
+    def people(self) -> PeopleReader:
+        return self._people_store
+
+    @property
+    def tombstones(self) -> TombstoneReader:
+        return self._tombstone_store
+
+    @property
+    def dismissals(self) -> DismissalReader:
+        return self._dismissal_store
+
+    @property
+    def skills(self) -> SkillReader:
+        return self._skill_store
 
     @property
     def semantic(self) -> SemanticIndex:
         """The similarity index of this folder's memory file."""
-        return semantic_index(self.memories.path)
+        return semantic_index(self._memory_store.path)
 
     # ----------------------------------------------------------------- people
     def person(
@@ -259,8 +311,8 @@ class Curator:
             raise KeyError(f"Nothing to restore for {ref!r}: no such memory was deleted.")
         if forgetting.deleted_forever(self, ref):
             raise DeletedForeverError(ref)
-        memory = self.memories.restore(ref, actor=actor or self.actor, expected=expected)
-        self.tombstones.lift([memory.id])
+        memory = self._memory_store.restore(ref, actor=actor or self.actor, expected=expected)
+        self._tombstone_store.lift([memory.id])
         return memory
 
     def finish_forgetting(self) -> int:
@@ -292,7 +344,7 @@ class Curator:
         elif self.view is not EVERYONE:  # a person's: their threads' new messages, one by one
             threads = [
                 s.id
-                for s in self.conversations.list_conversations()
+                for s in self._conversation_store.list_conversations()
                 if self.sees_thread(s.speakers)
             ]
             return [
@@ -302,7 +354,11 @@ class Curator:
             ]
         if not dry_run:
             self.settle_deletions()
-        mine = (self.memories, self.conversations, self.review)  # their caches are warm
+        mine = (
+            self._memory_store,
+            self._conversation_store,
+            self._review_queue,
+        )  # their caches are warm
         if conversation_id is not None:
             return [
                 extract_conversation(
@@ -328,7 +384,7 @@ class Curator:
     ) -> Memory | None:
         """When a memory stops being true (None: never), while it is at version ``expected``
         (ConflictError otherwise); None when it is gone."""
-        return self.memories.set_expiry(
+        return self._memory_store.set_expiry(
             memory_id, expires, expected_updated_at=expected, actor=actor or self.actor
         )
 
@@ -340,7 +396,7 @@ class Curator:
         for ref in (dropped_id, update_hid):
             if ref and not ref_in_view(self, ref):
                 raise KeyError(f"Nothing to restore for {ref!r}.")
-        return self.memories.undo_merge(dropped_id, update_hid, actor=actor or self.actor)
+        return self._memory_store.undo_merge(dropped_id, update_hid, actor=actor or self.actor)
 
     def forget_conversation(
         self,
@@ -354,7 +410,7 @@ class Curator:
         a view, is one that left anything outside it (``conversation_not_found``)."""
         self.check_thread(conversation_id)
         return forget_conversation(
-            self.review, conversation_id, actor=actor or self.actor, seen=seen
+            self._review_queue, conversation_id, actor=actor or self.actor, seen=seen
         )
 
     def undo_forget_conversation(
@@ -372,9 +428,9 @@ class Curator:
             memory_ids = [i for i in memory_ids if ref_in_view(self, i)]
             undeleted_ids = [i for i in undeleted_ids if ref_in_view(self, i)]
             reverted_hids = [h for h in reverted_hids if ref_in_view(self, h)]
-            rejected_ids = [i for i in rejected_ids if self.sees_item(self.review.get(i))]
+            rejected_ids = [i for i in rejected_ids if self.sees_item(self._review_queue.get(i))]
         return undo_forget(
-            self.review,
+            self._review_queue,
             memory_ids,
             rejected_ids,
             reverted_hids,
@@ -386,7 +442,7 @@ class Curator:
         """Delete a thread's messages (the memories it gave stay); False when it had none;
         another person's thread is unknown (``conversation_not_found``)."""
         check_thread(self, conversation_id)
-        return self.conversations.clear(conversation_id)
+        return self._conversation_store.clear(conversation_id)
 
     def settle_deletions(self) -> int:
         """Tombstones for memories deleted without one (``forgetting.settle_deletions``)."""
@@ -400,13 +456,13 @@ class Curator:
         (``people.item_in_view``): a person's own and the household's, never another
         person's."""
         view = view if view is not EVERYONE else self.view
-        return [item for item in self.review.pending() if item_in_view(item, view)]
+        return [item for item in self._review_queue.pending() if item_in_view(item, view)]
 
     def reject(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
         """Mark a proposal rejected: it is not proposed again (``review_item_not_found``
         outside this curator's view)."""
         reviewing.visible_item(self, item_id)
-        return self.review.reject(item_id, actor=actor or self.actor)
+        return self._review_queue.reject(item_id, actor=actor or self.actor)
 
     def undo_decision(self, item_id: str, *, actor: str | None = None) -> ReviewItem:
         """Take a decision back (``reviewing.undo``)."""
@@ -417,16 +473,21 @@ class Curator:
         how many."""
         if self.view is not EVERYONE:
             mine = [
-                i for i in self.review.pending_from(source) if self.sees_item(self.review.get(i))
+                i
+                for i in self._review_queue.pending_from(source)
+                if self.sees_item(self._review_queue.get(i))
             ]
             return sum(1 for i in mine if self.reject(i, actor=actor).status == "rejected")
-        return self.review.reject_source(source, actor=actor or self.actor)
+        return self._review_queue.reject_source(source, actor=actor or self.actor)
 
     def approve_source(self, source: str, *, actor: str | None = None) -> SourceDecision:
         """Approve every proposal waiting from one import, oldest first, until memory is full."""
         who = actor or self.actor
         return approve_source(
-            self.review, source, actor=who, approve=lambda item_id: self.approve(item_id, actor=who)
+            self._review_queue,
+            source,
+            actor=who,
+            approve=lambda item_id: self.approve(item_id, actor=who),
         )
 
     # ----------------------------------------------------------------- imports
@@ -453,7 +514,9 @@ class Curator:
             check_person(person if isinstance(person, str) and person else None, self.view)
             memory_id = record.get("id")
             if isinstance(memory_id, str) and memory_id:
-                existing = self.memories.get(memory_id) or self.memories.deleted(memory_id)
+                existing = self._memory_store.get(memory_id) or self._memory_store.deleted(
+                    memory_id
+                )
                 if existing is not None and not self.visible(existing):
                     visible_memory(self, memory_id)  # raises memory_gone
 

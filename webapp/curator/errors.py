@@ -11,6 +11,7 @@ from ..stores import Memory, NotFoundError, StoreError
 __all__ = [
     "AmbiguousMemoryError",
     "DeletedForeverError",
+    "ForgottenFactError",
     "OwnerUndecidedError",
     "SimilarMemoryError",
     "UnknownPersonError",
@@ -33,6 +34,22 @@ class DeletedForeverError(NotFoundError):
             code="deleted_forever",
             id=memory_id,
         )
+
+
+class ForgottenFactError(DeletedForeverError):
+    """A fact to keep that states again one a person deleted forever (its words, or its
+    fingerprint, ``extraction.forgotten.deleted_match``): it is not kept again, whoever asks.
+    ``memory_id`` is the memory that held it."""
+
+    def __init__(self, memory_id: str) -> None:
+        NotFoundError.__init__(
+            self,
+            f"A person deleted this fact forever (memory {memory_id}): it is not kept again. "
+            "Nothing was added.",
+            code="deleted_forever",
+            id=memory_id,
+        )
+        self.memory_id = memory_id
 
 
 class SimilarMemoryError(StoreError):

@@ -33,15 +33,15 @@ def _tombstone_of_deleted(curator: Curator, memory_id: str, view: View) -> Tombs
     """The tombstone of a memory deleted before (made now from the history log when a program
     deleted it without one, as who deleted it), or None when nothing is known of it in
     ``view``."""
-    tombstone = curator.tombstones.for_memory(memory_id)
+    tombstone = curator._tombstone_store.for_memory(memory_id)
     if tombstone is None:
         gone = next(
-            (d for d in curator.memories.recently_deleted() if d.memory.id == memory_id), None
+            (d for d in curator._memory_store.recently_deleted() if d.memory.id == memory_id), None
         )
         if gone is None or not in_view(gone.memory, view):
             return None
-        return curator.tombstones.record(gone.memory, by=gone.deleted_by, via="library")
-    deleted = curator.memories.deleted(memory_id)
+        return curator._tombstone_store.record(gone.memory, by=gone.deleted_by, via="library")
+    deleted = curator._memory_store.deleted(memory_id)
     if view is not EVERYONE and deleted is not None and not in_view(deleted, view):
         return None
     return tombstone
@@ -67,7 +67,7 @@ def forget(
     actor = actor or curator.actor
     via = via or curator.via
     view = narrowed(curator, view)
-    memory = curator.memories.get(memory_id)
+    memory = curator._memory_store.get(memory_id)
     if memory is not None and not in_view(memory, view):
         raise _unknown(memory_id)
     tombstone: Tombstone | None = None
@@ -76,9 +76,9 @@ def forget(
     if memory is not None and forever:
         # Delete forever records its intent before anything goes: a process killed at any
         # point after is finished by the command run again, or by ``repair``.
-        tombstone = curator.tombstones.for_memory(memory_id)
+        tombstone = curator._tombstone_store.for_memory(memory_id)
         if tombstone is None or not tombstone.forever:
-            tombstone = curator.tombstones.record(
+            tombstone = curator._tombstone_store.record(
                 memory,
                 by=actor,
                 via=via,
@@ -87,12 +87,12 @@ def forget(
                 forgetting=True,
             )
         reached("recorded")
-        if not curator.memories.delete(memory_id, actor=actor):
+        if not curator._memory_store.delete(memory_id, actor=actor):
             memory = None  # deleted meanwhile
         reached("deleted")
     elif memory is not None and _deleted(curator, memory_id, expected, actor):
         reached("deleted")  # (a kill here: the tombstone is made from the log next time)
-        tombstone = curator.tombstones.record(
+        tombstone = curator._tombstone_store.record(
             memory,
             by=actor,
             via=via,
@@ -107,15 +107,15 @@ def forget(
         if tombstone is None:
             raise _unknown(memory_id)
         if dont_propose_again and not tombstone.no_propose:
-            tombstone = curator.tombstones.set_no_propose(tombstone.id)
+            tombstone = curator._tombstone_store.set_no_propose(tombstone.id)
     wiped = None
     if forever:
         wiped = forget_deleted_forever(
-            curator.memories,
-            curator.review,
+            curator._memory_store,
+            curator._review_queue,
             memory_id,
             no_propose=dont_propose_again,
-            tombstones=curator.tombstones,
+            tombstones=curator._tombstone_store,
             **_wiped_too(curator),
         )
     return Forgetting(memory, tombstone, wiped)
@@ -125,8 +125,8 @@ def _deleted(curator: Curator, memory_id: str, expected: str | None, actor: str)
     """Delete the memory, only while it is at ``expected`` when given (ConflictError with the
     memory as it is now when it changed since); False when it was gone already."""
     if expected is None:
-        return curator.memories.delete(memory_id, actor=actor)
-    deletion = curator.memories.delete_unchanged({memory_id: expected}, actor=actor)
+        return curator._memory_store.delete(memory_id, actor=actor)
+    deletion = curator._memory_store.delete_unchanged({memory_id: expected}, actor=actor)
     if deletion.left_alone:
         raise ConflictError(deletion.left_alone[0])
     return bool(deletion.deleted)
@@ -135,9 +135,9 @@ def _deleted(curator: Curator, memory_id: str, expected: str | None, actor: str)
 def _wiped_too(curator: Curator) -> dict[str, Any]:
     """The other files Delete forever takes the words out of."""
     return {
-        "conversations": curator.conversations,
+        "conversations": curator._conversation_store,
         "job": job_document(curator.settings),
-        "dismissals": curator.dismissals,
+        "dismissals": curator._dismissal_store,
     }
 
 
@@ -145,9 +145,12 @@ def finish_forgetting(curator: Curator) -> int:
     """Finish every Delete forever a killed process left half-way (for ``repair``, and for
     the next start: ``finish_interrupted``); how many."""
     finished = forgotten.finish_forgetting(
-        curator.memories, curator.review, tombstones=curator.tombstones, **_wiped_too(curator)
+        curator._memory_store,
+        curator._review_queue,
+        tombstones=curator._tombstone_store,
+        **_wiped_too(curator),
     )
-    curator.tombstones.clear_marker()
+    curator._tombstone_store.clear_marker()
     return len(finished)
 
 
@@ -157,7 +160,7 @@ def finish_interrupted(curator: Curator) -> int:
     waiting (one look at the folder otherwise); how many. A store that cannot be written now
     (busy, damaged) leaves it for the next start or ``repair``, with a warning: the fact is
     refused meanwhile by restore, undo and approve (``DeletedForeverError``)."""
-    if not curator.tombstones.unfinished():
+    if not curator._tombstone_store.unfinished():
         return 0
     try:
         return finish_forgetting(curator)
@@ -169,9 +172,9 @@ def finish_interrupted(curator: Curator) -> int:
 def deleted_forever(curator: Curator, ref: str) -> bool:
     """``ref`` (a memory's id, or a history entry's hid) names a memory deleted forever, or
     being deleted forever: nothing may bring it back."""
-    entry = curator.memories.change(ref)
+    entry = curator._memory_store.change(ref)
     memory_id = str(entry.get("id")) if entry is not None else ref
-    tombstone = curator.tombstones.for_memory(memory_id)
+    tombstone = curator._tombstone_store.for_memory(memory_id)
     return tombstone is not None and tombstone.forever
 
 
@@ -186,13 +189,13 @@ def forget_many(
     """``forget`` for several memories in one write per store (the memories deleted); those
     outside the curator's view are left alone, as unknown."""
     actor = actor or curator.actor
-    found = [curator.memories.get(i) for i in dict.fromkeys(memory_ids)]
+    found = [curator._memory_store.get(i) for i in dict.fromkeys(memory_ids)]
     before = [m for m in found if m is not None and in_view(m, curator.view)]
     wanted = [m.id for m in before]
-    if not before or not curator.memories.delete_many(wanted, actor=actor):
+    if not before or not curator._memory_store.delete_many(wanted, actor=actor):
         return []
-    gone = [m for m in before if curator.memories.get(m.id) is None]
-    curator.tombstones.record_many(
+    gone = [m for m in before if curator._memory_store.get(m.id) is None]
+    curator._tombstone_store.record_many(
         gone, by=actor, via=via or curator.via, no_propose=dont_propose_again
     )
     return gone
@@ -203,7 +206,7 @@ def settle_deletions(curator: Curator) -> int:
     one (``forgotten.settle_deletions``: the whole history log, however early the deletion);
     how many. The history log is append-only between rewrites: once looked at, only what was
     appended since is searched for such a deletion before the log is read again."""
-    log_path = curator.memories.history_path
+    log_path = curator._memory_store.history_path
     try:
         st = log_path.stat()
     except FileNotFoundError:
@@ -216,6 +219,6 @@ def settle_deletions(curator: Curator) -> int:
         if b'"library"' not in appended or b'"delete"' not in appended:
             curator.history_seen = (st.st_ino, st.st_size)
             return 0
-    recorded = forgotten.settle_deletions(curator.memories, curator.tombstones)
+    recorded = forgotten.settle_deletions(curator._memory_store, curator._tombstone_store)
     curator.history_seen = (st.st_ino, st.st_size)
     return recorded

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def _refuse_taken(curator: Curator, name: str, person_id: str | None = None) -> None:
     key = name_key(name)
-    for person in curator.people.people():
+    for person in curator._people_store.people():
         if person.id != person_id and name_key(person.name) == key:
             raise InputError(
                 f"{person.name!r} is already a person of the household; give another name, "
@@ -42,26 +42,26 @@ def add_person(
     """A new person with ``name`` (and identities of theirs); ``person_name_taken`` when the
     household has a person of that name already, however it is cased or written."""
     _refuse_taken(curator, name)
-    return curator.people.add(name, identities=identities)
+    return curator._people_store.add(name, identities=identities)
 
 
 def person_from(curator: Curator, kind: str, value: str, *, name: str | None = None) -> Person:
     """A new person from an identity seen (``PeopleStore.person_from``), its name checked as
     ``add_person`` does."""
-    _refuse_taken(curator, curator.people.name_from(kind, value, name))
-    return curator.people.person_from(kind, value, name=name)
+    _refuse_taken(curator, curator._people_store.name_from(kind, value, name))
+    return curator._people_store.person_from(kind, value, name=name)
 
 
 def rename_person(curator: Curator, person_id: str, name: str) -> Person:
     """Give a person another name, unless another person has it (``check_own``)."""
     check_own(curator, person_id)
     _refuse_taken(curator, name, person_id)
-    return curator.people.rename(person_id, name)
+    return curator._people_store.rename(person_id, name)
 
 
 def owns_nothing(curator: Curator, person_id: str) -> bool:
     """No private memory, proposal or conversation of ``person_id`` exists."""
-    threads = curator.conversations.list_conversations()
+    threads = curator._conversation_store.list_conversations()
     return owned_by(curator, person_id) == (0, 0) and not any(
         person_id in s.speakers for s in threads
     )
@@ -76,7 +76,7 @@ def check_own(curator: Curator, person_id: str) -> None:
         return
     if (
         view is None
-        and curator.people.get(person_id) is not None
+        and curator._people_store.get(person_id) is not None
         and owns_nothing(curator, person_id)
     ):
         return
@@ -86,22 +86,22 @@ def check_own(curator: Curator, person_id: str) -> None:
 def link_identity(curator: Curator, person_id: str, kind: str, value: str) -> Person:
     """Map an identity to a person (``check_own``)."""
     check_own(curator, person_id)
-    return curator.people.link(person_id, kind, value)
+    return curator._people_store.link(person_id, kind, value)
 
 
 def unlink_identity(curator: Curator, person_id: str, kind: str, value: str) -> Person:
     """Take an identity from a person (offered again as unlinked; ``check_own``)."""
     check_own(curator, person_id)
-    return curator.people.unlink(person_id, kind, value)
+    return curator._people_store.unlink(person_id, kind, value)
 
 
 def owned_by(curator: Curator, person_id: str) -> tuple[int, int]:
     """What a person owns: their private memories and the proposals waiting as theirs."""
-    memories = sum(1 for m in curator.memories.get_all() if m.person == person_id)
+    memories = sum(1 for m in curator._memory_store.get_all() if m.person == person_id)
     memories += sum(
-        1 for s in curator.conversations.list_conversations() if person_id in s.speakers
+        1 for s in curator._conversation_store.list_conversations() if person_id in s.speakers
     )
-    waiting = sum(1 for item in curator.review.pending() if item.person == person_id)
+    waiting = sum(1 for item in curator._review_queue.pending() if item.person == person_id)
     return memories, waiting
 
 
@@ -112,9 +112,9 @@ def remove_person(curator: Curator, person_id: str) -> Person:
     person's private memories never become the household's (everyone's) by their owner
     going, nor are they left owned by nobody; a person moves or forgets them first."""
     check_own(curator, person_id)
-    person = curator.people.get(person_id)
+    person = curator._people_store.get(person_id)
     if person is None:
-        return curator.people.remove(person_id)  # person_unknown
+        return curator._people_store.remove(person_id)  # person_unknown
     memories, waiting = owned_by(curator, person_id)
     if memories or waiting:
         raise InputError(
@@ -125,7 +125,7 @@ def remove_person(curator: Curator, person_id: str) -> Person:
             memories=memories,
             waiting=waiting,
         )
-    return curator.people.remove(person_id)
+    return curator._people_store.remove(person_id)
 
 
 def restore_person(curator: Curator, person_id: str) -> Person:
@@ -133,16 +133,16 @@ def restore_person(curator: Curator, person_id: str) -> Person:
     now (``person_name_taken``) or one of their identities (``identity_taken``)."""
     if curator.view is not EVERYONE and curator.view != person_id:
         raise unknown_person(person_id)
-    gone = curator.people.removed(person_id)
-    if gone is not None and curator.people.get(person_id) is None:
+    gone = curator._people_store.removed(person_id)
+    if gone is not None and curator._people_store.get(person_id) is None:
         _refuse_taken(curator, gone.name, person_id)
-    return curator.people.restore(person_id)
+    return curator._people_store.restore(person_id)
 
 
 def note_identity(curator: Curator, kind: str, value: str, *, label: str = "") -> Person | None:
     """The person an identity maps to; one nobody has is recorded as unlinked (to be offered
     on the People page) and None is returned."""
-    return curator.people.seen(kind, value, label=label)
+    return curator._people_store.seen(kind, value, label=label)
 
 
 def choose_device(
@@ -155,14 +155,16 @@ def choose_device(
     (``person_unknown``), nor one that does taken from them (``device_not_yours``)."""
     if choice == "person":
         check_person(person, curator.view)
-    current = curator.people.device(device_id)
+    current = curator._people_store.device(device_id)
     if current is not None and not person_in_view(current.person, curator.view):
         raise InputError(
             "That device answers with another person's memory; only they or an "
             "administrator can change it.",
             code="device_not_yours",
         )
-    return curator.people.choose_device(device_id, choice, person if choice == "person" else None)
+    return curator._people_store.choose_device(
+        device_id, choice, person if choice == "person" else None
+    )
 
 
 def dismiss_finding(curator: Curator, key: str, *, actor: str | None = None) -> bool:
@@ -170,14 +172,14 @@ def dismiss_finding(curator: Curator, key: str, *, actor: str | None = None) -> 
     only a finding over memories that view may see, as they are now (``not_a_finding``
     otherwise: another person's findings are neither hidden nor shown by a crafted key)."""
     _check_finding_in_view(curator, key)
-    return curator.dismissals.dismiss(key, actor=actor or curator.actor)
+    return curator._dismissal_store.dismiss(key, actor=actor or curator.actor)
 
 
 def restore_finding(curator: Curator, key: str) -> bool:
     """Bring a dismissed finding back; False when it was not dismissed (within a person's
     view, only one of theirs or the household's, as ``dismiss_finding``)."""
     _check_finding_in_view(curator, key)
-    return curator.dismissals.restore(key)
+    return curator._dismissal_store.restore(key)
 
 
 def _check_finding_in_view(curator: Curator, key: str) -> None:
@@ -185,7 +187,7 @@ def _check_finding_in_view(curator: Curator, key: str) -> None:
         return
     kind, _, rest = key.partition(":")
     ids = rest.rpartition(":")[0]
-    memories = [curator.memories.get(i) for i in ids.split("+")] if ids else []
+    memories = [curator._memory_store.get(i) for i in ids.split("+")] if ids else []
     named = [m for m in memories if m is not None and in_view(m, curator.view)]
     if not named or len(named) != len(memories) or finding_key(kind, named) != key:
         raise InputError("That is not a finding of the Needs attention view.", code="not_a_finding")
@@ -195,29 +197,29 @@ def save_skill(
     curator: Curator, document: SkillDocument | Mapping[str, Any], *, actor: str | None = None
 ) -> SkillDocument:
     """Validate and write a skill document (``SkillDocumentStore.save``)."""
-    return curator.skills.save(document, actor=actor or curator.actor)
+    return curator._skill_store.save(document, actor=actor or curator.actor)
 
 
 def deprecate_skill(curator: Curator, doc_id: str, *, actor: str | None = None) -> bool:
     """Deprecate a live skill document; False when none has that id."""
-    return curator.skills.deprecate(doc_id, actor=actor or curator.actor)
+    return curator._skill_store.deprecate(doc_id, actor=actor or curator.actor)
 
 
 def restore_skill(curator: Curator, doc_id: str, *, actor: str | None = None) -> bool:
     """Bring a deprecated skill document back; False when none has that id."""
-    return curator.skills.restore(doc_id, actor=actor or curator.actor)
+    return curator._skill_store.restore(doc_id, actor=actor or curator.actor)
 
 
 def restore_skill_version(curator: Curator, hid: str, *, actor: str | None = None) -> SkillDocument:
     """Bring back the version of a skill document the change ``hid`` replaced."""
-    return curator.skills.restore_version(hid, actor=actor or curator.actor)
+    return curator._skill_store.restore_version(hid, actor=actor or curator.actor)
 
 
 def import_staged_skills(
     curator: Curator, token: str, *, actor: str | None = None, replace_edits: bool = True
 ) -> ImportReport:
     """Import the skills upload kept under ``token`` (``SkillDocumentStore.import_staged``)."""
-    return curator.skills.import_staged(
+    return curator._skill_store.import_staged(
         token, actor=actor or curator.actor, replace_edits=replace_edits
     )
 
@@ -228,5 +230,7 @@ def import_skills(
     """Import one Agent Skills folder or .zip (``SkillDocumentStore.import_skill`` /
     ``import_skill_zip``)."""
     if source.is_file():
-        return curator.skills.import_skill_zip(source, actor=actor, replace_edits=replace_edits)
-    return curator.skills.import_skill(source, actor=actor, replace_edits=replace_edits)
+        return curator._skill_store.import_skill_zip(
+            source, actor=actor, replace_edits=replace_edits
+        )
+    return curator._skill_store.import_skill(source, actor=actor, replace_edits=replace_edits)

@@ -31,19 +31,19 @@ def export_view(curator: Curator, fmt: str, view: View) -> bytes:
     """The memories ``view`` may see, in this program's own form (``json``, lossless) or
     another system's; a person's are under their name."""
     if fmt == OWN_FORMAT and view is EVERYONE:
-        return curator.memories.export()
-    memories = [m for m in curator.memories.get_all() if in_view(m, view)]
+        return curator._memory_store.export()
+    memories = [m for m in curator._memory_store.get_all() if in_view(m, view)]
     if fmt == OWN_FORMAT:
         records = [m.to_dict() for m in memories]
         return (json.dumps(records, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    return export_as(memories, fmt, curator.people.names())
+    return export_as(memories, fmt, curator._people_store.names())
 
 
 def preview_own(curator: Curator, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
     """This program's export read and previewed (what would be added, updated, refused)."""
     records = read_own_export(content)
     curator.check_import(records)
-    return records, curator.memories.preview_import(records)
+    return records, curator._memory_store.preview_import(records)
 
 
 def import_own(
@@ -59,14 +59,14 @@ def import_own(
     "don't propose again" (counted as ``forgotten``)."""
     semantic = curator.semantic
     return import_minding_forgotten(
-        curator.memories,
-        curator.review,
+        curator._memory_store,
+        curator._review_queue,
         records,
         actor=actor or curator.actor,
         source=source,
         allow_secrets=confirm_secrets,
         judge=semantic.cached_judge(),
-        tombstones=curator.tombstones,
+        tombstones=curator._tombstone_store,
     )
 
 
@@ -87,18 +87,18 @@ def plan_file(
     proposes to change another person's private memory (``plan_import``). An owner id no
     person has is refused (``person_unknown``)."""
     for person_id in {owner, *(lines or {}).values()} - {None}:
-        if curator.people.get(person_id) is None:
+        if curator._people_store.get(person_id) is None:
             raise NotFoundError(
                 f"No person has the id {person_id!r}.", code="person_unknown", id=repr(person_id)
             )
     return plan_import(
-        curator.memories,
-        curator.review,
+        curator._memory_store,
+        curator._review_queue,
         content,
         fmt=fmt,
         file_name=file_name,
         day=day,
-        people=curator.people,
+        people=curator._people_store,
         owner=owner,
         lines=lines,
     )
@@ -106,4 +106,4 @@ def plan_file(
 
 def queue_plan(curator: Curator, plan: ImportPlan) -> list[ReviewItem]:
     """Put a plan's proposals in Review (one write)."""
-    return queue_import(curator.review, plan)
+    return queue_import(curator._review_queue, plan)

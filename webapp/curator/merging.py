@@ -73,7 +73,7 @@ def merge(
     require_versions(curator, [keep_id, drop_id], expected)
     text = clean_content(content)
     check_secret(text, confirmed=confirm_secret)
-    keep, drop = curator.memories.get(keep_id), curator.memories.get(drop_id)
+    keep, drop = curator._memory_store.get(keep_id), curator._memory_store.get(drop_id)
     keep = keep if in_view(keep, curator.view) else None
     drop = drop if in_view(drop, curator.view) else None
     if keep is None or drop is None:
@@ -91,7 +91,7 @@ def merge(
             "person's private wording never reaches everyone. Nothing was changed.",
             code="merge_private",
         )
-    return curator.memories.merge(
+    return curator._memory_store.merge(
         keep_id, drop_id, text, actor=actor or curator.actor, expected=expected
     )
 
@@ -114,7 +114,7 @@ def move_to_household(
         raise InputError("Choose at least two memories.", code="merge_same")
     _distinct(memory_ids)
     require_versions(curator, memory_ids, expected)
-    found = [curator.memories.get(memory_id) for memory_id in memory_ids]
+    found = [curator._memory_store.get(memory_id) for memory_id in memory_ids]
     found = [memory if in_view(memory, curator.view) else None for memory in found]
     for memory_id, memory in zip(memory_ids, found, strict=True):
         if memory is None:
@@ -124,12 +124,12 @@ def move_to_household(
     kept = [memory for memory in found if memory is not None]
     _one_fact_per_person(kept)
     first = kept[0]
-    moved = curator.memories.update(
+    moved = curator._memory_store.update(
         first.id, first.content, expected_updated_at=first.version, actor=actor, person=None
     )
     if moved is None:
         raise _gone(first.id)
-    curator.memories.delete_many([memory.id for memory in kept[1:]], actor=actor)
+    curator._memory_store.delete_many([memory.id for memory in kept[1:]], actor=actor)
     return moved
 
 

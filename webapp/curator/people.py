@@ -73,7 +73,7 @@ def visible_memory(curator: Curator, memory_id: str, view: View = EVERYONE) -> M
     """The memory ``memory_id`` when the view (``view``, else the curator's) may see it;
     NotFoundError (``memory_gone``) otherwise: another person's memory is as unknown as one
     that does not exist."""
-    memory = curator.memories.get(memory_id)
+    memory = curator._memory_store.get(memory_id)
     if memory is None or not in_view(memory, narrowed(curator, view)):
         raise NotFoundError(
             f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
@@ -111,13 +111,13 @@ def resolve_person(
     of them: it is never guessed, and a caller learns nothing of who lives here."""
     if ref is None or not ref.strip():
         return None
-    found = curator.people.matching(ref)
+    found = curator._people_store.matching(ref)
     if len(found) == 1:
         return found[0].id
     if found:  # neither a stranger nor one of them: say so, and how to pick
         raise AmbiguousPersonError(ref.strip(), len(found))
     if record_unknown:
-        curator.people.seen("name", ref.strip())
+        curator._people_store.seen("name", ref.strip())
     if reading:
         return None
     raise UnknownPersonError(ref.strip())
@@ -130,11 +130,11 @@ def ref_in_view(curator: Curator, ref: str) -> bool:
     view = curator.view
     if view is EVERYONE:
         return True
-    entry = curator.memories.change(ref)
+    entry = curator._memory_store.change(ref)
     states = [entry.get("before"), entry.get("after")] if entry is not None else []
     memory_id = str(entry.get("id")) if entry is not None else ref
     persons = [state.get("person") for state in states if isinstance(state, dict)]
-    current = curator.memories.get(memory_id) or curator.memories.deleted(memory_id)
+    current = curator._memory_store.get(memory_id) or curator._memory_store.deleted(memory_id)
     if current is not None:
         persons.append(current.person)
     elif not persons:
@@ -144,7 +144,7 @@ def ref_in_view(curator: Curator, ref: str) -> bool:
 
 def speakers(curator: Curator, conversation_id: str) -> tuple[str, ...] | None:
     """The people named on a conversation's messages, or None when it has none."""
-    for summary in curator.conversations.list_conversations():
+    for summary in curator._conversation_store.list_conversations():
         if summary.id == conversation_id:
             return summary.speakers
     return None

@@ -6,10 +6,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ..curation.attention import near_duplicate_of
+from ..extraction.forgotten import deleted_match
 from ..extraction.validity import stated_end
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
-from .errors import SimilarMemoryError
+from .errors import ForgottenFactError, SimilarMemoryError
 from .people import EVERYONE, View, check_person, in_view, narrowed, visible_memory
 from .results import Revision
 
@@ -22,7 +23,7 @@ def checked_text(curator: Curator, content: Any, *, confirm_secret: bool) -> str
     holding a secret the caller did not confirm (SecretInputError: the way to confirm is the
     door's own: a box on the page, ``confirm_secret`` in a tool or a flag)."""
     text = clean_content(content)
-    check_length(text, curator.memories.max_chars)
+    check_length(text, curator._memory_store.max_chars)
     check_secret(text, confirmed=confirm_secret)
     return text
 
@@ -51,11 +52,25 @@ def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory |
     """A memory within the view of ``person`` that says ``text`` in other words, or None:
     another person's private memory is never named (nor compared)."""
     return near_duplicate_of(
-        curator.memories,
+        curator._memory_store,
         curator.semantic,
         text,
         visible=lambda memory: in_view(memory, person),
     )
+
+
+def check_not_forgotten(curator: Curator, text: str, person: str | None) -> None:
+    """Refuse (ForgottenFactError, ``deleted_forever``) ``text`` when it states again a fact
+    ``person`` (or the household, None) had deleted forever: by its words or its fingerprint,
+    never by another person's deletion (``extraction.forgotten.deleted_match``)."""
+    forever = [t for t in curator._tombstone_store.all() if t.forever]
+    if not forever:
+        return
+    match = deleted_match(
+        text, forever, fingerprint=curator._tombstone_store.fingerprint, owner=person
+    )
+    if match is not None:
+        raise ForgottenFactError(match.memory_id)
 
 
 def remember(
@@ -75,7 +90,8 @@ def remember(
 
     Refused, with nothing written: a secret not confirmed (SecretInputError), the same fact
     already kept in that view (DuplicateMemoryError, checked under the lock), the same fact in
-    other words unless ``allow_similar`` (SimilarMemoryError), the caps (MemoryFullError), an
+    other words unless ``allow_similar`` (SimilarMemoryError), a fact a person deleted forever
+    (ForgottenFactError, ``deleted_forever``), the caps (MemoryFullError), an
     unknown category or person (InputError). ``expires_at``: when it stops being true (None:
     never); left out, the end its words state ("until Friday", 這週), as the dashboard's Add form
     shows before saving, so a fact told through any door ends when it says it does. Within a
@@ -85,11 +101,12 @@ def remember(
     text = checked_text(curator, content, confirm_secret=confirm_secret)
     chosen = check_category(category)
     ends = said_end(curator, text) if isinstance(expires_at, Said) else expires_at
+    check_not_forgotten(curator, text, person)
     if not allow_similar:
         similar = similar_in_view(curator, text, person)
         if similar is not None:
             raise SimilarMemoryError(similar)
-    return curator.memories.add(
+    return curator._memory_store.add(
         text,
         category=chosen,
         source=source or curator.via,
@@ -131,7 +148,7 @@ def revise(
     if not isinstance(person, Keep):
         check_person(person, view)
     version = expected or before.version
-    after = curator.memories.update(
+    after = curator._memory_store.update(
         memory_id,
         text,
         expected_updated_at=version,
@@ -141,7 +158,7 @@ def revise(
         expires_at=expires_at,
     )
     if after is None:
-        current = curator.memories.get(memory_id)
+        current = curator._memory_store.get(memory_id)
         if current is not None:
             raise ConflictError(current)
         raise NotFoundError(

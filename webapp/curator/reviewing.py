@@ -20,7 +20,7 @@ def _refuse_forgotten(curator: Curator, item: ReviewItem) -> None:
     that added it, an update or forget of it, a proposal marked with its tombstone): undoing
     or approving it would bring the fact back. Only a run killed before it took the item out
     leaves one (the next start finishes it)."""
-    tombstones = curator.tombstones
+    tombstones = curator._tombstone_store
     for memory_id in (item.applied_memory_id, item.memory_id):
         if tombstones.forever_of(memory_id) is not None:
             raise DeletedForeverError(str(memory_id))
@@ -34,9 +34,9 @@ def visible_item(curator: Curator, item_id: str) -> ReviewItem:
     NotFoundError (``review_item_not_found``) otherwise: another person's proposal is as
     unknown as one that does not exist. One that Delete forever took out of the queue is
     DeletedForeverError, within the view of whose the forgotten memory was."""
-    item = curator.review.get(item_id)
+    item = curator._review_queue.get(item_id)
     if item is None:
-        took = curator.tombstones.took_out(item_id)
+        took = curator._tombstone_store.took_out(item_id)
         view = curator.view
         if took is not None and (view is EVERYONE or took.person in (None, view)):
             raise DeletedForeverError(took.memory_id)
@@ -85,7 +85,7 @@ def approve(
         raise OwnerUndecidedError()
     if item.action != "delete":
         check_secret(content if content is not None else item.content, confirmed=confirm_secret)
-    queue = curator.review
+    queue = curator._review_queue
     claim = queue.claim(
         item_id,
         content=content,
@@ -99,7 +99,7 @@ def approve(
         return visible_item(curator, item_id)
     gone = None
     if claim.record.get("action") == "delete" and claim.record.get("memoryId"):
-        gone = curator.memories.get(str(claim.record["memoryId"]))
+        gone = curator._memory_store.get(str(claim.record["memoryId"]))
     try:
         applied = queue.apply(claim.record, claim.edited, actor, expected)
     except BaseException:
@@ -107,7 +107,7 @@ def approve(
         raise
     decided = queue.settle(item_id, applied)
     if gone is not None and applied.get("appliedAction") == "delete":
-        curator.tombstones.record(
+        curator._tombstone_store.record(
             gone, by=actor, via="review", conversation_id=item.conversation_id
         )
     return decided
@@ -121,7 +121,7 @@ def undo(curator: Curator, item_id: str, *, actor: str | None = None) -> ReviewI
     item = visible_item(curator, item_id)
     if item.status != "pending":
         _refuse_forgotten(curator, item)
-    undone = curator.review.undo(item_id, actor=actor or curator.actor)
+    undone = curator._review_queue.undo(item_id, actor=actor or curator.actor)
     if item.status == "approved" and item.applied_action == "delete" and item.applied_memory_id:
-        curator.tombstones.lift([item.applied_memory_id])
+        curator._tombstone_store.lift([item.applied_memory_id])
     return undone

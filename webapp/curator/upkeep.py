@@ -52,17 +52,17 @@ def data_files(curator: Curator) -> list[DataFile]:
     findings and the dashboard's logins."""
     data_dir = Path(curator.settings.data_dir)
     return [
-        DataFile("memories", curator.memories),
-        DataFile("conversations", curator.conversations),
-        DataFile("review", curator.review),
+        DataFile("memories", curator._memory_store),
+        DataFile("conversations", curator._conversation_store),
+        DataFile("review", curator._review_queue),
         DataFile("extraction_state", ExtractionState.from_settings(curator.settings)),
         DataFile("extraction_job", job_document(curator.settings)),
-        DataFile("dismissals", curator.dismissals),
-        DataFile("people", curator.people),
+        DataFile("dismissals", curator._dismissal_store),
+        DataFile("people", curator._people_store),
         DataFile("login_sessions", sessions_document(data_dir / SESSIONS_FILE)),
         DataFile("login_attempts", attempts_document(data_dir / ATTEMPTS_FILE)),
-        DataFile("tombstones", curator.tombstones),
-        DataFile("assist_exchanges", curator.exchange_keys),
+        DataFile("tombstones", curator._tombstone_store),
+        DataFile("assist_exchanges", curator._exchange_key_store),
     ]
 
 
@@ -75,7 +75,7 @@ def own_files(curator: Curator) -> list[OwnFile]:
         found += data_file.store.own_files()
     found += cache_files(settings.memory_file)
     found += verdict_files(settings.memory_file)
-    found += curator.skills.own_files()
+    found += curator._skill_store.own_files()
     found += secret_key_files(data_dir)
     found += existing(data_dir / ADDON_OPTIONS_FILE.name, OPTIONS)
     found += existing(data_dir / MOVE_MARKER, MOVE_RECORD)
@@ -180,14 +180,14 @@ def _status(store: FileBacked) -> str:
 def stats(curator: Curator) -> Stats:
     """Read every data file, saying how full each is and which cannot be used."""
     problems: list[Exception] = []
-    memories = FileCheck("memories", curator.memories.path, _status(curator.memories))
+    memories = FileCheck("memories", curator._memory_store.path, _status(curator._memory_store))
     usage = None
     try:
-        usage = curator.memories.usage()
+        usage = curator._memory_store.usage()
     except (StoreError, OSError) as exc:
         problems.append(exc)
         memories = FileCheck(memories.name, memories.path, memories.status, exc)
-    store = curator.conversations
+    store = curator._conversation_store
     conversations = FileCheck("conversations", store.path, _status(store))
     threads = turns = None
     try:
@@ -197,7 +197,7 @@ def stats(curator: Curator) -> Stats:
         problems.append(exc)
         conversations = FileCheck(conversations.name, store.path, conversations.status, exc)
     review, pending, quality = None, None, None
-    queue = curator.review
+    queue = curator._review_queue
     if queue.path.exists():
         review = FileCheck("review", queue.path, _status(queue))
         try:
@@ -258,7 +258,7 @@ def _skills_check(curator: Curator) -> SkillsCheck | None:
     folder = Path(curator.settings.skills_dir)
     if not folder.is_dir():
         return None
-    store = curator.skills
+    store = curator._skill_store
     count = len(store.list(include_deprecated=True))
     return SkillsCheck(folder, count, len(store.problems()))
 
@@ -286,11 +286,11 @@ def repair(curator: Curator) -> Iterator[RepairStep]:
     for data_file in data_files(curator):
         if data_file.store.path.exists():
             yield data_file.store.repair_report()
-    tombstones = curator.tombstones
+    tombstones = curator._tombstone_store
     if tombstones.path.exists():
         try:
             finished = curator.finish_forgetting()
-            dropped = tombstones.settle(m.id for m in curator.memories.get_all())
+            dropped = tombstones.settle(m.id for m in curator._memory_store.get_all())
         except StoreError as exc:
             yield Settled(tombstones.path, problem=exc)
         else:

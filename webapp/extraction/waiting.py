@@ -8,6 +8,7 @@ from datetime import datetime
 
 from ..settings import Settings
 from ..stores.conversations import ConversationStore
+from ..stores.readers import ConversationReader
 from .run import whole_ms
 from .state import ExtractionState
 
@@ -47,7 +48,7 @@ class Waiting:
 
 def waiting(
     settings: Settings,
-    conversations: ConversationStore | None = None,
+    conversations: ConversationReader | None = None,
     state: ExtractionState | None = None,
 ) -> Waiting:
     """What waits for extraction in the data folder ``settings`` describe (``conversations``

@@ -13,11 +13,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .memories import Memory, MemoryStore, record_problem
+from .memories import Memory, record_problem
+from .readers import MemoryReader
 from .timefmt import read_time
 
 
-def memories_as_of(store: MemoryStore, moment: datetime) -> list[Memory]:
+def memories_as_of(store: MemoryReader, moment: datetime) -> list[Memory]:
     """The memories ``store`` held at ``moment`` (an aware datetime), oldest first."""
     records: dict[str, dict[str, Any]] = {m.id: m.to_dict() for m in store.get_all()}
     for entry in reversed(store.history()):

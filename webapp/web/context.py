@@ -22,16 +22,18 @@ from ..curator.people import EVERYONE, View
 from ..extraction.pair_check import pair_checker_from_settings
 from ..settings import Settings
 from ..stores import (
-    ConversationStore,
-    MemoryStore,
     SetAside,
     StoreError,
 )
-from ..stores.dismissals import DismissalStore
-from ..stores.people import PeopleStore
-from ..stores.review import ReviewQueue
-from ..stores.skills import SkillDocumentStore
-from ..stores.tombstones import TombstoneStore
+from ..stores.readers import (
+    ConversationReader,
+    DismissalReader,
+    MemoryReader,
+    PeopleReader,
+    ReviewReader,
+    SkillReader,
+    TombstoneReader,
+)
 from .extensions import htmx
 from .ha_admins import Administrators
 
@@ -65,27 +67,27 @@ class Stores:
         return made
 
     @property
-    def memories(self) -> MemoryStore:
+    def memories(self) -> MemoryReader:
         return self.curator.memories
 
     @property
-    def conversations(self) -> ConversationStore:
+    def conversations(self) -> ConversationReader:
         return self.curator.conversations
 
     @property
-    def review(self) -> ReviewQueue:
+    def review(self) -> ReviewReader:
         return self.curator.review
 
     @property
-    def people(self) -> PeopleStore:
+    def people(self) -> PeopleReader:
         return self.curator.people
 
     @property
-    def dismissals(self) -> DismissalStore:
+    def dismissals(self) -> DismissalReader:
         return self.curator.dismissals
 
     @property
-    def tombstones(self) -> TombstoneStore:
+    def tombstones(self) -> TombstoneReader:
         """The facts a person deleted (stores.tombstones), beside the memories."""
         return self.curator.tombstones
 
@@ -107,7 +109,7 @@ class Stores:
         )
 
     @property
-    def skills(self) -> SkillDocumentStore:
+    def skills(self) -> SkillReader:
         return self.curator.skills
 
     def health(self) -> dict[str, str]:

@@ -27,7 +27,6 @@ from ..stores import (
     ConversationTurn,
     MemoryFullError,
     NotFoundError,
-    derived_from,
 )
 from ..text import match_spans, search_terms
 from .background import waiting_context
@@ -169,7 +168,7 @@ def _derived_context(conversation_id: str) -> dict[str, Any]:
     # What forgetting left alone because it changed after the person looked, as it is now.
     left_alone = [m for m in map(stores().memories.get, left) if m is not None]
     return {
-        "derived": derived_from(stores().review, conversation_id),
+        "derived": stores().curator.conversation_yield(conversation_id),
         "forgotten": {
             "memory_ids": forgot,
             "rejected_ids": rejected,

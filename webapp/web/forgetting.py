@@ -11,7 +11,7 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from ..stores import NotFoundError
-from ..stores.tombstones import Tombstone
+from ..stores.readers import Tombstone
 from .context import actor, curator, stores
 from .htmx import redirect_or, render
 

@@ -142,7 +142,7 @@ def page_translations() -> NullTranslations:
         return NullTranslations()
     cached: NullTranslations | None = g.get("_memory_curator_translations")
     if cached is None:
-        cached = g._memory_curator_translations = get_translations()
+        cached = g._memory_curator_translations = get_translations()  # noqa: SLF001 (our own key on flask.g)
     return cached
 
 

@@ -212,7 +212,7 @@ class GuardedServer(TcpWSGIServer):
 
     def _channels(self) -> dict[int, Any]:
         """Every socket of the event loop (wasyncore's map; its stub does not name it)."""
-        channels: dict[int, Any] = cast(Any, self)._map
+        channels: dict[int, Any] = cast(Any, self)._map  # noqa: SLF001 (waitress internals)
         return channels
 
     def maintenance(self, now: int) -> None:  # waitress passes time.time(), a float

@@ -28,6 +28,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..curator import SimilarMemoryError
+from ..curator.errors import ForgottenFactError
 from ..curator.people import query_person
 from ..sensitive import SecretFinding, find_secrets, mask_secrets
 from ..stores import (
@@ -343,6 +344,11 @@ def add() -> BaseResponse:
             status = 409
         except MemoryFullError as exc:
             errors["content"] = full_message(exc)
+            status = 409
+        except ForgottenFactError:
+            errors["content"] = _(
+                "A person deleted this fact forever: it is not kept again. Nothing was added."
+            )
             status = 409
         except DuplicateMemoryError as exc:
             duplicate = exc.existing

@@ -11,7 +11,8 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
-from ..stores import CATEGORIES, Memory, MemoryStore
+from ..stores import CATEGORIES, Memory
+from ..stores.readers import MemoryReader
 from ..text import match_spans, search_terms
 from .pagination import PAGE_SIZE, page_number
 
@@ -80,7 +81,7 @@ class Listing:
 
 
 def build_listing(
-    store: MemoryStore,
+    store: MemoryReader,
     *,
     query: str = "",
     category: str = "",

@@ -13,8 +13,7 @@ from flask import Flask, g
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
-from ..stores import ConversationSummary
-from ..stores.conversations import interface_of
+from ..stores import ConversationSummary, interface_of
 from .context import quote, stores
 from .formatting import interface_label
 
