@@ -106,7 +106,10 @@ def test_fact_form(said: str, fact: str) -> None:
         ("I don't eat pork.", "Doesn't eat pork"),
         ("I have a peanut allergy.", "Has a peanut allergy"),
         ("I've been vegan for five years.", "Has been vegan for five years"),
-        ("I go to the gym on Mondays and Thursdays, fyi.", "Goes to the gym on Mondays and Thursdays"),
+        (
+            "I go to the gym on Mondays and Thursdays, fyi.",
+            "Goes to the gym on Mondays and Thursdays",
+        ),
         ("Quick note: I take my coffee black.", "Takes their coffee black"),
         ("Anyway, I'm learning Japanese.", "Is learning Japanese"),
         ("我是國小老師。", "是國小老師"),
@@ -124,6 +127,11 @@ def test_fact_form(said: str, fact: str) -> None:
         ("不要推薦有花生的食譜給我。", "不要推薦有花生的食譜"),
         ("早上的简报请加上天气预报。", "早上的简报加上天气预报"),
         ("从今天起，用英文回复我。", "用英文回复"),
+        # the household's, said with "we", 我家, 我們的: the subject stays
+        ("We have a cat named Miso.", "We have a cat named Miso"),
+        ("我家的狗叫豆豆。", "我家的狗叫豆豆"),
+        ("对了，我家的空调是格力的。", "我家的空调是格力的"),
+        ("我们住在五楼。", "我们住在五楼"),
         # more fillers and hedges
         ("Not sure if I mentioned it, but I'm lactose intolerant.", "Is lactose intolerant"),
         ("I'm pretty sure I prefer tea over coffee.", "Prefers tea over coffee"),
@@ -161,6 +169,9 @@ def test_statements_and_standing_instructions_are_proposed_in_fact_form(
         "我喝完了。",
         "我怕来不及。",
         "我明天要去台北。",
+        "We have to go.",
+        "我家到了。",
+        "我们有点累。",
     ],
 )
 def test_passing_states_and_one_off_requests_are_not_proposed(said: str, tmp_path: Path) -> None:

@@ -79,8 +79,9 @@ _OPENING_I = re.compile(r"^I(?=\s|['’](?:m|ve|d|ll)\b)(?P<contraction>['’](?
 # "My new phone number is …" → "Phone number is …": what is kept is the number now.
 _OPENING_MY = re.compile(r"^my\s+(?:(?:new|current|latest)\s+)?(?=\S)", re.I)
 _WORD = re.compile(r"^(?P<word>[A-Za-z'’-]+)(?P<rest>.*)$", re.S)
-# 我 at the start, not 我們/我们 (the user's team speaks for several people).
-_OPENING_WO = re.compile(r"^我(?![們们])(?:的)?")
+# 我 at the start, not 我們/我们 (the user's team speaks for several people) nor 我家 (the
+# household's: 我家的狗叫豆豆).
+_OPENING_WO = re.compile(r"^我(?![們们家])(?:的)?")
 
 
 def third_person(verb: str) -> str:

@@ -144,7 +144,24 @@ RULES: tuple[Rule, ...] = (
     # The household's facts keep their subject: "Our dog Biscuit is afraid of thunder".
     _rule("household-en", r"^our\s+[\w'’-]+(?:\s+\S+){2,}", "general"),
     _rule("household-habit-en", r"^we\s+(?:always|usually|normally|never)\s+\w+", "general"),
-    _rule("household-zh", r"^(?:我們家|我们家)\S{3,}", "general"),
+    _rule(
+        "household-we-en",
+        r"^we\s+(?:have|own|rent|keep|live|share|both)\s+(?!to\b|(?:a|an)\s+(?:question|"
+        r"problem|meeting|guest|visitor)\b)\w+(?:\s+\S+)+",
+        "general",
+    ),
+    # 我家 and 我們的/我们的 are the household's (我家的狗叫豆豆), as 我們家 is.
+    _rule(
+        "household-zh",
+        r"^(?:我們家|我们家|我家|咱家|咱們家|咱们家)(?!到了|到啦)\S{3,}",
+        "general",
+    ),
+    _rule(
+        "household-our-zh",
+        r"^(?:我們|我们)(?:的\S{1,6}?(?:是|在|叫|姓|有|會|会|每)|(?:住在|住|都住|有(?!點|点|事)|養|养)\S{2,})"
+        r"(?!.*(?:明天|今天|昨天|到了|剛|刚|等一下))",
+        "general",
+    ),
     _rule(
         "prefer-zh",
         r"我(?:很|最|比較|比较|一向|向來|向来|真的|不太|不|特別|特别|超|非常|更|蠻|蛮|挺|滿|满)?(?:喜歡|喜欢|偏好|偏愛|偏爱|愛用|爱用|"
