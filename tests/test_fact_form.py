@@ -172,6 +172,16 @@ def test_statements_and_standing_instructions_are_proposed_in_fact_form(
         "We have to go.",
         "我家到了。",
         "我们有点累。",
+        "I drive home.",
+        "I'm a bit late.",
+        "我有点饿。",
+        "我是谁",
+        "我吃饱了",
+        "我怕你忘了",
+        "我开车中",
+        "我早上没睡好",
+        "我晚上再说",
+        "我一般般",
     ],
 )
 def test_passing_states_and_one_off_requests_are_not_proposed(said: str, tmp_path: Path) -> None:

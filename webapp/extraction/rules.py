@@ -132,8 +132,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "i-am-en",
-        r"\bI(?:'m|’m| am)\s+(?:a|an|allergic|vegetarian|vegan|based|from|left-handed|"
-        r"colou?r-?blind)\b|\bI\s+(?:live|work)\b|^I\s+(?:play|speak|own|drive|ride)\s+\w",
+        r"\bI(?:'m|’m| am)\s+(?:a(?!\s+(?:bit|little)\b)|an|allergic|vegetarian|vegan|based|from|left-handed|"
+        r"colou?r-?blind)\b|\bI\s+(?:live|work)\b|^I\s+(?:play|speak|own|drive|ride)\s+"
+        r"(?!(?:home|later|now|tomorrow|soon|back|it|that|this)\b)\w",
         "general",
     ),
     _rule(
@@ -241,7 +242,8 @@ RULES: tuple[Rule, ...] = (
         "i-do-en",
         r"^I\s+(?:drive|ride|cycle|bike|take|eat|drink|cook|bake|work|study|teach|speak|play|own|"
         r"rent|wear|read|watch|collect|volunteer|practi[cs]e|train|knit|paint|support|follow|"
-        r"avoid|grow|brew|belong|garden|sing)\s+(?!(?:it|that|this|them)\b)\w",
+        r"avoid|grow|brew|belong|garden|sing)\s+"
+        r"(?!(?:it|that|this|them|home|later|now|tomorrow|soon|back|out|away)\b)\w",
         "general",
     ),
     # … and of a routine, said with how often ("I go to the gym on Mondays", not "I go to bed").
@@ -267,14 +269,18 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "i-state-zh",
-        r"^我(?![們们])(?:是(?!說|说|開玩笑|开玩笑|指)|有(?!(?:個|个|一個|一个|點|点|件)?"
-        r"(?:問題|问题|事|疑問|疑问|空))|怕(?!來不及|来不及|趕不上|赶不上)|"
+        r"^我(?![們们])(?:是(?!說|说|開玩笑|开玩笑|指|誰|谁|什麼|什么|哪)|"
+        r"有(?!(?:個|个|一個|一个|件)?(?:問題|问题|事|疑問|疑问|空)|一?(?:點|点|些))|"
+        r"怕(?!來不及|来不及|趕不上|赶不上|你|妳)|"
         r"開|开|騎|骑|養|养|會(?:說|講|彈|游|開|做)|会(?:说|讲|弹|游|开|做)|最近在|在學|在学|"
-        r"一般|通常|平常|平時|平时|每天|每週|每周|每個|每个|每晚|週[一二三四五六日]|"
+        r"一般(?!般)|通常|平常|平時|平时|每天|每週|每周|每個|每个|每晚|週[一二三四五六日]|"
         r"周[一二三四五六日]|從小|从小|老家|太太|老婆|先生|老公|女朋友|男朋友|女兒|女儿|兒子|"
         r"儿子|爸|媽|妈|哥|姐|弟|妹|吃|喝|咖啡|茶|晚上|早上|下午|中午|"
-        r"不(?:能|吃|喝|抽|碰|會|会|敢)|[^，,。]{1,6}(?:不耐|過敏|过敏))"
-        r"(?!.*(?:過了|过了|完了|好了|到了|剛|刚|等一下|待會|待会|明天|昨天|要去|正在))",
+        r"不(?:能|吃|喝|抽|碰|敢)|[^，,。]{1,6}(?:不耐|過敏|过敏))"
+        # … not a passing state: done (了, but "for three years" 三年了), now (中), later
+        # (再說), not today (沒睡好), so-so (一般般)
+        r"(?!.*(?:過了|过了|完了|好了|到了|剛|刚|等一下|待會|待会|明天|昨天|要去|正在|再說|再说|"
+        r"一般般|中[。！!.\s]*$|(?:沒|没)(?!有)|(?<![年月天週周久])了[。！!.\s]*$))",
         "general",
     ),
     _rule(
