@@ -132,6 +132,14 @@ def test_fact_form(said: str, fact: str) -> None:
         ("我家的狗叫豆豆。", "我家的狗叫豆豆"),
         ("对了，我家的空调是格力的。", "我家的空调是格力的"),
         ("我们住在五楼。", "我们住在五楼"),
+        # a fact told as one, whoever it is about
+        (
+            "Just so you know, the recycling goes out on Thursdays.",
+            "The recycling goes out on Thursdays",
+        ),
+        ("By the way, the plumber's name is Dave.", "The plumber's name is Dave"),
+        ("備用鑰匙在藍色花盆下面，跟你說一下。", "備用鑰匙在藍色花盆下面"),
+        ("对了，孩子的学校八点十五分上课。", "孩子的学校八点十五分上课"),
         # more fillers and hedges
         ("Not sure if I mentioned it, but I'm lactose intolerant.", "Is lactose intolerant"),
         ("I'm pretty sure I prefer tea over coffee.", "Prefers tea over coffee"),
@@ -182,6 +190,12 @@ def test_statements_and_standing_instructions_are_proposed_in_fact_form(
         "我早上没睡好",
         "我晚上再说",
         "我一般般",
+        "By the way, turn off the lights.",
+        "FYI it's raining.",
+        "By the way, thanks!",
+        "跟你說，外面下雨了。",
+        "順便說一下，幫我關燈。",
+        "我到目前為止跟你說的都是亂講的。",
     ],
 )
 def test_passing_states_and_one_off_requests_are_not_proposed(said: str, tmp_path: Path) -> None:

@@ -56,6 +56,28 @@ _ONE_OFF = re.compile(
 )
 
 
+# The words that tell a fact ("just so you know", "FYI", "for the record", 跟你說, 順便說一下):
+# what they wrap is a fact to keep, whoever it is about ("Just so you know, the recycling goes
+# out on Thursdays", 跟你說，垃圾車每週二和週五來).
+TOLD_CONFIDENCE = 0.7
+_TELLS = (
+    r"(?:(?:oh\s+)?(?:and\s+)?(?:just so you know|fyi|for the record|heads up|for your information|"
+    r"by the way|btw|i should mention|let me tell you|(?:i )?(?:just )?wanted to let you know|"
+    r"for what it'?s worth)\b|(?:跟你|和你)(?:說|说|講|讲)|告訴你|告诉你|讓你知道|让你知道|"
+    r"(?:順便|顺便)?(?:說|说|提|講|讲)一下|對了|对了)"
+)
+_TELLING = re.compile(rf"^\s*{_TELLS}|[,，]\s*{_TELLS}[\s\S]{{0,4}}$", _I)
+# … unless what is left is no statement: a command ("By the way, turn off the lights"), thanks,
+# the weather of the moment ("FYI it's raining").
+_NOT_TOLD = re.compile(
+    r"^(?:turn|switch|set|open|close|play|stop|start|call|text|send|remind|add|remove|delete|"
+    r"put|make|check|find|show|tell|give|book|order|buy|lock|unlock|dim|run|please|let'?s|"
+    r"it'?s|it is|there'?s|thanks|thank|ok|okay|lol|yes|no)\b|"
+    r"^(?:謝謝|谢谢|好的|沒事|没事|幫我|帮我|請|请|把|開|开|關|关|打開|打开|現在|现在|外面)",
+    _I,
+)
+
+
 @dataclass(frozen=True)
 class Rule:
     """A pattern that recognises a stated fact, the category it implies and how sure it is."""
@@ -344,6 +366,17 @@ def match_sentence(sentence: str, *, with_secret: bool = False) -> StructuredFac
             if len(fact) < 2 or _QUESTION.search(fact) or is_memory_instruction(fact):
                 return None
             return StructuredFact(fact, _category(rule, fact), rule.confidence, extractor="regex")
+    told = clean_fact(bare)
+    if (
+        not one_off
+        and bare != body
+        and _TELLING.search(sentence)
+        and not _NOT_TOLD.search(told)
+        and len(told.split()) + len(re.findall(r"[\u4e00-\u9fff]", told)) >= 3
+        and not _QUESTION.search(told)
+        and not is_memory_instruction(told)
+    ):
+        return StructuredFact(told, "general", TOLD_CONFIDENCE, extractor="regex")
     # A temporary situation with its end ("I'm in Lisbon until Friday", 這週都在台中): a fact
     # that expires (the extraction reads when from the same words).
     if not one_off and states_a_situation(fold(body)) and has_end(body):
