@@ -44,9 +44,10 @@ FLOORS = {
 
 
 def files(name: str, split: str) -> list[Path]:
-    """``<name>.dev.json``, or every held-out file of ``name`` (``<name>.heldout-h1.json``…)."""
+    """Every dev file of ``name`` (``<name>.dev.json``, ``<name>.dev2.json``…), or every
+    held-out file (``<name>.heldout-h1.json``…)."""
     if split == "dev":
-        return [DATA / f"{name}.dev.json"]
+        return sorted(DATA.glob(f"{name}.dev*.json")) or [DATA / f"{name}.dev.json"]
     return sorted(DATA.glob(f"{name}.heldout*.json"))
 
 

@@ -1004,6 +1004,19 @@ def test_a_forgotten_fact_said_again_with_a_filler_is_not_proposed_everywhere(
     assert memories(door) == []
 
 
+def test_a_fact_said_outright_is_proposed_in_fact_form_everywhere(door: Door) -> None:
+    # Drift (issue 44): the rules proposed nothing for a statement with no "I prefer" or
+    # "remember that", and read 我家 (the household's) as the speaker's 我.
+    thread = "cli:doors"
+    conversations = ConversationStore.from_settings(door.settings)
+    conversations.add_exchange(thread, "Quick note: I take my coffee black.", "Noted.")
+    conversations.add_exchange(thread, "跟你說，我家的狗叫豆豆。", "好的。")
+    assert call(door, "extract", thread) == "ok"
+    pending = Curator.from_settings(door.settings).review.pending()
+    assert sorted(p.content for p in pending) == ["Takes their coffee black", "我家的狗叫豆豆"]
+    assert memories(door) == []
+
+
 # ------------------------------------------------------------------ private stays private
 def test_a_deletion_remembers_whose_the_fact_was_everywhere(door: Door) -> None:
     # Drift (issue 35): tombstones named no person, so Leo's "don't propose again" dropped

@@ -72,13 +72,13 @@ def test_extraction_proposes_the_fact_without_the_secret_and_says_why(data_dir: 
     assert set(pending) == {
         "Has a garage door code (not kept in memory).",
         "有Wi-Fi密碼（內容不存在記憶裡）。",
-        "Prefers oat milk in my coffee",
+        "Prefers oat milk in their coffee",
     }
     door = pending["Has a garage door code (not kept in memory)."]
     assert door.withheld == "access_code"
     assert door.evidence == "Remember that the garage door code is ••••."
     assert pending["有Wi-Fi密碼（內容不存在記憶裡）。"].withheld == "password"
-    assert pending["Prefers oat milk in my coffee"].withheld is None
+    assert pending["Prefers oat milk in their coffee"].withheld is None
     for secret in SECRETS:
         assert secret not in result.stdout
         assert secret not in on_disk_text(data_dir)
@@ -90,7 +90,7 @@ def test_auto_mode_never_saves_a_secret_and_sends_it_to_review(data_dir: Path) -
     result = extract(data_dir, MEMORY_REVIEW_MODE="auto")
     assert result.returncode == 0, result.stderr
     memories, queue = stores(data_dir)
-    assert [m.content for m in memories.get_all()] == ["Prefers oat milk in my coffee"]
+    assert [m.content for m in memories.get_all()] == ["Prefers oat milk in their coffee"]
     assert {item.withheld for item in queue.pending()} == {"access_code", "password"}
     for secret in SECRETS:
         assert secret not in on_disk_text(data_dir)

@@ -79,8 +79,9 @@ _OPENING_I = re.compile(r"^I(?=\s|['’](?:m|ve|d|ll)\b)(?P<contraction>['’](?
 # "My new phone number is …" → "Phone number is …": what is kept is the number now.
 _OPENING_MY = re.compile(r"^my\s+(?:(?:new|current|latest)\s+)?(?=\S)", re.I)
 _WORD = re.compile(r"^(?P<word>[A-Za-z'’-]+)(?P<rest>.*)$", re.S)
-# 我 at the start, not 我們/我们 (the user's team speaks for several people).
-_OPENING_WO = re.compile(r"^我(?![們们])(?:的)?")
+# 我 at the start, not 我們/我们 (the user's team speaks for several people) nor 我家 (the
+# household's: 我家的狗叫豆豆).
+_OPENING_WO = re.compile(r"^我(?![們们家])(?:的)?")
 
 
 def third_person(verb: str) -> str:
@@ -109,6 +110,16 @@ def is_first_person(text: str) -> bool:
     )
 
 
+# "I take my coffee black" → "Takes their coffee black": the user's words for themselves
+# further on in their own sentence.
+_INNER_FIRST_PERSON = re.compile(r"\b(?:my|me|myself)\b")
+_THEIR = {"my": "their", "me": "them", "myself": "themselves"}
+
+
+def _their(rest: str) -> str:
+    return _INNER_FIRST_PERSON.sub(lambda found: _THEIR[found.group(0)], rest)
+
+
 def as_user_fact(text: str) -> str:
     """``text`` rewritten from the user's first person into a fact about the user."""
     stripped = text.strip()
@@ -121,6 +132,7 @@ def as_user_fact(text: str) -> str:
     if opening is None:
         return stripped
     rest = stripped[opening.end() :]
+    rest = _their(rest)
     if opening.group("contraction"):
         verb = third_person(opening.group("contraction"))
         return _capitalised(f"{verb} {rest}".strip())
@@ -152,7 +164,11 @@ _EN_LEADING = re.compile(
     r"for your information|you know what|to be honest|honestly|quick note|"
     r"(?:i )?(?:just )?(?:wanted|want) (?:you )?to (?:tell you|let you know|know|say|mention)"
     r"(?: that)?|i should (?:mention|say)(?: that)?|let me tell you|"
-    r"(?:please )?(?:remember|note|keep in mind|don't forget|do not forget) that)\b[,:]?\s*)+",
+    r"(?:please )?(?:remember|note|keep in mind|don't forget|do not forget) that|"
+    r"ok(?:ay)? so|so|"
+    r"(?:(?:i'?m )?not sure if|i don'?t know if|in case) i (?:(?:already|ever|didn'?t) )?"
+    r"(?:mentioned|told you|said|mention|tell you)(?: (?:it|this|that))?(?:,? but)?|"
+    r"i'?d like you to|i want you to|i need you to)\b[,:]?\s*)+",
     _I,
 )
 _EN_TRAILING = re.compile(
@@ -167,7 +183,9 @@ _ZH_LEADING = re.compile(
     r"^(?:(?:另外|還有|还有|對了|对了|順便(?:說一下|说一下|提一下|講一下|讲一下)?|"
     r"顺便(?:说一下|提一下|讲一下)?|其實|其实|話說|话说|說真的|说真的|老實說|老实说|"
     r"(?:我)?(?:跟你|和你)(?:說|说|講|讲)(?:一下)?|告訴你|告诉你|讓你知道(?:一下)?|"
-    r"让你知道(?:一下)?|提一下|說一下|说一下|"
+    r"让你知道(?:一下)?|提一下|說一下|说一下|說實話|说实话|講真|讲真|"
+    r"(?:偷偷|悄悄)(?:告訴|告诉)你|"
+    r"不知道(?:有沒有|有没有)?(?:跟你)?(?:說過|说过|提過|提过)(?:沒有|没有)?|"
     r"喔|哦|嗯|啊|那個|那个)[喔哦啊呀，,：:、\s]*)+"
 )
 # 以後/以后… (from now on): the fact holds from now on, which is what a memory is.
@@ -182,7 +200,7 @@ _ZH_POLITE = re.compile(r"^(?:請|请)(?=\S)")
 _ZH_WHEN = re.compile(r"^(?P<task>[^，,。；;]{1,30}?)的(?P<when>時候|时候)")
 _ZH_TRAILING = re.compile(
     r"[，,\s]*(?:謝謝|谢谢|拜託|拜托|順便(?:說|说|提|講|讲)一下|顺便(?:说|提|讲)一下|"
-    r"(?:跟你|和你)(?:說|说|講|讲)一下|讓你知道一下|让你知道一下|就好|就行|就可以了|"
+    r"(?:跟你|和你)(?:說|说|講|讲)(?:一下|一聲|一声)|讓你知道一下|让你知道一下|就好|就行|就可以了|"
     r"好嗎|好吗|好不好|喔|哦|啦|吧|哈|呀|耶)+$"
 )
 _ENDS = " \t\n.,;:!。，；：！、"
@@ -273,12 +291,42 @@ _ZH_TO_ME = re.compile(
 )
 
 
+# "Keep your answers short" → "Prefers short answers".
+_KEEP = re.compile(
+    r"^keep\s+(?:your|the)\s+(?P<what>answers|replies|responses|messages|summaries)\s+"
+    r"(?P<how>[a-z-]+(?:\s+and\s+[a-z-]+)?)$",
+    _I,
+)
+# "Don't ever give me recipes with peanuts", "Stop suggesting meat recipes" → "Doesn't want
+# recipes with peanuts", "Doesn't want meat recipes".
+_NOT_WANTED = re.compile(
+    r"^(?:(?:don't|do not|don’t|never)\s+(?:ever\s+)?(?:give|show|send|suggest|recommend|offer)"
+    r"|stop\s+(?:giving|showing|sending|suggesting|recommending|offering))"
+    r"\s+(?:me\s+)?(?P<what>(?!to\b|that\b)\S.*?)(?:\s+(?:ever|again|anymore|any more))?$",
+    _I,
+)
+# 不要給我推薦…, …給我: the "me" of a request adds nothing to the preference.
+_ZH_GIVE_ME = re.compile(r"^(?P<not>不要|別|别|不用)(?:給|给)我(?=\S)|(?<=\S)(?:給|给)我$")
+# 早上的簡報請加上新聞頭條 → 早上的簡報加上新聞頭條; 一律用…回答 → 用…回答.
+_ZH_INNER_PLEASE = re.compile(r"^(?P<topic>[^，,。我]{2,12}?)(?:請|请)(?=\S)")
+_ZH_ALL = re.compile(r"^(?:一律|統一|统一)(?=用|以)")
+
+
 def as_preference(text: str) -> str:
     """An instruction ("Write my automations in YAML", "Use metric units", "Always give me
     temperatures in Celsius", "Call me Sam") as the preference it implies ("Prefers automations
     written in YAML", "Prefers metric units", "Wants temperatures in Celsius", "Wants to be
     called Sam"); anything else (a rule with "never", a statement) is returned unchanged."""
     stripped = _ALWAYS.sub("", text.strip())
+    found = _KEEP.match(stripped)
+    if found is not None:
+        return f"Prefers {found.group('how')} {found.group('what')}"
+    found = _NOT_WANTED.match(stripped)
+    if found is not None:
+        return "Doesn't want " + _object(found.group("what"))
+    zh = _ZH_ALL.sub("", _ZH_INNER_PLEASE.sub(r"\g<topic>", _ZH_GIVE_ME.sub(r"\g<not>", stripped)))
+    if zh != stripped:
+        return as_preference(zh)
     found = _GIVE_ME.match(stripped)
     if found is not None:
         return "Wants " + _object(found.group("rest"))
@@ -329,7 +377,8 @@ def is_instruction(text: str) -> bool:
 # evidence: ``webapp.language.stance``), never its text: "I think I prefer window seats" →
 # "Prefers window seats", 我好像比較喜歡… → 比較喜歡….
 _EN_HEDGE_LEADING = re.compile(
-    r"^(?:(?:i think|i guess|i believe|i suppose|i reckon|probably|maybe|perhaps|possibly)"
+    r"^(?:(?:i think|i guess|i believe|i suppose|i reckon|probably|maybe|perhaps|possibly|"
+    r"i'?m (?:pretty|fairly|quite|almost) sure|if i remember (?:right|rightly|correctly))"
     r"(?: that)?\b[,]?\s*)+",
     _I,
 )
@@ -338,8 +387,11 @@ _EN_HEDGE_INSIDE = re.compile(
 )
 _EN_HEDGE_TRAILING = re.compile(r"[,]?\s+(?:i think|i guess|i believe|probably|maybe)[\s.!]*$", _I)
 _ZH_HEDGE = re.compile(
-    r"^(?P<who>我(?![們们])|我(?:們|们)家)?(?:覺得|觉得|想)?(?:好像|可能|大概|也許|也许|或許|或许)(?=\S)"
+    r"^(?P<who>我(?![們们])|我(?:們|们)家)?(?:覺得|觉得|想)?"
+    r"(?:好像|可能|大概|也許|也许|或許|或许|應該|应该)(?=\S)"
 )
+# 我覺得我的血型是O型 → 我的血型是O型: "I think" before the user's own statement.
+_ZH_HEDGE_OPENING = re.compile(r"^我(?:覺得|觉得|猜|想|記得|记得)(?=我)")
 
 
 def without_hedges(text: str) -> str:
@@ -349,6 +401,7 @@ def without_hedges(text: str) -> str:
     found = _ZH_HEDGE.match(stripped)
     if found is not None:
         stripped = (found.group("who") or "") + stripped[found.end() :]
+    stripped = _ZH_HEDGE_OPENING.sub("", stripped)
     return stripped or text.strip()
 
 

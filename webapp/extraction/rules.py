@@ -51,7 +51,29 @@ _SECRET = re.compile(
 # Today-only requests: "right now", "for now", "tonight", 現在, 今天, 這次…
 _ONE_OFF = re.compile(
     r"\b(?:right now|for now|just now|today|tonight|this (?:time|once|morning|evening|afternoon)|"
-    r"at the moment)\b|(?<!from )\bnow\b|(?:現在|现在)(?!開始|开始|起)|今天|今晚|這次|这次|馬上|马上|立刻|等一下|暫時|暂时",
+    r"at the moment)\b|(?<!from )\bnow\b|(?:現在|现在)(?!開始|开始|起)|(?<!從|从)今天(?!開始|开始|起)|今晚|這次|这次|馬上|马上|立刻|等一下|暫時|暂时",
+    _I,
+)
+
+
+# The words that tell a fact ("just so you know", "FYI", "for the record", 跟你說, 順便說一下):
+# what they wrap is a fact to keep, whoever it is about ("Just so you know, the recycling goes
+# out on Thursdays", 跟你說，垃圾車每週二和週五來).
+TOLD_CONFIDENCE = 0.7
+_TELLS = (
+    r"(?:(?:oh\s+)?(?:and\s+)?(?:just so you know|fyi|for the record|heads up|for your information|"
+    r"by the way|btw|i should mention|let me tell you|(?:i )?(?:just )?wanted to let you know|"
+    r"for what it'?s worth)\b|(?:跟你|和你)(?:說|说|講|讲)|告訴你|告诉你|讓你知道|让你知道|"
+    r"(?:順便|顺便)?(?:說|说|提|講|讲)一下|對了|对了)"
+)
+_TELLING = re.compile(rf"^\s*{_TELLS}|[,，]\s*{_TELLS}[\s\S]{{0,4}}$", _I)
+# … unless what is left is no statement: a command ("By the way, turn off the lights"), thanks,
+# the weather of the moment ("FYI it's raining").
+_NOT_TOLD = re.compile(
+    r"^(?:turn|switch|set|open|close|play|stop|start|call|text|send|remind|add|remove|delete|"
+    r"put|make|check|find|show|tell|give|book|order|buy|lock|unlock|dim|run|please|let'?s|"
+    r"it'?s|it is|there'?s|thanks|thank|ok|okay|lol|yes|no)\b|"
+    r"^(?:謝謝|谢谢|好的|沒事|没事|幫我|帮我|請|请|把|開|开|關|关|打開|打开|現在|现在|外面)",
     _I,
 )
 
@@ -72,6 +94,18 @@ def _rule(
 ) -> Rule:
     return Rule(name, re.compile(pattern, _I), category, confidence, allows_one_off)
 
+
+# How a standing instruction says to present something: "in Celsius", "as day/month/year",
+# "in the morning briefing", "in British English" (not "the weather in Paris").
+_FORMAT = (
+    r"(?:(?:the|a|an|plain|simple|short|british|american|metric|imperial)\s+)*(?:\S*/\S+|"
+    r"celsius|fahrenheit|metric|imperial|kilomet\w*|km\S*|miles?|mph|grams?|kilos?|kg|cups?|"
+    r"ounces?|pounds?|litres?|liters?|euros?|dollars?|yen|currency|\S*english|chinese|"
+    r"mandarin|cantonese|spanish|french|german|japanese|korean|italian|portuguese|dutch|"
+    r"24-hour|12-hour|am/pm|iso|yaml|json|markdown|bullet\w*|lists?|tables?|"
+    r"(?:morning|evening|daily|weekly) (?:briefing|summary|digest|update)\w*|briefings?|"
+    r"summar\w+|digests?|day|month|year|words|numbers|\d+)\b"
+)
 
 # "remember" rules capture the fact after the trigger; the others keep the whole sentence.
 RULES: tuple[Rule, ...] = (
@@ -120,8 +154,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "i-am-en",
-        r"\bI(?:'m|’m| am)\s+(?:a|an|allergic|vegetarian|vegan|based|from|left-handed|"
-        r"colou?r-?blind)\b|\bI\s+(?:live|work)\b|^I\s+(?:play|speak|own|drive|ride)\s+\w",
+        r"\bI(?:'m|’m| am)\s+(?:a(?!\s+(?:bit|little)\b)|an|allergic|vegetarian|vegan|based|from|left-handed|"
+        r"colou?r-?blind)\b|\bI\s+(?:live|work)\b|^I\s+(?:play|speak|own|drive|ride)\s+"
+        r"(?!(?:home|later|now|tomorrow|soon|back|it|that|this)\b)\w",
         "general",
     ),
     _rule(
@@ -132,10 +167,27 @@ RULES: tuple[Rule, ...] = (
     # The household's facts keep their subject: "Our dog Biscuit is afraid of thunder".
     _rule("household-en", r"^our\s+[\w'’-]+(?:\s+\S+){2,}", "general"),
     _rule("household-habit-en", r"^we\s+(?:always|usually|normally|never)\s+\w+", "general"),
-    _rule("household-zh", r"^(?:我們家|我们家)\S{3,}", "general"),
+    _rule(
+        "household-we-en",
+        r"^we\s+(?:have|own|rent|keep|live|share|both)\s+(?!to\b|(?:a|an)\s+(?:question|"
+        r"problem|meeting|guest|visitor)\b)\w+(?:\s+\S+)+",
+        "general",
+    ),
+    # 我家 and 我們的/我们的 are the household's (我家的狗叫豆豆), as 我們家 is.
+    _rule(
+        "household-zh",
+        r"^(?:我們家|我们家|我家|咱家|咱們家|咱们家)(?!到了|到啦)\S{3,}",
+        "general",
+    ),
+    _rule(
+        "household-our-zh",
+        r"^(?:我們|我们)(?:的\S{1,6}?(?:是|在|叫|姓|有|會|会|每)|(?:住在|住|都住|有(?!點|点|事)|養|养)\S{2,})"
+        r"(?!.*(?:明天|今天|昨天|到了|剛|刚|等一下))",
+        "general",
+    ),
     _rule(
         "prefer-zh",
-        r"我(?:很|最|比較|比较|一向|向來|向来|真的|不太|不)?(?:喜歡|喜欢|偏好|偏愛|偏爱|愛用|爱用|"
+        r"我(?:很|最|比較|比较|一向|向來|向来|真的|不太|不|特別|特别|超|非常|更|蠻|蛮|挺|滿|满)?(?:喜歡|喜欢|偏好|偏愛|偏爱|愛用|爱用|"
         r"討厭|讨厌|受不了)",
         "preference",
     ),
@@ -147,6 +199,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "from-now-on-zh",
         r"(?:以後|以后|今後|今后|從現在開始|从现在开始|從今以後|从今以后|往後|往后|每次|"
+        r"從今天開始|从今天开始|從今天起|从今天起|"
         r"下次開始|下次开始).*?(?:都|一律|請|请|要|不要|別|别|用|改)",
         "workflow",
     ),
@@ -169,6 +222,97 @@ RULES: tuple[Rule, ...] = (
         "i-am-zh",
         r"^我(?:住在|在[^，,。]{1,10}(?:工作|上班|上夜班|上學|上学|念書|读书)|吃素|不吃|是(?:素食|左撇子|色盲)|對[^，,。]{1,8}過敏|对[^，,。]{1,8}过敏)",
         "general",
+    ),
+    # Issue 44: the user's own statements about themselves, said outright ("I'm a teacher",
+    # "I have two kids", "I don't eat pork", "I go to the gym on Mondays", 我是程序員, 我怕蛇,
+    # 我一般七點起床), and the standing instructions of how to answer ("Keep your answers
+    # short", "Show me prices in euros", 價格都用新台幣顯示, 回答簡短一點). A one-off request,
+    # a question or a passing state ("I'm tired", "I'm cooking", 我想…, 我剛…) is none.
+    _rule(
+        "i-am-more-en",
+        r"^I(?:'m|’m| am)\s+(?:(?:learning|studying|training|working|living|renting|taking|"
+        r"volunteering|teaching)\b|(?!(?:going|gonna|about|on|heading|leaving|off|back|home|here|"
+        r"there|done|finished|tired|hungry|thirsty|busy|sick|bored|late|just|still|so|not sure|"
+        r"sure|sorry|glad|happy|okay|ok|fine|good|afraid that|in|at|out|with|looking|trying|"
+        r"thinking|wondering|a bit|a little|kind of|sort of|confused|lost|ready)\b)"
+        r"(?![a-z]+ing\b)[\w-])",
+        "general",
+    ),
+    _rule(
+        "i-have-en",
+        r"^I(?:\s+have|['’]ve got|\s+have got)\s+(?!to\b|(?:a|an|any|no|some|one|the)\s+"
+        r"(?:question|idea|meeting|call|appointment|problem|minute|second|moment|headache|cold|"
+        r"sec|request|favou?r)\b)\w",
+        "general",
+    ),
+    _rule(
+        "i-have-been-en",
+        r"^I(?:['’]ve| have)\s+(?:been\s+(?:an?\s|\S.*\b(?:for|since)\s)|lived|worked|started|"
+        r"owned|played|always|never)\b|^I\s+(?:was born|grew up|was raised)\b",
+        "general",
+    ),
+    _rule(
+        "i-dont-en",
+        r"^I\s+(?:don't|do not|don’t|can't|cannot|can’t|never)\s+(?!(?:know|think|understand|"
+        r"get|see|remember|care|mind|believe|feel|have time|need|want|agree|recall|wait|find|"
+        r"hear|tell)\b)\w",
+        "preference",
+    ),
+    # Verbs of a standing habit or trait ("I drive an electric car", "I take my coffee black")
+    # …
+    _rule(
+        "i-do-en",
+        r"^I\s+(?:drive|ride|cycle|bike|take|eat|drink|cook|bake|work|study|teach|speak|play|own|"
+        r"rent|wear|read|watch|collect|volunteer|practi[cs]e|train|knit|paint|support|follow|"
+        r"avoid|grow|brew|belong|garden|sing)\s+"
+        r"(?!(?:it|that|this|them|home|later|now|tomorrow|soon|back|out|away)\b)\w",
+        "general",
+    ),
+    # … and of a routine, said with how often ("I go to the gym on Mondays", not "I go to bed").
+    _rule(
+        "i-routine-en",
+        r"^I\s+(?:go|walk|run|jog|swim|sleep|wake|get up|shop|visit|attend|fast|pray|meditate|"
+        r"commute)\b.*\b(?:every|each|daily|weekly|monthly|twice|once|on\s+\w+days|on weekends|"
+        r"at weekends|at night|mornings|evenings|a (?:day|week|month|year)|before|after|until|"
+        r"at \d)",
+        "general",
+    ),
+    _rule(
+        "instruction-en",
+        rf"^(?:(?:give|show|tell|send)\s+me\s+\S.*\s(?:in|as|with|using)\s+{_FORMAT}"
+        r"|use\s+(?!(?:the|this|that|it|these|those|my|one|another|other)\b)\S+(?:\s+\S+){0,2}$"
+        r"|use\s+\S.*\s(?:for (?:everything|all|every)|instead of)\b"
+        r"|keep\s+(?:your|the)\s+(?:answers|replies|responses|messages|summaries)\s"
+        r"|(?:call|address)\s+me\s+(?!when|if|after|before|at|later|back|tomorrow|once)\S"
+        rf"|(?:write|format|display|list|sort|spell|measure|label)\s+\S.*\s(?:as|in|with|using|by)"
+        rf"\s+{_FORMAT}"
+        r"|stop\s+(?:suggesting|recommending|sending|showing|giving)\s)",
+        "preference",
+    ),
+    _rule(
+        "i-state-zh",
+        r"^我(?![們们])(?:是(?!說|说|開玩笑|开玩笑|指|誰|谁|什麼|什么|哪)|"
+        r"有(?!(?:個|个|一個|一个|件)?(?:問題|问题|事|疑問|疑问|空)|一?(?:點|点|些))|"
+        r"怕(?!來不及|来不及|趕不上|赶不上|你|妳)|"
+        r"開|开|騎|骑|養|养|會(?:說|講|彈|游|開|做)|会(?:说|讲|弹|游|开|做)|最近在|在學|在学|"
+        r"一般(?!般)|通常|平常|平時|平时|每天|每週|每周|每個|每个|每晚|週[一二三四五六日]|"
+        r"周[一二三四五六日]|從小|从小|老家|太太|老婆|先生|老公|女朋友|男朋友|女兒|女儿|兒子|"
+        r"儿子|爸|媽|妈|哥|姐|弟|妹|吃|喝|咖啡|茶|晚上|早上|下午|中午|"
+        r"不(?:能|吃|喝|抽|碰|敢)|[^，,。]{1,6}(?:不耐|過敏|过敏))"
+        # … not a passing state: done (了, but "for three years" 三年了), now (中), later
+        # (再說), not today (沒睡好), so-so (一般般)
+        r"(?!.*(?:過了|过了|完了|好了|到了|剛|刚|等一下|待會|待会|明天|昨天|要去|正在|再說|再说|"
+        r"一般般|中[。！!.\s]*$|(?:沒|没)(?!有)|(?<![年月天週周久])了[。！!.\s]*$))",
+        "general",
+    ),
+    _rule(
+        "instruction-zh",
+        r"^(?:(?:以後|以后|今後|今后)[，,]?)?(?:都|就)?(?:叫|稱呼|称呼)我\S"
+        r"|^(?:請|请)?(?:一律|都|統一|统一)(?:用|以)\S+?(?:回答|回覆|回复|顯示|显示|表示|寫|写|標示|标示)"
+        r"|^[^，,。我]{1,10}(?:都|一律)(?:用|以|發|发|傳|传|寄|寫成|写成|換算成|换算成)"
+        r"|^(?:請|请)?(?:回答|回覆|回复|回應|回应)(?:要|請|请)?(?:簡短|简短|簡單|简单|短|詳細|详细|精簡|精简)"
+        r"|^[^，,。我]{2,12}?(?:請|请)(?:都)?(?:加上|附上|包含|包括|顯示|显示|提供)",
+        "preference",
     ),
     _rule(
         "we-use-zh",
@@ -222,6 +366,17 @@ def match_sentence(sentence: str, *, with_secret: bool = False) -> StructuredFac
             if len(fact) < 2 or _QUESTION.search(fact) or is_memory_instruction(fact):
                 return None
             return StructuredFact(fact, _category(rule, fact), rule.confidence, extractor="regex")
+    told = clean_fact(bare)
+    if (
+        not one_off
+        and bare != body
+        and _TELLING.search(sentence)
+        and not _NOT_TOLD.search(told)
+        and len(told.split()) + len(re.findall(r"[\u4e00-\u9fff]", told)) >= 3
+        and not _QUESTION.search(told)
+        and not is_memory_instruction(told)
+    ):
+        return StructuredFact(told, "general", TOLD_CONFIDENCE, extractor="regex")
     # A temporary situation with its end ("I'm in Lisbon until Friday", 這週都在台中): a fact
     # that expires (the extraction reads when from the same words).
     if not one_off and states_a_situation(fold(body)) and has_end(body):
