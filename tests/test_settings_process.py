@@ -74,6 +74,9 @@ OTHER_VALUES: dict[str, list[tuple[str, object, object]]] = {
         ("homeassistant.local", "homeassistant.local", "homeassistant.local")
     ],
     "MEMORY_SUPERVISOR_URL": [("http://127.0.0.1:9", "http://127.0.0.1:9", "http://127.0.0.1:9")],
+    "MEMORY_HA_AI_TASK_ENTITY": [
+        ("ai_task.ollama_ai_task", "ai_task.ollama_ai_task", "ai_task.ollama_ai_task")
+    ],
     "MEMORY_TIMEZONE": [
         ("Asia/Taipei", "Asia/Taipei", "Asia/Taipei"),
         ("Europe/Berlin", "Europe/Berlin", "Europe/Berlin"),

@@ -36,6 +36,7 @@ KEPT = {
     "Curator",
     "Home",
     "Assistant",
+    "Assist",  # Home Assistant's voice assistant, by its product name
     "MCP",
     "JSON",
     "LLM",
