@@ -179,8 +179,11 @@ def test_the_reading_check_catches_what_it_should(tmp_path):
 # ------------------------------------------------------------------ every error has a code
 # Exception classes of the library that never reach a person, each with the reason.
 NOT_SHOWN = {
-    "webapp.stores.jsonfile._FileChanged": (
+    "webapp.stores.jsonread._FileChanged": (
         "signals JsonFile.update to apply a change again; it never leaves that method"
+    ),
+    "webapp.stores.jsonread._SharedChanged": (
+        "signals JsonFile.update to encode every item anew; it never leaves that method"
     ),
     "webapp.stores.errors.StoreError": "the base class of store errors; never raised itself",
     "webapp.extraction.backends._ReplyTooLarge": (

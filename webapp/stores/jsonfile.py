@@ -76,7 +76,9 @@ from .jsonparse import (
     parse_bytes_as_is,
     without_lone_surrogates,
 )
-from .jsonread import FileChanged, Read, SharedChanged, Snapshot, checked
+from .jsonread import Read, Snapshot, checked
+from .jsonread import _FileChanged as FileChanged  # noqa: PLC2701 - the layer's own signal
+from .jsonread import _SharedChanged as SharedChanged  # noqa: PLC2701
 from .locking import Gated, SidecarLock, commit_lock
 from .setaside import (
     Rejected,
@@ -137,6 +139,7 @@ TimeCheck = Callable[[Any], list[tuple[str, str]]]
 
 
 _UNENCODED: tuple[Any, bytes, str | None] = (object(), b"", None)
+_NOT_BUILDING: Any = object()  # no ``view`` of this thread is being built
 
 
 class JsonFile(Gated):
@@ -196,6 +199,8 @@ class JsonFile(Gated):
         self._set_aside_cache: tuple[int, list[SetAside]] | None = None
         # What ``item_view`` built from each item of the last version (item, its line, value).
         self._built: dict[str, dict[int, tuple[Any, bytes, Any]]] = {}
+        # The snapshot a ``view`` of this thread builds from: its item_views read that version.
+        self._building = threading.local()
 
     # ----------------------------------------------------------------- reading
     def signature(self) -> Signature | None:
@@ -214,12 +219,18 @@ class JsonFile(Gated):
     def view(self, key: str, build: Callable[[Any], T]) -> T:
         """``build(document)`` cached until the file changes (e.g. a list of Memory objects)."""
         snapshot = self._load()
+        if snapshot is not None:
+            with self._cache_guard:
+                if key in snapshot.views:
+                    return cast(T, snapshot.views[key])
+        outer = getattr(self._building, "snapshot", _NOT_BUILDING)
+        self._building.snapshot = snapshot
+        try:
+            value = build(self._default() if snapshot is None else snapshot.data)
+        finally:
+            self._building.snapshot = outer
         if snapshot is None:
-            return build(self._default())
-        with self._cache_guard:
-            if key in snapshot.views:
-                return cast(T, snapshot.views[key])
-        value = build(snapshot.data)
+            return value
         with self._cache_guard:
             return cast(T, snapshot.views.setdefault(key, value))
 
@@ -227,7 +238,9 @@ class JsonFile(Gated):
         """``build(item)`` for each item of a list document, cached until the file changes; an
         item a write of this process left alone (the same object, encoded as the same line)
         keeps what was built from it in the version before, so only changed items are built."""
-        snapshot, key = self._load(), f"items.{key}"
+        building = getattr(self._building, "snapshot", _NOT_BUILDING)
+        snapshot = self._load() if building is _NOT_BUILDING else building
+        key = f"items.{key}"
         if snapshot is None:
             return tuple(map(build, self._default()))
         with self._cache_guard:

@@ -39,11 +39,11 @@ class Snapshot:
     rejected: Rejected | None = None  # records of ``raw`` left out of ``data``
 
 
-class FileChanged(Exception):
+class _FileChanged(Exception):
     """The data file is no longer the one read under the lock; read again and re-apply."""
 
 
-class SharedChanged(Exception):
+class _SharedChanged(Exception):
     """A change function changed an item shared with the cached parse in place: the spliced
     bytes are stale; encode every item anew."""
 
