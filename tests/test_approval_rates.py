@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from webapp.curation.approval import approval_stats, extraction_quality, format_quality
 from webapp.stores import MemoryStore, Proposal, ReviewQueue
 from webapp.stores.timefmt import to_iso
 from webapp.text import language_of
-
-from .test_cli import run_cli
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
+from tests.support.cli import run_cli
 from webapp.stores import ConversationStore, MemoryStore, StoreCorruptError
 from webapp.stores.jsonfile import encode
 
@@ -144,17 +142,6 @@ def test_two_repairs_never_overwrite_a_quarantined_file(data_dir):
         b"first damage",
         b"second damage",
     ]
-
-
-def run_cli(*args, data_dir) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
 
 
 def test_the_repair_command(data_dir):

@@ -22,11 +22,11 @@ from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.assist_support import AssistClient
-from tests.assist_support import context as assist_context
-from tests.conftest import make_settings, on_disk
-from tests.mcp_http_support import call_tool, session
-from tests.mcp_http_support import dashboard as serving
+from tests.support.assist import AssistClient
+from tests.support.assist import context as assist_context
+from tests.support.data import make_settings, on_disk
+from tests.support.mcp_http import call_tool, session
+from tests.support.mcp_http import dashboard as serving
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.problems import CodedError

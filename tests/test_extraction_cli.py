@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
 SAMPLES = (
@@ -30,18 +29,6 @@ def _load_samples(data_dir: Path) -> None:
             store.add_exchange(key, user, assistant)
 
 
-def _run(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    environ.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", "extract", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        env=environ,
-        timeout=60,
-    )
-
-
 def _snapshot(folder: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
@@ -56,7 +43,7 @@ def samples_dir(data_dir: Path) -> Path:
 
 def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
     before = _snapshot(samples_dir)
-    result = _run(samples_dir, "--all", "--dry-run")
+    result = run_cli("extract", "--all", "--dry-run", data_dir=samples_dir)
     assert result.returncode == 0, result.stderr
     assert (
         "would queue: add [preference] Prefers the hallway lights at 30% after 22:00"
@@ -67,7 +54,7 @@ def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
 
 
 def test_manual_mode_queues_for_review(samples_dir):
-    result = _run(samples_dir, "--all")
+    result = run_cli("extract", "--all", data_dir=samples_dir)
     assert result.returncode == 0, result.stderr
     memories = MemoryStore(
         samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
@@ -78,14 +65,18 @@ def test_manual_mode_queues_for_review(samples_dir):
     assert "喜歡喝無糖綠茶，不要推薦含糖飲料" in contents
     assert "Always uses metric units" in contents
     assert memories.get_all() == []
-    again = _run(samples_dir)
+    again = run_cli("extract", data_dir=samples_dir)
     assert "no new messages" in again.stdout
     assert len(queue.pending()) == len(contents)
 
 
 def test_auto_mode_applies_one_forced_conversation(samples_dir):
-    result = _run(
-        samples_dir, "--conversation", "slack:1731986400.000200", MEMORY_REVIEW_MODE="auto"
+    result = run_cli(
+        "extract",
+        "--conversation",
+        "slack:1731986400.000200",
+        data_dir=samples_dir,
+        env={"MEMORY_REVIEW_MODE": "auto"},
     )
     assert result.returncode == 0, result.stderr
     memories = MemoryStore(
@@ -98,7 +89,7 @@ def test_auto_mode_applies_one_forced_conversation(samples_dir):
 
 
 def test_default_run_only_extracts_threads_that_are_due(samples_dir):
-    result = _run(samples_dir)
+    result = run_cli("extract", data_dir=samples_dir)
     assert "slack:1731900000.123456: 8 new message(s) - 3 proposal(s)" in result.stdout
     assert "slack:1732050000.777000: 4 new message(s) - 2 proposal(s)" in result.stdout
 
@@ -113,7 +104,7 @@ def test_default_run_only_extracts_threads_that_are_due(samples_dir):
     ],
 )
 def test_bad_input_gives_a_clear_message(samples_dir, args, env, message):
-    result = _run(samples_dir, *args, **env)
+    result = run_cli("extract", *args, data_dir=samples_dir, env={**env})
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
@@ -125,12 +116,15 @@ def test_llm_failure_falls_back_to_regex(samples_dir, tmp_path):
     stub = bin_dir / "claude"
     stub.write_text("#!/bin/sh\nexit 1\n")
     stub.chmod(0o755)
-    result = _run(
-        samples_dir,
+    result = run_cli(
+        "extract",
         "--conversation",
         "slack:1731900000.123456",
-        MEMORY_LLM_PROVIDER="claude-cli",
-        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        data_dir=samples_dir,
+        env={
+            "MEMORY_LLM_PROVIDER": "claude-cli",
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        },
     )
     assert result.returncode == 0, result.stderr
     assert "by regex (the LLM gave nothing usable)" in result.stdout
@@ -153,7 +147,7 @@ def test_dry_run_says_what_the_real_run_then_does(samples_dir, mode):
     memories.add("每天下午喝一杯無糖烏龍茶。", category="preference")
     conversations = ConversationStore(samples_dir / "conversations" / "conversations.json")
     conversations.add_exchange("slack:1731986400.000200", "我不再喝烏龍茶了。", "好的。")
-    first = _run(samples_dir, "--all", MEMORY_REVIEW_MODE=mode)
+    first = run_cli("extract", "--all", data_dir=samples_dir, env={"MEMORY_REVIEW_MODE": mode})
     assert first.returncode == 0, first.stderr
     assert "queued: delete" in first.stdout  # a deletion waits for a person in both modes
     # New messages: a fact the first run already proposed (or remembered), and a new one.
@@ -167,9 +161,17 @@ def test_dry_run_says_what_the_real_run_then_does(samples_dir, mode):
     )
     runs = (["--all"], ["--conversation", "slack:1731986400.000200"])
     before = _snapshot(samples_dir)
-    dry = [_run(samples_dir, *args, "--dry-run", MEMORY_REVIEW_MODE=mode) for args in runs]
+    dry = [
+        run_cli(
+            "extract", *args, "--dry-run", data_dir=samples_dir, env={"MEMORY_REVIEW_MODE": mode}
+        )
+        for args in runs
+    ]
     assert _snapshot(samples_dir) == before
-    real = [_run(samples_dir, *args, MEMORY_REVIEW_MODE=mode) for args in runs]
+    real = [
+        run_cli("extract", *args, data_dir=samples_dir, env={"MEMORY_REVIEW_MODE": mode})
+        for args in runs
+    ]
     for dry_run, real_run in zip(dry, real, strict=True):
         assert dry_run.returncode == real_run.returncode == 0, dry_run.stderr + real_run.stderr
         assert _as_done(dry_run.stdout) == real_run.stdout

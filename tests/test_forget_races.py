@@ -17,6 +17,7 @@ import pytest
 from anyio.from_thread import start_blocking_portal
 
 import webapp.stores.review.yields as review_module  # where forget_conversation looks it up
+from tests.support.mcp_stdio import McpClient, connect
 from webapp.stores import (
     MemoryStore,
     Proposal,
@@ -25,8 +26,6 @@ from webapp.stores import (
     forget_conversation,
     undo_forget,
 )
-
-from .test_mcp_server import McpClient, connect
 
 THREAD = "slack:C1:1732240000.000100"
 REPO = Path(__file__).resolve().parent.parent

@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.support.llm import FakeLlmServer
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
-
-from .conftest import FakeLlmServer
 
 
 def _memories(data_dir: Path) -> MemoryStore:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_supervisor import FakeSupervisor
+from tests.support.fake_supervisor import FakeSupervisor
 from webapp.extraction import LlmConfigError, caller_from_settings
 from webapp.extraction.homeassistant import FACTS_REPLY, Flight
 from webapp.extraction.llm import LlmCallError

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 from anyio.from_thread import start_blocking_portal
 
+from tests.support.data import on_disk
+from tests.support.mcp_stdio import McpClient, connect
 from webapp.stores import MemoryStore, PeopleStore
-
-from .conftest import on_disk
-from .test_mcp_server import McpClient, connect
 
 ID = re.compile(r"\[([0-9a-f]+)\]")
 

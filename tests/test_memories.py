@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tests.support.data import on_disk
 from webapp.stores import (
     ConflictError,
     DuplicateMemoryError,
@@ -15,8 +16,6 @@ from webapp.stores import (
     MemoryFullError,
     MemoryStore,
 )
-
-from .conftest import on_disk
 
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 

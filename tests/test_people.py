@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.conftest import make_settings
+from tests.support.data import make_settings, on_disk
 from webapp.curator import Curator
 from webapp.problems import InputError
 from webapp.prompts import compose_prompt, compose_prompt_sections
@@ -20,8 +20,6 @@ from webapp.stores import (
     slack_person,
 )
 from webapp.stores.people import MAX_UNLINKED
-
-from .conftest import on_disk
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.llm import FakeLlmServer, openai_body
 from webapp.extraction import extract_conversation
 from webapp.settings import Settings
 from webapp.stores import (
@@ -23,8 +24,6 @@ from webapp.stores import (
 )
 from webapp.stores.origin import MAX_EVIDENCE_CHARS, make_origin
 from webapp.stores.timefmt import to_iso
-
-from .conftest import FakeLlmServer, openai_body
 
 THREAD = "slack:C1:1732240000.000100"
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.llm import FakeLlmServer
 from webapp.extraction import (
     LlmMemoryExtractor,
     MemoryExtractor,
@@ -30,8 +31,6 @@ from webapp.extraction import (
 )
 from webapp.prompts import build_prompt_with_history, build_prompt_with_memory
 from webapp.stores import CATEGORIES, ConversationStore, MemoryStore
-
-from .conftest import FakeLlmServer
 
 SEED_CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.ha.fake_assist_model import TASK_ANSWER, marker
-from tests.ha.test_home_assistant import HA_ROOT, _ready
-from tests.mcp_http_support import REPO
+from tests.support import REPO
+from tests.support.ha import HA_ROOT, ha_ready
 from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore
@@ -87,7 +87,7 @@ def _tool_result(requests: list[dict[str, Any]], label: str) -> dict[str, Any]:
 
 
 def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
-    why = _ready()
+    why = ha_ready()
     assert why is None, why
     data = tmp_path / "data"
     people = seed(data)

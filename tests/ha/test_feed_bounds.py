@@ -12,8 +12,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tests.ha.test_home_assistant import HA_ROOT, _ready
-from tests.mcp_http_support import REPO
+from tests.support import REPO
+from tests.support.ha import HA_ROOT, ha_ready
 
 SCRIPT = """
 import json, logging, sys, time
@@ -47,7 +47,7 @@ print(json.dumps({
 
 
 def test_the_queue_keeps_1000_exchanges_or_7_days_and_counts_what_it_drops() -> None:
-    why = _ready()
+    why = ha_ready()
     assert why is None, why
     inside = Path(tempfile.mkdtemp(prefix="memory-curator-feed-", dir=HA_ROOT / "tmp"))
     try:

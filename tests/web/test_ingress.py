@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from flask import url_for
 
+from tests.support.data import make_settings
 from webapp import create_app
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
@@ -23,8 +24,6 @@ from webapp.web.ingress import (
     ingress_prefix,
     prefixed_location,
 )
-
-from .conftest import make_settings
 
 PREFIX = "/api/hassio_ingress/Tok3n_abc-XYZ"
 HA = "172.30.32.2"
