@@ -8,7 +8,8 @@ import re
 import pytest
 
 from tests.support.cli import run_cli
-from webapp.stores import ConversationStore, MemoryStore, StoreCorruptError
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import StoreCorruptError
 from webapp.stores.jsonfile import encode
 
 GOOD = encode(
@@ -39,10 +40,6 @@ BAD_MEMORY_FILES = [
     ("object instead of array", b'{"id": "m1", "content": "x"}', "JSON array"),
     ("array of strings", b'["just text"]', "item 0"),
 ]
-
-
-def memory_store(path, timeout=5) -> MemoryStore:
-    return MemoryStore(path, max_items=100, max_chars=10000, lock_timeout=timeout)
 
 
 def quarantined(folder, name):
@@ -80,7 +77,7 @@ def test_a_bad_memory_file_is_reported_and_never_overwritten(data_dir, name, con
 def test_a_bad_conversation_file_is_reported_and_never_overwritten(data_dir, content):
     path = data_dir / "conversations.json"
     path.write_bytes(content)
-    store = ConversationStore(path, max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=5)
+    store = conversation_store(path)
     with pytest.raises(StoreCorruptError, match=re.escape(str(path))):
         store.init()
     with pytest.raises(StoreCorruptError):

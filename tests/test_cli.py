@@ -8,24 +8,17 @@ import re
 import pytest
 
 from tests.support.cli import run_cli
-from webapp.stores import ConversationStore, MemoryStore
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import MemoryStore
 from webapp.stores.timefmt import to_iso
 
 
 @pytest.fixture
 def filled(data_dir):
-    memories = MemoryStore(
-        data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    ).init()
+    memories = memory_store(data_dir / "memories.json").init()
     memories.add("Prefers tea", category="preference")
     memories.add("喜欢喝咖啡")
-    conversations = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    ).init()
+    conversations = conversation_store(data_dir / "conversations" / "conversations.json").init()
     conversations.add_exchange("slack:1", "hi", "hello")
     return data_dir
 

@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.stores import memory_store
 from webapp.extraction import (
     LlmMemoryExtractor,
     MemoryExtractor,
@@ -174,7 +175,7 @@ def test_rules_find_changes_of_mind_end_to_end(seeded, tmp_path, record_property
 # --------------------------------------------------------------------------- one at a time
 @pytest.fixture
 def store(data_dir: Path) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    return memory_store(data_dir / "memories.json")
 
 
 def _user(text: str) -> list[dict[str, str]]:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import ConversationStore, ReviewQueue
 
 SAMPLES = (
     Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "threads.json"
@@ -17,13 +18,7 @@ SAMPLES = (
 
 
 def _load_samples(data_dir: Path) -> None:
-    store = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    store = conversation_store(data_dir / "conversations" / "conversations.json")
     for key, exchanges in json.loads(SAMPLES.read_text("utf-8")).items():
         for user, assistant in exchanges:
             store.add_exchange(key, user, assistant)
@@ -56,9 +51,7 @@ def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
 def test_manual_mode_queues_for_review(samples_dir):
     result = run_cli("extract", "--all", data_dir=samples_dir)
     assert result.returncode == 0, result.stderr
-    memories = MemoryStore(
-        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(samples_dir / "memories.json")
     queue = ReviewQueue(samples_dir / "review.json", memories)
     contents = {item.content for item in queue.pending()}
     assert "記住我喜歡喝無糖綠茶，不要推薦含糖飲料" not in contents
@@ -79,9 +72,7 @@ def test_auto_mode_applies_one_forced_conversation(samples_dir):
         env={"MEMORY_REVIEW_MODE": "auto"},
     )
     assert result.returncode == 0, result.stderr
-    memories = MemoryStore(
-        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(samples_dir / "memories.json")
     assert {(m.content, m.source) for m in memories.get_all()} == {
         ("喜歡喝無糖綠茶，不要推薦含糖飲料", "extracted"),
         ("辦公室在三樓，冷氣遙控器的實體叫 climate.office_ac", "extracted"),
@@ -141,9 +132,7 @@ def _as_done(dry_run_output: str) -> str:
 def test_dry_run_says_what_the_real_run_then_does(samples_dir, mode):
     """After a first run, a dry run over the same threads (one of them with news) makes the
     decisions the second real run makes: what is already proposed is skipped in both."""
-    memories = MemoryStore(
-        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(samples_dir / "memories.json")
     memories.add("每天下午喝一杯無糖烏龍茶。", category="preference")
     conversations = ConversationStore(samples_dir / "conversations" / "conversations.json")
     conversations.add_exchange("slack:1731986400.000200", "我不再喝烏龍茶了。", "好的。")

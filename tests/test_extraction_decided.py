@@ -17,7 +17,8 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.llm import FakeLlmServer, openai_body
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import MemoryStore, ReviewQueue
 
 DEMO = Path(__file__).resolve().parents[1] / "webapp" / "demo_data"
 THREADS: dict[str, list[list[str]]] = json.loads((DEMO / "threads.json").read_text("utf-8"))
@@ -32,9 +33,7 @@ RAW = re.compile(
 
 
 def _stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
-    memories = MemoryStore(
-        data_dir / "memories.json", max_items=1000, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(data_dir / "memories.json", max_items=1000)
     return memories, ReviewQueue(data_dir / "review.json", memories)
 
 
@@ -42,13 +41,7 @@ def _seed(data_dir: Path) -> None:
     """The demo's memories and threads, without its proposals."""
     memories, _ = _stores(data_dir)
     memories.import_records(json.loads((DEMO / "memories.json").read_text("utf-8")))
-    conversations = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    conversations = conversation_store(data_dir / "conversations" / "conversations.json")
     for key, exchanges in THREADS.items():
         for user, assistant in exchanges:
             conversations.add_exchange(key, user, assistant)
@@ -114,13 +107,7 @@ def test_the_yaml_instruction_is_a_preference_not_an_update_of_an_approved_memor
     # The person reworded it when approving another time; the instruction is said again.
     kept = memories.get(queue.get(yaml.id).applied_memory_id)
     memories.update(kept.id, "自动化一律用 YAML 格式编写，不用 UI 编辑器的截图。")
-    ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    ).add_exchange(
+    conversation_store(data_dir / "conversations" / "conversations.json").add_exchange(
         "cli:session-1731990000000",
         "以后帮我写自动化的时候都用 YAML 格式，不要用 UI 编辑器的截图。",
         "好的。",
@@ -204,13 +191,9 @@ class Paraphrasing:
 @pytest.mark.parametrize("how", ["approve", "reject"])
 def test_the_llm_path_proposes_nothing_again_in_other_words(data_dir, how):
     _seed(data_dir)
-    ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    ).add_exchange("slack:tea", "I really like green tea without sugar, by the way.", "Noted.")
+    conversation_store(data_dir / "conversations" / "conversations.json").add_exchange(
+        "slack:tea", "I really like green tea without sugar, by the way.", "Noted."
+    )
     model = Paraphrasing()
     with FakeLlmServer(openai_body) as server:
         server.reply_for = model

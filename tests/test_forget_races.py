@@ -18,6 +18,7 @@ from anyio.from_thread import start_blocking_portal
 
 import webapp.stores.review.yields as review_module  # where forget_conversation looks it up
 from tests.support.mcp_stdio import McpClient, connect
+from tests.support.stores import memory_store
 from webapp.stores import (
     MemoryStore,
     Proposal,
@@ -32,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def open_store(data_dir: Path, actor: str = "dashboard") -> MemoryStore:
-    return MemoryStore(
+    return memory_store(
         data_dir / "memories.json", max_items=1000, max_chars=10**6, lock_timeout=10, actor=actor
     )
 

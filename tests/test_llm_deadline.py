@@ -29,8 +29,15 @@ from tests.support.llm import (
     openai_body,
     pending_contents,
     process_alive,
+    seed_thread,
 )
-from webapp.stores import MemoryStore
+from tests.support.stores import memory_store
+
+
+@pytest.fixture
+def seeded(data_dir: Path) -> Path:
+    seed_thread(data_dir)
+    return data_dir
 
 
 def _llm_env(provider: str, server: FakeLlmServer, timeout: int) -> dict[str, str]:
@@ -71,7 +78,9 @@ def _snapshot(folder: Path, *names: str) -> dict[str, bytes]:
 
 
 def _memories(data_dir: Path) -> list[str]:
-    store = MemoryStore(data_dir / "memories.json", max_items=10000, max_chars=10**7)
+    store = memory_store(
+        data_dir / "memories.json", lock_timeout=10, max_items=10000, max_chars=10**7
+    )
     return [m.content for m in store.get_all()]
 
 

@@ -13,6 +13,7 @@ from anyio.from_thread import start_blocking_portal
 
 from tests.support.data import on_disk
 from tests.support.mcp_stdio import McpClient, connect
+from tests.support.stores import memory_store
 from webapp.stores import MemoryStore, PeopleStore
 
 ID = re.compile(r"\[([0-9a-f]+)\]")
@@ -21,7 +22,7 @@ ID = re.compile(r"\[([0-9a-f]+)\]")
 @pytest.fixture
 def household(tmp_path: Path) -> tuple[Path, PeopleStore, MemoryStore]:
     data = tmp_path / "data"
-    store = MemoryStore(data / "memories.json", max_items=50, max_chars=5000, lock_timeout=5)
+    store = memory_store(data / "memories.json", max_items=50, max_chars=5000)
     store.init()
     people = PeopleStore(data / "people.json", lock_timeout=5)
     return data, people, store

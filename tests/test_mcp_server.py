@@ -21,6 +21,7 @@ from anyio.from_thread import start_blocking_portal
 
 from tests.support.data import on_disk
 from tests.support.mcp_stdio import MAX_CHARS, MAX_ITEMS, McpClient, RawServer, connect
+from tests.support.stores import memory_store
 from webapp.mcp_server import ACTIONS, TOOL_NAME
 from webapp.stores import CATEGORIES, MemoryStore, Proposal, ReviewQueue
 
@@ -54,9 +55,7 @@ def memory_file(server_dir: Path) -> Path:
 @pytest.fixture
 def dashboard(memory_file: Path) -> MemoryStore:
     """The store as the web dashboard in another process would open it."""
-    return MemoryStore(
-        memory_file, max_items=MAX_ITEMS, max_chars=MAX_CHARS, actor="dashboard", lock_timeout=5
-    )
+    return memory_store(memory_file, max_items=MAX_ITEMS, max_chars=MAX_CHARS, actor="dashboard")
 
 
 @pytest.fixture(autouse=True)

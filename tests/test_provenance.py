@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.stores import memory_store
 from webapp.extraction import extract_conversation
 from webapp.settings import Settings
 from webapp.stores import (
@@ -30,7 +31,7 @@ THREAD = "slack:C1:1732240000.000100"
 
 @pytest.fixture
 def store(data_dir: Path) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=50, max_chars=10000, lock_timeout=5)
+    return memory_store(data_dir / "memories.json", max_items=50)
 
 
 @pytest.fixture

@@ -16,9 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.llm import RULES_FACT, Run, pending_contents, process_alive, seeded
+from tests.support.llm import RULES_FACT, Run, pending_contents, process_alive, seed_thread
 
-__all__ = ["seeded"]  # the fixture, for pytest
+
+@pytest.fixture
+def seeded(data_dir: Path) -> Path:
+    seed_thread(data_dir)
+    return data_dir
+
 
 # Python run as ``claude``: ``escape(pids)`` starts what must be killed, recording every pid
 # in the file ``pids``, then the fake waits for ever without answering.

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.data import make_settings
+from tests.support.stores import memory_store
 from webapp.curation.attention import scan
 from webapp.curation.semantic import SemanticIndex
 from webapp.extraction import MemoryExtractor
@@ -90,7 +91,7 @@ def test_stats_and_repair_know_the_vector_file_and_repair_drops_a_damaged_one(
 # ------------------------------------------------------------------ with the model
 @pytest.fixture
 def store(tmp_path: Path) -> MemoryStore:
-    return MemoryStore(tmp_path / "memories.json", max_items=100, max_chars=10_000)
+    return memory_store(tmp_path / "memories.json", lock_timeout=10)
 
 
 def test_reconcile_by_meaning_known_close_and_new(store: MemoryStore) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from tests.support.cli import clean_env
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import ReviewQueue
 
 # ----------------------------------------------------------------- LLM providers, for real
 FACTS = '[{"content": "Prefers tea", "category": "preference", "confidence": 0.9}]'
@@ -182,12 +183,6 @@ class FakeLlmServer:
 RULES_FACT = "Prefers the hallway lights at 30% after 22:00"
 
 
-@pytest.fixture
-def seeded(data_dir: Path) -> Path:
-    seed_thread(data_dir)
-    return data_dir
-
-
 class Run:
     """One `memory-curator extract --conversation THREAD` process: its output and how long it took."""
 
@@ -213,7 +208,7 @@ class Run:
 
 
 def pending_contents(data_dir: Path) -> list[str]:
-    memories = MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000)
+    memories = memory_store(data_dir / "memories.json", lock_timeout=10)
     return [item.content for item in ReviewQueue(data_dir / "review.json", memories).pending()]
 
 
@@ -230,13 +225,7 @@ THREAD = "slack:1731900000.123456"
 
 
 def seed_thread(data_dir: Path) -> None:
-    store = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    store = conversation_store(data_dir / "conversations" / "conversations.json")
     store.add_exchange(
         THREAD,
         "Remember that I prefer the hallway lights at 30% after 22:00.",
