@@ -551,11 +551,6 @@ def memories(door: Door) -> list[dict[str, Any]]:
     return on_disk(door.settings.memory_file)
 
 
-def offered(result: Any) -> Any:
-    """Skip a door that has no such operation (the MCP tool has no import, say)."""
-    return result
-
-
 def offered_list(door: Door, operation: str, *args: Any) -> list[str]:
     """What a reading operation gives back; skips a door that has no such operation."""
     if operation not in door.declared:
