@@ -11,7 +11,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from tests.support.cli import run_cli
-from tests.support.data import stores, write_thread
+from tests.support.data import memories_and_review, write_thread
 from webapp.stores.timefmt import to_iso
 
 TAIPEI = ZoneInfo("Asia/Taipei")
@@ -35,7 +35,7 @@ def test_a_proposal_carries_the_expiry_its_sentence_implies_and_approval_keeps_i
     )
     result = run_cli("extract", "--all", data_dir=data_dir, env={"MEMORY_TIMEZONE": "Asia/Taipei"})
     assert result.returncode == 0, result.stderr
-    memories, queue = stores(data_dir)
+    memories, queue = memories_and_review(data_dir)
     pending = {item.content: item for item in queue.pending()}
     home = pending["Is working from home for the next three days"]
     local_day = said_at.astimezone(TAIPEI).date()
@@ -58,7 +58,7 @@ def test_auto_mode_saves_the_expiry(data_dir: Path) -> None:
         env={"MEMORY_TIMEZONE": "Asia/Taipei", "MEMORY_REVIEW_MODE": "auto"},
     )
     assert result.returncode == 0, result.stderr
-    memories, _ = stores(data_dir)
+    memories, _ = memories_and_review(data_dir)
     [memory] = memories.get_all()
     local_day = said_at.astimezone(TAIPEI).date()
     month_end = (local_day.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
@@ -106,7 +106,7 @@ def test_an_llm_fact_gets_its_expiry_from_the_message_it_came_from(data_dir: Pat
         },
     )
     assert result.returncode == 0, result.stderr
-    _, queue = stores(data_dir)
+    _, queue = memories_and_review(data_dir)
     [item] = queue.pending()
     local_day = said_at.astimezone(TAIPEI).date()
     sunday = local_day + timedelta(days=6 - local_day.weekday())

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.support.cli import run_cli
-from tests.support.data import stores, write_thread
+from tests.support.data import memories_and_review, write_thread
 from webapp.extraction.rules import match_sentence
 from webapp.extraction.validity import expires_at, stated_end
 from webapp.stores.timefmt import parse_ts, to_iso
@@ -227,7 +227,7 @@ def test_extract_without_an_llm_proposes_lisbon_with_its_expiry(data_dir: Path) 
         "extract", "--all", data_dir=data_dir, env={"MEMORY_TIMEZONE": "Europe/Berlin"}
     )
     assert result.returncode == 0, result.stderr
-    _, queue = stores(data_dir)
+    _, queue = memories_and_review(data_dir)
     pending = {item.content: item for item in queue.pending()}
     [lisbon] = [item for text, item in pending.items() if "Lisbon" in text]
     local = said_at.astimezone(BERLIN).date()

@@ -41,6 +41,8 @@ def zip_of(folder: Path, prefix: str = "") -> bytes:
 
 
 def write_thread(data_dir: Path, said_at: datetime, *messages: str) -> None:
+    """Write the conversations file with one thread, ``cli:one``: each of ``messages`` said by
+    the user at ``said_at`` and answered "Noted."."""
     turns = []
     for text in messages:
         turns.append({"role": "user", "content": text, "timestamp": to_iso(said_at)})
@@ -51,7 +53,8 @@ def write_thread(data_dir: Path, said_at: datetime, *messages: str) -> None:
     (folder / "conversations.json").write_text(json.dumps({"cli:one": thread}), "utf-8")
 
 
-def stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
+def memories_and_review(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
+    """The memory store and the Review queue of ``data_dir``, as the extraction reads them."""
     memories = MemoryStore(data_dir / "memories.json")
     return memories, ReviewQueue(data_dir / "review.json", memories)
 
