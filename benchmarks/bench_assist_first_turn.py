@@ -21,8 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.ha.test_assist import run_scenario, seed  # noqa: E402
-from tests.ha.test_home_assistant import _ready  # noqa: E402
+from tests.support.ha import ha_ready, run_scenario, seed  # noqa: E402
 from webapp.curator import Curator  # noqa: E402
 from webapp.settings import Settings  # noqa: E402
 
@@ -48,7 +47,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=30, help="first turns per agent")
     parser.add_argument("--memories", type=int, default=48, help="the household's memories")
     args = parser.parse_args()
-    why = _ready()
+    why = ha_ready()
     if why:
         raise SystemExit(why)
     with tempfile.TemporaryDirectory(prefix="bench-assist-") as folder:

@@ -34,7 +34,7 @@ import httpx2
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.mcp_http_support import free_port, home_assistant_call  # noqa: E402
+from tests.support.mcp_http import free_port, home_assistant_call  # noqa: E402
 from webapp.stores import MemoryStore  # noqa: E402
 
 KINDS: list[tuple[str, dict[str, Any]]] = [

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
+from tests.support.stores import memory_store
 from webapp.curation.approval import approval_stats, extraction_quality, format_quality
-from webapp.stores import MemoryStore, Proposal, ReviewQueue
+from webapp.stores import Proposal, ReviewQueue
 from webapp.stores.timefmt import to_iso
 from webapp.text import language_of
-
-from .test_cli import run_cli
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -34,7 +34,7 @@ DECISIONS = [
 
 @pytest.fixture
 def queue(tmp_path: Path) -> ReviewQueue:
-    store = MemoryStore(tmp_path / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    store = memory_store(tmp_path / "memories.json")
     queue = ReviewQueue(tmp_path / "review.json", store)
     for content, category, extractor, model, decision, _ in DECISIONS:
         [item] = queue.submit(
@@ -105,7 +105,7 @@ def test_pending_and_undone_items_do_not_count(queue):
 
 
 def test_an_empty_queue_has_no_rates(tmp_path):
-    store = MemoryStore(tmp_path / "m.json", max_items=5, max_chars=100, lock_timeout=5)
+    store = memory_store(tmp_path / "m.json", max_items=5, max_chars=100)
     [recent, overall] = extraction_quality(ReviewQueue(tmp_path / "r.json", store))
     assert overall.overall.total == 0 and overall.overall.percent("approved") == 0.0
     assert format_quality([recent, overall]) == [

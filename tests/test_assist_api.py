@@ -15,9 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.assist_support import V1, AssistClient, context, dumps
-from tests.conftest import make_settings, on_disk
-from tests.mcp_http_support import TOKEN, Dashboard, dashboard
+from tests.support.assist import V1, AssistClient, context, dumps
+from tests.support.auth import TOKEN
+from tests.support.data import make_settings, on_disk
+from tests.support.mcp_http import Dashboard, dashboard
 from webapp import __version__
 from webapp.curator import Curator
 from webapp.settings import Settings

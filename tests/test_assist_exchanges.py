@@ -20,9 +20,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.assist_support import AssistClient, context
-from tests.conftest import make_settings
-from tests.mcp_http_support import REPO, clean_env, dashboard, free_port
+from tests.support import REPO
+from tests.support.assist import AssistClient, context
+from tests.support.cli import clean_env
+from tests.support.data import make_settings
+from tests.support.mcp_http import dashboard, free_port
 from webapp.curator import Curator
 from webapp.extraction import extract_due
 from webapp.settings import Settings

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import webapp.curation.attention as attention
+from tests.support.stores import memory_store
 from webapp.curation.attention import AttentionScanner
 from webapp.stores import Memory, MemoryStore
 
@@ -79,7 +80,7 @@ def gated(monkeypatch) -> Iterator[GatedScan]:
 
 @pytest.fixture
 def store(tmp_path: Path) -> MemoryStore:
-    store = MemoryStore(tmp_path / "memories.json", max_items=1000, max_chars=10**6, lock_timeout=5)
+    store = memory_store(tmp_path / "memories.json", max_items=1000, max_chars=10**6)
     store.add("Prefers tea")
     return store
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_settings
+from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.extraction import MemoryExtractor, StructuredFact
 from webapp.language.dating import dated, older

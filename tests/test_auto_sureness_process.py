@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import make_settings
+from tests.support.data import make_settings
 from webapp.stores import ConversationStore, MemoryStore
 
 THREAD = "cli:household"

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.web.conftest import LiveServer, start_server
+from tests.support.web import LiveServer, start_server
 from webapp.curator import Curator
 from webapp.settings import Settings
 

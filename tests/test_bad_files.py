@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore, StoreCorruptError
+from tests.support.cli import run_cli
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import StoreCorruptError
 from webapp.stores.jsonfile import encode
 
 GOOD = encode(
@@ -41,10 +40,6 @@ BAD_MEMORY_FILES = [
     ("object instead of array", b'{"id": "m1", "content": "x"}', "JSON array"),
     ("array of strings", b'["just text"]', "item 0"),
 ]
-
-
-def memory_store(path, timeout=5) -> MemoryStore:
-    return MemoryStore(path, max_items=100, max_chars=10000, lock_timeout=timeout)
 
 
 def quarantined(folder, name):
@@ -82,7 +77,7 @@ def test_a_bad_memory_file_is_reported_and_never_overwritten(data_dir, name, con
 def test_a_bad_conversation_file_is_reported_and_never_overwritten(data_dir, content):
     path = data_dir / "conversations.json"
     path.write_bytes(content)
-    store = ConversationStore(path, max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=5)
+    store = conversation_store(path)
     with pytest.raises(StoreCorruptError, match=re.escape(str(path))):
         store.init()
     with pytest.raises(StoreCorruptError):
@@ -144,17 +139,6 @@ def test_two_repairs_never_overwrite_a_quarantined_file(data_dir):
         b"first damage",
         b"second damage",
     ]
-
-
-def run_cli(*args, data_dir) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
 
 
 def test_the_repair_command(data_dir):

@@ -17,14 +17,11 @@ import time
 
 import pytest
 
+from tests.support.stores import conversation_store, memory_store
 from webapp.stores import Changed, ConversationStore, MemoryStore, Unchanged, jsonbytes
 from webapp.stores.jsonbytes import OVERLAP_BYTES
 from webapp.stores.jsonfile import MAX_DEPTH, encode
 from webapp.stores.timefmt import now_iso
-
-
-def memory_store(path) -> MemoryStore:
-    return MemoryStore(path, max_items=100, max_chars=10_000, lock_timeout=5)
 
 
 def filled(data_dir) -> MemoryStore:
@@ -93,9 +90,7 @@ def test_a_memory_changed_in_place_by_a_change_function_is_saved(data_dir, how, 
 
 
 def test_a_turn_changed_in_place_in_a_conversation_is_saved(data_dir):
-    store = ConversationStore(
-        data_dir / "conversations.json", max_turns=20, max_chars=8000, lock_timeout=5
-    ).init()
+    store = conversation_store(data_dir / "conversations.json").init()
     for n in range(3):
         store.add_exchange("slack:a", f"question {n}", f"answer {n}")
         store.add_exchange("slack:b", f"other {n}", f"reply {n}")

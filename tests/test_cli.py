@@ -3,48 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore
+from tests.support.cli import run_cli
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import MemoryStore
 from webapp.stores.timefmt import to_iso
-
-
-def run_cli(*args: str, env_extra: dict[str, str] | None = None, cwd=None):
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"
-    }
-    env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-    )
 
 
 @pytest.fixture
 def filled(data_dir):
-    memories = MemoryStore(
-        data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    ).init()
+    memories = memory_store(data_dir / "memories.json").init()
     memories.add("Prefers tea", category="preference")
     memories.add("喜欢喝咖啡")
-    conversations = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    ).init()
+    conversations = conversation_store(data_dir / "conversations" / "conversations.json").init()
     conversations.add_exchange("slack:1", "hi", "hello")
     return data_dir
 
@@ -59,7 +33,7 @@ def test_stats_shows_paths_and_fill(filled):
 
 
 def test_stats_follows_the_environment(filled):
-    done = run_cli("stats", env_extra={"MEMORY_DATA_DIR": str(filled), "MEMORY_MAX_ITEMS": "5"})
+    done = run_cli("stats", env={"MEMORY_DATA_DIR": str(filled), "MEMORY_MAX_ITEMS": "5"})
     assert done.returncode == 0, done.stderr
     assert "2 of 5 memories" in done.stdout
 
@@ -72,7 +46,7 @@ def test_stats_on_an_empty_folder_creates_nothing(data_dir):
 
 
 def test_a_bad_setting_is_one_clear_line(data_dir):
-    done = run_cli("stats", "--data-dir", str(data_dir), env_extra={"MEMORY_MAX_CHARS": "lots"})
+    done = run_cli("stats", "--data-dir", str(data_dir), env={"MEMORY_MAX_CHARS": "lots"})
     assert done.returncode == 2
     assert "MEMORY_MAX_CHARS" in done.stderr and "Traceback" not in done.stderr
 
@@ -152,7 +126,7 @@ def test_stats_names_the_unreadable_file_and_still_reports_the_others(filled):
 
 def test_a_data_dir_setting_that_is_a_file_is_one_clear_line(tmp_path):
     (tmp_path / "afile").write_text("x")
-    done = run_cli("stats", env_extra={"MEMORY_DATA_DIR": str(tmp_path / "afile")})
+    done = run_cli("stats", env={"MEMORY_DATA_DIR": str(tmp_path / "afile")})
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("Error: ")
 
@@ -233,7 +207,7 @@ def test_list_versions_gives_the_version_update_checks(filled):
 @pytest.mark.parametrize("flag", [False, True])
 def test_memories_add_reads_a_stated_end_unless_told_not_to(data_dir, flag):
     args = ["memories", "add", "Is in Tokyo until Friday.", "--data-dir", str(data_dir)]
-    done = run_cli(*args, *(["--no-expiry"] if flag else []), env_extra={"MEMORY_TIMEZONE": "UTC"})
+    done = run_cli(*args, *(["--no-expiry"] if flag else []), env={"MEMORY_TIMEZONE": "UTC"})
     assert done.returncode == 0, done.stderr
     [memory] = MemoryStore(data_dir / "memories.json").get_all()
     if flag:

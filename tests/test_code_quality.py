@@ -4,6 +4,7 @@ vulture (no dead code)."""
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -251,3 +252,55 @@ def test_a_door_reaching_the_curators_writable_stores_is_refused(tmp_path: Path)
     door.write_text("def view(curator):\n    curator._memory_store.add('x')\n", encoding="utf-8")
     done = run_tool("ruff", "check", "--config", str(ROOT / "pyproject.toml"), str(door))
     assert done.returncode == 1 and "SLF001" in done.stdout, done.stdout
+
+
+def imported_test_modules(source: str, module: str) -> list[str]:
+    """The test modules and conftests that ``source`` (the module named ``module``) imports."""
+    package = module.split(".")
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level] if node.level else []
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            names = [target, *(f"{target}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        found += [
+            name for name in names if re.fullmatch(r"test_\w+|conftest", name.rsplit(".", 1)[-1])
+        ]
+    return found
+
+
+def test_no_test_module_imports_another_or_a_conftest() -> None:
+    """What tests share lives in tests/support/; a test module imported by another runs its
+    tests' module code twice and ties a behaviour's tests to another's, and a conftest is
+    pytest's to load (its fixtures are found by name)."""
+    sources = sorted((ROOT / "tests").rglob("*.py"))
+    assert len(sources) > 100
+    found = [
+        f"{source.relative_to(ROOT)}: {name}"
+        for source in sources
+        for name in imported_test_modules(
+            source.read_text(encoding="utf-8"),
+            ".".join(source.relative_to(ROOT).with_suffix("").parts),
+        )
+    ]
+    assert found == [], "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("source", "module"),
+    [
+        ("from tests.test_cli import run_cli", "tests.test_imports_cli"),
+        ("from .test_mcp_server import connect", "tests.test_expiry"),
+        ("from ..test_as_of import an_hour_ago", "tests.web.test_as_of_views"),
+        ("from . import test_auth", "tests.web.test_hardening"),
+        ("import tests.ha.test_home_assistant as ha", "tests.ha.test_assist"),
+        ("def later():\n    from ..conftest import on_disk", "tests.web.test_x"),
+        ("from tests.web.conftest import start_server", "tests.test_wheel"),
+    ],
+)
+def test_an_import_of_a_test_module_is_found(source: str, module: str) -> None:
+    assert imported_test_modules(source, module) != []

@@ -9,7 +9,7 @@ import textwrap
 import threading
 from collections import Counter
 
-from webapp.stores import ConversationStore, MemoryStore
+from tests.support.stores import conversation_store, memory_store
 
 PROCESSES = 4
 CALLS = 100
@@ -61,7 +61,7 @@ def run_workers(kind: str, path, tmp_path) -> list[list]:
 
 def test_processes_adding_memories_at_once(data_dir, tmp_path):
     path = data_dir / "memories.json"
-    MemoryStore(path, max_items=100_000, max_chars=10_000_000, lock_timeout=5).init()
+    memory_store(path, max_items=100_000, max_chars=10_000_000).init()
 
     reported = run_workers("memories", path, tmp_path)
 
@@ -75,16 +75,14 @@ def test_processes_adding_memories_at_once(data_dir, tmp_path):
     for w in range(PROCESSES):  # each worker's own adds stay in its order
         mine = [r["content"] for r in records if r["content"].startswith(f"worker {w} ")]
         assert mine == [f"worker {w} fact {n}" for n in range(CALLS)]
-    history = MemoryStore(path, max_items=1, max_chars=1, lock_timeout=5).history()
+    history = memory_store(path, max_items=1, max_chars=1).history()
     assert Counter(e["action"] for e in history) == {"add": PROCESSES * CALLS}
     assert {e["actor"] for e in history} == {f"w{w}" for w in range(PROCESSES)}
 
 
 def test_processes_adding_exchanges_to_different_conversations_of_one_file(data_dir, tmp_path):
     path = data_dir / "conversations.json"
-    ConversationStore(
-        path, max_turns=100_000, max_chars=10_000_000, max_age_days=7, lock_timeout=5
-    ).init()
+    conversation_store(path, max_turns=100_000, max_chars=10_000_000).init()
 
     run_workers("conversations", path, tmp_path)
 
@@ -97,7 +95,7 @@ def test_processes_adding_exchanges_to_different_conversations_of_one_file(data_
 
 def test_threads_sharing_one_store(data_dir):
     """Like waitress threads sharing one MemoryStore: writers and readers at once."""
-    store = MemoryStore(
+    store = memory_store(
         data_dir / "memories.json", max_items=100_000, max_chars=10_000_000, lock_timeout=60
     ).init()
     errors: list[BaseException] = []

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.support.stores import conversation_store
 from webapp.stores import (
     ConversationStore,
     ConversationTurn,
@@ -118,9 +119,7 @@ def old_thread(days: float) -> dict:
 
 
 def test_cleanup_removes_threads_idle_longer_than_max_age(data_dir):
-    store = ConversationStore(
-        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
-    )
+    store = conversation_store(data_dir / "c.json", lock_timeout=1)
     write_raw(store, {"old": old_thread(8), "older": old_thread(30), "fresh": old_thread(6.9)})
     assert store.cleanup() == 2
     assert list(json.loads(store.path.read_text(encoding="utf-8"))) == ["fresh"]
@@ -128,18 +127,14 @@ def test_cleanup_removes_threads_idle_longer_than_max_age(data_dir):
 
 
 def test_init_runs_cleanup(data_dir):
-    store = ConversationStore(
-        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=1, lock_timeout=1
-    )
+    store = conversation_store(data_dir / "c.json", max_age_days=1, lock_timeout=1)
     write_raw(store, {"old": old_thread(2), "new": old_thread(0.5)})
     store.init()
     assert [s.id for s in store.list_conversations()] == ["new"]
 
 
 def test_an_expired_thread_has_no_history_even_before_cleanup(data_dir):
-    store = ConversationStore(
-        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
-    )
+    store = conversation_store(data_dir / "c.json", lock_timeout=1)
     write_raw(store, {"old": old_thread(10)})
     assert store.get_history("old") == []
 
@@ -165,9 +160,7 @@ def test_key_helpers():
 
 
 def test_unknown_fields_and_unix_ms_timestamps_are_kept(data_dir):
-    store = ConversationStore(
-        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
-    )
+    store = conversation_store(data_dir / "c.json", lock_timeout=1)
     now_ms = int(datetime.now(UTC).timestamp() * 1000)
     write_raw(
         store,
@@ -193,9 +186,7 @@ def test_unknown_fields_and_unix_ms_timestamps_are_kept(data_dir):
 
 
 def test_the_older_bare_array_shape_is_read(data_dir):
-    store = ConversationStore(
-        data_dir / "c.json", max_turns=20, max_chars=8000, max_age_days=7, lock_timeout=1
-    )
+    store = conversation_store(data_dir / "c.json", lock_timeout=1)
     write_raw(
         store,
         {

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from webapp.stores import MemoryStore
+from tests.support.stores import memory_store
 from webapp.stores.jsonfile import encode, temp_files_of
 
 TRIALS = 200
@@ -27,7 +27,7 @@ Writer = Callable[[Path, int, int], None]
 
 
 def store_writer(path: Path, trial: int, pipe: int) -> None:
-    store = MemoryStore(path, max_items=1_000_000, max_chars=100_000_000, lock_timeout=30)
+    store = memory_store(path, max_items=1_000_000, max_chars=100_000_000, lock_timeout=30)
     n = 0
     while True:
         memory = store.add(f"trial {trial} add {n}")
@@ -136,7 +136,7 @@ def test_the_store_survives_being_killed_at_random_moments(data_dir):
 
     assert crash_loop(store_writer, path, TRIALS, seed=20261122) == []
 
-    store = MemoryStore(path, max_items=1_000_000, max_chars=100_000_000, lock_timeout=5).init()
+    store = memory_store(path, max_items=1_000_000, max_chars=100_000_000).init()
     assert len(store.get_all()) >= 300 + TRIALS // 4  # each trial waits for 0 or 1 reported add
     assert temp_files_of(path) == []  # init removed what killed writers left behind
     assert json.loads(store._file.backup_path.read_bytes())  # the backup parses too

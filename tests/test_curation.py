@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.curation.attention import (
     SimilarityIndex,
     candidate_pairs,
@@ -303,9 +304,8 @@ def test_an_update_that_would_drop_information_is_recognised(current, new, lost)
 
 def test_the_scanner_answers_at_once_and_scans_in_the_background(tmp_path):
     from webapp.curation.attention import AttentionScanner
-    from webapp.stores import MemoryStore
 
-    store = MemoryStore(tmp_path / "memories.json", max_items=5000, max_chars=10**6, lock_timeout=5)
+    store = memory_store(tmp_path / "memories.json", max_items=5000, max_chars=10**6)
     rooms = ["hallway", "kitchen", "bedroom", "office", "garage"]
 
     def name(i: int) -> str:  # a different word for each memory: aa, ab, ac…

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.stores import MemoryFullError, MemoryStore, NotFoundError, ReviewQueue
 from webapp.stores.dismissals import DismissalStore
 from webapp.stores.review import Proposal
@@ -15,7 +16,7 @@ from webapp.stores.review import Proposal
 
 @pytest.fixture
 def store(tmp_path) -> MemoryStore:
-    return MemoryStore(tmp_path / "memories.json", max_items=10, max_chars=200, lock_timeout=5)
+    return memory_store(tmp_path / "memories.json", max_items=10, max_chars=200)
 
 
 def test_merge_keeps_one_deletes_the_other_and_logs_both(store):

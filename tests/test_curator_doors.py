@@ -7,9 +7,7 @@ each failed on the code before the curator layer (the doors each applied their o
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
@@ -22,11 +20,12 @@ from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.assist_support import AssistClient
-from tests.assist_support import context as assist_context
-from tests.conftest import make_settings, on_disk
-from tests.mcp_http_support import call_tool, session
-from tests.mcp_http_support import dashboard as serving
+from tests.support.assist import AssistClient
+from tests.support.assist import context as assist_context
+from tests.support.cli import run_cli
+from tests.support.data import make_settings, on_disk
+from tests.support.mcp_http import call_tool, session
+from tests.support.mcp_http import dashboard as serving
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.library import MemoryStore as PublicMemoryStore
@@ -44,6 +43,7 @@ class Door:
 
     name = ""
     said = ""  # the words of the last refusal, as the door gave them
+    declared: frozenset[str] = frozenset()  # the operations the running case says it calls
 
     def __init__(self, root: Path) -> None:
         self.settings = make_settings(root)
@@ -54,11 +54,24 @@ class Door:
     def close(self) -> None:
         pass
 
+    @classmethod
+    def offers(cls, operation: str) -> bool:
+        """Whether this door has ``operation`` (it overrides the base's refusal)."""
+        return getattr(cls, operation) is not getattr(Door, operation)
+
     # the operations; a door that does not offer one raises NotOffered
-    def remember(self, content: str, *, person: str | None = None) -> str:
+    def remember(self, content: str) -> str:
         raise NotOffered
 
-    def revise(self, memory_id: str, content: str, version: str | None = None) -> str:
+    def remember_for(self, person: str, content: str) -> str:
+        """Remember a fact of the person named ``person``."""
+        raise NotOffered
+
+    def revise(self, memory_id: str, content: str) -> str:
+        raise NotOffered
+
+    def revise_seen(self, memory_id: str, content: str, version: str) -> str:
+        """Change a memory as it was at ``version`` (the version a page or a caller saw)."""
         raise NotOffered
 
     def forget_again(self, memory_id: str) -> str:
@@ -125,14 +138,20 @@ class Library(Door):
             return exc.code
         return "ok"
 
-    def remember(self, content: str, *, person: str | None = None) -> str:
+    def remember(self, content: str) -> str:
+        return self._do(lambda: self.curator.remember(content))
+
+    def remember_for(self, person: str, content: str) -> str:
         return self._do(lambda: self.curator.remember(content, person=self.curator.person(person)))
 
     def recall_as(self, person: str | None) -> list[str]:
         owner = self.curator.person(person, reading=True) if person else None
         return [m.content for m in self.curator.memories.for_person(owner)]
 
-    def revise(self, memory_id: str, content: str, version: str | None = None) -> str:
+    def revise(self, memory_id: str, content: str) -> str:
+        return self._do(lambda: self.curator.revise(memory_id, content))
+
+    def revise_seen(self, memory_id: str, content: str, version: str) -> str:
         return self._do(lambda: self.curator.revise(memory_id, content, expected=version))
 
     def forget_again(self, memory_id: str) -> str:
@@ -264,13 +283,16 @@ class Dashboard(Door):
                 return code
         return f"http_{status}"
 
-    def remember(self, content: str, *, person: str | None = None) -> str:
+    def remember(self, content: str) -> str:
         return self._code(*self._post("/memories/", {"content": content, "person": "household"}))
 
-    def revise(self, memory_id: str, content: str, version: str | None = None) -> str:
+    def revise(self, memory_id: str, content: str) -> str:
         current = Curator.from_settings(self.settings).memories.get(memory_id)
         assert current is not None
-        data = {"content": content, "expected_updated_at": version or current.version}
+        return self.revise_seen(memory_id, content, current.version)
+
+    def revise_seen(self, memory_id: str, content: str, version: str) -> str:
+        data = {"content": content, "expected_updated_at": version}
         return self._code(*self._post(f"/memories/{memory_id}", data))
 
     def forget_again(self, memory_id: str) -> str:
@@ -345,28 +367,24 @@ class Cli(Door):
     name = "cli"
 
     def _run(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "webapp", *args, "--data-dir", str(self.data)],
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            env={**os.environ, "MEMORY_LOCK_TIMEOUT": "5"},
-            timeout=120,
-            check=False,
-        )
+        done = run_cli(*args, data_dir=self.data, env={"MEMORY_LOCK_TIMEOUT": "5"}, timeout=120)
         if done.returncode == 0:
             return "ok"
         self.said = done.stderr
         found = re.search(r"\[([a-z_]+)\]\s*$", done.stderr.strip())
         return found.group(1) if found else f"exit_{done.returncode}: {done.stderr[-300:]}"
 
-    def remember(self, content: str, *, person: str | None = None) -> str:
-        return self._run("memories", "add", content, *(["--person", person] if person else []))
+    def remember(self, content: str) -> str:
+        return self._run("memories", "add", content)
 
-    def revise(self, memory_id: str, content: str, version: str | None = None) -> str:
-        return self._run(
-            "memories", "update", memory_id, content, *(["--version", version] if version else [])
-        )
+    def remember_for(self, person: str, content: str) -> str:
+        return self._run("memories", "add", content, "--person", person)
+
+    def revise(self, memory_id: str, content: str) -> str:
+        return self._run("memories", "update", memory_id, content)
+
+    def revise_seen(self, memory_id: str, content: str, version: str) -> str:
+        return self._run("memories", "update", memory_id, content, "--version", version)
 
     def forget_again(self, memory_id: str) -> str:
         return self._run("delete", memory_id, "--dont-propose-again")
@@ -453,12 +471,14 @@ class Mcp(Door):
         found = re.search(r"Refused \(([a-z_]+)\)", text)
         return found.group(1) if found else f"error: {text[:300]}"
 
-    def remember(self, content: str, *, person: str | None = None) -> str:
-        return self._call(action="add", content=content, **({"person": person} if person else {}))
+    def remember(self, content: str) -> str:
+        return self._call(action="add", content=content)
 
-    def revise(self, memory_id: str, content: str, version: str | None = None) -> str:
-        if version is not None:
-            raise NotOffered  # the tool changes the version it reads, never an older one
+    def remember_for(self, person: str, content: str) -> str:
+        return self._call(action="add", content=content, person=person)
+
+    # no revise_seen: the tool changes the version it reads, never an older one
+    def revise(self, memory_id: str, content: str) -> str:
         return self._call(action="update", id=memory_id, content=content)
 
     def revise_as(self, person: str, memory_id: str, content: str) -> str:
@@ -529,9 +549,8 @@ class AssistHttp(Door):
         code = str(answer["error"]["code"])
         return "memory_gone" if code == "not_found" else code
 
-    def remember(self, content: str, *, person: str | None = None) -> str:
-        if person is not None:
-            raise NotOffered  # whose a fact is, is who speaks: no person is named
+    # no remember_for: whose a fact is, is who speaks; no person is named
+    def remember(self, content: str) -> str:
         return self._code(self.api.tool("remember", assist_context(), fact=content))
 
     def forget_as(self, person: str, memory_id: str) -> str:
@@ -546,9 +565,22 @@ class AssistHttp(Door):
 DOORS = [Library, HostLibrary, Dashboard, Cli, Mcp, McpHttp, AssistHttp]
 
 
+def uses(*operations: str) -> pytest.MarkDecorator:
+    """The door operations a case calls: a door that does not offer one of them is skipped
+    before anything is started (no server, no process)."""
+    return pytest.mark.door_operations(*operations)
+
+
 @pytest.fixture(params=DOORS, ids=[d.name for d in DOORS])
 def door(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Door]:
-    made = request.param(tmp_path)
+    kind: type[Door] = request.param
+    marker = request.node.get_closest_marker("door_operations")
+    operations = marker.args if marker else ()
+    for operation in operations:
+        if not kind.offers(operation):
+            pytest.skip(f"the {kind.name} door has no {operation}")
+    made = kind(tmp_path)
+    made.declared = frozenset(operations)
     yield made
     made.close()
 
@@ -557,13 +589,10 @@ def memories(door: Door) -> list[dict[str, Any]]:
     return on_disk(door.settings.memory_file)
 
 
-def offered(result: Any) -> Any:
-    """Skip a door that has no such operation (the MCP tool has no import, say)."""
-    return result
-
-
 def offered_list(door: Door, operation: str, *args: Any) -> list[str]:
     """What a reading operation gives back; skips a door that has no such operation."""
+    if operation not in door.declared:
+        pytest.fail(f"a case that calls {operation} says so with @uses({operation!r})")
     try:
         return list(getattr(door, operation)(*args))
     except NotOffered:
@@ -571,6 +600,8 @@ def offered_list(door: Door, operation: str, *args: Any) -> list[str]:
 
 
 def call(door: Door, operation: str, *args: Any, **kwargs: Any) -> str:
+    if operation not in door.declared:
+        pytest.fail(f"a case that calls {operation} says so with @uses({operation!r})")
     try:
         return str(getattr(door, operation)(*args, **kwargs))
     except NotOffered:
@@ -578,6 +609,7 @@ def call(door: Door, operation: str, *args: Any, **kwargs: Any) -> str:
 
 
 # ------------------------------------------------------------------ remember
+@uses("remember")
 def test_the_same_fact_twice_is_kept_once_everywhere(door: Door) -> None:
     # Drift: `memory-curator memories add` stored the exact duplicate.
     assert call(door, "remember", "Prefers tea without sugar.") == "ok"
@@ -585,6 +617,7 @@ def test_the_same_fact_twice_is_kept_once_everywhere(door: Door) -> None:
     assert [m["content"] for m in memories(door)] == ["Prefers tea without sugar."]
 
 
+@uses("remember")
 def test_a_memory_file_in_a_newer_format_is_read_and_never_written_everywhere(
     door: Door,
 ) -> None:
@@ -607,6 +640,7 @@ def _end_of_next_friday() -> str:
     return to_iso(datetime.combine(friday + timedelta(days=1), time(0), tzinfo=UTC))
 
 
+@uses("remember")
 def test_a_fact_that_says_when_it_ends_expires_then_everywhere(door: Door) -> None:
     # Drift: the Add form read "until Friday" into an expiry; Assist (MCP), the CLI and the
     # library kept the same words for good, so "Is in Tokyo until Friday" stayed in every
@@ -625,6 +659,7 @@ def test_a_fact_that_says_when_it_ends_expires_then_everywhere(door: Door) -> No
     assert kept["The cleaner comes on Thursday."] is None
 
 
+@uses("remember")
 def test_an_end_with_its_year_keeps_the_year_everywhere(door: Door) -> None:
     # Drift: "until December 31, <year>" and 到<year>年底 ended at this year's end, the year
     # dropped; 鋼琴課改到星期六早上上 (a weekly habit) was read as ending on Saturday.
@@ -647,6 +682,7 @@ def _end_of_next(weekday: int) -> str:
     return to_iso(datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC))
 
 
+@uses("revise")
 def test_a_revision_that_says_a_new_end_expires_then_everywhere(door: Door) -> None:
     # Drift: the dashboard's Edit read "until Sunday" from the new words; the MCP tool's and
     # the CLI's update kept the old end, so the memory vanished from prompts on Friday.
@@ -660,6 +696,7 @@ def test_a_revision_that_says_a_new_end_expires_then_everywhere(door: Door) -> N
     assert again["expiresAt"] == after["expiresAt"]  # words with no end keep the end
 
 
+@uses("remember")
 def test_the_same_fact_in_other_words_is_refused_everywhere(door: Door) -> None:
     # Drift: the MCP tool and the CLI never checked meaning duplicates.
     assert call(door, "remember", "Prefers tea without sugar.") == "ok"
@@ -667,11 +704,13 @@ def test_the_same_fact_in_other_words_is_refused_everywhere(door: Door) -> None:
     assert len(memories(door)) == 1
 
 
+@uses("remember")
 def test_a_secret_is_refused_everywhere(door: Door) -> None:
     assert call(door, "remember", SECRET) == "memory_secret"
     assert memories(door) == []
 
 
+@uses("remember")
 def test_an_id_number_a_seed_phrase_and_a_star_pound_code_are_refused_everywhere(
     door: Door,
 ) -> None:
@@ -687,17 +726,17 @@ def test_an_id_number_a_seed_phrase_and_a_star_pound_code_are_refused_everywhere
     assert [m["content"] for m in memories(door)] == ["We stayed at a 5 star hotel"]
 
 
+@uses("remember_for")
 def test_a_person_nobody_knows_is_refused_and_recorded(door: Door) -> None:
     # Drift: recorded as seen by MCP, exit 2 from the CLI without recording.
-    if isinstance(door, Dashboard):
-        pytest.skip("the dashboard offers only the people it knows")
-    assert call(door, "remember", "Is allergic to cats.", person="Maya") == "unknown_person"
+    assert call(door, "remember_for", "Maya", "Is allergic to cats.") == "unknown_person"
     assert memories(door) == []
     people = json.loads((door.data / "people.json").read_text(encoding="utf-8"))
     assert "Maya" in json.dumps(people, ensure_ascii=False)
 
 
 @pytest.mark.parametrize("again", ["alex", "ALEX ", "Ａｌｅｘ"])
+@uses("add_person")
 def test_a_name_a_person_cannot_tell_from_another_is_refused(door: Door, again: str) -> None:
     # Drift: "alex" beside "Alex" was accepted without a word on the People page and by the
     # CLI, and later stopped an import from mapping to Alex.
@@ -707,6 +746,7 @@ def test_a_name_a_person_cannot_tell_from_another_is_refused(door: Door, again: 
     assert [p["name"] for p in people.values()] == ["Alex"]
 
 
+@uses("remove_person")
 def test_a_person_leaves_without_their_private_memories_becoming_the_households(
     door: Door,
 ) -> None:
@@ -722,27 +762,26 @@ def test_a_person_leaves_without_their_private_memories_becoming_the_households(
     assert Curator.from_settings(door.settings).people.get(sam.id) is None
 
 
+@uses("remember_for")
 def test_a_person_is_found_by_first_name_and_a_name_two_share_is_refused_everywhere(
     door: Door,
 ) -> None:
     # Drift (issue 42): "Ana Souza", added from Home Assistant, was unknown to an assistant
     # saying "Ana" (refused, and "Ana" noted as a stranger); a shared first name must be
     # refused, never guessed, and the refusal must not tell the caller who lives here.
-    if isinstance(door, Dashboard):
-        pytest.skip("the dashboard names a person by id, from the people it lists")
     curator = Curator.from_settings(door.settings)
     curator.note_identity("ha", "u-ana", label="Ana Souza")
     souza = curator.person_from("ha", "u-ana")
-    assert call(door, "remember", "Plays the cello.", person="ana") == "ok"
+    assert call(door, "remember_for", "ana", "Plays the cello.") == "ok"
     assert [(m["content"], m.get("person")) for m in memories(door)] == [
         ("Plays the cello.", souza.id)
     ]
     lima = curator.add_person("Ana Lima")
-    assert call(door, "remember", "Likes jazz.", person="Ana") == "person_ambiguous"
+    assert call(door, "remember_for", "Ana", "Likes jazz.") == "person_ambiguous"
     assert len(memories(door)) == 1
     for private in ("Souza", "Lima", souza.id, lima.id):
         assert private not in door.said
-    assert call(door, "remember", "Likes jazz.", person="ana lima") == "ok"
+    assert call(door, "remember_for", "ana lima", "Likes jazz.") == "ok"
     assert Curator.from_settings(door.settings).people.unlinked() == []  # no stranger noted
 
 
@@ -752,24 +791,27 @@ def _one(door: Door, text: str = "The boiler is serviced in May.") -> dict[str, 
     return memory.to_dict() | {"version": memory.version}
 
 
+@uses("revise")
 def test_a_revision_to_a_secret_is_refused_everywhere(door: Door) -> None:
     memory = _one(door)
     assert call(door, "revise", memory["id"], "The boiler PIN is 4821.") == "memory_secret"
     assert [m["content"] for m in memories(door)] == [memory["content"]]
 
 
+@uses("revise_seen")
 def test_a_revision_of_a_changed_memory_is_refused_everywhere(door: Door) -> None:
     # Drift: an MCP update, Keep this one, Merge overwrote whatever was there.
     memory = _one(door)
     seen = memory["version"]
     Curator.from_settings(door.settings).revise(memory["id"], "The boiler is serviced in June.")
-    assert call(door, "revise", memory["id"], "The boiler is serviced in July.", seen) == (
+    assert call(door, "revise_seen", memory["id"], "The boiler is serviced in July.", seen) == (
         "conflict"
     )
     assert [m["content"] for m in memories(door)] == ["The boiler is serviced in June."]
 
 
 # ------------------------------------------------------------------ forget
+@uses("forget_again")
 def test_dont_propose_again_works_for_a_memory_another_program_deleted(door: Door) -> None:
     # Drift: recorded by the dashboard, exit 1 from the CLI; a library delete left no tombstone.
     memory = _one(door)
@@ -788,6 +830,7 @@ def _offered_or_library(door: Door, operation: str, *args: Any) -> str:
         return str(getattr(Library(door.settings.data_dir.parent), operation)(*args))
 
 
+@uses("remember")
 def test_a_fact_deleted_forever_is_refused_when_told_again_everywhere(door: Door) -> None:
     # Drift (issue 45): Delete forever kept the fact from extraction only; the Add form, the
     # CLI, the MCP tool and the library kept it again when told it in the same words.
@@ -825,6 +868,7 @@ def test_delete_forever_of_an_edited_proposal_leaves_no_word_and_undo_is_refused
 
 
 # ------------------------------------------------------------------ import
+@uses("import_export")
 def test_importing_an_old_export_does_not_bring_back_a_deleted_fact(
     door: Door, tmp_path: Path
 ) -> None:
@@ -839,6 +883,7 @@ def test_importing_an_old_export_does_not_bring_back_a_deleted_fact(
     assert [m["id"] for m in memories(door)] == [kept.id]
 
 
+@uses("import_file")
 def test_an_import_is_its_owners_and_never_changes_another_persons_memory(
     door: Door, tmp_path: Path
 ) -> None:
@@ -859,6 +904,7 @@ def test_an_import_is_its_owners_and_never_changes_another_persons_memory(
     assert [(m["id"], m["content"]) for m in memories(door)] == [(hers.id, hers.content)]
 
 
+@uses("import_file")
 def test_an_owned_import_keeps_what_each_fact_is_about_everywhere(
     door: Door, tmp_path: Path
 ) -> None:
@@ -889,6 +935,7 @@ def _proposal(door: Door) -> str:
     return item.id
 
 
+@uses("approve")
 def test_an_edited_proposal_holding_a_secret_is_refused(door: Door) -> None:
     # Drift: editing a Review item and approving it skipped the secrets check.
     item_id = _proposal(door)
@@ -898,6 +945,7 @@ def test_an_edited_proposal_holding_a_secret_is_refused(door: Door) -> None:
     assert item is not None and item.status == "pending"
 
 
+@uses("merge")
 def test_a_merge_into_a_secret_is_refused(door: Door) -> None:
     # Drift: the Needs-attention merge skipped the secrets check.
     a = _one(door, "The garage door opens slowly.")
@@ -907,6 +955,7 @@ def test_a_merge_into_a_secret_is_refused(door: Door) -> None:
     assert len(memories(door)) == 2
 
 
+@uses("merge")
 def test_a_merge_of_a_memory_changed_since_the_page_is_refused(door: Door) -> None:
     a = _one(door, "The garage door opens slowly.")
     b = _one(door, "The garage door is slow to open.")
@@ -919,6 +968,7 @@ def test_a_merge_of_a_memory_changed_since_the_page_is_refused(door: Door) -> No
     ]
 
 
+@uses("merge")
 def test_a_merge_without_the_versions_seen_is_refused_not_unchecked(door: Door) -> None:
     # Drift: a merge whose form left out the version fields skipped the conflict check.
     a = _one(door, "The garage door opens slowly.")
@@ -931,6 +981,7 @@ def test_a_merge_without_the_versions_seen_is_refused_not_unchecked(door: Door) 
     assert len(memories(door)) == 2
 
 
+@uses("move_to_household")
 def test_only_copies_of_one_fact_each_a_persons_move_to_the_household(door: Door) -> None:
     # Drift: a crafted "Move to household" made Ana's fact the household's and deleted Leo's
     # other fact; the same id twice deleted the memory it had just moved.
@@ -955,6 +1006,7 @@ def test_only_copies_of_one_fact_each_a_persons_move_to_the_household(door: Door
     ]
 
 
+@uses("merge")
 def test_a_merge_of_two_peoples_memories_is_refused_everywhere(door: Door) -> None:
     curator = Curator.from_settings(door.settings)
     ana, leo = curator.people.add("Ana"), curator.people.add("Leo")
@@ -968,6 +1020,7 @@ def test_a_merge_of_two_peoples_memories_is_refused_everywhere(door: Door) -> No
 
 
 # ------------------------------------------------------------------ extraction
+@uses("extract")
 def test_a_fact_a_host_program_deleted_is_not_proposed_as_new(door: Door) -> None:
     # Drift: a host that deleted through the library (MemoryStore.delete) left no tombstone,
     # so extraction proposed (auto mode: saved) the fact again as new.
@@ -986,6 +1039,7 @@ def test_a_fact_a_host_program_deleted_is_not_proposed_as_new(door: Door) -> Non
     assert memories(door) == []
 
 
+@uses("extract")
 def test_a_forgotten_fact_said_again_with_a_filler_is_not_proposed_everywhere(
     door: Door,
 ) -> None:
@@ -1004,6 +1058,7 @@ def test_a_forgotten_fact_said_again_with_a_filler_is_not_proposed_everywhere(
     assert memories(door) == []
 
 
+@uses("extract")
 def test_a_fact_said_outright_is_proposed_in_fact_form_everywhere(door: Door) -> None:
     # Drift (issue 44): the rules proposed nothing for a statement with no "I prefer" or
     # "remember that", and read 我家 (the household's) as the speaker's 我.
@@ -1018,6 +1073,7 @@ def test_a_fact_said_outright_is_proposed_in_fact_form_everywhere(door: Door) ->
 
 
 # ------------------------------------------------------------------ private stays private
+@uses("forget_again")
 def test_a_deletion_remembers_whose_the_fact_was_everywhere(door: Door) -> None:
     # Drift (issue 35): tombstones named no person, so Leo's "don't propose again" dropped
     # Maya's same fact.
@@ -1030,6 +1086,7 @@ def test_a_deletion_remembers_whose_the_fact_was_everywhere(door: Door) -> None:
     assert (tombstone.memory_id, tombstone.person, tombstone.no_propose) == (jazz.id, leo.id, True)
 
 
+@uses("approve")
 def test_a_proposal_nobody_could_tell_the_owner_of_is_not_approved_as_the_households(
     door: Door,
 ) -> None:
@@ -1042,6 +1099,7 @@ def test_a_proposal_nobody_could_tell_the_owner_of_is_not_approved_as_the_househ
     assert pending is not None and pending.status == "pending"
 
 
+@uses("merge")
 def test_a_merge_never_carries_a_persons_words_into_the_households_memory(door: Door) -> None:
     curator = Curator.from_settings(door.settings)
     maya = curator.people.add("Maya")
@@ -1059,6 +1117,7 @@ def test_a_merge_never_carries_a_persons_words_into_the_households_memory(door: 
 
 
 # ------------------------------------------------------------------ whose it is
+@uses("revise_as", "forget_as")
 def test_nobody_changes_or_forgets_another_persons_memory_acting_for_themselves(
     door: Door,
 ) -> None:
@@ -1074,6 +1133,7 @@ def test_nobody_changes_or_forgets_another_persons_memory_acting_for_themselves(
     assert call(door, "revise_as", "Ana", hers.id, "Is allergic to penicillin and aspirin.") == "ok"
 
 
+@uses("recall_as")
 def test_a_persons_fact_is_never_recalled_for_another_person_or_the_household(
     door: Door,
 ) -> None:

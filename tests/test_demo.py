@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from webapp.demo import DEMO_DATA, NEWEST_MEMORY_AGE, DemoRefusedError, fill_demo
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue, SkillDocumentStore
@@ -98,17 +99,6 @@ def test_forced_demo_is_idempotent_and_keeps_other_data(settings: Settings):
     assert first[0] == len(SAMPLE_MEMORIES) + 1 and memories.get(mine.id) is not None
     assert first[1]["slack:mine"] == 2
     assert report.memories["unchanged"] == len(SAMPLE_MEMORIES)
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args], capture_output=True, text=True, env=env, timeout=60
-    )
 
 
 def test_demo_command(tmp_path: Path):

@@ -28,10 +28,9 @@ import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.support.data import make_settings
 from webapp import create_app
 from webapp.cli import main
-
-from .conftest import make_settings
 
 REPO = Path(__file__).resolve().parents[1]
 README_PATH = REPO / "README.md"

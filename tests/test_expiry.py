@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 from anyio.from_thread import start_blocking_portal
 
+from tests.support.mcp_stdio import McpClient, connect
 from webapp.prompts import compose_prompt
 from webapp.stores import MemoryStore
-
-from .test_mcp_server import McpClient, connect
 
 PAST = "2020-01-01T00:00:00.000Z"
 FUTURE = "2099-01-01T00:00:00.000Z"

@@ -10,33 +10,16 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from webapp.stores import MemoryStore, ReviewQueue
+from tests.support.cli import run_cli
+from tests.support.data import memories_and_review, write_thread
 from webapp.stores.timefmt import to_iso
 
-from .test_extraction_cli import _run
-
 TAIPEI = ZoneInfo("Asia/Taipei")
-
-
-def write_thread(data_dir: Path, said_at: datetime, *messages: str) -> None:
-    turns = []
-    for text in messages:
-        turns.append({"role": "user", "content": text, "timestamp": to_iso(said_at)})
-        turns.append({"role": "assistant", "content": "Noted.", "timestamp": to_iso(said_at)})
-    folder = data_dir / "conversations"
-    folder.mkdir(exist_ok=True)
-    thread = {"turns": turns, "createdAt": to_iso(said_at), "trimmed": False}
-    (folder / "conversations.json").write_text(json.dumps({"cli:one": thread}), "utf-8")
 
 
 def end_of(day: date) -> str:
     """Midnight in Taipei after ``day``, as the files write it."""
     return to_iso(datetime.combine(day + timedelta(days=1), time(0), tzinfo=TAIPEI))
-
-
-def stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
-    memories = MemoryStore(data_dir / "memories.json")
-    return memories, ReviewQueue(data_dir / "review.json", memories)
 
 
 def test_a_proposal_carries_the_expiry_its_sentence_implies_and_approval_keeps_it(
@@ -50,9 +33,9 @@ def test_a_proposal_carries_the_expiry_its_sentence_implies_and_approval_keeps_i
         "Remember that I'm working from home for the next three days.",
         "Remember that I prefer tea to coffee.",
     )
-    result = _run(data_dir, "--all", MEMORY_TIMEZONE="Asia/Taipei")
+    result = run_cli("extract", "--all", data_dir=data_dir, env={"MEMORY_TIMEZONE": "Asia/Taipei"})
     assert result.returncode == 0, result.stderr
-    memories, queue = stores(data_dir)
+    memories, queue = memories_and_review(data_dir)
     pending = {item.content: item for item in queue.pending()}
     home = pending["Is working from home for the next three days"]
     local_day = said_at.astimezone(TAIPEI).date()
@@ -68,9 +51,14 @@ def test_a_proposal_carries_the_expiry_its_sentence_implies_and_approval_keeps_i
 def test_auto_mode_saves_the_expiry(data_dir: Path) -> None:
     said_at = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)
     write_thread(data_dir, said_at, "記住我這個月都在台北。")
-    result = _run(data_dir, "--all", MEMORY_TIMEZONE="Asia/Taipei", MEMORY_REVIEW_MODE="auto")
+    result = run_cli(
+        "extract",
+        "--all",
+        data_dir=data_dir,
+        env={"MEMORY_TIMEZONE": "Asia/Taipei", "MEMORY_REVIEW_MODE": "auto"},
+    )
     assert result.returncode == 0, result.stderr
-    memories, _ = stores(data_dir)
+    memories, _ = memories_and_review(data_dir)
     [memory] = memories.get_all()
     local_day = said_at.astimezone(TAIPEI).date()
     month_end = (local_day.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
@@ -79,7 +67,7 @@ def test_auto_mode_saves_the_expiry(data_dir: Path) -> None:
 
 def test_a_bad_timezone_setting_is_refused_with_its_name(data_dir: Path) -> None:
     write_thread(data_dir, datetime.now(UTC), "Remember that I prefer tea.")
-    result = _run(data_dir, "--all", MEMORY_TIMEZONE="Mars/Olympus")
+    result = run_cli("extract", "--all", data_dir=data_dir, env={"MEMORY_TIMEZONE": "Mars/Olympus"})
     assert result.returncode != 0
     assert "MEMORY_TIMEZONE must be a timezone name" in result.stderr + result.stdout
     assert not (data_dir / "review.json").exists()
@@ -107,15 +95,18 @@ def test_an_llm_fact_gets_its_expiry_from_the_message_it_came_from(data_dir: Pat
     fake = bin_dir / "claude"  # answers as `claude --print` would
     fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nprint({reply!r})\n")
     fake.chmod(0o755)
-    result = _run(
-        data_dir,
+    result = run_cli(
+        "extract",
         "--all",
-        MEMORY_TIMEZONE="Asia/Taipei",
-        MEMORY_LLM_PROVIDER="claude-cli",
-        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        data_dir=data_dir,
+        env={
+            "MEMORY_TIMEZONE": "Asia/Taipei",
+            "MEMORY_LLM_PROVIDER": "claude-cli",
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        },
     )
     assert result.returncode == 0, result.stderr
-    _, queue = stores(data_dir)
+    _, queue = memories_and_review(data_dir)
     [item] = queue.pending()
     local_day = said_at.astimezone(TAIPEI).date()
     sunday = local_day + timedelta(days=6 - local_day.weekday())

@@ -10,16 +10,16 @@ printed (run with ``-s``) and recorded as test properties.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.cli import run_cli
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.stores import memory_store
 from webapp.extraction import (
     LlmMemoryExtractor,
     MemoryExtractor,
@@ -31,8 +31,6 @@ from webapp.extraction import (
 from webapp.extraction.run import stores_for
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
-
-from .conftest import FakeLlmServer, openai_body
 
 LABELLED = Path(__file__).parent / "data" / "changes_of_mind.json"
 RIGHT_TARGET_FLOOR = 0.85
@@ -61,18 +59,6 @@ def _seed(data_dir: Path, tmp_path: Path) -> None:
     conversations = ConversationStore.from_settings(settings)
     for case in data["cases"]:
         conversations.add_exchange(case["id"], case["text"], "OK.")
-
-
-def run_extract(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    environ.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", "extract", "--all", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        env=environ,
-        timeout=120,
-    )
 
 
 def proposals_by_conversation(stdout: str) -> dict[str, list[tuple[str, str | None, str]]]:
@@ -171,7 +157,7 @@ def seeded(data_dir: Path, tmp_path: Path) -> Path:
 
 def test_rules_find_changes_of_mind_end_to_end(seeded, tmp_path, record_property):
     memories_before = (seeded / "memories.json").read_bytes()
-    result = run_extract(seeded, MEMORY_REVIEW_MODE="manual")
+    result = run_cli("extract", "--all", data_dir=seeded, env={"MEMORY_REVIEW_MODE": "manual"})
     assert result.returncode == 0, result.stderr
     outcome = score(proposals_by_conversation(result.stdout))
     _report("rules", outcome, record_property)
@@ -189,7 +175,7 @@ def test_rules_find_changes_of_mind_end_to_end(seeded, tmp_path, record_property
 # --------------------------------------------------------------------------- one at a time
 @pytest.fixture
 def store(data_dir: Path) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    return memory_store(data_dir / "memories.json")
 
 
 def _user(text: str) -> list[dict[str, str]]:
@@ -244,10 +230,12 @@ def test_a_forget_request_naming_no_memory_is_not_stored_either(store):
 def test_auto_mode_never_deletes_by_itself(data_dir, tmp_path):
     """In auto mode updates are applied, deletions wait for a person."""
     _seed(data_dir, tmp_path)
-    dry = run_extract(data_dir, "--dry-run", MEMORY_REVIEW_MODE="auto")
+    dry = run_cli(
+        "extract", "--all", "--dry-run", data_dir=data_dir, env={"MEMORY_REVIEW_MODE": "auto"}
+    )
     assert "  would queue: delete m-greentea" in dry.stdout
     assert "would apply: delete" not in dry.stdout
-    result = run_extract(data_dir, MEMORY_REVIEW_MODE="auto")
+    result = run_cli("extract", "--all", data_dir=data_dir, env={"MEMORY_REVIEW_MODE": "auto"})
     assert result.returncode == 0, result.stderr
     settings = _settings(data_dir, tmp_path)
     memories = MemoryStore.from_settings(settings)
@@ -344,14 +332,18 @@ def test_llm_operations_end_to_end_with_a_local_openai_compatible_server(seeded,
     model = ScriptedModel()
     with FakeLlmServer(openai_body) as server:
         server.reply_for = model
-        result = run_extract(
-            seeded,
-            MEMORY_REVIEW_MODE="manual",
-            MEMORY_LLM_PROVIDER="openai",
-            MEMORY_LLM_MODEL="local-model",
-            MEMORY_LLM_BASE_URL=server.url + "/v1",
-            MEMORY_LLM_API_KEY="sk-test",
-            MEMORY_LLM_TIMEOUT="10",
+        result = run_cli(
+            "extract",
+            "--all",
+            data_dir=seeded,
+            env={
+                "MEMORY_REVIEW_MODE": "manual",
+                "MEMORY_LLM_PROVIDER": "openai",
+                "MEMORY_LLM_MODEL": "local-model",
+                "MEMORY_LLM_BASE_URL": server.url + "/v1",
+                "MEMORY_LLM_API_KEY": "sk-test",
+                "MEMORY_LLM_TIMEOUT": "10",
+            },
         )
         assert result.returncode == 0, result.stderr
         assert len(server.requests) == len(labelled()["cases"])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from tests.support.cli import run_cli
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import ConversationStore, ReviewQueue
 
 SAMPLES = (
     Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "threads.json"
@@ -18,28 +18,10 @@ SAMPLES = (
 
 
 def _load_samples(data_dir: Path) -> None:
-    store = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    store = conversation_store(data_dir / "conversations" / "conversations.json")
     for key, exchanges in json.loads(SAMPLES.read_text("utf-8")).items():
         for user, assistant in exchanges:
             store.add_exchange(key, user, assistant)
-
-
-def _run(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    environ.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", "extract", "--data-dir", str(data_dir), *args],
-        capture_output=True,
-        text=True,
-        env=environ,
-        timeout=60,
-    )
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -56,7 +38,7 @@ def samples_dir(data_dir: Path) -> Path:
 
 def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
     before = _snapshot(samples_dir)
-    result = _run(samples_dir, "--all", "--dry-run")
+    result = run_cli("extract", "--all", "--dry-run", data_dir=samples_dir)
     assert result.returncode == 0, result.stderr
     assert (
         "would queue: add [preference] Prefers the hallway lights at 30% after 22:00"
@@ -67,30 +49,30 @@ def test_dry_run_prints_proposals_and_saves_nothing(samples_dir):
 
 
 def test_manual_mode_queues_for_review(samples_dir):
-    result = _run(samples_dir, "--all")
+    result = run_cli("extract", "--all", data_dir=samples_dir)
     assert result.returncode == 0, result.stderr
-    memories = MemoryStore(
-        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(samples_dir / "memories.json")
     queue = ReviewQueue(samples_dir / "review.json", memories)
     contents = {item.content for item in queue.pending()}
     assert "記住我喜歡喝無糖綠茶，不要推薦含糖飲料" not in contents
     assert "喜歡喝無糖綠茶，不要推薦含糖飲料" in contents
     assert "Always uses metric units" in contents
     assert memories.get_all() == []
-    again = _run(samples_dir)
+    again = run_cli("extract", data_dir=samples_dir)
     assert "no new messages" in again.stdout
     assert len(queue.pending()) == len(contents)
 
 
 def test_auto_mode_applies_one_forced_conversation(samples_dir):
-    result = _run(
-        samples_dir, "--conversation", "slack:1731986400.000200", MEMORY_REVIEW_MODE="auto"
+    result = run_cli(
+        "extract",
+        "--conversation",
+        "slack:1731986400.000200",
+        data_dir=samples_dir,
+        env={"MEMORY_REVIEW_MODE": "auto"},
     )
     assert result.returncode == 0, result.stderr
-    memories = MemoryStore(
-        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(samples_dir / "memories.json")
     assert {(m.content, m.source) for m in memories.get_all()} == {
         ("喜歡喝無糖綠茶，不要推薦含糖飲料", "extracted"),
         ("辦公室在三樓，冷氣遙控器的實體叫 climate.office_ac", "extracted"),
@@ -98,7 +80,7 @@ def test_auto_mode_applies_one_forced_conversation(samples_dir):
 
 
 def test_default_run_only_extracts_threads_that_are_due(samples_dir):
-    result = _run(samples_dir)
+    result = run_cli("extract", data_dir=samples_dir)
     assert "slack:1731900000.123456: 8 new message(s) - 3 proposal(s)" in result.stdout
     assert "slack:1732050000.777000: 4 new message(s) - 2 proposal(s)" in result.stdout
 
@@ -113,7 +95,7 @@ def test_default_run_only_extracts_threads_that_are_due(samples_dir):
     ],
 )
 def test_bad_input_gives_a_clear_message(samples_dir, args, env, message):
-    result = _run(samples_dir, *args, **env)
+    result = run_cli("extract", *args, data_dir=samples_dir, env={**env})
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
@@ -125,12 +107,15 @@ def test_llm_failure_falls_back_to_regex(samples_dir, tmp_path):
     stub = bin_dir / "claude"
     stub.write_text("#!/bin/sh\nexit 1\n")
     stub.chmod(0o755)
-    result = _run(
-        samples_dir,
+    result = run_cli(
+        "extract",
         "--conversation",
         "slack:1731900000.123456",
-        MEMORY_LLM_PROVIDER="claude-cli",
-        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        data_dir=samples_dir,
+        env={
+            "MEMORY_LLM_PROVIDER": "claude-cli",
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        },
     )
     assert result.returncode == 0, result.stderr
     assert "by regex (the LLM gave nothing usable)" in result.stdout
@@ -147,13 +132,11 @@ def _as_done(dry_run_output: str) -> str:
 def test_dry_run_says_what_the_real_run_then_does(samples_dir, mode):
     """After a first run, a dry run over the same threads (one of them with news) makes the
     decisions the second real run makes: what is already proposed is skipped in both."""
-    memories = MemoryStore(
-        samples_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(samples_dir / "memories.json")
     memories.add("每天下午喝一杯無糖烏龍茶。", category="preference")
     conversations = ConversationStore(samples_dir / "conversations" / "conversations.json")
     conversations.add_exchange("slack:1731986400.000200", "我不再喝烏龍茶了。", "好的。")
-    first = _run(samples_dir, "--all", MEMORY_REVIEW_MODE=mode)
+    first = run_cli("extract", "--all", data_dir=samples_dir, env={"MEMORY_REVIEW_MODE": mode})
     assert first.returncode == 0, first.stderr
     assert "queued: delete" in first.stdout  # a deletion waits for a person in both modes
     # New messages: a fact the first run already proposed (or remembered), and a new one.
@@ -167,9 +150,17 @@ def test_dry_run_says_what_the_real_run_then_does(samples_dir, mode):
     )
     runs = (["--all"], ["--conversation", "slack:1731986400.000200"])
     before = _snapshot(samples_dir)
-    dry = [_run(samples_dir, *args, "--dry-run", MEMORY_REVIEW_MODE=mode) for args in runs]
+    dry = [
+        run_cli(
+            "extract", *args, "--dry-run", data_dir=samples_dir, env={"MEMORY_REVIEW_MODE": mode}
+        )
+        for args in runs
+    ]
     assert _snapshot(samples_dir) == before
-    real = [_run(samples_dir, *args, MEMORY_REVIEW_MODE=mode) for args in runs]
+    real = [
+        run_cli("extract", *args, data_dir=samples_dir, env={"MEMORY_REVIEW_MODE": mode})
+        for args in runs
+    ]
     for dry_run, real_run in zip(dry, real, strict=True):
         assert dry_run.returncode == real_run.returncode == 0, dry_run.stderr + real_run.stderr
         assert _as_done(dry_run.stdout) == real_run.stdout

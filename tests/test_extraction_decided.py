@@ -9,18 +9,16 @@ path talks to a real HTTP server on 127.0.0.1 speaking OpenAI's wire format.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
-
-from .conftest import FakeLlmServer, openai_body
+from tests.support.cli import run_cli
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import MemoryStore, ReviewQueue
 
 DEMO = Path(__file__).resolve().parents[1] / "webapp" / "demo_data"
 THREADS: dict[str, list[list[str]]] = json.loads((DEMO / "threads.json").read_text("utf-8"))
@@ -35,9 +33,7 @@ RAW = re.compile(
 
 
 def _stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
-    memories = MemoryStore(
-        data_dir / "memories.json", max_items=1000, max_chars=10000, lock_timeout=5
-    )
+    memories = memory_store(data_dir / "memories.json", max_items=1000)
     return memories, ReviewQueue(data_dir / "review.json", memories)
 
 
@@ -45,37 +41,19 @@ def _seed(data_dir: Path) -> None:
     """The demo's memories and threads, without its proposals."""
     memories, _ = _stores(data_dir)
     memories.import_records(json.loads((DEMO / "memories.json").read_text("utf-8")))
-    conversations = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    conversations = conversation_store(data_dir / "conversations" / "conversations.json")
     for key, exchanges in THREADS.items():
         for user, assistant in exchanges:
             conversations.add_exchange(key, user, assistant)
-
-
-def _cli(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    environ.update(env)
-    result = subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        env=environ,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result
 
 
 def _extract_every_thread(data_dir: Path, **env: str) -> dict[str, int]:
     """Extract from each thread, every message (``--conversation``): proposals per thread."""
     counts: dict[str, int] = {}
     for thread in THREADS:
-        out = _cli(data_dir, "extract", "--conversation", thread, **env).stdout
+        out = run_cli(
+            "extract", "--conversation", thread, data_dir=data_dir, env={**env}, ok=True
+        ).stdout
         head = _HEAD.match(out)
         assert head is not None, out
         counts[thread] = int(head.group(2))
@@ -112,7 +90,7 @@ def test_rules_propose_nothing_again_once_every_proposal_is_decided(data_dir, ho
 
 def test_the_alarm_change_is_an_update_that_keeps_the_weekend_part(data_dir):
     _seed(data_dir)
-    _cli(data_dir, "extract", "--conversation", "slack:1732050000.777000")
+    run_cli("extract", "--conversation", "slack:1732050000.777000", data_dir=data_dir, ok=True)
     _, queue = _stores(data_dir)
     proposals = {(i.action, i.memory_id, i.content) for i in queue.pending()}
     assert ("update", ALARM_ID, ALARM_AT_SEVEN) in proposals
@@ -122,25 +100,19 @@ def test_the_alarm_change_is_an_update_that_keeps_the_weekend_part(data_dir):
 def test_the_yaml_instruction_is_a_preference_not_an_update_of_an_approved_memory(data_dir):
     _seed(data_dir)
     memories, queue = _stores(data_dir)
-    _cli(data_dir, "extract", "--conversation", "cli:session-1731990000000")
+    run_cli("extract", "--conversation", "cli:session-1731990000000", data_dir=data_dir, ok=True)
     [yaml] = [i for i in queue.pending() if "YAML" in i.content]
     assert (yaml.action, yaml.content) == ("add", YAML_FACT)
     queue.approve(yaml.id)
     # The person reworded it when approving another time; the instruction is said again.
     kept = memories.get(queue.get(yaml.id).applied_memory_id)
     memories.update(kept.id, "自动化一律用 YAML 格式编写，不用 UI 编辑器的截图。")
-    ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    ).add_exchange(
+    conversation_store(data_dir / "conversations" / "conversations.json").add_exchange(
         "cli:session-1731990000000",
         "以后帮我写自动化的时候都用 YAML 格式，不要用 UI 编辑器的截图。",
         "好的。",
     )
-    _cli(data_dir, "extract", "--conversation", "cli:session-1731990000000")
+    run_cli("extract", "--conversation", "cli:session-1731990000000", data_dir=data_dir, ok=True)
     assert not any(i.memory_id == kept.id for i in queue.pending())
     assert memories.get(kept.id).content == "自动化一律用 YAML 格式编写，不用 UI 编辑器的截图。"
 
@@ -149,7 +121,7 @@ def test_the_yaml_instruction_is_a_preference_not_an_update_of_an_approved_memor
 def test_after_approving_the_demo_s_proposals_extraction_proposes_none_of_them_again(
     data_dir,
 ):
-    _cli(data_dir, "demo")
+    run_cli("demo", data_dir=data_dir, ok=True)
     decided = _decide_all(data_dir, "approve")
     assert len(decided) >= 5
 
@@ -219,13 +191,9 @@ class Paraphrasing:
 @pytest.mark.parametrize("how", ["approve", "reject"])
 def test_the_llm_path_proposes_nothing_again_in_other_words(data_dir, how):
     _seed(data_dir)
-    ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    ).add_exchange("slack:tea", "I really like green tea without sugar, by the way.", "Noted.")
+    conversation_store(data_dir / "conversations" / "conversations.json").add_exchange(
+        "slack:tea", "I really like green tea without sugar, by the way.", "Noted."
+    )
     model = Paraphrasing()
     with FakeLlmServer(openai_body) as server:
         server.reply_for = model
@@ -238,11 +206,14 @@ def test_the_llm_path_proposes_nothing_again_in_other_words(data_dir, how):
         }
         threads = [*THREADS, "slack:tea"]
         for thread in threads:
-            _cli(data_dir, "extract", "--conversation", thread, **env)
+            run_cli("extract", "--conversation", thread, data_dir=data_dir, env={**env}, ok=True)
         decided = _decide_all(data_dir, how)
         assert {"add", "update"} <= {a for a, _, _ in decided}
         assert sum(model.calls.values()) == 4
-        outputs = [_cli(data_dir, "extract", "--conversation", t, **env).stdout for t in threads]
+        outputs = [
+            run_cli("extract", "--conversation", t, data_dir=data_dir, env={**env}, ok=True).stdout
+            for t in threads
+        ]
     assert sum(model.calls.values()) == 8  # each fact was given again, in other words
     heads = [_HEAD.match(out) for out in outputs]
     assert [int(h.group(2)) if h else -1 for h in heads] == [0] * len(threads), outputs

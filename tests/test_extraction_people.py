@@ -3,34 +3,17 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from webapp.extraction.attribution import attribute
 from webapp.stores import ConversationStore, MemoryStore, PeopleStore, ReviewQueue
 from webapp.stores.conversations import ConversationTurn
 
 REPO = Path(__file__).resolve().parent.parent
 THREAD = "slack:1732000000.000100"
-
-
-def cli(data_dir: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.fixture
@@ -53,7 +36,7 @@ def test_extract_attributes_each_fact_and_each_prompt_gets_its_own_and_the_house
     data_dir, thread
 ):
     people, maya, leo = thread
-    out = cli(data_dir, "extract", "--conversation", THREAD)
+    out = run_cli("extract", "--conversation", THREAD, data_dir=data_dir, ok=True).stdout
     assert "Is allergic to cats — Maya's" in out
     assert "Loves hiking on weekends — Leo's" in out
     assert "Our Wi-Fi is called Lighthouse — the household's" in out
@@ -69,19 +52,19 @@ def test_extract_attributes_each_fact_and_each_prompt_gets_its_own_and_the_house
     for item in queue.pending():
         queue.approve(item.id, actor="test")
 
-    mayas = cli(data_dir, "prompt", "Hi", "--person", "Maya")
+    mayas = run_cli("prompt", "Hi", "--person", "Maya", data_dir=data_dir, ok=True).stdout
     assert "- Is allergic to cats" in mayas and "- Our Wi-Fi is called Lighthouse" in mayas
     assert "hiking" not in mayas
-    leos = cli(data_dir, "prompt", "Hi", "--person", "Leo")
+    leos = run_cli("prompt", "Hi", "--person", "Leo", data_dir=data_dir, ok=True).stdout
     assert "- Loves hiking on weekends" in leos and "Lighthouse" in leos
     assert "cats" not in leos
-    stranger = cli(data_dir, "prompt", "Hi", "--household")
+    stranger = run_cli("prompt", "Hi", "--household", data_dir=data_dir, ok=True).stdout
     assert "Lighthouse" in stranger and "cats" not in stranger and "hiking" not in stranger
 
 
 def test_review_lets_the_person_change_whose_it_is_before_approving(data_dir, thread):
     _, maya, leo = thread
-    cli(data_dir, "extract", "--conversation", THREAD)
+    run_cli("extract", "--conversation", THREAD, data_dir=data_dir, ok=True)
     memories = MemoryStore(data_dir / "memories.json", lock_timeout=5)
     queue = ReviewQueue(data_dir / "review.json", memories, lock_timeout=5)
     cats = next(i for i in queue.pending() if "cats" in i.content)
@@ -102,7 +85,7 @@ def test_two_people_saying_the_same_thing_each_get_a_proposal(data_dir):
     conversations.add_exchange(THREAD, "I prefer tea over coffee.", "OK", person=leo.id)
     memories = MemoryStore(data_dir / "memories.json", lock_timeout=5)
     memories.add("Prefers tea over coffee", person=ana.id)
-    cli(data_dir, "extract", "--conversation", THREAD)
+    run_cli("extract", "--conversation", THREAD, data_dir=data_dir, ok=True)
     queue = ReviewQueue(data_dir / "review.json", memories, lock_timeout=5)
     # Ana's is already remembered; Leo's is new for him (her memory is not his view).
     assert [(i.content, i.person) for i in queue.pending()] == [("Prefers tea over coffee", leo.id)]

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.extraction import MemoryExtractor, rule_facts
 from webapp.phrasing import as_preference, without_fillers
-from webapp.stores import MemoryStore, Proposal, ReviewQueue
+from webapp.stores import Proposal, ReviewQueue
 
 DEV = Path(__file__).parent / "data" / "judgement" / "proposals.dev.json"
 
@@ -98,7 +99,7 @@ def test_an_instruction_is_the_preference_it_implies(instruction, preference):
 
 
 def _proposals(case: dict, folder: Path) -> list[tuple[str, int | None, str]]:
-    store = MemoryStore(folder / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    store = memory_store(folder / "memories.json")
     kept = [store.add(text) for text in case["kept"]]
     queue = ReviewQueue(folder / "review.json", store)
     for decided in case.get("decided", []):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.extraction import ChangeOfMind, MemoryExtractor, find_changes, rule_facts
 from webapp.stores import MemoryStore
 
@@ -85,7 +86,7 @@ def test_regex_precision_and_recall(record_property):
 
 @pytest.fixture
 def seeded_store(tmp_path: Path) -> MemoryStore:
-    store = MemoryStore(tmp_path / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    store = memory_store(tmp_path / "memories.json")
     records = [
         dict(m, createdAt="2026-01-01T00:00:00.000Z", updatedAt="2026-01-01T00:00:00.000Z")
         for m in _data()["memories"]

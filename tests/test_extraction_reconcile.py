@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.extraction import (
     ExtractionState,
     LlmMemoryExtractor,
@@ -47,7 +48,7 @@ class FixedCaller:
 
 @pytest.fixture
 def store(data_dir: Path) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    return memory_store(data_dir / "memories.json")
 
 
 @pytest.fixture
@@ -269,7 +270,7 @@ def test_auto_mode_applies(store, queue):
 
 
 def test_auto_mode_queues_what_does_not_fit_a_full_store(data_dir):
-    store = MemoryStore(data_dir / "memories.json", max_items=1, max_chars=10000, lock_timeout=5)
+    store = memory_store(data_dir / "memories.json", max_items=1)
     queue = ReviewQueue(data_dir / "review.json", store)
     extractor = MemoryExtractor(store, review_queue=queue, mode="auto")
     result = extractor.submit(extractor.reconcile(["Uses tmux", "Prefers tea"]))
@@ -278,7 +279,7 @@ def test_auto_mode_queues_what_does_not_fit_a_full_store(data_dir):
 
 
 def test_auto_mode_full_store_without_queue_raises(data_dir):
-    store = MemoryStore(data_dir / "memories.json", max_items=1, max_chars=10000, lock_timeout=5)
+    store = memory_store(data_dir / "memories.json", max_items=1)
     extractor = MemoryExtractor(store, mode="auto")
     with pytest.raises(MemoryFullError):
         extractor.submit(extractor.reconcile(["Uses tmux", "Prefers tea"]))
@@ -371,11 +372,11 @@ def test_auto_mode_run_twice_at_once_adds_the_fact_once(data_dir):
     """Two processes (the dashboard's Extract facts and `memory-curator extract`) reconcile
     against the same memory before either writes; the fact must still be stored once."""
     first = MemoryExtractor(
-        MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5),
+        memory_store(data_dir / "memories.json"),
         mode="auto",
     )
     second = MemoryExtractor(
-        MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5),
+        memory_store(data_dir / "memories.json"),
         mode="auto",
     )
     both = [first.reconcile(["Uses tmux", "Prefers tea"]), second.reconcile(["Uses tmux"])]
@@ -412,7 +413,7 @@ def test_a_nul_or_lone_surrogate_in_a_message_does_not_stop_extraction(settings)
             )
         )
     )
-    store = MemoryStore(settings.memory_file, max_items=10, max_chars=1000, lock_timeout=5)
+    store = memory_store(settings.memory_file, max_items=10, max_chars=1000)
     queue = ReviewQueue(settings.review_file, store)
     extractor = MemoryExtractor(store, llm_extractor=llm, review_queue=queue)
     facts = extractor.extract(_user("whatever")).candidates

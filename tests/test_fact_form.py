@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import conversation_store, memory_store
 from webapp.extraction import MemoryExtractor, StructuredFact
 from webapp.phrasing import fact_form, is_memory_instruction
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from webapp.stores import MemoryStore, ReviewQueue
 from webapp.stores.tombstones import TombstoneStore
 from webapp.text import same_fact_key
 
@@ -30,7 +31,7 @@ DEV_FILES = sorted((Path(__file__).parent / "data" / "judgement").glob("fact_for
 
 
 def _stores(folder: Path) -> tuple[MemoryStore, ReviewQueue]:
-    store = MemoryStore(folder / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    store = memory_store(folder / "memories.json")
     return store, ReviewQueue(folder / "review.json", store)
 
 
@@ -296,13 +297,7 @@ def test_a_forgotten_fact_said_again_with_a_filler_is_recognised(
 
 def test_memory_curator_extract_in_auto_mode_saves_the_facts_alone(data_dir: Path) -> None:
     # A real `memory-curator extract` process in auto mode with the rules (no LLM configured).
-    conversations = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    conversations = conversation_store(data_dir / "conversations" / "conversations.json")
     thread = "cli:fact-form"
     conversations.add_exchange(thread, "Oh and I'm left-handed, just so you know.", "Noted.")
     conversations.add_exchange(thread, "Our cat Miso only eats wet food, by the way.", "OK.")

@@ -8,6 +8,7 @@ import tempfile
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.stores import MemoryStore, StoreError, StoreWriteError, atomic
 
 STEPS = ["temp create", "chmod", "write", "short write", "fsync", "close", "replace"]
@@ -85,9 +86,7 @@ def inject(monkeypatch, step: str, code: int, target) -> Faulty:
 
 @pytest.fixture
 def store(data_dir) -> MemoryStore:
-    store = MemoryStore(
-        data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5
-    ).init()
+    store = memory_store(data_dir / "memories.json").init()
     store.add("first")
     store.add("second")  # now a .bak exists too
     return store
@@ -123,7 +122,7 @@ def test_a_failed_first_write_leaves_no_file_and_no_temp(data_dir, monkeypatch, 
     path = data_dir / "memories.json"
     inject(monkeypatch, step, errno.ENOSPC, path)
     with pytest.raises(OSError):
-        MemoryStore(path, max_items=10, max_chars=100, lock_timeout=5).init()
+        memory_store(path, max_items=10, max_chars=100).init()
     assert not path.exists()
     assert set(os.listdir(data_dir)) <= {"memories.json.lock", "memories.json.format"}
 

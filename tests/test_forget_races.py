@@ -17,6 +17,8 @@ import pytest
 from anyio.from_thread import start_blocking_portal
 
 import webapp.stores.review.yields as review_module  # where forget_conversation looks it up
+from tests.support.mcp_stdio import McpClient, connect
+from tests.support.stores import memory_store
 from webapp.stores import (
     MemoryStore,
     Proposal,
@@ -26,14 +28,12 @@ from webapp.stores import (
     undo_forget,
 )
 
-from .test_mcp_server import McpClient, connect
-
 THREAD = "slack:C1:1732240000.000100"
 REPO = Path(__file__).resolve().parent.parent
 
 
 def open_store(data_dir: Path, actor: str = "dashboard") -> MemoryStore:
-    return MemoryStore(
+    return memory_store(
         data_dir / "memories.json", max_items=1000, max_chars=10**6, lock_timeout=10, actor=actor
     )
 

@@ -14,7 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import make_settings
+from tests.support.cli import run_cli
+from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 from webapp.stores.tombstones import TombstoneStore
@@ -38,25 +39,11 @@ def _stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue, TombstoneStore]:
     )
 
 
-def _cli(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    environ.update(env)
-    result = subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        env=environ,
-        timeout=180,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
-
-
 def _deleted_then_said_again(data_dir: Path) -> str:
     """A memory deleted on the command line, then a conversation saying it in other words."""
     memories, _, _ = _stores(data_dir)
     memory = memories.add(KEPT, category="workflow", source="dashboard")
-    out = _cli(data_dir, "delete", memory.id).stdout
+    out = run_cli("delete", memory.id, data_dir=data_dir, ok=True).stdout
     assert KEPT in out
     conversations = ConversationStore(
         data_dir / "conversations" / "conversations.json", lock_timeout=5
@@ -76,7 +63,7 @@ def test_a_deleted_fact_said_again_is_marked_in_review_and_never_saved_in_auto_m
         folder.mkdir()
         _deleted_then_said_again(folder)
 
-    _cli(manual, "extract", "--conversation", THREAD)
+    run_cli("extract", "--conversation", THREAD, data_dir=manual, ok=True)
     _, queue, tombstones = _stores(manual)
     (tombstone,) = tombstones.all()
     assert (tombstone.content, tombstone.deleted_by, tombstone.via) == (KEPT, "cli", "cli")
@@ -84,7 +71,14 @@ def test_a_deleted_fact_said_again_is_marked_in_review_and_never_saved_in_auto_m
     assert item.content != KEPT  # other words: the judge recognised it
     assert item.tombstone_id == tombstone.id
 
-    out = _cli(auto, "extract", "--conversation", THREAD, MEMORY_REVIEW_MODE="auto").stdout
+    out = run_cli(
+        "extract",
+        "--conversation",
+        THREAD,
+        data_dir=auto,
+        env={"MEMORY_REVIEW_MODE": "auto"},
+        ok=True,
+    ).stdout
     memories, queue, tombstones = _stores(auto)
     assert memories.get_all() == [], out
     (item,) = queue.pending()
@@ -93,13 +87,13 @@ def test_a_deleted_fact_said_again_is_marked_in_review_and_never_saved_in_auto_m
 
 def test_deleted_forever_it_is_not_proposed_and_no_file_holds_its_words(data_dir):
     memory_id = _deleted_then_said_again(data_dir)
-    _cli(data_dir, "extract", "--conversation", THREAD)
+    run_cli("extract", "--conversation", THREAD, data_dir=data_dir, ok=True)
     _, queue, _ = _stores(data_dir)
     (proposed,) = queue.pending()
     assert _files_holding(data_dir, KEPT)  # the tombstone, the history log, the backup
 
-    _cli(data_dir, "delete", memory_id, "--forever", "--dont-propose-again")
-    out = _cli(data_dir, "extract", "--conversation", THREAD).stdout
+    run_cli("delete", memory_id, "--forever", "--dont-propose-again", data_dir=data_dir, ok=True)
+    out = run_cli("extract", "--conversation", THREAD, data_dir=data_dir, ok=True).stdout
 
     memories, queue, tombstones = _stores(data_dir)
     assert queue.pending() == [] and queue.decided() == [], out
@@ -123,7 +117,7 @@ def test_a_fact_deleted_with_dont_propose_again_is_not_proposed_in_other_words(d
         data_dir / "conversations" / "conversations.json", lock_timeout=5
     )
     conversations.add_exchange(THREAD, "I really like green tea with no sugar.", "Noted.")
-    _cli(data_dir, "extract", "--conversation", THREAD)
+    run_cli("extract", "--conversation", THREAD, data_dir=data_dir, ok=True)
     assert queue.pending() == []
     assert tombstones.all()[0].deleted_by == "alice"
 
@@ -135,7 +129,7 @@ def test_restoring_a_deleted_memory_lifts_its_tombstone_and_repair_settles_the_r
     assert [t.memory_id for t in tombstones.active()] == [memory.id]
     memories.restore(memory.id, actor="alice")
     assert tombstones.active(m.id for m in memories.get_all()) == []  # no longer counts
-    out = _cli(data_dir, "repair").stdout
+    out = run_cli("repair", data_dir=data_dir, ok=True).stdout
     assert "1 forgotten fact(s) dropped" in out
     assert tombstones.all() == []
 
@@ -183,21 +177,25 @@ def test_the_delete_command_refuses_an_unknown_id_and_changes_nothing(data_dir):
 
 def test_stats_and_repair_know_the_tombstones_and_their_key(data_dir):
     memory_id = _deleted_then_said_again(data_dir)
-    _cli(data_dir, "delete", memory_id, "--forever")
-    stats = _cli(data_dir, "stats").stdout
+    run_cli("delete", memory_id, "--forever", data_dir=data_dir, ok=True)
+    stats = run_cli("stats", data_dir=data_dir, ok=True).stdout
     assert f"Forgotten facts: {data_dir / 'memories.tombstones.json'} [ok]" in stats
     assert "the key of the forgotten facts' fingerprints" in stats
     assert "not written by Memory Curator" not in stats
-    assert "not written by Memory Curator" not in _cli(data_dir, "repair").stdout
+    assert (
+        "not written by Memory Curator" not in run_cli("repair", data_dir=data_dir, ok=True).stdout
+    )
 
 
 def test_a_dry_run_marks_a_deleted_fact_as_the_real_run_would(data_dir):
     _deleted_then_said_again(data_dir)
-    out = _cli(data_dir, "extract", "--conversation", THREAD, "--dry-run").stdout
+    out = run_cli(
+        "extract", "--conversation", THREAD, "--dry-run", data_dir=data_dir, ok=True
+    ).stdout
     _, queue, _ = _stores(data_dir)
     assert queue.pending() == []  # nothing saved
     assert "would queue: add" in out and "deleted before: a person deleted this fact" in out
-    real = _cli(data_dir, "extract", "--conversation", THREAD).stdout
+    real = run_cli("extract", "--conversation", THREAD, data_dir=data_dir, ok=True).stdout
     assert real.replace("queued:", "would queue:") == out
 
 

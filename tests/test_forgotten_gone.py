@@ -14,7 +14,6 @@ Delete-forever fingerprint out.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -24,7 +23,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import make_settings
+from tests.support.cli import clean_env, run_cli
+from tests.support.data import make_settings
+from tests.support.forgetting import EN_FACT, EN_SAID, EN_WORDS, files_holding
 from webapp.curator import Curator
 from webapp.curator.errors import DeletedForeverError
 from webapp.extraction.batch import ExtractionBatch
@@ -32,14 +33,11 @@ from webapp.extraction.wiping import MARKER, STEPS
 from webapp.stores import ConversationStore, Proposal
 from webapp.stores.tombstones import TombstoneStore
 
-EN_FACT = "Usually goes to sleep by eleven"
-EN_SAID = "I usually go to sleep by eleven."
 ZH_FACT = "喜欢爬山"
 ZH_SAID = "我喜欢爬山"
 EN_MESSAGE = f"{EN_SAID} My favourite colour is green. I prefer tea over coffee."
 ZH_MESSAGE = f"我每天早上喝乌龙茶。{ZH_SAID}。"
 OTHER = "Favourite colour is green"  # said in the same message: it stays, its evidence masked
-EN_WORDS = (EN_FACT, EN_SAID, "usually go to sleep by eleven")
 ZH_WORDS = (ZH_FACT, ZH_SAID)
 
 # A real CLI process that kills itself (SIGKILL) when Delete forever reaches a step.
@@ -57,52 +55,15 @@ main(sys.argv[2:], prog_name="memory-curator")
 """
 
 
-def _env(**extra: str) -> dict[str, str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    environ.update(extra)
-    return environ
-
-
-def _cli(data_dir: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        timeout=180,
-    )
-    if ok:
-        assert result.returncode == 0, result.stdout + result.stderr
-    return result
-
-
 def _killed(data_dir: Path, step: str, *args: str) -> None:
     result = subprocess.run(
         [sys.executable, "-c", KILLED_AT, step, *args, "--data-dir", str(data_dir)],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=clean_env(),
         timeout=180,
     )
     assert result.returncode == -signal.SIGKILL, (step, result.stdout, result.stderr)
-
-
-def _forms(word: str) -> list[bytes]:
-    """The bytes a file could hold the words as: UTF-8, and JSON's ASCII escapes."""
-    return list(dict.fromkeys([word.encode("utf-8"), json.dumps(word)[1:-1].encode("ascii")]))
-
-
-def _holding(data_dir: Path, words: tuple[str, ...]) -> list[str]:
-    """Every file under the data folder that holds one of ``words`` (case-insensitively)."""
-    found = []
-    for path in sorted(data_dir.rglob("*")):
-        if not path.is_file():
-            continue
-        raw = path.read_bytes().lower()
-        for word in words:
-            if any(form.lower() in raw for form in _forms(word)):
-                found.append(f"{path.relative_to(data_dir)}: {word}")
-    return found
 
 
 def _ids(data_dir: Path) -> dict[str, str]:
@@ -133,7 +94,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     curator.approve(quoted[0].id)  # a memory whose evidence quotes the words
     data = root / "data"
-    assert _holding(data, EN_WORDS) and _holding(data, ZH_WORDS)
+    assert files_holding(data, EN_WORDS) and files_holding(data, ZH_WORDS)
     return data
 
 
@@ -146,7 +107,7 @@ def folder(template: Path, tmp_path: Path) -> Path:
 
 def _gone_for_good(data_dir: Path, memory_id: str, words: tuple[str, ...]) -> None:
     """No file holds the words; nothing brings the memory back."""
-    assert _holding(data_dir, words) == []
+    assert files_holding(data_dir, words) == []
     curator = Curator.from_settings(make_settings(data_dir.parent))
     assert memory_id not in {m.id for m in curator.memories.get_all()}
     assert memory_id not in {d.memory.id for d in curator.memories.recently_deleted()}
@@ -162,12 +123,12 @@ def test_delete_forever_takes_the_words_out_of_every_file_and_no_old_backup_brin
 ):
     ids = _ids(folder)
     backup = tmp_path / "backup.json"
-    _cli(folder, "export", "-o", str(backup))
+    run_cli("export", "-o", str(backup), data_dir=folder, ok=True)
     assert EN_FACT.encode() in backup.read_bytes()
 
-    out = _cli(folder, "delete", ids[EN_FACT], "--forever").stdout
+    out = run_cli("delete", ids[EN_FACT], "--forever", data_dir=folder, ok=True).stdout
     assert f"now say {MARKER} in their place" in out
-    _cli(folder, "delete", ids[ZH_FACT], "--forever")
+    run_cli("delete", ids[ZH_FACT], "--forever", data_dir=folder, ok=True)
 
     _gone_for_good(folder, ids[EN_FACT], EN_WORDS)
     _gone_for_good(folder, ids[ZH_FACT], ZH_WORDS)
@@ -183,11 +144,11 @@ def test_delete_forever_takes_the_words_out_of_every_file_and_no_old_backup_brin
     assert "My favourite colour is green." in records[OTHER]["origin"]["evidence"]
     job = json.loads((folder / "extraction-job.json").read_text("utf-8"))
     assert OTHER in job["found"]
-    exported = _cli(folder, "export").stdout
+    exported = run_cli("export", data_dir=folder, ok=True).stdout
     assert not any(w.lower() in exported.lower() for w in EN_WORDS + ZH_WORDS)
 
     # an import of the backup taken before brings neither fact nor words back
-    out = _cli(folder, "import", str(backup)).stdout
+    out = run_cli("import", str(backup), data_dir=folder, ok=True).stdout
     assert "2 not imported: a person deleted them before" in out, out
     _gone_for_good(folder, ids[EN_FACT], EN_WORDS)
     _gone_for_good(folder, ids[ZH_FACT], ZH_WORDS)
@@ -236,12 +197,12 @@ def test_a_delete_forever_killed_at_any_step_is_finished_by_running_it_again_or_
     memory_id, item_id = _edited_approval(folder)
     _killed(folder, step, "delete", memory_id, "--forever")
     if finish == "again":
-        out = _cli(folder, "delete", memory_id, "--forever").stdout
+        out = run_cli("delete", memory_id, "--forever", data_dir=folder, ok=True).stdout
         assert "Deleted forever" in out
     elif finish == "repair":
-        _cli(folder, "repair")
+        run_cli("repair", data_dir=folder, ok=True)
     else:  # the next start of any command finishes it
-        _cli(folder, "stats")
+        run_cli("stats", data_dir=folder, ok=True)
         assert not (folder / "memories.tombstones.json.forgetting").exists()
     _gone_for_good(folder, memory_id, CHESS_WORDS)
     _no_way_back(folder, item_id)
@@ -251,8 +212,8 @@ def test_a_delete_forever_killed_at_any_step_is_finished_by_running_it_again_or_
 
 def test_delete_forever_of_an_edited_proposal_takes_every_field_of_its_review_item(folder):
     memory_id, item_id = _edited_approval(folder)
-    assert _holding(folder, (PROPOSED,))  # the proposal as it was, in review.json
-    _cli(folder, "delete", memory_id, "--forever")
+    assert files_holding(folder, (PROPOSED,))  # the proposal as it was, in review.json
+    run_cli("delete", memory_id, "--forever", data_dir=folder, ok=True)
     _gone_for_good(folder, memory_id, CHESS_WORDS)
     curator = Curator.from_settings(make_settings(folder.parent))
     assert item_id not in {i.id for i in curator.review.decided()}  # Review's Decided tab
@@ -279,7 +240,7 @@ def _killed_before_rename(data_dir: Path, *args: str) -> list[Path]:
         [sys.executable, "-c", KILLED_BEFORE_RENAME, *args, "--data-dir", str(data_dir)],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=clean_env(),
         timeout=180,
     )
     assert result.returncode == -signal.SIGKILL, (result.stdout, result.stderr)
@@ -292,25 +253,27 @@ def test_a_temp_file_a_killed_writer_left_does_not_keep_the_words_after_delete_f
     memory_id = _ids(folder)[EN_FACT]
     (temp,) = _killed_before_rename(folder, "memories", "add", "Waters the ferns on Fridays")
     assert temp.name.startswith(".memories.json.") and EN_FACT.encode() in temp.read_bytes()
-    _cli(folder, "delete", memory_id, "--forever")
+    run_cli("delete", memory_id, "--forever", data_dir=folder, ok=True)
     _gone_for_good(folder, memory_id, EN_WORDS)
     assert not temp.exists()
 
 
 def test_repair_removes_the_temp_file_a_killed_writer_left(folder):
     (temp,) = _killed_before_rename(folder, "memories", "add", "Waters the ferns on Fridays")
-    out = _cli(folder, "repair").stdout
+    out = run_cli("repair", data_dir=folder, ok=True).stdout
     assert "1 unfinished write a killed writer left removed" in out, out
     assert not temp.exists()
     assert "Waters the ferns on Fridays" not in _ids(folder)  # never written: nothing lost
     assert EN_FACT in _ids(folder)
-    _cli(folder, "memories", "add", "Waters the ferns on Fridays")  # the store works on
+    run_cli(
+        "memories", "add", "Waters the ferns on Fridays", data_dir=folder, ok=True
+    )  # the store works on
 
 
 def test_a_killed_delete_forever_of_a_chinese_fact_leaves_no_escaped_words(folder):
     memory_id = _ids(folder)[ZH_FACT]
     _killed(folder, "memories", "delete", memory_id, "--forever")
-    _cli(folder, "repair")
+    run_cli("repair", data_dir=folder, ok=True)
     _gone_for_good(folder, memory_id, ZH_WORDS)
 
 
@@ -319,7 +282,7 @@ def test_a_delete_killed_before_its_tombstone_can_still_be_marked_dont_propose_a
     _killed(folder, "deleted", "delete", memory_id)
     assert TombstoneStore(folder / "memories.tombstones.json").for_memory(memory_id) is None
 
-    out = _cli(folder, "delete", memory_id, "--dont-propose-again").stdout
+    out = run_cli("delete", memory_id, "--dont-propose-again", data_dir=folder, ok=True).stdout
     assert "It will not be proposed again." in out
     tombstone = TombstoneStore(folder / "memories.tombstones.json").for_memory(memory_id)
     assert tombstone is not None and tombstone.no_propose and tombstone.content == EN_FACT
@@ -353,11 +316,11 @@ def test_a_process_holding_a_forgotten_vector_never_writes_it_back_to_the_cache(
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-        env=_env(),
+        env=clean_env(),
     ) as holder:
         assert holder.stdout is not None and holder.stdin is not None
         assert holder.stdout.readline().strip() == "ready"
-        _cli(folder, "delete", ids[EN_FACT], "--forever")
+        run_cli("delete", ids[EN_FACT], "--forever", data_dir=folder, ok=True)
         holder.stdin.write("save\n")
         holder.stdin.flush()
         assert holder.stdout.readline().strip() == "saved"
@@ -369,7 +332,7 @@ def test_a_process_holding_a_forgotten_vector_never_writes_it_back_to_the_cache(
         t for t in TombstoneStore(folder / "memories.tombstones.json").all() if t.forever
     ]
     assert not keys & set(tombstone.vector_keys)
-    assert _holding(folder, EN_WORDS) == []
+    assert files_holding(folder, EN_WORDS) == []
 
 
 def test_the_vector_cache_is_keyed_with_a_secret_key_apart_from_the_fingerprints(folder):
@@ -383,7 +346,7 @@ def test_the_vector_cache_is_keyed_with_a_secret_key_apart_from_the_fingerprints
         input="save\n",
         capture_output=True,
         text=True,
-        env=_env(),
+        env=clean_env(),
         timeout=120,
     )
     assert holder.stdout.split() == ["ready", "saved"], holder.stderr
@@ -399,7 +362,7 @@ def test_the_vector_cache_is_keyed_with_a_secret_key_apart_from_the_fingerprints
     assert secret.hex().encode() not in b"".join(
         p.read_bytes() for p in folder.rglob("*") if p.is_file() and p != key_file
     )
-    stats = _cli(folder, "stats").stdout
+    stats = run_cli("stats", data_dir=folder, ok=True).stdout
     assert "the key of the vector cache" in stats and "not written by" not in stats
 
 

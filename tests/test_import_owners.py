@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_settings
+from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.extraction.imports import ASK, ImportPlan
 from webapp.problems import CodedError

@@ -4,35 +4,17 @@ tests/data/imports (written from each format's public documentation)."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
+from tests.support.imports import EXPECTED, FIXTURES, today
 from webapp.stores import MemoryStore, ReviewQueue
 from webapp.stores.origin import describe_origin, make_origin
 from webapp.stores.people import PeopleStore
 
-from .test_cli import run_cli
-
-FIXTURES = Path(__file__).parent / "data" / "imports"
 FAST = {"MEMORY_EMBEDDER": "lexical"}  # the similarity layer without loading a model
-
-# file → (format auto finds, to add, to update, skipped as known, refused), into an empty store
-EXPECTED = {
-    "chatgpt_memories_en.txt": ("text", 9, 0, 0, 2),
-    "claude_memory_zh_hant.txt": ("text", 5, 0, 0, 2),
-    "pasted_zh_hans.txt": ("text", 4, 0, 0, 0),
-    "mem0_get_all.json": ("mem0", 3, 0, 0, 2),
-    "mem0_platform_list.json": ("mem0", 2, 0, 0, 0),
-    "mcp_memory.jsonl": ("mcp-jsonl", 8, 0, 0, 1),
-    "letta_agent.af": ("letta", 8, 0, 0, 3),
-    "letta_agent_v1.af": ("letta", 3, 0, 0, 1),
-}
-
-
-def today() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
 def stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
@@ -44,7 +26,7 @@ def stores(data_dir: Path) -> tuple[MemoryStore, ReviewQueue]:
 def test_each_fixture_is_previewed_and_queued_in_review_with_its_origin(data_dir, name):
     fmt, add, update, known, refused = EXPECTED[name]
     dry = run_cli(
-        "import", str(FIXTURES / name), "--dry-run", "--data-dir", str(data_dir), env_extra=FAST
+        "import", str(FIXTURES / name), "--dry-run", "--data-dir", str(data_dir), env=FAST
     )
     assert dry.returncode == 0, dry.stderr
     assert (
@@ -54,7 +36,7 @@ def test_each_fixture_is_previewed_and_queued_in_review_with_its_origin(data_dir
     assert dry.stdout.count("refused (") == refused
     assert not (data_dir / "review.json").exists() or not stores(data_dir)[1].pending()
 
-    done = run_cli("import", str(FIXTURES / name), "--data-dir", str(data_dir), env_extra=FAST)
+    done = run_cli("import", str(FIXTURES / name), "--data-dir", str(data_dir), env=FAST)
     assert done.returncode == 0, done.stderr
     memories, queue = stores(data_dir)
     pending = queue.pending()
@@ -64,9 +46,7 @@ def test_each_fixture_is_previewed_and_queued_in_review_with_its_origin(data_dir
 
 
 def test_approving_an_imported_fact_remembers_it_saying_where_it_came_from(data_dir):
-    run_cli(
-        "import", str(FIXTURES / "mem0_get_all.json"), "--data-dir", str(data_dir), env_extra=FAST
-    )
+    run_cli("import", str(FIXTURES / "mem0_get_all.json"), "--data-dir", str(data_dir), env=FAST)
     memories, queue = stores(data_dir)
     # The file's user (nobody on the People page) stays in the text, as the README promises.
     item = next(i for i in queue.pending() if i.content == "alice: User loves sci-fi movies.")
@@ -86,7 +66,7 @@ def test_known_facts_are_skipped_and_close_ones_proposed_as_updates(data_dir):
         str(FIXTURES / "chatgpt_memories_en.txt"),
         "--data-dir",
         str(data_dir),
-        env_extra=FAST,
+        env=FAST,
     )
     assert result.returncode == 0, result.stderr
     assert "7 to add, 1 to update, 1 skipped as known, 2 refused" in result.stdout
@@ -180,7 +160,7 @@ def test_export_to_another_format_then_import_gives_the_same_texts(data_dir, tmp
     assert exported.returncode == 0, exported.stderr
     other = tmp_path / "other"
     other.mkdir()
-    result = run_cli("import", str(out), "--data-dir", str(other), env_extra=FAST)
+    result = run_cli("import", str(out), "--data-dir", str(other), env=FAST)
     assert result.returncode == 0, result.stderr
     texts = {item.content for item in stores(other)[1].pending()}
     # A person nobody in the other folder is keeps their name in the text, in every format
@@ -247,7 +227,7 @@ def test_a_persons_memories_travel_under_their_name_and_come_back_as_theirs(tmp_
         assert done.returncode == 0, done.stderr
         assert '"Maya"' in exported.read_text(encoding="utf-8")
         (target / "review.json").unlink(missing_ok=True)
-        queued = run_cli("import", str(exported), "--data-dir", str(target), env_extra=FAST)
+        queued = run_cli("import", str(exported), "--data-dir", str(target), env=FAST)
         assert queued.returncode == 0, queued.stderr
         pending = {item.content: item.person for item in stores(target)[1].pending()}
         assert pending == {
@@ -264,7 +244,7 @@ def test_a_memory_file_of_one_line_is_imported_as_one(data_dir, tmp_path):
     for wanted in ("auto", "mcp-jsonl"):
         dry = run_cli(
             "import", str(one), "--format", wanted, "--dry-run", "--data-dir", str(data_dir),
-            env_extra=FAST,
+            env=FAST,
         )  # fmt: skip
         assert dry.returncode == 0, dry.stderr
         assert "memory.jsonl (mcp-jsonl): 2 to add" in dry.stdout

@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import MemoryStore
 from webapp.stores.jsonfile import encode, encode_spliced, fragments_of, parse_bytes
 
 
@@ -144,7 +145,7 @@ def _leaves(value):
 
 
 def _store(path) -> MemoryStore:
-    return MemoryStore(path, max_items=10_000, max_chars=10**7, lock_timeout=5)
+    return memory_store(path, max_items=10_000, max_chars=10**7)
 
 
 def test_a_file_written_before_reads_the_same_and_keeps_its_bytes(data_dir):
@@ -234,7 +235,9 @@ def test_conversations_splice_one_thread_and_keep_the_rest_byte_for_byte(data_di
         "cli:session-3": {"turns": [], "createdAt": "2026-11-20T00:00:00.000Z", "trimmed": 4},
     }
     path.write_bytes(old_encode(document))
-    store = ConversationStore(path, max_turns=6, max_chars=10_000, max_age_days=36500)
+    store = conversation_store(
+        path, lock_timeout=10, max_turns=6, max_chars=10_000, max_age_days=36500
+    )
     store.add_exchange("slack:1", "新問題", "回答")
     store.add_exchange("slack:new", "hi", "hello")
     for n in range(5):
@@ -248,7 +251,9 @@ def test_conversations_splice_one_thread_and_keep_the_rest_byte_for_byte(data_di
         "q2", "a2", "q3", "a3", "q4", "a4"
     ]  # fmt: skip
     assert "trimmed" not in document["slack:1"]  # the cached document was not changed in place
-    other = ConversationStore(path, max_turns=6, max_chars=10_000, max_age_days=36500)
+    other = conversation_store(
+        path, lock_timeout=10, max_turns=6, max_chars=10_000, max_age_days=36500
+    )
     assert [t.content for t in other.get_history("slack:1")] == ["舊 1", "新問題", "回答"]
     assert store.clear("slack:2")
     raw = path.read_bytes()

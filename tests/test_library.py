@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_settings, on_disk
+from tests.support.data import make_settings, on_disk
 from webapp.library import MemoryStore
 from webapp.problems import CodedError
 

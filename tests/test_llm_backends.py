@@ -12,6 +12,7 @@ import anthropic  # noqa: F401 - imported here, in the main thread, before any s
 import openai  # noqa: F401 - runs (CPython 3.11 can trip over a lazy import racing a thread)
 import pytest
 
+from tests.support.llm import FACTS, FakeLlmServer, openai_body
 from webapp.extraction import (
     AnthropicCaller,
     ClaudeCliCaller,
@@ -21,8 +22,6 @@ from webapp.extraction import (
     OpenAiCaller,
     caller_from_settings,
 )
-
-from .conftest import FACTS, FakeLlmServer, openai_body
 
 PROMPT = 'Extract facts from: 我喜歡喝茶 — <b>and</b> "quotes"'
 

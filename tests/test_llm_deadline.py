@@ -19,41 +19,25 @@ from pathlib import Path
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
-
-from .conftest import FakeLlmServer, anthropic_body, openai_body
-
-THREAD = "slack:1731900000.123456"
-# What the regex rules find in the thread: the fallback when the LLM gives nothing.
-RULES_FACT = "Prefers the hallway lights at 30% after 22:00"
-
-
-def _seed(data_dir: Path) -> None:
-    store = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
-    store.add_exchange(
-        THREAD,
-        "Remember that I prefer the hallway lights at 30% after 22:00.",
-        "Got it — after 22:00 I'll set the hallway lights to 30%.",
-    )
+from tests.support.cli import clean_env
+from tests.support.llm import (
+    RULES_FACT,
+    THREAD,
+    FakeLlmServer,
+    Run,
+    anthropic_body,
+    openai_body,
+    pending_contents,
+    process_alive,
+    seed_thread,
+)
+from tests.support.stores import memory_store
 
 
 @pytest.fixture
 def seeded(data_dir: Path) -> Path:
-    _seed(data_dir)
+    seed_thread(data_dir)
     return data_dir
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_"))}
-    env.pop("SUPERVISOR_TOKEN", None)
-    env.update(extra)
-    return env
 
 
 def _llm_env(provider: str, server: FakeLlmServer, timeout: int) -> dict[str, str]:
@@ -64,30 +48,6 @@ def _llm_env(provider: str, server: FakeLlmServer, timeout: int) -> dict[str, st
         "MEMORY_LLM_API_KEY": "sk-test",
         "MEMORY_LLM_TIMEOUT": str(timeout),
     }
-
-
-class Run:
-    """One `memory-curator extract --conversation THREAD` process: its output and how long it took."""
-
-    def __init__(self, data_dir: Path, env: dict[str, str], *, limit: float = 120) -> None:
-        command = [sys.executable, "-m", "webapp", "extract", "--data-dir", str(data_dir)]
-        started = time.monotonic()
-        process = subprocess.Popen(
-            [*command, "--conversation", THREAD],
-            env=_env(**env),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            self.stdout, self.stderr = process.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            pytest.fail(f"`extract` was still running after {limit:.0f} s")
-        self.seconds = time.monotonic() - started
-        self.returncode = process.returncode
 
 
 def _peak_kib(data_dir: Path, env: dict[str, str]) -> tuple[int, str, float]:
@@ -103,7 +63,7 @@ def _peak_kib(data_dir: Path, env: dict[str, str]) -> tuple[int, str, float]:
     command = [sys.executable, "-m", "webapp", "extract", "--data-dir", str(data_dir)]
     done = subprocess.run(
         [sys.executable, "-c", helper, *command, "--conversation", THREAD],
-        env=_env(**env),
+        env=clean_env(**env),
         capture_output=True,
         text=True,
         timeout=180,
@@ -117,13 +77,10 @@ def _snapshot(folder: Path, *names: str) -> dict[str, bytes]:
     return {name: (folder / name).read_bytes() for name in names if (folder / name).exists()}
 
 
-def _pending(data_dir: Path) -> list[str]:
-    memories = MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000)
-    return [item.content for item in ReviewQueue(data_dir / "review.json", memories).pending()]
-
-
 def _memories(data_dir: Path) -> list[str]:
-    store = MemoryStore(data_dir / "memories.json", max_items=10000, max_chars=10**7)
+    store = memory_store(
+        data_dir / "memories.json", lock_timeout=10, max_items=10000, max_chars=10**7
+    )
     return [m.content for m in store.get_all()]
 
 
@@ -149,7 +106,7 @@ def test_a_reply_trickled_a_byte_a_second_is_cut_off_at_the_timeout(seeded, prov
     assert "Traceback" not in run.stderr
     # Nothing lost: the thread is as it was, and the rules' fact waits in Review.
     assert _snapshot(seeded, "conversations/conversations.json") == conversations
-    assert _pending(seeded) == [RULES_FACT]
+    assert pending_contents(seeded) == [RULES_FACT]
     assert _memories(seeded) == []
 
 
@@ -158,15 +115,6 @@ def _stub_claude(folder: Path, script: str) -> None:
     path = folder / "claude"
     path.write_text("#!/bin/sh\n" + script, encoding="utf-8")
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting for its parent counts as gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return fields[0] != "Z"
 
 
 def test_a_claude_that_never_answers_is_killed_at_the_deadline_with_its_children(seeded, tmp_path):
@@ -189,13 +137,13 @@ def test_a_claude_that_never_answers_is_killed_at_the_deadline_with_its_children
         assert run.returncode == 0, run.stderr
         assert run.seconds < 2 + 10, run.seconds
         assert "The LLM did not answer within 2 s (MEMORY_LLM_TIMEOUT)" in run.stdout, run.stdout
-        assert _pending(seeded) == [RULES_FACT]
+        assert pending_contents(seeded) == [RULES_FACT]
         started = [int(line) for line in pids.read_text().split()]
         assert len(started) == 2
         deadline = time.monotonic() + 5
-        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+        while any(process_alive(pid) for pid in started) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert [pid for pid in started if _alive(pid)] == [], "left running"
+        assert [pid for pid in started if process_alive(pid)] == [], "left running"
     finally:
         for pid in [int(line) for line in pids.read_text().split()] if pids.exists() else []:
             try:
@@ -221,7 +169,7 @@ def test_a_50_mb_reply_is_not_read_and_memory_stays_bounded(seeded, declared):
     assert grown_mib < 25, f"the 50 MB reply took {grown_mib:.0f} MiB more"
     assert sent < 25 * 1024 * 1024, f"{sent} bytes were sent: the reply was read to its end"
     assert "larger than 1,000,000 bytes (MEMORY_LLM_MAX_REPLY_BYTES)" in output, output
-    assert _pending(seeded) == [RULES_FACT]
+    assert pending_contents(seeded) == [RULES_FACT]
 
 
 def _many_facts(count: int) -> str:
@@ -243,7 +191,7 @@ def test_3000_facts_from_one_thread_give_at_most_the_cap_and_say_what_was_cut(se
         env = {**_llm_env("openai", server, 30), "MEMORY_REVIEW_MODE": mode}
         run = Run(seeded, env)
     assert run.returncode == 0, run.stderr
-    pending, memories = _pending(seeded), _memories(seeded)
+    pending, memories = pending_contents(seeded), _memories(seeded)
     assert 0 < len(pending) + len(memories) <= 20, (len(pending), len(memories))
     if mode == "auto":
         assert pending == [] and len(memories) == 20

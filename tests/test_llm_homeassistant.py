@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
-from tests.fake_supervisor import FakeSupervisor
+from tests.support.fake_supervisor import FakeSupervisor
+from tests.support.stores import conversation_store, memory_store
 from webapp.extraction import LlmConfigError, caller_from_settings
 from webapp.extraction.homeassistant import FACTS_REPLY, Flight
 from webapp.extraction.llm import LlmCallError
 from webapp.extraction.pair_check import pair_checker_from_settings
 from webapp.settings import Settings
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from webapp.stores import ConversationStore, ReviewQueue
 
 ENTITY = "ai_task.household"
 TOKEN = "supervisor-token"
@@ -37,13 +38,7 @@ FACT = {
 
 
 def _conversations(data_dir: Path) -> ConversationStore:
-    return ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    return conversation_store(data_dir / "conversations" / "conversations.json")
 
 
 @pytest.fixture
@@ -74,7 +69,7 @@ def _extract(data_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess
 
 
 def _pending(data_dir: Path) -> set[str]:
-    memories = MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000)
+    memories = memory_store(data_dir / "memories.json", lock_timeout=10)
     return {item.content for item in ReviewQueue(data_dir / "review.json", memories).pending()}
 
 

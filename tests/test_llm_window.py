@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FakeLlmServer, make_settings
-from tests.web.conftest import CsrfClient
+from tests.support.data import make_settings
+from tests.support.llm import FakeLlmServer
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.curator.background import BackgroundExtraction

@@ -19,9 +19,9 @@ import anyio
 import httpx2
 import pytest
 
+from tests.support import REPO
+from tests.support.mcp_http import call_tool, dashboard, free_port
 from webapp.stores import ConversationStore, MemoryStore, PeopleStore
-
-from .mcp_http_support import REPO, call_tool, dashboard, free_port
 
 SUPERVISOR_TOKEN = "supervisor-token-of-the-test"
 HOSTNAME = "a0d7b954-memory-curator"

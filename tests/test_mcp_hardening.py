@@ -18,7 +18,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from .conftest import RawServer
+from tests.support.mcp_stdio import RawServer
 
 REPO = Path(__file__).resolve().parent.parent
 

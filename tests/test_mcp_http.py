@@ -19,11 +19,11 @@ import filelock
 import httpx2
 import pytest
 
+from tests.support.auth import TOKEN
+from tests.support.mcp_http import Dashboard, call_tool, dashboard, session
 from webapp.mcp_http import REQUEST_SLOTS
 from webapp.prompts import compose_prompt, for_person
 from webapp.stores import MemoryStore, PeopleStore
-
-from .mcp_http_support import TOKEN, Dashboard, call_tool, dashboard, session
 
 ID = re.compile(r"\[([0-9a-f]{6,})\]")
 TRANSPORTS = ["streamable-http", "sse"]

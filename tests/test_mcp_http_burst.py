@@ -13,9 +13,8 @@ import anyio
 import httpx2
 import pytest
 
+from tests.support.mcp_http import Dashboard, dashboard, home_assistant_call
 from webapp.stores import MemoryStore
-
-from .mcp_http_support import Dashboard, dashboard, home_assistant_call
 
 ROUNDS = 3
 READ_TIMEOUT = 5.0  # Home Assistant's client sets none of its own: httpx's default applies

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.auth import TOKEN
+from tests.support.mcp_http import dashboard
 from webapp.stores import MemoryStore
-
-from .mcp_http_support import TOKEN, dashboard
 
 CLIENT = Path(__file__).resolve().parent / "mcp_ts_client"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from anyio.from_thread import start_blocking_portal
 
+from tests.support.data import on_disk
+from tests.support.mcp_stdio import McpClient, connect
+from tests.support.stores import memory_store
 from webapp.stores import MemoryStore, PeopleStore
-
-from .conftest import on_disk
-from .test_mcp_server import McpClient, connect
 
 ID = re.compile(r"\[([0-9a-f]+)\]")
 
@@ -22,7 +22,7 @@ ID = re.compile(r"\[([0-9a-f]+)\]")
 @pytest.fixture
 def household(tmp_path: Path) -> tuple[Path, PeopleStore, MemoryStore]:
     data = tmp_path / "data"
-    store = MemoryStore(data / "memories.json", max_items=50, max_chars=5000, lock_timeout=5)
+    store = memory_store(data / "memories.json", max_items=50, max_chars=5000)
     store.init()
     people = PeopleStore(data / "people.json", lock_timeout=5)
     return data, people, store

@@ -11,76 +11,22 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import filelock
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from anyio.from_thread import start_blocking_portal
 
+from tests.support.data import on_disk
+from tests.support.mcp_stdio import MAX_CHARS, MAX_ITEMS, McpClient, RawServer, connect
+from tests.support.stores import memory_store
 from webapp.mcp_server import ACTIONS, TOOL_NAME
 from webapp.stores import CATEGORIES, MemoryStore, Proposal, ReviewQueue
 
-from .conftest import RawServer, on_disk
-
 REPO = Path(__file__).resolve().parent.parent
-MAX_ITEMS = 5
-MAX_CHARS = 300
 ID = re.compile(r"\[([0-9a-f]+)\]")
-
-
-@asynccontextmanager
-async def connect(
-    server_dir: Path, errlog: Any, env: dict[str, str] | None = None
-) -> AsyncIterator[ClientSession]:
-    """Start ``python -m webapp mcp`` and yield an initialized client session (``env``
-    replaces the settings this module's tests use)."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "webapp", "mcp", "--data-dir", str(server_dir)],
-        env={
-            "MEMORY_MAX_ITEMS": str(MAX_ITEMS),
-            "MEMORY_MAX_CHARS": str(MAX_CHARS),
-            "MEMORY_LOCK_TIMEOUT": "1",
-            **(env or {}),
-        },
-        cwd=REPO,
-    )
-    async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
-
-
-class McpClient:
-    """A synchronous face on the async client session, for plain pytest tests."""
-
-    def __init__(self, portal: BlockingPortal, session: ClientSession) -> None:
-        self.portal = portal
-        self.session = session
-
-    def list_tools(self) -> Any:
-        return self.portal.call(self.session.list_tools)
-
-    def call(self, name: str = TOOL_NAME, **arguments: Any) -> tuple[bool, str]:
-        """Call a tool; (is_error, text)."""
-        result = self.portal.call(self.session.call_tool, name, arguments)
-        assert len(result.content) == 1 and result.content[0].type == "text"
-        return result.is_error, result.content[0].text
-
-    def ok(self, name: str = TOOL_NAME, **arguments: Any) -> str:
-        is_error, text = self.call(name, **arguments)
-        assert not is_error, text
-        return text
-
-    def error(self, name: str = TOOL_NAME, **arguments: Any) -> str:
-        is_error, text = self.call(name, **arguments)
-        assert is_error, text
-        return text
 
 
 @pytest.fixture(scope="module")
@@ -109,9 +55,7 @@ def memory_file(server_dir: Path) -> Path:
 @pytest.fixture
 def dashboard(memory_file: Path) -> MemoryStore:
     """The store as the web dashboard in another process would open it."""
-    return MemoryStore(
-        memory_file, max_items=MAX_ITEMS, max_chars=MAX_CHARS, actor="dashboard", lock_timeout=5
-    )
+    return memory_store(memory_file, max_items=MAX_ITEMS, max_chars=MAX_CHARS, actor="dashboard")
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tests.support.data import on_disk
+from tests.support.stores import memory_store
 from webapp.stores import (
     ConflictError,
     DuplicateMemoryError,
@@ -16,21 +18,17 @@ from webapp.stores import (
     MemoryStore,
 )
 
-from .conftest import on_disk
-
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
 @pytest.fixture
 def store(data_dir) -> MemoryStore:
-    return MemoryStore(
-        data_dir / "memories.json", max_items=100, max_chars=10000, actor="tester", lock_timeout=5
-    ).init()
+    return memory_store(data_dir / "memories.json", actor="tester").init()
 
 
 def test_init_creates_the_folder_and_an_empty_array(tmp_path):
     path = tmp_path / "new" / "deeper" / "memories.json"
-    MemoryStore(path, max_items=5, max_chars=50, lock_timeout=1).init()
+    memory_store(path, max_items=5, max_chars=50, lock_timeout=1).init()
     assert json.loads(path.read_text(encoding="utf-8")) == []
 
 
@@ -38,7 +36,7 @@ def test_init_leaves_an_existing_file_alone(data_dir):
     path = data_dir / "memories.json"
     original = b'[{"id": "a1", "content": "kept", "createdAt": "2024-01-01T00:00:00.000Z"}]'
     path.write_bytes(original)
-    store = MemoryStore(path, max_items=5, max_chars=50, lock_timeout=1).init()
+    store = memory_store(path, max_items=5, max_chars=50, lock_timeout=1).init()
     assert path.read_bytes() == original
     assert [m.content for m in store.get_all()] == ["kept"]
 
@@ -72,7 +70,7 @@ def test_unknown_category_is_refused(store):
 
 
 def test_item_cap(data_dir):
-    store = MemoryStore(data_dir / "m.json", max_items=3, max_chars=10000, lock_timeout=1).init()
+    store = memory_store(data_dir / "m.json", max_items=3, lock_timeout=1).init()
     for n in range(3):
         store.add(f"fact {n}")
     with pytest.raises(MemoryFullError) as caught:
@@ -84,7 +82,7 @@ def test_item_cap(data_dir):
 
 
 def test_character_cap(data_dir):
-    store = MemoryStore(data_dir / "m.json", max_items=100, max_chars=20, lock_timeout=1).init()
+    store = memory_store(data_dir / "m.json", max_chars=20, lock_timeout=1).init()
     store.add("x" * 15)
     with pytest.raises(MemoryFullError) as caught:
         store.add("y" * 6)
@@ -95,7 +93,7 @@ def test_character_cap(data_dir):
 
 
 def test_update_may_not_grow_past_the_character_cap(data_dir):
-    store = MemoryStore(data_dir / "m.json", max_items=100, max_chars=10, lock_timeout=1).init()
+    store = memory_store(data_dir / "m.json", max_chars=10, lock_timeout=1).init()
     memory = store.add("short")
     with pytest.raises(MemoryFullError):
         store.update(memory.id, "much longer than ten")
@@ -197,7 +195,7 @@ def test_unknown_fields_and_unix_ms_timestamps_survive_a_rewrite(data_dir):
         "tags": ["a", "b"],
     }
     path.write_text(json.dumps([foreign]), encoding="utf-8")
-    store = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    store = memory_store(path, max_items=10, max_chars=1000, lock_timeout=1).init()
     [memory] = store.get_all()
     assert memory.created_at == datetime(2024, 11, 18, 3, 20, tzinfo=UTC)
     assert memory.to_dict()["pinned"] is True
@@ -281,8 +279,8 @@ def test_a_half_written_history_line_does_not_swallow_the_next_entry(store):
 
 def test_two_store_objects_on_one_file_see_each_other(data_dir):
     path = data_dir / "memories.json"
-    one = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
-    two = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    one = memory_store(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    two = memory_store(path, max_items=10, max_chars=1000, lock_timeout=1).init()
     assert one.get_all() == []
     two.add("written by two")
     assert [m.content for m in one.get_all()] == ["written by two"]
@@ -366,9 +364,7 @@ def test_import_refuses_ids_that_are_not_url_safe(store, bad_id):
 
 
 def test_import_over_the_caps_writes_nothing(data_dir):
-    store = MemoryStore(
-        data_dir / "memories.json", max_items=2, max_chars=1000, lock_timeout=5
-    ).init()
+    store = memory_store(data_dir / "memories.json", max_items=2, max_chars=1000).init()
     store.add("one")
     before = store.path.read_bytes()
     with pytest.raises(MemoryFullError, match="Nothing was imported"):
@@ -448,7 +444,7 @@ def test_the_version_a_reader_was_given_lets_it_save(data_dir, record):
     path.write_text(
         json.dumps([{"id": "ext", "content": "from a host", **record}]), encoding="utf-8"
     )
-    store = MemoryStore(path, max_items=10, max_chars=1000, lock_timeout=1).init()
+    store = memory_store(path, max_items=10, max_chars=1000, lock_timeout=1).init()
     memory = store.get("ext")
     assert store.update("ext", "edited", expected_updated_at=memory.version).content == "edited"
     with pytest.raises(ConflictError):  # and the old version is stale now
@@ -511,7 +507,7 @@ def test_deleted_gives_the_last_state_of_a_deleted_memory_only(store):
 
 
 def test_preview_import_counts_the_changes_and_checks_the_caps(data_dir):
-    store = MemoryStore(data_dir / "m.json", max_items=3, max_chars=40).init()
+    store = memory_store(data_dir / "m.json", lock_timeout=10, max_items=3, max_chars=40).init()
     kept = store.add("Likes tea")
     changed = store.add("Uses vim")
     records = [

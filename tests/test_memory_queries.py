@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.stores import SORTS, MemoryPage, MemoryStore, MemoryUsage
 from webapp.web.memory_listing import SORTS as WEB_SORTS
 
@@ -41,7 +42,7 @@ def write(path: Path, rows=RECORDS) -> None:
 def store(data_dir) -> MemoryStore:
     path = data_dir / "memories.json"
     write(path)
-    return MemoryStore(path, max_items=10, max_chars=200, actor="tester", lock_timeout=5)
+    return memory_store(path, max_items=10, max_chars=200, actor="tester")
 
 
 def ids(page: MemoryPage) -> list[str]:

@@ -9,6 +9,7 @@ import json
 import zipfile
 from pathlib import Path
 
+from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import MemoryStore, RepairReport, SkillDocumentStore
@@ -26,8 +27,6 @@ from webapp.stores.owned import (
     UPLOAD,
 )
 from webapp.stores.tombstones import TombstoneStore, fingerprint_key
-
-from .conftest import make_settings
 
 
 def _kinds(files: list) -> dict[str, str]:

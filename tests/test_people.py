@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from tests.conftest import make_settings
+from tests.support.data import make_settings, on_disk
+from tests.support.stores import memory_store
 from webapp.curator import Curator
 from webapp.problems import InputError
 from webapp.prompts import compose_prompt, compose_prompt_sections
@@ -21,14 +22,10 @@ from webapp.stores import (
 )
 from webapp.stores.people import MAX_UNLINKED
 
-from .conftest import on_disk
-
 
 @pytest.fixture
 def store(data_dir) -> MemoryStore:
-    return MemoryStore(
-        data_dir / "memories.json", max_items=100, max_chars=10000, actor="tester", lock_timeout=5
-    ).init()
+    return memory_store(data_dir / "memories.json", actor="tester").init()
 
 
 @pytest.fixture
@@ -122,7 +119,7 @@ def test_duplicates_are_looked_for_within_one_persons_view(store, household):
 
 
 def test_caps_stay_per_store(data_dir):
-    small = MemoryStore(data_dir / "memories.json", max_items=2, max_chars=1000, lock_timeout=5)
+    small = memory_store(data_dir / "memories.json", max_items=2, max_chars=1000)
     small.add("One.", person="ana")
     small.add("Two.", person="leo")
     with pytest.raises(Exception) as caught:

@@ -6,15 +6,14 @@ OpenAI's chat-completions format, and each person's prompt read back through
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.cli import run_cli
+from tests.support.llm import FakeLlmServer, openai_body
 from webapp.curator import Curator
 from webapp.curator.errors import OwnerUndecidedError
 from webapp.extraction.attribution import UNDECIDED, attribute
@@ -22,26 +21,8 @@ from webapp.settings import Settings
 from webapp.stores import ConversationStore
 from webapp.stores.conversations import ConversationTurn
 
-from .conftest import FakeLlmServer, openai_body
-
 REPO = Path(__file__).resolve().parent.parent
 THREAD = "slack:C9:1732000000.000100"
-
-
-def cli(settings: Settings, *args: str, **env: str) -> str:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    environ.update(env)
-    done = subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(settings.data_dir)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=environ,
-        cwd=REPO,
-        timeout=180,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def llm_env(server: FakeLlmServer, mode: str = "auto") -> dict[str, str]:
@@ -112,12 +93,30 @@ def test_a_loose_quote_from_the_only_speaker_is_theirs_never_the_households(
     maya, leo = household
     say(settings, ("I'm pregnant, keep it between us.", maya))
     llm.reply = fact("Is pregnant", quote)
-    cli(settings, "extract", "--conversation", THREAD, **llm_env(llm))
+    run_cli(
+        "extract",
+        "--conversation",
+        THREAD,
+        data_dir=settings.data_dir,
+        env={**llm_env(llm)},
+        ok=True,
+    )
     [kept] = curator.memories.get_all()
     assert (kept.content, kept.person) == ("Is pregnant", maya)
-    assert "pregnant" not in cli(settings, "prompt", "hi", "--person", "Leo")
-    assert "pregnant" not in cli(settings, "prompt", "hi", "--household")
-    assert "Is pregnant" in cli(settings, "prompt", "hi", "--person", "Maya")
+    assert (
+        "pregnant"
+        not in run_cli(
+            "prompt", "hi", "--person", "Leo", data_dir=settings.data_dir, ok=True
+        ).stdout
+    )
+    assert (
+        "pregnant"
+        not in run_cli("prompt", "hi", "--household", data_dir=settings.data_dir, ok=True).stdout
+    )
+    assert (
+        "Is pregnant"
+        in run_cli("prompt", "hi", "--person", "Maya", data_dir=settings.data_dir, ok=True).stdout
+    )
 
 
 def test_a_quote_matching_nobody_in_a_shared_thread_waits_with_its_owner_undecided(
@@ -130,12 +129,22 @@ def test_a_quote_matching_nobody_in_a_shared_thread_waits_with_its_owner_undecid
         ("Let's order pizza tonight.", leo),
     )
     llm.reply = fact("Is pregnant", "someone here is expecting")
-    cli(settings, "extract", "--conversation", THREAD, **llm_env(llm))  # auto mode
+    run_cli(
+        "extract",
+        "--conversation",
+        THREAD,
+        data_dir=settings.data_dir,
+        env={**llm_env(llm)},
+        ok=True,
+    )  # auto mode
     assert curator.memories.get_all() == []  # never written to the household
     [item] = curator.review.pending()
     assert item.content == "Is pregnant" and item.owner_undecided and item.person is None
     for who in ("--person", "Leo"), ("--person", "Maya"), ("--household",):
-        assert "pregnant" not in cli(settings, "prompt", "hi", *who)
+        assert (
+            "pregnant"
+            not in run_cli("prompt", "hi", *who, data_dir=settings.data_dir, ok=True).stdout
+        )
     # Nobody's view lists it; approving it asks whose it is first.
     assert curator.pending(leo) == [] and curator.pending(None) == []
     with pytest.raises(OwnerUndecidedError):
@@ -155,7 +164,14 @@ def test_a_paraphrase_clearly_closer_to_one_speakers_words_is_theirs(
         ("The weather is nice today.", leo),
     )
     llm.reply = fact("Plays the cello", "I've been learning to play the cello every evening")
-    cli(settings, "extract", "--conversation", THREAD, **llm_env(llm, "manual"))
+    run_cli(
+        "extract",
+        "--conversation",
+        THREAD,
+        data_dir=settings.data_dir,
+        env={**llm_env(llm, "manual")},
+        ok=True,
+    )
     [item] = curator.review.pending()
     assert item.person == maya and not item.owner_undecided
 
@@ -192,14 +208,28 @@ def test_the_llm_reading_one_persons_thread_sees_only_their_view(settings, curat
     wifi = curator.remember("Our Wi-Fi is called Lighthouse.")
     say(settings, ("I started drinking oolong tea.", maya))
     llm.reply = "[]"
-    cli(settings, "extract", "--conversation", THREAD, **llm_env(llm, "manual"))
+    run_cli(
+        "extract",
+        "--conversation",
+        THREAD,
+        data_dir=settings.data_dir,
+        env={**llm_env(llm, "manual")},
+        ok=True,
+    )
     sent = prompt_sent(llm)
     assert f"[{cats.id}] Is allergic to cats." in sent
     assert f"[{wifi.id}] Our Wi-Fi is called Lighthouse." in sent
     assert party.id not in sent and "surprise party" not in sent
     # A thread nobody of the household speaks in: the household's memories only.
     ConversationStore.from_settings(settings).add_exchange("slack:C0:1.1", "Hi there.", "Hi!")
-    cli(settings, "extract", "--conversation", "slack:C0:1.1", **llm_env(llm, "manual"))
+    run_cli(
+        "extract",
+        "--conversation",
+        "slack:C0:1.1",
+        data_dir=settings.data_dir,
+        env={**llm_env(llm, "manual")},
+        ok=True,
+    )
     sent = prompt_sent(llm)
     assert wifi.id in sent and cats.id not in sent and party.id not in sent
 
@@ -209,7 +239,14 @@ def test_an_llm_change_may_name_only_a_memory_the_thread_may_see(settings, curat
     party = curator.remember("Plans a surprise party for Maya on Friday.", person=leo)
     say(settings, ("Forget the party on Friday.", maya))
     llm.reply = json.dumps([{"action": "delete", "id": party.id, "confidence": 0.95}])
-    cli(settings, "extract", "--conversation", THREAD, **llm_env(llm, "manual"))
+    run_cli(
+        "extract",
+        "--conversation",
+        THREAD,
+        data_dir=settings.data_dir,
+        env={**llm_env(llm, "manual")},
+        ok=True,
+    )
     assert [i for i in curator.review.pending() if i.memory_id == party.id] == []
     assert curator.memories.get(party.id) is not None
 
@@ -229,7 +266,14 @@ def test_an_llm_update_of_the_speakers_own_memory_stays_theirs(settings, curator
             }
         ]
     )
-    cli(settings, "extract", "--conversation", THREAD, **llm_env(llm, "manual"))
+    run_cli(
+        "extract",
+        "--conversation",
+        THREAD,
+        data_dir=settings.data_dir,
+        env={**llm_env(llm, "manual")},
+        ok=True,
+    )
     [item] = curator.review.pending()
     assert (item.action, item.memory_id) == ("update", tea.id)
 
@@ -238,12 +282,12 @@ def test_an_llm_update_of_the_speakers_own_memory_stays_theirs(settings, curator
 def test_one_persons_dont_propose_again_never_drops_anothers_fact(settings, curator, household):
     maya, leo = household
     jazz = curator.remember("Likes jazz", person=leo)
-    cli(settings, "delete", jazz.id, "--dont-propose-again")
+    run_cli("delete", jazz.id, "--dont-propose-again", data_dir=settings.data_dir, ok=True)
     [tombstone] = curator.tombstones.all()
     assert tombstone.person == leo and tombstone.no_propose
     say(settings, ("Remember that I like jazz.", maya))
     say(settings, ("Remember that I like jazz.", leo), thread="slack:C9:2.2")
-    cli(settings, "extract", "--all")
+    run_cli("extract", "--all", data_dir=settings.data_dir, ok=True)
     # Maya's is new for her; Leo's own stays dropped.
     assert [(i.content, i.person, i.tombstone_id) for i in curator.review.pending()] == [
         ("Likes jazz", maya, None)
@@ -257,7 +301,7 @@ def test_a_deletion_marks_only_its_owners_fact(settings, curator, household, del
     tea = curator.remember("Likes oolong tea", person=owner)
     curator.forget(tea.id)  # deleted, proposable again but marked
     say(settings, ("Remember that I like oolong tea.", leo))
-    cli(settings, "extract", "--conversation", THREAD)
+    run_cli("extract", "--conversation", THREAD, data_dir=settings.data_dir, ok=True)
     [item] = curator.review.pending()
     assert (item.person, item.tombstone_id) == (leo, None)
 
@@ -275,7 +319,7 @@ def test_a_tombstone_from_before_owners_were_recorded_finds_its_owner_in_the_his
     path.write_text(json.dumps(records), encoding="utf-8")
     say(settings, ("Remember that I like jazz.", maya))
     say(settings, ("Remember that I like jazz.", leo), thread="slack:C9:2.2")
-    cli(settings, "extract", "--all")
+    run_cli("extract", "--all", data_dir=settings.data_dir, ok=True)
     assert [(i.content, i.person) for i in curator.review.pending()] == [("Likes jazz", maya)]
 
 
@@ -293,5 +337,5 @@ def test_an_old_export_brings_back_another_persons_same_fact(
     file.write_bytes(before)
     his = curator.remember("Likes jazz", person=leo)
     curator.forget(his.id, dont_propose_again=True)
-    cli(settings, "import", str(export), "--format", "json")
+    run_cli("import", str(export), "--format", "json", data_dir=settings.data_dir, ok=True)
     assert [(m.id, m.person) for m in curator.memories.get_all()] == [(hers.id, maya)]

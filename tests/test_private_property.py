@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import make_settings
+from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.curator.people import EVERYONE
 from webapp.extraction.run import extract_conversation

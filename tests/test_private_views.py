@@ -9,7 +9,6 @@ import html
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,27 +19,13 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.support.cli import run_cli
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import Proposal
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def cli(settings: Settings, *args: str) -> str:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(settings.data_dir)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=environ,
-        cwd=REPO,
-        timeout=180,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def review_memory(settings: Settings, default_person: str = "") -> str:
@@ -124,7 +109,7 @@ def test_a_mem0_import_of_users_nobody_knows_keeps_them_apart_and_undecided(
             ("Bins go out on Tuesday", "household"),
         ],
     )
-    cli(settings, "import", str(path), "--format", "mem0")
+    run_cli("import", str(path), "--format", "mem0", data_dir=settings.data_dir, ok=True)
     maya = curator.person("Maya")
     got = {(i.content, i.person, i.owner_undecided) for i in curator.review.pending()}
     assert got == {
@@ -143,7 +128,7 @@ def test_a_mem0_import_of_users_nobody_knows_keeps_them_apart_and_undecided(
         ("Bins go out on Tuesday", None),
     }
     # A second import of the same strangers proposes nothing new, and never merges them.
-    cli(settings, "import", str(path), "--format", "mem0")
+    run_cli("import", str(path), "--format", "mem0", data_dir=settings.data_dir, ok=True)
     assert len(curator.review.pending()) == 3
 
 
@@ -155,9 +140,12 @@ def test_two_people_with_one_name_round_trip_an_export_to_each(settings, curator
     curator.remember("Bins go out on Tuesday")
     for fmt, name in (("mcp-jsonl", "memory.jsonl"), ("mem0", "mem0.json")):
         exported = tmp_path / name
-        exported.write_text(cli(settings, "export", "--format", fmt), encoding="utf-8")
+        exported.write_text(
+            run_cli("export", "--format", fmt, data_dir=settings.data_dir, ok=True).stdout,
+            encoding="utf-8",
+        )
         fresh = make_empty(settings, tmp_path / fmt, curator)
-        cli(fresh, "import", str(exported), "--format", fmt)
+        run_cli("import", str(exported), "--format", fmt, data_dir=fresh.data_dir, ok=True)
         got = {(i.content, i.person) for i in Curator.from_settings(fresh).review.pending()}
         assert got == {
             ("Is allergic to peanuts", alex_a.id),
@@ -183,7 +171,7 @@ def test_an_import_never_proposes_to_change_a_persons_private_memory(settings, c
     sams = curator.remember("Has a daughter named Maya who is 6.", person=sam.id)
     notes = tmp_path / "alex.txt"
     notes.write_text("Has a daughter named Maya who is 7.\nLikes long walks\n", encoding="utf-8")
-    cli(settings, "import", str(notes), "--format", "text")
+    run_cli("import", str(notes), "--format", "text", data_dir=settings.data_dir, ok=True)
     assert [i for i in curator.review.pending() if i.memory_id == sams.id] == []
     [source] = {i.imported_from for i in curator.review.pending()}
     curator.approve_source(str(source))  # "Approve all"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.stores import memory_store
 from webapp.extraction import extract_conversation
 from webapp.settings import Settings
 from webapp.stores import (
@@ -24,14 +26,12 @@ from webapp.stores import (
 from webapp.stores.origin import MAX_EVIDENCE_CHARS, make_origin
 from webapp.stores.timefmt import to_iso
 
-from .conftest import FakeLlmServer, openai_body
-
 THREAD = "slack:C1:1732240000.000100"
 
 
 @pytest.fixture
 def store(data_dir: Path) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=50, max_chars=10000, lock_timeout=5)
+    return memory_store(data_dir / "memories.json", max_items=50)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.stores import (
     ConflictError,
     MemoryFullError,
@@ -19,7 +20,7 @@ from webapp.stores import (
 
 @pytest.fixture
 def store(data_dir: Path) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=3, max_chars=10000, lock_timeout=5)
+    return memory_store(data_dir / "memories.json", max_items=3)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.stores import memory_store
 from webapp.sensitive import find_secrets
 from webapp.stores import MemoryStore
 
@@ -28,9 +29,7 @@ SECRETS = [
 
 
 def store_in(folder: Path) -> MemoryStore:
-    return MemoryStore(
-        folder / "memories.json", max_items=50, max_chars=5000, lock_timeout=5
-    ).init()
+    return memory_store(folder / "memories.json", max_items=50, max_chars=5000).init()
 
 
 def files_holding(folder: Path, words: str) -> list[str]:

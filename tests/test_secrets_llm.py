@@ -13,12 +13,11 @@ from pathlib import Path
 import openai  # noqa: F401 - imported in the main thread, before any server thread runs
 import pytest
 
+from tests.support.llm import FakeLlmServer
 from webapp.extraction import LlmMemoryExtractor, OpenAiCaller
 from webapp.extraction.pair_check import batch_prompt
 from webapp.extraction.reconcile import without_secret
 from webapp.stores import MemoryStore
-
-from .conftest import FakeLlmServer
 
 # (what the user says, the secret's words) — keyword, no keyword, digit words, full-width.
 SAID = [

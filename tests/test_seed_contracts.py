@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.llm import FakeLlmServer
 from webapp import library
 from webapp import stores as webapp_stores
 from webapp.extraction import (
@@ -32,8 +33,6 @@ from webapp.extraction import (
 )
 from webapp.prompts import build_prompt_with_history, build_prompt_with_memory
 from webapp.stores import CATEGORIES, ConversationStore, MemoryStore
-
-from .conftest import FakeLlmServer
 
 SEED_CATEGORIES = ("preference", "project", "workflow", "tool", "convention", "general")
 

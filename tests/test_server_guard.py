@@ -18,7 +18,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from .mcp_http_support import TOKEN, Dashboard, call_tool, dashboard
+from tests.support.auth import TOKEN
+from tests.support.mcp_http import Dashboard, call_tool, dashboard
 
 PER_CLIENT = 6
 TOTAL = 40

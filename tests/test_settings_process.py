@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.web import start_server, stop_server
 from webapp.settings import LANGUAGES, LLM_PROVIDERS, REVIEW_MODES, SETTING_VARS, THEMES
-
-from .web.conftest import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "webapp"]

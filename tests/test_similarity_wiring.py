@@ -4,9 +4,6 @@ proposal, changed → update, new → add) and Needs attention's pairs by meanin
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -14,14 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.cli import run_cli
+from tests.support.data import make_settings
+from tests.support.stores import memory_store
 from webapp.curation.attention import scan
 from webapp.curation.semantic import SemanticIndex
 from webapp.extraction import MemoryExtractor
 from webapp.similarity import LexicalEmbedder, cache_path_for
 from webapp.similarity.embedders import Vectors
 from webapp.stores import MemoryStore
-
-from .conftest import make_settings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,19 +69,6 @@ def test_a_damaged_vector_file_is_ignored_and_rebuilt(tmp_path: Path) -> None:
         assert data["vectors"].shape[0] == 2
 
 
-def _cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_stats_and_repair_know_the_vector_file_and_repair_drops_a_damaged_one(
     tmp_path: Path,
 ) -> None:
@@ -92,12 +77,12 @@ def test_stats_and_repair_know_the_vector_file_and_repair_drops_a_damaged_one(
     vectors = cache_path_for(settings.memory_file)
     vectors.write_bytes(b"not a zip file")
 
-    stats = _cli(settings.data_dir, "stats")
+    stats = run_cli("stats", data_dir=settings.data_dir)
     assert stats.returncode == 0, stats.stderr  # it only holds what can be computed again
     assert f"Vectors:       {vectors} [cannot be read" in stats.stdout
     assert "not written by Memory Curator" not in stats.stdout
 
-    repair = _cli(settings.data_dir, "repair")
+    repair = run_cli("repair", data_dir=settings.data_dir)
     assert repair.returncode == 0, repair.stderr
     assert f"{vectors}: cannot be read" in repair.stdout and "deleted" in repair.stdout
     assert not vectors.exists()
@@ -106,7 +91,7 @@ def test_stats_and_repair_know_the_vector_file_and_repair_drops_a_damaged_one(
 # ------------------------------------------------------------------ with the model
 @pytest.fixture
 def store(tmp_path: Path) -> MemoryStore:
-    return MemoryStore(tmp_path / "memories.json", max_items=100, max_chars=10_000)
+    return memory_store(tmp_path / "memories.json", lock_timeout=10)
 
 
 def test_reconcile_by_meaning_known_close_and_new(store: MemoryStore) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.data import zip_of
 from webapp.settings import Settings
 from webapp.stores.skills import (
     STAGED_MAX_AGE_S,
@@ -17,8 +18,6 @@ from webapp.stores.skills import (
     StagedImport,
     StagedImportGoneError,
 )
-
-from .conftest import zip_of
 
 SAMPLES = Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from tests.support.data import zip_of
 from webapp.stores import (
     InvalidSkillDocumentError,
     SkillDocument,
@@ -36,8 +37,6 @@ from webapp.stores.skills import (
     text_problems,
 )
 from webapp.stores.skills.drafts import max_length
-
-from .conftest import zip_of
 
 SAMPLES = (
     Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
+
 SAMPLES = (
     Path(__file__).resolve().parents[1] / "webapp" / "demo_data" / "skills"
 )  # copy of ../shared/samples
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", "skills", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=full_env,
-        timeout=60,
-    )
 
 
 @pytest.fixture
@@ -37,32 +23,32 @@ def src(tmp_path: Path) -> Path:
 
 
 def test_import_list_check_round_trip(src, data_dir):
-    first = run("import", str(src), "--data-dir", str(data_dir))
+    first = run_cli("skills", "import", str(src), "--data-dir", str(data_dir))
     assert first.returncode == 0, first.stderr
     assert first.stdout.splitlines() == [
         "home-climate: 2 added, 0 updated, 0 unchanged",
         "poem-writer: 3 added, 0 updated, 0 unchanged",
     ]
-    again = run("import", str(src / "poem-writer"), "--data-dir", str(data_dir))
+    again = run_cli("skills", "import", str(src / "poem-writer"), "--data-dir", str(data_dir))
     assert again.stdout.strip() == "poem-writer: 0 added, 0 updated, 3 unchanged"
-    listing = run("list", "--data-dir", str(data_dir))
+    listing = run_cli("skills", "list", "--data-dir", str(data_dir))
     assert listing.returncode == 0
     lines = listing.stdout.splitlines()
     assert lines[0] == "home-climate" and "poem-writer" in lines
     assert any("poem-writer-reference-qijue-" in line and "七言絕句 — " in line for line in lines)
-    check = run("check", "--data-dir", str(data_dir))
+    check = run_cli("skills", "check", "--data-dir", str(data_dir))
     assert check.returncode == 0
     assert "5 document(s), all valid" in check.stdout
 
 
 def test_check_reports_invalid_files_and_exits_1(src, data_dir):
-    run("import", str(src / "home-climate"), "--data-dir", str(data_dir))
+    run_cli("skills", "import", str(src / "home-climate"), "--data-dir", str(data_dir))
     (data_dir / "skills" / "broken.json").write_text('{"id": "x", "type": "skill"', "utf-8")
-    check = run("check", "--data-dir", str(data_dir))
+    check = run_cli("skills", "check", "--data-dir", str(data_dir))
     assert check.returncode == 1
     assert "2 valid document(s), 1 problem(s)" in check.stdout
     assert "broken.json:" in check.stdout
-    listing = run("list", "--data-dir", str(data_dir))
+    listing = run_cli("skills", "list", "--data-dir", str(data_dir))
     assert listing.returncode == 0 and "home-climate" in listing.stdout
     assert "1 file(s) skipped" in listing.stderr
 
@@ -74,7 +60,7 @@ def test_import_a_zip_and_respect_memory_skills_dir(src, tmp_path):
             zf.write(path, "poem-writer/" + path.relative_to(src / "poem-writer").as_posix())
     skills_dir = tmp_path / "my-skills"
     env = {"MEMORY_SKILLS_DIR": str(skills_dir), "MEMORY_DATA_DIR": str(tmp_path / "data")}
-    result = run("import", str(archive), env=env)
+    result = run_cli("skills", "import", str(archive), env=env)
     assert result.returncode == 0, result.stderr
     assert "3 added" in result.stdout
     assert len(list(skills_dir.glob("poem-writer-*.json"))) == 3
@@ -83,20 +69,20 @@ def test_import_a_zip_and_respect_memory_skills_dir(src, tmp_path):
 def test_bad_sources_give_a_message_not_a_traceback(src, data_dir, tmp_path):
     empty = tmp_path / "nothing-here"
     empty.mkdir()
-    result = run("import", str(empty), "--data-dir", str(data_dir))
+    result = run_cli("skills", "import", str(empty), "--data-dir", str(data_dir))
     assert result.returncode == 2 and "no SKILL.md" in result.stderr
     (src / "poem-writer" / "SKILL.md").write_text("---\nname: ../up\n---\nbody", "utf-8")
-    result = run("import", str(src / "poem-writer"), "--data-dir", str(data_dir))
+    result = run_cli("skills", "import", str(src / "poem-writer"), "--data-dir", str(data_dir))
     assert result.returncode == 1
     assert "path separator" in result.stderr and "Traceback" not in result.stderr
     bogus_zip = tmp_path / "upload.zip"
     bogus_zip.write_bytes(b"not a zip")
-    result = run("import", str(bogus_zip), "--data-dir", str(data_dir))
+    result = run_cli("skills", "import", str(bogus_zip), "--data-dir", str(data_dir))
     assert result.returncode == 1 and "not a readable zip" in result.stderr
 
 
 def test_list_of_an_empty_folder(data_dir):
-    result = run("list", "--data-dir", str(data_dir))
+    result = run_cli("skills", "list", "--data-dir", str(data_dir))
     assert result.returncode == 0 and "No skill documents" in result.stdout
 
 
@@ -120,17 +106,17 @@ def test_import_refuses_to_replace_edits_made_in_the_dashboard_without_force(src
     from webapp.stores.skills import SkillDocumentStore
 
     folder = src / "poem-writer"
-    assert run("import", str(folder), "--data-dir", str(data_dir)).returncode == 0
+    assert run_cli("skills", "import", str(folder), "--data-dir", str(data_dir)).returncode == 0
     doc_id = _edited_in_the_dashboard(data_dir, "references/qijue.md", "My own qijue notes.")
     before = _snapshot(data_dir)
 
-    again = run("import", str(folder), "--data-dir", str(data_dir))
+    again = run_cli("skills", "import", str(folder), "--data-dir", str(data_dir))
     assert again.returncode == 1
     assert "references/qijue.md" in again.stderr and "--force" in again.stderr
     assert "Traceback" not in again.stderr
     assert _snapshot(data_dir) == before  # nothing of the skill was written
 
-    forced = run("import", str(folder), "--force", "--data-dir", str(data_dir))
+    forced = run_cli("skills", "import", str(folder), "--force", "--data-dir", str(data_dir))
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.splitlines()[0] == "poem-writer: 0 added, 1 updated, 2 unchanged"
     assert "references/qijue.md" in forced.stdout and "history" in forced.stdout
@@ -147,7 +133,7 @@ def test_import_dry_run_shows_the_dashboards_preview_and_saves_nothing(src, data
     from webapp.stores.skills import SkillDocumentStore
 
     folder = src / "poem-writer"
-    assert run("import", str(src), "--data-dir", str(data_dir)).returncode == 0
+    assert run_cli("skills", "import", str(src), "--data-dir", str(data_dir)).returncode == 0
     _edited_in_the_dashboard(data_dir, "references/qijue.md", "My own qijue notes.")
     wulv = folder / "references" / "wulv.md"
     wulv.write_text(wulv.read_text("utf-8") + "\nAvoid 孤平.\n", "utf-8")
@@ -162,7 +148,7 @@ def test_import_dry_run_shows_the_dashboards_preview_and_saves_nothing(src, data
     ]
     before = _snapshot(data_dir)
 
-    dry = run("import", str(src), "--dry-run", "--data-dir", str(data_dir))
+    dry = run_cli("skills", "import", str(src), "--dry-run", "--data-dir", str(data_dir))
     assert dry.returncode == 1  # the real import would refuse poem-writer
     assert _snapshot(data_dir) == before
     assert dry.stdout.splitlines() == [
@@ -174,7 +160,9 @@ def test_import_dry_run_shows_the_dashboards_preview_and_saves_nothing(src, data
         "  update     references/wulv.md (五言律詩)",
     ]
 
-    forced = run("import", str(folder), "--dry-run", "--force", "--data-dir", str(data_dir))
+    forced = run_cli(
+        "skills", "import", str(folder), "--dry-run", "--force", "--data-dir", str(data_dir)
+    )
     assert forced.returncode == 0, forced.stderr
     assert _snapshot(data_dir) == before
     assert forced.stdout.splitlines() == [
@@ -184,7 +172,7 @@ def test_import_dry_run_shows_the_dashboards_preview_and_saves_nothing(src, data
         "the edited version stays in its history",
         "  update     references/wulv.md (五言律詩)",
     ]
-    real = run("import", str(folder), "--force", "--data-dir", str(data_dir))
+    real = run_cli("skills", "import", str(folder), "--force", "--data-dir", str(data_dir))
     assert real.stdout.splitlines()[0] == "poem-writer: 1 added, 2 updated, 1 unchanged"
 
 
@@ -223,7 +211,7 @@ def test_front_matter_yaml_that_json_cannot_hold_is_converted_predictably(
     tmp_path, data_dir, front_matter, meta
 ):
     folder = skill_folder(tmp_path, f"name: dated\ndescription: x\n{front_matter}")
-    done = run("import", str(folder), "--data-dir", str(data_dir))
+    done = run_cli("skills", "import", str(folder), "--data-dir", str(data_dir))
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert stored_meta(data_dir) == [{"name": "dated", "description": "x", **meta}]
@@ -247,7 +235,7 @@ def test_front_matter_yaml_that_json_cannot_hold_is_refused_with_a_message(
     tmp_path, data_dir, front_matter, message
 ):
     folder = skill_folder(tmp_path, f"name: dated\ndescription: x\n{front_matter}")
-    done = run("import", str(folder), "--data-dir", str(data_dir))
+    done = run_cli("skills", "import", str(folder), "--data-dir", str(data_dir))
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("dated: Error: SKILL.md has front matter"), done.stderr

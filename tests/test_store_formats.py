@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import webapp
-from tests.conftest import make_settings
+from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.curator.upkeep import data_files
 from webapp.settings import Settings

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support.stores import conversation_store, memory_store
 from webapp.cli import main
 from webapp.extraction.state import ExtractionState
 from webapp.stores import (
-    ConversationStore,
     MemoryStore,
     ReviewQueue,
     SkillDocumentStore,
@@ -27,8 +27,8 @@ from webapp.stores import (
 from webapp.stores.jsonfile import Changed, JsonFile, encode
 
 
-def memory_store(path: Path) -> MemoryStore:
-    return MemoryStore(path, max_items=100_000, max_chars=10_000_000, lock_timeout=5)
+def large_memory_store(path: Path) -> MemoryStore:
+    return memory_store(path, max_items=100_000, max_chars=10_000_000)
 
 
 def foreign_replace(path: Path, data: object) -> None:
@@ -89,18 +89,14 @@ def _hold_then_write(file: JsonFile, change, inside: threading.Event, go: thread
 
 
 STORES = {
-    "memories": lambda d: memory_store(d / "memories.json")._file,
+    "memories": lambda d: large_memory_store(d / "memories.json")._file,
     "conversations": lambda d: (
-        ConversationStore(
-            d / "conversations.json",
-            max_turns=100,
-            max_chars=10_000,
-            max_age_days=7,
-            lock_timeout=5,
-        )._file
+        conversation_store(d / "conversations.json", max_turns=100, max_chars=10_000)._file
     ),
     "review": lambda d: (
-        ReviewQueue(d / "review.json", memory_store(d / "memories.json"), lock_timeout=5)._file
+        ReviewQueue(
+            d / "review.json", large_memory_store(d / "memories.json"), lock_timeout=5
+        )._file
     ),
     "extraction state": lambda d: ExtractionState(d / ".state.json", lock_timeout=5)._file,
 }
@@ -138,7 +134,7 @@ def test_a_lock_deleted_while_held_does_not_let_a_second_writer_overwrite(data_d
 
 
 def _memories_lock(data_dir: Path):
-    file = memory_store(data_dir / "memories.json")._file
+    file = large_memory_store(data_dir / "memories.json")._file
     file.ensure()
     return file.lock_path, file.locked
 
@@ -202,7 +198,7 @@ def test_a_writer_waiting_on_a_deleted_lock_file_takes_the_new_one(data_dir, loc
 # ----------------------------------------------------------------- 3. repair replays history
 def test_repair_brings_back_every_acknowledged_change(data_dir):
     path = data_dir / "memories.json"
-    store = memory_store(path)
+    store = large_memory_store(path)
     store.init()
     ids = []
     for n in range(40):
@@ -217,14 +213,14 @@ def test_repair_brings_back_every_acknowledged_change(data_dir):
     result = CliRunner().invoke(main, ["repair", "--data-dir", str(data_dir)])
 
     assert result.exit_code == 0, result.output
-    assert [(m.id, m.content) for m in memory_store(path).get_all()] == acknowledged
+    assert [(m.id, m.content) for m in large_memory_store(path).get_all()] == acknowledged
     assert "replayed 1 change from the history log" in result.output
     assert list(data_dir.glob("memories.json.corrupt-*"))
 
 
 def test_repair_without_a_backup_replays_the_whole_history(data_dir):
     path = data_dir / "memories.json"
-    store = memory_store(path)
+    store = large_memory_store(path)
     store.init()
     for n in range(3):
         store.add(f"fact {n}")
@@ -235,7 +231,7 @@ def test_repair_without_a_backup_replays_the_whole_history(data_dir):
     report = store.repair_report()
 
     assert report.replayed == 3
-    assert [(m.id, m.content) for m in memory_store(path).get_all()] == acknowledged
+    assert [(m.id, m.content) for m in large_memory_store(path).get_all()] == acknowledged
 
 
 # ----------------------------------------------------------------- 4. a few bad records
@@ -250,7 +246,7 @@ def test_a_few_unusable_records_are_set_aside_and_the_rest_kept(data_dir, caplog
     text = "[\n" + ",\n".join([json.dumps(good[0]), bad_one, json.dumps(good[1]), bad_two,
                                 json.dumps(good[2])]) + "\n]\n"  # fmt: skip
     path.write_text(text, encoding="utf-8")
-    store = memory_store(path)
+    store = large_memory_store(path)
 
     assert [m.id for m in store.get_all()] == ["m0", "m1", "m2"]  # readable at once
     store.add("a new fact")  # the first write sets the bad ones aside
@@ -273,7 +269,7 @@ def test_repair_reports_how_many_records_it_set_aside_and_where(data_dir):
     assert result.exit_code == 0, result.output
     (quarantine,) = data_dir.glob("memories.json.rejected-*")
     assert f"1 unusable record moved to {quarantine}" in result.output
-    assert [m.id for m in memory_store(path).get_all()] == ["a", "c"]
+    assert [m.id for m in large_memory_store(path).get_all()] == ["a", "c"]
 
 
 # ----------------------------------------------------------------- 5. symlinked store file
@@ -284,7 +280,7 @@ def test_a_symlinked_store_file_is_refused_naming_both_paths(data_dir, tmp_path)
     target.write_text('[{"id": "a", "content": "kept"}]', encoding="utf-8")
     link = data_dir / "memories.json"
     link.symlink_to(target)
-    store = memory_store(link)
+    store = large_memory_store(link)
 
     with pytest.raises(StoreError) as caught:
         store.add("new fact")
@@ -307,7 +303,7 @@ MEDIUM_DEEP = (
 def test_a_store_file_beyond_the_parser_bounds_counts_as_damaged(data_dir, raw):
     path = data_dir / "memories.json"
     path.write_bytes(raw)
-    store = memory_store(path)
+    store = large_memory_store(path)
 
     with pytest.raises(StoreCorruptError) as caught:
         store.get_all()
@@ -336,11 +332,11 @@ def test_the_depth_bound_holds_on_the_fast_orjson_path_too(data_dir):
 
     path = data_dir / "memories.json"
     path.write_bytes(nested(MAX_DEPTH))
-    assert [m.id for m in memory_store(path).get_all()] == ["a"]
+    assert [m.id for m in large_memory_store(path).get_all()] == ["a"]
 
     path.write_bytes(nested(MAX_DEPTH + 1))
     with pytest.raises(StoreCorruptError, match="too deep"):
-        memory_store(path).get_all()
+        large_memory_store(path).get_all()
 
 
 def _at_depth(levels: int, call):
@@ -350,7 +346,7 @@ def _at_depth(levels: int, call):
 
 
 def test_an_imported_record_nested_too_deep_is_refused_with_a_message(data_dir):
-    store = memory_store(data_dir / "memories.json")
+    store = large_memory_store(data_dir / "memories.json")
     record: dict = {"id": "a", "content": "fine"}
     value: list = []
     record["extra"] = value
@@ -363,7 +359,7 @@ def test_an_imported_record_nested_too_deep_is_refused_with_a_message(data_dir):
 
 
 def test_history_lines_beyond_the_parser_bounds_are_skipped(data_dir):
-    store = memory_store(data_dir / "memories.json")
+    store = large_memory_store(data_dir / "memories.json")
     kept = store.add("kept")
     with open(store.history_path, "ab") as log:
         log.write(b"[" * 100_000 + b"]" * 100_000 + b"\n")

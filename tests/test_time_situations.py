@@ -16,12 +16,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.support.cli import run_cli
+from tests.support.data import memories_and_review, write_thread
 from webapp.extraction.rules import match_sentence
 from webapp.extraction.validity import expires_at, stated_end
 from webapp.stores.timefmt import parse_ts, to_iso
-
-from .test_expiry_extraction import stores, write_thread
-from .test_extraction_cli import _run
 
 DATA = Path(__file__).parent / "data" / "time"
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -224,9 +223,11 @@ def test_extract_without_an_llm_proposes_lisbon_with_its_expiry(data_dir: Path) 
         "I'm in Lisbon until Friday.",
         "Never turn on the bedroom speaker before 8am, my partner works nights.",
     )
-    result = _run(data_dir, "--all", MEMORY_TIMEZONE="Europe/Berlin")
+    result = run_cli(
+        "extract", "--all", data_dir=data_dir, env={"MEMORY_TIMEZONE": "Europe/Berlin"}
+    )
     assert result.returncode == 0, result.stderr
-    _, queue = stores(data_dir)
+    _, queue = memories_and_review(data_dir)
     pending = {item.content: item for item in queue.pending()}
     [lisbon] = [item for text, item in pending.items() if "Lisbon" in text]
     local = said_at.astimezone(BERLIN).date()

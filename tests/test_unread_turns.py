@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_settings
+from tests.support.cli import run_cli
+from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.curator.background import BackgroundExtraction
 from webapp.extraction.batch import ExtractionBatch, job_document
@@ -313,7 +314,7 @@ def test_the_pacing_is_the_seeds(settings):
 def test_delete_forever_masks_the_words_in_the_turns_kept_aside(tmp_path):
     """Issue 35's forgotten-is-gone, for what the trim keeps: a fact deleted forever leaves no
     file under the data folder holding its words (read as bytes), kept-aside turns included."""
-    from tests.test_forgotten_gone import EN_SAID, EN_WORDS, _cli, _holding
+    from tests.support.forgetting import EN_SAID, EN_WORDS, files_holding
 
     settings = make_settings(tmp_path, review_mode="auto")
     conversations = ConversationStore.from_settings(settings)
@@ -327,10 +328,10 @@ def test_delete_forever_masks_the_words_in_the_turns_kept_aside(tmp_path):
     for i in range(1, 13):
         conversations.add_exchange("cli:again", filler(i), "Sunny.")
     assert conversations.list_conversations()[0].kept_aside == 6
-    assert _holding(settings.data_dir, EN_WORDS)
+    assert files_holding(settings.data_dir, EN_WORDS)
 
-    _cli(settings.data_dir, "delete", memory.id, "--forever")
+    run_cli("delete", memory.id, "--forever", data_dir=settings.data_dir, ok=True)
 
-    assert _holding(settings.data_dir, EN_WORDS) == []
+    assert files_holding(settings.data_dir, EN_WORDS) == []
     kept = conversations.turns_to_read("cli:again")
     assert len(kept) == 26 and "[words deleted forever]" in kept[0].content

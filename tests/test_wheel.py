@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .web.conftest import start_server, stop_server
+from tests.support.web import start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the build reads; copied so the build leaves nothing (build/, *.egg-info) in the checkout.

@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.ha.fake_ollama_structured import MODEL, StructuredOllama
-from tests.mcp_http_support import REPO, clean_env, free_port
+from tests.support import REPO
+from tests.support.cli import clean_env
+from tests.support.mcp_http import free_port
 
 HERE = Path(__file__).resolve().parent
 HA_PYTHON = "/opt/ha/bin/python"

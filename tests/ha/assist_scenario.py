@@ -27,7 +27,8 @@ from typing import Any
 from tests.ha.fake_assist_model import FakeAssistModel
 from tests.ha.fake_ollama import MODEL
 from tests.ha.scenario import CONFIGURATION, HA_PYTHON, serve
-from tests.mcp_http_support import REPO, free_port
+from tests.support import REPO
+from tests.support.mcp_http import free_port
 from webapp.curator import Curator
 from webapp.settings import Settings
 

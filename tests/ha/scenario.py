@@ -19,7 +19,9 @@ import urllib.request
 from pathlib import Path
 
 from tests.ha.fake_ollama import MODEL, FakeOllama
-from tests.mcp_http_support import REPO, clean_env, free_port
+from tests.support import REPO
+from tests.support.cli import clean_env
+from tests.support.mcp_http import free_port
 
 HERE = Path(__file__).resolve().parent
 HA_PYTHON = "/opt/ha/bin/python"

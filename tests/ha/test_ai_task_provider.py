@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from tests.ha.fake_ollama_structured import FACT
-from tests.ha.test_home_assistant import HA_ROOT, _ready
-from tests.mcp_http_support import REPO
+from tests.support import REPO
+from tests.support.ha import HA_ROOT, ha_ready
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
 THREAD = "kitchen"
@@ -26,7 +26,7 @@ NAMESPACE = (
 
 
 def test_extraction_asks_the_households_ai_task_entity(tmp_path: Path) -> None:
-    why = _ready()
+    why = ha_ready()
     assert why is None, why
     data = tmp_path / "data"
     ConversationStore(data / "conversations" / "conversations.json").add_exchange(

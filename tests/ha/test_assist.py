@@ -28,45 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from tests.ha.fake_assist_model import TASK_ANSWER, marker
-from tests.ha.test_home_assistant import HA_ROOT, _ready
-from tests.mcp_http_support import REPO, clean_env
+from tests.support import REPO
+from tests.support.cli import clean_env
+from tests.support.ha import BINS, CELLO, PEANUTS, ha_ready, run_scenario, seed
 from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore
-
-NAMESPACE = (
-    "ip link set lo up && ip link set lo multicast on && "
-    'ip route add 224.0.0.0/4 dev lo && exec "$0" -m tests.ha.assist_scenario "$@"'
-)
-PEANUTS, CELLO, BINS = "Is allergic to peanuts.", "Plays the cello.", "The bins go out on Thursday."
-
-
-def run_scenario(data: Path, out: Path, bench_turns: int = 0) -> dict[str, Any]:
-    """Run the scenario in its own network namespace; what it wrote to OUT/result.json."""
-    run = subprocess.run(
-        ["unshare", "--net", "--", "sh", "-c", NAMESPACE, sys.executable]
-        + [str(HA_ROOT), str(data), str(out), str(bench_turns)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    result: dict[str, Any] = json.loads((out / "result.json").read_text())
-    return result
-
-
-def seed(data: Path) -> dict[str, str]:
-    """Two people with a private memory each, and one of the household's."""
-    curator = Curator.from_settings(
-        Settings.from_env({"MEMORY_DATA_DIR": str(data)}, options_file=data / "none.json")
-    )
-    alice = curator.add_person("Alice").id
-    bob = curator.add_person("Bob").id
-    curator.remember(PEANUTS, person=alice)
-    curator.remember(CELLO, person=bob)
-    curator.remember(BINS)
-    return {"Alice": alice, "Bob": bob}
 
 
 def _system_prompt(requests: list[dict[str, Any]], label: str) -> str:
@@ -90,7 +57,7 @@ def _tool_result(requests: list[dict[str, Any]], label: str) -> dict[str, Any]:
 
 
 def test_assist_remembers_for_the_person_speaking(tmp_path: Path) -> None:
-    why = _ready()
+    why = ha_ready()
     assert why is None, why
     data = tmp_path / "data"
     people = seed(data)

@@ -12,8 +12,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tests.ha.test_home_assistant import HA_ROOT, _ready
-from tests.mcp_http_support import REPO
+from tests.support import REPO
+from tests.support.ha import HA_ROOT, ha_ready
 
 SCRIPT = """
 import json, logging, sys, time
@@ -47,7 +47,7 @@ print(json.dumps({
 
 
 def test_the_queue_keeps_1000_exchanges_or_7_days_and_counts_what_it_drops() -> None:
-    why = _ready()
+    why = ha_ready()
     assert why is None, why
     inside = Path(tempfile.mkdtemp(prefix="memory-curator-feed-", dir=HA_ROOT / "tmp"))
     try:
@@ -148,7 +148,7 @@ def test_an_exchange_the_add_on_did_not_keep_as_too_old_is_counted_and_logged_no
     """The add-on answers ``stored: false, expired: true`` for an exchange older than it keeps
     conversations (a long outage): the feed drops it from the queue, but says so in the log and
     counts it (the diagnostics show ``expired``), never as sent."""
-    why = _ready()
+    why = ha_ready()
     assert why is None, why
     seen = _run_in_home_assistants_python(SEND_LOOP)
     assert seen["sent"] == 1

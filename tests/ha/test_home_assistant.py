@@ -12,18 +12,16 @@ built-in integrations reach for the internet once started, and nothing here may 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from tests.ha.fake_ollama import FINAL, TOOL_CALLS
-from tests.mcp_http_support import REPO
+from tests.support import REPO
+from tests.support.ha import HA_ROOT, ha_ready
 from webapp.stores import MemoryStore
 
-HA_ROOT = Path(os.environ.get("MEMORY_HA_ROOT", "/var/cache/memory-curator/ha-root"))
 # Only the loopback device, up, with multicast (Home Assistant's zeroconf resolver joins a
 # multicast group on it), then the scenario: the memory server, the fake model, Home Assistant.
 NAMESPACE = (
@@ -32,22 +30,13 @@ NAMESPACE = (
 )
 
 
-def _ready() -> str | None:
-    """Why the harness cannot run here, or None."""
-    if not (HA_ROOT / "opt/ha/bin/python").exists():
-        return f"no Home Assistant chroot in {HA_ROOT}: run scripts/ha-root.sh {HA_ROOT}"
-    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("chroot"):
-        return "the harness needs root, unshare and chroot (a private network namespace)"
-    return None
-
-
 def _tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
     """The tool results Home Assistant sent the model, as it sends them (JSON in a message)."""
     return [json.loads(m["content"]) for m in request["messages"] if m.get("role") == "tool"]
 
 
 def test_home_assistants_assist_gets_every_result_of_four_calls_at_once(tmp_path: Path) -> None:
-    why = _ready()
+    why = ha_ready()
     assert why is None, why
     data = tmp_path / "data"
     MemoryStore(data / "memories.json").add("Waters the fern on Sundays.")

@@ -19,10 +19,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import LiveServer, screenshot, start_server, stop_server, wait_for_htmx
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
 from webapp.stores import PeopleStore, ReviewQueue
-
-from .conftest import LiveServer, screenshot, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from tests.support.data import an_hour_ago
 from webapp.stores import MemoryStore
-
-from ..test_as_of import an_hour_ago
 
 
 def test_the_memories_page_and_the_prompt_as_of_a_time_before_an_edit_show_the_old_text(

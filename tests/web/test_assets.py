@@ -8,10 +8,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.support.data import make_settings
 from webapp import create_app
 from webapp.stores import MemoryStore
-
-from .conftest import make_settings
 
 
 @pytest.fixture

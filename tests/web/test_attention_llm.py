@@ -8,39 +8,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import time
 from html import unescape
-from typing import Any
 
 import pytest
 
+from tests.support.attention import MODEL, answering, pairs_in, settled
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.extraction.pair_check import BATCH, batch_prompt, parse_verdicts
 from webapp.stores import MemoryStore
-
-from ..conftest import FakeLlmServer, openai_body
-from .conftest import CsrfClient
-
-MODEL = "judge-model"
-
-
-def pairs_in(payload: dict[str, Any]) -> list[tuple[str, str]]:
-    """The pairs of texts a request asks about, read back from its JSON strings."""
-    prompt = payload["messages"][0]["content"]
-    found = re.findall(r"^\d+\. A: (\".*\")\n   B: (\".*\")$", prompt, re.M)
-    return [(json.loads(a), json.loads(b)) for a, b in found]
-
-
-def answering(rule):
-    """A reply_for that gives each pair the verdict ``rule(a, b)``."""
-
-    def reply(payload: dict[str, Any]) -> str:
-        verdicts = [
-            {"pair": n, "verdict": rule(a, b)} for n, (a, b) in enumerate(pairs_in(payload), 1)
-        ]
-        return "```json\n" + json.dumps(verdicts) + "\n```"
-
-    return reply
 
 
 @pytest.fixture
@@ -61,18 +38,6 @@ def llm_client(settings, server):
     app = create_app(configured)
     app.config.update(TESTING=True)
     return CsrfClient(app.test_client())
-
-
-def settled(client, url: str = "/attention/", deadline: float = 90.0) -> str:
-    """The page once its scan is current and the LLM's verdicts are in (reloading as a person
-    would when the page says they are on their way)."""
-    stop = time.monotonic() + deadline
-    while True:
-        html = client.get(url).get_data(as_text=True)
-        waiting = 'http-equiv="refresh"' in html or "is checking these pairs" in html
-        if not waiting or time.monotonic() > stop:
-            return html
-        time.sleep(0.2)
 
 
 def seed(settings, *texts: str) -> list[str]:

@@ -8,10 +8,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from ..conftest import FakeLlmServer, openai_body
-from .conftest import start_server, stop_server
-from .test_attention_llm import MODEL, answering
-from .test_attention_llm_tier import OTHERS, TEETOTAL, WINE, wine_contradicts_teetotal
+from tests.support.attention import (
+    MODEL,
+    OTHERS,
+    TEETOTAL,
+    WINE,
+    answering,
+    wine_contradicts_teetotal,
+)
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.web import start_server, stop_server
 
 pytestmark = pytest.mark.browser
 

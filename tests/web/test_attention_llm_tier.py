@@ -13,6 +13,18 @@ from html import unescape
 
 import pytest
 
+from tests.support.attention import (
+    MODEL,
+    OTHERS,
+    TEETOTAL,
+    WINE,
+    answering,
+    pairs_in,
+    settled,
+    wine_contradicts_teetotal,
+)
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.curation.attention import scan
 from webapp.curation.llm_tier import second_opinion, tier_pairs
@@ -21,23 +33,6 @@ from webapp.curation.semantic import semantic_index
 from webapp.curator import Curator
 from webapp.extraction.pair_check import batch_prompt, estimate_tokens, pair_checker_from_settings
 from webapp.stores import MemoryStore
-
-from ..conftest import FakeLlmServer, openai_body
-from .conftest import CsrfClient
-from .test_attention_llm import MODEL, answering, pairs_in, settled
-
-TEETOTAL = "Is teetotal"
-WINE = "Has a glass of wine with dinner"
-OTHERS = (
-    "The bins go out on Tuesday evening",
-    "The router is in the hallway cupboard",
-    "Mia's piano lesson is on Saturday at 10:00",
-    "The car is due for its service in March",
-)
-
-
-def wine_contradicts_teetotal(a: str, b: str) -> str:
-    return "contradiction" if {a, b} == {TEETOTAL, WINE} else "different"
 
 
 @pytest.fixture

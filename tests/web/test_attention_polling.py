@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import REPO
+from tests.support.web import start_server, stop_server
 from webapp.stores.timefmt import to_iso
-
-from .conftest import REPO, start_server, stop_server
 
 MEMORIES = 3000
 POLLERS = 4

@@ -11,13 +11,12 @@ from html import unescape
 
 import pytest
 
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.curation.pairs import REASON_TEXTS, reason
 from webapp.stores import MemoryStore
 from webapp.stores.dismissals import DismissalStore
 from webapp.web.attention import reason_html
-
-from .conftest import CsrfClient
 
 
 @pytest.fixture

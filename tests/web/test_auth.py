@@ -5,25 +5,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
+from tests.support.auth import CSRF, TOKEN, log_in, serve_command
+from tests.support.cli import clean_env
+from tests.support.data import make_settings
+from tests.support.mcp_http import free_port
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.web.auth import MAX_FAILURES, LoginLimiter, token_matches
-
-from .conftest import CsrfClient, free_port, make_settings
-
-TOKEN = "correct-horse-battery-staple-42"
-CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 @pytest.fixture
@@ -36,18 +33,6 @@ def token_app(token_settings):
     app = create_app(token_settings)
     app.config.update(TESTING=True)
     return app
-
-
-def login_form_token(client) -> str:
-    page = client.get("/login").get_data(as_text=True)
-    return CSRF.search(page).group(1)
-
-
-def log_in(client, token: str = TOKEN, next_url: str | None = None, remote: str = "127.0.0.1"):
-    data = {"token": token, "csrf_token": login_form_token(client)}
-    if next_url is not None:
-        data["next"] = next_url
-    return client.post("/login", data=data, environ_base={"REMOTE_ADDR": remote})
 
 
 def test_without_a_token_pages_are_open_and_login_is_not_needed(client):
@@ -281,32 +266,6 @@ def test_session_cookie_is_http_only_and_app_specific(token_app):
 # ------------------------------------------------------------------ the serve command
 
 
-def serve_command(port: int, data_dir: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "webapp",
-        "serve",
-        "--host",
-        "0.0.0.0",
-        "--port",
-        str(port),
-        "--data-dir",
-        str(data_dir),
-        *extra,
-    ]
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("MEMORY_", "CONVERSATION_", "SUPERVISOR"))
-    }
-    env.update(extra)
-    return env
-
-
 def test_serve_refuses_a_public_address_without_a_token(tmp_path):
     data_dir = tmp_path / "data"
     result = subprocess.run(
@@ -424,7 +383,7 @@ def test_csrf_client_helper_still_works_without_token(client: CsrfClient):
 @pytest.mark.browser
 @pytest.mark.parametrize("color_scheme", ["light", "dark"], indirect=True)
 def test_login_journey_in_a_browser(tmp_path, page, color_scheme):
-    from .conftest import assert_accessible, screenshot, start_server, stop_server
+    from tests.support.web import assert_accessible, screenshot, start_server, stop_server
 
     server = start_server(tmp_path / "data", env_extra={"MEMORY_DASHBOARD_TOKEN": TOKEN})
     try:

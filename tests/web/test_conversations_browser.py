@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.web import assert_accessible, screenshot, start_server, stop_server
 from webapp.demo import DEMO_DATA
 from webapp.stores.review import ReviewQueue
-
-from ..conftest import FakeLlmServer, openai_body
-from .conftest import assert_accessible, screenshot, start_server, stop_server
 
 pytestmark = pytest.mark.browser
 

@@ -9,12 +9,11 @@ from dataclasses import replace
 
 import pytest
 
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
 from webapp.stores.review import ReviewQueue
-
-from .conftest import CsrfClient
 
 SLACK = "slack:1731900000.123456"
 CLI = "cli:session-1731990000000"
@@ -254,7 +253,7 @@ def test_damaged_conversations_file_is_a_banner_and_stays_untouched(
 def test_serve_demo_leaves_a_folder_with_data_alone(tmp_path):
     import urllib.request
 
-    from .conftest import start_server, stop_server
+    from tests.support.web import start_server, stop_server
 
     data = tmp_path / "data"
     conversations(

@@ -12,6 +12,7 @@ import pytest
 from flask import render_template_string
 from flask_wtf.csrf import CSRFError
 
+from tests.support.data import make_settings
 from webapp import create_app
 from webapp.stores import (
     ConflictError,
@@ -26,8 +27,6 @@ from webapp.stores.memories import CATEGORIES
 from webapp.web.errors import describe_error
 from webapp.web.formatting import category_label, interface_label
 from webapp.web.messages import describe as describe_message
-
-from .conftest import make_settings
 
 ERRORS = [
     StoreCorruptError(Path("/data/memories.json"), "Expecting value", line=3, column=7),

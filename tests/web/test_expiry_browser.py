@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import assert_accessible, wait_for_htmx
+from tests.support.web import assert_accessible, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -10,10 +10,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.stores import MemoryStore
-
-from .conftest import CsrfClient
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -11,10 +11,10 @@ from html import unescape
 
 import pytest
 
+from tests.support.data import make_settings
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.stores import MemoryStore
-
-from .conftest import CsrfClient, make_settings
 
 PAST = datetime(2020, 1, 1, tzinfo=UTC)
 LATER = datetime(2099, 1, 1, tzinfo=UTC)

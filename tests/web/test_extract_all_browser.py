@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import assert_accessible, wait_for_htmx
 from webapp.stores import ReviewQueue
-
-from .conftest import assert_accessible, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

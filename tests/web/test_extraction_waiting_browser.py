@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import make_settings
+from tests.support.data import make_settings
+from tests.support.web import assert_accessible, start_server, stop_server
 from webapp.curator import Curator
 from webapp.stores import ConversationStore
-
-from .conftest import assert_accessible, start_server, stop_server
 
 pytestmark = pytest.mark.browser
 

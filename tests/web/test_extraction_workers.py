@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.support.data import make_settings
+from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.web import CsrfClient, start_server, stop_server
 from webapp import create_app
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, ReviewQueue
-
-from ..conftest import FakeLlmServer, openai_body
-from .conftest import CsrfClient, make_settings, start_server, stop_server
 
 THREADS = [f"slack:17319000{n:02d}.000100" for n in range(8)]
 TIMEOUT = 10  # MEMORY_LLM_TIMEOUT of the server under test

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.data import zip_of
+from tests.support.review import queue_fact
 from webapp.stores import SkillDocumentStore
-
-from ..conftest import zip_of
-from .test_review_views import queue_fact
 
 SAMPLE = Path(__file__).resolve().parents[2] / "webapp" / "demo_data" / "skills" / "poem-writer"
 

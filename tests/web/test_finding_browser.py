@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import assert_accessible, wait_for_htmx
+from tests.support.web import assert_accessible, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -19,12 +19,14 @@ import zipfile
 
 import pytest
 
+from tests.support.auth import TOKEN, log_in, serve_command
+from tests.support.cli import clean_env
+from tests.support.data import make_settings
+from tests.support.mcp_http import free_port
+from tests.support.web import start_server, stop_server
 from webapp import create_app
 from webapp.web import auth
 from webapp.web.auth import MAX_FAILURES
-
-from .conftest import free_port, make_settings, start_server, stop_server
-from .test_auth import TOKEN, clean_env, log_in, serve_command
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 

@@ -15,11 +15,11 @@ import pytest
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
+from tests.support.data import make_settings
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.web.formatting import time_filter
 from webapp.web.i18n import language_of
-
-from .conftest import CsrfClient, make_settings
 
 REPO = Path(__file__).resolve().parents[2]
 LOCALES = REPO / "webapp" / "locales"

@@ -17,9 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
-
-from .conftest import (
+from tests.support.web import (
     LiveServer,
     assert_accessible,
     screenshot,
@@ -27,6 +25,7 @@ from .conftest import (
     stop_server,
     wait_for_htmx,
 )
+from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 
 pytestmark = pytest.mark.browser
 

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.imports import EXPECTED, FIXTURES, today
+from tests.support.web import assert_accessible, start_server, stop_server, wait_for_htmx
 from webapp.stores import ReviewQueue
 from webapp.stores.origin import describe_origin
-
-from ..test_imports_cli import EXPECTED, FIXTURES, today
-from .conftest import assert_accessible, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

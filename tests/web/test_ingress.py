@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 from flask import url_for
 
+from tests.support.data import make_settings
+from tests.support.stores import memory_store
 from webapp import create_app
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
@@ -23,8 +25,6 @@ from webapp.web.ingress import (
     ingress_prefix,
     prefixed_location,
 )
-
-from .conftest import make_settings
 
 PREFIX = "/api/hassio_ingress/Tok3n_abc-XYZ"
 HA = "172.30.32.2"
@@ -190,7 +190,7 @@ def ingress_get(client, url: str, *, htmx: bool = False, name: str | None = "Ada
 @pytest.fixture
 def addon_app(tmp_path):
     settings = addon(tmp_path)
-    memories = MemoryStore(settings.memory_file, max_items=100, max_chars=10000).init()
+    memories = memory_store(settings.memory_file, lock_timeout=10).init()
     for text in ("Prefers tea over coffee", "Works on the <b>garden</b> project", "Uses vim"):
         memories.add(text, category="preference")
     conversations = ConversationStore(settings.conversation_file).init()

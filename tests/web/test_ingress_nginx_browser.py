@@ -22,11 +22,11 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from tests.support.mcp_http import free_port
+from tests.support.web import assert_accessible, screenshot
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, PeopleStore, ReviewQueue
 from webapp.stores.review import Proposal
-
-from .conftest import assert_accessible, free_port, screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -8,10 +8,9 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import assert_accessible, wait_for_htmx
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
 from webapp.stores import ReviewQueue
-
-from .conftest import assert_accessible, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

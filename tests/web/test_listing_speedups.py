@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 from flask import url_for
 
+from tests.support.data import make_settings
 from webapp import create_app
 from webapp.web.memories import memory_url
-
-from .conftest import make_settings
 
 ODD_IDS = ["abc123", "a b", "中文", "a/b", "100%", "?#&=", "é\u0301", "x" * 100]
 

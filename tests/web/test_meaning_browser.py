@@ -11,10 +11,9 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import wait_for_htmx
 from webapp.extraction import MemoryExtractor, ReconcileAction
 from webapp.stores import ReviewQueue
-
-from .conftest import wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import expect
 
-from ..conftest import on_disk
-from .conftest import assert_accessible, screenshot, wait_for_htmx
+from tests.support.data import on_disk
+from tests.support.web import assert_accessible, screenshot, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -9,12 +9,11 @@ import re
 
 import pytest
 
+from tests.support.data import make_settings, on_disk
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.stores import MemoryStore
 from webapp.web.memory_listing import PAGE_SIZE, highlight
-
-from ..conftest import on_disk
-from .conftest import CsrfClient, make_settings
 
 
 def store_of(settings) -> MemoryStore:

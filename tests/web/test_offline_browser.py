@@ -11,10 +11,9 @@ import signal
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import assert_accessible, start_server, stop_server, wait_for_htmx
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
 from webapp.stores import ReviewQueue
-
-from .conftest import assert_accessible, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -11,9 +11,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.support.web import (
+    LiveServer,
+    assert_accessible,
+    start_server,
+    stop_server,
+    wait_for_htmx,
+)
 from webapp.stores import ConversationStore, PeopleStore, ReviewQueue
-
-from .conftest import LiveServer, assert_accessible, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

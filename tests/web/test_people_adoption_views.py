@@ -9,9 +9,8 @@ import re
 
 import pytest
 
+from tests.support.people import LEO, MAYA, as_user
 from webapp.stores import ConversationStore, MemoryStore, PeopleStore, ReviewQueue
-
-from .test_people_views import LEO, MAYA, as_user
 
 NOTES = "Likes jazz on Sunday mornings.\nThe bins go out on Tuesday.\n"
 

@@ -12,9 +12,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.support.web import LiveServer, assert_accessible, start_server, stop_server
 from webapp.stores import PeopleStore
-
-from .conftest import LiveServer, assert_accessible, start_server, stop_server
 
 pytestmark = pytest.mark.browser
 

@@ -9,11 +9,8 @@ import re
 
 import pytest
 
+from tests.support.people import LEO, MAYA, as_user
 from webapp.stores import MemoryStore, PeopleStore
-
-HA = "172.30.32.2"  # the default trusted proxy
-MAYA = {"X-Remote-User-Id": "u-maya", "X-Remote-User-Display-Name": "Maya"}
-LEO = {"X-Remote-User-Id": "u-leo", "X-Remote-User-Display-Name": "Leo"}
 
 
 @pytest.fixture
@@ -24,10 +21,6 @@ def people(settings) -> PeopleStore:
 @pytest.fixture
 def memories(settings) -> MemoryStore:
     return MemoryStore.from_settings(settings).init()
-
-
-def as_user(client, method, url, user, remote=HA, **kw):
-    return getattr(client, method)(url, headers=user, environ_base={"REMOTE_ADDR": remote}, **kw)
 
 
 def whose_cells(body: str) -> dict[str, str]:

@@ -16,12 +16,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, Memory, Proposal, ReviewItem
-
-from .conftest import CsrfClient
 
 HA = "172.30.32.2"  # the default trusted proxy
 ANA = {

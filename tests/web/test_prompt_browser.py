@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import assert_accessible, screenshot, start_server, stop_server
 from webapp.prompts import compose_prompt, compose_prompt_sections
-
-from .conftest import assert_accessible, screenshot, start_server, stop_server
 
 pytestmark = pytest.mark.browser
 

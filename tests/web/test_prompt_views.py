@@ -7,12 +7,11 @@ import re
 
 import pytest
 
+from tests.support.web import CsrfClient
 from webapp.prompts import compose_prompt, compose_prompt_sections
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
 from webapp.web.prompt import MAX_MESSAGE_CHARS
-
-from .conftest import CsrfClient
 
 THREAD = "slack:1731986400.000200"
 _PRE = re.compile(r'<pre id="prompt-text" class="prompt-text"[^>]*>(.*?)</pre>', re.S)

@@ -10,9 +10,14 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import (
+    assert_accessible,
+    screenshot,
+    start_server,
+    stop_server,
+    wait_for_htmx,
+)
 from webapp.stores import Proposal, ReviewQueue
-
-from .conftest import assert_accessible, screenshot, start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -11,9 +11,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import assert_accessible, screenshot, start_server, stop_server
 from webapp.demo import DEMO_DATA
-
-from .conftest import assert_accessible, screenshot, start_server, stop_server
 
 pytestmark = pytest.mark.browser
 

@@ -7,28 +7,17 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
-from webapp.stores import ReviewQueue
-
-from .conftest import assert_accessible, screenshot, start_server, stop_server, wait_for_htmx
+from tests.support.review import propose, queue_of
+from tests.support.web import (
+    assert_accessible,
+    screenshot,
+    start_server,
+    stop_server,
+    wait_for_htmx,
+)
+from webapp.extraction.reconcile import ReconcileAction
 
 pytestmark = pytest.mark.browser
-
-
-def queue_of(server) -> ReviewQueue:
-    """The live server's review file, opened by this test process through the real library."""
-    return ReviewQueue(server.settings.review_file, server.memories(), lock_timeout=5)
-
-
-def propose(
-    server,
-    facts,
-    conversation_id="slack:C0TEAM:1732240000.000100",
-    evidence="I always use tabs. 我住在台北。",
-):
-    """Queue facts the way extraction does (MemoryExtractor.submit in manual mode)."""
-    extractor = MemoryExtractor(server.memories(), review_queue=queue_of(server), mode="manual")
-    return extractor.submit(facts, conversation_id=conversation_id, evidence=evidence).queued
 
 
 def card(page, text):

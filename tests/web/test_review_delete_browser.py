@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import assert_accessible
 from webapp.extraction import extract_conversation
 from webapp.stores import ReviewQueue
-
-from .conftest import assert_accessible
 
 pytestmark = pytest.mark.browser
 

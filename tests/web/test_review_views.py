@@ -9,36 +9,14 @@ import sys
 
 import pytest
 
+from tests.support.data import make_settings
+from tests.support.review import queue_fact, stores_of
+from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
+from webapp.stores import ConversationStore
 from webapp.stores.review import Proposal
 from webapp.web.review import diff_segments
-
-from .conftest import CsrfClient, make_settings
-
-
-def stores_of(settings):
-    """A memory store and review queue on the app's files, as another process would open them."""
-    memories = MemoryStore.from_settings(settings, actor="test")
-    return memories, ReviewQueue(settings.review_file, memories, lock_timeout=5)
-
-
-def queue_fact(settings, content="User prefers tabs over spaces", **kw):
-    """Queue one proposal the way the extractor does and return the review item."""
-    _, queue = stores_of(settings)
-    conversation_id = kw.pop("conversation_id", "slack:C01:1700")
-    proposal = Proposal(
-        kw.pop("action", "add"),
-        content,
-        kw.pop("category", "convention"),
-        confidence=kw.pop("confidence", 0.9),
-        extractor=kw.pop("extractor", "llm"),
-        evidence=kw.pop("evidence", "I always use tabs, never spaces."),
-        **kw,
-    )
-    [item] = queue.submit([proposal], conversation_id=conversation_id)
-    return item
 
 
 def status_of(settings, item_id):

@@ -12,9 +12,8 @@ from html import unescape
 
 import pytest
 
+from tests.support.data import on_disk
 from webapp.stores import MemoryStore, Proposal, ReviewQueue
-
-from ..conftest import on_disk
 
 DOOR = "The garage door code is 4821"
 ZH_TW = {"Accept-Language": "zh-TW"}

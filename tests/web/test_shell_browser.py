@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import assert_accessible
+from tests.support.web import assert_accessible
 
 pytestmark = pytest.mark.browser
 

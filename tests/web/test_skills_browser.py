@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import io
 import shutil
-import zipfile
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.skills import SAMPLE, make_zip
+from tests.support.web import assert_accessible, screenshot
 from webapp.stores import SkillDocumentStore
-
-from .conftest import assert_accessible, screenshot
 
 pytestmark = pytest.mark.browser
 
-SAMPLE = Path(__file__).resolve().parents[2] / "webapp" / "demo_data" / "skills" / "poem-writer"
 
 XSS_PAYLOADS = [
     "<script>alert(1)</script>",
@@ -42,17 +39,6 @@ XSS_PAYLOADS = [
 
 def skill_store(server) -> SkillDocumentStore:
     return SkillDocumentStore(server.settings.skills_dir, lock_timeout=5)
-
-
-def make_zip(folder: Path, target: Path) -> Path:
-    """Zip ``folder`` the way a person does (the folder itself at the top of the archive)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                archive.write(path, f"{folder.name}/{path.relative_to(folder).as_posix()}")
-    target.write_bytes(buffer.getvalue())
-    return target
 
 
 def json_files(folder: Path) -> list[str]:

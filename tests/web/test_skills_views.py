@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.data import zip_of
 from webapp.stores import SkillDocumentStore
 from webapp.web.skills import render_markdown
-
-from ..conftest import zip_of
 
 SAMPLE = Path(__file__).resolve().parents[2] / "webapp" / "demo_data" / "skills" / "poem-writer"
 

@@ -12,10 +12,10 @@ import filelock
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.data import make_settings
+from tests.support.web import CsrfClient, start_server, stop_server
 from webapp import create_app
 from webapp.stores import MemoryStore
-
-from .conftest import CsrfClient, make_settings, start_server, stop_server
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import start_server, stop_server, wait_for_htmx
+from tests.support.web import start_server, stop_server, wait_for_htmx
 
 pytestmark = pytest.mark.browser
 

@@ -18,11 +18,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.review import propose
+from tests.support.web import assert_accessible, start_server, stop_server, wait_for_htmx
 from webapp.extraction.reconcile import ReconcileAction
 from webapp.stores.timefmt import to_iso
-
-from .conftest import assert_accessible, start_server, stop_server, wait_for_htmx
-from .test_review_browser import propose
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,8 @@ from urllib.parse import quote, urlencode
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.web import LiveServer, start_server, stop_server
 from webapp.stores import SkillDocumentStore, cli_session_key, schedule_key
-
-from .conftest import LiveServer, start_server, stop_server
 
 pytestmark = pytest.mark.browser
 

@@ -1,9 +1,8 @@
 """A real ``memory-curator serve`` process and the MCP Python SDK's own HTTP clients, for the
-tests of MCP over HTTP (tests/test_mcp_http*.py)."""
+tests of MCP over HTTP and of the Assist API."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -21,7 +20,9 @@ from mcp import ClientSession
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support import REPO
+from tests.support.cli import clean_env
+
 TOKEN = "a-long-random-token-for-the-tests-0123456789"
 
 
@@ -72,16 +73,6 @@ class Dashboard:
         while text not in self.output:
             assert time.monotonic() < deadline, f"never printed {text!r}:\n{self.output}"
             time.sleep(0.1)
-
-
-def clean_env(**changes: str) -> dict[str, str]:
-    """The environment without this machine's settings, with ``changes``."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("MEMORY_", "CONVERSATION_")) and k != "SUPERVISOR_TOKEN"
-    }
-    return env | changes
 
 
 @contextmanager

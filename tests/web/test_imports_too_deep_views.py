@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from ..test_round3_deep_imports import SHAPES
+from tests.support.imports import SHAPES
 
 
 @pytest.mark.parametrize("step", ["preview", "confirm"])

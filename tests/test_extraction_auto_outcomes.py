@@ -11,23 +11,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
-
-from .conftest import FakeLlmServer
+from tests.support.llm import FakeLlmServer
+from tests.support.stores import conversation_store, memory_store
+from webapp.stores import MemoryStore, ReviewQueue
 
 
 def _memories(data_dir: Path) -> MemoryStore:
-    return MemoryStore(data_dir / "memories.json", max_items=100, max_chars=10000, lock_timeout=5)
+    return memory_store(data_dir / "memories.json")
 
 
 def _thread(data_dir: Path, *said: str) -> None:
-    store = ConversationStore(
-        data_dir / "conversations" / "conversations.json",
-        max_turns=20,
-        max_chars=8000,
-        max_age_days=7,
-        lock_timeout=5,
-    )
+    store = conversation_store(data_dir / "conversations" / "conversations.json")
     for text in said:
         store.add_exchange("kitchen", text, "Noted.")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from webapp.extraction.imports import parse
 from webapp.extraction.validity import expires_at
 from webapp.language.clock import clock_times
@@ -21,8 +22,6 @@ from webapp.mcp_recall import recall
 from webapp.problems import InputError
 from webapp.stores import MemoryStore, PeopleStore
 from webapp.text import fold
-
-from .test_cli_people import run
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,7 +66,7 @@ def test_invisible_characters_around_a_name_are_dropped_and_real_names_kept(data
 
 
 def test_the_people_command_refuses_a_zero_width_name(data_dir):
-    done = run(data_dir, "people", "add", "\u200b")
+    done = run_cli("people", "add", "\u200b", data_dir=data_dir)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "name is 1 to" in done.stderr
     assert (
@@ -165,7 +164,7 @@ def test_a_shared_name_is_called_ambiguous_and_says_how_to_pick(data_dir, two_ma
     # a guest): how many share the name, and to use a whole name or an id (the People page).
     first, second = two_mayas
     before = (data_dir / "memories.json").read_bytes()
-    done = run(data_dir, *args)
+    done = run_cli(*args, data_dir=data_dir)
     assert done.returncode != 0, done.stdout
     assert "is known yet" not in done.stderr
     assert '2 people of the household go by "' in done.stderr and "Traceback" not in done.stderr
@@ -174,7 +173,10 @@ def test_a_shared_name_is_called_ambiguous_and_says_how_to_pick(data_dir, two_ma
     assert (data_dir / "memories.json").read_bytes() == before
     assert PeopleStore(data_dir / "people.json").unlinked() == []  # not a stranger
     # Named by id, each is found.
-    assert "Is allergic to cats." in run(data_dir, "prompt", "hi", "--person", first.id).stdout
+    assert (
+        "Is allergic to cats."
+        in run_cli("prompt", "hi", "--person", first.id, data_dir=data_dir).stdout
+    )
 
 
 def test_the_recall_tool_says_the_name_is_shared(data_dir, two_mayas):

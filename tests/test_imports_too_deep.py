@@ -7,26 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.cli import run_cli
+from tests.support.imports import SHAPES
 from webapp.extraction.imports import ImportFormatError, resolve_format
-
-from .test_cli import run_cli
-
-DEEP = 100_000  # far past the interpreter's recursion limit
-# Every place a file may nest: bare arrays and objects, unclosed, inside a mem0 record, inside
-# one line of MCP JSONL, inside a Letta block, and just past the promise (65 levels).
-SHAPES = {
-    "arrays": "[" * DEEP + "]" * DEEP,
-    "objects": '{"a":' * DEEP + "1" + "}" * DEEP,
-    "unclosed": "[" * DEEP,
-    "mem0-metadata": '[{"memory": "Likes tea", "metadata": ' + "[" * DEEP + "]" * DEEP + "}]",
-    "mcp-jsonl-line": '{"type": "entity", "name": "user", "entityType": "person", '
-    '"observations": [' + "[" * DEEP + "]" * DEEP + "]}\n",
-    "letta-block": '{"core_memory": [{"label": "human", "value": '
-    + "[" * DEEP
-    + "]" * DEEP
-    + "}]}",
-    "just-past-64": "[" * 65 + "]" * 65,
-}
 
 
 @pytest.mark.parametrize("fmt", ["auto", "mem0", "mcp-jsonl", "letta", "json", "text"])

@@ -16,9 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from .test_llm_deadline import RULES_FACT, Run, _alive, _pending, seeded
+from tests.support.llm import RULES_FACT, Run, pending_contents, process_alive, seed_thread
 
-__all__ = ["seeded"]  # the fixture, for pytest
+
+@pytest.fixture
+def seeded(data_dir: Path) -> Path:
+    seed_thread(data_dir)
+    return data_dir
+
 
 # Python run as ``claude``: ``escape(pids)`` starts what must be killed, recording every pid
 # in the file ``pids``, then the fake waits for ever without answering.
@@ -104,12 +109,12 @@ def test_every_process_claude_started_is_killed_at_the_deadline(seeded, tmp_path
         run = Run(seeded, env, limit=60)
         assert run.returncode == 0, run.stderr
         assert "The LLM did not answer within 2 s (MEMORY_LLM_TIMEOUT)" in run.stdout, run.stdout
-        assert _pending(seeded) == [RULES_FACT]  # the rules ran instead
+        assert pending_contents(seeded) == [RULES_FACT]  # the rules ran instead
         assert len(started(pids)) >= 2, "the fake started its daemons"
         deadline = time.monotonic() + 5
-        while any(_alive(pid) for pid in started(pids)) and time.monotonic() < deadline:
+        while any(process_alive(pid) for pid in started(pids)) and time.monotonic() < deadline:
             time.sleep(0.05)
-        left = [pid for pid in started(pids) if _alive(pid)]
+        left = [pid for pid in started(pids) if process_alive(pid)]
         assert left == [], f"{len(left)} of {len(started(pids))} processes left running"
     finally:
         for pid in started(pids):

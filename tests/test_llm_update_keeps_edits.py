@@ -18,27 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import REPO
+from tests.support.cli import run_cli
+from tests.support.llm import FakeLlmServer, openai_body
 from webapp.stores import MemoryStore
 from webapp.stores.timefmt import to_iso
-
-from .conftest import REPO, FakeLlmServer, openai_body
 
 THREAD = "cli:kitchen"
 
 
 def base_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_"))}
-
-
-def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        env={**base_env(), "MEMORY_EMBEDDER": "lexical"},
-        cwd=REPO,
-        timeout=60,
-    )
 
 
 def seed(data_dir: Path) -> dict[str, str]:
@@ -149,7 +139,7 @@ def test_an_edit_saved_during_the_llm_call_is_kept_and_the_update_waits_in_revie
             args = ["memories", "update", ids["coffee"], words or "Drinks coffee every morning"]
             if category:
                 args += ["--category", category]
-            edited = cli(data_dir, *args)
+            edited = run_cli(*args, data_dir=data_dir, env={"MEMORY_EMBEDDER": "lexical"})
             assert edited.returncode == 0, edited.stdout + edited.stderr
             server.release.set()
             out, err = extract.communicate(timeout=60)

@@ -12,7 +12,6 @@ import io
 import json
 import os
 import re
-import subprocess
 import sys
 import zipfile
 from datetime import UTC, datetime, timedelta
@@ -25,6 +24,8 @@ from flask import Flask
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.support.cli import run_cli
+from tests.support.data import make_settings
 from webapp import create_app
 from webapp.cli import load_demo
 from webapp.curation.attention import scan
@@ -32,8 +33,6 @@ from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue
 from webapp.stores.timefmt import parse_ts, time_problem, to_iso
-
-from .conftest import make_settings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -114,19 +113,6 @@ def failing_pages(app: Flask, **ids: list[str]) -> dict[str, int]:
                 if answer.status_code >= 500:
                     failed[f"{url} (htmx)" if htmx else url] = answer.status_code
     return failed
-
-
-def run_cli(settings: Settings, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``memory-curator ARGS --data-dir …`` as its own process."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "CONVERSATION_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args, "--data-dir", str(settings.data_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=timeout,
-    )
 
 
 def mcp_calls(
@@ -238,16 +224,16 @@ def test_memories_with_odd_times_can_be_edited_deleted_and_restored(odd_times):
 
 
 def test_stats_export_and_repair_work_and_repair_names_the_unreadable_times(odd_times):
-    stats = run_cli(odd_times, "stats")
+    stats = run_cli("stats", data_dir=odd_times.data_dir)
     assert stats.returncode == 0, stats.stderr
     assert "Traceback" not in stats.stderr
 
-    exported = run_cli(odd_times, "export")
+    exported = run_cli("export", data_dir=odd_times.data_dir)
     assert exported.returncode == 0, exported.stderr
     assert {r["id"] for r in json.loads(exported.stdout)} >= {*HOSTILE_IDS, "bad000000002"}
 
     before = odd_times.memory_file.read_bytes()
-    repaired = run_cli(odd_times, "repair")
+    repaired = run_cli("repair", data_dir=odd_times.data_dir)
     assert repaired.returncode == 0, repaired.stderr
     line = next(
         line for line in repaired.stdout.splitlines() if line.startswith(str(odd_times.memory_file))
@@ -294,7 +280,7 @@ def test_the_export_command_writes_an_unreadable_time_as_it_was_on_disk(odd_time
     on_disk = read_json(odd_times.memory_file)
     target = tmp_path / "export.json"
 
-    exported = run_cli(odd_times, "export", "--output", str(target))
+    exported = run_cli("export", "--output", str(target), data_dir=odd_times.data_dir)
 
     assert exported.returncode == 0, exported.stderr
     assert_times_as_on_disk(read_json(target), on_disk)
@@ -406,7 +392,7 @@ def test_odd_times_in_the_review_queue_state_and_job_file_break_nothing(tmp_path
     [(error, pending)] = mcp_calls(settings, [{}], tool="review_memory")
     assert not error and "odd proposal 0" in pending, pending
     for command in (["stats"], ["extract", "--all"], ["repair"]):
-        done = run_cli(settings, *command)
+        done = run_cli(*command, data_dir=settings.data_dir)
         assert done.returncode == 0, (command, done.stdout, done.stderr)
         assert "Traceback" not in done.stderr
     # The claim no calendar holds belongs to nobody alive: the next step takes it over.
@@ -523,7 +509,7 @@ def test_wrongly_typed_review_items_are_set_aside_by_repair_and_the_rest_keep_wo
     settings, wrong, kept = wrong_review
     count = len(read_json(settings.review_file)) - len(kept)
 
-    repaired = run_cli(settings, "repair")
+    repaired = run_cli("repair", data_dir=settings.data_dir)
 
     assert repaired.returncode == 0, repaired.stderr
     assert f"{settings.review_file}: {count} unusable records moved to" in repaired.stdout
@@ -534,7 +520,7 @@ def test_wrongly_typed_review_items_are_set_aside_by_repair_and_the_rest_keep_wo
     for item in queue.pending():
         queue.reject(item.id)
         queue.undo(item.id)
-    stats = run_cli(settings, "stats")
+    stats = run_cli("stats", data_dir=settings.data_dir)
     assert stats.returncode == 0, stats.stderr
 
 
@@ -594,13 +580,13 @@ def use_every_feature(tmp_path: Path) -> Settings:
     store.update(memory.id, "To be purged, edited")
     store.delete(memory.id)
     store.purge(memory.id)
-    assert run_cli(settings, "extract", "--all").returncode == 0
+    assert run_cli("extract", "--all", data_dir=settings.data_dir).returncode == 0
     ConversationStore.from_settings(settings).add_exchange("cli:session-1", "Hi", "Hello")
     # Damage: a whole file, and one record of another; then repair.
     settings.review_file.with_name("extraction-state.json").write_bytes(b'{"cut')
     records = read_json(settings.memory_file)
     write_json(settings.memory_file, [*records, {"id": 5}])
-    assert run_cli(settings, "repair").returncode == 0
+    assert run_cli("repair", data_dir=settings.data_dir).returncode == 0
     (settings.data_dir / f".{settings.memory_file.name}.k1ll3dwr.tmp").write_bytes(b"[")
     return settings
 
@@ -615,7 +601,10 @@ def test_every_file_the_program_writes_is_known_to_repair_and_stats(tmp_path):
     assert {
         str(p.relative_to(settings.data_dir)): what for p, what in found.items() if not what
     } == {}
-    stats, repair = run_cli(settings, "stats"), run_cli(settings, "repair")
+    stats, repair = (
+        run_cli("stats", data_dir=settings.data_dir),
+        run_cli("repair", data_dir=settings.data_dir),
+    )
     assert stats.returncode == 0, stats.stderr
     assert repair.returncode == 0, repair.stderr
     for data_file in curator.data_files():
@@ -632,7 +621,7 @@ def test_an_unknown_file_in_the_data_folder_is_named_by_stats_and_repair(tmp_pat
     (settings.data_dir / "notes.txt").write_text("mine")
 
     for command in ("stats", "repair"):
-        done = run_cli(settings, command)
+        done = run_cli(command, data_dir=settings.data_dir)
         assert done.returncode == 0, done.stderr
         assert (
             f"not written by Memory Curator (left alone): {settings.data_dir / 'notes.txt'}"
@@ -658,21 +647,21 @@ def test_a_damaged_small_file_is_named_by_stats_and_repaired_by_repair(tmp_path,
     path = settings.review_file.with_name(name)
     path.write_bytes(content)
 
-    stats = run_cli(settings, "stats")
+    stats = run_cli("stats", data_dir=settings.data_dir)
     assert stats.returncode == 1
     assert str(path) in stats.stdout and "corrupt" in stats.stdout
     assert "memory-curator repair" in stats.stderr
     failing = failing_pages(app_for(settings))  # a page that reads it says what to do
     assert all(status == 503 for status in failing.values()), failing
 
-    repaired = run_cli(settings, "repair")
+    repaired = run_cli("repair", data_dir=settings.data_dir)
 
     assert repaired.returncode == 0, repaired.stderr
     assert f"{path}: damaged; moved to" in repaired.stdout
     [aside] = settings.data_dir.glob(f"{name}.corrupt-*")
     assert aside.read_bytes() == content
     assert failing_pages(app_for(settings)) == {}
-    assert run_cli(settings, "stats").returncode == 0
+    assert run_cli("stats", data_dir=settings.data_dir).returncode == 0
 
 
 # ------------------------------------------------------------------ 8. the backup is its own file
@@ -709,7 +698,7 @@ def test_after_a_purge_the_backup_is_a_copy_and_repair_brings_back_every_record(
         size = handle.seek(0, os.SEEK_END)
         handle.truncate(size // 2)
 
-    repaired = run_cli(settings, "repair")
+    repaired = run_cli("repair", data_dir=settings.data_dir)
 
     assert repaired.returncode == 0, repaired.stderr
     assert "started from the last good backup" in repaired.stdout
@@ -813,7 +802,7 @@ def _get(url: str) -> tuple[int, str]:
 
 
 def test_a_lone_surrogate_in_a_file_reaches_no_page_of_the_dashboard_process(lone_surrogates):
-    from .web.conftest import start_server, stop_server
+    from tests.support.web import start_server, stop_server
 
     server = start_server(lone_surrogates.data_dir)
     try:
@@ -856,7 +845,7 @@ def test_every_page_answers_over_lone_surrogates(lone_surrogates):
 
 
 def test_export_and_the_mcp_server_serve_memories_holding_lone_surrogates(lone_surrogates):
-    exported = run_cli(lone_surrogates, "export")
+    exported = run_cli("export", data_dir=lone_surrogates.data_dir)
     assert exported.returncode == 0, exported.stderr
     contents = {r["id"]: r["content"] for r in json.loads(exported.stdout)}
     assert contents["lone1"] == "Likes \ufffd tea"
@@ -876,7 +865,7 @@ def test_export_and_the_mcp_server_serve_memories_holding_lone_surrogates(lone_s
 
 
 def test_repair_writes_the_replacement_characters_and_says_so(lone_surrogates):
-    repaired = run_cli(lone_surrogates, "repair")
+    repaired = run_cli("repair", data_dir=lone_surrogates.data_dir)
 
     assert repaired.returncode == 0, repaired.stderr
     line = next(

@@ -1,0 +1,47 @@
+"""Review items made the way extraction makes them, through the stores (views) or a running
+server (browser tests)."""
+
+from __future__ import annotations
+
+from webapp.extraction.reconcile import MemoryExtractor
+from webapp.stores import MemoryStore, ReviewQueue
+from webapp.stores.review import Proposal
+
+
+def queue_fact(settings, content="User prefers tabs over spaces", **kw):
+    """Queue one proposal the way the extractor does and return the review item."""
+    _, queue = stores_of(settings)
+    conversation_id = kw.pop("conversation_id", "slack:C01:1700")
+    proposal = Proposal(
+        kw.pop("action", "add"),
+        content,
+        kw.pop("category", "convention"),
+        confidence=kw.pop("confidence", 0.9),
+        extractor=kw.pop("extractor", "llm"),
+        evidence=kw.pop("evidence", "I always use tabs, never spaces."),
+        **kw,
+    )
+    [item] = queue.submit([proposal], conversation_id=conversation_id)
+    return item
+
+
+def propose(
+    server,
+    facts,
+    conversation_id="slack:C0TEAM:1732240000.000100",
+    evidence="I always use tabs. 我住在台北。",
+):
+    """Queue facts the way extraction does (MemoryExtractor.submit in manual mode)."""
+    extractor = MemoryExtractor(server.memories(), review_queue=queue_of(server), mode="manual")
+    return extractor.submit(facts, conversation_id=conversation_id, evidence=evidence).queued
+
+
+def stores_of(settings):
+    """A memory store and review queue on the app's files, as another process would open them."""
+    memories = MemoryStore.from_settings(settings, actor="test")
+    return memories, ReviewQueue(settings.review_file, memories, lock_timeout=5)
+
+
+def queue_of(server) -> ReviewQueue:
+    """The live server's review file, opened by this test process through the real library."""
+    return ReviewQueue(server.settings.review_file, server.memories(), lock_timeout=5)
