@@ -23,7 +23,7 @@ from tests.support.cli import clean_env
 from tests.support.mcp_http import call_tool, dashboard, free_port
 from webapp.curator import Curator
 from webapp.settings import Settings
-from webapp.web.shared_folder import MARKER, STAGING
+from webapp.web.plumbing.shared_folder import MARKER, STAGING
 
 # ``serve`` in a process that kills itself with SIGKILL where the move reaches the step
 # argv[1]: every step it reaches is appended to the file argv[2] first.

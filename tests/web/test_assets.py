@@ -1,4 +1,4 @@
-"""Compressed responses and static files cached by content hash (webapp/web/assets.py)."""
+"""Compressed responses and static files cached by content hash (webapp/web/plumbing/assets.py)."""
 
 from __future__ import annotations
 
