@@ -29,7 +29,7 @@ from webapp.web.plumbing.shared_folder import MARKER, STAGING
 # argv[1]: every step it reaches is appended to the file argv[2] first.
 AT_STEP = """
 import os, signal, sys
-from webapp.web import shared_folder
+from webapp.web.plumbing import shared_folder
 stop_at, steps = sys.argv[1], sys.argv[2]
 def checkpoint(step):
     with open(steps, "a", encoding="utf-8") as out:

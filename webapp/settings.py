@@ -386,6 +386,9 @@ def _not_positive(raw: Any, source: str) -> SettingsError:
 class UnsafeBindError(SettingsError):
     """Listening beyond this machine without an access token would expose every memory."""
 
+    code = "setting_invalid"  # no token at all (the server's own check)
+    codes = ("setting_invalid", "token_blank", "token_repetitive")  # a weak one
+
 
 MIN_TOKEN_LENGTH = 16
 MIN_TOKEN_DISTINCT = 8  # different characters among them: not "aaaaaaaaaaaaaaaa"

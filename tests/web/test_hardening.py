@@ -25,7 +25,7 @@ from tests.support.data import make_settings
 from tests.support.mcp_http import free_port
 from tests.support.web import start_server, stop_server
 from webapp import create_app
-from webapp.web import auth
+from webapp.web.blueprints import auth
 from webapp.web.blueprints.auth import MAX_FAILURES
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

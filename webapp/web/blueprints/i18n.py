@@ -31,7 +31,7 @@ LANGUAGES: dict[str, str] = {"en": "English", "zh_Hant": "繁體中文", "zh_Han
 # Catalog name -> the BCP 47 tag for <html lang> and MEMORY_LANGUAGE.
 HTML_LANG: dict[str, str] = {"en": "en", "zh_Hant": "zh-Hant", "zh_Hans": "zh-Hans"}
 SESSION_KEY = "language"
-LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 
 bp = Blueprint("i18n", __name__)
 
