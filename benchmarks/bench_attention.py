@@ -139,7 +139,7 @@ def meaning(count: int) -> None:
     """The scan by meaning (webapp.similarity): cold (model loaded and every memory embedded),
     warm (a restarted process: vectors read from memories.vectors.npz) and after one memory
     changed, against the Memories page in the same run."""
-    from webapp.curation import semantic
+    from webapp.attention import semantic
     from webapp.similarity.facts import analyse
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -36,8 +36,8 @@ TEXTS = {
 
 def measure(rounds: int) -> dict[str, dict[str, float]]:
     """Milliseconds per text for the end reader and the secrets detector of the importing tree."""
-    from webapp.extraction.validity import expires_at
-    from webapp.sensitive import find_secrets
+    from webapp.language.validity import expires_at
+    from webapp.sensitive.secrets import find_secrets
 
     now = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
     readers = {

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from webapp.extraction.imports import decode, plan_import, queue_import  # noqa: E402
+from webapp.imports import decode, plan_import, queue_import  # noqa: E402
 from webapp.stores import MemoryStore, ReviewQueue  # noqa: E402
 from webapp.stores import review as review_module  # noqa: E402
 from webapp.stores.review import Proposal  # noqa: E402

@@ -6,7 +6,7 @@
 The detector runs on every add, edit and import line, so it must stay fast. Both versions
 read the same sentences (``tests/data/secrets/secrets.dev.json``, the development file only)
 in alternating rounds, so a busy machine slows both alike; the figure is the median round.
-The earlier version is read from git (``webapp/sensitive*.py`` at ``--before``) and loaded
+The earlier version is read from git (``webapp/sensitive/secrets*.py`` at ``--before``) and loaded
 beside this one. Also prints what each finds on the file (recall and false refusals, dev).
 """
 
@@ -29,14 +29,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import webapp  # noqa: E402
-from webapp.sensitive import find_secrets  # noqa: E402
+from webapp.sensitive.secrets import find_secrets  # noqa: E402
 
 DEV = ROOT / "tests" / "data" / "secrets" / "secrets.dev.json"
 BEFORE = "0f7033b"  # the commit before issue 35's detector change
 
 
 def earlier_detector(rev: str) -> Callable[[str], Any]:
-    """``find_secrets`` of ``webapp/sensitive.py`` at git revision ``rev``, with the
+    """``find_secrets`` of ``webapp/sensitive/secrets.py`` at git revision ``rev``, with the
     ``webapp/sensitive_*.py`` modules it imports at that revision too (not today's)."""
     names = subprocess.run(
         ["git", "ls-tree", "--name-only", rev, "webapp/"],
@@ -45,7 +45,9 @@ def earlier_detector(rev: str) -> Callable[[str], Any]:
         capture_output=True,
         text=True,
     ).stdout.split()
-    modules = [Path(name).stem for name in names if re.fullmatch(r"webapp/sensitive\w*\.py", name)]
+    modules = [
+        Path(name).stem for name in names if re.fullmatch(r"webapp/sensitive/secrets\w*\.py", name)
+    ]
     folder = Path(tempfile.mkdtemp(prefix="sensitive-before-"))
     for module in modules:
         source = subprocess.run(

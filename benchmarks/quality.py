@@ -12,8 +12,8 @@ files (where rules and thresholds were chosen):
   paraphrased known facts that do not become ``add`` (plus all known facts, and the accuracy
   of action and target); overall and per language, for each embedder asked for (the model
   first, then its fallback).
-- Secrets (``webapp.sensitive.find_secrets`` over ``tests/data/secrets``, and for the
-  dialogues ``webapp.sensitive_dialogue.find_secrets_in_reply`` over the last turn given the
+- Secrets (``webapp.sensitive.secrets.find_secrets`` over ``tests/data/secrets``, and for the
+  dialogues ``webapp.sensitive.dialogue.find_secrets_in_reply`` over the last turn given the
   turns before it): per language, how
   many sentences, recall on the secrets (found / secrets) and the false refusal rate on the
   look-alikes (flagged / look-alikes).
@@ -28,7 +28,7 @@ files (where rules and thresholds were chosen):
   (per ``why``), the share of value changes and new attributes applied; the share of messages
   whose proposed fact is in an acceptable fact form (folded as the product folds; nothing for
   an instruction about memory); near-duplicate precision and recall.
-- Time phrases (issue 23, ``webapp.extraction.validity.expires_at`` over ``tests/data/time``):
+- Time phrases (issue 23, ``webapp.language.validity.expires_at`` over ``tests/data/time``):
   per language, the share of messages whose ``expiresAt`` (or none) comes out exactly as
   labelled, with counts; and (issue 36, ``time/time-phrases.*-h2.json``) per language the
   share of temporary situations given an expiry whose last local day is the labelled date
@@ -67,9 +67,9 @@ import _precise as P
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from webapp.extraction.validity import expires_at, stated_end  # noqa: E402
-from webapp.sensitive import find_secrets  # noqa: E402
-from webapp.sensitive_dialogue import find_secrets_in_reply  # noqa: E402
+from webapp.language.validity import expires_at, stated_end  # noqa: E402
+from webapp.sensitive.dialogue import find_secrets_in_reply  # noqa: E402
+from webapp.sensitive.secrets import find_secrets  # noqa: E402
 from webapp.similarity import Judge, VectorCache, load_embedder  # noqa: E402
 from webapp.similarity.facts import analyse  # noqa: E402
 from webapp.similarity.scan import PairScanner, candidate_pairs  # noqa: E402
@@ -175,7 +175,7 @@ def secrets_section(split: str, show_misses: bool = False) -> list[str]:
 
 def dialogue_lines(split: str, show_misses: bool) -> list[str]:
     """The dialogues of one split: is the user's last turn a secret, given the turns before
-    it (``webapp.sensitive_dialogue.find_secrets_in_reply``)? Per language, as above."""
+    it (``webapp.sensitive.dialogue.find_secrets_in_reply``)? Per language, as above."""
     pattern = "secrets-dialogues.dev.json" if split == "dev" else "secrets-dialogues.heldout*.json"
     lines: list[str] = []
     for path in sorted(SECRETS_DATA.glob(pattern)):

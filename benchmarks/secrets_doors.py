@@ -44,7 +44,7 @@ from bench_mcp_http import free_port, start_dashboard  # noqa: E402
 from webapp.curator import Curator  # noqa: E402
 from webapp.extraction.run import extract_conversation  # noqa: E402
 from webapp.problems import CodedError  # noqa: E402
-from webapp.sensitive import find_secrets  # noqa: E402
+from webapp.sensitive.secrets import find_secrets  # noqa: E402
 from webapp.settings import Settings  # noqa: E402
 from webapp.stores import ConversationStore, MemoryStore  # noqa: E402
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.stores import memory_store
-from webapp.curation.approval import approval_stats, extraction_quality, format_quality
+from webapp.extraction.approval import approval_stats, extraction_quality, format_quality
 from webapp.stores import Proposal, ReviewQueue
 from webapp.stores.timefmt import to_iso
 from webapp.text import language_of

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-import webapp.curation.attention as attention
+import webapp.attention.scanner as attention
 from tests.support.stores import memory_store
-from webapp.curation.attention import AttentionScanner
+from webapp.attention.scanner import AttentionScanner
 from webapp.stores import Memory, MemoryStore
 
 TODAY = date(2026, 11, 25)
@@ -144,7 +144,7 @@ def test_a_page_never_waits_for_a_scan_that_cannot_be_ready_in_time(gated, store
 
 
 def test_while_a_rescan_runs_pages_show_the_findings_still_true(store):
-    from webapp.curation.attention import still_true
+    from webapp.attention.scanner import still_true
 
     alarm = store.add("Alarm at 06:45")
     store.add("Alarm at 07:00")

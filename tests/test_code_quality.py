@@ -77,7 +77,7 @@ def test_check_passes(command: tuple[str, ...]) -> None:
     ("module", "line", "broken"),
     [
         ("webapp/stores/review/queue.py", "from ...extraction import run", "webapp.extraction"),
-        ("webapp/stores/review/queue.py", "from ...curation import pairs", "webapp.curation"),
+        ("webapp/stores/review/queue.py", "from ...attention import pairs", "webapp.attention"),
         # no store imports another
         ("webapp/stores/tombstones.py", "from .memories import Memory", "webapp.stores.memories"),
         (
@@ -87,15 +87,15 @@ def test_check_passes(command: tuple[str, ...]) -> None:
         ),
         ("webapp/stores/memories/writing.py", "from .. import people", "webapp.stores.people"),
         ("webapp/stores/conversations.py", "from .review import yields", "webapp.stores.review"),
-        ("webapp/curation/pairs.py", "from ..extraction import run", "webapp.extraction"),
-        ("webapp/curation/attention.py", "from ..web import attention", "webapp.web"),
+        ("webapp/attention/pairs.py", "from ..extraction import run", "webapp.extraction"),
+        ("webapp/attention/scanner.py", "from ..web import attention", "webapp.web"),
         ("webapp/text.py", "import flask", "flask"),
         ("webapp/prompts.py", "from .web import htmx", "webapp.web"),
         ("webapp/extraction/run.py", "import click", "click"),
         ("webapp/settings.py", "from . import stores", "webapp.stores"),
         (
-            "webapp/web/memories.py",
-            "from ..stores.jsonfile import JsonFile",
+            "webapp/web/blueprints/memories.py",
+            "from ...stores.jsonfile import JsonFile",
             "webapp.stores.jsonfile",
         ),
         ("webapp/extraction/state.py", "from ..stores import locking", "webapp.stores.locking"),
@@ -110,7 +110,12 @@ def test_check_passes(command: tuple[str, ...]) -> None:
             "from ..stores.changes import Changed",
             "webapp.stores.changes",
         ),
-        ("webapp/cli/upkeep.py", "from ..web.auth import SESSIONS_FILE", "webapp.web"),
+        ("webapp/cli/upkeep.py", "from ..web.blueprints.auth import SESSIONS_FILE", "webapp.web"),
+        # the layers: nothing imports a layer above it
+        ("webapp/assist/http.py", "from ..mcp import http", "webapp.mcp"),
+        ("webapp/text.py", "from .language import terms", "webapp.language"),
+        ("webapp/imports/base.py", "from ..curator import Curator", "webapp.curator"),
+        ("webapp/attention/pairs.py", "from ..imports import detect", "webapp.imports"),
     ],
 )
 def test_layer_contracts_refuse_a_crossing(
@@ -181,7 +186,7 @@ def test_every_template_the_code_names_exists() -> None:
 DOOR_WRITES = """
 from webapp.curator import Curator
 from webapp.library import MemoryStore
-from webapp.web.context import Stores
+from webapp.web.plumbing.context import Stores
 
 
 def dashboard_view(stores: Stores) -> None:

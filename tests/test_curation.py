@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 
 from tests.support.stores import memory_store
-from webapp.curation.attention import (
-    SimilarityIndex,
-    candidate_pairs,
-    hard_to_use_reason,
-    scan,
-    stale_reason,
-)
-from webapp.curation.pairs import (
+from webapp.attention.pairs import (
     SIMILAR_ENOUGH,
     compare,
     drops_information,
     features,
     similarity_of,
+)
+from webapp.attention.scanner import (
+    SimilarityIndex,
+    candidate_pairs,
+    hard_to_use_reason,
+    scan,
+    stale_reason,
 )
 from webapp.stores import Memory
 
@@ -303,7 +303,7 @@ def test_an_update_that_would_drop_information_is_recognised(current, new, lost)
 
 
 def test_the_scanner_answers_at_once_and_scans_in_the_background(tmp_path):
-    from webapp.curation.attention import AttentionScanner
+    from webapp.attention.scanner import AttentionScanner
 
     store = memory_store(tmp_path / "memories.json", max_items=5000, max_chars=10**6)
     rooms = ["hallway", "kitchen", "bedroom", "office", "garage"]

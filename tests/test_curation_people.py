@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from webapp.curation.attention import scan
-from webapp.curation.semantic import semantic_index
+from webapp.attention.scanner import scan
+from webapp.attention.semantic import semantic_index
 from webapp.stores.memories import Memory
 
 TODAY = date(2026, 11, 25)

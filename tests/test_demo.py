@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
-from webapp.demo import DEMO_DATA, NEWEST_MEMORY_AGE, DemoRefusedError, fill_demo
+from webapp.cli.demo import DEMO_DATA, NEWEST_MEMORY_AGE, DemoRefusedError, fill_demo
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue, SkillDocumentStore
 from webapp.stores.timefmt import parse_ts
@@ -142,7 +142,7 @@ def test_demo_comes_with_pending_proposals_queued_once(settings: Settings):
 def test_demo_shows_every_kind_of_finding_and_a_change_of_mind_in_review(tmp_path: Path):
     """Needs attention has something of every kind (but the LLM's own, with no LLM), and
     Review a delete next to the facts."""
-    from webapp.curation.attention import KINDS, MODEL_KINDS, expired_findings, scan
+    from webapp.attention.scanner import KINDS, MODEL_KINDS, expired_findings, scan
 
     folder = tmp_path / "fresh"
     done = run_cli("demo", "--data-dir", str(folder))

@@ -43,7 +43,7 @@ DOC_PATHS = [*sorted((REPO / "docs").glob("*.md")), REPO / "DOCS.md"]
 LINKED_PATHS = [README_PATH, *DOC_PATHS, REPO / "ARCHITECTURE.md"]
 # Upper-case MEMORY_*/CONVERSATION_* names in the code that are not settings a person sets.
 NOT_SETTINGS = {
-    "MEMORY_ALLOWED_HOSTS": "a Flask config key (webapp/web/security.py)",
+    "MEMORY_ALLOWED_HOSTS": "a Flask config key (webapp/web/plumbing/security.py)",
     "MEMORY_SETTINGS": "a Flask config key (webapp/web/__init__.py)",
     "MEMORY_CURATOR_LLM_CALL": "marks the processes of one `claude --print` call",
 }

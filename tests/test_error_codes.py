@@ -2,7 +2,7 @@
 
 Two checks: nothing in ``webapp/web/`` reads a library message (no regular expression, no
 comparison, ``in`` test or lookup on an exception's text), and every exception a person can
-meet has a code with a message in ``webapp/web/messages.py``, translated in both catalogs
+meet has a code with a message in ``webapp/web/plumbing/messages.py``, translated in both catalogs
 with the same placeholders.
 """
 
@@ -20,7 +20,7 @@ from babel.messages.pofile import read_po
 
 import webapp
 from webapp.problems import CodedError
-from webapp.web.messages import MESSAGES
+from webapp.web.plumbing.messages import MESSAGES
 
 ROOT = Path(webapp.__file__).parent
 LOCALES = ROOT / "locales"
@@ -196,7 +196,7 @@ NOT_SHOWN = {
         "the base class of skill document errors; never raised itself"
     ),
 }
-LIBRARY = ["webapp.stores", "webapp.extraction", "webapp.curation"]
+LIBRARY = ["webapp.stores", "webapp.extraction", "webapp.attention"]
 
 
 def library_exceptions() -> list[type[BaseException]]:

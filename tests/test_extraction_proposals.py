@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.stores import memory_store
 from webapp.extraction import MemoryExtractor, rule_facts
-from webapp.phrasing import as_preference, without_fillers
+from webapp.language.phrasing import as_preference, without_fillers
 from webapp.stores import Proposal, ReviewQueue
 
 DEV = Path(__file__).parent / "data" / "judgement" / "proposals.dev.json"

@@ -11,7 +11,7 @@ from webapp.extraction import (
     similarity,
     split_sentences,
 )
-from webapp.language.likeness import is_variant
+from webapp.language.word_likeness import is_variant
 
 
 def _user(text: str) -> list[dict[str, str]]:

@@ -22,7 +22,7 @@ import pytest
 
 from tests.support.stores import conversation_store, memory_store
 from webapp.extraction import MemoryExtractor, StructuredFact
-from webapp.phrasing import fact_form, is_memory_instruction
+from webapp.language.phrasing import fact_form, is_memory_instruction
 from webapp.stores import MemoryStore, ReviewQueue
 from webapp.stores.tombstones import TombstoneStore
 from webapp.text import same_fact_key

@@ -27,8 +27,8 @@ from mcp.client.stdio import stdio_client
 from tests.support.cli import run_cli
 from tests.support.data import make_settings
 from webapp import create_app
+from webapp.attention.scanner import scan
 from webapp.cli import load_demo
-from webapp.curation.attention import scan
 from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue

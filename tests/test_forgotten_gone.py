@@ -292,7 +292,7 @@ def test_a_delete_killed_before_its_tombstone_can_still_be_marked_dont_propose_a
 # they are embedded, and saves its cache when told to (a line on its standard input).
 HOLDER = """
 import sys
-from webapp.curation.semantic import SemanticIndex
+from webapp.attention.semantic import SemanticIndex
 index = SemanticIndex(sys.argv[1])
 index.judge().cache.vectors(sys.argv[2:])
 print("ready", flush=True)

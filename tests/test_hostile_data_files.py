@@ -297,7 +297,7 @@ def test_a_fifo_in_place_of_the_dashboards_secret_key_makes_a_new_key(data_dir):
     fifo(data_dir / ".secret_key")
     code = (
         "import sys; from pathlib import Path; from types import SimpleNamespace;"
-        "from webapp.web.secret_key import secret_key_for;"
+        "from webapp.web.plumbing.secret_key import secret_key_for;"
         "print(len(secret_key_for(SimpleNamespace(data_dir=Path(sys.argv[1])))))"
     )
     result = in_a_process(code, str(data_dir))

@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.data import make_settings
 from webapp.curator import Curator
-from webapp.extraction.imports import ASK, ImportPlan
+from webapp.imports import ASK, ImportPlan
 from webapp.problems import CodedError
 from webapp.stores import MemoryStore
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from webapp.extraction.imports import (
+from webapp.imports import (
     MAX_STATEMENTS,
     ImportFormatError,
     detect,

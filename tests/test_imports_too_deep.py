@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.imports import SHAPES
-from webapp.extraction.imports import ImportFormatError, resolve_format
+from webapp.imports import ImportFormatError, resolve_format
 
 
 @pytest.mark.parametrize("fmt", ["auto", "mem0", "mcp-jsonl", "letta", "json", "text"])

@@ -151,7 +151,7 @@ def _store(path) -> MemoryStore:
 def test_a_file_written_before_reads_the_same_and_keeps_its_bytes(data_dir):
     """Old → new: the demo memories (English, 繁體, 简体) written by json.dumps; after a change the
     file is exactly json.dumps of old records + the change."""
-    from webapp.demo import DEMO_DATA
+    from webapp.cli.demo import DEMO_DATA
 
     records = json.loads((DEMO_DATA / "memories.json").read_text(encoding="utf-8"))
     records.append({"id": "odd", "content": "extra fields kept", "weight": 1e-05, "n": 2**64})

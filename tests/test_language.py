@@ -18,10 +18,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from webapp.curation.pairs import compare, features
+from webapp.attention.pairs import compare, features
 from webapp.extraction.changes import find_target, match_change, replaced_content
 from webapp.extraction.run import extract_conversation
-from webapp.extraction.validity import expires_at
 from webapp.language import (
     MAX_DURATION,
     add_months,
@@ -33,6 +32,7 @@ from webapp.language import (
     parse_number,
     shifted,
 )
+from webapp.language.validity import expires_at
 from webapp.settings import Settings
 from webapp.similarity import analyse
 from webapp.similarity.judge import compare_parts

@@ -21,7 +21,7 @@ import pytest
 
 from tests.support.auth import TOKEN
 from tests.support.mcp_http import Dashboard, call_tool, dashboard, session
-from webapp.mcp_http import REQUEST_SLOTS
+from webapp.mcp.http import REQUEST_SLOTS
 from webapp.prompts import compose_prompt, for_person
 from webapp.stores import MemoryStore, PeopleStore
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.stores import memory_store
 from webapp.stores import SORTS, MemoryPage, MemoryStore, MemoryUsage
-from webapp.web.memory_listing import SORTS as WEB_SORTS
+from webapp.web.plumbing.memory_listing import SORTS as WEB_SORTS
 
 RECORDS = [
     # id, content, created, updated, category, person

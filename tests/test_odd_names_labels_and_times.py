@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
-from webapp.extraction.imports import parse
-from webapp.extraction.validity import expires_at
+from webapp.imports import parse
 from webapp.language.clock import clock_times
-from webapp.mcp_recall import recall
+from webapp.language.validity import expires_at
+from webapp.mcp.recall import recall
 from webapp.problems import InputError
 from webapp.stores import MemoryStore, PeopleStore
 from webapp.text import fold

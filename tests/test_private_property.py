@@ -22,7 +22,7 @@ from tests.support.data import make_settings
 from webapp.curator import Curator
 from webapp.curator.people import EVERYONE
 from webapp.extraction.run import extract_conversation
-from webapp.mcp_server import pending_review
+from webapp.mcp.server import pending_review
 from webapp.problems import CodedError
 from webapp.prompts import compose_prompt, for_person
 from webapp.stores import ConversationStore

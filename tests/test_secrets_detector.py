@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from webapp.sensitive import find_secrets
+from webapp.sensitive.secrets import find_secrets
 
 
 def found(text: str) -> tuple[str, str] | None:

@@ -1,5 +1,5 @@
 """A secret said with no word for it is known by the question before it
-(``webapp.sensitive_dialogue``): "Biscuit1987" after "What's the new Wi-Fi password?" is a
+(``webapp.sensitive.dialogue``): "Biscuit1987" after "What's the new Wi-Fi password?" is a
 password; after "What's the network called?" it is a name. Measured on the development
 dialogues of ``tests/data/secrets`` (the held-out ones are counted by
 ``benchmarks/quality.py --section secrets``)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from webapp.extraction.sentences import secret_replies
-from webapp.sensitive_dialogue import find_secrets_in_reply
+from webapp.sensitive.dialogue import find_secrets_in_reply
 
 DIALOGUES = Path(__file__).parent / "data" / "secrets" / "secrets-dialogues.dev.json"
 

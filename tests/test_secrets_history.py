@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.stores import memory_store
-from webapp.sensitive import find_secrets
+from webapp.sensitive.secrets import find_secrets
 from webapp.stores import MemoryStore
 
 # (the memory, the secret's words as written) in each language and shape.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.sensitive import find_secrets
+from webapp.sensitive.secrets import find_secrets
 
 
 def found(text: str) -> tuple[str, str] | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from webapp.sensitive import find_secrets, mask_secrets
+from webapp.sensitive.secrets import find_secrets, mask_secrets
 
 DATA = Path(__file__).parent / "data" / "secrets"
 MIN_RECALL = 0.95

@@ -23,13 +23,13 @@ from tests.support.cli import clean_env
 from tests.support.mcp_http import call_tool, dashboard, free_port
 from webapp.curator import Curator
 from webapp.settings import Settings
-from webapp.web.shared_folder import MARKER, STAGING
+from webapp.web.plumbing.shared_folder import MARKER, STAGING
 
 # ``serve`` in a process that kills itself with SIGKILL where the move reaches the step
 # argv[1]: every step it reaches is appended to the file argv[2] first.
 AT_STEP = """
 import os, signal, sys
-from webapp.web import shared_folder
+from webapp.web.plumbing import shared_folder
 stop_at, steps = sys.argv[1], sys.argv[2]
 def checkpoint(step):
     with open(steps, "a", encoding="utf-8") as out:

@@ -14,8 +14,8 @@ import pytest
 from tests.support.cli import run_cli
 from tests.support.data import make_settings
 from tests.support.stores import memory_store
-from webapp.curation.attention import scan
-from webapp.curation.semantic import SemanticIndex
+from webapp.attention.scanner import scan
+from webapp.attention.semantic import SemanticIndex
 from webapp.extraction import MemoryExtractor
 from webapp.similarity import LexicalEmbedder, cache_path_for
 from webapp.similarity.embedders import Vectors

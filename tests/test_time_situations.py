@@ -19,7 +19,7 @@ import pytest
 from tests.support.cli import run_cli
 from tests.support.data import memories_and_review, write_thread
 from webapp.extraction.rules import match_sentence
-from webapp.extraction.validity import expires_at, stated_end
+from webapp.language.validity import expires_at, stated_end
 from webapp.stores.timefmt import parse_ts, to_iso
 
 DATA = Path(__file__).parent / "data" / "time"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from webapp.extraction.validity import expires_at
+from webapp.language.validity import expires_at
 from webapp.stores.timefmt import parse_ts, to_iso
 
 DATA = Path(__file__).parent / "data" / "time"

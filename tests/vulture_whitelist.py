@@ -55,7 +55,7 @@ _.purge  # MemoryStore: delete for good without a fingerprint (library API for h
 _.poll_url  # AttentionPage: where the progress paragraph asks again (templates/attention/_panel.html)
 _.STEPS  # wiping: the steps of Delete forever, named for the crash tests (tests/test_forgotten_gone.py)
 _.line_of  # ImportPlan: the line an action comes from (templates/bring/_panel.html)
-# webapp.web.guard: what waitress calls or reads on its server, channel and adjustments
+# webapp.web.plumbing.guard: what waitress calls or reads on its server, channel and adjustments
 _.parser_class  # HTTPChannel.received makes each request's parser with it
 _.handle_accept  # wasyncore calls it when a connection waits to be accepted
 _.will_close  # HTTPChannel closes the connection when it is set

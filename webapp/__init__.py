@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .settings import VERSION as __version__
+
 if TYPE_CHECKING:
     from flask import Flask
 
     from .settings import Settings
 
-__version__ = "0.6.0"
+__all__ = ["__version__", "create_app"]
 
 
 def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:

@@ -4,7 +4,7 @@ Every error of the library that a person can act on is a ``CodedError``: ``str(e
 English message (what the CLI and the MCP server show), ``code`` a stable name of the
 situation (``"memory_full"``) and ``values`` the facts its message is built from. An interface
 that speaks another language words the message itself from the code and the values (the
-dashboard does it in ``webapp/web/messages.py``) and never reads the English text.
+dashboard does it in ``webapp/web/plumbing/messages.py``) and never reads the English text.
 """
 
 from __future__ import annotations

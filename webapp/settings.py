@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -15,12 +16,16 @@ from typing import Any
 
 from .problems import CodedError
 
+# This release (``webapp.__version__``; the add-on's config.yaml and the integration's manifest
+# name the same one: tests/test_addon_config.py checks).
+VERSION = "0.6.0"
+
 ADDON_OPTIONS_FILE = Path("/data/options.json")
 ADDON_DATA_DIR = Path("/data")
 # The folder the add-on shares with Home Assistant and other add-ons (config.yaml maps it);
 # memory_data_dir names a folder in it.
 ADDON_SHARE_DIR = Path("/share")
-# What the move of /data into that folder leaves in it (webapp.web.shared_folder): the
+# What the move of /data into that folder leaves in it (webapp.web.plumbing.shared_folder): the
 # marker written last, and the lock one mover at a time holds.
 MOVE_MARKER = ".memory-moved.json"
 MOVE_LOCK = ".memory-move.lock"
@@ -36,7 +41,7 @@ class SettingsError(CodedError, ValueError):
     """A setting has a value the program cannot use; the message names the variable
     (``source``) and ``value`` is what it holds."""
 
-    code = "setting_invalid"  # what the server's own checks (webapp.web.serve) raise
+    code = "setting_invalid"  # what the server's own checks (webapp.web.plumbing.serve) raise
     codes = (
         "setting_invalid",
         "options_unreadable",
@@ -91,7 +96,7 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("timezone", "MEMORY_TIMEZONE", "timezone", "UTC"),
     # Where the stores live; in the add-on, a folder under /share (a name is taken as one).
     ("data_folder", "MEMORY_DATA_DIR", "str", ""),
-    # MCP over HTTP (webapp.mcp_http): who may call without a token (IPs and CIDRs, comma
+    # MCP over HTTP (webapp.mcp.http): who may call without a token (IPs and CIDRs, comma
     # separated; empty: 172.30.32.1 in the add-on, this machine standalone), the token the
     # others present (or a file holding it), the person a call that names nobody is for
     # (empty: the household), and extra host names the token-less callers may use.
@@ -100,7 +105,7 @@ _SPECS: tuple[tuple[str, str, str | tuple[str, ...], Any], ...] = (
     ("mcp_token_file", "MEMORY_MCP_TOKEN_FILE", "str", ""),
     ("mcp_default_person", "MEMORY_MCP_DEFAULT_PERSON", "str", ""),
     ("mcp_allowed_hosts", "MEMORY_MCP_ALLOWED_HOSTS", "str", ""),
-    # The server (webapp.web.guard): connections open at once from the clients that are not
+    # The server (webapp.web.plumbing.guard): connections open at once from the clients that are not
     # exempt, from one address, seconds a connection may sit idle, and seconds one request
     # may take to arrive whole.
     ("server_connections", "MEMORY_SERVER_CONNECTIONS", "posint", 100),
@@ -373,3 +378,65 @@ def _not_positive(raw: Any, source: str) -> SettingsError:
         source=source,
         value=repr(raw),
     )
+
+
+# ---- access tokens: what counts as one strong enough to guard the dashboard and MCP over HTTP
+
+
+class UnsafeBindError(SettingsError):
+    """Listening beyond this machine without an access token would expose every memory."""
+
+    code = "setting_invalid"  # no token at all (the server's own check)
+    codes = ("setting_invalid", "token_blank", "token_repetitive")  # a weak one
+
+
+MIN_TOKEN_LENGTH = 16
+MIN_TOKEN_DISTINCT = 8  # different characters among them: not "aaaaaaaaaaaaaaaa"
+# Letters that show as nothing but are not spaces (Hangul fillers, the blank braille pattern).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Controls, format characters, separators, and combining marks (which only decorate the
+# character before them, or nothing).
+_NOT_COUNTED = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+BLANK_NOTE = "spaces, invisible characters and combining marks do not count"
+MAKE_ONE = '`python3 -c "import secrets; print(secrets.token_urlsafe(32))"`'
+
+
+def counted_characters(token: str) -> str:
+    """The characters of ``token`` worth guessing, after Unicode normalisation (NFKC: "é" as
+    one letter or as "e" and its accent is one, full-width "Ａ" is "A"): spaces, controls,
+    invisible characters (zero-width space, no-break space, Hangul filler…) and combining
+    marks are not."""
+    return "".join(
+        c
+        for c in unicodedata.normalize("NFKC", token)
+        if not c.isspace()
+        and c not in _BLANK_LETTERS
+        and unicodedata.category(c) not in _NOT_COUNTED
+    )
+
+
+def token_problem(token: str, where: str, refusing: str = "") -> SettingsError | None:
+    """The error for a token too weak to guard anything, or None: fewer than
+    MIN_TOKEN_LENGTH characters that count (``counted_characters``), or fewer than
+    MIN_TOKEN_DISTINCT different ones among them. ``where`` names the setting that holds
+    it; ``refusing`` starts the sentence saying what the server will not do."""
+    counted = counted_characters(token)
+    distinct = len(set(counted))
+    kind = UnsafeBindError if refusing else SettingsError
+    if len(counted) < MIN_TOKEN_LENGTH:
+        problem = (
+            f"the access token {where} has only {len(counted)} visible characters of "
+            f"{len(token)} ({BLANK_NOTE}); use at least {MIN_TOKEN_LENGTH} characters, e.g. from "
+            f"{MAKE_ONE}."
+        )
+        code, values = "token_blank", {"visible": len(counted), "least": MIN_TOKEN_LENGTH}
+    elif distinct < MIN_TOKEN_DISTINCT:
+        problem = (
+            f"the access token {where} has only {distinct} different characters; use at "
+            f"least {MIN_TOKEN_DISTINCT} different ones (a random one, e.g. from {MAKE_ONE})."
+        )
+        code, values = "token_repetitive", {"distinct": distinct, "least": MIN_TOKEN_DISTINCT}
+    else:
+        return None
+    message = refusing + problem if refusing else problem[0].upper() + problem[1:]
+    return kind(message, code=code, source=where, **values)

@@ -8,7 +8,7 @@ traceable to the original one, which the dashboard's highlighting relies on.
 Search splits a query into words; Chinese, which has no spaces, is split by jieba's dictionary
 (rjieba), so 垃圾回收 finds what 垃圾 回收 finds.
 
-How alike two facts are in words is the language layer's (``webapp.language.likeness``),
+How alike two facts are in words is the language layer's (``webapp.language.word_likeness``),
 read from the same key terms every judgement uses.
 """
 

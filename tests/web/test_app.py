@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from webapp.settings import Settings
-from webapp.web.security import CONTENT_SECURITY_POLICY
+from webapp.web.plumbing.security import CONTENT_SECURITY_POLICY
 
 
 def test_index_redirects_to_memories(client):

@@ -1,4 +1,4 @@
-"""Compressed responses and static files cached by content hash (webapp/web/assets.py)."""
+"""Compressed responses and static files cached by content hash (webapp/web/plumbing/assets.py)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_an_old_or_missing_hash_gets_a_validator_instead(client):
 
 
 def test_a_changed_file_gets_a_new_url(tmp_path, client):
-    from webapp.web import assets
+    from webapp.web.plumbing import assets
 
     css = tmp_path / "x.css"
     css.write_text("a{}", encoding="utf-8")

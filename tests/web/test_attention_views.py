@@ -13,10 +13,10 @@ import pytest
 
 from tests.support.web import CsrfClient
 from webapp import create_app
-from webapp.curation.pairs import REASON_TEXTS, reason
+from webapp.attention.pairs import REASON_TEXTS, reason
 from webapp.stores import MemoryStore
 from webapp.stores.dismissals import DismissalStore
-from webapp.web.attention import reason_html
+from webapp.web.blueprints.attention import reason_html
 
 
 @pytest.fixture
@@ -346,7 +346,7 @@ def test_reason_values_from_memories_are_escaped_and_not_translated(app):
 def test_a_notice_and_its_undo_stay_while_the_panel_refreshes_itself(client, store, monkeypatch):
     """While a rescan runs the panel asks again every second; the merge's notice and its Undo
     used to go with the first refresh (gone in about a second on a busy machine)."""
-    from webapp.curation.attention import AttentionScanner
+    from webapp.attention.scanner import AttentionScanner
 
     keep, drop = seed(store, "Prefers tea", "The user likes tea")
     monkeypatch.setattr(AttentionScanner, "report", lambda self, wait=0.0: (None, False))

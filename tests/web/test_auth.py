@@ -20,7 +20,7 @@ from tests.support.data import make_settings
 from tests.support.mcp_http import free_port
 from tests.support.web import CsrfClient
 from webapp import create_app
-from webapp.web.auth import MAX_FAILURES, LoginLimiter, token_matches
+from webapp.web.blueprints.auth import MAX_FAILURES, LoginLimiter, token_matches
 
 
 @pytest.fixture

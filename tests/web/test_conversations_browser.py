@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.support.llm import FakeLlmServer, openai_body
 from tests.support.web import assert_accessible, screenshot, start_server, stop_server
-from webapp.demo import DEMO_DATA
+from webapp.cli.demo import DEMO_DATA
 from webapp.stores.review import ReviewQueue
 
 pytestmark = pytest.mark.browser

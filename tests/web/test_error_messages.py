@@ -24,9 +24,9 @@ from webapp.stores import (
     StoreWriteError,
 )
 from webapp.stores.memories import CATEGORIES
-from webapp.web.errors import describe_error
-from webapp.web.formatting import category_label, interface_label
-from webapp.web.messages import describe as describe_message
+from webapp.web.plumbing.errors import describe_error
+from webapp.web.plumbing.formatting import category_label, interface_label
+from webapp.web.plumbing.messages import describe as describe_message
 
 ERRORS = [
     StoreCorruptError(Path("/data/memories.json"), "Expecting value", line=3, column=7),

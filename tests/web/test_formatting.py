@@ -8,7 +8,7 @@ import pytest
 from flask import Flask, render_template_string
 
 from webapp.text import count_noun
-from webapp.web import formatting
+from webapp.web.plumbing import formatting
 
 NOW = datetime(2026, 11, 22, 15, 0, tzinfo=UTC)
 

@@ -25,8 +25,8 @@ from tests.support.data import make_settings
 from tests.support.mcp_http import free_port
 from tests.support.web import start_server, stop_server
 from webapp import create_app
-from webapp.web import auth
-from webapp.web.auth import MAX_FAILURES
+from webapp.web.blueprints import auth
+from webapp.web.blueprints.auth import MAX_FAILURES
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -156,7 +156,7 @@ def test_a_damaged_secret_key_file_is_replaced_with_a_warning(tmp_path, content,
 
 
 def test_the_secret_key_is_written_durably(tmp_path, monkeypatch):
-    from webapp.web.secret_key import secret_key_for
+    from webapp.web.plumbing.secret_key import secret_key_for
 
     synced: list[str] = []
     real_fsync = os.fsync

@@ -12,10 +12,10 @@ import pytest
 from flask import Flask
 from jinja2 import DictLoader
 
-from webapp.web.extensions import htmx
+from webapp.web.plumbing.extensions import htmx
 
 # The module, not the flask-htmx extension that ``webapp.web`` exports under the same name.
-helpers = importlib.import_module("webapp.web.htmx")
+helpers = importlib.import_module("webapp.web.plumbing.htmx")
 
 WEB = Path(helpers.__file__).resolve().parent
 HTMX = {"HX-Request": "true"}

@@ -18,8 +18,8 @@ from babel.messages.pofile import read_po
 from tests.support.data import make_settings
 from tests.support.web import CsrfClient
 from webapp import create_app
-from webapp.web.formatting import time_filter
-from webapp.web.i18n import language_of
+from webapp.web.blueprints.i18n import language_of
+from webapp.web.plumbing.formatting import time_filter
 
 REPO = Path(__file__).resolve().parents[2]
 LOCALES = REPO / "webapp" / "locales"
@@ -344,7 +344,7 @@ def test_a_message_kept_per_catalog_renders_as_jinja_renders_it(app, language):
     and without autoescaping."""
     from jinja2.ext import _make_new_gettext
 
-    from webapp.web.formatting import page_translations
+    from webapp.web.plumbing.formatting import page_translations
 
     said = [
         '{{ _("Memories") }}|{{ _("Memories") }}',

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from webapp.extraction.imports import plan_import, queue_import
+from webapp.imports import plan_import, queue_import
 from webapp.stores import MemoryStore, ReviewQueue
-from webapp.web.pagination import PAGE_SIZE
+from webapp.web.plumbing.pagination import PAGE_SIZE
 
 
 def test_review_pages_through_ten_thousand_imported_facts_and_rejects_them_by_source(

@@ -18,8 +18,8 @@ from tests.support.stores import memory_store
 from webapp import create_app
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
-from webapp.web.context import actor
-from webapp.web.ingress import (
+from webapp.web.plumbing.context import actor
+from webapp.web.plumbing.ingress import (
     IngressMiddleware,
     header_text,
     ingress_prefix,

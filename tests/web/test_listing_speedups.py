@@ -8,7 +8,7 @@ from flask import url_for
 
 from tests.support.data import make_settings
 from webapp import create_app
-from webapp.web.memories import memory_url
+from webapp.web.blueprints.memories import memory_url
 
 ODD_IDS = ["abc123", "a b", "中文", "a/b", "100%", "?#&=", "é\u0301", "x" * 100]
 
@@ -68,7 +68,7 @@ def test_rows_are_rendered_once_per_file_version(tmp_path, with_conversations):
     saved (the row cache was keyed on a token the missing conversations file renewed on each
     request, so every view rendered all its rows again: 7× slower at 50 rows)."""
     from webapp.stores import ConversationStore, MemoryStore
-    from webapp.web.context import stores
+    from webapp.web.plumbing.context import stores
 
     settings = make_settings(tmp_path)
     store = MemoryStore.from_settings(settings).init()

@@ -13,7 +13,7 @@ from tests.support.data import make_settings, on_disk
 from tests.support.web import CsrfClient
 from webapp import create_app
 from webapp.stores import MemoryStore
-from webapp.web.memory_listing import PAGE_SIZE, highlight
+from webapp.web.plumbing.memory_listing import PAGE_SIZE, highlight
 
 
 def store_of(settings) -> MemoryStore:

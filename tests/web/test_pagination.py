@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.pagination import page_number, paginate
+from webapp.web.plumbing.pagination import page_number, paginate
 
 
 @pytest.mark.parametrize(

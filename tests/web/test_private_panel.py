@@ -458,7 +458,7 @@ def test_a_memory_moved_to_the_household_shows_no_earlier_private_words(client, 
 def test_a_crafted_key_dismisses_none_of_anothers_findings(client, household, settings):
     # Found in review (issue 42): /attention/dismiss took any key, so Ben could hide (or bring
     # back) a finding over Ana's private memories by naming it.
-    from webapp.curation.findings import finding_key
+    from webapp.attention.findings import finding_key
 
     curator = household.curator
     other = curator.remember("Takes penicillin for ear infections", person=household.ana)

@@ -11,7 +11,7 @@ from tests.support.web import CsrfClient
 from webapp.prompts import compose_prompt, compose_prompt_sections
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore
-from webapp.web.prompt import MAX_MESSAGE_CHARS
+from webapp.web.blueprints.prompt import MAX_MESSAGE_CHARS
 
 THREAD = "slack:1731986400.000200"
 _PRE = re.compile(r'<pre id="prompt-text" class="prompt-text"[^>]*>(.*?)</pre>', re.S)

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.web import assert_accessible, screenshot, start_server, stop_server
-from webapp.demo import DEMO_DATA
+from webapp.cli.demo import DEMO_DATA
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from html import unescape
 
 import pytest
 
-from webapp.sensitive import find_secrets
+from webapp.sensitive.secrets import find_secrets
 from webapp.stores import MemoryStore
 
 CASES = [

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from webapp.web.serve import allowed_hosts
+from webapp.web.plumbing.serve import allowed_hosts
 
 
 def get(server, host_header: str) -> tuple[int, str]:

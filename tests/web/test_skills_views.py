@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.data import zip_of
 from webapp.stores import SkillDocumentStore
-from webapp.web.skills import render_markdown
+from webapp.web.blueprints.skills import render_markdown
 
 SAMPLE = Path(__file__).resolve().parents[2] / "webapp" / "demo_data" / "skills" / "poem-writer"
 

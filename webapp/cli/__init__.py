@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from .. import __version__
+from ..settings import VERSION
 from .memories import delete_memory, memories, people, prompt
 from .running import demo, extract, load_demo, mcp_command, serve
 from .skills import skills
@@ -22,7 +22,7 @@ __all__ = ["load_demo", "main"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="memory-curator")
+@click.version_option(VERSION, prog_name="memory-curator")
 def main() -> None:
     """Memory Curator: curate the long-term memory of a personal LLM assistant."""
 

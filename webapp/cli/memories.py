@@ -11,7 +11,7 @@ import click
 
 from ..curator import SAID, Curator
 from ..extraction.wiping import MARKER
-from ..mcp_words import until_phrase
+from ..mcp.words import until_phrase
 from ..prompts import compose_prompt
 from ..settings import Settings
 from ..stores import Memory, NotFoundError, PeopleStore

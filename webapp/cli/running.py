@@ -22,7 +22,7 @@ from .common import (
 @friendly_errors
 def mcp_command(data_dir: str | None) -> None:
     """Serve the manage_memory (and review_memory) tools to an assistant over MCP (stdio)."""
-    from ..mcp_server import serve  # the MCP SDK is loaded only for this command
+    from ..mcp.server import serve  # the MCP SDK is loaded only for this command
 
     settings = load_settings(data_dir)
     curator = Curator.from_settings(settings, actor="mcp")
@@ -69,8 +69,8 @@ def serve(
     data_dir: str | None,
 ) -> None:
     """Serve the web dashboard (production server, not Flask's development server)."""
-    from ..web.serve import check_exposure, run, with_token_file
-    from ..web.shared_folder import move_to_shared_folder
+    from ..web.plumbing.serve import check_exposure, run, with_token_file
+    from ..web.plumbing.shared_folder import move_to_shared_folder
 
     settings = with_token_file(load_settings(data_dir), token_file)
     check_exposure(settings, host)
@@ -126,7 +126,7 @@ def extract(
 # ----------------------------------------------------------------- demo content
 def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -> None:
     """Fill the data folder with the demo; with ``keep_existing`` a non-empty one is left as is."""
-    from ..demo import DemoRefusedError, fill_demo
+    from .demo import DemoRefusedError, fill_demo
 
     try:
         # The demo fills an empty folder by writing the stores itself (not yet a curator

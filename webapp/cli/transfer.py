@@ -88,7 +88,7 @@ def import_memories(
     a Letta .af) into Review, reconciled with what is kept; a Memory Curator export (json) is
     imported as it is, losslessly. Prints the preview first. Exit status 1 when the file
     cannot be read as asked."""
-    from ..extraction.imports import (
+    from ..imports import (
         MAX_IMPORT_BYTES,
         ImportFormatError,
         decode,

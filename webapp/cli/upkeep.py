@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from ..curation.approval import format_quality
-from ..curation.semantic import CacheState
+from ..attention.semantic import CacheState
 from ..curator import Curator
 from ..curator.upkeep import FolderSummary, FormatCheck, RepairStep, Settled, SkillsCheck
+from ..extraction.approval import format_quality
 from ..extraction.waiting import describe_waiting, waiting
 from ..stores import RepairReport, StoreError
 from ..stores import owned as kind

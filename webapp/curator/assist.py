@@ -1,6 +1,6 @@
 """Home Assistant's Assist: whose memory a voice request is answered with, and what it may do.
 
-The Assist API (``webapp.assist_http``) is a door like any other: it parses the request and
+The Assist API (``webapp.assist.http``) is a door like any other: it parses the request and
 calls these operations, which decide whose memory a request reads and changes (``speaker``)
 and keep every tool to that view through ``Curator.within``, with the rules of every door
 (secrets, duplicates, tombstones, caps). One rule decides the speaker:

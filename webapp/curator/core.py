@@ -10,10 +10,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..curation.findings import Finding
-from ..curation.semantic import SemanticIndex, semantic_index
-from ..extraction.imports import ASK, ImportPlan, SourceDecision, approve_source
+from ..attention.findings import Finding
+from ..attention.semantic import SemanticIndex, semantic_index
 from ..extraction.run import ExtractionResult, extract_conversation, extract_due
+from ..imports import ASK, ImportPlan, SourceDecision, approve_source
 from ..settings import Settings
 from ..stores import (
     ConversationStore,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..curation.findings import finding_key
+from ..attention.findings import finding_key
 from ..problems import InputError
 from ..stores import Device, ImportReport, Person, SkillDocument
 from ..stores.people import name_key

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..extraction.forgotten import import_minding_forgotten
-from ..extraction.imports import ImportPlan, plan_import, queue_import, read_own_export
-from ..extraction.imports import resolve_format as _resolve_format
-from ..extraction.imports.exporters import export_as
+from ..imports import ImportPlan, plan_import, queue_import, read_own_export
+from ..imports import resolve_format as _resolve_format
+from ..imports.exporters import export_as
 from ..stores import ImportPreview, ReviewItem
 from ..stores.errors import NotFoundError
 from .people import EVERYONE, View, in_view

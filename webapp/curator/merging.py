@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..curation.findings import across_people
+from ..attention.findings import across_people
 from ..problems import InputError
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import MergeResult, clean_content

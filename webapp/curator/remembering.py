@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from ..curation.attention import near_duplicate_of
+from ..attention.scanner import near_duplicate_of
 from ..extraction.forgotten import deleted_match
-from ..extraction.validity import stated_end
+from ..language.validity import stated_end
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
 from .errors import ForgottenFactError, SimilarMemoryError

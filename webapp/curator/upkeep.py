@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..curation.approval import ApprovalStats, extraction_quality
-from ..curation.pair_verdicts import verdict_files
-from ..curation.semantic import CacheState, cache_files, describe_cache, drop_damaged_cache
+from ..attention.pair_verdicts import verdict_files
+from ..attention.semantic import CacheState, cache_files, describe_cache, drop_damaged_cache
 from ..extraction import ExtractionState
+from ..extraction.approval import ApprovalStats, extraction_quality
 from ..extraction.batch import job_document
 from ..settings import ADDON_OPTIONS_FILE, MOVE_LOCK, MOVE_MARKER
 from ..stores import FileBacked, MemoryUsage, RepairReport, StoreError

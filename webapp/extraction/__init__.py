@@ -3,7 +3,7 @@
 Everything public is importable from here; the modules behind it are internal.
 """
 
-from ..language.likeness import is_variant, near_identical, similarity
+from ..language.word_likeness import is_variant, near_identical, similarity
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..text import normalize
 from .backends import (

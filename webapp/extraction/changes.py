@@ -30,9 +30,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..curation.pairs import features
+from ..attention.pairs import features
 from ..language import stem, terms
-from ..phrasing import as_preference, as_user_fact, is_instruction, without_fillers
+from ..language.phrasing import as_preference, as_user_fact, is_instruction, without_fillers
 from ..stores.memories import Memory
 from ..text import LATIN_FILLER, fold, traditional_to_simplified
 from .sentences import user_sentences

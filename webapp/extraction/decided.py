@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from ..curation.pairs import SIMILAR_ENOUGH, restates, similarity_of
+from ..attention.pairs import SIMILAR_ENOUGH, restates, similarity_of
 from ..language.framing import says_also
-from ..language.likeness import VARIANT_THRESHOLD, key_terms, similarity
-from ..phrasing import as_user_fact
-from ..sensitive import mask_secrets
+from ..language.phrasing import as_user_fact
+from ..language.word_likeness import VARIANT_THRESHOLD, key_terms, similarity
+from ..sensitive.secrets import mask_secrets
 from ..similarity import Judge
 from ..stores.memories import Memory
 from ..stores.review import ReviewItem

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..curation.semantic import semantic_index
-from ..phrasing import fact_form
+from ..attention.semantic import semantic_index
+from ..language.phrasing import fact_form
 from ..similarity import Judge
 from ..similarity.facts import analyse
 from ..stores.conversations import ConversationStore

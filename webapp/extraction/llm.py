@@ -109,7 +109,7 @@ class StructuredFact:
     # An operation on memory: "add" a new fact, "update" or "delete" memory ``memory_id``.
     action: str = "add"
     memory_id: str | None = None
-    # The kind of secret the fact was said with (``webapp.sensitive``): the content then says
+    # The kind of secret the fact was said with (``webapp.sensitive.secrets``): the content then says
     # only that the user has one ("Has a garage door code …"), never its value.
     withheld: str | None = field(default=None, compare=False)
 

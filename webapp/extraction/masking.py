@@ -8,7 +8,7 @@ back, so what follows runs as on the words that were said: the fact is stored wi
 secret ("Has a garage door code (not kept in memory).", ``webapp.extraction.reconcile``),
 its evidence masked, and the quote still names who said it.
 
-A reply is read with the turns before it (``webapp.sensitive_dialogue``): "Biscuit1987" after
+A reply is read with the turns before it (``webapp.sensitive.dialogue``): "Biscuit1987" after
 "What's the new Wi-Fi password?" is masked too. Such a value is a secret only by its question,
 so a fact that holds it is kept without it ("Has a password (not kept in memory).") and its
 evidence shows ••••, where the words alone would not tell.
@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..sensitive import MASK, find_secrets, secret_fact
-from ..sensitive_dialogue import find_secrets_in_reply
+from ..sensitive.dialogue import find_secrets_in_reply
+from ..sensitive.secrets import MASK, find_secrets, secret_fact
 from ..text import language_of
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ batch at a time, to say whether the two state the same fact, contradict each oth
 different facts, or may be related without it being sure ("unsure").
 
 The pairs are the ones the similarity layer flagged and each memory's nearest neighbours by
-meaning (``webapp.curation.llm_tier``), so the LLM reaches what the words cannot. Bounded:
+meaning (``webapp.attention.llm_tier``), so the LLM reaches what the words cannot. Bounded:
 at most ``BATCH`` pairs a request, and per scan at most ``ScanLimits.pairs`` pairs, about
 ``ScanLimits.tokens`` tokens of prompt and ``ScanLimits.seconds`` seconds
 (``MEMORY_LLM_PAIRS_PER_SCAN``, ``MEMORY_LLM_TOKENS_PER_SCAN``, ``MEMORY_LLM_SECONDS_PER_SCAN``;
@@ -11,7 +11,7 @@ the rest are asked on a later scan); each memory cut to ``MAX_TEXT`` characters,
 under the LLM's own timeout and reply cap. A request holds the pairs of one owner only (the
 household's, or one person's with the household's), so the LLM never reads two people's
 private memories together. Verdicts are kept per pair of texts (a memory's version), in this
-process and in ``memories.pair-verdicts.json`` (``webapp.curation.pair_verdicts``), so a pair
+process and in ``memories.pair-verdicts.json`` (``webapp.attention.pair_verdicts``), so a pair
 is asked about once while neither side changes; after a failed request nothing is asked for
 ``BACKOFF`` seconds.
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..problems import CodedError
-from ..sensitive import mask_secrets
+from ..sensitive.secrets import mask_secrets
 from ..settings import DEFAULTS, Settings
 from .backends import LlmConfigError, caller_from_settings, describe
 from .homeassistant import ReplyShape
@@ -145,7 +145,7 @@ def estimate_tokens(text: str) -> int:
 
 
 class VerdictMemory(Protocol):
-    """Where verdicts outlive the process (``webapp.curation.pair_verdicts.PairVerdicts``)."""
+    """Where verdicts outlive the process (``webapp.attention.pair_verdicts.PairVerdicts``)."""
 
     def get(self, model: str, pairs: Sequence[Pair]) -> dict[Pair, str]: ...
 

@@ -9,14 +9,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, overload
 
-from ..curation.pairs import drops_information, restates
-from ..curation.semantic import semantic_index
+from ..attention.pairs import drops_information, restates
+from ..attention.semantic import semantic_index
 from ..language.framing import without_framing
-from ..language.likeness import VARIANT_THRESHOLD, similarity
+from ..language.phrasing import as_user_fact, is_memory_instruction
 from ..language.stance import stance
-from ..phrasing import as_user_fact, is_memory_instruction
+from ..language.word_likeness import VARIANT_THRESHOLD, similarity
 from ..problems import CodedError
-from ..sensitive import find_secrets, mask_secrets
+from ..sensitive.secrets import find_secrets, mask_secrets
 from ..settings import DEFAULTS
 from ..similarity import Judge
 from ..stores.errors import ConflictError, DuplicateMemoryError, MemoryFullError

@@ -13,14 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..language.phrasing import fact_form, is_memory_instruction, without_fillers, without_hedges
 from ..language.standing import states_a_situation
-from ..phrasing import fact_form, is_memory_instruction, without_fillers, without_hedges
-from ..sensitive import find_secrets
+from ..language.validity import has_end
+from ..sensitive.secrets import find_secrets
 from ..text import fold
 from .changes import is_change_sentence, is_reminder_request
 from .llm import StructuredFact
 from .sentences import secret_replies, user_sentences
-from .validity import has_end
 
 MAX_SENTENCE_CHARS = 300
 # A situation with an end is proposed a little less surely than a stated preference.

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..language.validity import expires_at
 from ..settings import Settings
 from ..stores.conversations import ConversationStore, ConversationTurn
 from ..stores.errors import NotFoundError
@@ -25,7 +26,6 @@ from .homeassistant import FACTS_REPLY
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
 from .reconcile import Candidate, Extracted, MemoryExtractor, ReconcileAction, undecided
 from .state import STATE_FILE_NAME, ExtractionState
-from .validity import expires_at
 
 FROM_SETTINGS: Any = object()
 

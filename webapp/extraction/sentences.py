@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..sensitive import find_secrets
-from ..sensitive_dialogue import find_secrets_in_reply
+from ..sensitive.dialogue import find_secrets_in_reply
+from ..sensitive.secrets import find_secrets
 from .llm import message_content, message_role
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
@@ -31,7 +31,7 @@ def user_sentences(messages: Iterable[Any]) -> Iterator[tuple[str, str]]:
 
 def secret_replies(messages: Iterable[Any]) -> set[str]:
     """The user messages that are secrets only by the question before them ("Biscuit1987"
-    after "What's the new Wi-Fi password?", ``webapp.sensitive_dialogue``)."""
+    after "What's the new Wi-Fi password?", ``webapp.sensitive.dialogue``)."""
     found: set[str] = set()
     before: list[tuple[str, str]] = []
     for message in messages:

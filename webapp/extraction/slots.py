@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..curation.pairs import drops_information, restates
+from ..attention.pairs import drops_information, restates
 from ..language.framing import says_also, says_change
 from ..similarity import Judge
 from ..similarity.facts import analyse

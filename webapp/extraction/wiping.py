@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..phrasing import as_preference, as_user_fact
+from ..language.phrasing import as_preference, as_user_fact
 from ..stores import Changed, Unchanged
 from ..text import normalize
 from .decided import says_the_same

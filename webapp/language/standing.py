@@ -10,7 +10,7 @@ repeat. Each reader takes a folded text (``webapp.text.fold``: lower case, simpl
 Lisbon", "staying at my mum's", 我都在台中, 出差) from a request ("book a table", 幫我訂位), so
 the extraction rules can propose it as a fact when it has an end.
 
-The expiry parser (``webapp.extraction.validity``) reads them so a rule keeps no expiry while a
+The expiry parser (``webapp.language.validity``) reads them so a rule keeps no expiry while a
 situation ("I'm in Lisbon until Friday", 這週都在台中) keeps its end.
 """
 

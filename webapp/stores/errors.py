@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..problems import CodedError, InputError
-from ..sensitive import KIND_NAMES
+from ..sensitive.secrets import KIND_NAMES
 
 
 class StoreError(CodedError):
@@ -269,7 +269,7 @@ class NotFoundError(StoreError, KeyError):
 
 
 class SecretInputError(InputError):
-    """The text holds a secret (``webapp.sensitive``): a memory goes into every prompt, so it
+    """The text holds a secret (``webapp.sensitive.secrets``): a memory goes into every prompt, so it
     is kept only when the person confirms. ``values``: ``secret`` (its kind), ``masked`` (the
     text with the secret masked) and ``fact`` (the fact without it)."""
 

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import copy
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..plainfiles import read_regular
+from ..settings import VERSION
 from .atomic import write_atomic
 from .errors import StoreCorruptError, StoreFormatNewerError, StoreFormatUnreadableError
 from .jsonbytes import encode
@@ -62,11 +62,8 @@ FIRST = 1  # the format of a store file without a sidecar
 
 
 def writer() -> str:
-    """This release, as a sidecar names who wrote it: ``memory-curator <webapp.__version__>``.
-    (Read from the package, always imported before its modules: importing it would make the
-    stores depend on every door it can load.)"""
-    package = sys.modules[__name__.partition(".")[0]]
-    return f"memory-curator {package.__version__}"
+    """This release, as a sidecar names who wrote it: ``memory-curator <webapp.__version__>``."""
+    return f"memory-curator {VERSION}"
 
 
 Migration = Callable[[Any], Any]

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..problems import InputError
-from ..sensitive import find_secrets
+from ..sensitive.secrets import find_secrets
 from ..text import strip_ends
 from .errors import MemoryTooLongError, SecretInputError
 from .origin import read_origin

@@ -5,7 +5,7 @@ When it is rewritten without it ("Has a garage door code (not kept in memory).",
 Needs attention and of the add form), edited to another value, merged away or deleted, the
 history log would still hold every earlier version, shown on the History page with a Restore
 button. ``gone_secrets`` says which secrets a change takes out of its memories, and
-``scrubbed`` gives an entry or a record with each of them masked (``webapp.sensitive.MASK``),
+``scrubbed`` gives an entry or a record with each of them masked (``webapp.sensitive.secrets.MASK``),
 so the store rewrites the log's entries of those memories and appends the new entries masked.
 A restore brings back the masked words (``without_gone_secrets``), never the secret.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..sensitive import MASK, find_secrets
+from ..sensitive.secrets import MASK, find_secrets
 
 
 def strings(value: Any) -> Iterator[str]:

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..phrasing import fact_form
+from ..language.phrasing import fact_form
 from ..problems import InputError
 from ..settings import DEFAULTS
 from ..text import normalize

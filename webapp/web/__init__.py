@@ -11,35 +11,37 @@ from typing import Any
 from flask import Flask, redirect, url_for
 
 from ..settings import Settings
-from . import (
+from .blueprints import (
     as_of,
-    assets,
     attention,
     auth,
     bring,
-    context,
     conversations,
-    errors,
     expiry,
     expiry_hint,
     forgetting,
-    formatting,
     health,
     i18n,
-    ingress,
     memories,
     people,
     prompt,
     provenance,
     review,
-    security,
     skills,
+)
+from .plumbing import (
+    assets,
+    context,
+    errors,
+    formatting,
+    ingress,
+    security,
     threads,
 )
-from .context import Stores
-from .extensions import csrf, htmx
-from .guard import MAX_REQUEST_BYTES
-from .secret_key import secret_key_for
+from .plumbing.context import Stores
+from .plumbing.extensions import csrf, htmx
+from .plumbing.guard import MAX_REQUEST_BYTES
+from .plumbing.secret_key import secret_key_for
 
 __all__ = ["create_app", "csrf", "htmx", "resource_dir"]
 

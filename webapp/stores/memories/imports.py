@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...problems import InputError
-from ...sensitive import find_secrets
+from ...sensitive.secrets import find_secrets
 from ...text import without_lone_surrogates
 from ..changes import Changed, Unchanged
 from ..jsonbytes import encode

@@ -131,7 +131,9 @@ class Proposal:
     evidence: str | None = None
     evidence_at: str | None = None  # ISO timestamp of the message the evidence is from
     model: str | None = None  # "provider/model" of the LLM that proposed it
-    withheld: str | None = None  # the kind of secret the content leaves out (webapp.sensitive)
+    withheld: str | None = (
+        None  # the kind of secret the content leaves out (webapp.sensitive.secrets)
+    )
     person: str | None = None  # whose it would be (a person's id); None: the household's
     tombstone_id: str | None = None  # the tombstone of the same fact, deleted before
     expires_at: str | None = None  # ISO UTC: when the fact stops being true; None: never

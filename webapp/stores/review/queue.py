@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...language.likeness import near_identical
+from ...language.word_likeness import near_identical
 from ...settings import DEFAULTS, Settings
 from ...text import normalize
 from ..changes import Changed, Unchanged
