@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .moments import read_time
+from .language.moments import read_time
 
 MEMORY_OPEN, MEMORY_CLOSE = "<long_term_memory>", "</long_term_memory>"
 HISTORY_OPEN, HISTORY_CLOSE = "<conversation_history>", "</conversation_history>"

@@ -1,16 +1,19 @@
-"""Reading a time another program wrote: ISO 8601 text or Unix milliseconds, never raising.
+"""Reading a time another program or a person wrote: ISO 8601 text or Unix milliseconds, never raising.
 
-The one reading every part shares: the stores (``stores.timefmt``, which writes the files'
-times too) and the prompt (``prompts``, over memories given as dicts), so an ``expiresAt``
-outside the calendar means the same everywhere: no usable time, which is "never". Usable
-times keep a day's distance from the calendar's ends, so stepping, comparing, subtracting or
-formatting a time read cannot overflow.
+``iso_time`` is the one reader of ISO 8601 text in the package: the stores (``stores.timefmt``,
+which writes the files' times too), the prompt (``prompts``, over memories given as dicts),
+the dashboard's "as of" picker (``web.as_of``, naive times on the household's clock) and the
+Assist endpoint's ``at`` (``assist_http``, which wants the zone said) all read through it, so
+"2026-11-20T08:30z", a space for the "T" or 65 characters of text mean the same everywhere.
+``read_time`` and ``time_read`` add the files' rules: an ``expiresAt`` outside the calendar is
+no usable time, which is "never"; usable times keep a day's distance from the calendar's
+ends, so stepping, comparing, subtracting or formatting a time read cannot overflow.
 """
 
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -49,21 +52,30 @@ def _from_ms(value: float) -> datetime | None:
         raise OverflowError(str(exc)) from None
 
 
-def _from_text(value: str) -> datetime | None:
-    """ISO 8601 text in UTC (naive times are UTC); None when unreadable, OverflowError when
-    it falls outside the calendar in UTC."""
+def iso_time(value: str, *, naive: tzinfo | None = UTC) -> datetime | None:
+    """The time ISO 8601 text names, as written (not converted: a conversion may overflow);
+    a naive time is taken on ``naive``'s clock (left naive when ``naive`` is None). Spaces
+    around it, a final "Z" or "z" and a space for the "T" are read; None for empty text, text
+    longer than ``MAX_TIME_TEXT`` (not parsed) or no ISO 8601 time."""
     text = value.strip()
     if not text or len(text) > MAX_TIME_TEXT:
         return None
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
+    if text.endswith("z"):  # (fromisoformat reads "Z", not "z")
+        text = text[:-1] + "Z"
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    if moment.tzinfo is None and naive is not None:
+        return moment.replace(tzinfo=naive)
+    return moment
+
+
+def _from_text(value: str) -> datetime | None:
+    """ISO 8601 text in UTC (naive times are UTC); None when unreadable, OverflowError when
+    it falls outside the calendar in UTC."""
+    moment = iso_time(value)
+    return None if moment is None else moment.astimezone(UTC)
 
 
 def _json_type(value: Any) -> str:
@@ -87,12 +99,4 @@ def _shown(value: Any) -> str:
 def read_time(value: Any) -> datetime | None:
     """The UTC time ``value`` (ISO 8601 text or Unix milliseconds) holds, or None when it holds
     no usable time; never raises."""
-    if type(value) is str and len(value) <= MAX_TIME_TEXT:  # the usual case, quickly
-        try:
-            moment = datetime.fromisoformat(value)  # (reads a final "Z" too)
-            moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-        except (ValueError, OverflowError):
-            pass  # spaces around it, a lower-case "z", or no time: the careful way says
-        else:
-            return moment if EARLIEST <= moment <= LATEST else None
     return time_read(value)[0]
