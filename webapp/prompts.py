@@ -44,7 +44,7 @@ def _expires(item: Any) -> datetime | None:
     if not isinstance(item, Mapping):
         value = getattr(item, "expires_at", None)
         return value if isinstance(value, datetime) else None
-    # Read as the store reads it (``moments.read_time``): a time outside the calendar, or
+    # Read as the store reads it (``language.moments.read_time``): a time outside the calendar, or
     # none, is "never", for a dict exactly as for the Memory the store makes of it.
     return read_time(item.get("expiresAt"))
 

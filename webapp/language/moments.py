@@ -1,6 +1,7 @@
 """Reading a time another program or a person wrote: ISO 8601 text or Unix milliseconds, never raising.
 
-``iso_time`` is the one reader of ISO 8601 text in the package: the stores (``stores.timefmt``,
+``iso_time`` is the one reader of ISO 8601 text in the package (``iso_date`` its reader of a
+day alone, for the dashboard's date pickers): the stores (``stores.timefmt``,
 which writes the files' times too), the prompt (``prompts``, over memories given as dicts),
 the dashboard's "as of" picker (``web.as_of``, naive times on the household's clock) and the
 Assist endpoint's ``at`` (``assist_http``, which wants the zone said) all read through it, so
@@ -13,7 +14,7 @@ ends, so stepping, comparing, subtracting or formatting a time read cannot overf
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -69,6 +70,18 @@ def iso_time(value: str, *, naive: tzinfo | None = UTC) -> datetime | None:
     if moment.tzinfo is None and naive is not None:
         return moment.replace(tzinfo=naive)
     return moment
+
+
+def iso_date(value: str) -> date | None:
+    """The day ISO 8601 text names ("2026-11-20", as a date picker sends it; spaces around it
+    are read); None for empty text, text longer than ``MAX_TIME_TEXT`` or no ISO 8601 date."""
+    text = value.strip()
+    if not text or len(text) > MAX_TIME_TEXT:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _from_text(value: str) -> datetime | None:
