@@ -57,6 +57,12 @@ ZH_WEEK = "(?:周|星期|礼拜)"
 ZH_DAY_NUMERAL = "[" + "".join(marks[0] for marks in _ZH_DAY_MARKS) + "天]"  # no digit
 ZH_DAY_MARK = ZH_DAY_NUMERAL[:-1] + "1-7]"
 ZH_WEEKDAY = ZH_WEEK + ZH_DAY_MARK
+# Monday to Friday said as a range: "monday to friday", "mon-fri", 周一到周五, 星期一至星期五.
+WORKING_WEEK = (
+    f"{WEEKDAYS[0]} to {WEEKDAYS[4]}",
+    f"{WEEKDAYS[0][:3]}-{WEEKDAYS[4][:3]}",
+    *(f"{week}一{to}{week}五" for week in ("周", "星期", "礼拜") for to in "到至"),
+)
 # A weekday in a text not folded, in either script (週一, 禮拜天, 星期三, 周五).
 ZH_WEEKDAY_UNFOLDED = "(?:周|週|星期|礼拜|禮拜)" + ZH_DAY_NUMERAL
 _WEEKDAY_NUMBERS = {

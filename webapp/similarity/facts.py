@@ -25,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..language import amounts, clock_times, dates, months_alone, ordinals, stem, terms
-from ..language.calendar import EN_WEEKDAY, WEEKDAYS, weekday_names
+from ..language.calendar import EN_WEEKDAY, WEEKDAYS, WORKING_WEEK, weekday_names
 from ..language.numbers import chinese_number, parse_number
 from ..language.terms import CJK, CJK_RUN, VALUE_SLOT, wordlist
 from ..text import fold
@@ -84,13 +84,8 @@ _DAY_NAMES = [
     ("|".join(name + "(?!\\d)" if name[-1].isdigit() else name for name in weekday_names(day)), day)
     for day in range(7)
 ]
-# Monday to Friday: "monday to friday", "mon-fri", 周一到周五, 星期一至星期五, 礼拜一到礼拜五.
-_WORKING_WEEK = "|".join(
-    [f"{WEEKDAYS[0]} to {WEEKDAYS[4]}", f"{WEEKDAYS[0][:3]}-{WEEKDAYS[4][:3]}"]
-    + [f"{week}一{to}{week}五" for week in ("周", "星期", "礼拜") for to in "到至"]
-)
 _DAY_SETS: list[tuple[str, frozenset[int]]] = [
-    (_WORKING_WEEK, _WEEKDAYS),
+    ("|".join(WORKING_WEEK), _WEEKDAYS),
     (r"weekdays?|work ?days?|工作日|平日|上班日|周间", _WEEKDAYS),
     (r"weekends?|周末|假日|休息日|放假", _WEEKEND),
     (r"every ?day|daily|each day|每天|天天|每日|一天", _ALL_DAYS),
