@@ -5,7 +5,7 @@ earlier one, beside an ordinary text of the same length (the anchor, measured in
     .venv/bin/python benchmarks/bench_hostile_input.py --before HEAD~5
 
 Every add (the dashboard's form and hint, ``manage_memory``, the CLI, ``Curator.remember``)
-reads its text for an end (``extraction.validity``) and for secrets (``sensitive``). A text
+reads its text for an end (``language.validity``) and for secrets (``sensitive``). A text
 that takes seconds is a request that hangs. The earlier checkout is a git worktree of
 ``--before`` run in its own process; each figure is the best of ``--rounds``.
 """

@@ -21,6 +21,7 @@ from tests.support.data import make_settings, on_disk
 from tests.support.mcp_http import Dashboard, dashboard
 from webapp import __version__
 from webapp.curator import Curator
+from webapp.language.moments import read_time
 from webapp.settings import Settings
 from webapp.stores import ConversationStore
 
@@ -368,3 +369,31 @@ def test_a_damaged_people_file_is_answered_in_json_and_left_as_it_is(home: Home)
     assert answer.json()["error"]["code"].startswith("store_corrupt")
     assert "repair" in answer.json()["error"]["message"]
     assert people.read_bytes() == damaged
+
+
+def test_an_exchange_time_is_read_as_the_files_read_it(home: Home) -> None:
+    """``at`` is read by the one ISO 8601 reader (``language.moments.iso_time``): a lower-case
+    "z" or spaces around the time are the time the files would read (400 before); a time
+    without its zone is still refused, and nothing is stored for it."""
+    ana = context("u-ana", device_id="dev-1", conversation_id="conv-z")
+
+    def send(key: str, said: str) -> httpx.Response:
+        body = {
+            "key": key,
+            "conversation_id": "conv-z",
+            "user_text": f"Said at {said}.",
+            "reply": "Noted.",
+            "at": said,
+            "context": ana,
+        }
+        return home.api.post("/exchanges", body)
+
+    for key, said in (("z-1", " 2026-11-28T20:04:16z "), ("z-2", "2026-11-28T20:05:16.5Z")):
+        answer = send(key, said)
+        assert answer.status_code == 200 and answer.json()["stored"] is True, answer.text
+    said_at = [t.timestamp for t in _threads(home.settings, "conv-z") if t.role == "user"]
+    assert said_at == [read_time("2026-11-28T20:04:16Z"), read_time("2026-11-28T20:05:16.5Z")]
+    before = home.files()
+    naive = send("z-3", "2026-11-28T20:06:16")
+    assert naive.status_code == 400 and "time zone" in naive.json()["error"]["message"]
+    assert home.files() == before

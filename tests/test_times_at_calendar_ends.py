@@ -1,7 +1,7 @@
 """Issue 35, item 14: times at the calendar's ends. A moment asked for with an offset that
 takes it past the year 1 or 9999 in UTC made "As of" and the prompt preview answer 500, and
 ``compose_prompt`` over dict records read an ``expiresAt`` outside the calendar as expired
-while the store read it as "never"; there is one reading now (``webapp.moments``)."""
+while the store read it as "never"; there is one reading now (``webapp.language.moments``)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .moments import read_time
+from .language.moments import read_time
 
 MEMORY_OPEN, MEMORY_CLOSE = "<long_term_memory>", "</long_term_memory>"
 HISTORY_OPEN, HISTORY_CLOSE = "<conversation_history>", "</conversation_history>"
@@ -44,7 +44,7 @@ def _expires(item: Any) -> datetime | None:
     if not isinstance(item, Mapping):
         value = getattr(item, "expires_at", None)
         return value if isinstance(value, datetime) else None
-    # Read as the store reads it (``moments.read_time``): a time outside the calendar, or
+    # Read as the store reads it (``language.moments.read_time``): a time outside the calendar, or
     # none, is "never", for a dict exactly as for the Memory the store makes of it.
     return read_time(item.get("expiresAt"))
 

@@ -42,7 +42,7 @@ class SettingsError(CodedError, ValueError):
     (``source``) and ``value`` is what it holds."""
 
     code = "setting_invalid"  # what the server's own checks (webapp.web.plumbing.serve) raise
-    codes = (
+    codes: tuple[str, ...] = (
         "setting_invalid",
         "options_unreadable",
         "options_not_object",

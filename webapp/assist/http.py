@@ -15,7 +15,6 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from werkzeug.wrappers import Request, Response
@@ -24,6 +23,7 @@ from ..curator import Curator
 from ..curator import assist as operations
 from ..curator.assist import AssistContext, Speaker
 from ..curator.errors import AmbiguousMemoryError
+from ..language.moments import iso_time
 from ..problems import CodedError, InputError
 from ..settings import VERSION
 from ..stores import Memory, StoreBusyError
@@ -340,10 +340,9 @@ class AssistApi:
         user_text = str(_text(body.get("user_text"), "user_text", most=MAX_TEXT_CHARS))
         reply = str(_text(body.get("reply"), "reply", most=MAX_TEXT_CHARS))
         said = str(_text(body.get("at"), "at", most=64))
-        try:
-            said_at = datetime.fromisoformat(said.replace("Z", "+00:00"))
-        except ValueError:
-            raise BadRequest(f'The field "at" is not an ISO-8601 time: {said[:64]!r}.') from None
+        said_at = iso_time(said, naive=None)
+        if said_at is None:
+            raise BadRequest(f'The field "at" is not an ISO-8601 time: {said[:64]!r}.')
         if said_at.tzinfo is None:
             raise BadRequest('The field "at" needs its time zone (e.g. 2026-11-28T20:04:16Z).')
 

@@ -30,7 +30,7 @@ def checked_text(curator: Curator, content: Any, *, confirm_secret: bool) -> str
 
 class Said:
     """``expires_at`` left to the fact's own words: "Is in Tokyo until Friday" ends with Friday
-    in the household's timezone, "Prefers tea" never (``extraction.validity.expires_at``)."""
+    in the household's timezone, "Prefers tea" never (``language.validity.expires_at``)."""
 
     def __repr__(self) -> str:
         return "SAID"
@@ -41,7 +41,7 @@ SAID: Final = Said()
 
 def said_end(curator: Curator, text: str, now: datetime | None = None) -> datetime | None:
     """When ``text`` says its fact stops being true, read now in the household's timezone
-    (only a bounded end: ``extraction.validity.stated_end``)."""
+    (only a bounded end: ``language.validity.stated_end``)."""
     try:
         return stated_end(text, now or datetime.now(UTC), curator.settings.timezone)
     except ValueError:  # a timezone the settings check let through cannot be read: UTC

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..language.calendar import ZH_WEEKDAY_UNFOLDED
 from ..language.phrasing import fact_form, is_memory_instruction, without_fillers, without_hedges
 from ..language.standing import states_a_situation
 from ..language.validity import has_end
@@ -295,8 +296,8 @@ RULES: tuple[Rule, ...] = (
         r"有(?!(?:個|个|一個|一个|件)?(?:問題|问题|事|疑問|疑问|空)|一?(?:點|点|些))|"
         r"怕(?!來不及|来不及|趕不上|赶不上|你|妳)|"
         r"開|开|騎|骑|養|养|會(?:說|講|彈|游|開|做)|会(?:说|讲|弹|游|开|做)|最近在|在學|在学|"
-        r"一般(?!般)|通常|平常|平時|平时|每天|每週|每周|每個|每个|每晚|週[一二三四五六日]|"
-        r"周[一二三四五六日]|從小|从小|老家|太太|老婆|先生|老公|女朋友|男朋友|女兒|女儿|兒子|"
+        r"一般(?!般)|通常|平常|平時|平时|每天|每週|每周|每個|每个|每晚|"
+        rf"{ZH_WEEKDAY_UNFOLDED}|從小|从小|老家|太太|老婆|先生|老公|女朋友|男朋友|女兒|女儿|兒子|"
         r"儿子|爸|媽|妈|哥|姐|弟|妹|吃|喝|咖啡|茶|晚上|早上|下午|中午|"
         r"不(?:能|吃|喝|抽|碰|敢)|[^，,。]{1,6}(?:不耐|過敏|过敏))"
         # … not a passing state: done (了, but "for three years" 三年了), now (中), later

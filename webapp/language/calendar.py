@@ -1,6 +1,7 @@
-"""Months, dates and durations, in English and Chinese, with the calendar's bounds.
+"""Months, weekdays, dates and durations, in English and Chinese, with the calendar's bounds.
 
-One month table for every reader ("jan", "January", "sept", 3月, 三月). Dates are read with or
+One month table for every reader ("jan", "January", "sept", 3月, 三月), and one weekday table
+("monday", "mon", "Mondays", 星期一, 週一, 周1, 禮拜天: Monday is 0, as ``date.weekday()``). Dates are read with or
 without their year ("2026-03-05", "March 5, 2026", 2026年3月5日, "March 5", "5th of March",
 3月5日, 三月五號); a date the calendar does not have (February 30, month 13, year 0) is no date.
 Durations ("99999999 days", "999999 months", 10^20 hours) longer than ``MAX_DURATION`` are no
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from ..text import fold
 from .numbers import parse_number
 
 MONTHS = {
@@ -38,6 +40,61 @@ MONTHS = {
 }
 # Any month's name (longest first, so "sept" is not read as "sep" and a "t").
 MONTH_NAME = "|".join(sorted(MONTHS, key=len, reverse=True))
+# The one weekday table. English names (Monday first, as ``date.weekday()``), their stems
+# ("wednes" + "day") and short forms ("wed", "thu", "tues"); in Chinese a week word (周, 星期,
+# 礼拜: 週 and 禮拜 fold to these, see ``webapp.text.fold``) and the day's mark (一 … 六, 日
+# or 天 for Sunday, or a digit 1-7).
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+EN_WEEKDAY_STEM = "(?:" + "|".join(name.removesuffix("day") for name in WEEKDAYS) + ")"
+EN_WEEKDAY = EN_WEEKDAY_STEM + "day"
+# A weekday in full or short ("mon", "tue", "wed", "thu" … "sunday"), its first three letters
+# captured as ``day``.
+EN_WEEKDAY_OR_SHORT = (
+    "(?P<day>" + "|".join(name[:3] for name in WEEKDAYS) + ")(?:day|sday|nesday|rsday|urday)?"
+)
+_ZH_DAY_MARKS = ("一1", "二2", "三3", "四4", "五5", "六6", "日天7")
+ZH_WEEK = "(?:周|星期|礼拜)"
+ZH_DAY_NUMERAL = "[" + "".join(marks[0] for marks in _ZH_DAY_MARKS) + "天]"  # no digit
+ZH_DAY_MARK = ZH_DAY_NUMERAL[:-1] + "1-7]"
+ZH_WEEKDAY = ZH_WEEK + ZH_DAY_MARK
+# Monday to Friday said as a range: "monday to friday", "mon-fri", 周一到周五, 星期一至星期五.
+WORKING_WEEK = (
+    f"{WEEKDAYS[0]} to {WEEKDAYS[4]}",
+    f"{WEEKDAYS[0][:3]}-{WEEKDAYS[4][:3]}",
+    *(f"{week}一{to}{week}五" for week in ("周", "星期", "礼拜") for to in "到至"),
+)
+# A weekday in a text not folded, in either script (週一, 禮拜天, 星期三, 周五).
+ZH_WEEKDAY_UNFOLDED = "(?:周|週|星期|礼拜|禮拜)" + ZH_DAY_NUMERAL
+_WEEKDAY_NUMBERS = {
+    **{name: number for number, name in enumerate(WEEKDAYS)},
+    **{name[:3]: number for number, name in enumerate(WEEKDAYS)},
+    **{
+        week + mark: number
+        for number, marks in enumerate(_ZH_DAY_MARKS)
+        for mark in marks
+        for week in ("周", "星期", "礼拜")
+    },
+}
+
+
+def weekday_names(day: int) -> tuple[str, ...]:
+    """Every folded name of weekday ``day`` (0 is Monday) but the short English one: "monday",
+    "mondays", 周一, 周1, 星期一, 礼拜一 … (Sunday's with 日, 天 and 7)."""
+    names = [
+        name
+        for name, number in _WEEKDAY_NUMBERS.items()
+        if number == day and not (name.isascii() and len(name) == 3)
+    ]
+    return (*names, WEEKDAYS[day] + "s")
+
+
+def weekday_number(name: str) -> int | None:
+    """0 for "Monday", "mon", "mondays", 星期一, 周1, 禮拜一 (any case or script), 6 for
+    周日, 星期天 or 礼拜7; None for any other word."""
+    word = fold(name).strip().removesuffix(".")
+    return _WEEKDAY_NUMBERS.get(word.removesuffix("s") if word.endswith("days") else word)
+
+
 # A Chinese month or day number: digits or numerals up to 三十一.
 _ZH_DAY_NUMBER = r"\d{1,2}|[一二三四五六七八九十]{1,3}"
 
@@ -111,9 +168,11 @@ def later(moment: datetime, span: timedelta) -> datetime | None:
 # ------------------------------------------------------------------ dates in a text
 _MONTH = rf"(?P<mon>{MONTH_NAME})\.?"
 _ORDINAL_SUFFIX = r"(?:st|nd|rd|th)?"
+# The year first, as ISO 8601 writes a date (and as 2026/3/5 and 2026.3.5 do).
+YEAR_FIRST_DATE = r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"
 DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     # with the year first: a date that happens once
-    re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
+    re.compile(YEAR_FIRST_DATE),
     re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号號]?"),
     re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}}){_ORDINAL_SUFFIX},?\s+(?P<y>\d{{4}})\b"),
     re.compile(rf"\b(?P<d>\d{{1,2}}){_ORDINAL_SUFFIX}\s+(?:of\s+)?{_MONTH},?\s+(?P<y>\d{{4}})\b"),

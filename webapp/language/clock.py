@@ -12,13 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .numbers import EN_NUMBER, parse_number
+from .numbers import EN_NUMBER, RUN_START, parse_number
 
 _PARTS_AM = ("早上", "上午", "凌晨", "清晨", "早晨")
 _PARTS_PM = ("下午", "晚上", "傍晚", "夜里", "半夜")
 _NIGHT = ("晚上", "夜里", "半夜")
 _EN_PART = r"(?:\s*(?P<en_part>in the morning|in the evening|at night|in the afternoon))?"
 CN_CLOCK_NUMBER = "[零〇一二两三四五六七八九十]{1,3}"
+# The part of the day said before a Chinese clock time (晚上十點, 下午三点半).
+CN_DAY_PART = "早上|上午|中午|下午|晚上|凌晨|傍晚|清晨|早晨|夜里|半夜"
+# A Chinese clock time on the hour or half past, as other readers find one inside a phrase
+# (晚上十点到早上七点, 十点前): no groups, so a pattern may hold it twice.
+CN_CLOCK_SPAN = rf"(?:{CN_DAY_PART})?{RUN_START}[0-9一二两三四五六七八九十]+(?:点|时)(?:半)?"
 TIME_PATTERNS: tuple[re.Pattern[str], ...] = (
     # "half past six", "quarter to eight", "twenty to eight", "ten past seven"
     re.compile(
@@ -40,7 +45,7 @@ TIME_PATTERNS: tuple[re.Pattern[str], ...] = (
         r"months?|years?|times?|kg|km|cups?|people|kids|children|steps|[a-z]+s\b))" + _EN_PART
     ),
     re.compile(
-        r"(?P<part>早上|上午|中午|下午|晚上|凌晨|傍晚|清晨|早晨|夜里|半夜)?\s*"
+        rf"(?P<part>{CN_DAY_PART})?\s*"
         rf"(?P<h>\d{{1,2}}|{CN_CLOCK_NUMBER})\s*[点时](?!心|菜|餐|外卖|儿)"
         rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*(?P<mi>\d{{1,2}}|{CN_CLOCK_NUMBER})\s*分?)?"
     ),

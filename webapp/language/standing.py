@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from .numbers import RUN_START
+from .calendar import EN_WEEKDAY, ZH_DAY_NUMERAL, ZH_WEEK, ZH_WEEKDAY
+from .clock import CN_CLOCK_SPAN
 
 __all__ = [
     "CYCLE_DAY",
@@ -47,15 +48,15 @@ STANDING_WEEKEND = re.compile(
     r"\b(?:at|on|over|during)\s+(?:the\s+)?weekends?\b|(?<![这本下个])周末"
 )
 
-_EN_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_ZH_DAY = r"(?:周|星期|礼拜)[一二三四五六日天1-7]"
+_EN_DAY = EN_WEEKDAY
+_ZH_DAY = ZH_WEEKDAY
 _CLOCK_EN = r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight"
-_CLOCK_ZH = rf"(?:早上|上午|中午|下午|晚上|傍晚|凌晨)?{RUN_START}[0-9一二两三四五六七八九十]+(?:点|时)(?:半)?"
+_CLOCK_ZH = CN_CLOCK_SPAN
 
 # Times that repeat: two weekdays joined (周二和周五, 星期一、三), and a daily window of clock
 # times ("from 10pm until 7am", 晚上十点到早上七点).
 REPEATING_TIMES = re.compile(
-    rf"{_ZH_DAY}(?:\s*[和跟与及、,，/]\s*(?:{_ZH_DAY}|[一二三四五六日天]))+"
+    rf"{_ZH_DAY}(?:\s*[和跟与及、,，/]\s*(?:{_ZH_DAY}|{ZH_DAY_NUMERAL}))+"
     rf"|\b(?:from|between)\s+(?:{_CLOCK_EN})\s+(?:until|till|til|to|and)\s+(?:{_CLOCK_EN})"
     rf"|(?:从)?{_CLOCK_ZH}(?:到|至)(?:隔天|第二天|次日)?{_CLOCK_ZH}"
 )
@@ -101,11 +102,11 @@ _CYCLES: tuple[tuple[re.Pattern[str], int], ...] = tuple(
             r"|\bshifts?\b|营业时间|工作时间|上班时间|开放时间|上课时间|门诊时间"
             rf"|\b(?:day|night)s?\s+(?:is|are)\s+(?:on\s+)?{_EN_DAY}\b"
             rf"|\b{_EN_DAY}\s+is\s+(?:\w+\s+)?(?:day|night)\b"
-            r"|每(?:到|逢|隔)?\s*" + _ZH_COUNT + r"(?:周|星期|礼拜)|(?:隔|逢)(?:周|星期|礼拜)"
-            r"|平日|工作日|上班日|周间|假日|(?<![这本下上个])(?:周|星期|礼拜)[一二三四五六日天1-7]"
+            r"|每(?:到|逢|隔)?\s*" + _ZH_COUNT + rf"{ZH_WEEK}|(?:隔|逢){ZH_WEEK}"
+            rf"|平日|工作日|上班日|周间|假日|(?<![这本下上个]){ZH_WEEKDAY}"
             r"(?:早上|上午|中午|下午|晚上|傍晚)?(?:都|是[^，。,.]{0,8}(?:日|日子|夜|时间|课)$)"
             # a bare weekend or weekday said with 都 / 一般 / 通常 (as a rule; 才 is "not until")
-            r"|(?<![这本下上个])(?:周末|(?:周|星期|礼拜)[一二三四五六日天1-7])"
+            rf"|(?<![这本下上个])(?:周末|{ZH_WEEKDAY})"
             r"(?:早上|上午|中午|下午|晚上|傍晚)?(?:都|一般|通常|总是)",
             CYCLE_WEEK,
         ),
@@ -130,7 +131,7 @@ _ZH_SET_DAY = re.compile(
 # A one-off the sentence is about: which day, week or month, or this or next time
 # (下周的会议改到星期三, 明天的课改到星期三上): its days do not repeat.
 _ZH_ONE_OFF = re.compile(
-    r"今天|今晚|明天|明晚|后天|(?:这|本|下|上)(?:个)?(?:周|星期|礼拜|月)|这次|下次|这回|下回"
+    rf"今天|今晚|明天|明晚|后天|(?:这|本|下|上)(?:个)?(?:{ZH_WEEK}|月)|这次|下次|这回|下回"
     r"|\d+\s*月\s*\d+\s*(?:日|号)"
 )
 

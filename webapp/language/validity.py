@@ -25,9 +25,21 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..text import fold
-from . import add_months, calendar_date, later, month_number, parse_count
+from . import add_months, calendar_date, clock_minutes, later, month_number, parse_count
 from . import duration as language_duration
-from .calendar import MONTH_NAME, shifted
+from .calendar import (
+    EN_WEEKDAY,
+    EN_WEEKDAY_OR_SHORT,
+    EN_WEEKDAY_STEM,
+    MONTH_NAME,
+    YEAR_FIRST_DATE,
+    ZH_DAY_MARK,
+    ZH_WEEK,
+    ZH_WEEKDAY,
+    shifted,
+    weekday_number,
+)
+from .clock import CN_DAY_PART
 from .numbers import CN_NUMBER, DIGITS, EN_NUMBER, QUANTIFIER, RUN_START
 from .standing import (
     CYCLE_DAY,
@@ -55,13 +67,6 @@ def end_of_local_day(day: date, zone: ZoneInfo) -> datetime:
     """00:00 local time on the day after ``day``, in UTC: the end of ``day`` where the person is."""
     following = day + timedelta(days=1)
     return datetime.combine(following, time(0), tzinfo=zone).astimezone(UTC)
-
-
-# ---------------------------------------------------------------- names
-
-_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_WEEKDAYS_ZH.update({str(n): n - 1 for n in range(1, 8)})
 
 
 # ---------------------------------------------------------------- calendar helpers
@@ -163,10 +168,10 @@ _ATTRIBUTE = re.compile(
 # this week", 这个月每周六).
 _RECURRING = re.compile(
     r"\bevery\s+(?:other\s+)?(?:single\s+)?(?:day|night|morning|evening|afternoon|week(?:end)?|"
-    r"month|year|mon|tues|wednes|thurs|fri|satur|sun)\w*"
-    r"|\b(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+    rf"month|year|{EN_WEEKDAY_STEM})\w*"
+    rf"|\b(?:on\s+)?{EN_WEEKDAY}s\b"
     r"|\b(?:on\s+)?(?:weekdays|weeknights|weekends)\b"
-    r"|每(?:个|一)?(?:周|星期|礼拜)[一二三四五六日天1-7]?|每(?:一)?(?:天|日|晚|早|个月|月|年)",
+    rf"|每(?:个|一)?{ZH_WEEK}{ZH_DAY_MARK}?|每(?:一)?(?:天|日|晚|早|个月|月|年)",
 )
 # A time right after these words is when something starts or started.
 _START_BEFORE = re.compile(
@@ -182,14 +187,16 @@ _Handler = Callable[[re.Match[str], _Now], datetime | None]
 
 def _en_weekday(match: re.Match[str], now: _Now) -> datetime | None:
     which = (match.group("which") or "").strip()
-    wanted = next(i for i, name in enumerate(_WEEKDAYS_EN) if name.startswith(match["day"][:3]))
+    wanted = weekday_number(match["day"])
+    if wanted is None:
+        return None
     return now.through(now.weekday(wanted, "next" if which == "next" else which))
 
 
 def _zh_weekday(match: re.Match[str], now: _Now) -> datetime | None:
     which = match.group("which") or ""
-    wanted = _WEEKDAYS_ZH[match["day"]]
-    if which == "上":
+    wanted = weekday_number(match["day"])
+    if wanted is None or which == "上":
         return None  # last week's: the past
     if which.startswith("下下"):
         following = now.weekday(wanted, "next")
@@ -231,11 +238,10 @@ def _zh_clock(match: re.Match[str], now: _Now) -> datetime | None:
     hour = parse_count(match["hour"])
     if hour is None:
         return None
-    minute = 30 if match["half"] else 0
-    part = match["part"] or ""
-    if part in ("下午", "晚上", "傍晚") and hour < 12 or part == "中午" and hour < 6:
-        hour += 12
-    return now.clock(hour, minute)
+    minutes = clock_minutes(hour, 30 if match["half"] else 0, part=match["part"] or "")
+    if minutes is None:
+        return None
+    return now.clock(*divmod(int(minutes), 60))
 
 
 def _en_ordinal(match: re.Match[str], now: _Now) -> datetime | None:
@@ -317,7 +323,6 @@ _year_end = _Period(lambda now: now.through(now.year_end()))
 
 
 _MONTH_NAMES = MONTH_NAME
-_EN_DAY_NAMES = r"(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
 _COUNT_EN = rf"{DIGITS}|{QUANTIFIER}|{EN_NUMBER}"
 _ZH_NUM = rf"(?:\d+|{CN_NUMBER})"
 # A number is read from the start of its run of digits or numerals only (``RUN_START``).
@@ -339,7 +344,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
     (re.compile(pattern), handler, names)
     for pattern, handler, names in (
         # ---- with the year said, before the same words without it
-        (r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b", _dated, _DATED),
+        (YEAR_FIRST_DATE, _dated, _DATED),
         (rf"\b{_EN_MON}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?{_EN_YEAR}", _dated, _DATED),
         (rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_EN_MON}{_EN_YEAR}", _dated, _DATED),
         (rf"\b(?:(?:the\s+)?(?:end|rest)\s+of\s+)?{_EN_MON}{_EN_YEAR}", _dated, _DATED),
@@ -396,7 +401,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
             _en_clock,
             _CLOCK,
         ),
-        (rf"\b(?:(?P<which>next|this|coming)\s+)?{_EN_DAY_NAMES}\b", _en_weekday, _WEEK),
+        (rf"\b(?:(?P<which>next|this|coming)\s+)?{EN_WEEKDAY_OR_SHORT}\b", _en_weekday, _WEEK),
         # ---- Chinese (folded to simplified)
         (r"大后天", _days(3), _DAY),
         (r"后天", _days(2), _DAY),
@@ -414,13 +419,13 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
             _SPAN,
         ),
         (
-            r"(?P<which>下下|下|这|本|上)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天1-7])",
+            rf"(?P<which>下下|下|这|本|上)?(?:个)?(?P<day>{ZH_WEEKDAY})",
             _zh_weekday,
             _WEEK,
         ),
-        (r"下下(?:个)?(?:周|星期|礼拜)(?!末)", _sunday(2), _WEEK),
-        (r"下(?:个)?(?:周|星期|礼拜)末?", _sunday(1), _WEEK),
-        (r"(?:这|本)?(?:个)?周末|(?:这|本)(?:个)?(?:周|星期|礼拜)", _sunday(0), _WEEK),
+        (rf"下下(?:个)?{ZH_WEEK}(?!末)", _sunday(2), _WEEK),
+        (rf"下(?:个)?{ZH_WEEK}末?", _sunday(1), _WEEK),
+        (rf"(?:这|本)?(?:个)?周末|(?:这|本)(?:个)?{ZH_WEEK}", _sunday(0), _WEEK),
         (r"下(?:个)?月(?:底|末)?", _month_end(1), _MONTH),
         (r"(?:这|本)(?:个)?月(?:底|末)?|月(?:底|末)", _month_end(0), _MONTH),
         (r"今年(?:年底|年末|底)?|年(?:底|末)", _year_end, _YEAR),
@@ -431,9 +436,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], _Handler, int], ...] = tuple(
         ),
         (rf"(?<!月){_RUN}(?P<day>{_ZH_NUM})\s*(?:日|号)", _zh_day_of_month, _MONTH),
         (
-            r"(?P<part>上午|下午|晚上|早上|中午|傍晚|凌晨)?"
-            + _RUN
-            + r"(?P<hour>[0-9一二两三四五六七八九十]+)"
+            rf"(?P<part>{CN_DAY_PART})?" + _RUN + r"(?P<hour>[0-9一二两三四五六七八九十]+)"
             r"(?:点|:00|时)(?P<half>半)?(?:钟)?(?=之前|以前|前|为止)",
             _zh_clock,
             _CLOCK,

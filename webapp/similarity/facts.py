@@ -25,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..language import amounts, clock_times, dates, months_alone, ordinals, stem, terms
+from ..language.calendar import EN_WEEKDAY, WEEKDAYS, WORKING_WEEK, weekday_names
 from ..language.numbers import chinese_number, parse_number
 from ..language.terms import CJK, CJK_RUN, VALUE_SLOT, wordlist
 from ..text import fold
@@ -78,17 +79,13 @@ _HOLDER_PREFIX = re.compile(
 _ALL_DAYS = frozenset(range(7))
 _WEEKDAYS = frozenset(range(5))
 _WEEKEND = frozenset({5, 6})
+# Each weekday's names from the one table (周1 but not 周12 or 周15小时).
 _DAY_NAMES = [
-    ("monday|mondays|周一|星期一|礼拜一", 0),
-    ("tuesday|tuesdays|周二|星期二|礼拜二", 1),
-    ("wednesday|wednesdays|周三|星期三|礼拜三", 2),
-    ("thursday|thursdays|周四|星期四|礼拜四", 3),
-    ("friday|fridays|周五|星期五|礼拜五", 4),
-    ("saturday|saturdays|周六|星期六|礼拜六", 5),
-    ("sunday|sundays|周日|周天|星期日|星期天|礼拜日|礼拜天", 6),
+    ("|".join(name + "(?!\\d)" if name[-1].isdigit() else name for name in weekday_names(day)), day)
+    for day in range(7)
 ]
 _DAY_SETS: list[tuple[str, frozenset[int]]] = [
-    (r"周一到周五|周一至周五|星期一到星期五|monday to friday|mon-fri", _WEEKDAYS),
+    ("|".join(WORKING_WEEK), _WEEKDAYS),
     (r"weekdays?|work ?days?|工作日|平日|上班日|周间", _WEEKDAYS),
     (r"weekends?|周末|假日|休息日|放假", _WEEKEND),
     (r"every ?day|daily|each day|每天|天天|每日|一天", _ALL_DAYS),
@@ -326,13 +323,12 @@ _EMPLOYER = re.compile(
 )
 _CAPITAL = re.compile(r"(?<=[\w,;:]\s)(?P<word>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 _DAY_WORD = re.compile(
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|weekends?\b|weekdays?\b|"
+    rf"{EN_WEEKDAY}s?\b|weekends?\b|weekdays?\b|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
 )
 _NOT_NAMES = frozenset(
     wordlist(
-        "I I'm User Celsius Fahrenheit Monday Tuesday Wednesday Thursday Friday Saturday "
-        "Sunday AM PM OK TV"
+        "I I'm User Celsius Fahrenheit AM PM OK TV " + " ".join(day.title() for day in WEEKDAYS)
     )
 )
 

@@ -3,7 +3,7 @@
 A time field of a file may hold anything another program wrote there. Reading one never
 raises: a value that is no usable time (not text or a number, unreadable, or outside the
 calendar once in UTC) reads as unknown, which is the epoch (the reading itself is
-``webapp.moments``, which the prompt shares).
+``webapp.language.moments``, which the prompt and the dashboard share).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ..moments import EARLIEST as EARLIEST
-from ..moments import EPOCH as EPOCH
-from ..moments import LATEST as LATEST
-from ..moments import LATEST_PLUS as LATEST_PLUS
-from ..moments import read_time as read_time
-from ..moments import time_read
+from ..language.moments import EARLIEST as EARLIEST
+from ..language.moments import EPOCH as EPOCH
+from ..language.moments import LATEST as LATEST
+from ..language.moments import LATEST_PLUS as LATEST_PLUS
+from ..language.moments import read_time as read_time
+from ..language.moments import time_read
 
 
 def to_iso(moment: datetime) -> str:

@@ -9,6 +9,7 @@ from flask import Blueprint, request
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
+from ...language.moments import iso_time
 from ...stores.asof import memories_as_of
 from ...stores.timefmt import EARLIEST, LATEST, to_iso
 from ..plumbing.context import stores
@@ -22,16 +23,10 @@ def read_moment(value: str) -> datetime | None:
     """A date and time as the picker sends it (``2026-11-20T08:30``, on the household's clock:
     ``memory_timezone``) or in ISO 8601 with its offset, kept inside the calendar; None when it
     is none."""
-    text = value.strip().replace(" ", "T", 1)
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
+    moment = iso_time(value, naive=household_tz())
+    if moment is None:
         return None
     try:
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=household_tz())
         moment = moment.astimezone(UTC)
     except OverflowError:  # 0001-01-01T00:00+14:00 is before the year 1 in UTC; 9999… after
         moment = EARLIEST if moment.year == 1 else LATEST

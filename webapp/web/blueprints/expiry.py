@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
+from ...language.moments import iso_date
 from ...language.validity import end_of_local_day, household_zone
 from ...stores import ConflictError, Memory
 from ...stores.timefmt import read_time, to_iso
@@ -77,9 +78,8 @@ def read_expiry(form: Mapping[str, str]) -> tuple[datetime | None, str | None]:
     text = (form.get("expires_on") or "").strip()
     if not text:
         return None, _("Pick a date, or choose Never.")
-    try:
-        day = date.fromisoformat(text)
-    except ValueError:
+    day = iso_date(text)
+    if day is None:
         return None, _("%(value)s is not a date; pick one with the date picker.", value=text[:40])
     if day > LAST_DAY:
         return None, _("Pick a date before the year 10000.")

@@ -20,6 +20,7 @@ from flask import Blueprint, request
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response as BaseResponse
 
+from ...language.moments import iso_date
 from ...language.validity import end_of_local_day, stated_end
 from ...stores.memories import KEEP, Keep
 from ...stores.timefmt import read_time
@@ -83,11 +84,8 @@ def stated_day(text: str, now: datetime | None = None) -> date | None:
 
 
 def _date(value: str | None) -> date | None:
-    try:
-        day = date.fromisoformat((value or "").strip())
-    except ValueError:
-        return None
-    return day if day <= LAST_DAY else None
+    day = iso_date(value or "")
+    return day if day is not None and day <= LAST_DAY else None
 
 
 def read_hint(
