@@ -8,12 +8,20 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..extraction.attribution import OwnerUndecidedError
 from ..extraction.forgotten import import_minding_forgotten
-from ..extraction.imports import ImportPlan, plan_import, queue_import, read_own_export
+from ..extraction.imports import (
+    ImportPlan,
+    SourceDecision,
+    plan_import,
+    queue_import,
+    read_own_export,
+)
 from ..extraction.imports import resolve_format as _resolve_format
 from ..extraction.imports.exporters import export_as
 from ..stores import ImportPreview, ReviewItem
-from ..stores.errors import NotFoundError
+from ..stores.errors import ConflictError, MemoryFullError, NotFoundError, SecretInputError
+from . import reviewing
 from .people import EVERYONE, View, in_view
 
 OWN_FORMAT = "json"  # this program's own export form
@@ -107,3 +115,32 @@ def plan_file(
 def queue_plan(curator: Curator, plan: ImportPlan) -> list[ReviewItem]:
     """Put a plan's proposals in Review (one write)."""
     return queue_import(curator._review_queue, plan)
+
+
+def approve_source(curator: Curator, source: str, *, actor: str | None = None) -> SourceDecision:
+    """Approve every proposal waiting from one import, oldest first, until memory is full,
+    each through the curator's one approve (``reviewing.approve``: the secrets check, the
+    tombstone, whose it is); one holding a secret, or whose owner waits for a person's
+    choice, stays pending; one about a fact deleted forever, or decided meanwhile, is
+    passed over."""
+    who = actor or curator.actor
+    result = SourceDecision()
+    for item_id in curator._review_queue.pending_from(source):
+        try:
+            reviewing.approve(curator, item_id, actor=who)
+        except SecretInputError:
+            result.secrets += 1
+            continue
+        except OwnerUndecidedError:
+            result.undecided += 1
+            continue
+        except NotFoundError:
+            continue
+        except ConflictError:
+            result.changed += 1
+            continue
+        except MemoryFullError as exc:
+            result.full = exc
+            break
+        result.approved += 1
+    return result
