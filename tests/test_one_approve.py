@@ -12,7 +12,7 @@ import pytest
 from tests.support.data import make_settings
 from tests.support.review import queue_fact
 from webapp.curator import Curator
-from webapp.stores import SecretInputError
+from webapp.stores import NotFoundError, SecretInputError
 
 THREAD = "slack:C01:1700"
 
@@ -108,3 +108,16 @@ def test_approving_an_import_keeps_a_secret_pending_and_passes_over_a_fact_delet
     with pytest.raises(SecretInputError):
         curator.approve(secret.id)
     assert [m.content for m in curator.memories.get_all()] == ["Likes oolong tea"]
+
+
+def test_a_proposal_is_not_approved_as_someone_nobody_is(curator):
+    """Whose a fact is, chosen on approval, names a person of the household: the curator
+    refuses anyone else (``person_unknown``) for every door, not the dashboard's form alone."""
+    item = queue_fact(curator.settings, "Likes oolong tea")
+    with pytest.raises(NotFoundError) as refused:
+        curator.approve(item.id, person="nobody")
+    assert refused.value.code == "person_unknown"
+    assert curator.review.get(item.id).status == "pending" and curator.memories.get_all() == []
+    leo = curator.add_person("Leo")
+    assert curator.approve(item.id, person=leo.id).status == "approved"
+    assert [m.person for m in curator.memories.get_all()] == [leo.id]

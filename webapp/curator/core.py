@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from ..curation.findings import Finding
+from ..curation.pair_verdicts import pair_verdicts
 from ..curation.semantic import SemanticIndex, semantic_index
 from ..extraction.imports import ASK, ImportPlan
+from ..extraction.pair_check import LlmPairChecker, pair_checker_from_settings
 from ..extraction.run import ExtractionResult, extract_conversation, extract_due
 from ..settings import Settings
 from ..stores import (
@@ -40,7 +42,17 @@ from ..stores.readers import (
 )
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
-from . import forgetting, household, importing, merging, remembering, reviewing, threads, upkeep
+from . import (
+    forgetting,
+    household,
+    importing,
+    merging,
+    remembering,
+    reviewing,
+    threads,
+    undoing,
+    upkeep,
+)
 from .errors import DeletedForeverError
 from .people import (
     EVERYONE,
@@ -149,6 +161,14 @@ class Curator:
         """What the conversation ``conversation_id`` gave: the memories it added or changed and
         its pending proposals (``stores.derived_from``)."""
         return derived_from(self._review_queue, conversation_id)
+
+    def pair_checker(self) -> LlmPairChecker | None:
+        """Needs attention's LLM tier for this data folder (``extraction.pair_check``; None
+        without a model), its verdicts kept in the file beside the memories
+        (``curation.pair_verdicts``), which only the curator's checker writes."""
+        return pair_checker_from_settings(
+            self.settings, memory=pair_verdicts(self._memory_store.path)
+        )
 
     def init_files(self) -> None:
         """Create the memory and conversation files when they are missing."""
@@ -292,6 +312,11 @@ class Curator:
     move_to_household = merging.move_to_household
     merge = merging.merge
     require_versions = merging.require_versions
+
+    # ----------------------------------------------------------------- undoing an attention fix
+    undoable_edit = undoing.undoable_edit
+    undo_rewrite = undoing.undo_rewrite
+    undo_extend = undoing.undo_extend
 
     # ----------------------------------------------------------------- forgetting
     forget = forgetting.forget

@@ -5,11 +5,11 @@ deleted stays forgotten."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..extraction.attribution import OwnerUndecidedError
-from ..extraction.forgotten import import_minding_forgotten
+from ..extraction.forgotten import deleted_match, settle_deletions, with_owners
 from ..extraction.imports import (
     ImportPlan,
     SourceDecision,
@@ -19,10 +19,17 @@ from ..extraction.imports import (
 )
 from ..extraction.imports import resolve_format as _resolve_format
 from ..extraction.imports.exporters import export_as
+from ..extraction.sentences import split_sentences
+from ..similarity import Judge
 from ..stores import ImportPreview, ReviewItem
 from ..stores.errors import ConflictError, MemoryFullError, NotFoundError, SecretInputError
+from ..stores.memories import MemoryStore
+from ..stores.review import Proposal, ReviewQueue
+from ..stores.tombstones import Tombstone, TombstoneStore
+from ..text import normalize
 from . import reviewing
 from .people import EVERYONE, View, in_view
+from .wiping import MARKER
 
 OWN_FORMAT = "json"  # this program's own export form
 
@@ -144,3 +151,87 @@ def approve_source(curator: Curator, source: str, *, actor: str | None = None) -
             break
         result.approved += 1
     return result
+
+
+def _owner_of(record: dict[str, Any]) -> str | None:
+    person = record.get("person")
+    return person if isinstance(person, str) and person else None
+
+
+def import_minding_forgotten(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    records: Any,
+    *,
+    actor: str | None = None,
+    source: str | None = None,
+    allow_secrets: bool = False,
+    judge: Judge | None = None,
+    tombstones: TombstoneStore | None = None,
+) -> dict[str, int]:
+    """``MemoryStore.import_records``, except that a record stating a fact a person deleted
+    (and has not restored) is not imported: it waits in Review marked as deleted before (or,
+    when the person chose "don't propose again" or deleted it forever, is left out), counted
+    as ``forgotten``. A fact deleted forever is recognised by its memory's id as well (an old
+    backup), and a sentence that said it is masked in the other records' evidence.
+    The whole file is checked first: a bad record stops the import before anything is queued."""
+    store.plan_import(records, allow_secrets=True)  # raises for an unusable file
+    tombstones = tombstones or TombstoneStore.beside(store)
+    settle_deletions(store, tombstones)
+    present = {m.id for m in store.get_all()}
+    active = with_owners(tombstones.active(present), store)
+    forever = {t.memory_id: t for t in active if t.forever}
+    prints = {f for t in forever.values() for f in t.fingerprints}
+    held: list[tuple[dict[str, Any], Tombstone]] = []
+    kept: list[dict[str, Any]] = []
+    for record in records:
+        content = record.get("content")
+        match = forever.get(str(record.get("id"))) or (
+            deleted_match(
+                content,
+                active,
+                fingerprint=tombstones.fingerprint,
+                judge=judge,
+                owner=_owner_of(record),
+            )
+            if isinstance(content, str) and record.get("id") not in present
+            else None
+        )
+        if match is None:
+            kept.append(_without_forgotten_evidence(record, prints, tombstones.fingerprint))
+        else:
+            held.append((record, match))
+    counts = store.import_records(kept, actor=actor, source=source, allow_secrets=allow_secrets)
+    waiting = [
+        Proposal(
+            "add",
+            str(record["content"]),
+            category=str(record.get("category") or "general"),
+            evidence=f"Imported from {source}" if source else "Imported",
+            tombstone_id=match.id,
+            person=_owner_of(record),
+        )
+        for record, match in held
+        if not match.no_propose and not match.forever  # an old backup brings none back
+    ]
+    queue.submit(waiting)
+    counts["forgotten"] = len(held)
+    return counts
+
+
+def _without_forgotten_evidence(
+    record: dict[str, Any], prints: set[str], fingerprint: Callable[[str], str]
+) -> dict[str, Any]:
+    """``record`` with the sentences of its evidence that said a fact deleted forever (their
+    fingerprints are the tombstone's) replaced by ``MARKER``."""
+    origin = record.get("origin")
+    evidence = origin.get("evidence") if isinstance(origin, dict) else None
+    if not prints or not isinstance(origin, dict) or not isinstance(evidence, str):
+        return record
+    masked = evidence
+    for sentence in {evidence, *split_sentences(evidence)}:
+        if normalize(sentence) and fingerprint(sentence) in prints:
+            masked = masked.replace(sentence, MARKER)
+    if masked == evidence:
+        return record
+    return {**record, "origin": {**origin, "evidence": masked}}

@@ -11,7 +11,7 @@ from ..stores.memories import KEEP, Keep
 from ..stores.review import review_origin
 from ..stores.timefmt import read_time
 from .errors import DeletedForeverError
-from .people import EVERYONE, check_person, item_in_view
+from .people import EVERYONE, check_person, item_in_view, unknown_person
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -75,7 +75,7 @@ def approve(
     it never becomes the household's by default. ``expires_at`` sets when the fact stops being
     true (None: never); left out, the proposal's own expiry. Another person's proposal,
     outside the curator's view, is unknown (``review_item_not_found``), and none is approved
-    as a person outside it (``person_unknown``)."""
+    as a person outside it or as nobody of the household (``person_unknown``)."""
     actor = actor or curator.actor
     item = visible_item(curator, item_id)
     if item.status != "pending":
@@ -83,6 +83,8 @@ def approve(
     refuse_forgotten(curator, item)
     if not isinstance(person, Keep):
         check_person(person, curator.view)  # never approved as someone else's
+        if person is not None and curator._people_store.get(person) is None:
+            raise unknown_person(person)  # nor as nobody of the household
     if item.owner_undecided and item.action != "delete" and isinstance(person, Keep):
         raise OwnerUndecidedError()
     if item.action != "delete":
