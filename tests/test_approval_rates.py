@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
+from tests.support.review import approve
 from tests.support.stores import memory_store
 from webapp.extraction.approval import approval_stats, extraction_quality, format_quality
 from webapp.stores import Proposal, ReviewQueue
@@ -44,7 +45,7 @@ def queue(tmp_path: Path) -> ReviewQueue:
         if decision == "rejected":
             queue.reject(item.id, actor="alice")
         else:
-            queue.approve(item.id, content=content + " (edited)" if decision == "edited" else None)
+            approve(queue, item.id, content=content + " (edited)" if decision == "edited" else None)
     # Decisions dated as the table says (the queue stamps them now).
     records = json.loads(queue.path.read_text(encoding="utf-8"))
     for record, row in zip(records, DECISIONS, strict=True):

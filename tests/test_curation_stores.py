@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from tests.support.review import approve
 from tests.support.stores import memory_store
 from webapp.stores import MemoryFullError, MemoryStore, NotFoundError, ReviewQueue
 from webapp.stores.dismissals import DismissalStore
@@ -106,11 +107,11 @@ def queue(tmp_path, store) -> ReviewQueue:
 
 def test_approve_with_another_category(queue, store):
     [item] = queue.submit([Proposal("add", "Uses neovim", "general")])
-    queue.approve(item.id, category="tool")
+    approve(queue, item.id, category="tool")
     assert [(m.content, m.category) for m in store.get_all()] == [("Uses neovim", "tool")]
     with pytest.raises(ValueError):
         [other] = queue.submit([Proposal("add", "Uses tmux", "general")])
-        queue.approve(other.id, category="nonsense")
+        approve(queue, other.id, category="nonsense")
     assert queue.get(other.id).status == "pending"
 
 
@@ -119,7 +120,7 @@ def test_an_update_approved_as_new_keeps_the_memory_and_undo_puts_it_back(queue,
     [item] = queue.submit(
         [Proposal("update", "Alarm at 07:00", memory_id=alarm.id, current_content=alarm.content)]
     )
-    queue.approve(item.id, as_new=True)
+    approve(queue, item.id, as_new=True)
     assert sorted(m.content for m in store.get_all()) == [
         "Alarm at 07:00",
         "Weekday alarm is 06:45; on weekends not before 09:00",

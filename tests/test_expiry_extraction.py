@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from tests.support.cli import run_cli
 from tests.support.data import memories_and_review, write_thread
+from tests.support.review import approve
 from webapp.stores.timefmt import to_iso
 
 TAIPEI = ZoneInfo("Asia/Taipei")
@@ -41,7 +42,7 @@ def test_a_proposal_carries_the_expiry_its_sentence_implies_and_approval_keeps_i
     local_day = said_at.astimezone(TAIPEI).date()
     assert home.expires_at == end_of(local_day + timedelta(days=3))
     assert pending["Prefers tea to coffee"].expires_at is None
-    queue.approve(home.id, actor="dashboard")
+    approve(queue, home.id, actor="dashboard")
     stored = {m.content: m for m in memories.get_all()}
     assert to_iso(stored["Is working from home for the next three days"].expires_at) == end_of(
         local_day + timedelta(days=3)

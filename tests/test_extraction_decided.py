@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.review import approve
 from tests.support.stores import conversation_store, memory_store
 from webapp.stores import MemoryStore, ReviewQueue
 
@@ -67,7 +68,7 @@ def _decide_all(data_dir: Path, how: str) -> list[tuple[str, str | None, str]]:
     for item in queue.pending():
         decided.append((item.action, item.memory_id, item.content))
         if how == "approve":
-            queue.approve(item.id)
+            approve(queue, item.id)
         else:
             queue.reject(item.id)
     return decided
@@ -103,7 +104,7 @@ def test_the_yaml_instruction_is_a_preference_not_an_update_of_an_approved_memor
     run_cli("extract", "--conversation", "cli:session-1731990000000", data_dir=data_dir, ok=True)
     [yaml] = [i for i in queue.pending() if "YAML" in i.content]
     assert (yaml.action, yaml.content) == ("add", YAML_FACT)
-    queue.approve(yaml.id)
+    approve(queue, yaml.id)
     # The person reworded it when approving another time; the instruction is said again.
     kept = memories.get(queue.get(yaml.id).applied_memory_id)
     memories.update(kept.id, "自动化一律用 YAML 格式编写，不用 UI 编辑器的截图。")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
+from tests.support.review import approve
 from webapp.extraction.attribution import attribute
 from webapp.stores import ConversationStore, MemoryStore, PeopleStore, ReviewQueue
 from webapp.stores.conversations import ConversationTurn
@@ -50,7 +51,7 @@ def test_extract_attributes_each_fact_and_each_prompt_gets_its_own_and_the_house
         "Our Wi-Fi is called Lighthouse": None,
     }
     for item in queue.pending():
-        queue.approve(item.id, actor="test")
+        approve(queue, item.id, actor="test")
 
     mayas = run_cli("prompt", "Hi", "--person", "Maya", data_dir=data_dir, ok=True).stdout
     assert "- Is allergic to cats" in mayas and "- Our Wi-Fi is called Lighthouse" in mayas
@@ -69,8 +70,8 @@ def test_review_lets_the_person_change_whose_it_is_before_approving(data_dir, th
     queue = ReviewQueue(data_dir / "review.json", memories, lock_timeout=5)
     cats = next(i for i in queue.pending() if "cats" in i.content)
     wifi = next(i for i in queue.pending() if "Wi-Fi" in i.content)
-    queue.approve(cats.id, actor="test", person=None)  # the whole household is allergic
-    queue.approve(wifi.id, actor="test", person=leo)
+    approve(queue, cats.id, actor="test", person=None)  # the whole household is allergic
+    approve(queue, wifi.id, actor="test", person=leo)
     by_content = {m.content: m.person for m in memories.get_all()}
     assert by_content == {"Is allergic to cats": None, "Our Wi-Fi is called Lighthouse": leo}
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.review import approve
 from tests.support.stores import memory_store
 from webapp.extraction import MemoryExtractor, rule_facts
 from webapp.language.phrasing import as_preference, without_fillers
@@ -107,7 +108,7 @@ def _proposals(case: dict, folder: Path) -> list[tuple[str, int | None, str]]:
             [Proposal(decided["action"], decided["content"], evidence=decided["evidence"])]
         )
         if decided["status"] == "approved":
-            queue.approve(item.id)
+            approve(queue, item.id)
         else:
             queue.reject(item.id)
     extractor = MemoryExtractor(store, review_queue=queue)

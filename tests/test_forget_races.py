@@ -18,6 +18,7 @@ from anyio.from_thread import start_blocking_portal
 
 import webapp.stores.review.yields as review_module  # where forget_conversation looks it up
 from tests.support.mcp_stdio import McpClient, connect
+from tests.support.review import approve
 from tests.support.stores import memory_store
 from webapp.stores import (
     MemoryStore,
@@ -58,7 +59,7 @@ def conversation_left(queue: ReviewQueue, added: int, changed: int) -> tuple[lis
         conversation_id=THREAD,
     )
     for item in items:
-        queue.approve(item.id, actor="alice")
+        approve(queue, item.id, actor="alice")
     found = derived_from(queue, THREAD)
     assert (len(found.memories), len(found.reverted)) == (added, changed)
     return [m.id for m in found.memories], [m.id for m in typed]

@@ -28,8 +28,8 @@ from tests.support.data import make_settings
 from tests.support.forgetting import EN_FACT, EN_SAID, EN_WORDS, files_holding
 from webapp.curator import Curator
 from webapp.curator.errors import DeletedForeverError
+from webapp.curator.wiping import MARKER, STEPS
 from webapp.extraction.batch import ExtractionBatch
-from webapp.extraction.wiping import MARKER, STEPS
 from webapp.stores import ConversationStore, Proposal
 from webapp.stores.tombstones import TombstoneStore
 
@@ -43,13 +43,12 @@ ZH_WORDS = (ZH_FACT, ZH_SAID)
 # A real CLI process that kills itself (SIGKILL) when Delete forever reaches a step.
 KILLED_AT = """
 import os, signal, sys
-from webapp.extraction import forgotten, wiping
-from webapp.curator import forgetting
+from webapp.curator import forgetting, wiping
 STEP = sys.argv[1]
 def reached(step):
     if step == STEP:
         os.kill(os.getpid(), signal.SIGKILL)
-wiping.reached = forgotten.reached = forgetting.reached = reached
+wiping.reached = forgetting.reached = reached
 from webapp.cli import main
 main(sys.argv[2:], prog_name="memory-curator")
 """

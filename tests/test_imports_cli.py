@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.imports import EXPECTED, FIXTURES, today
+from tests.support.review import approve
 from webapp.stores import MemoryStore, ReviewQueue
 from webapp.stores.origin import describe_origin, make_origin
 from webapp.stores.people import PeopleStore
@@ -50,7 +51,7 @@ def test_approving_an_imported_fact_remembers_it_saying_where_it_came_from(data_
     memories, queue = stores(data_dir)
     # The file's user (nobody on the People page) stays in the text, as the README promises.
     item = next(i for i in queue.pending() if i.content == "alice: User loves sci-fi movies.")
-    queue.approve(item.id, actor="alice")
+    approve(queue, item.id, actor="alice")
     [memory] = memories.get_all()
     assert memory.content == "alice: User loves sci-fi movies."
     assert describe_origin(memory.origin) == f"imported from mem0, mem0_get_all.json, {today()}"

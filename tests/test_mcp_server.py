@@ -21,6 +21,7 @@ from anyio.from_thread import start_blocking_portal
 
 from tests.support.data import on_disk
 from tests.support.mcp_stdio import MAX_CHARS, MAX_ITEMS, McpClient, RawServer, connect
+from tests.support.review import approve
 from tests.support.stores import memory_store
 from webapp.mcp.server import ACTIONS, TOOL_NAME
 from webapp.stores import CATEGORIES, MemoryStore, Proposal, ReviewQueue
@@ -361,7 +362,7 @@ def test_list_and_search_say_where_each_memory_came_from(
         [Proposal("add", "Hallway door stays locked.", extractor="llm", model="openai/gpt-x")],
         conversation_id="slack:C1:1.2",
     )
-    extracted = dashboard.get(review_queue.approve(item.id, actor="alice").applied_memory_id)
+    extracted = dashboard.get(approve(review_queue, item.id, actor="alice").applied_memory_id)
     told = next(m for m in dashboard.get_all() if "Nova" in m.content)
     expected = [
         f"[{told.id}] (general) {told.content} — told through manage_memory",

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from webapp.web.blueprints.as_of import read_moment
 
 from webapp.extraction.rules import match_sentence
 from webapp.language import clock_times
@@ -26,6 +25,7 @@ from webapp.prompts import memory_section
 from webapp.similarity.facts import analyse
 from webapp.stores.timefmt import EPOCH, parse_ts, time_problem
 from webapp.text import fold
+from webapp.web.blueprints.as_of import read_moment
 
 WEBAPP = Path(__file__).resolve().parent.parent / "webapp"
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.llm import FakeLlmServer, openai_body
+from tests.support.review import approve
 from tests.support.stores import memory_store
 from webapp.extraction import extract_conversation
 from webapp.settings import Settings
@@ -90,7 +91,7 @@ def test_approving_records_conversation_evidence_extractor_and_approver(queue, s
         ],
         conversation_id=THREAD,
     )
-    approved = queue.approve(item.id, actor="alice")
+    approved = approve(queue, item.id, actor="alice")
     memory = store.get(approved.applied_memory_id)
     origin = memory.origin
     assert {k: origin[k] for k in origin if k != "approvedAt"} == {
@@ -115,7 +116,7 @@ def test_an_extracted_memory_edited_afterwards_says_so_and_by_whom(queue, store)
         [Proposal("add", "Prefers oolong tea", "preference", extractor="llm", model="openai/x")],
         conversation_id=THREAD,
     )
-    memory = store.get(queue.approve(item.id, actor="alice").applied_memory_id)
+    memory = store.get(approve(queue, item.id, actor="alice").applied_memory_id)
     store.update(memory.id, memory.content, category="general", actor="carol")
     assert "editedBy" not in store.get(memory.id).origin  # a new category keeps the words
 
@@ -149,7 +150,7 @@ def test_approving_an_update_records_it_too(queue, store):
         [Proposal("update", "Alarm at 07:00", memory_id=old.id, current_content=old.content)],
         conversation_id=THREAD,
     )
-    queue.approve(item.id, actor="bob")
+    approve(queue, item.id, actor="bob")
     origin = store.get(old.id).origin
     assert (origin["how"], origin["action"], origin["approvedBy"], origin["extractor"]) == (
         "extracted",
@@ -276,7 +277,7 @@ def test_forget_a_conversation_and_undo(queue, store):
     )
     [pending] = queue.submit([Proposal("add", "Pending from thread")], conversation_id=THREAD)
     for item in (a, b, other):
-        queue.approve(item.id)
+        approve(queue, item.id)
     found = derived_from(queue, THREAD)
     assert sorted(m.content for m in found.memories) == ["Fact A", "Fact B"]
     assert [i.id for i in found.pending] == [pending.id]
@@ -310,7 +311,7 @@ def test_forgetting_a_conversation_puts_back_what_a_memory_it_changed_said_befor
         conversation_id=THREAD,
     )
     for item in (change, other, added):
-        queue.approve(item.id)
+        approve(queue, item.id)
     store.update(coffee.id, "Drinks one coffee a day, none after 15:00")  # edited since
 
     found = derived_from(queue, THREAD)
@@ -347,7 +348,7 @@ def test_restoring_an_earlier_version_brings_back_where_its_text_came_from(store
 
 def test_memories_from_before_origins_are_found_through_the_review_queue(queue, store):
     [item] = queue.submit([Proposal("add", "Legacy fact")], conversation_id=THREAD)
-    approved = queue.approve(item.id)
+    approved = approve(queue, item.id)
     records = on_disk(store)
     for record in records:
         record.pop("origin", None)

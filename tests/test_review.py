@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.review import approve
 from tests.support.stores import memory_store
 from webapp.stores import (
     ConflictError,
@@ -71,9 +72,9 @@ def test_the_same_pending_candidate_twice_is_one_item(queue):
 
 def test_approve_add_writes_the_memory_once(queue, store):
     [item] = queue.submit([_add("Prefers tea")])
-    approved = queue.approve(item.id, actor="dashboard")
+    approved = approve(queue, item.id, actor="dashboard")
     assert approved.status == "approved" and approved.decided_by == "dashboard"
-    assert queue.approve(item.id).status == "approved"
+    assert approve(queue, item.id).status == "approved"
     [memory] = store.get_all()
     assert (memory.content, memory.category, memory.source) == (
         "Prefers tea",
@@ -85,14 +86,14 @@ def test_approve_add_writes_the_memory_once(queue, store):
 
 def test_approve_with_edited_content(queue, store):
     [item] = queue.submit([_add("Prefers tea")])
-    queue.approve(item.id, content="  Prefers green tea without sugar  ")
+    approve(queue, item.id, content="  Prefers green tea without sugar  ")
     assert [m.content for m in store.get_all()] == ["Prefers green tea without sugar"]
 
 
 def test_approve_with_empty_edit_is_refused_and_item_stays_pending(queue):
     [item] = queue.submit([_add("Prefers tea")])
     with pytest.raises(ValueError):
-        queue.approve(item.id, content="   ")
+        approve(queue, item.id, content="   ")
     assert queue.get(item.id).status == "pending"
 
 
@@ -110,14 +111,14 @@ def test_approve_update_changes_that_memory(queue, store):
         ]
     )
     assert (item.memory_id, item.current_content) == (memory.id, "User prefers vim")
-    queue.approve(item.id)
+    approve(queue, item.id)
     assert store.get(memory.id).content == "User prefers neovim"
 
 
 def test_approve_delete_removes_that_memory(queue, store):
     memory = store.add("Old fact")
     [item] = queue.submit([Proposal("delete", "Old fact", memory_id=memory.id)])
-    queue.approve(item.id)
+    approve(queue, item.id)
     assert store.get(memory.id) is None
 
 
@@ -126,7 +127,7 @@ def test_full_store_keeps_the_item_pending(queue, store):
         store.add(f"fact {text}")
     [item] = queue.submit([_add("Prefers tea")])
     with pytest.raises(MemoryFullError):
-        queue.approve(item.id)
+        approve(queue, item.id)
     assert queue.get(item.id).status == "pending" and len(store.get_all()) == 3
 
 
@@ -134,7 +135,7 @@ def test_reject_is_idempotent_and_remembered(queue, store):
     [item] = queue.submit([_add("Prefers hallway lights at 30% after 22:00")])
     assert queue.reject(item.id).status == "rejected"
     assert queue.reject(item.id).status == "rejected"
-    assert queue.approve(item.id).status == "rejected"
+    assert approve(queue, item.id).status == "rejected"
     assert store.get_all() == []
     assert queue.submit([_add("prefers the hallway lights at 30% after 22:00!")]) == []
     [different] = queue.submit([_add("Prefers hallway lights at 50% after 22:00")])
@@ -148,18 +149,18 @@ def test_rejected_chinese_fact_is_not_proposed_again(queue):
 
 
 def test_unknown_item_is_not_found(queue):
-    for decide in (queue.approve, queue.reject, queue.undo):
+    for decide in (lambda item_id: approve(queue, item_id), queue.reject, queue.undo):
         with pytest.raises(NotFoundError):
             decide("missing")
 
 
 def test_undo_approved_add_deletes_the_memory_and_reopens(queue, store):
     [item] = queue.submit([_add("Prefers tea")])
-    queue.approve(item.id)
+    approve(queue, item.id)
     reopened = queue.undo(item.id)
     assert reopened.status == "pending" and reopened.decided_at is None
     assert store.get_all() == []
-    queue.approve(item.id)
+    approve(queue, item.id)
     assert [m.content for m in store.get_all()] == ["Prefers tea"]
 
 
@@ -176,7 +177,7 @@ def test_undo_approved_update_restores_the_old_content(queue, store):
             )
         ]
     )
-    queue.approve(item.id)
+    approve(queue, item.id)
     queue.undo(item.id)
     assert store.get(memory.id).content == "User prefers vim"
 
@@ -190,7 +191,7 @@ def test_undo_approved_update_refuses_to_clobber_a_later_edit(queue, store):
             )
         ]
     )
-    queue.approve(item.id)
+    approve(queue, item.id)
     store.update(memory.id, "User prefers helix")
     with pytest.raises(ConflictError):
         queue.undo(item.id)
@@ -200,7 +201,7 @@ def test_undo_approved_update_refuses_to_clobber_a_later_edit(queue, store):
 def test_undo_approved_delete_restores_the_memory(queue, store):
     memory = store.add("Old fact")
     [item] = queue.submit([Proposal("delete", "Old fact", memory_id=memory.id)])
-    queue.approve(item.id)
+    approve(queue, item.id)
     queue.undo(item.id)
     assert store.get(memory.id).content == "Old fact"
 
@@ -248,8 +249,8 @@ def test_two_queue_objects_see_each_others_decisions(data_dir, store):
     first = ReviewQueue(data_dir / "review.json", store)
     second = ReviewQueue(data_dir / "review.json", store)
     [item] = first.submit([_add("Prefers tea")])
-    second.approve(item.id)
-    assert first.approve(item.id).status == "approved"
+    approve(second, item.id)
+    assert approve(first, item.id).status == "approved"
     assert len(store.get_all()) == 1
 
 
@@ -257,7 +258,7 @@ def test_approving_a_fact_someone_stored_meanwhile_adds_no_copy_and_undo_keeps_t
     """The assistant (MCP) remembered the fact while it waited for review."""
     [item] = queue.submit([_add("Prefers tea")])
     theirs = store.add("Prefers tea", source="mcp")
-    approved = queue.approve(item.id)
+    approved = approve(queue, item.id)
     assert approved.status == "approved" and approved.applied_memory_id == theirs.id
     assert [m.id for m in store.get_all()] == [theirs.id]
     queue.undo(item.id)
@@ -278,7 +279,7 @@ def test_approve_with_the_seen_version_refuses_when_the_memory_changed_since(que
     seen = store.get(memory.id).version  # what the Review page showed
     store.update(memory.id, "User prefers helix")  # another tab, an MCP client
     with pytest.raises(ConflictError) as caught:
-        queue.approve(item.id, expected=seen)
+        approve(queue, item.id, expected=seen)
     assert caught.value.code == "conflict"
     assert caught.value.current.content == "User prefers helix"
     assert store.get(memory.id).content == "User prefers helix"
@@ -287,9 +288,9 @@ def test_approve_with_the_seen_version_refuses_when_the_memory_changed_since(que
 
 def test_approve_with_an_unchanged_version_replaces_and_without_one_as_before(queue, store):
     memory, item = _update_item(queue, store)
-    queue.approve(item.id, expected=store.get(memory.id).version)
+    approve(queue, item.id, expected=store.get(memory.id).version)
     assert store.get(memory.id).content == "User prefers neovim"
     other, later = _update_item(queue, store, "User lives in Taipei", "User lives in Tainan")
     store.update(other.id, "User lives in Kaohsiung")
-    queue.approve(later.id)  # CLI, MCP, host programs: no version, today's behaviour
+    approve(queue, later.id)  # CLI, MCP, host programs: no version, today's behaviour
     assert store.get(other.id).content == "User lives in Tainan"

@@ -53,7 +53,7 @@ _.all_codes  # CodedError: every code a class may carry (each must have a messag
 _.forgotten_at  # Tombstone: shown by the review template (Delete forever time)
 _.purge  # MemoryStore: delete for good without a fingerprint (library API for host programs)
 _.poll_url  # AttentionPage: where the progress paragraph asks again (templates/attention/_panel.html)
-_.STEPS  # wiping: the steps of Delete forever, named for the crash tests (tests/test_forgotten_gone.py)
+_.STEPS  # curator.wiping: the steps of Delete forever, named for the crash tests (tests/test_forgotten_gone.py)
 _.line_of  # ImportPlan: the line an action comes from (templates/bring/_panel.html)
 # webapp.web.plumbing.guard: what waitress calls or reads on its server, channel and adjustments
 _.parser_class  # HTTPChannel.received makes each request's parser with it

@@ -3,8 +3,12 @@ server (browser tests)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from webapp.curator import Curator
 from webapp.extraction.reconcile import MemoryExtractor
-from webapp.stores import MemoryStore, ReviewQueue
+from webapp.settings import Settings
+from webapp.stores import MemoryStore, ReviewItem, ReviewQueue
 from webapp.stores.review import Proposal
 
 
@@ -45,3 +49,23 @@ def stores_of(settings):
 def queue_of(server) -> ReviewQueue:
     """The live server's review file, opened by this test process through the real library."""
     return ReviewQueue(server.settings.review_file, server.memories(), lock_timeout=5)
+
+
+def curator_over(queue: ReviewQueue, *, actor: str = "review") -> Curator:
+    """The curator of the queue's folder, deciding on this very queue and its memory store (with
+    the caps the test gave them): how a test of the queue approves, since approving writes
+    memory and is the curator's alone (``Curator.approve``)."""
+    folder = queue.path.parent
+    base = Settings.from_env(environ={}, options_file=folder / "no-options.json", cwd=folder)
+    settings = replace(
+        base.with_data_dir(folder), memory_file=queue.store.path, review_file=queue.path
+    )
+    curator = Curator(settings, actor=actor)
+    curator.__dict__.update(_memory_store=queue.store, _review_queue=queue)
+    return curator
+
+
+def approve(queue: ReviewQueue, item_id: str, **kw) -> ReviewItem:
+    """Approve ``item_id`` through the curator's one approve, on ``queue`` and its memory store
+    (``curator_over``); ``actor`` defaults to "review", as the queue's own decisions do."""
+    return curator_over(queue, actor=kw.pop("actor", "review")).approve(item_id, **kw)

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.review import approve
 from tests.support.web import LiveServer, screenshot, start_server, stop_server, wait_for_htmx
 from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
 from webapp.stores import PeopleStore, ReviewQueue
@@ -388,7 +389,7 @@ def test_the_quality_table_names_imports_in_chinese(tmp_path, browser):
         from webapp.stores.review import Proposal
 
         [item] = queue.submit([Proposal("add", "Likes hiking", "preference", extractor="import")])
-        queue.approve(item.id)
+        approve(queue, item.id)
         with browsing(browser, locale="zh-CN") as page:
             page.goto(server.url + "/review/?tab=decided")
             quality = page.locator("#extractor-quality")

@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from tests.support.review import approve
 from tests.support.web import (
     LiveServer,
     assert_accessible,
@@ -157,7 +158,7 @@ def fill_chinese_data(data_dir: Path, settings) -> None:
     gone = memories.add("舊家的門禁卡放在玄關抽屜。", category="general")
     MemoryStore.from_settings(settings, actor="dashboard").delete(gone.id)
     queue = ReviewQueue.from_settings(settings)
-    queue.approve(queue.pending()[0].id, actor="dashboard")
+    approve(queue, queue.pending()[0].id, actor="dashboard")
     queue.reject(queue.pending()[0].id, actor="dashboard")
     demo = [{"content": "週末早上九點前不要開燈。", "category": "general"}]
     MemoryStore.from_settings(settings, actor="demo").import_records(demo, source="the demo data")

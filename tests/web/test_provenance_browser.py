@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.review import approve
 from tests.support.web import (
     assert_accessible,
     screenshot,
@@ -124,9 +125,9 @@ def test_forget_what_came_from_a_thread_and_undo_it(live_server, page):
         "2 facts landed in Review", timeout=EXTRACTED
     )
     mine = [i for i in queue.pending() if i.conversation_id == THREAD]
-    queue.approve(mine[0].id, actor="alice")
+    approve(queue, mine[0].id, actor="alice")
     other = next(i for i in queue.pending() if i.conversation_id == "cli:other")
-    queue.approve(other.id, actor="alice")
+    approve(queue, other.id, actor="alice")
     kept = live_server.memories().add("Typed by hand", source="dashboard")
 
     page.reload()
@@ -167,7 +168,7 @@ def test_forget_and_undo_work_without_javascript(live_server, browser):
     from webapp.stores import Proposal
 
     [item] = queue.submit([Proposal("add", "Uses metric units")], conversation_id=THREAD)
-    memory_id = queue.approve(item.id).applied_memory_id
+    memory_id = approve(queue, item.id).applied_memory_id
     context = browser.new_context(java_script_enabled=False)
     try:
         plain = context.new_page()
@@ -240,7 +241,7 @@ def test_conversation_with_its_memories_screenshots(tmp_path: Path, page, color_
         pending = [i for i in queue.pending() if i.conversation_id == DEMO_THREAD]
         assert len(pending) >= 3
         for item in pending[:-1]:
-            queue.approve(item.id, actor="Mei-Ling")
+            approve(queue, item.id, actor="Mei-Ling")
         page.reload()
         expect(page.locator("#derived")).to_contain_text(f"{len(pending) - 1} memories")
         expect(page.locator("#derived")).to_contain_text("1 proposal waiting in Review")
@@ -265,7 +266,7 @@ def test_an_extracted_memory_edited_on_the_page_says_it_was_edited_and_by_whom(l
         [Proposal("add", "Waters the plants on Sundays", "workflow", evidence="I always water…")],
         conversation_id=THREAD,
     )
-    memory_id = queue.approve(item.id, actor="alice").applied_memory_id
+    memory_id = approve(queue, item.id, actor="alice").applied_memory_id
     page.goto(live_server.url + "/memories/")
     row = page.locator(f"#memory-{memory_id}")
     row.get_by_role("button", name="Edit").click()

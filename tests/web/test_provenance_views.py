@@ -8,6 +8,7 @@ import io
 import json
 import re
 
+from tests.support.review import approve
 from webapp.stores import ConversationStore, MemoryStore, Proposal, ReviewQueue
 
 THREAD = "slack:C01:1732240000.000100"
@@ -41,7 +42,7 @@ def approved(settings, content="Prefers oolong tea", conversation_id=THREAD, **k
         ],
         conversation_id=conversation_id,
     )
-    done = queue.approve(item.id, actor=kw.pop("actor", "alice"))
+    done = approve(queue, item.id, actor=kw.pop("actor", "alice"))
     return memories.get(done.applied_memory_id)
 
 
@@ -168,7 +169,7 @@ def test_forget_puts_back_a_memory_the_thread_changed_and_undo_changes_it_again(
     [change] = queue.submit(
         [Proposal("update", "Alarm at 07:00", memory_id=alarm.id)], conversation_id=THREAD
     )
-    queue.approve(change.id, actor="alice")
+    approve(queue, change.id, actor="alice")
     thread = text(client.get(f"/conversations/thread/{THREAD}"))
     assert "1 memory changed by this conversation" in thread and "was: " in thread
     preview = text(client.get(f"/conversations/forget/{THREAD}"))
@@ -197,7 +198,7 @@ def test_forget_leaves_alone_what_changed_after_the_preview_and_says_so(client, 
     [change] = queue.submit(
         [Proposal("update", "Alarm at 07:00", memory_id=alarm.id)], conversation_id=THREAD
     )
-    queue.approve(change.id, actor="alice")
+    approve(queue, change.id, actor="alice")
     preview = text(client.get(f"/conversations/forget/{THREAD}"))
     form = preview[preview.index('action="/conversations/forget/') :]
     form = form[: form.index("</form>")]
@@ -282,8 +283,8 @@ def test_review_page_shows_the_approval_rates(client, settings):
             Proposal("add", "Is tired", extractor="regex"),
         ]
     )
-    queue.approve(items[0].id)
-    queue.approve(items[1].id, content="喜歡喝無糖綠茶")
+    approve(queue, items[0].id)
+    approve(queue, items[1].id, content="喜歡喝無糖綠茶")
     queue.reject(items[2].id)
     html = text(client.get("/review/"))
     section = html[html.index('id="extractor-quality"') :]

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..curator import SAID, Curator
-from ..extraction.wiping import MARKER
+from ..curator.results import MARKER
 from ..mcp.words import until_phrase
 from ..prompts import compose_prompt
 from ..settings import Settings

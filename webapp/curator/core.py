@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..attention.findings import Finding
+from ..attention.pair_verdicts import pair_verdicts
 from ..attention.semantic import SemanticIndex, semantic_index
+from ..extraction.pair_check import LlmPairChecker, pair_checker_from_settings
 from ..extraction.run import ExtractionResult, extract_conversation, extract_due
-from ..imports import ASK, ImportPlan, SourceDecision, approve_source
+from ..imports import ASK, ImportPlan
 from ..settings import Settings
 from ..stores import (
     ConversationStore,
     ConversationYield,
-    Forgotten,
     ImportPreview,
     Memory,
     MemoryStore,
@@ -27,8 +28,6 @@ from ..stores import (
     ReviewItem,
     ReviewQueue,
     derived_from,
-    forget_conversation,
-    undo_forget,
 )
 from ..stores.dismissals import DismissalStore
 from ..stores.exchanges import ExchangeKeyStore
@@ -43,7 +42,17 @@ from ..stores.readers import (
 )
 from ..stores.skills import SkillDocumentStore
 from ..stores.tombstones import TombstoneStore
-from . import forgetting, household, importing, merging, remembering, reviewing, upkeep
+from . import (
+    forgetting,
+    household,
+    importing,
+    merging,
+    remembering,
+    reviewing,
+    threads,
+    undoing,
+    upkeep,
+)
 from .errors import DeletedForeverError
 from .people import (
     EVERYONE,
@@ -152,6 +161,14 @@ class Curator:
         """What the conversation ``conversation_id`` gave: the memories it added or changed and
         its pending proposals (``stores.derived_from``)."""
         return derived_from(self._review_queue, conversation_id)
+
+    def pair_checker(self) -> LlmPairChecker | None:
+        """Needs attention's LLM tier for this data folder (``extraction.pair_check``; None
+        without a model), its verdicts kept in the file beside the memories
+        (``curation.pair_verdicts``), which only the curator's checker writes."""
+        return pair_checker_from_settings(
+            self.settings, memory=pair_verdicts(self._memory_store.path)
+        )
 
     def init_files(self) -> None:
         """Create the memory and conversation files when they are missing."""
@@ -296,6 +313,11 @@ class Curator:
     merge = merging.merge
     require_versions = merging.require_versions
 
+    # ----------------------------------------------------------------- undoing an attention fix
+    undoable_edit = undoing.undoable_edit
+    undo_rewrite = undoing.undo_rewrite
+    undo_extend = undoing.undo_extend
+
     # ----------------------------------------------------------------- forgetting
     forget = forgetting.forget
     forget_many = forgetting.forget_many
@@ -398,45 +420,8 @@ class Curator:
                 raise KeyError(f"Nothing to restore for {ref!r}.")
         return self._memory_store.undo_merge(dropped_id, update_hid, actor=actor or self.actor)
 
-    def forget_conversation(
-        self,
-        conversation_id: str,
-        *,
-        seen: Mapping[str, str] | None = None,
-        actor: str | None = None,
-    ) -> Forgotten:
-        """Take back what a conversation added or changed, only as the person saw it
-        (``stores.forget_conversation``); another person's thread is unknown, and so, within
-        a view, is one that left anything outside it (``conversation_not_found``)."""
-        self.check_thread(conversation_id)
-        return forget_conversation(
-            self._review_queue, conversation_id, actor=actor or self.actor, seen=seen
-        )
-
-    def undo_forget_conversation(
-        self,
-        memory_ids: Iterable[str],
-        rejected_ids: Iterable[str],
-        reverted_hids: Iterable[str] = (),
-        *,
-        undeleted_ids: Iterable[str] = (),
-        actor: str | None = None,
-    ) -> tuple[int, int]:
-        """Undo ``forget_conversation`` (``stores.undo_forget``), of the memories and
-        proposals this curator's view may see."""
-        if self.view is not EVERYONE:
-            memory_ids = [i for i in memory_ids if ref_in_view(self, i)]
-            undeleted_ids = [i for i in undeleted_ids if ref_in_view(self, i)]
-            reverted_hids = [h for h in reverted_hids if ref_in_view(self, h)]
-            rejected_ids = [i for i in rejected_ids if self.sees_item(self._review_queue.get(i))]
-        return undo_forget(
-            self._review_queue,
-            memory_ids,
-            rejected_ids,
-            reverted_hids,
-            actor=actor or self.actor,
-            undeleted_ids=undeleted_ids,
-        )
+    forget_conversation = threads.forget_thread
+    undo_forget_conversation = threads.undo_forget_thread
 
     def clear_conversation(self, conversation_id: str) -> bool:
         """Delete a thread's messages (the memories it gave stay); False when it had none;
@@ -480,15 +465,7 @@ class Curator:
             return sum(1 for i in mine if self.reject(i, actor=actor).status == "rejected")
         return self._review_queue.reject_source(source, actor=actor or self.actor)
 
-    def approve_source(self, source: str, *, actor: str | None = None) -> SourceDecision:
-        """Approve every proposal waiting from one import, oldest first, until memory is full."""
-        who = actor or self.actor
-        return approve_source(
-            self._review_queue,
-            source,
-            actor=who,
-            approve=lambda item_id: self.approve(item_id, actor=who),
-        )
+    approve_source = importing.approve_source
 
     # ----------------------------------------------------------------- imports
     def export(self, fmt: str = "json", view: View = EVERYONE) -> bytes:

@@ -1,20 +1,35 @@
 """Forget a memory: whoever deletes it, the fact is remembered as forgotten (a tombstone), so a
 later proposal of it is marked, or dropped after "don't propose again"; Delete forever wipes
-its words everywhere and keeps only a fingerprint."""
+its words everywhere and keeps only a fingerprint.
+
+``forget_forever`` removes the words of a deleted fact from every file the stores keep (the
+memories and their backup, the history log, the review queue and its backup, the
+conversations, the extraction job, the tombstone, the vector cache's rows), file by file as
+``wiping`` says, and keeps only its fingerprint; it can be run again to finish a run that was
+killed half-way. Recognising a fact deleted before when it is proposed again is extraction's
+(``extraction.forgotten``)."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..attention.semantic import semantic_index
 from ..extraction import forgotten
 from ..extraction.batch import job_document
-from ..extraction.forgotten import forget_deleted_forever
-from ..extraction.wiping import reached
+from ..extraction.decided import says_the_same
+from ..similarity import Judge
 from ..stores import ConflictError, Memory, NotFoundError, StoreError
-from ..stores.tombstones import Tombstone
+from ..stores.conversations import ConversationStore
+from ..stores.document import FileBacked
+from ..stores.memories import MemoryStore
+from ..stores.review import ReviewQueue
+from ..stores.tombstones import Tombstone, TombstoneStore
+from ..text import normalize
 from .people import EVERYONE, View, in_view, narrowed
 from .results import Forgetting
+from .wiping import Masker, dismissals_without, job_without, reached, said_sentences
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -144,7 +159,7 @@ def _wiped_too(curator: Curator) -> dict[str, Any]:
 def finish_forgetting(curator: Curator) -> int:
     """Finish every Delete forever a killed process left half-way (for ``repair``, and for
     the next start: ``finish_interrupted``); how many."""
-    finished = forgotten.finish_forgetting(
+    finished = _finish_runs(
         curator._memory_store,
         curator._review_queue,
         tombstones=curator._tombstone_store,
@@ -222,3 +237,212 @@ def settle_deletions(curator: Curator) -> int:
     recorded = forgotten.settle_deletions(curator._memory_store, curator._tombstone_store)
     curator.history_seen = (st.st_ino, st.st_size)
     return recorded
+
+
+# ----------------------------------------------------------------- Delete forever
+@dataclass(frozen=True)
+class ForgottenForever:
+    """What ``forget_forever`` removed: how many history entries and review items held the
+    words, how many vectors went from the cache and how many conversation messages now say
+    ``MARKER`` in their place."""
+
+    tombstone: Tombstone
+    history_entries: int
+    review_items: int
+    vectors: int
+    messages: int = 0
+
+
+def forget_forever(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    tombstone_id: str,
+    *,
+    no_propose: bool = True,
+    judge: Judge | None = None,
+    tombstones: TombstoneStore | None = None,
+    conversations: ConversationStore | None = None,
+    job: FileBacked | None = None,
+    dismissals: FileBacked | None = None,
+) -> ForgottenForever:
+    """Delete a deleted fact forever: its words go from every file, a fingerprint stays.
+
+    The words (``wiping``) are the tombstone's text, every earlier text of its memory in the
+    history log, the review items that proposed the fact again, and the sentences that said
+    it. The first step records them in the tombstone with the fingerprint (keyed hashes of
+    the words, the vector of the text, the vector cache's rows to drop), so a crash half-way
+    never leaves the fact unrecognised, and running this again (or ``finish_forgetting``)
+    finishes every step: the review queue, the memories and their history log, the
+    conversations, the extraction job, the dismissed findings, the vector cache, and last
+    the tombstone's own words. ``judge`` defaults to the memory file's similarity index
+    (loading its model once); ``no_propose`` keeps later proposals out of Review.
+    """
+    tombstones = tombstones or TombstoneStore.beside(store)
+    tombstone = tombstones.get(tombstone_id)
+    if tombstone is None:
+        tombstones.set_no_propose(tombstone_id)  # raises tombstone_not_found
+        raise AssertionError  # pragma: no cover
+    wordings, said, review_ids = _words_of(store, queue, tombstone)
+    if not wordings and not said:  # deleted forever before, nothing of it left anywhere
+        if no_propose and not tombstone.no_propose:
+            tombstone = tombstones.set_no_propose(tombstone_id)
+        return ForgottenForever(tombstone, 0, 0, 0)
+    if judge is None:
+        judge = semantic_index(store.path).judge()
+    vectors = []
+    if not tombstone.vectors and wordings:
+        vectors = [(judge.embedder.name, judge.cache.vectors([wordings[0]])[0])]
+    tombstone = tombstones.begin_forgetting(
+        tombstone.id,
+        wordings=wordings,
+        said=said,
+        vectors=vectors,
+        vector_keys=[judge.cache.key(t) for t in (*wordings, *said)],
+        no_propose=no_propose,
+        review_ids=review_ids,
+    )
+    if store.get(tombstone.memory_id) is not None:  # a run killed before it deleted it
+        store.delete(tombstone.memory_id, actor=tombstone.deleted_by)
+    reached("intent")
+    mask = Masker(wordings, said)
+    review_items = queue.forget_text(
+        wordings, tombstone_id=tombstone.id, mask=mask, memory_id=tombstone.memory_id
+    )
+    reached("review")
+    history_entries = store.forget_text(tombstone.memory_id, wordings, mask=mask)
+    reached("memories")
+    messages = 0
+    if conversations is not None and _kept(conversations):
+        messages = conversations.rewrite_messages(mask)
+    reached("conversations")
+    if job is not None and _kept(job):
+        job.wipe(job_without(wordings, mask))
+    if dismissals is not None and _kept(dismissals):
+        dismissals.wipe(dismissals_without(tombstone.memory_id))
+    reached("job")
+    dropped = judge.cache.forget([*wordings, *said])
+    judge.cache.save()  # (also drops the rows another process wrote back since)
+    reached("vectors")
+    done = tombstones.finish_forgetting(tombstone.id)
+    reached("done")
+    return ForgottenForever(done, history_entries, review_items, dropped, messages)
+
+
+def _kept(document: FileBacked) -> bool:
+    """The file (or its backup) is there: a file never written holds no words."""
+    return document.path.exists() or document.path.with_name(f"{document.path.name}.bak").exists()
+
+
+def _words_of(
+    store: MemoryStore, queue: ReviewQueue, tombstone: Tombstone
+) -> tuple[list[str], list[str], list[str]]:
+    """(wordings, said, review ids) of a deleted fact: what its tombstone, its memory's
+    history log and the review items about it still hold of it (and what a Delete forever
+    killed half-way recorded). The review items about its memory (``ReviewQueue.of_memory``:
+    the proposal approved into it, edited or not, an update or forget of it) give every text
+    they hold — the proposal, the edited text, the text it replaced — and their evidence;
+    so do the items proposing the fact again. The ids are those of the items to take out."""
+    wordings, said = tombstone.forgetting or ((), ())
+    texts = [tombstone.content or "", *wordings]
+    evidences: list[str] = []
+    for entry in store.history(tombstone.memory_id):
+        for side in ("before", "after"):
+            record: Any = entry.get(side)
+            if isinstance(record, dict) and isinstance(record.get("content"), str):
+                texts.append(record["content"])
+                origin = record.get("origin")
+                if isinstance(origin, dict) and isinstance(origin.get("evidence"), str):
+                    evidences.append(origin["evidence"])
+    about = queue.of_memory(tombstone.memory_id)
+    for item in about:
+        texts += [item.content, item.applied_content or "", item.current_content or ""]
+        if item.evidence:
+            evidences.append(item.evidence)
+    known = [t for t in texts if t]
+    linked = {item.id for item in about}
+    taken = [item.id for item in about]
+    for item in [*queue.pending(), *queue.decided()]:
+        if item.id in linked:
+            continue
+        if item.tombstone_id == tombstone.id or any(says_the_same(t, item.content) for t in known):
+            texts.append(item.content)
+            taken.append(item.id)
+            if item.evidence:
+                evidences.append(item.evidence)
+    found = list(dict.fromkeys(t for t in texts if normalize(t)))
+    return (
+        found,
+        list(dict.fromkeys([*said, *said_sentences(found, evidences)])),
+        taken,
+    )
+
+
+def _finish_runs(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    *,
+    tombstones: TombstoneStore | None = None,
+    conversations: ConversationStore | None = None,
+    job: FileBacked | None = None,
+    dismissals: FileBacked | None = None,
+) -> list[ForgottenForever]:
+    """Finish every Delete forever a killed process left half-way (``repair``): those whose
+    tombstone says so, and those of a memory the history log still holds (a run killed
+    before this version recorded its intent)."""
+    tombstones = tombstones or TombstoneStore.beside(store)
+    logged = {entry.get("id") for entry in store.history()}
+    unfinished = [
+        t
+        for t in tombstones.all()
+        if t.forgetting is not None or (t.forever and t.memory_id in logged)
+    ]
+    return [
+        forget_forever(
+            store,
+            queue,
+            tombstone.id,
+            no_propose=tombstone.no_propose,
+            tombstones=tombstones,
+            conversations=conversations,
+            job=job,
+            dismissals=dismissals,
+        )
+        for tombstone in unfinished
+    ]
+
+
+def forget_deleted_forever(
+    store: MemoryStore,
+    queue: ReviewQueue,
+    memory_id: str,
+    *,
+    no_propose: bool = True,
+    judge: Judge | None = None,
+    tombstones: TombstoneStore | None = None,
+    conversations: ConversationStore | None = None,
+    job: FileBacked | None = None,
+    dismissals: FileBacked | None = None,
+) -> ForgottenForever | None:
+    """``forget_forever`` for a deleted memory (by its id): its tombstone, made now from the
+    history log when a program deleted it without one (as who deleted it). None when the
+    memory is in the store or nothing is known of it."""
+    tombstones = tombstones or TombstoneStore.beside(store)
+    if store.get(memory_id) is not None:
+        return None
+    tombstone = tombstones.for_memory(memory_id)
+    if tombstone is None:
+        gone = next((d for d in store.recently_deleted() if d.memory.id == memory_id), None)
+        if gone is None:
+            return None
+        tombstone = tombstones.record(gone.memory, by=gone.deleted_by, via="library")
+    return forget_forever(
+        store,
+        queue,
+        tombstone.id,
+        no_propose=no_propose,
+        judge=judge,
+        tombstones=tombstones,
+        conversations=conversations,
+        job=job,
+        dismissals=dismissals,
+    )

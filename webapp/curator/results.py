@@ -6,10 +6,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..stores import Memory
+from .wiping import MARKER
+
+__all__ = ["MARKER"]  # what Delete forever leaves where words were (a door says it)
 
 if TYPE_CHECKING:
-    from ..extraction.forgotten import ForgottenForever
     from ..stores.tombstones import Tombstone
+    from .forgetting import ForgottenForever
 
 
 @dataclass(frozen=True)

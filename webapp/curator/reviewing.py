@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..extraction.attribution import OwnerUndecidedError
-from ..stores import NotFoundError, ReviewItem, check_secret
+from ..stores import DuplicateMemoryError, NotFoundError, ReviewItem, check_secret
 from ..stores.memories import KEEP, Keep
+from ..stores.review import review_origin
+from ..stores.timefmt import read_time
 from .errors import DeletedForeverError
-from .people import EVERYONE, check_person, item_in_view
+from .people import EVERYONE, check_person, item_in_view, unknown_person
 
 if TYPE_CHECKING:
     from .core import Curator
 
 
-def _refuse_forgotten(curator: Curator, item: ReviewItem) -> None:
+def refuse_forgotten(curator: Curator, item: ReviewItem) -> None:
     """DeletedForeverError when ``item`` is about a memory deleted forever (the approval
     that added it, an update or forget of it, a proposal marked with its tombstone): undoing
     or approving it would bring the fact back. Only a run killed before it took the item out
@@ -73,14 +75,16 @@ def approve(
     it never becomes the household's by default. ``expires_at`` sets when the fact stops being
     true (None: never); left out, the proposal's own expiry. Another person's proposal,
     outside the curator's view, is unknown (``review_item_not_found``), and none is approved
-    as a person outside it (``person_unknown``)."""
+    as a person outside it or as nobody of the household (``person_unknown``)."""
     actor = actor or curator.actor
     item = visible_item(curator, item_id)
     if item.status != "pending":
         return item
-    _refuse_forgotten(curator, item)
+    refuse_forgotten(curator, item)
     if not isinstance(person, Keep):
         check_person(person, curator.view)  # never approved as someone else's
+        if person is not None and curator._people_store.get(person) is None:
+            raise unknown_person(person)  # nor as nobody of the household
     if item.owner_undecided and item.action != "delete" and isinstance(person, Keep):
         raise OwnerUndecidedError()
     if item.action != "delete":
@@ -101,7 +105,7 @@ def approve(
     if claim.record.get("action") == "delete" and claim.record.get("memoryId"):
         gone = curator._memory_store.get(str(claim.record["memoryId"]))
     try:
-        applied = queue.apply(claim.record, claim.edited, actor, expected)
+        applied = _write_memory(curator, claim.record, claim.edited, actor=actor, expected=expected)
     except BaseException:
         queue.reopen(claim)
         raise
@@ -113,14 +117,74 @@ def approve(
     return decided
 
 
+def _write_memory(
+    curator: Curator,
+    record: dict[str, Any],
+    edited: str | None,
+    *,
+    actor: str,
+    expected: str | None,
+) -> dict[str, Any]:
+    """Make an approved item's change in memory; return what the queue records for undo
+    (``ReviewQueue.settle``). An ``update`` replaces the memory only while it is still at
+    version ``expected`` (when given)."""
+    store = curator._memory_store
+    text = edited or record["content"]
+    action, memory_id = record["action"], record.get("memoryId")
+    if action == "delete" and memory_id:
+        if not store.delete(memory_id, actor=actor):
+            # Gone already (deleted elsewhere meanwhile): undo must not bring it back.
+            return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "none"}
+        return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
+    origin = review_origin(record, actor)
+    before = store.get(memory_id) if action == "update" and memory_id else None
+    expires = read_time(record.get("expiresAt"))
+    if before is not None:
+        memory = store.update(
+            before.id,
+            text,
+            expected_updated_at=expected or None,
+            category=record.get("category") or None,
+            actor=actor,
+            origin=origin,
+        )
+        if memory is not None and memory.expires_at != expires:
+            # The fact as now stated ends when it says (or never).
+            memory = store.set_expiry(memory.id, expires, actor=actor) or memory
+        if memory is not None:
+            return {
+                "appliedMemoryId": memory.id,
+                "appliedContent": text,
+                "appliedAction": "update",
+                "currentContent": before.content,
+            }
+    person = record.get("person")
+    try:
+        memory = store.add(
+            text,
+            category=record.get("category") or "general",
+            source="extracted",
+            actor=actor,
+            allow_duplicate=False,
+            origin=origin,
+            person=person if isinstance(person, str) and person else None,
+            expires_at=expires,
+        )
+    except DuplicateMemoryError as exc:
+        # Someone (the assistant, the dashboard) stored it while it waited: no copy, and
+        # undo must leave their memory alone.
+        return {"appliedMemoryId": exc.existing.id, "appliedContent": text, "appliedAction": "none"}
+    return {"appliedMemoryId": memory.id, "appliedContent": text, "appliedAction": "add"}
+
+
 def undo(curator: Curator, item_id: str, *, actor: str | None = None) -> ReviewItem:
     """Take a decision back: the memory as it was before the approval (ConflictError when it
     changed since), the item pending again, and an approved forget no longer remembered.
-    DeletedForeverError when the fact was deleted forever (``_refuse_forgotten``): the item
+    DeletedForeverError when the fact was deleted forever (``refuse_forgotten``): the item
     stays as it is."""
     item = visible_item(curator, item_id)
     if item.status != "pending":
-        _refuse_forgotten(curator, item)
+        refuse_forgotten(curator, item)
     undone = curator._review_queue.undo(item_id, actor=actor or curator.actor)
     if item.status == "approved" and item.applied_action == "delete" and item.applied_memory_id:
         curator._tombstone_store.lift([item.applied_memory_id])

@@ -15,11 +15,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..attention.semantic import semantic_index
-from ..extraction.attribution import OwnerUndecidedError
 from ..extraction.llm import StructuredFact
 from ..extraction.reconcile import MemoryExtractor, ReconcileAction, undecided
 from ..stores import MemoryStore, ReviewItem, ReviewQueue
-from ..stores.errors import ConflictError, MemoryFullError, NotFoundError, SecretInputError
+from ..stores.errors import MemoryFullError
 from ..stores.people import PeopleStore
 from ..stores.review import Proposal
 from ..text import fold
@@ -53,7 +52,6 @@ __all__ = [
     "ImportPlan",
     "Parsed",
     "Refusal",
-    "approve_source",
     "decode",
     "detect",
     "parse",
@@ -289,35 +287,3 @@ class SourceDecision:
     secrets: int = 0  # left pending: it holds a secret a person must confirm one by one
     undecided: int = 0  # left pending: whose it is waits for a person's choice
     full: MemoryFullError | None = None  # memory filled up: the rest stay pending
-
-
-def approve_source(
-    queue: ReviewQueue,
-    source: str,
-    *,
-    actor: str,
-    approve: Callable[[str], object] | None = None,
-) -> SourceDecision:
-    """Approve the proposals waiting from ``source``, oldest first, until memory is full, each
-    with ``approve`` (the curator's: ``Curator.approve``); one holding a secret stays pending."""
-    result = SourceDecision()
-    decide = approve or (lambda item_id: queue.approve(item_id, actor=actor))
-    for item_id in queue.pending_from(source):
-        try:
-            decide(item_id)
-        except SecretInputError:
-            result.secrets += 1
-            continue
-        except OwnerUndecidedError:
-            result.undecided += 1
-            continue
-        except NotFoundError:
-            continue
-        except ConflictError:
-            result.changed += 1
-            continue
-        except MemoryFullError as exc:
-            result.full = exc
-            break
-        result.approved += 1
-    return result

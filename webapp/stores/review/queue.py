@@ -1,5 +1,7 @@
-"""The review queue: the file of proposed changes to memory, and deciding them (approve, edit
-and approve, reject, undo), the memory write made after the queue's decision is committed."""
+"""The review queue: the file of proposed changes to memory, and the decision on one item
+(``claim`` an approval, ``settle`` or ``reopen`` it, ``reject``, ``undo``). Approving writes
+memory, which is the curator's (``curator.reviewing.approve``): the queue records the decision
+and what the write did, and writes no memory to approve."""
 
 from __future__ import annotations
 
@@ -16,10 +18,10 @@ from ...settings import DEFAULTS, Settings
 from ...text import normalize
 from ..changes import Changed, Unchanged
 from ..document import FileBacked
-from ..errors import ConflictError, DuplicateMemoryError, NotFoundError
+from ..errors import ConflictError, NotFoundError
 from ..jsonfile import JsonFile
 from ..records import KEEP, Keep, check_category, check_length, check_person_id, clean_content
-from ..timefmt import now_iso, parse_ts, read_time, to_iso
+from ..timefmt import now_iso, parse_ts, to_iso
 from . import memory
 from .items import (
     ACTIONS,
@@ -31,7 +33,6 @@ from .items import (
     _str_or_none,
     _unreadable_times,
     _validate,
-    review_origin,
 )
 from .memory import MemoryBook
 
@@ -329,49 +330,6 @@ class ReviewQueue(FileBacked):
         ]
 
     # ----------------------------------------------------------------- deciding
-    def approve(
-        self,
-        item_id: str,
-        *,
-        content: str | None = None,
-        actor: str = "review",
-        category: str | None = None,
-        as_new: bool = False,
-        expected: str | None = None,
-        person: str | None | Keep = KEEP,
-        expires_at: datetime | None | Keep = KEEP,
-    ) -> ReviewItem:
-        """Apply the item to long-term memory (optionally with edited content) and mark it approved.
-
-        ``category`` replaces the proposed one; ``as_new`` adds an ``update`` proposal as a
-        memory of its own instead of replacing the memory it names (when replacing would lose
-        what that memory says). ``expected`` is the version (``Memory.version``) of the memory
-        an ``update`` replaces as the person saw it: when it was changed since, ConflictError
-        (its ``current`` the memory as it is now) and nothing changes, the item stays pending.
-        Approving an approved item does nothing. A full store raises MemoryFullError and the
-        item stays pending; a fact longer than one memory may be raises MemoryTooLongError.
-        ``person`` changes whose a new memory is before it is added (a person's id, or None
-        for the household's); left out, it is whose the item proposes. ``expires_at`` sets when
-        the fact stops being true (None: never); left out, the proposal's expiry.
-        """
-        claimed = self.claim(
-            item_id,
-            content=content,
-            category=category,
-            as_new=as_new,
-            person=person,
-            expires_at=expires_at,
-            actor=actor,
-        )
-        if claimed is None:
-            return self._item(item_id)
-        try:
-            applied = self.apply(claimed.record, claimed.edited, actor, expected)
-        except BaseException:
-            self.reopen(claimed)
-            raise
-        return self.settle(item_id, applied)
-
     def _item(self, item_id: str) -> ReviewItem:
         found = self.get(item_id)
         if found is None:
@@ -455,66 +413,6 @@ class ReviewQueue(FileBacked):
             return Unchanged(None)
 
         self._file.update(mutate)
-
-    def apply(
-        self, record: dict[str, Any], edited: str | None, actor: str, expected: str | None = None
-    ) -> dict[str, Any]:
-        """Make an approved item's change in MemoryStore; return what to record for undo. An
-        ``update`` replaces the memory only while it is still at version ``expected`` (when
-        given). Remembering a deleted fact as forgotten is the curator's (``Curator.approve``)."""
-        text = edited or record["content"]
-        action, memory_id = record["action"], record.get("memoryId")
-        if action == "delete" and memory_id:
-            if not self.store.delete(memory_id, actor=actor):
-                # Gone already (deleted elsewhere meanwhile): undo must not bring it back.
-                return {
-                    "appliedMemoryId": memory_id,
-                    "appliedContent": None,
-                    "appliedAction": "none",
-                }
-            return {"appliedMemoryId": memory_id, "appliedContent": None, "appliedAction": "delete"}
-        origin = review_origin(record, actor)
-        before = self.store.get(memory_id) if action == "update" and memory_id else None
-        expires = read_time(record.get("expiresAt"))
-        if before is not None:
-            memory = self.store.update(
-                before.id,
-                text,
-                expected_updated_at=expected or None,
-                category=record.get("category") or None,
-                actor=actor,
-                origin=origin,
-            )
-            if memory is not None and memory.expires_at != expires:
-                # The fact as now stated ends when it says (or never).
-                memory = self.store.set_expiry(memory.id, expires, actor=actor) or memory
-            if memory is not None:
-                return {
-                    "appliedMemoryId": memory.id,
-                    "appliedContent": text,
-                    "appliedAction": "update",
-                    "currentContent": before.content,
-                }
-        try:
-            memory = self.store.add(
-                text,
-                category=record.get("category") or "general",
-                source="extracted",
-                actor=actor,
-                allow_duplicate=False,
-                origin=origin,
-                person=_str_or_none(record.get("person")),
-                expires_at=expires,
-            )
-        except DuplicateMemoryError as exc:
-            # Someone (the assistant, the dashboard) stored it while it waited: no copy, and
-            # undo must leave their memory alone.
-            return {
-                "appliedMemoryId": exc.existing.id,
-                "appliedContent": text,
-                "appliedAction": "none",
-            }
-        return {"appliedMemoryId": memory.id, "appliedContent": text, "appliedAction": "add"}
 
     def reject(self, item_id: str, *, actor: str = "review") -> ReviewItem:
         """Mark the item rejected; the fact will not be proposed again. Rejecting twice does nothing."""

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ConflictError, MemoryFullError, NotFoundError
+from ..errors import ConflictError, NotFoundError
 from ..records import Memory
 from .items import ReviewItem
 from .memory import MemoryBook
@@ -156,7 +156,8 @@ def forget_conversation(
     seen: Mapping[str, str] | None = None,
 ) -> Forgotten:
     """Delete every memory the conversation added, put back what the memories it changed said
-    before, and reject its pending proposals.
+    before, and reject its pending proposals. Bringing back what its approved deletions took
+    is a decision undone in two stores, the curator's (``curator.threads``).
 
     A memory is deleted or put back only while it is as it was seen: as ``derived_from``
     finds it when this starts, and, with ``seen`` (``ConversationYield.versions()`` of what
@@ -190,14 +191,6 @@ def forget_conversation(
         except KeyError:
             continue  # deleted meanwhile, or its history was purged
         reverted.append(change.hid)
-    undeleted = []
-    for gone in found.deleted:
-        try:  # the deletion undone (the memory back, its tombstone lifted), then rejected
-            queue.undo(gone.item_id, actor=actor)
-            queue.reject(gone.item_id, actor=actor)
-        except (NotFoundError, MemoryFullError):
-            continue  # pruned meanwhile, or no room: it stays deleted
-        undeleted.append(gone.item_id)
     rejected = []
     for item in found.pending:
         try:
@@ -205,7 +198,7 @@ def forget_conversation(
                 rejected.append(item.id)
         except NotFoundError:
             continue  # decided and pruned elsewhere meanwhile
-    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone, undeleted)
+    return Forgotten(conversation_id, deletion.deleted, rejected, reverted, left_alone)
 
 
 def undo_forget(
@@ -215,13 +208,13 @@ def undo_forget(
     reverted_hids: Iterable[str] = (),
     *,
     actor: str,
-    undeleted_ids: Iterable[str] = (),
 ) -> tuple[int, int]:
     """Bring back forgotten memories (and the conversation's changes taken back) and make the
     rejected proposals pending again.
 
     Returns (memories restored, proposals pending again); ids with nothing to undo are skipped,
     and a change is re-applied only while the memory still says what forgetting put back.
+    Approving the conversation's deletions again is the curator's (``curator.threads``).
     """
     restored = 0
     for memory_id in memory_ids:
@@ -252,13 +245,6 @@ def undo_forget(
         except ConflictError:
             continue  # edited meanwhile: that edit stays
         if reapplied is not None:
-            restored += 1
-    for item_id in undeleted_ids:  # the conversation's deletions, approved again
-        item = queue.get(item_id)
-        if item is None or item.status != "rejected" or item.action != "delete":
-            continue
-        queue.undo(item_id, actor=actor)
-        if queue.approve(item_id, actor=actor).applied_action == "delete":
             restored += 1
     reopened = 0
     for item_id in rejected_ids:

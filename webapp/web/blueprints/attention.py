@@ -24,10 +24,8 @@ from ...attention.scanner import (
     expired_findings,
     still_true,
 )
-from ...sensitive.secrets import find_secrets
 from ...stores import ConflictError, MemoryFullError, NotFoundError
 from ...stores.memories import KEEP
-from ...stores.timefmt import parse_ts
 from ..plumbing.context import actor, curator, quote, settings, stores
 from ..plumbing.errors import describe_error
 from ..plumbing.formatting import day_text, page_translations
@@ -388,8 +386,7 @@ def rewrite() -> Response:
     message = (
         _("Rewritten as %(text)s", text=text) if ends else _("Rewritten as %(text)s.", text=text)
     )
-    # No Undo for a rewrite that took a secret out: the secret is gone from the history too.
-    change = None if find_secrets(memory.content) else _last_update(memory_id)
+    change = curator().undoable_edit(memory_id)  # (none for a rewrite that took a secret out)
     return _fixed(
         message,
         undo={"hid": change} if change else None,
@@ -397,32 +394,11 @@ def rewrite() -> Response:
     )
 
 
-def _last_update(memory_id: str) -> str | None:
-    """The history id of the memory's latest edit (the rewrite just made), for its Undo."""
-    entries = stores().memories.history(memory_id)
-    return next((e["hid"] for e in reversed(entries) if e.get("action") == "update"), None)
-
-
 @bp.post("/undo-rewrite")
 def undo_rewrite() -> Response:
     """Put back what a memory said before a Rewrite, unless it was edited again since."""
-    store = stores().memories
-    change = store.change(request.form.get("hid", ""))
-    if change is None or change.get("action") != "update":
-        abort(400)
-    before, after = change.get("before") or {}, change.get("after") or {}
-    memory = store.get(str(change.get("id")))
-    if memory is None:
-        return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
-    if memory.content == before.get("content"):
-        return _refused(_("There is nothing to undo: the memory reads as before already."), 409)
-    if memory.content != after.get("content"):
-        return _refused(
-            _("Could not undo: the memory was edited again since; edit it on the Memories page."),
-            409,
-        )
     try:
-        curator().restore(change["hid"], actor=actor(), expected=memory)
+        undone = curator().undo_rewrite(request.form.get("hid", ""), actor=actor())
     except ConflictError:
         return _refused(
             _("Could not undo: the memory was edited again since; edit it on the Memories page."),
@@ -430,8 +406,12 @@ def undo_rewrite() -> Response:
         )
     except NotFoundError:
         return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
+    except KeyError:  # the form names no edit
+        abort(400)
     except MemoryFullError as exc:
         return _refused(_("Could not undo: %(reason)s", reason=describe_error(exc)), 409)
+    if undone is None:
+        return _refused(_("There is nothing to undo: the memory reads as before already."), 409)
     return _fixed(_("Undone: the memory reads as before."))
 
 
@@ -537,8 +517,7 @@ def extend() -> Response:
         message = _("%(text)s never expires now.", text=text)
     else:
         message = _("%(text)s is true until %(day)s.", text=text, day=day_text(day))
-    # No Undo for a rewrite that took a secret out: the secret is gone from the history too.
-    change = None if find_secrets(memory.content) else _last_update(memory_id)
+    change = curator().undoable_edit(memory_id)
     return _fixed(
         message,
         undo={"hid": change} if change else None,
@@ -549,21 +528,12 @@ def extend() -> Response:
 @bp.post("/undo-extend")
 def undo_extend() -> Response:
     """Put back the expiry a memory had before Extend (so it is expired again)."""
-    store = stores().memories
-    change = store.change(request.form.get("hid", ""))
-    if change is None or change.get("action") != "update":
-        abort(400)
-    memory = store.get(str(change.get("id")))
-    if memory is None:
-        return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
-    before = (change.get("before") or {}).get("expiresAt")
     try:
-        curator().set_expiry(
-            memory.id,
-            parse_ts(before) if before else None,
-            expected=(change.get("after") or {}).get("updatedAt"),
-            actor=actor(),
-        )
+        curator().undo_extend(request.form.get("hid", ""), actor=actor())
+    except NotFoundError:
+        return _refused(_("Could not undo: that memory was deleted elsewhere."), 409)
+    except KeyError:  # the form names no edit
+        abort(400)
     except ConflictError:
         return _refused(
             _("Could not undo: the memory was edited again since; edit it on the Memories page."),

@@ -46,7 +46,6 @@ from ..plumbing.messages import describe
 from ..plumbing.pagination import paginate
 from .expiry_hint import chosen_expiry, proposal_last_day
 from .i18n import format_number
-from .people import visible_person
 
 bp = Blueprint("review", __name__, url_prefix="/review")
 
@@ -341,17 +340,6 @@ def approve(item_id: str) -> Response:
     person: str | None | Keep = KEEP  # left out or not chosen: whose the item proposes
     if whose:
         person = None if whose == "household" else whose
-        if person is not None and (
-            stores().people.get(person) is None or not visible_person(person)
-        ):
-            return _panel(
-                _build(
-                    "pending",
-                    errors={item.id: _("Choose the household or a person of the list.")},
-                    focus=f"item-{item.id}-heading",
-                ),
-                422,
-            )
     try:
         approved = curator().approve(
             item.id,
@@ -397,6 +385,17 @@ def approve(item_id: str) -> Response:
             _build("pending", notice=_full_notice(exc), editing=editing, focus="review-notice"),
             409,
             announce=_("Memory is full; nothing lost."),
+        )
+    except NotFoundError as exc:
+        if exc.code != "person_unknown":  # (the curator's: nobody, or outside this view)
+            raise
+        return _panel(
+            _build(
+                "pending",
+                errors={item.id: _("Choose the household or a person of the list.")},
+                focus=f"item-{item.id}-heading",
+            ),
+            422,
         )
     except ValueError as exc:  # the library's message: empty, NUL, a secret…
         # A secret is kept only when the person confirms it: the form then offers the box.

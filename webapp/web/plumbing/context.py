@@ -14,12 +14,10 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
-from ...attention.pair_verdicts import pair_verdicts
 from ...attention.scanner import AttentionScanner
 from ...attention.semantic import semantic_index
 from ...curator import Curator
 from ...curator.people import EVERYONE, View
-from ...extraction.pair_check import pair_checker_from_settings
 from ...settings import Settings
 from ...stores import (
     SetAside,
@@ -103,9 +101,7 @@ class Stores:
             self.memories,
             self.settings.memory_stale_days,
             semantic=semantic_index(self.memories.path),
-            checker=pair_checker_from_settings(
-                self.settings, memory=pair_verdicts(self.memories.path)
-            ),
+            checker=self.curator.pair_checker(),
         )
 
     @property

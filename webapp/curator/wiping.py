@@ -19,12 +19,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ..extraction.decided import says_the_same
+from ..extraction.rules import match_sentence
+from ..extraction.sentences import split_sentences
 from ..language.phrasing import as_preference, as_user_fact
 from ..stores import Changed, Unchanged
 from ..text import normalize
-from .decided import says_the_same
-from .rules import match_sentence
-from .sentences import split_sentences
 
 MARKER = "[words deleted forever]"
 STEPS = (
