@@ -339,17 +339,17 @@ class Breakdown:
 
 
 def bench_breakdown(folder: Path, count: int, rounds: int) -> None:
-    from webapp.stores import history, jsonbytes, jsonfile, locking
+    from webapp.stores import history, jsonbytes, jsonfile, jsonread, jsonwrite, locking
 
     records = memory_records(count)
     store = memory_store(folder / f"b{count}" / "memories.json", records)
     store.add("Warm-up: the first write after a parse has nothing to reuse yet")
     breakdown = Breakdown()
+    breakdown.wrap(jsonwrite, "encode_spliced", "encode")
     for name in ("encode", "encode_spliced"):
-        breakdown.wrap(jsonfile, name, "encode")
         breakdown.wrap(jsonbytes, name, "encode")
-    breakdown.wrap(jsonfile, "encodes_as", "check")  # no record changed in place
-    breakdown.wrap(jsonfile, "parse_bytes", "decode")
+    breakdown.wrap(jsonwrite, "encodes_as", "check")  # no record changed in place
+    breakdown.wrap(jsonread, "parse_bytes", "decode")
     breakdown.wrap(jsonfile.JsonFile, "_read_under_lock", "read")  # under the lock: read, compare
     breakdown.wrap(store._file, "_validate", "validate")
     breakdown.wrap(store._file, "_validate_item", "validate")
@@ -392,7 +392,7 @@ def bench_exchange_breakdown(folder: Path, threads: int, rounds: int) -> None:
     """Where the time of ``add_exchange`` goes. The shared-items check runs while the temp
     file's fsync waits in a thread of its own, so "write+fsync" is only what is left of that
     wait beyond the check."""
-    from webapp.stores import jsonbytes, jsonfile, locking
+    from webapp.stores import jsonbytes, jsonfile, jsonwrite, locking
 
     store, keys = exchange_store(folder / f"xb{threads}", threads)
     rng = random.Random(9)
@@ -400,12 +400,12 @@ def bench_exchange_breakdown(folder: Path, threads: int, rounds: int) -> None:
     parts = ("read", "encode", "check", "validate", "write+fsync", "replace", "lock")
     breakdown = Breakdown(parts)
     breakdown.wrap(jsonfile.JsonFile, "_read_under_lock", "read")
-    breakdown.wrap(jsonfile, "encode_spliced", "encode")
+    breakdown.wrap(jsonwrite, "encode_spliced", "encode")
     breakdown.wrap(jsonbytes, "encodes_as", "check")
     breakdown.wrap(store._file, "_validate_item", "validate")
-    breakdown.wrap(jsonfile, "write_temp", "write+fsync")
-    breakdown.wrap(jsonfile, "replace_with", "replace")
-    breakdown.wrap(jsonfile, "sync_folder_after_replace", "write+fsync")
+    breakdown.wrap(jsonwrite, "write_temp", "write+fsync")
+    breakdown.wrap(jsonwrite, "replace_with", "replace")
+    breakdown.wrap(jsonwrite, "sync_folder_after_replace", "write+fsync")
     breakdown.wrap(locking.SidecarLock, "__enter__", "lock")
     breakdown.wrap(locking.SidecarLock, "__exit__", "lock")
     total = 0.0

@@ -33,7 +33,7 @@ import json, statistics, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from webapp.stores import MemoryStore
-from webapp.stores.jsonfile import encode
+from webapp.stores.jsonbytes import encode
 
 count = int(sys.argv[2])
 folder = Path(tempfile.mkdtemp())

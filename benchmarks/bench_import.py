@@ -25,8 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from webapp.imports import decode, plan_import, queue_import  # noqa: E402
 from webapp.stores import MemoryStore, ReviewQueue  # noqa: E402
-from webapp.stores import review as review_module  # noqa: E402
-from webapp.stores.review import Proposal  # noqa: E402
+from webapp.stores.review import Proposal, repeats  # noqa: E402
 
 WORDS = [
     "tea",
@@ -120,29 +119,27 @@ def old_submit(folder: Path, count: int, indexed: bool) -> float:
     """Seconds to queue ``count`` proposals with the index, or with the per-item scan."""
     memories, queue = stores(folder, count, 0)
     proposals = [Proposal("add", line) for line in lines(count)]
-    saved = review_module._KnownIndex.holds
+    saved = repeats.KnownIndex.holds
     if not indexed:
         scanned: list[dict[str, Any]] = []
 
         def holds(self: Any, proposal: Proposal) -> bool:  # the scan submit did before
-            return review_module.ReviewQueue._is_known(scanned, proposal)
+            return repeats.is_known(scanned, proposal)
 
-        def add(
-            self: Any, record: dict[str, Any], _add: Any = review_module._KnownIndex.add
-        ) -> None:
+        def add(self: Any, record: dict[str, Any], _add: Any = repeats.KnownIndex.add) -> None:
             scanned.append(record)
             _add(self, record)
 
-        review_module._KnownIndex.holds = holds  # type: ignore[method-assign]
-        review_module._KnownIndex.add = add  # type: ignore[method-assign]
+        repeats.KnownIndex.holds = holds  # type: ignore[method-assign]
+        repeats.KnownIndex.add = add  # type: ignore[method-assign]
     try:
         started = time.perf_counter()
         queue.submit(proposals)
         return time.perf_counter() - started
     finally:
-        review_module._KnownIndex.holds = saved  # type: ignore[method-assign]
+        repeats.KnownIndex.holds = saved  # type: ignore[method-assign]
         if not indexed:
-            review_module._KnownIndex.add = add.__defaults__[0]  # type: ignore[method-assign,union-attr]
+            repeats.KnownIndex.add = add.__defaults__[0]  # type: ignore[method-assign,union-attr]
 
 
 def main() -> None:

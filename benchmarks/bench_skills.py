@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from webapp.stores import SkillDocumentStore
-from webapp.stores.jsonfile import RACY_NS, encode
+from webapp.stores.jsonbytes import encode
+from webapp.stores.jsonread import RACY_NS
 from webapp.stores.skills import document_file_name
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from webapp.stores import ConversationStore, MemoryStore  # noqa: E402
-from webapp.stores.jsonfile import encode  # noqa: E402
+from webapp.stores.jsonbytes import encode  # noqa: E402
 from webapp.stores.timefmt import now_iso  # noqa: E402
 
 BIG = {"max_items": 10_000_000, "max_chars": 10_000_000_000, "lock_timeout": 60}

@@ -257,7 +257,7 @@ def corrupt_then_repair(data_dir: Path) -> list[str]:
 
 def check(data_dir: Path, logs: Path) -> list[str]:
     """Every invariant; returns the failures (empty when all hold)."""
-    from webapp.stores.jsonfile import temp_files_of
+    from webapp.stores.atomic import temp_files_of
 
     failures: list[str] = []
     records = [

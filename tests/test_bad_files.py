@@ -10,7 +10,7 @@ import pytest
 from tests.support.cli import run_cli
 from tests.support.stores import conversation_store, memory_store
 from webapp.stores import StoreCorruptError
-from webapp.stores.jsonfile import encode
+from webapp.stores.jsonbytes import encode
 
 GOOD = encode(
     [

@@ -19,8 +19,8 @@ import pytest
 
 from tests.support.stores import conversation_store, memory_store
 from webapp.stores import Changed, ConversationStore, MemoryStore, Unchanged, jsonbytes
-from webapp.stores.jsonbytes import OVERLAP_BYTES
-from webapp.stores.jsonfile import MAX_DEPTH, encode
+from webapp.stores.jsonbytes import OVERLAP_BYTES, encode
+from webapp.stores.jsonparse import MAX_DEPTH
 from webapp.stores.timefmt import now_iso
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.stores import memory_store
-from webapp.stores.jsonfile import encode, temp_files_of
+from webapp.stores.atomic import temp_files_of
+from webapp.stores.jsonbytes import encode
 
 TRIALS = 200
 # A writer: (path, trial number, pipe fd) -> never returns; reports each finished add on the pipe.

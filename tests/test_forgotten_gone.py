@@ -223,10 +223,10 @@ def test_delete_forever_of_an_edited_proposal_takes_every_field_of_its_review_it
 # and fsync'd, before the rename: the temp file holds the whole new file.
 KILLED_BEFORE_RENAME = """
 import os, signal, sys
-from webapp.stores import jsonfile
+from webapp.stores import jsonwrite
 def replace_with(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
-jsonfile.replace_with = replace_with
+jsonwrite.replace_with = replace_with
 from webapp.cli import main
 main(sys.argv[1:], prog_name="memory-curator")
 """

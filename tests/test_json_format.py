@@ -13,7 +13,8 @@ import pytest
 
 from tests.support.stores import conversation_store, memory_store
 from webapp.stores import MemoryStore
-from webapp.stores.jsonfile import encode, encode_spliced, fragments_of, parse_bytes
+from webapp.stores.jsonbytes import encode, encode_spliced, fragments_of
+from webapp.stores.jsonparse import parse_bytes
 
 
 def old_encode(data) -> bytes:

@@ -9,21 +9,23 @@ import textwrap
 
 import pytest
 
-from webapp.stores import MemoryStore, StoreBusyError, jsonfile
-from webapp.stores.jsonfile import JsonFile, encode, write_atomic
+from webapp.stores import MemoryStore, StoreBusyError, jsonread
+from webapp.stores.atomic import write_atomic
+from webapp.stores.jsonbytes import encode
+from webapp.stores.jsonfile import JsonFile
 
 
 @pytest.fixture
 def parse_calls(monkeypatch) -> list[int]:
     """Counts every parse of a store file's bytes."""
     calls: list[int] = []
-    real = jsonfile.parse_bytes
+    real = jsonread.parse_bytes
 
     def counting(raw, path):
         calls.append(len(raw))
         return real(raw, path)
 
-    monkeypatch.setattr(jsonfile, "parse_bytes", counting)
+    monkeypatch.setattr(jsonread, "parse_bytes", counting)
     return calls
 
 
@@ -85,7 +87,7 @@ def test_a_change_by_another_process_is_seen(data_dir, parse_calls):
 
 def test_a_same_size_change_within_one_mtime_tick_is_seen(data_dir, monkeypatch):
     """Inode, size and mtime all unchanged (coarse clock, in-place edit): the bytes still tell."""
-    monkeypatch.setattr(jsonfile, "RACY_NS", 3600 * 10**9)  # a slow machine stays in the window
+    monkeypatch.setattr(jsonread, "RACY_NS", 3600 * 10**9)  # a slow machine stays in the window
     path = data_dir / "doc.json"
     path.write_bytes(b'{"v": "aaaa"}')
     stamp = os.stat(path).st_mtime_ns

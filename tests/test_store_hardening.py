@@ -24,7 +24,9 @@ from webapp.stores import (
     StoreCorruptError,
     StoreError,
 )
-from webapp.stores.jsonfile import Changed, JsonFile, encode
+from webapp.stores.changes import Changed
+from webapp.stores.jsonbytes import encode
+from webapp.stores.jsonfile import JsonFile
 
 
 def large_memory_store(path: Path) -> MemoryStore:
@@ -324,7 +326,7 @@ def test_a_store_file_beyond_the_parser_bounds_counts_as_damaged(data_dir, raw):
 
 def test_the_depth_bound_holds_on_the_fast_orjson_path_too(data_dir):
     """orjson (the fast parser) allows 1024 levels; the store's bound is MAX_DEPTH, exactly."""
-    from webapp.stores.jsonfile import MAX_DEPTH
+    from webapp.stores.jsonparse import MAX_DEPTH
 
     def nested(levels: int) -> bytes:  # the array and the record are two levels
         inner = levels - 2

@@ -58,7 +58,7 @@ def test_a_full_disk_gives_a_banner_and_changes_nothing(quick, monkeypatch):
     def disk_full(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("webapp.stores.jsonfile.os.fsync", disk_full)
+    monkeypatch.setattr("webapp.stores.atomic.os.fsync", disk_full)
     response = client.post(
         "/memories/", htmx=True, data={"content": "One more", "category": "general"}
     )

@@ -18,8 +18,9 @@ from ..settings import DEFAULTS
 from .atomic import fsync_dir, write_atomic
 from .changes import Changed, Unchanged
 from .formats import FormatState
-from .jsonfile import JsonFile, Signature, TimeCheck
+from .jsonfile import JsonFile
 from .jsonparse import MAX_DEPTH, loads_bounded, nesting_depth
+from .jsonread import Signature, TimeCheck
 from .locking import Gated, SidecarLock
 from .owned import HISTORY, OwnFile, json_file_files, written_with_temps
 from .setaside import RepairReport, SetAside, free_path

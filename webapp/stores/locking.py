@@ -8,7 +8,7 @@ again. (filelock checks this only when it takes the lock; ``still_held`` checks 
 time.) The lock file itself is never deleted, so waiters never split across inodes.
 
 A writer that already holds the lock when it is deleted cannot notice in time to stop a
-second writer; the commit step in ``jsonfile`` (a check that the data file is unchanged,
+second writer; the commit step in ``jsonwrite`` (a check that the data file is unchanged,
 under ``commit_lock``) is what keeps both changes then.
 """
 

@@ -3,7 +3,7 @@
 A store's JSON file does not live alone: the file layer keeps a backup, a lock file, the
 sidecar naming its format, the records it could not use (set aside), a damaged file moved
 aside whole and, after a killed write, an unfinished temp file; a store with a history log
-keeps that too. Each name is made where the file is written (``atomic``, ``jsonfile``,
+keeps that too. Each name is made where the file is written (``atomic``, ``jsonwrite``,
 ``formats``, ``setaside``, ``history``); here they are only listed, so ``stats`` and ``repair`` (through the curator) never spell them out.
 """
 

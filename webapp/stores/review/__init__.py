@@ -8,8 +8,10 @@ provider/model); approved items also record what was applied so the decision can
 and the memory they wrote records its ``origin``. Rejected items stay in the file: a rejected
 fact is not proposed again.
 
-Its parts: ``items`` (a review item, a proposal and the file's record checks), ``queue`` (the
-file and its decisions), ``yields`` (what a conversation left in memory, and forgetting it) and
+Its parts: ``items`` (a review item, a proposal, the record a proposal is queued as and the
+file's record checks), ``queue`` (the file and its decisions), ``repeats`` (what a new proposal
+repeats: a pending, approved or rejected item), ``applying`` (what an approval does in memory,
+and reverting it), ``yields`` (what a conversation left in memory, and forgetting it) and
 ``memory`` (the memory store as the queue uses it: a Protocol, never the memory store itself).
 """
 
@@ -27,7 +29,6 @@ from .items import (
 )
 from .memory import MemoryBook
 from .queue import Claim, ReviewQueue
-from .queue import _KnownIndex as _KnownIndex  # (benchmarks/bench_import.py times it)
 from .yields import (
     ConversationYield,
     DeletedByIt,

@@ -1,13 +1,15 @@
-"""A review item and a proposal: their fields, the checks of the review file's records, and the
-``origin`` a memory approved from one records."""
+"""A review item and a proposal: their fields, the record a proposal is queued as, the checks of
+the review file's records, and the ``origin`` a memory approved from one records."""
 
 from __future__ import annotations
 
 import math
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from ..origin import make_origin
+from ..records import check_category, check_person_id, clean_content
 from ..timefmt import now_iso, read_time, to_iso, unreadable_record_times
 
 ACTIONS = ("add", "update", "delete")
@@ -141,6 +143,39 @@ class Proposal:
     owner_undecided: bool = False  # whose it is waits for a person's choice
     doubt: str | None = None  # why it waits even in auto mode (hedged, hearsay, bulk, older, …)
     doubt_words: str | None = None  # the words that said so
+
+
+def new_record(proposal: Proposal, conversation_id: str | None) -> dict[str, Any]:
+    """The review file's record of a new, pending proposal (its text cleaned, its category
+    and person checked)."""
+    return (
+        {
+            "id": secrets.token_hex(6),
+            "action": proposal.action,
+            "content": clean_content(proposal.content),
+            "category": check_category(proposal.category),
+            "confidence": proposal.confidence,
+            "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
+            "conversationId": conversation_id,
+            "evidence": proposal.evidence,
+            "evidenceAt": proposal.evidence_at,
+            "extractorModel": proposal.model if proposal.extractor == "llm" else None,
+            "memoryId": proposal.memory_id,
+            "currentContent": proposal.current_content,
+            "status": "pending",
+            "createdAt": now_iso(),
+            "decidedAt": None,
+            "decidedBy": None,
+        }
+        | ({"withheld": proposal.withheld} if proposal.withheld else {})
+        | ({"person": check_person_id(proposal.person)} if proposal.person else {})
+        | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
+        | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
+        | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
+        | ({"ownerUndecided": True} if proposal.owner_undecided else {})
+        | ({"doubt": proposal.doubt} if proposal.doubt else {})
+        | ({"doubtWords": proposal.doubt_words} if proposal.doubt_words else {})
+    )
 
 
 def _validate(data: Any) -> str | None:

@@ -1,70 +1,40 @@
 """The review queue: the file of proposed changes to memory, and the decision on one item
 (``claim`` an approval, ``settle`` or ``reopen`` it, ``reject``, ``undo``). Approving writes
 memory, which is the curator's (``curator.reviewing.approve``): the queue records the decision
-and what the write did, and writes no memory to approve."""
+and what the write did, and writes no memory to approve; taking an approval back is
+``applying``'s, what a proposal repeats ``repeats``'."""
 
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...language.word_likeness import near_identical
 from ...settings import DEFAULTS, Settings
 from ...text import normalize
 from ..changes import Changed, Unchanged
 from ..document import FileBacked
-from ..errors import ConflictError, NotFoundError
+from ..errors import NotFoundError
 from ..jsonfile import JsonFile
 from ..records import KEEP, Keep, check_category, check_length, check_person_id, clean_content
 from ..timefmt import now_iso, parse_ts, to_iso
 from . import memory
+from .applying import revert_approval
 from .items import (
     ACTIONS,
-    EXTRACTORS,
     MAX_DECIDED,
     Proposal,
     ReviewItem,
     _item_problem,
-    _str_or_none,
     _unreadable_times,
     _validate,
+    new_record,
 )
 from .memory import MemoryBook
-
-
-class _KnownIndex:
-    """``ReviewQueue._is_known`` over a whole batch in one pass: pending and approved items by
-    (action, memory, normalised text), rejected ones by (action, memory), so queuing ten
-    thousand imported facts does not compare each with every item before it."""
-
-    def __init__(self, records: list[dict[str, Any]]) -> None:
-        self.exact: set[tuple[Any, Any, str]] = set()
-        self.rejected: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
-        for record in records:
-            self.add(record)
-
-    @staticmethod
-    def _where(action: Any, memory_id: Any) -> tuple[Any, Any]:
-        return action, (None if action == "add" else memory_id)
-
-    def add(self, record: dict[str, Any]) -> None:
-        where = self._where(record.get("action"), record.get("memoryId"))
-        status = record.get("status")
-        if status in ("pending", "approved"):
-            self.exact.add((*where, normalize(record.get("content", ""))))
-        elif status == "rejected":
-            self.rejected.setdefault(where, []).append(record)
-
-    def holds(self, proposal: Proposal) -> bool:
-        where = self._where(proposal.action, proposal.memory_id)
-        if (*where, normalize(proposal.content)) in self.exact:
-            return True
-        return ReviewQueue._is_known(self.rejected.get(where, []), proposal)
+from .repeats import KnownIndex
 
 
 def _about_memory(record: dict[str, Any], memory_id: str) -> bool:
@@ -198,76 +168,17 @@ class ReviewQueue(FileBacked):
             records: list[dict[str, Any]],
         ) -> Changed[list[dict[str, Any]]] | Unchanged[list[dict[str, Any]]]:
             added: list[dict[str, Any]] = []
-            known = _KnownIndex(records)
+            known = KnownIndex(records)
             for proposal in wanted:
                 if known.holds(proposal):
                     continue
-                record = self._record(proposal, conversation_id)
+                record = new_record(proposal, conversation_id)
                 records.append(record)
                 known.add(record)
                 added.append(record)
             return Changed(added) if added else Unchanged([])
 
         return [ReviewItem.from_dict(r) for r in self._file.update(mutate)]
-
-    @staticmethod
-    def _is_known(records: list[dict[str, Any]], proposal: Proposal) -> bool:
-        """True when the proposal repeats a pending item, an approved one or a rejected one.
-
-        An update or delete repeats another only on the same memory. A rejected delete (a
-        "forget" the person turned down) is not proposed again for the same memory and
-        evidence; a rejected add or update not for a near-identical text.
-        """
-        key = normalize(proposal.content)
-        for record in records:
-            if record.get("action") != proposal.action:
-                continue
-            if proposal.action != "add" and record.get("memoryId") != proposal.memory_id:
-                continue
-            if proposal.action == "add" and _str_or_none(record.get("person")) != proposal.person:
-                continue  # two people may each say the same thing
-            status = record.get("status")
-            if status in ("pending", "approved") and normalize(record.get("content", "")) == key:
-                return True
-            if status != "rejected":
-                continue
-            if proposal.action == "delete":
-                if normalize(record.get("evidence") or "") == normalize(proposal.evidence or ""):
-                    return True
-            elif near_identical(record.get("content", ""), proposal.content):
-                return True
-        return False
-
-    @staticmethod
-    def _record(proposal: Proposal, conversation_id: str | None) -> dict[str, Any]:
-        return (
-            {
-                "id": secrets.token_hex(6),
-                "action": proposal.action,
-                "content": clean_content(proposal.content),
-                "category": check_category(proposal.category),
-                "confidence": proposal.confidence,
-                "extractor": proposal.extractor if proposal.extractor in EXTRACTORS else "regex",
-                "conversationId": conversation_id,
-                "evidence": proposal.evidence,
-                "evidenceAt": proposal.evidence_at,
-                "extractorModel": proposal.model if proposal.extractor == "llm" else None,
-                "memoryId": proposal.memory_id,
-                "currentContent": proposal.current_content,
-                "status": "pending",
-                "createdAt": now_iso(),
-                "decidedAt": None,
-                "decidedBy": None,
-            }
-            | ({"withheld": proposal.withheld} if proposal.withheld else {})
-            | ({"person": check_person_id(proposal.person)} if proposal.person else {})
-            | ({"tombstoneId": proposal.tombstone_id} if proposal.tombstone_id else {})
-            | ({"expiresAt": proposal.expires_at} if proposal.expires_at else {})
-            | ({"importedFrom": proposal.imported_from} if proposal.imported_from else {})
-            | ({"ownerUndecided": True} if proposal.owner_undecided else {})
-            | ({"doubt": proposal.doubt} if proposal.doubt else {})
-            | ({"doubtWords": proposal.doubt_words} if proposal.doubt_words else {})
-        )
 
     def forget_text(
         self,
@@ -444,7 +355,7 @@ class ReviewQueue(FileBacked):
             None,
         )
         if decided is not None and decided.get("status") == "approved":
-            self.revert(decided, actor)
+            revert_approval(self.store, decided, actor)
         decided_at = decided.get("decidedAt") if decided else None
 
         def mutate(
@@ -468,33 +379,6 @@ class ReviewQueue(FileBacked):
             return Changed(record)
 
         return ReviewItem.from_dict(self._file.update(mutate))
-
-    def revert(self, record: Mapping[str, Any], actor: str) -> None:
-        """Undo in memory what an approved item did (``appliedAction``); lifting the tombstone
-        of an approved forget is the curator's."""
-        memory_id = record.get("appliedMemoryId")
-        if not memory_id:
-            return
-        applied = record.get("appliedAction") or record["action"]
-        if applied == "none":
-            return
-        if applied == "delete":
-            if self.store.get(memory_id) is None:
-                self.store.restore(memory_id, actor=actor)
-        elif applied == "update":
-            memory = self.store.get(memory_id)
-            if memory is None or not record.get("currentContent"):
-                return
-            if memory.content != record.get("appliedContent"):
-                raise ConflictError(memory)
-            self.store.update(
-                memory_id,
-                record["currentContent"],
-                expected_updated_at=memory.updated_at,
-                actor=actor,
-            )
-        else:
-            self.store.delete(memory_id, actor=actor)
 
     @staticmethod
     def _decide(record: dict[str, Any], status: str, actor: str) -> None:

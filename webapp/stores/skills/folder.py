@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreCorruptError
-from ..jsonfile import RACY_NS
 from ..jsonparse import parse_bytes
+from ..jsonread import RACY_NS
 from .documents import SkillDocument, sort_key
 from .errors import InvalidSkillDocumentError, UnsafeNameError
 from .naming import is_document_name

@@ -1,238 +1,61 @@
-"""The people of a household and the identities that map to them (``people.json``).
-
-A person has an id, a display name and identities: a Home Assistant user id (``ha``), a
-Slack user id (``slack``) or a name an MCP host or the command line passes (``name``). An
-identity seen for the first time that maps to nobody is kept as *unlinked*, so the People
-page can offer it as a new person or link it to an existing one. Written through the same
-locked, atomic JSON file layer as every store, with its own history log
-(``people.history.jsonl``)::
-
-    {"people": {"<id>": {"name": "Maya", "identities": [{"kind": "ha", "value": "…"}],
-                         "createdAt": ISO time}},
-     "unlinked": [{"kind": "slack", "value": "U123", "label": "maya", "firstSeen": ISO time,
-                   "lastSeen": ISO time}],
-     "devices": {"<HA device id>": {"label": "Kitchen satellite", "choice": "speaker",
-                                   "firstSeen": ISO time, "lastSeen": ISO time}}}
-
-``devices`` (an added key: older readers ignore it, older writers keep it) are the Home
-Assistant voice devices Assist was heard through, each with whose memory it answers with:
-``"speaker"`` (whoever is speaking, the default), ``"household"`` (the household's only) or
-``"person"`` with ``"person": "<id>"`` (that person's).
-
-Memories name a person by id (the record's optional ``person``); a memory without one is the
-household's, shared by everyone.
-"""
+"""``PeopleStore``: the people file shared by every process, its reads (who an identity or a
+name is, the devices, the household as it was), its writes and their history log."""
 
 from __future__ import annotations
 
 import os
 import secrets
-import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..problems import InputError
-from ..settings import DEFAULTS
-from ..text import fold, shows_something, trim_invisible
-from .changes import Changed, Unchanged, Undo
-from .document import FileBacked
-from .errors import NotFoundError
-from .history import HistoryLog
-from .jsonfile import JsonFile
-from .records import PERSON_ID as PERSON_ID  # where they were first: still importable here
-from .records import check_person_id as check_person_id
-from .timefmt import now_iso, read_time
+from ...problems import InputError
+from ...settings import DEFAULTS
+from ...text import fold
+from ..changes import Changed, Unchanged, Undo
+from ..document import FileBacked
+from ..errors import NotFoundError
+from ..history import HistoryLog
+from ..jsonfile import JsonFile
+from ..timefmt import now_iso, read_time
+from .model import (
+    DEVICE_CHOICES,
+    FILE_NAME,
+    KINDS,
+    MAX_DEVICES,
+    MAX_NAME_CHARS,
+    MAX_UNLINKED,
+    REAL_KINDS,
+    Device,
+    Identity,
+    Person,
+    _identity_key,
+    _whole_names,
+    check_device,
+    check_identity,
+    check_name,
+    name_key,
+)
+from .rows import (
+    _default,
+    _devices,
+    _drop_unchosen_device,
+    _drop_unlinked,
+    _identity_row,
+    _owner,
+    _people,
+    _PersonChange,
+    _record,
+    _refuse_taken,
+    _row_key,
+    _unknown,
+    _validate,
+    _within_cap,
+)
 
 if TYPE_CHECKING:
-    from ..settings import Settings
-
-FILE_NAME = "people.json"
-KINDS = ("ha", "slack", "name")
-MAX_NAME_CHARS = 100
-MAX_VALUE_CHARS = 200
-MAX_UNLINKED = 500  # beyond this, names typed to a door go first, least recently seen first
-REAL_KINDS = ("ha", "slack")  # identities a place vouches for, kept before names anyone types
-DEVICE_CHOICES = ("speaker", "household", "person")
-MAX_DEVICES = 200  # beyond this, the least recently seen device nobody chose for goes first
-
-
-@dataclass(frozen=True)
-class Identity:
-    """How a person shows up somewhere: ``kind`` ("ha", "slack", "name") and its ``value``;
-    ``label`` is what that place calls them (a Home Assistant display name), when known."""
-
-    kind: str
-    value: str
-    label: str = ""
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """What two identities are compared by: names up to case, width and 繁/简."""
-        return (self.kind, fold(self.value) if self.kind == "name" else self.value)
-
-
-@dataclass(frozen=True)
-class Person:
-    """One person of the household."""
-
-    id: str
-    name: str
-    identities: tuple[Identity, ...] = ()
-
-
-def _identity_key(kind: str, value: str) -> tuple[str, str]:
-    return Identity(kind, value).key
-
-
-def name_key(name: str) -> str:
-    """What two names share when a person cannot tell them apart: folded (case, width,
-    繁/简) with spaces collapsed."""
-    return " ".join(fold(name).split())
-
-
-def _whole_names(person: Person) -> set[str]:
-    """A person's names as ``name_key`` folds them: their display name, their ``name``
-    identities and what other places call them (the labels of their identities)."""
-    names = [person.name]
-    for identity in person.identities:
-        names += [identity.value] if identity.kind == "name" else []
-        names += [identity.label] if identity.label else []
-    return {key for key in map(name_key, names) if key}
-
-
-def check_identity(kind: Any, value: Any) -> tuple[str, str]:
-    """The identity as it is kept, or InputError naming what is wrong with it."""
-    if kind not in KINDS:
-        raise InputError(
-            f"Unknown kind of identity {kind!r}; use one of: {', '.join(KINDS)}.",
-            code="identity_kind",
-            kind=str(kind),
-            kinds=KINDS,
-        )
-    text = value.strip() if isinstance(value, str) else ""
-    if not text or len(text) > MAX_VALUE_CHARS or "\x00" in text:
-        raise InputError(
-            f"An identity is 1 to {MAX_VALUE_CHARS} characters of text.",
-            code="identity_value",
-            most=MAX_VALUE_CHARS,
-        )
-    return str(kind), text
-
-
-def check_name(name: Any) -> str:
-    """A person's display name as it is kept, or InputError."""
-    # Spaces collapsed, and nothing invisible at the ends ("\u200bMaya" would pass for Maya);
-    # a name must show something (zero-width spaces alone do not) and hold no control.
-    text = trim_invisible(" ".join(name.split())) if isinstance(name, str) else ""
-    usable = shows_something(text) and not any(unicodedata.category(c) == "Cc" for c in text)
-    if not usable or len(text) > MAX_NAME_CHARS:
-        raise InputError(
-            f"A person's name is 1 to {MAX_NAME_CHARS} characters.",
-            code="person_name",
-            most=MAX_NAME_CHARS,
-        )
-    return text
-
-
-def _validate(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return f"expected a JSON object of people, found a JSON {type(data).__name__}"
-    people, unlinked = data.get("people", {}), data.get("unlinked", [])
-    if not isinstance(people, dict):
-        return '"people" is not a JSON object'
-    if not isinstance(unlinked, list):
-        return '"unlinked" is not a JSON array'
-    for person_id, record in people.items():
-        if not isinstance(record, dict) or not isinstance(record.get("name"), str):
-            return f"the person {person_id!r} has no name"
-        if not isinstance(record.get("identities", []), list):
-            return f"the identities of {person_id!r} are not a JSON array"
-    if not isinstance(data.get("devices", {}), dict):
-        return '"devices" is not a JSON object'
-    return None
-
-
-@dataclass(frozen=True)
-class Device:
-    """A Home Assistant device Assist was heard through, and whose memory it answers with:
-    ``choice`` "speaker" (whoever is speaking), "household", or "person" (``person``'s)."""
-
-    id: str
-    label: str = ""
-    choice: str = "speaker"
-    person: str | None = None
-
-
-def _devices(data: Any) -> tuple[Device, ...]:
-    raw = data.get("devices", {}) if isinstance(data, dict) else {}
-    found = []
-    for device_id, record in raw.items() if isinstance(raw, dict) else ():
-        if not isinstance(record, dict):
-            continue
-        choice = record.get("choice")
-        person = record.get("person")
-        if choice == "person" and not (isinstance(person, str) and person):
-            choice = "household"  # a choice of nobody readable: the safest reading
-        elif choice not in DEVICE_CHOICES:
-            choice = "speaker"
-        found.append(
-            Device(
-                str(device_id),
-                str(record.get("label") or ""),
-                str(choice),
-                str(person) if choice == "person" else None,
-            )
-        )
-    return tuple(sorted(found, key=lambda d: (fold(d.label or d.id), d.id)))
-
-
-def check_device(device_id: Any) -> str:
-    """A device id as it is kept, or InputError."""
-    text = device_id.strip() if isinstance(device_id, str) else ""
-    if not text or len(text) > MAX_VALUE_CHARS or "\x00" in text:
-        raise InputError(
-            f"A device id is 1 to {MAX_VALUE_CHARS} characters of text.",
-            code="device_id",
-            most=MAX_VALUE_CHARS,
-        )
-    return text
-
-
-@dataclass(frozen=True, slots=True)
-class _PersonChange:
-    """A change to one person, as the history log records it: their id, before and after."""
-
-    person_id: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-
-
-def _default() -> dict[str, Any]:
-    return {"people": {}, "unlinked": []}
-
-
-def _identities(raw: Any) -> tuple[Identity, ...]:
-    found = []
-    for item in raw if isinstance(raw, list) else []:
-        if (
-            isinstance(item, dict)
-            and item.get("kind") in KINDS
-            and isinstance(item.get("value"), str)
-        ):
-            found.append(Identity(item["kind"], item["value"], str(item.get("label") or "")))
-    return tuple(found)
-
-
-def _people(data: Any) -> tuple[Person, ...]:
-    people = data.get("people", {}) if isinstance(data, dict) else {}
-    return tuple(
-        Person(str(pid), str(record.get("name", "")), _identities(record.get("identities")))
-        for pid, record in people.items()
-        if isinstance(record, dict)
-    )
+    from ...settings import Settings
 
 
 class PeopleStore(FileBacked):
@@ -681,84 +504,6 @@ class PeopleStore(FileBacked):
         if person is None:
             raise _unknown(person_id)
         return person
-
-
-def _unknown(person_id: str) -> NotFoundError:
-    return NotFoundError(
-        f"No person has the id {person_id!r}.", code="person_unknown", id=repr(person_id)
-    )
-
-
-def _record(data: dict[str, Any], person_id: str) -> dict[str, Any]:
-    record = data.get("people", {}).get(person_id)
-    if not isinstance(record, dict):
-        raise _unknown(person_id)
-    return record
-
-
-def _row_key(row: dict[str, Any]) -> tuple[str, str]:
-    return _identity_key(str(row.get("kind")), str(row.get("value", "")))
-
-
-def _owner(data: dict[str, Any], key: tuple[str, str]) -> str | None:
-    for person_id, record in data.get("people", {}).items():
-        rows = record.get("identities", []) if isinstance(record, dict) else []
-        if any(isinstance(r, dict) and _row_key(r) == key for r in rows):
-            return str(person_id)
-    return None
-
-
-def _refuse_taken(data: dict[str, Any], key: tuple[str, str], person_id: str | None) -> None:
-    owner = _owner(data, key)
-    if owner is not None and owner != person_id:
-        name = str(data["people"][owner].get("name", owner))
-        raise InputError(
-            f"That identity belongs to {name} already; unlink it there first.",
-            code="identity_taken",
-            name=name,
-        )
-
-
-def _identity_row(data: dict[str, Any], kind: str, value: str) -> dict[str, str]:
-    """The identity as a person's record holds it, with the label it was seen with."""
-    key = _identity_key(kind, value)
-    seen = next(
-        (r for r in data.get("unlinked", []) if isinstance(r, dict) and _row_key(r) == key), None
-    )
-    row = {"kind": kind, "value": value}
-    if seen is not None and seen.get("label"):
-        row["label"] = str(seen["label"])
-    return row
-
-
-def _drop_unlinked(data: dict[str, Any], keys: set[tuple[str, str]]) -> None:
-    rows = data.get("unlinked", [])
-    data["unlinked"] = [r for r in rows if not (isinstance(r, dict) and _row_key(r) in keys)]
-
-
-def _drop_unchosen_device(devices: dict[str, Any]) -> None:
-    """Forget the least recently seen device still answering for whoever speaks (a choice a
-    person made is never dropped)."""
-    unchosen = [
-        (str(r.get("lastSeen", "")), d)
-        for d, r in devices.items()
-        if isinstance(r, dict) and r.get("choice", "speaker") == "speaker"
-    ]
-    if unchosen:
-        del devices[min(unchosen)[1]]
-
-
-def _within_cap(rows: list[Any]) -> list[Any]:
-    """The unlinked identities kept when there are more than MAX_UNLINKED: the names a tool
-    call or a command line passed (anyone may type one) go first, least recently seen first,
-    so that calls naming strangers never push a real Home Assistant or Slack user off the
-    People page; only past the cap with no name left does the least recently seen go."""
-
-    def keep_first(row: Any) -> tuple[bool, str]:
-        name = not isinstance(row, dict) or row.get("kind") not in REAL_KINDS
-        return (not name, str(row.get("lastSeen", "")) if isinstance(row, dict) else "")
-
-    return sorted(rows, key=keep_first)[len(rows) - MAX_UNLINKED :]
 
 
 def slack_person(people: PeopleStore, user_id: str, *, label: str = "") -> str | None:
