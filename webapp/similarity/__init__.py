@@ -8,7 +8,8 @@ A library package below the stores (it reads and writes only its own cache file)
     judge.contradiction("Weekday alarm is 06:45", "Weekday alarm is 07:00")
     judge.reconcile("Takes the MRT to work", ["Commutes by train"])  # ("skip", 0, …)
 
-See ``judge`` for the rules, ``facts`` for the parts compared, ``embedders`` for the models,
+See ``judge`` for the rules, ``facts`` for the parts compared (its ``values``, ``holders`` and
+``attributes``), ``embedders`` for the models,
 ``cache`` for the vectors kept per memory version and ``scan`` for candidate pairs.
 """
 
@@ -23,7 +24,7 @@ from .embedders import (
     load_embedder,
     set_default_embedder,
 )
-from .facts import Fact, Value, analyse
+from .facts import Fact, analyse
 from .judge import (
     THRESHOLDS,
     Judge,
@@ -36,6 +37,7 @@ from .judge import (
     same_fact,
 )
 from .scan import candidate_pairs, near_duplicate_pairs
+from .values import Value
 
 __all__ = [
     "THRESHOLDS",

@@ -38,7 +38,9 @@ from ..text import fold
 from .cache import VectorCache
 from .calibrated import FEATURES, SAME_MODELS, Model, lexical_cosine
 from .embedders import Embedder, default_embedder
-from .facts import _ANIMALS, Fact, Value, analyse
+from .facts import Fact, analyse
+from .holders import ANIMALS
+from .values import Value
 
 Action = Literal["skip", "update", "add"]
 LANGUAGES = ("en", "zh-Hant", "zh-Hans")
@@ -212,7 +214,7 @@ def compare_parts(a: Fact, b: Fact) -> PairParts:
     """Compare the parts of two analysed facts (no model involved)."""
     holder_conflict = False
     if a.holder != b.holder:
-        animals = {a.holder, b.holder} & _ANIMALS
+        animals = {a.holder, b.holder} & ANIMALS
         holder_conflict = bool(a.holder and b.holder) or not animals
     holder_conflict = holder_conflict or _name_owner_conflict(a, b)
 
