@@ -20,8 +20,9 @@ from webapp.similarity import (
     load_embedder,
 )
 from webapp.similarity.embedders import Vectors, embedding_text
-from webapp.similarity.judge import THRESHOLDS, compare_parts
+from webapp.similarity.pair_parts import compare_parts
 from webapp.similarity.scan import PairScanner, candidate_pairs
+from webapp.similarity.thresholds import THRESHOLDS
 
 
 def values(text: str, kind: str) -> list[float | str]:
