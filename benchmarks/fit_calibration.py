@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/fit_calibration.py [e5 use lexical]   # writes calibration.json
 
 For each embedder family, every dev pair that says whether two facts are one becomes a row of
-``judge.pair_features``: the near-duplicate pairs (their label), the contradiction pairs (the
+``decisions.pair_features``: the near-duplicate pairs (their label), the contradiction pairs (the
 same fact said twice is one; everything else is not) and the reconcile items (the new fact and
 the kept memory it restates are one; against the memory it updates, or the closest memory when
 it is new, not). A logistic model (L2 penalty, Newton steps) is fitted on the standardised rows.
@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from webapp.similarity import VectorCache, load_embedder  # noqa: E402
 from webapp.similarity.calibrated import CALIBRATION_FILE, FEATURES  # noqa: E402
+from webapp.similarity.decisions import pair_features  # noqa: E402
 from webapp.similarity.facts import analyse  # noqa: E402
-from webapp.similarity.judge import compare_parts, pair_features  # noqa: E402
+from webapp.similarity.pair_parts import compare_parts  # noqa: E402
 
 SPLIT = "dev"  # the only split this script reads
 PENALTY = 1.0  # L2 on the standardised weights (chosen on dev: 0.3-3 give the same picture)

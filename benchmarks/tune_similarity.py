@@ -7,7 +7,7 @@ then a grid search picks, per language, the duplicate and subject thresholds tha
 dev judgements right (near-duplicates + reconcile for the first, contradictions + reconcile for
 the second), and for the family the agreement bonus and the synonym threshold. Among equally
 good values the middle of the widest run of them is taken (a margin on both sides rather than
-the edge of the dev data). It prints the table to paste into webapp/similarity/judge.py.
+the edge of the dev data). It prints the table to paste into webapp/similarity/thresholds.py.
 """
 
 from __future__ import annotations
@@ -22,16 +22,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from webapp.similarity import VectorCache, load_embedder  # noqa: E402
-from webapp.similarity.facts import Fact, analyse  # noqa: E402
-from webapp.similarity.judge import (  # noqa: E402
-    RECONCILE_CANDIDATES,
-    PairParts,
-    Thresholds,
-    compare_parts,
+from webapp.similarity.decisions import (  # noqa: E402
     decide_contradiction,
     decide_reconcile,
     decide_same,
 )
+from webapp.similarity.facts import Fact, analyse  # noqa: E402
+from webapp.similarity.judge import RECONCILE_CANDIDATES  # noqa: E402
+from webapp.similarity.pair_parts import PairParts, compare_parts  # noqa: E402
+from webapp.similarity.thresholds import Thresholds  # noqa: E402
 
 SPLIT = "dev"  # the only split this script reads
 

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.stores import memory_store
+from webapp.attention.most_similar import SimilarityIndex
+from webapp.attention.one_memory import hard_to_use_reason, stale_reason
+from webapp.attention.pair_findings import candidate_pairs
 from webapp.attention.pairs import (
     SIMILAR_ENOUGH,
     compare,
@@ -17,13 +20,7 @@ from webapp.attention.pairs import (
     features,
     similarity_of,
 )
-from webapp.attention.scanner import (
-    SimilarityIndex,
-    candidate_pairs,
-    hard_to_use_reason,
-    scan,
-    stale_reason,
-)
+from webapp.attention.scanner import scan
 from webapp.stores import Memory
 
 LABELLED = Path(__file__).parent / "data" / "curation_pairs.json"

@@ -142,7 +142,8 @@ def test_demo_comes_with_pending_proposals_queued_once(settings: Settings):
 def test_demo_shows_every_kind_of_finding_and_a_change_of_mind_in_review(tmp_path: Path):
     """Needs attention has something of every kind (but the LLM's own, with no LLM), and
     Review a delete next to the facts."""
-    from webapp.attention.scanner import KINDS, MODEL_KINDS, expired_findings, scan
+    from webapp.attention.one_memory import expired_findings
+    from webapp.attention.scanner import KINDS, MODEL_KINDS, scan
 
     folder = tmp_path / "fresh"
     done = run_cli("demo", "--data-dir", str(folder))

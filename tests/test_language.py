@@ -35,7 +35,7 @@ from webapp.language import (
 from webapp.language.validity import expires_at
 from webapp.settings import Settings
 from webapp.similarity import analyse
-from webapp.similarity.judge import compare_parts
+from webapp.similarity.pair_parts import compare_parts
 from webapp.stores import ConversationStore, Memory
 from webapp.stores.timefmt import to_iso
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from webapp.language.numbers import chinese_number, parse_number
 from webapp.similarity import (
     Judge,
     LexicalEmbedder,
@@ -19,9 +20,9 @@ from webapp.similarity import (
     load_embedder,
 )
 from webapp.similarity.embedders import Vectors, embedding_text
-from webapp.similarity.facts import chinese_number, parse_number
-from webapp.similarity.judge import THRESHOLDS, compare_parts
+from webapp.similarity.pair_parts import compare_parts
 from webapp.similarity.scan import PairScanner, candidate_pairs
+from webapp.similarity.thresholds import THRESHOLDS
 
 
 def values(text: str, kind: str) -> list[float | str]:

@@ -305,7 +305,8 @@ def test_a_deleted_rows_band_spans_the_whole_row(tmp_path, browser, width):
 # ----------------------------------------------------------------- 7. calibrated similarity
 def test_review_shows_the_calibrated_judgement_not_a_cosine(tmp_path, browser):
     from webapp.similarity import Judge, analyse, load_embedder
-    from webapp.similarity.judge import compare_parts, pair_features
+    from webapp.similarity.decisions import pair_features
+    from webapp.similarity.pair_parts import compare_parts
 
     kept, proposed = (
         "Prefers the hallway lights at 30% after 22:00",

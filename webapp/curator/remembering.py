@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from ..attention.scanner import near_duplicate_of
+from ..attention.most_similar import near_duplicate_of
 from ..extraction.forgotten import deleted_match
 from ..language.validity import stated_end
 from ..stores import ConflictError, Memory, NotFoundError, check_secret

@@ -23,8 +23,9 @@ from collections.abc import Sequence
 from ..attention.pairs import drops_information, restates
 from ..language.framing import says_also, says_change
 from ..similarity import Judge
+from ..similarity.decisions import Reconciled
 from ..similarity.facts import analyse
-from ..similarity.judge import Reconciled, term_matches
+from ..similarity.pair_parts import term_matches
 
 # The kept memories, nearest by meaning first, a change is matched against.
 CHANGE_CANDIDATES = 3

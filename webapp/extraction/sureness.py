@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .reconcile import ReconcileAction
 
 # Judge reasons that say the fact is a new value of the kept memory's attribute, or that the
-# sentence framed it as a change (``slots.settle``, ``judge.decide_contradiction``); a rule's
+# sentence framed it as a change (``slots.settle``, ``decisions.decide_contradiction``); a rule's
 # change of mind ("change") is framed by what found it.
 SURE_UPDATES = frozenset(
     {"says_change", "different_values", "different_days", "yes_and_no", "change", "same_text"}

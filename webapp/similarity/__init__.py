@@ -8,11 +8,14 @@ A library package below the stores (it reads and writes only its own cache file)
     judge.contradiction("Weekday alarm is 06:45", "Weekday alarm is 07:00")
     judge.reconcile("Takes the MRT to work", ["Commutes by train"])  # ("skip", 0, …)
 
-See ``judge`` for the rules, ``facts`` for the parts compared, ``embedders`` for the models,
-``cache`` for the vectors kept per memory version and ``scan`` for candidate pairs.
+See ``judge`` for the judge, ``decisions`` for its rules over the parts ``pair_parts`` compares
+and the cut-offs in ``thresholds``; ``facts`` for what a fact says (its ``values``, ``holders``
+and ``attributes``), ``embedders`` for the models, ``cache`` for the vectors kept per memory
+version and ``scan`` for candidate pairs.
 """
 
 from .cache import VectorCache, cache_path_for
+from .decisions import Judgement, Reconciled
 from .embedders import (
     E5Embedder,
     Embedder,
@@ -23,19 +26,11 @@ from .embedders import (
     load_embedder,
     set_default_embedder,
 )
-from .facts import Fact, Value, analyse
-from .judge import (
-    THRESHOLDS,
-    Judge,
-    Judgement,
-    Reconciled,
-    Thresholds,
-    contradiction,
-    default_judge,
-    reconcile,
-    same_fact,
-)
+from .facts import Fact, analyse
+from .judge import Judge, contradiction, default_judge, reconcile, same_fact
 from .scan import candidate_pairs, near_duplicate_pairs
+from .thresholds import THRESHOLDS, Thresholds
+from .values import Value
 
 __all__ = [
     "THRESHOLDS",

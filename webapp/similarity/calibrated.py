@@ -1,6 +1,6 @@
 """A calibrated score for "the same fact": one logistic model over the pair's signals.
 
-The rules in ``judge`` read the parts of two facts (holder, values, days, negation, what each
+The rules in ``decisions`` read the parts of two facts (holder, values, days, negation, what each
 fills differently) and used to veto on each of them, then compare the cosine with a threshold.
 Each veto was right on the pairs it was written for and too strict on others: paraphrases fill
 the frame differently by nature. Here the same signals are weighed together instead, with
@@ -29,7 +29,7 @@ from .embedders import LexicalEmbedder, Vectors, embedding_text
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 
-# The order of the model's inputs (``judge.pair_features``); calibration.json names them and is
+# The order of the model's inputs (``decisions.pair_features``); calibration.json names them and is
 # not used if they differ.
 FEATURES = (
     "cosine",

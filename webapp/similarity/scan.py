@@ -15,8 +15,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from .decisions import Judgement
 from .embedders import Vectors
-from .judge import Judge, Judgement
+from .judge import Judge
 
 BLOCK_ROWS = 1024
 TOP_K = 5

@@ -16,14 +16,9 @@ from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
 from ...attention.findings import Finding
+from ...attention.one_memory import expired_findings
 from ...attention.pairs import Reason, ReasonValue
-from ...attention.scanner import (
-    KINDS,
-    MODEL_KINDS,
-    AttentionReport,
-    expired_findings,
-    still_true,
-)
+from ...attention.scanner import KINDS, MODEL_KINDS, AttentionReport, still_true
 from ...stores import ConflictError, MemoryFullError, NotFoundError
 from ...stores.memories import KEEP
 from ..plumbing.context import actor, curator, quote, settings, stores

@@ -15,8 +15,8 @@ from flask_babel import ngettext
 from flask_babel.speaklater import LazyString
 from werkzeug.wrappers import Response
 
+from ...attention.most_similar import Similar, most_similar_memories
 from ...attention.pairs import drops_information
-from ...attention.scanner import Similar, most_similar_memories
 from ...attention.semantic import semantic_index
 from ...curator.errors import DeletedForeverError, OwnerUndecidedError
 from ...curator.people import EVERYONE, in_view
