@@ -27,7 +27,8 @@ from ..stores.timefmt import now_iso, read_time
 from ..stores.tombstones import TombstoneStore
 from ..text import normalize
 from .attribution import thread_view
-from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
+from .change_targets import find_target, holds_already, replaced_content
+from .changes import ChangeOfMind, find_changes
 from .decided import already_decided
 from .forgotten import (
     ANYONE,
