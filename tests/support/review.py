@@ -3,7 +3,7 @@ server (browser tests)."""
 
 from __future__ import annotations
 
-from webapp.extraction.reconcile import MemoryExtractor
+from webapp.extraction import MemoryExtractor
 from webapp.stores import MemoryStore, ReviewQueue
 from webapp.stores.review import Proposal
 

@@ -6,6 +6,7 @@ Everything public is importable from here; the modules behind it are internal.
 from ..language.word_likeness import is_variant, near_identical, similarity
 from ..stores.review import Proposal, ReviewItem, ReviewQueue
 from ..text import normalize
+from .actions import Extracted, ManualModeError, ReconcileAction, Submitted
 from .backends import (
     AnthropicCaller,
     ClaudeCliCaller,
@@ -28,7 +29,7 @@ from .llm import (
     facts_from,
     parse_facts,
 )
-from .reconcile import Extracted, ManualModeError, MemoryExtractor, ReconcileAction, Submitted
+from .reconcile import MemoryExtractor
 from .rules import rule_facts
 from .run import ExtractionResult, build_extractor, extract_conversation, extract_due
 from .sentences import split_sentences

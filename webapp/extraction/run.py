@@ -20,11 +20,12 @@ from ..stores.people import PeopleStore, Person
 from ..stores.review import ReviewItem, ReviewQueue
 from ..stores.timefmt import parse_ts, to_iso
 from ..stores.tombstones import key_path, tombstone_path
+from .actions import Candidate, Extracted, ReconcileAction, undecided
 from .attribution import Undecided, group_by_person, thread_view
 from .backends import caller_from_settings
 from .homeassistant import FACTS_REPLY
 from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
-from .reconcile import Candidate, Extracted, MemoryExtractor, ReconcileAction, undecided
+from .reconcile import MemoryExtractor
 from .state import STATE_FILE_NAME, ExtractionState
 
 FROM_SETTINGS: Any = object()
