@@ -13,12 +13,13 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ..language.stance import stance
+from ..llm import LlmCallError
 from ..problems import CodedError
 from ..sensitive.secrets import mask_secrets
 from ..stores.memories import Memory
 from ..stores.review import Proposal, ReviewItem
 from .changes import ChangeOfMind
-from .llm import LlmCallError, StructuredFact
+from .llm import StructuredFact
 
 # What extraction hands to reconcile: a fact (or an LLM operation), or a change of mind.
 Candidate = StructuredFact | ChangeOfMind

@@ -14,12 +14,12 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
+from ...attention.llm_check import pair_checker_from_settings
 from ...attention.pair_verdicts import pair_verdicts
 from ...attention.scanner import AttentionScanner
 from ...attention.semantic import semantic_index
 from ...curator import Curator
 from ...curator.people import EVERYONE, View
-from ...extraction.pair_check import pair_checker_from_settings
 from ...settings import Settings
 from ...stores import (
     SetAside,
