@@ -41,11 +41,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for _common and benc
 from _common import settings_for  # noqa: E402
 from bench_attention import populate  # noqa: E402
 
+from webapp.attention.llm_check import LlmPairChecker, pair_checker_from_settings  # noqa: E402
 from webapp.attention.llm_tier import second_opinion, tier_pairs  # noqa: E402
 from webapp.attention.pair_verdicts import pair_verdicts  # noqa: E402
 from webapp.attention.scanner import scan  # noqa: E402
 from webapp.attention.semantic import semantic_index  # noqa: E402
-from webapp.extraction.pair_check import LlmPairChecker, pair_checker_from_settings  # noqa: E402
 from webapp.settings import Settings  # noqa: E402
 from webapp.stores import MemoryStore  # noqa: E402
 

@@ -186,21 +186,22 @@ NOT_SHOWN = {
         "signals JsonFile.update to encode every item anew; it never leaves that method"
     ),
     "webapp.stores.errors.StoreError": "the base class of store errors; never raised itself",
-    "webapp.extraction.backends._ReplyTooLarge": (
+    "webapp.llm.backends._ReplyTooLarge": (
         "signals the SDK callers' request to stop reading; it becomes an LlmCallError"
     ),
-    "webapp.extraction.backends._HttpError": (
+    "webapp.llm.backends._HttpError": (
         "carries an HTTP error out of the SDK's request; it becomes an LlmCallError"
     ),
     "webapp.stores.skills.errors.SkillDocumentError": (
         "the base class of skill document errors; never raised itself"
     ),
 }
-LIBRARY = ["webapp.stores", "webapp.extraction", "webapp.attention"]
+LIBRARY = ["webapp.stores", "webapp.llm", "webapp.extraction", "webapp.attention"]
 
 
 def library_exceptions() -> list[type[BaseException]]:
-    """Every exception class defined in the stores, extraction, curation and settings."""
+    """Every exception class defined in the stores, the LLM callers, extraction, curation and
+    settings."""
     modules = [importlib.import_module("webapp.settings")]
     for name in LIBRARY:
         package = importlib.import_module(name)

@@ -19,7 +19,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from webapp.attention.pairs import compare, features
-from webapp.extraction.changes import find_target, match_change, replaced_content
+from webapp.extraction.change_targets import find_target, replaced_content
+from webapp.extraction.changes import match_change
 from webapp.extraction.run import extract_conversation
 from webapp.language import (
     MAX_DURATION,

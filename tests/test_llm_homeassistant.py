@@ -18,10 +18,11 @@ import pytest
 
 from tests.support.fake_supervisor import FakeSupervisor
 from tests.support.stores import conversation_store, memory_store
+from webapp.attention.llm_check import pair_checker_from_settings
 from webapp.extraction import LlmConfigError, caller_from_settings
-from webapp.extraction.homeassistant import FACTS_REPLY, Flight
-from webapp.extraction.llm import LlmCallError
-from webapp.extraction.pair_check import pair_checker_from_settings
+from webapp.extraction.llm import FACTS_REPLY
+from webapp.llm import LlmCallError
+from webapp.llm.homeassistant import Flight
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, ReviewQueue
 

@@ -14,9 +14,9 @@ import openai  # noqa: F401 - imported in the main thread, before any server thr
 import pytest
 
 from tests.support.llm import FakeLlmServer
+from webapp.attention.llm_check import batch_prompt
 from webapp.extraction import LlmMemoryExtractor, OpenAiCaller
-from webapp.extraction.pair_check import batch_prompt
-from webapp.extraction.reconcile import without_secret
+from webapp.extraction.candidates import without_secret
 from webapp.stores import MemoryStore
 
 # (what the user says, the secret's words) — keyword, no keyword, digit words, full-width.

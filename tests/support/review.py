@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from webapp.curator import Curator
-from webapp.extraction.reconcile import MemoryExtractor
+from webapp.extraction import MemoryExtractor
 from webapp.settings import Settings
 from webapp.stores import MemoryStore, ReviewItem, ReviewQueue
 from webapp.stores.review import Proposal

@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 
 from tests.support.review import approve
 from tests.support.web import LiveServer, screenshot, start_server, stop_server, wait_for_htmx
-from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.extraction import MemoryExtractor, ReconcileAction
 from webapp.stores import PeopleStore, ReviewQueue
 
 pytestmark = pytest.mark.browser

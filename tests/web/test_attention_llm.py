@@ -16,7 +16,7 @@ from tests.support.attention import MODEL, answering, pairs_in, settled
 from tests.support.llm import FakeLlmServer, openai_body
 from tests.support.web import CsrfClient
 from webapp import create_app
-from webapp.extraction.pair_check import BATCH, batch_prompt, parse_verdicts
+from webapp.attention.llm_check import BATCH, batch_prompt, parse_verdicts
 from webapp.stores import MemoryStore
 
 

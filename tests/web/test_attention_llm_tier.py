@@ -26,12 +26,12 @@ from tests.support.attention import (
 from tests.support.llm import FakeLlmServer, openai_body
 from tests.support.web import CsrfClient
 from webapp import create_app
+from webapp.attention.llm_check import batch_prompt, estimate_tokens, pair_checker_from_settings
 from webapp.attention.llm_tier import second_opinion, tier_pairs
 from webapp.attention.pair_verdicts import pair_verdicts, verdict_path_for
 from webapp.attention.scanner import scan
 from webapp.attention.semantic import semantic_index
 from webapp.curator import Curator
-from webapp.extraction.pair_check import batch_prompt, estimate_tokens, pair_checker_from_settings
 from webapp.stores import MemoryStore
 
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from tests.support.skills import SAMPLE, make_zip
 from tests.support.web import assert_accessible, start_server, stop_server
-from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.extraction import MemoryExtractor, ReconcileAction
 from webapp.prompts import compose_prompt, compose_prompt_sections
 from webapp.stores import ReviewQueue, SkillDocumentStore
 from webapp.stores.skills import NEEDS_DESCRIPTION

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.web import assert_accessible, start_server, stop_server, wait_for_htmx
-from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.extraction import MemoryExtractor, ReconcileAction
 from webapp.stores import ReviewQueue
 
 pytestmark = pytest.mark.browser

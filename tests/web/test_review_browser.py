@@ -15,7 +15,7 @@ from tests.support.web import (
     stop_server,
     wait_for_htmx,
 )
-from webapp.extraction.reconcile import ReconcileAction
+from webapp.extraction import ReconcileAction
 
 pytestmark = pytest.mark.browser
 

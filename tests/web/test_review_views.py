@@ -13,7 +13,7 @@ from tests.support.data import make_settings
 from tests.support.review import queue_fact, stores_of
 from tests.support.web import CsrfClient
 from webapp import create_app
-from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.extraction import MemoryExtractor, ReconcileAction
 from webapp.stores import ConversationStore
 from webapp.stores.review import Proposal
 from webapp.web.blueprints.review import diff_segments

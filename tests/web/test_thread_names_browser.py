@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from webapp.extraction.reconcile import MemoryExtractor, ReconcileAction
+from webapp.extraction import MemoryExtractor, ReconcileAction
 from webapp.stores import ReviewQueue
 
 pytestmark = pytest.mark.browser

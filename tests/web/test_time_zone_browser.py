@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from tests.support.review import propose
 from tests.support.web import assert_accessible, start_server, stop_server, wait_for_htmx
-from webapp.extraction.reconcile import ReconcileAction
+from webapp.extraction import ReconcileAction
 from webapp.stores.timefmt import to_iso
 
 pytestmark = pytest.mark.browser

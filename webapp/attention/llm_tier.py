@@ -10,7 +10,7 @@ fact or a contradiction becomes a finding of its own, marked checked by the mode
 by it alone; one it reads as possibly related but is not sure of is shown as "possibly
 related" and nothing is done with it. A person's private memory is paired only with the
 household's and their own, and each pair carries its owner, so a request never holds two
-people's private memories (``webapp.extraction.pair_check`` batches per owner).
+people's private memories (``webapp.attention.llm_check`` batches per owner).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ Pair = tuple[str, str]
 
 
 class PairChecker(Protocol):
-    """A second opinion on pairs of memories (an LLM: ``webapp.extraction.pair_check``).
+    """A second opinion on pairs of memories (an LLM: ``webapp.attention.llm_check``).
     Verdicts are "same", "contradiction", "different" or "unsure", keyed by the pair of texts
     as given; ``owners`` (one per pair) keeps each request to one owner's pairs."""
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from ..attention.findings import Finding
+from ..attention.llm_check import LlmPairChecker, pair_checker_from_settings
 from ..attention.pair_verdicts import pair_verdicts
 from ..attention.semantic import SemanticIndex, semantic_index
-from ..extraction.pair_check import LlmPairChecker, pair_checker_from_settings
 from ..extraction.run import ExtractionResult, extract_conversation, extract_due
 from ..imports import ASK, ImportPlan
 from ..settings import Settings
@@ -163,7 +163,7 @@ class Curator:
         return derived_from(self._review_queue, conversation_id)
 
     def pair_checker(self) -> LlmPairChecker | None:
-        """Needs attention's LLM tier for this data folder (``extraction.pair_check``; None
+        """Needs attention's LLM tier for this data folder (``attention.llm_check``; None
         without a model), its verdicts kept in the file beside the memories
         (``curation.pair_verdicts``), which only the curator's checker writes."""
         return pair_checker_from_settings(

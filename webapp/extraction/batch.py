@@ -22,13 +22,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..llm import LlmCallError, LlmConfigError, MemoryLlmCaller, llm_call_error
 from ..settings import Settings
 from ..stores import Changed, JsonDocument, Unchanged
 from ..stores.conversations import ConversationStore
 from ..stores.errors import NotFoundError
 from ..stores.timefmt import now_iso, parse_ts, unreadable_times
-from .backends import LlmConfigError
-from .llm import LlmCallError, MemoryLlmCaller, llm_call_error, run_time_limit
+from .llm import run_time_limit
 from .run import FROM_SETTINGS, ExtractionResult, extract_conversation
 
 JOB_FILE_NAME = "extraction-job.json"

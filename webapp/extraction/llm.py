@@ -1,4 +1,7 @@
-"""Durable facts from a conversation, by asking an LLM: the prompt, the caller protocol, the parser."""
+"""Durable facts from a conversation, by asking an LLM: the prompt, the reply's shape, the parser.
+
+The callers that send the prompt, and why a call fails, are ``webapp.llm``'s.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..problems import CodedError
+from ..llm import ExplainingLlmCaller, LlmCallError, MemoryLlmCaller
+from ..llm.homeassistant import ReplyShape
 from ..stores import loads_bounded
 from ..stores.memories import CATEGORIES, Memory
 from .masking import SecretMask
@@ -90,6 +94,30 @@ Reply with [] when there is nothing durable.
 </conversation>
 """
 
+
+def _text_field(required: bool = False) -> dict[str, Any]:
+    return {"selector": {"text": {"multiline": True}}, "required": required}
+
+
+# The facts of a conversation (EXTRACTION_PROMPT asks for this list), as a structure for a
+# provider that takes one (``homeassistant``).
+FACTS_REPLY = ReplyShape(
+    task_name="memory curator: facts in a conversation",
+    field="facts",
+    description="The durable facts and changes of mind, as the instructions describe them.",
+    items={
+        "action": {"selector": {"select": {"options": list(OPERATIONS)}}, "required": False},
+        "id": {"selector": {"text": {}}, "required": False},
+        "content": _text_field(),
+        "category": {"selector": {"select": {"options": list(CATEGORIES)}}, "required": False},
+        "confidence": {
+            "selector": {"number": {"min": 0, "max": 1, "step": "any", "mode": "box"}},
+            "required": True,
+        },
+        "evidence": _text_field(),
+    },
+)
+
 _ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 # A message must not be able to close the <conversation> block and speak as the instructions.
 _BLOCK_TAG = re.compile(r"<\s*(/?)\s*(conversation|memories)\s*>", re.IGNORECASE)
@@ -112,86 +140,6 @@ class StructuredFact:
     # The kind of secret the fact was said with (``webapp.sensitive.secrets``): the content then says
     # only that the user has one ("Has a garage door code …"), never its value.
     withheld: str | None = field(default=None, compare=False)
-
-
-@runtime_checkable
-class MemoryLlmCaller(Protocol):
-    """Anything that sends a prompt to an LLM and returns its text, or None when the call failed."""
-
-    def call(self, prompt: str) -> str | None: ...
-
-
-class LlmCallError(CodedError, RuntimeError):
-    """Why an LLM gave no usable reply: it did not answer in time (``seconds``), its reply was
-    larger than allowed (``most`` bytes), the call failed (``reason``, in the provider's or
-    the system's words), it gave no reply, or the reply was not the JSON asked for."""
-
-    code = "llm_call_failed"
-    codes = (
-        "llm_timeout",
-        "llm_reply_too_large",
-        "llm_call_failed",
-        "llm_no_reply",
-        "llm_reply_unusable",
-    )
-
-    @property
-    def call_failed(self) -> bool:
-        """True when the call itself failed (timeout, reply too large, error), which a person
-        should be told; an empty or unusable reply just means the rules ran instead."""
-        return self.code in ("llm_timeout", "llm_reply_too_large", "llm_call_failed")
-
-
-def llm_timeout(seconds: float) -> LlmCallError:
-    """The call ran past MEMORY_LLM_TIMEOUT and was stopped."""
-    shown = int(seconds) if float(seconds).is_integer() else seconds
-    return LlmCallError(
-        f"The LLM did not answer within {shown} s (MEMORY_LLM_TIMEOUT); the call was stopped.",
-        code="llm_timeout",
-        seconds=shown,
-    )
-
-
-def llm_reply_too_large(most: int) -> LlmCallError:
-    """The reply was longer than MEMORY_LLM_MAX_REPLY_BYTES; reading stopped there."""
-    return LlmCallError(
-        f"The LLM's reply was larger than {most:,} bytes (MEMORY_LLM_MAX_REPLY_BYTES); it was "
-        "not read further.",
-        code="llm_reply_too_large",
-        most=most,
-    )
-
-
-def llm_call_failed(reason: str) -> LlmCallError:
-    """The call failed (an HTTP error, no connection, the program exited with an error)."""
-    return LlmCallError(f"The LLM call failed: {reason}", code="llm_call_failed", reason=reason)
-
-
-def llm_call_error(code: Any, values: Any) -> LlmCallError | None:
-    """The failed call a record names by its code and values (as ``ExtractionBatch`` keeps
-    them), or None when they are not one."""
-    if not isinstance(values, dict):
-        return None
-    value = values.get(
-        {"llm_timeout": "seconds", "llm_reply_too_large": "most"}.get(code, "reason")
-    )
-    if isinstance(value, bool):
-        return None
-    if code == "llm_timeout" and isinstance(value, (int, float)) and 0 < value < 10**9:
-        return llm_timeout(value)
-    if code == "llm_reply_too_large" and isinstance(value, int) and value > 0:
-        return llm_reply_too_large(value)
-    if code == "llm_call_failed" and isinstance(value, str):
-        return llm_call_failed(value[:500])
-    return None
-
-
-@runtime_checkable
-class ExplainingLlmCaller(Protocol):
-    """A caller that says why a call failed: ``ask`` returns the reply's text (never empty)
-    or raises LlmCallError. The built-in callers are these; their ``call`` gives None instead."""
-
-    def ask(self, prompt: str) -> str: ...
 
 
 def run_time_limit(llm_timeout: float) -> float:

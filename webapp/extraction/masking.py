@@ -5,7 +5,7 @@ listed for a change of mind may hold one a person chose to keep. None of them is
 is replaced by a marker, ``[secret 1]``, ``[secret 2]``, … (the same value, the same marker),
 which the prompt asks the LLM to copy as it is. In the facts it answers, each marker is put
 back, so what follows runs as on the words that were said: the fact is stored without the
-secret ("Has a garage door code (not kept in memory).", ``webapp.extraction.reconcile``),
+secret ("Has a garage door code (not kept in memory).", ``webapp.extraction.candidates``),
 its evidence masked, and the quote still names who said it.
 
 A reply is read with the turns before it (``webapp.sensitive.dialogue``): "Biscuit1987" after

@@ -2,32 +2,45 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
-from ..attention.pairs import drops_information, restates
 from ..attention.semantic import semantic_index
-from ..language.framing import without_framing
 from ..language.phrasing import as_user_fact, is_memory_instruction
-from ..language.stance import stance
-from ..language.word_likeness import VARIANT_THRESHOLD, similarity
-from ..problems import CodedError
-from ..sensitive.secrets import find_secrets, mask_secrets
 from ..settings import DEFAULTS
-from ..similarity import Judge
 from ..stores.errors import ConflictError, DuplicateMemoryError, MemoryFullError
-from ..stores.memories import CATEGORIES, Memory, MemoryStore
+from ..stores.memories import Memory, MemoryStore
 from ..stores.origin import make_origin
-from ..stores.review import Proposal, ReviewItem, ReviewQueue
+from ..stores.review import ReviewItem, ReviewQueue
 from ..stores.timefmt import now_iso, read_time
 from ..stores.tombstones import TombstoneStore
 from ..text import normalize
+from .actions import (
+    EVERYONE,
+    Candidate,
+    Everyone,
+    Extracted,
+    ManualModeError,
+    ReconcileAction,
+    Submitted,
+    masked,
+    proposal,
+    weighed,
+)
 from .attribution import thread_view
-from .changes import ChangeOfMind, find_changes, find_target, holds_already, replaced_content
+from .candidates import (
+    action_for,
+    as_fact,
+    as_theirs,
+    category_for,
+    change_action,
+    implied_fact,
+    rule_candidates,
+    without_secret,
+)
+from .changes import ChangeOfMind
 from .decided import already_decided
 from .forgotten import (
     ANYONE,
@@ -38,131 +51,12 @@ from .forgotten import (
     still_deciding,
     with_owners,
 )
-from .llm import FactExtractor, LlmCallError, LlmMemoryExtractor, StructuredFact, facts_from
+from .llm import FactExtractor, LlmMemoryExtractor, StructuredFact, facts_from
 from .rules import rule_facts, withheld_facts
-from .slots import ANOTHER_ATTRIBUTE, ANOTHER_VALUE, settle
 from .state import STATE_FILE_NAME, ExtractionState
 from .sureness import assured
 
 MODES = ("manual", "auto")
-# How sure the rules are of a change of mind they matched to a memory.
-CHANGE_CONFIDENCE = 0.85
-
-# What extraction hands to reconcile: a fact (or an LLM operation), or a change of mind.
-Candidate = StructuredFact | ChangeOfMind
-
-
-@dataclass(frozen=True)
-class ReconcileAction:
-    """A change to long-term memory: ``add`` a fact, ``update`` memory ``id``, or ``delete`` it."""
-
-    action: str
-    id: str | None
-    content: str
-    category: str = "general"
-    # Not part of equality: where it came from and, for update, what it replaces.
-    confidence: float | None = field(default=None, compare=False)
-    extractor: str = field(default="regex", compare=False)
-    evidence: str | None = field(default=None, compare=False)
-    current_content: str | None = field(default=None, compare=False)
-    evidence_at: str | None = field(default=None, compare=False)
-    # The kind of secret the fact was said with; the content says only that there is one.
-    withheld: str | None = field(default=None, compare=False)
-    # Whose a new fact would be (a person's id); None: the household's.
-    person: str | None = field(default=None, compare=False)
-    # A person deleted this fact before (its tombstone): it waits in Review, even in auto mode.
-    tombstone_id: str | None = field(default=None, compare=False)
-    # When the fact stops being true (ISO UTC), read from its sentence; None: never.
-    expires_at: str | None = field(default=None, compare=False)
-    # The judge found the memory close, not the same nor a clear change: a person decides,
-    # so it waits in Review even in auto mode (an unsure update could overwrite another fact).
-    unsure: bool = field(default=False, compare=False)
-    # Nobody could tell whose the fact is: it waits in Review, even in auto mode, until a
-    # person chooses (``attribution.UNDECIDED``).
-    owner_undecided: bool = field(default=False, compare=False)
-    # For update and delete: the version (``Memory.version``) of memory ``id`` the extraction
-    # read; applied in auto mode only while the memory is still at it, so an edit saved while
-    # the LLM was thinking is never overwritten (the change waits in Review instead).
-    version: str | None = field(default=None, compare=False)
-    # Why it is not sure enough to apply on its own: said in doubt ("hedged"), second-hand
-    # ("hearsay"), in an instruction about all of memory ("bulk") or from a source the sentence
-    # calls unreliable ("unreliable"; ``webapp.language.stance``), only close to a memory
-    # ("unsure"), or not sure for ``sureness`` ("older", "unframed", "unplaced"). It waits in Review, even in auto mode, marked so;
-    # ``doubt_words`` are the words that said so ("might", 聽說).
-    doubt: str | None = field(default=None, compare=False)
-    doubt_words: str | None = field(default=None, compare=False)
-    # Why the judge chose its target (``Reconciled.reason``: "says_change", "different_values",
-    # "close", "words" for a match by words alone): ``sureness`` reads it in auto mode.
-    reason: str | None = field(default=None, compare=False)
-
-
-def weighed(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
-    """The actions marked with why each is not sure (``doubt``), read from the sentence it came
-    from and its own words; a bulk instruction ("forget everything", 全部刪掉) is no fact, so
-    it is never proposed as one, and a change of a memory it asked for waits for a person."""
-    kept = []
-    for action in actions:
-        # A delete's content is the memory's own text: only what was said counts.
-        found = stance(action.content if action.action != "delete" else "", action.evidence)
-        if found is not None and found.kind == "bulk" and action.action == "add":
-            continue
-        if found is not None:
-            action = replace(action, doubt=found.kind, doubt_words=found.words)
-        elif action.unsure:
-            action = replace(action, doubt="unsure")
-        kept.append(action)
-    return kept
-
-
-def undecided(actions: Iterable[ReconcileAction]) -> list[ReconcileAction]:
-    """Actions on facts whose owner nobody could tell: each a new fact (never a change to
-    the household's memory, which everyone sees) waiting for a person to say whose."""
-    return [
-        action
-        if action.action == "delete"
-        else replace(action, action="add", id=None, current_content=None, owner_undecided=True)
-        for action in actions
-    ]
-
-
-@dataclass(frozen=True)
-class Extracted:
-    """The candidates extraction found in one conversation, and what it could not use."""
-
-    candidates: list[Candidate]
-    # Why the LLM gave nothing (a timeout, a reply too large, …): the rules ran instead.
-    llm_problem: LlmCallError | None = None
-    cut: int = 0  # candidates left out beyond the extractor's max_facts
-    # Each memory's version when the run read them, before the LLM was asked: ``reconcile``'s
-    # ``seen``, so an update carries the version its LLM (or rule) saw.
-    seen: Mapping[str, str] = field(default_factory=dict)
-    # The last messages nothing read (beyond what the LLM's calls of one run may read): they
-    # stay unread, for the next run.
-    unread: int = 0
-
-
-@dataclass
-class Submitted:
-    """What ``submit`` did: items queued for review, memories written, actions left out."""
-
-    queued: list[ReviewItem] = field(default_factory=list)
-    applied: list[Memory] = field(default_factory=list)
-    skipped: int = 0
-
-
-class ManualModeError(CodedError, ValueError):
-    """Manual mode was asked to queue facts but has no review queue."""
-
-    code = "manual_mode_needs_queue"
-
-
-class Everyone(Enum):
-    """``reconcile``'s default: compare with every memory, whoever's it is."""
-
-    EVERYONE = "everyone"
-
-
-EVERYONE = Everyone.EVERYONE
 
 
 class MemoryExtractor:
@@ -259,12 +153,12 @@ class MemoryExtractor:
             if problem is None:
                 read = answer.read
             elif found:  # a later call failed: the rules read what no call did
-                found += _rule_candidates(messages[answer.read :])
+                found += rule_candidates(messages[answer.read :])
         elif self.llm_extractor is not None:
             facts = facts_from(self.llm_extractor.extract_facts(messages)) or []
             found = [without_secret(fact) for fact in facts]
         if not found:
-            found = _rule_candidates(messages[:read])
+            found = rule_candidates(messages[:read])
         kept = found[: self.max_facts]
         return Extracted(
             kept, problem, cut=len(found) - len(kept), seen=seen, unread=len(messages) - read
@@ -368,32 +262,32 @@ class MemoryExtractor:
             if isinstance(candidate, ChangeOfMind) or (
                 isinstance(candidate, StructuredFact) and candidate.action != "add"
             ):
-                change = _change_action(candidate, memories)
+                change = change_action(candidate, memories)
                 if change is not None:
                     proposed = routed(change) if change.id not in changed else None
                     if proposed is not None:
                         changed.add(str(change.id))
                         actions.append(proposed)
                     continue
-                implied = _implied_fact(candidate, memories)
+                implied = implied_fact(candidate, memories)
                 if implied is None:
                     continue
                 candidate = implied
-            fact = without_secret(_as_fact(candidate, _category_for(categories, index, candidate)))
+            fact = without_secret(as_fact(candidate, category_for(categories, index, candidate)))
             key = normalize(fact.content)
             # An instruction about memory itself ("Everything I said before is wrong") is never
             # a fact, whichever extractor read it as one.
             if not key or key in known or is_memory_instruction(fact.content):
                 continue
             known.add(key)
-            action = _action_for(fact, memories, judge)
+            action = action_for(fact, memories, judge)
             proposed = routed(action) if action is not None else None
             if proposed is not None:
                 actions.append(proposed)
         if semantic is not None:
             semantic.save()
         if whose is not None:
-            actions = [_own(a, whose, memories) for a in actions]
+            actions = [as_theirs(a, whose, memories) for a in actions]
         versions = {m.id: m.version for m in memories} | dict(seen or {})
         actions = [
             replace(a, version=versions.get(a.id)) if a.id is not None else a for a in actions
@@ -429,7 +323,7 @@ class MemoryExtractor:
         return make_origin(
             "extracted",
             conversationId=conversation_id,
-            evidence=_masked(action.evidence),
+            evidence=masked(action.evidence),
             evidenceAt=action.evidence_at,
             extractor="llm" if action.extractor == "llm" else "rules",
             model=self.model if action.extractor == "llm" else None,
@@ -493,7 +387,7 @@ class MemoryExtractor:
         if self.review_queue is None:
             raise ManualModeError("Manual review mode needs a review queue to put facts in.")
         queued = self.review_queue.submit(
-            [_proposal(a, evidence, self.model) for a in actions], conversation_id=conversation_id
+            [proposal(a, evidence, self.model) for a in actions], conversation_id=conversation_id
         )
         return Submitted(queued=queued, skipped=len(actions) - len(queued))
 
@@ -522,7 +416,7 @@ class MemoryExtractor:
             if self.review_queue is None:
                 result.skipped += len(deletions)
             else:
-                waiting = [_proposal(a, evidence, self.model) for a in deletions]
+                waiting = [proposal(a, evidence, self.model) for a in deletions]
                 result.queued = self.review_queue.submit(waiting, conversation_id=conversation_id)
                 result.skipped += len(waiting) - len(result.queued)
         for index, action in enumerate(actions):
@@ -540,7 +434,7 @@ class MemoryExtractor:
                     version=getattr(now, "version", None),
                 )
                 queued = self.review_queue.submit(
-                    [_proposal(proposed, evidence, self.model)], conversation_id=conversation_id
+                    [proposal(proposed, evidence, self.model)], conversation_id=conversation_id
                 )
                 result.queued.extend(queued)
                 result.skipped += 1 - len(queued)
@@ -548,7 +442,7 @@ class MemoryExtractor:
             except MemoryFullError:
                 if self.review_queue is None:
                     raise
-                rest = [_proposal(a, evidence, self.model) for a in actions[index:]]
+                rest = [proposal(a, evidence, self.model) for a in actions[index:]]
                 queued = self.review_queue.submit(rest, conversation_id=conversation_id)
                 result.queued.extend(queued)
                 result.skipped += len(rest) - len(queued)
@@ -567,219 +461,3 @@ class MemoryExtractor:
     def mark_extracted(self, conversation_id: str, **kwargs: Any) -> None:
         """Record that extraction just ran on this conversation (in the shared state file)."""
         self.state.mark_extracted(conversation_id, **kwargs)
-
-
-def _rule_candidates(messages: Sequence[Any]) -> list[Candidate]:
-    """What the rules find: the changes of mind, the facts stated outright, the facts said
-    with a secret (without it)."""
-    return [*find_changes(messages), *rule_facts(messages), *withheld_facts(messages)]
-
-
-def _own(action: ReconcileAction, whose: str, memories: Sequence[Memory]) -> ReconcileAction:
-    """A person's action as theirs: a new fact is theirs, and a change to the household's
-    memory in their words is a new fact of theirs instead (the household's memory is
-    everyone's: a person's words never reach it by an update)."""
-    if action.action == "update":
-        target = next((m for m in memories if m.id == action.id), None)
-        if target is None or target.person is not None:
-            return action
-        action = replace(action, action="add", id=None, current_content=None, unsure=False)
-    return replace(action, person=whose) if action.action == "add" else action
-
-
-def _change_action(candidate: Candidate, memories: list[Memory]) -> ReconcileAction | None:
-    """The delete or update a change of mind (rules) or an LLM operation asks for, or None."""
-    if isinstance(candidate, StructuredFact):
-        target = next((m for m in memories if m.id == candidate.memory_id), None)
-        content = storable(candidate.content) or ""
-        if candidate.action == "update":
-            content = content.strip()
-    else:
-        target = find_target(candidate, memories)
-        content = ""
-        if target is not None and candidate.kind != "forget" and candidate.replaces:
-            content = storable(replaced_content(candidate, target)) or ""
-            if not content:
-                # No clean content (never the user's sentence as it was said): a switch is
-                # the fact it implies, as new; anything else proposes nothing.
-                return None
-    if target is None:
-        return None
-    confidence = (
-        candidate.confidence if isinstance(candidate, StructuredFact) else CHANGE_CONFIDENCE
-    )
-    withheld = candidate.withheld if isinstance(candidate, StructuredFact) else None
-    finding = find_secrets(content) if content else None
-    if finding is not None:
-        content, withheld = finding.fact, finding.kind
-    if content and normalize(content) != normalize(target.content):
-        action, text = "update", content
-    elif isinstance(candidate, StructuredFact) and candidate.action == "update":
-        return None  # an "update" to the same text changes nothing
-    else:
-        action, text = "delete", target.content
-    return ReconcileAction(
-        action,
-        target.id,
-        text,
-        target.category,
-        confidence=confidence,
-        extractor=candidate.extractor,
-        evidence=storable(candidate.evidence),
-        current_content=target.content,
-        withheld=withheld if action == "update" else None,
-        reason="llm_operation" if isinstance(candidate, StructuredFact) else "change",
-    )
-
-
-def _implied_fact(candidate: Candidate, memories: list[Memory]) -> StructuredFact | None:
-    """For a switch that edits no memory, the fact it implies ("Morning routine at 07:00"),
-    unless a memory about the same thing already says the new value."""
-    if not isinstance(candidate, ChangeOfMind) or not candidate.fact:
-        return None
-    if holds_already(candidate, memories):
-        return None
-    return StructuredFact(
-        candidate.fact,
-        "preference",
-        CHANGE_CONFIDENCE,
-        evidence=candidate.evidence,
-        extractor=candidate.extractor,
-    )
-
-
-def _category_for(
-    categories: Sequence[str] | Mapping[str, str] | None,
-    index: int,
-    candidate: str | Candidate,
-) -> str | None:
-    if categories is None:
-        return None
-    if isinstance(categories, Mapping):
-        content = candidate.content if isinstance(candidate, StructuredFact) else str(candidate)
-        return categories.get(content)
-    return categories[index] if index < len(categories) else None
-
-
-# Characters a message may carry (pasted binary, a lone surrogate from another program's
-# JSON) that memory cannot store: NUL and other C0 controls except tab and newlines; and
-# U+FFFD, which the stores read a lone surrogate in a file as: no part of any fact.
-_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffd]")
-
-
-@overload
-def storable(text: str) -> str: ...
-@overload
-def storable(text: None) -> None: ...
-def storable(text: str | None) -> str | None:
-    """``text`` without the characters memory refuses, so one odd message cannot stop a run."""
-    return None if text is None else _UNSTORABLE.sub("", text)
-
-
-def _as_fact(candidate: str | Candidate, category: str | None) -> StructuredFact:
-    if isinstance(candidate, StructuredFact):
-        chosen = category or candidate.category
-        return StructuredFact(
-            without_framing((storable(candidate.content) or "").strip()),
-            chosen if chosen in CATEGORIES else "general",
-            candidate.confidence,
-            evidence=storable(candidate.evidence),
-            extractor=candidate.extractor,
-            withheld=candidate.withheld,
-        )
-    chosen = category if category in CATEGORIES else "general"
-    text = without_framing((storable(str(candidate)) or "").strip())
-    return StructuredFact(text, chosen, 1.0, extractor="regex")
-
-
-def _action_for(
-    fact: StructuredFact, memories: list[Memory], judge: Judge | None = None
-) -> ReconcileAction | None:
-    """None when a memory already says the fact (in any words the similarity layer
-    recognises: ``judge``), ``update`` of the memory it changes or is a close variant of,
-    else ``add``; None too when that memory says all the fact says (an update would only
-    lose words)."""
-    target: Memory | None = None
-    unsure = False
-    settled = False
-    reason = "new"
-    if judge is not None:
-        texts = [m.content for m in memories]
-        verdict = judge.reconcile(fact.content, texts)
-        verdict = settle(fact.content, texts, verdict, judge, fact.evidence)
-        if verdict.action == "skip":
-            return None
-        if verdict.action == "update" and verdict.target is not None:
-            target = memories[verdict.target]
-            unsure = verdict.reason == "close"
-        reason = verdict.reason
-        settled = verdict.reason in (ANOTHER_VALUE, ANOTHER_ATTRIBUTE, "says_change")
-    if target is None and not settled:
-        best, score = None, 0.0
-        for memory in memories:
-            value = similarity(fact.content, memory.content)
-            if value > score:
-                best, score = memory, value
-        target = best if best is not None and score >= VARIANT_THRESHOLD else None
-        reason = "words" if target is not None else reason
-    if target is not None and restates(target.content, fact.content):
-        return None
-    if target is not None and not settled and drops_information(target.content, fact.content):
-        target = None  # replacing the memory would lose what it says: a fact of its own
-    return ReconcileAction(
-        "add" if target is None else "update",
-        None if target is None else target.id,
-        fact.content,
-        fact.category if target is None else target.category,
-        confidence=fact.confidence,
-        extractor=fact.extractor,
-        evidence=fact.evidence,
-        current_content=None if target is None else target.content,
-        withheld=fact.withheld,
-        unsure=unsure and target is not None,
-        reason=reason,
-    )
-
-
-def without_secret(fact: StructuredFact) -> StructuredFact:
-    """``fact``, or when it holds a secret the fact without it ("Has a garage door code (not
-    kept in memory).") marked ``withheld`` with the secret's kind; the evidence masked."""
-    finding = find_secrets(fact.content)
-    if finding is None:
-        return fact
-    return StructuredFact(
-        finding.fact,
-        fact.category,
-        fact.confidence,
-        evidence=fact.evidence,
-        extractor=fact.extractor,
-        action=fact.action,
-        memory_id=fact.memory_id,
-        withheld=finding.kind,
-    )
-
-
-def _masked(text: str | None) -> str | None:
-    return None if text is None else mask_secrets(text)
-
-
-def _proposal(action: ReconcileAction, evidence: str | None, model: str | None) -> Proposal:
-    return Proposal(
-        action=action.action,
-        content=action.content,
-        category=action.category,
-        memory_id=action.id,
-        current_content=action.current_content,
-        confidence=action.confidence,
-        extractor=action.extractor,
-        evidence=_masked(action.evidence or evidence),
-        evidence_at=action.evidence_at,
-        model=model if action.extractor == "llm" else None,
-        withheld=action.withheld,
-        person=action.person,
-        tombstone_id=action.tombstone_id,
-        expires_at=action.expires_at,
-        owner_undecided=action.owner_undecided,
-        doubt=action.doubt,
-        doubt_words=action.doubt_words,
-    )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..language.validity import expires_at
+from ..llm import LlmCallError, MemoryLlmCaller, caller_from_settings
 from ..settings import Settings
 from ..stores.conversations import ConversationStore, ConversationTurn
 from ..stores.errors import NotFoundError
@@ -20,11 +21,10 @@ from ..stores.people import PeopleStore, Person
 from ..stores.review import ReviewItem, ReviewQueue
 from ..stores.timefmt import parse_ts, to_iso
 from ..stores.tombstones import key_path, tombstone_path
+from .actions import Candidate, Extracted, ReconcileAction, undecided
 from .attribution import Undecided, group_by_person, thread_view
-from .backends import caller_from_settings
-from .homeassistant import FACTS_REPLY
-from .llm import LlmCallError, LlmMemoryExtractor, MemoryLlmCaller
-from .reconcile import Candidate, Extracted, MemoryExtractor, ReconcileAction, undecided
+from .llm import FACTS_REPLY, LlmMemoryExtractor
+from .reconcile import MemoryExtractor
 from .state import STATE_FILE_NAME, ExtractionState
 
 FROM_SETTINGS: Any = object()

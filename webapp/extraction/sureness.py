@@ -34,7 +34,7 @@ from ..stores.timefmt import now_iso
 from .slots import CHANGE_CANDIDATES, shares_subject
 
 if TYPE_CHECKING:
-    from .reconcile import ReconcileAction
+    from .actions import ReconcileAction
 
 # Judge reasons that say the fact is a new value of the kept memory's attribute, or that the
 # sentence framed it as a change (``slots.settle``, ``decisions.decide_contradiction``); a rule's

@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..attention.semantic import semantic_index
+from ..extraction.actions import ReconcileAction, undecided
 from ..extraction.llm import StructuredFact
-from ..extraction.reconcile import MemoryExtractor, ReconcileAction, undecided
+from ..extraction.reconcile import MemoryExtractor
 from ..stores import MemoryStore, ReviewItem, ReviewQueue
 from ..stores.errors import MemoryFullError
 from ..stores.people import PeopleStore

@@ -53,7 +53,7 @@ class ReviewItem:
     # someone nobody is): it waits until a person chooses (``Curator.approve``).
     owner_undecided: bool = False
     # Why it waits for a person even in auto mode: "hedged", "hearsay", "bulk", "unreliable",
-    # "unsure", "older", "unframed" or "unplaced" (``extraction.reconcile.ReconcileAction.doubt``,
+    # "unsure", "older", "unframed" or "unplaced" (``extraction.actions.ReconcileAction.doubt``,
     # ``extraction.sureness``), and the words that said so ("might", 聽說, "as of 2019").
     doubt: str | None = None
     doubt_words: str | None = None

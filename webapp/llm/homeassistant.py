@@ -42,14 +42,7 @@ from typing import Any
 import httpx
 
 from ..stores import loads_bounded
-from ..stores.memories import CATEGORIES
-from .llm import (
-    OPERATIONS,
-    LlmCallError,
-    llm_call_failed,
-    llm_reply_too_large,
-    llm_timeout,
-)
+from .calls import LlmCallError, llm_call_failed, llm_reply_too_large, llm_timeout
 
 log = logging.getLogger(__name__)
 
@@ -85,29 +78,6 @@ class ReplyShape:
     def note(self) -> str:
         """What the instructions add, so the prompt's "a JSON array" and the shape agree."""
         return f'\nGive that JSON array as the value of "{self.field}".'
-
-
-def _text_field(required: bool = False) -> dict[str, Any]:
-    return {"selector": {"text": {"multiline": True}}, "required": required}
-
-
-# The facts of a conversation (webapp.extraction.llm's prompt asks for this list).
-FACTS_REPLY = ReplyShape(
-    task_name="memory curator: facts in a conversation",
-    field="facts",
-    description="The durable facts and changes of mind, as the instructions describe them.",
-    items={
-        "action": {"selector": {"select": {"options": list(OPERATIONS)}}, "required": False},
-        "id": {"selector": {"text": {}}, "required": False},
-        "content": _text_field(),
-        "category": {"selector": {"select": {"options": list(CATEGORIES)}}, "required": False},
-        "confidence": {
-            "selector": {"number": {"min": 0, "max": 1, "step": "any", "mode": "box"}},
-            "required": True,
-        },
-        "evidence": _text_field(),
-    },
-)
 
 
 @dataclass(frozen=True)

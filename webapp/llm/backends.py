@@ -40,14 +40,14 @@ from typing import Any, TypeVar
 from ..problems import CodedError
 from ..settings import DEFAULTS, Settings
 from ..stores import loads_bounded
-from .homeassistant import CHARS_PER_TOKEN, HomeAssistantCaller, ReplyShape, ScanBudget
-from .llm import (
+from .calls import (
     LlmCallError,
     MemoryLlmCaller,
     llm_call_failed,
     llm_reply_too_large,
     llm_timeout,
 )
+from .homeassistant import CHARS_PER_TOKEN, HomeAssistantCaller, ReplyShape, ScanBudget
 
 log = logging.getLogger(__name__)
 MAX_REPLY_TOKENS = 1024

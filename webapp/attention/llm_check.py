@@ -28,12 +28,10 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..llm import LlmConfigError, MemoryLlmCaller, ReplyShape, caller_from_settings, describe
 from ..problems import CodedError
 from ..sensitive.secrets import mask_secrets
 from ..settings import DEFAULTS, Settings
-from .backends import LlmConfigError, caller_from_settings, describe
-from .homeassistant import ReplyShape
-from .llm import MemoryLlmCaller
 
 log = logging.getLogger(__name__)
 
