@@ -48,7 +48,8 @@ from starlette.types import Message, Receive, Scope, Send
 from ..assist.http import AssistApi, assist_api, is_assist_path
 from ..curator import Curator
 from ..settings import Settings, SettingsError, token_problem
-from .server import SerializableReplies, build_server, invalid_request, screen_line
+from .screening import SerializableReplies, invalid_request, screen_line
+from .server import build_server
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
