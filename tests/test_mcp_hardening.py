@@ -284,7 +284,7 @@ def test_a_stored_memory_with_a_lone_surrogate_is_listed_and_searched(tmp_path: 
 def test_every_outgoing_message_is_made_serializable() -> None:
     """The layer under every answer: a lone surrogate anywhere in a message (a tool's text,
     an error, an id) becomes U+FFFD instead of stopping the SDK's writer."""
-    from webapp.mcp.server import serializable
+    from webapp.mcp.screening import serializable
 
     message = types.JSONRPCResponse(
         jsonrpc="2.0",

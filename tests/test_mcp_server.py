@@ -23,7 +23,7 @@ from tests.support.data import on_disk
 from tests.support.mcp_stdio import MAX_CHARS, MAX_ITEMS, McpClient, RawServer, connect
 from tests.support.review import approve
 from tests.support.stores import memory_store
-from webapp.mcp.server import ACTIONS, TOOL_NAME
+from webapp.mcp.tool import ACTIONS, TOOL_NAME
 from webapp.stores import CATEGORIES, MemoryStore, Proposal, ReviewQueue
 
 REPO = Path(__file__).resolve().parent.parent

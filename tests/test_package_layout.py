@@ -91,3 +91,28 @@ def test_a_cycle_is_found_even_through_a_deferred_import(tmp_path: Path) -> None
 def test_the_root_package_holds_a_few_modules() -> None:
     modules = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(modules) <= MOST_ROOT_MODULES, modules
+
+
+MOST_LINES = 600
+
+
+def modules_longer_than(root: Path, most: int) -> list[str]:
+    """The modules under ``root`` with more than ``most`` lines, and how many they have."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > most:
+            found.append(f"{path.relative_to(root.parent)}: {lines}")
+    return found
+
+
+def test_no_module_is_longer_than_a_reader_takes_in_at_once() -> None:
+    assert modules_longer_than(PACKAGE, MOST_LINES) == []
+
+
+def test_a_long_module_is_found(tmp_path: Path) -> None:
+    package = tmp_path / "webapp"
+    package.mkdir()
+    (package / "short.py").write_text("x = 1\n" * MOST_LINES)
+    (package / "long.py").write_text("x = 1\n" * (MOST_LINES + 1))
+    assert modules_longer_than(package, MOST_LINES) == [f"webapp/long.py: {MOST_LINES + 1}"]

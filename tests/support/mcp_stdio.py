@@ -19,7 +19,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.support import REPO
-from webapp.mcp.server import TOOL_NAME
+from webapp.mcp.tool import TOOL_NAME
 
 
 class RawServer:

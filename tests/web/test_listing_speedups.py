@@ -8,7 +8,7 @@ from flask import url_for
 
 from tests.support.data import make_settings
 from webapp import create_app
-from webapp.web.blueprints.memories import memory_url
+from webapp.web.plumbing.memory_rows import memory_url
 
 ODD_IDS = ["abc123", "a b", "中文", "a/b", "100%", "?#&=", "é\u0301", "x" * 100]
 

@@ -16,7 +16,7 @@ from webapp import create_app
 from webapp.extraction import MemoryExtractor, ReconcileAction
 from webapp.stores import ConversationStore
 from webapp.stores.review import Proposal
-from webapp.web.blueprints.review import diff_segments
+from webapp.web.plumbing.review_page import diff_segments
 
 
 def status_of(settings, item_id):

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 class Admission(Protocol):
-    """Who may call: the MCP door's access rule (``webapp.mcp.http.McpAccess``), the one the
+    """Who may call: the MCP door's access rule (``webapp.mcp.access.McpAccess``), the one the
     Assist API shares; "token" or "address" for a call let in, None for one refused."""
 
     def admits(self, client: str | None, authorization: str | None) -> str | None: ...

@@ -35,9 +35,9 @@ from ..plumbing.errors import banner_response
 from ..plumbing.formatting import interface_label
 from ..plumbing.htmx import redirect_or, render, see_other
 from ..plumbing.messages import describe
+from ..plumbing.review_page import REVIEW_CHANGED
 from ..plumbing.threads import thread_name
 from .memories import MEMORIES_CHANGED
-from .review import REVIEW_CHANGED
 
 bp = Blueprint("conversations", __name__, url_prefix="/conversations")
 
