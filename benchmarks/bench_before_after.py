@@ -72,7 +72,10 @@ client = app.test_client()
 client.get("/memories/")
 # The similarity model loads in the background on first use: load it now in both versions, so
 # no round pays for it (the figures are of the model in use, as on a dashboard running a while).
-from webapp.attention.semantic import semantic_index
+try:
+    from webapp.attention.semantic import semantic_index
+except ImportError:  # a version before issue 45's layout (webapp.curation)
+    from webapp.curation.semantic import semantic_index
 semantic_index(settings.memory_file).judge()
 n = 0
 for line in sys.stdin:
