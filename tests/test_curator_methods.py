@@ -77,3 +77,22 @@ def test_a_module_function_bound_as_an_operation_is_found() -> None:
     assert _bound_elsewhere(borrowed) == [f"Borrowed.pending: {len!r}"]
     signature = inspect.signature(Curator.remember)
     assert next(iter(signature.parameters)) == "self"
+
+
+# The operations whose subject is two values: the two memories a merge makes one, an identity
+# (its kind and value). Every other operation takes one subject at most by position.
+TWO_PART_SUBJECTS = {"merge", "note_identity", "person_from"}
+
+
+def test_past_its_subject_an_operation_takes_keywords_only() -> None:
+    positional = {}
+    for name in dir(Curator):
+        member = inspect.getattr_static(Curator, name)
+        function = _function(member)
+        if name.startswith("_") or function is None or isinstance(member, property):
+            continue
+        parameters = list(inspect.signature(function).parameters.values())[1:]  # self, cls
+        taken = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
+        if len(taken) > (2 if name in TWO_PART_SUBJECTS else 1):
+            positional[name] = taken
+    assert positional == {}

@@ -94,18 +94,18 @@ class Household(CuratorBase):
         _refuse_taken(self, self._people_store.name_from(kind, value, name))
         return self._people_store.person_from(kind, value, name=name)
 
-    def rename_person(self, person_id: str, name: str) -> Person:
+    def rename_person(self, person_id: str, *, name: str) -> Person:
         """Give a person another name, unless another person has it (``check_own``)."""
         check_own(self, person_id)
         _refuse_taken(self, name, person_id)
         return self._people_store.rename(person_id, name)
 
-    def link_identity(self, person_id: str, kind: str, value: str) -> Person:
+    def link_identity(self, person_id: str, *, kind: str, value: str) -> Person:
         """Map an identity to a person (``check_own``)."""
         check_own(self, person_id)
         return self._people_store.link(person_id, kind, value)
 
-    def unlink_identity(self, person_id: str, kind: str, value: str) -> Person:
+    def unlink_identity(self, person_id: str, *, kind: str, value: str) -> Person:
         """Take an identity from a person (offered again as unlinked; ``check_own``)."""
         check_own(self, person_id)
         return self._people_store.unlink(person_id, kind, value)
@@ -115,7 +115,7 @@ class Household(CuratorBase):
         on the People page) and None is returned."""
         return self._people_store.seen(kind, value, label=label)
 
-    def choose_device(self, device_id: str, choice: str, person: str | None = None) -> Device:
+    def choose_device(self, device_id: str, *, choice: str, person: str | None = None) -> Device:
         """Set whose memory a Home Assistant device answers with (``PeopleStore.choose_device``:
         "speaker", "household", or "person" and ``person``). Within a person's view (a person
         who is not an administrator, on the People page) only whoever speaks, the household's or

@@ -165,7 +165,7 @@ class Importing(Reviewing):
     """Imports and exports: this program's own export, another system's file planned and
     queued in Review, and a whole import approved."""
 
-    def export(self, fmt: str = "json", view: View = EVERYONE) -> bytes:
+    def export(self, fmt: str = "json", *, view: View = EVERYONE) -> bytes:
         """The memories ``view`` (else this curator's) may see (``people.in_view``: a
         person's own and the household's, never another person's) in this program's own form
         (``json``, lossless) or another system's ``fmt``; a person's are under their name."""

@@ -47,7 +47,7 @@ class Merging(CuratorBase):
     """Two memories made one, copies made the household's, and a merge undone."""
 
     def require_versions(
-        self, memory_ids: Sequence[str], expected: Mapping[str, str] | None
+        self, memory_ids: Sequence[str], *, expected: Mapping[str, str] | None
     ) -> None:
         """``version_missing`` unless ``expected`` holds a version for every memory named: a
         change made from a page says which version it saw, so one made since is not overwritten
@@ -67,8 +67,8 @@ class Merging(CuratorBase):
         self,
         keep_id: str,
         drop_id: str,
-        content: str,
         *,
+        content: str,
         expected: Mapping[str, str] | None,
         confirm_secret: bool = False,
         actor: str | None = None,
@@ -82,7 +82,7 @@ class Merging(CuratorBase):
         words: a person's wording never reaches anyone else through a merge (``merge_private``). A
         memory outside the curator's view is as gone as a deleted one (``memory_gone``)."""
         _distinct([keep_id, drop_id])
-        self.require_versions([keep_id, drop_id], expected)
+        self.require_versions([keep_id, drop_id], expected=expected)
         text = clean_content(content)
         check_secret(text, confirmed=confirm_secret)
         keep, drop = self._memory_store.get(keep_id), self._memory_store.get(drop_id)
@@ -124,7 +124,7 @@ class Merging(CuratorBase):
         if len(memory_ids) < 2:
             raise InputError("Choose at least two memories.", code="merge_same")
         _distinct(memory_ids)
-        self.require_versions(memory_ids, expected)
+        self.require_versions(memory_ids, expected=expected)
         found = [self._memory_store.get(memory_id) for memory_id in memory_ids]
         found = [memory if in_view(memory, self.view) else None for memory in found]
         for memory_id, memory in zip(memory_ids, found, strict=True):
@@ -144,7 +144,7 @@ class Merging(CuratorBase):
         return moved
 
     def undo_merge(
-        self, dropped_id: str, update_hid: str | None = None, *, actor: str | None = None
+        self, dropped_id: str, *, update_hid: str | None = None, actor: str | None = None
     ) -> list[Memory]:
         """Bring back the memory a merge deleted and the kept one's earlier text (KeyError when
         there is nothing to undo, or it is outside this curator's view)."""

@@ -121,8 +121,8 @@ class Remembering(CuratorBase):
     def revise(
         self,
         memory_id: str,
-        content: str,
         *,
+        content: str,
         category: str | None = None,
         expected: str | None = None,
         person: str | None | Keep = KEEP,
@@ -169,8 +169,8 @@ class Remembering(CuratorBase):
     def set_expiry(
         self,
         memory_id: str,
-        expires: datetime | None,
         *,
+        expires: datetime | None,
         expected: str | None = None,
         actor: str | None = None,
     ) -> Memory | None:

@@ -54,10 +54,10 @@ class Threads(Reviewing, Forgetting):
 
     def undo_forget_conversation(
         self,
+        *,
         memory_ids: Iterable[str],
         rejected_ids: Iterable[str],
         reverted_hids: Iterable[str] = (),
-        *,
         undeleted_ids: Iterable[str] = (),
         actor: str | None = None,
     ) -> tuple[int, int]:

@@ -68,7 +68,7 @@ class Undoing(Forgetting, Remembering):
         before = (change.get("before") or {}).get("expiresAt")
         saved = self.set_expiry(
             memory.id,
-            parse_ts(before) if before else None,
+            expires=parse_ts(before) if before else None,
             expected=(change.get("after") or {}).get("updatedAt"),
             actor=actor,
         )
