@@ -45,9 +45,9 @@ def household(folder: Path, changes: int) -> list[str]:
     curator.people.seen_device("d-kitchen", label="Kitchen")
     for number in range(changes):
         if number % 2:
-            curator.choose_device("d-kitchen", "person", people[number % 3].id)
+            curator.choose_device("d-kitchen", choice="person", person=people[number % 3].id)
         else:
-            curator.choose_device("d-kitchen", "speaker")
+            curator.choose_device("d-kitchen", choice="speaker")
     return [f"u-{p.name.lower()}" for p in people]
 
 

@@ -91,20 +91,20 @@ def test_a_device_chosen_on_the_people_page_wins_over_the_user(home: Home) -> No
     assert home.api.prompt(kitchen)["speaker"]["name"] == "Ana"
     device = Curator.from_settings(home.settings).people.device("dev-kitchen")
     assert device is not None and (device.label, device.choice) == ("Kitchen satellite", "speaker")
-    home.curator.choose_device("dev-kitchen", "household")
+    home.curator.choose_device("dev-kitchen", choice="household")
     household = home.api.prompt(kitchen)
     assert household["speaker"] == {"scope": "household", "name": None}
     assert household["prompt"] == block(home.shared.content)
     assert home.api.tool("recall", kitchen)["result"]["memories"] == [
         {"id": home.shared.id, "content": home.shared.content, "scope": "household"}
     ]
-    home.curator.choose_device("dev-kitchen", "person", home.ben.id)
+    home.curator.choose_device("dev-kitchen", choice="person", person=home.ben.id)
     ben = home.api.prompt(kitchen)
     assert ben["speaker"] == {"scope": "person", "name": "Ben"}
     assert ben["prompt"] == block(home.bens.content, home.shared.content)
     # a person the device answered for is removed: the household's, not whoever speaks
     cleo = home.curator.add_person("Cleo")
-    home.curator.choose_device("dev-kitchen", "person", cleo.id)
+    home.curator.choose_device("dev-kitchen", choice="person", person=cleo.id)
     assert home.api.prompt(kitchen)["speaker"]["name"] == "Cleo"
     home.curator.remove_person(cleo.id)
     assert home.api.prompt(kitchen)["speaker"] == {"scope": "household", "name": None}
@@ -132,7 +132,7 @@ def test_another_persons_memory_is_as_unknown_as_one_that_does_not_exist(home: H
     assert home.curator.memories.get(home.anas.id) is not None
     household_device = context("u-ana", device_id="hall")
     home.curator.people.seen_device("hall")
-    home.curator.choose_device("hall", "household")
+    home.curator.choose_device("hall", choice="household")
     gone = home.api.tool("forget", household_device, memory_id=home.anas.id)
     assert gone["error"]["code"] == "not_found"
 

@@ -170,7 +170,7 @@ def test_an_exchange_is_credited_as_the_device_and_user_were_when_it_was_said(
     api.prompt(kitchen)  # the device is seen, answering for whoever speaks
     before_choice = datetime.now(UTC)
     time.sleep(0.05)
-    curator.choose_device("d-kitchen", "person", ana.id)
+    curator.choose_device("d-kitchen", choice="person", person=ana.id)
     # [D0] said before the choice, delivered after it: nobody known then
     assert api.exchange(kitchen, "d0", "c-d0", "Good morning.", at=before_choice)["stored"]
     assert _history(settings, "c-d0")[0].person is None
@@ -183,7 +183,7 @@ def test_an_exchange_is_credited_as_the_device_and_user_were_when_it_was_said(
     api.prompt(zoe)
     unlinked_then = datetime.now(UTC)
     time.sleep(0.05)
-    curator.link_identity(ben.id, "ha", "u-zoe")
+    curator.link_identity(ben.id, kind="ha", value="u-zoe")
     assert api.exchange(zoe, "z0", "c-z0", "Hello.", at=unlinked_then)["stored"]
     assert _history(settings, "c-z0")[0].person is None
     assert api.exchange(zoe, "z1", "c-z1", "Hello again.")["stored"]
@@ -191,10 +191,10 @@ def test_an_exchange_is_credited_as_the_device_and_user_were_when_it_was_said(
 
     # the device's person removed since the exchange was said: nobody's, never another's
     cy = curator.add_person("Cy")
-    curator.choose_device("d-kitchen", "person", cy.id)
+    curator.choose_device("d-kitchen", choice="person", person=cy.id)
     said_for_cy = datetime.now(UTC)
     time.sleep(0.05)
-    curator.choose_device("d-kitchen", "speaker")
+    curator.choose_device("d-kitchen", choice="speaker")
     curator.remove_person(cy.id)
     assert api.exchange(kitchen, "d2", "c-d2", "Bye.", at=said_for_cy)["stored"]
     assert _history(settings, "c-d2")[0].person is None

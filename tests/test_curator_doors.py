@@ -149,10 +149,10 @@ class Library(Door):
         return [m.content for m in self.curator.memories.for_person(owner)]
 
     def revise(self, memory_id: str, content: str) -> str:
-        return self._do(lambda: self.curator.revise(memory_id, content))
+        return self._do(lambda: self.curator.revise(memory_id, content=content))
 
     def revise_seen(self, memory_id: str, content: str, version: str) -> str:
-        return self._do(lambda: self.curator.revise(memory_id, content, expected=version))
+        return self._do(lambda: self.curator.revise(memory_id, content=content, expected=version))
 
     def forget_again(self, memory_id: str) -> str:
         return self._do(lambda: self.curator.forget(memory_id, dont_propose_again=True))
@@ -182,7 +182,7 @@ class Library(Door):
         return self._do(lambda: self.curator.undo_decision(item_id))
 
     def merge(self, keep: str, drop: str, content: str, versions: dict[str, str]) -> str:
-        return self._do(lambda: self.curator.merge(keep, drop, content, expected=versions))
+        return self._do(lambda: self.curator.merge(keep, drop, content=content, expected=versions))
 
     def move_to_household(self, ids: list[str], versions: dict[str, str]) -> str:
         return self._do(lambda: self.curator.move_to_household(ids, expected=versions))
@@ -198,7 +198,7 @@ class Library(Door):
 
     def revise_as(self, person: str, memory_id: str, content: str) -> str:
         scoped = self.curator.within(self.curator.person(person))
-        return self._do(lambda: scoped.revise(memory_id, content))
+        return self._do(lambda: scoped.revise(memory_id, content=content))
 
     def forget_as(self, person: str, memory_id: str) -> str:
         scoped = self.curator.within(self.curator.person(person))
@@ -803,7 +803,9 @@ def test_a_revision_of_a_changed_memory_is_refused_everywhere(door: Door) -> Non
     # Drift: an MCP update, Keep this one, Merge overwrote whatever was there.
     memory = _one(door)
     seen = memory["version"]
-    Curator.from_settings(door.settings).revise(memory["id"], "The boiler is serviced in June.")
+    Curator.from_settings(door.settings).revise(
+        memory["id"], content="The boiler is serviced in June."
+    )
     assert call(door, "revise_seen", memory["id"], "The boiler is serviced in July.", seen) == (
         "conflict"
     )
@@ -960,7 +962,7 @@ def test_a_merge_of_a_memory_changed_since_the_page_is_refused(door: Door) -> No
     a = _one(door, "The garage door opens slowly.")
     b = _one(door, "The garage door is slow to open.")
     versions = {a["id"]: a["version"], b["id"]: b["version"]}
-    Curator.from_settings(door.settings).revise(b["id"], "The garage door squeaks.")
+    Curator.from_settings(door.settings).revise(b["id"], content="The garage door squeaks.")
     assert call(door, "merge", a["id"], b["id"], a["content"], versions) == "conflict"
     assert sorted(m["content"] for m in memories(door)) == [
         "The garage door opens slowly.",
@@ -973,7 +975,7 @@ def test_a_merge_without_the_versions_seen_is_refused_not_unchecked(door: Door) 
     # Drift: a merge whose form left out the version fields skipped the conflict check.
     a = _one(door, "The garage door opens slowly.")
     b = _one(door, "The garage door is slow to open.")
-    Curator.from_settings(door.settings).revise(b["id"], "The garage door squeaks.")
+    Curator.from_settings(door.settings).revise(b["id"], content="The garage door squeaks.")
     assert call(door, "merge", a["id"], b["id"], a["content"], {}) == "version_missing"
     assert call(door, "merge", a["id"], a["id"], a["content"], {a["id"]: a["version"]}) == (
         "merge_same"

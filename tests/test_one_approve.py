@@ -52,9 +52,9 @@ def test_undoing_the_forget_approves_the_deletion_again_with_its_tombstone(curat
     memory_id, _ = _deleted_by_the_conversation(curator)
     done = curator.forget_conversation(THREAD)
     restored, _ = curator.undo_forget_conversation(
-        done.memory_ids,
-        done.rejected_ids,
-        done.reverted_hids,
+        memory_ids=done.memory_ids,
+        rejected_ids=done.rejected_ids,
+        reverted_hids=done.reverted_hids,
         undeleted_ids=done.undeleted_ids,
         actor="bob",
     )
@@ -71,9 +71,9 @@ def test_undoing_the_forget_leaves_a_fact_deleted_forever_since_alone(curator):
     done = curator.forget_conversation(THREAD)
     curator.forget(memory_id, forever=True)
     restored, _ = curator.undo_forget_conversation(
-        done.memory_ids,
-        done.rejected_ids,
-        done.reverted_hids,
+        memory_ids=done.memory_ids,
+        rejected_ids=done.rejected_ids,
+        reverted_hids=done.reverted_hids,
         undeleted_ids=done.undeleted_ids,
     )
     assert restored == 0

@@ -141,7 +141,7 @@ def run_merges(house: Household, picks: list[tuple[int, int, bool]]) -> None:
         text = drop.content if theirs else keep.content
         versions = {keep.id: keep.version, drop.id: drop.version}
         try:
-            curator.merge(keep.id, drop.id, text, expected=versions)
+            curator.merge(keep.id, drop.id, content=text, expected=versions)
         except (CodedError, ValueError):
             continue
 
@@ -167,17 +167,17 @@ def check(house: Household) -> None:
             "view": "\n".join(m.content for m in curator.memories.for_person(pid)),
             "prompt": compose_prompt(everything, [], "hi", pid),
             "review": pending_review(curator, name),
-            "export": curator.export("json", pid).decode("utf-8")
-            + curator.export("mcp-jsonl", pid).decode("utf-8"),
+            "export": curator.export("json", view=pid).decode("utf-8")
+            + curator.export("mcp-jsonl", view=pid).decode("utf-8"),
         }
         for where, text in seen.items():
             leaked = sorted(token for token in others if token in text)
             assert not leaked, f"{where} of {name} shows {leaked}"
     household = compose_prompt(for_person(everything, None), [], "hi") + pending_review(curator)
-    household += curator.export("markdown", None).decode("utf-8")
+    household += curator.export("markdown", view=None).decode("utf-8")
     hidden = set().union(house.nobody, *house.private.values())
     assert not sorted(token for token in hidden if token in household)
-    assert curator.export("json", None)
+    assert curator.export("json", view=None)
     for speakers, prompt in house.prompts:
         for pid, tokens in house.private.items():
             if pid in speakers:
@@ -207,4 +207,4 @@ def test_nothing_private_reaches_another_person(people, memories, threads, impor
         approve_everything(house)
         run_merges(house, merges)
         check(house)
-        assert house.curator.export("json", EVERYONE)
+        assert house.curator.export("json", view=EVERYONE)

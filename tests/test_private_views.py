@@ -258,12 +258,14 @@ def test_move_to_household_publishes_only_the_versions_the_page_showed(settings,
     fields: dict[str, Any] = {"id": ids, "kind": "household"}
     fields |= {k: v for k, v in form_fields(form).items() if k.startswith("version-")}
     # Ana's copy is edited after the page offered the move: her new words stay hers.
-    curator.revise(first.id, "The bins go out on Tuesday; my pregnancy test is in the drawer.")
+    curator.revise(
+        first.id, content="The bins go out on Tuesday; my pregnancy test is in the drawer."
+    )
     answer = client.post("/attention/household", data=fields, headers={"HX-Request": "true"})
     assert answer.status_code == 409
     assert {m.person for m in curator.memories.get_all()} == {ana.id, leo.id}
     # Offered again, it moves the versions shown.
-    curator.revise(first.id, "The bins go out on Tuesday.")
+    curator.revise(first.id, content="The bins go out on Tuesday.")
     page = settled(client, "/attention/?kind=duplicate")
     form = re.findall(r"<form[^>]*/attention/household[^>]*>(.*?)</form>", page, re.S)[0]
     fields = {"id": re.findall(r'name="id" value="([^"]+)"', form), "kind": "household"}

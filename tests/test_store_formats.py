@@ -22,7 +22,6 @@ import pytest
 import webapp
 from tests.support.data import make_settings
 from webapp.curator import Curator
-from webapp.curator.upkeep import data_files
 from webapp.settings import Settings
 from webapp.stores import (
     Changed,
@@ -312,7 +311,7 @@ def test_a_store_file_in_a_newer_format_is_read_never_written(tmp_path: Path) ->
     settings = _folder(tmp_path, "before-sidecars")
     folder = settings.data_dir
     curator = Curator.from_settings(settings)
-    stores = {f.name: f.store for f in data_files(curator) if f.store.path.exists()}
+    stores = {f.name: f.store for f in curator.data_files() if f.store.path.exists()}
     assert {"memories", "conversations", "review", "people", "tombstones", "dismissals"} <= set(
         stores
     )

@@ -169,7 +169,7 @@ class MemoryStore:
         try:
             revision = self.curator.revise(
                 memory_id,
-                content,
+                content=content,
                 category=category,
                 person=person,
                 expires_at=expires_at,

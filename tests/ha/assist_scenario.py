@@ -83,10 +83,12 @@ class _ControlHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         control = self.server
         if self.path == "/link":
-            control.curator.link_identity(control.person(body["person"]), "ha", body["user_id"])
+            control.curator.link_identity(
+                control.person(body["person"]), kind="ha", value=body["user_id"]
+            )
         elif self.path == "/device":
             control.curator.choose_device(
-                body["device_id"], "person", control.person(body["person"])
+                body["device_id"], choice="person", person=control.person(body["person"])
             )
         elif self.path == "/stop":
             control.stop_serve()

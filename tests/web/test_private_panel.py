@@ -442,7 +442,7 @@ def test_a_memory_moved_to_the_household_shows_no_earlier_private_words(client, 
     # household's listed that person's earlier private wording to everyone.
     curator = household.curator
     hers = curator.remember("Takes a pill for migraines at night", person=household.ana)
-    hers = curator.revise(hers.id, "Bins go out on Wednesday nights").after
+    hers = curator.revise(hers.id, content="Bins go out on Wednesday nights").after
     his = curator.remember("Bins go out on Wednesday nights", person=household.ben)
     moved = curator.move_to_household(
         [hers.id, his.id], expected={hers.id: hers.version, his.id: his.version}

@@ -172,7 +172,7 @@ def new_person(kind: str, value: str, name: str | None, data_dir: str | None) ->
 @input_errors
 def rename_person(person_id: str, name: str, data_dir: str | None) -> None:
     """Give a person another display name."""
-    person = _curator(data_dir).rename_person(person_id, name)
+    person = _curator(data_dir).rename_person(person_id, name=name)
     click.echo(f"Renamed [{person.id}] {person.name}")
 
 
@@ -185,7 +185,7 @@ def rename_person(person_id: str, name: str, data_dir: str | None) -> None:
 @input_errors
 def link_identity(person_id: str, kind: str, value: str, data_dir: str | None) -> None:
     """Map an identity (ha, slack or name, and its value) to a person."""
-    person = _curator(data_dir).link_identity(person_id, kind, value)
+    person = _curator(data_dir).link_identity(person_id, kind=kind, value=value)
     click.echo(f"Linked {kind}:{value} to [{person.id}] {person.name}")
 
 
@@ -198,7 +198,7 @@ def link_identity(person_id: str, kind: str, value: str, data_dir: str | None) -
 @input_errors
 def unlink_identity(person_id: str, kind: str, value: str, data_dir: str | None) -> None:
     """Take an identity from a person (it is offered again as unlinked)."""
-    person = _curator(data_dir).unlink_identity(person_id, kind, value)
+    person = _curator(data_dir).unlink_identity(person_id, kind=kind, value=value)
     click.echo(f"Unlinked {kind}:{value} from [{person.id}] {person.name}")
 
 
@@ -304,7 +304,11 @@ def update_memory(
     set it, others keep the expiry as it was; a change made since --version is never
     overwritten (exit status 2)."""
     revision = curator_of(data_dir).revise(
-        memory_id, content, category=category, expected=expected, confirm_secret=confirm_secret
+        memory_id,
+        content=content,
+        category=category,
+        expected=expected,
+        confirm_secret=confirm_secret,
     )
     memory = revision.after
     click.echo(f"Updated [{memory.id}] ({memory.category}) {memory.content}{until_phrase(memory)}")

@@ -48,7 +48,7 @@ def export_memories(
     settings = load_settings(data_dir)
     curator = Curator.from_settings(settings, actor="cli")
     view = EVERYONE if person is None else curator.person(person)
-    payload = curator.export(fmt, view)
+    payload = curator.export(fmt, view=view)
     if output is None:
         click.echo(payload.decode("utf-8"), nl=False)
     else:

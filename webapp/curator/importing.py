@@ -12,12 +12,13 @@ from ..extraction.attribution import OwnerUndecidedError
 from ..extraction.forgotten import deleted_match, settle_deletions, with_owners
 from ..extraction.sentences import split_sentences
 from ..imports import (
+    ASK,
     ImportPlan,
     SourceDecision,
-    plan_import,
-    queue_import,
     read_own_export,
 )
+from ..imports import plan_import as reconcile_file
+from ..imports import queue_import as queue_proposals
 from ..imports import resolve_format as _resolve_format
 from ..imports.exporters import export_as
 from ..similarity import Judge
@@ -27,14 +28,14 @@ from ..stores.memories import MemoryStore
 from ..stores.review import Proposal, ReviewQueue
 from ..stores.tombstones import Tombstone, TombstoneStore
 from ..text import normalize
-from . import reviewing
-from .people import EVERYONE, View, in_view
+from .people import EVERYONE, View, check_person, in_view, person_in_view, visible_memory
+from .reviewing import Reviewing
 from .wiping import MARKER
 
 OWN_FORMAT = "json"  # this program's own export form
 
 if TYPE_CHECKING:
-    from .core import Curator
+    from .base import CuratorBase
 
 
 def resolve_format(content: str, wanted: str = "auto") -> str:
@@ -42,51 +43,8 @@ def resolve_format(content: str, wanted: str = "auto") -> str:
     return _resolve_format(content, wanted)
 
 
-def export_view(curator: Curator, fmt: str, view: View) -> bytes:
-    """The memories ``view`` may see, in this program's own form (``json``, lossless) or
-    another system's; a person's are under their name."""
-    if fmt == OWN_FORMAT and view is EVERYONE:
-        return curator._memory_store.export()
-    memories = [m for m in curator._memory_store.get_all() if in_view(m, view)]
-    if fmt == OWN_FORMAT:
-        records = [m.to_dict() for m in memories]
-        return (json.dumps(records, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    return export_as(memories, fmt, curator._people_store.names())
-
-
-def preview_own(curator: Curator, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
-    """This program's export read and previewed (what would be added, updated, refused)."""
-    records = read_own_export(content)
-    curator.check_import(records)
-    return records, curator._memory_store.preview_import(records)
-
-
-def import_own(
-    curator: Curator,
-    records: list[dict[str, Any]],
-    *,
-    source: str,
-    confirm_secrets: bool = False,
-    actor: str | None = None,
-) -> dict[str, int]:
-    """Import this program's own export as it is (ids, times, origins), in one write, except a
-    fact a person deleted: it waits in Review marked as deleted before, or is left out after
-    "don't propose again" (counted as ``forgotten``)."""
-    semantic = curator.semantic
-    return import_minding_forgotten(
-        curator._memory_store,
-        curator._review_queue,
-        records,
-        actor=actor or curator.actor,
-        source=source,
-        allow_secrets=confirm_secrets,
-        judge=semantic.cached_judge(),
-        tombstones=curator._tombstone_store,
-    )
-
-
-def plan_file(
-    curator: Curator,
+def _plan_file(
+    curator: CuratorBase,
     content: str,
     *,
     fmt: str = "auto",
@@ -106,7 +64,7 @@ def plan_file(
             raise NotFoundError(
                 f"No person has the id {person_id!r}.", code="person_unknown", id=repr(person_id)
             )
-    return plan_import(
+    return reconcile_file(
         curator._memory_store,
         curator._review_queue,
         content,
@@ -117,40 +75,6 @@ def plan_file(
         owner=owner,
         lines=lines,
     )
-
-
-def queue_plan(curator: Curator, plan: ImportPlan) -> list[ReviewItem]:
-    """Put a plan's proposals in Review (one write)."""
-    return queue_import(curator._review_queue, plan)
-
-
-def approve_source(curator: Curator, source: str, *, actor: str | None = None) -> SourceDecision:
-    """Approve every proposal waiting from one import, oldest first, until memory is full,
-    each through the curator's one approve (``reviewing.approve``: the secrets check, the
-    tombstone, whose it is); one holding a secret, or whose owner waits for a person's
-    choice, stays pending; one about a fact deleted forever, or decided meanwhile, is
-    passed over."""
-    who = actor or curator.actor
-    result = SourceDecision()
-    for item_id in curator._review_queue.pending_from(source):
-        try:
-            reviewing.approve(curator, item_id, actor=who)
-        except SecretInputError:
-            result.secrets += 1
-            continue
-        except OwnerUndecidedError:
-            result.undecided += 1
-            continue
-        except NotFoundError:
-            continue
-        except ConflictError:
-            result.changed += 1
-            continue
-        except MemoryFullError as exc:
-            result.full = exc
-            break
-        result.approved += 1
-    return result
 
 
 def _owner_of(record: dict[str, Any]) -> str | None:
@@ -235,3 +159,141 @@ def _without_forgotten_evidence(
     if masked == evidence:
         return record
     return {**record, "origin": {**origin, "evidence": masked}}
+
+
+class Importing(Reviewing):
+    """Imports and exports: this program's own export, another system's file planned and
+    queued in Review, and a whole import approved."""
+
+    def export(self, fmt: str = "json", *, view: View = EVERYONE) -> bytes:
+        """The memories ``view`` (else this curator's) may see (``people.in_view``: a
+        person's own and the household's, never another person's) in this program's own form
+        (``json``, lossless) or another system's ``fmt``; a person's are under their name."""
+        view = view if view is not EVERYONE else self.view
+        if fmt == OWN_FORMAT and view is EVERYONE:
+            return self._memory_store.export()
+        memories = [m for m in self._memory_store.get_all() if in_view(m, view)]
+        if fmt == OWN_FORMAT:
+            records = [m.to_dict() for m in memories]
+            return (json.dumps(records, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+        return export_as(memories, fmt, self._people_store.names())
+
+    def preview_export(self, content: str) -> tuple[list[dict[str, Any]], ImportPreview]:
+        """This program's own export read and previewed (what would be added, updated,
+        refused), within a view only as ``check_import`` allows."""
+        records = read_own_export(content)
+        self.check_import(records)
+        return records, self._memory_store.preview_import(records)
+
+    def import_export(
+        self,
+        records: list[dict[str, Any]],
+        *,
+        source: str,
+        confirm_secrets: bool = False,
+        actor: str | None = None,
+    ) -> dict[str, int]:
+        """Import this program's own export as it is (ids, times, origins), in one write, except a
+        fact a person deleted: it waits in Review marked as deleted before, or is left out after
+        "don't propose again" (counted as ``forgotten``); within a view only as
+        ``check_import`` allows."""
+        self.check_import(records)
+        semantic = self.semantic
+        return import_minding_forgotten(
+            self._memory_store,
+            self._review_queue,
+            records,
+            actor=actor or self.actor,
+            source=source,
+            allow_secrets=confirm_secrets,
+            judge=semantic.cached_judge(),
+            tombstones=self._tombstone_store,
+        )
+
+    def check_import(self, records: list[dict[str, Any]]) -> None:
+        """Within a view, an own export may hold only the viewer's memories and the
+        household's, and change no memory outside the view: ``person_unknown`` or
+        ``memory_gone`` otherwise, as if that person or memory did not exist."""
+        if self.view is EVERYONE:
+            return
+        for record in records:
+            if not isinstance(record, dict):
+                continue
+            person = record.get("person")
+            check_person(person if isinstance(person, str) and person else None, self.view)
+            memory_id = record.get("id")
+            if isinstance(memory_id, str) and memory_id:
+                existing = self._memory_store.get(memory_id) or self._memory_store.deleted(
+                    memory_id
+                )
+                if existing is not None and not self.visible(existing):
+                    visible_memory(self, memory_id)  # raises memory_gone
+
+    def plan_import(
+        self,
+        content: str,
+        *,
+        fmt: str = "auto",
+        file_name: str | None = None,
+        day: str | None = None,
+        owner: str | None = None,
+        lines: Mapping[int, str | None] | None = None,
+    ) -> ImportPlan:
+        """Another system's file reconciled with memory and Review, each statement within
+        its owner's view (``_plan_file``); within a person's view, every owner is that
+        person or the household (``person_unknown`` otherwise)."""
+        for person in {owner, *(lines or {}).values()}:
+            check_person(person, self.view)
+        plan = _plan_file(
+            self, content, fmt=fmt, file_name=file_name, day=day, owner=owner, lines=lines
+        )
+        # A line the file says is another person's is the importer's own within a view:
+        # nobody imports as someone else, nor is it compared with their memories.
+        outside = {
+            line: owner
+            for line, whose in plan.owners.items()
+            if whose != ASK and not person_in_view(whose, self.view)
+        }
+        if not outside:
+            return plan
+        return _plan_file(
+            self,
+            content,
+            fmt=fmt,
+            file_name=file_name,
+            day=day,
+            owner=owner,
+            lines={**(lines or {}), **outside},
+        )
+
+    def queue_import(self, plan: ImportPlan) -> list[ReviewItem]:
+        """Put a plan's proposals in Review (one write)."""
+        return queue_proposals(self._review_queue, plan)
+
+    def approve_source(self, source: str, *, actor: str | None = None) -> SourceDecision:
+        """Approve every proposal waiting from one import, oldest first, until memory is full,
+        each through the curator's one approve (``Reviewing.approve``: the secrets check, the
+        tombstone, whose it is); one holding a secret, or whose owner waits for a person's
+        choice, stays pending; one about a fact deleted forever, or decided meanwhile, is
+        passed over."""
+        who = actor or self.actor
+        result = SourceDecision()
+        for item_id in self._review_queue.pending_from(source):
+            try:
+                self.approve(item_id, actor=who)
+            except SecretInputError:
+                result.secrets += 1
+                continue
+            except OwnerUndecidedError:
+                result.undecided += 1
+                continue
+            except NotFoundError:
+                continue
+            except ConflictError:
+                result.changed += 1
+                continue
+            except MemoryFullError as exc:
+                result.full = exc
+                break
+            result.approved += 1
+        return result

@@ -9,7 +9,7 @@ from ..stores import Memory, NotFoundError, ReviewItem
 from .errors import AmbiguousPersonError, UnknownPersonError
 
 if TYPE_CHECKING:
-    from .core import Curator
+    from .base import CuratorBase
 
 
 class Everyone(Enum):
@@ -30,7 +30,7 @@ View = str | None | Everyone
 HOUSEHOLD_ONLY = "\x00household"
 
 
-def narrowed(curator: Curator, view: View) -> View:
+def narrowed(curator: CuratorBase, view: View) -> View:
     """The view an operation keeps to: the one it was given, else its curator's."""
     return view if view is not EVERYONE else curator.view
 
@@ -69,7 +69,7 @@ def check_person(person: str | None, view: View) -> None:
         raise unknown_person(person)
 
 
-def visible_memory(curator: Curator, memory_id: str, view: View = EVERYONE) -> Memory:
+def visible_memory(curator: CuratorBase, memory_id: str, view: View = EVERYONE) -> Memory:
     """The memory ``memory_id`` when the view (``view``, else the curator's) may see it;
     NotFoundError (``memory_gone``) otherwise: another person's memory is as unknown as one
     that does not exist."""
@@ -99,7 +99,7 @@ def item_in_view(item: ReviewItem, view: View) -> bool:
 
 
 def resolve_person(
-    curator: Curator, ref: str | None, *, reading: bool = False, record_unknown: bool = True
+    curator: CuratorBase, ref: str | None, *, reading: bool = False, record_unknown: bool = True
 ) -> str | None:
     """The id of the person ``ref`` names (``PeopleStore.matching``: their id or an identity,
     else a whole name of theirs, else their first name), None for no one (``ref`` empty or
@@ -123,7 +123,7 @@ def resolve_person(
     raise UnknownPersonError(ref.strip())
 
 
-def ref_in_view(curator: Curator, ref: str) -> bool:
+def ref_in_view(curator: CuratorBase, ref: str) -> bool:
     """Whether the curator's view may see the memory a restore names (``ref``: a memory's id
     or a history entry's hid): the memory as it is (or was when deleted) and, for an entry,
     both of its states, so an undo never brings another person's words back to anyone."""
@@ -142,7 +142,7 @@ def ref_in_view(curator: Curator, ref: str) -> bool:
     return all(person_in_view(p if isinstance(p, str) and p else None, view) for p in persons)
 
 
-def speakers(curator: Curator, conversation_id: str) -> tuple[str, ...] | None:
+def speakers(curator: CuratorBase, conversation_id: str) -> tuple[str, ...] | None:
     """The people named on a conversation's messages, or None when it has none."""
     for summary in curator._conversation_store.list_conversations():
         if summary.id == conversation_id:
@@ -150,7 +150,7 @@ def speakers(curator: Curator, conversation_id: str) -> tuple[str, ...] | None:
     return None
 
 
-def check_thread(curator: Curator, conversation_id: str) -> None:
+def check_thread(curator: CuratorBase, conversation_id: str) -> None:
     """Refuse (``conversation_not_found``) a conversation outside the curator's view: another
     person's thread is as unknown as one that does not exist."""
     found = speakers(curator, conversation_id)

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ..attention.most_similar import near_duplicate_of
 from ..extraction.forgotten import deleted_match
 from ..language.validity import stated_end
 from ..stores import ConflictError, Memory, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
+from .base import CuratorBase
 from .errors import ForgottenFactError, SimilarMemoryError
 from .people import EVERYONE, View, check_person, in_view, narrowed, visible_memory
 from .results import Revision
 
-if TYPE_CHECKING:
-    from .core import Curator
 
-
-def checked_text(curator: Curator, content: Any, *, confirm_secret: bool) -> str:
+def checked_text(curator: CuratorBase, content: Any, *, confirm_secret: bool) -> str:
     """``content`` as a memory keeps it; refused when empty, longer than one memory may be, or
     holding a secret the caller did not confirm (SecretInputError: the way to confirm is the
     door's own: a box on the page, ``confirm_secret`` in a tool or a flag)."""
@@ -39,7 +37,7 @@ class Said:
 SAID: Final = Said()
 
 
-def said_end(curator: Curator, text: str, now: datetime | None = None) -> datetime | None:
+def said_end(curator: CuratorBase, text: str, now: datetime | None = None) -> datetime | None:
     """When ``text`` says its fact stops being true, read now in the household's timezone
     (only a bounded end: ``language.validity.stated_end``)."""
     try:
@@ -48,7 +46,7 @@ def said_end(curator: Curator, text: str, now: datetime | None = None) -> dateti
         return stated_end(text, now or datetime.now(UTC), "UTC")
 
 
-def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory | None:
+def similar_in_view(curator: CuratorBase, text: str, person: str | None) -> Memory | None:
     """A memory within the view of ``person`` that says ``text`` in other words, or None:
     another person's private memory is never named (nor compared)."""
     return near_duplicate_of(
@@ -59,7 +57,7 @@ def similar_in_view(curator: Curator, text: str, person: str | None) -> Memory |
     )
 
 
-def check_not_forgotten(curator: Curator, text: str, person: str | None) -> None:
+def check_not_forgotten(curator: CuratorBase, text: str, person: str | None) -> None:
     """Refuse (ForgottenFactError, ``deleted_forever``) ``text`` when it states again a fact
     ``person`` (or the household, None) had deleted forever: by its words or its fingerprint,
     never by another person's deletion (``extraction.forgotten.deleted_match``)."""
@@ -73,95 +71,111 @@ def check_not_forgotten(curator: Curator, text: str, person: str | None) -> None
         raise ForgottenFactError(match.memory_id)
 
 
-def remember(
-    curator: Curator,
-    content: str,
-    *,
-    category: str | None = None,
-    person: str | None = None,
-    expires_at: datetime | None | Said = SAID,
-    source: str | None = None,
-    origin: dict[str, Any] | None = None,
-    confirm_secret: bool = False,
-    allow_similar: bool = False,
-    actor: str | None = None,
-) -> Memory:
-    """Keep a new fact as ``person``'s (a person's id) or the household's (None).
+class Remembering(CuratorBase):
+    """Keeping a fact, changing one, and when it stops being true."""
 
-    Refused, with nothing written: a secret not confirmed (SecretInputError), the same fact
-    already kept in that view (DuplicateMemoryError, checked under the lock), the same fact in
-    other words unless ``allow_similar`` (SimilarMemoryError), a fact a person deleted forever
-    (ForgottenFactError, ``deleted_forever``), the caps (MemoryFullError), an
-    unknown category or person (InputError). ``expires_at``: when it stops being true (None:
-    never); left out, the end its words state ("until Friday", 這週), as the dashboard's Add form
-    shows before saving, so a fact told through any door ends when it says it does. Within a
-    person's view (``Curator.view``) a fact is kept as theirs or the household's only; as
-    anyone else's it is refused as for no such person (``person_unknown``)."""
-    check_person(person, curator.view)
-    text = checked_text(curator, content, confirm_secret=confirm_secret)
-    chosen = check_category(category)
-    ends = said_end(curator, text) if isinstance(expires_at, Said) else expires_at
-    check_not_forgotten(curator, text, person)
-    if not allow_similar:
-        similar = similar_in_view(curator, text, person)
-        if similar is not None:
-            raise SimilarMemoryError(similar)
-    return curator._memory_store.add(
-        text,
-        category=chosen,
-        source=source or curator.via,
-        actor=actor,
-        allow_duplicate=False,
-        origin=origin,
-        person=person,
-        expires_at=ends,
-    )
+    def remember(
+        self,
+        content: str,
+        *,
+        category: str | None = None,
+        person: str | None = None,
+        expires_at: datetime | None | Said = SAID,
+        source: str | None = None,
+        origin: dict[str, Any] | None = None,
+        confirm_secret: bool = False,
+        allow_similar: bool = False,
+        actor: str | None = None,
+    ) -> Memory:
+        """Keep a new fact as ``person``'s (a person's id) or the household's (None).
 
-
-def revise(
-    curator: Curator,
-    memory_id: str,
-    content: str,
-    *,
-    category: str | None = None,
-    expected: str | None = None,
-    person: str | None | Keep = KEEP,
-    expires_at: datetime | None | Keep | Said = SAID,
-    confirm_secret: bool = False,
-    view: View = EVERYONE,
-    actor: str | None = None,
-) -> Revision:
-    """Change a memory's words (and category, and whose it is) while it is still at version
-    ``expected`` — the one the caller showed; without it, the version read now, so a change
-    landing between the read and the write is never overwritten (ConflictError, with the
-    memory as it is now). A secret is refused as in ``remember``. ``expires_at`` sets when it
-    stops being true in the same change (None: never; KEEP: as it was); left out, the end the
-    new words state, read now ("Is in Tokyo until Sunday"), or as it was when they state none,
-    as the dashboard's Edit form does. Another person's memory, outside ``view`` (else the
-    curator's), is as unknown as one that does not exist (``memory_gone``), and a memory is
-    never moved to a person outside it."""
-    text = checked_text(curator, content, confirm_secret=confirm_secret)
-    if isinstance(expires_at, Said):
-        expires_at = said_end(curator, text) or KEEP
-    view = narrowed(curator, view)
-    before = visible_memory(curator, memory_id, view)
-    if not isinstance(person, Keep):
-        check_person(person, view)
-    version = expected or before.version
-    after = curator._memory_store.update(
-        memory_id,
-        text,
-        expected_updated_at=version,
-        category=check_category(category) if category else None,
-        actor=actor,
-        person=person,
-        expires_at=expires_at,
-    )
-    if after is None:
-        current = curator._memory_store.get(memory_id)
-        if current is not None:
-            raise ConflictError(current)
-        raise NotFoundError(
-            f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
+        Refused, with nothing written: a secret not confirmed (SecretInputError), the same fact
+        already kept in that view (DuplicateMemoryError, checked under the lock), the same fact in
+        other words unless ``allow_similar`` (SimilarMemoryError), a fact a person deleted forever
+        (ForgottenFactError, ``deleted_forever``), the caps (MemoryFullError), an
+        unknown category or person (InputError). ``expires_at``: when it stops being true (None:
+        never); left out, the end its words state ("until Friday", 這週), as the dashboard's Add form
+        shows before saving, so a fact told through any door ends when it says it does. Within a
+        person's view (``Curator.view``) a fact is kept as theirs or the household's only; as
+        anyone else's it is refused as for no such person (``person_unknown``)."""
+        check_person(person, self.view)
+        text = checked_text(self, content, confirm_secret=confirm_secret)
+        chosen = check_category(category)
+        ends = said_end(self, text) if isinstance(expires_at, Said) else expires_at
+        check_not_forgotten(self, text, person)
+        if not allow_similar:
+            similar = similar_in_view(self, text, person)
+            if similar is not None:
+                raise SimilarMemoryError(similar)
+        return self._memory_store.add(
+            text,
+            category=chosen,
+            source=source or self.via,
+            actor=actor,
+            allow_duplicate=False,
+            origin=origin,
+            person=person,
+            expires_at=ends,
         )
-    return Revision(before, after)
+
+    def revise(
+        self,
+        memory_id: str,
+        *,
+        content: str,
+        category: str | None = None,
+        expected: str | None = None,
+        person: str | None | Keep = KEEP,
+        expires_at: datetime | None | Keep | Said = SAID,
+        confirm_secret: bool = False,
+        view: View = EVERYONE,
+        actor: str | None = None,
+    ) -> Revision:
+        """Change a memory's words (and category, and whose it is) while it is still at version
+        ``expected`` — the one the caller showed; without it, the version read now, so a change
+        landing between the read and the write is never overwritten (ConflictError, with the
+        memory as it is now). A secret is refused as in ``remember``. ``expires_at`` sets when it
+        stops being true in the same change (None: never; KEEP: as it was); left out, the end the
+        new words state, read now ("Is in Tokyo until Sunday"), or as it was when they state none,
+        as the dashboard's Edit form does. Another person's memory, outside ``view`` (else the
+        curator's), is as unknown as one that does not exist (``memory_gone``), and a memory is
+        never moved to a person outside it."""
+        text = checked_text(self, content, confirm_secret=confirm_secret)
+        if isinstance(expires_at, Said):
+            expires_at = said_end(self, text) or KEEP
+        view = narrowed(self, view)
+        before = visible_memory(self, memory_id, view)
+        if not isinstance(person, Keep):
+            check_person(person, view)
+        version = expected or before.version
+        after = self._memory_store.update(
+            memory_id,
+            text,
+            expected_updated_at=version,
+            category=check_category(category) if category else None,
+            actor=actor,
+            person=person,
+            expires_at=expires_at,
+        )
+        if after is None:
+            current = self._memory_store.get(memory_id)
+            if current is not None:
+                raise ConflictError(current)
+            raise NotFoundError(
+                f"No memory with id {memory_id!r}.", code="memory_gone", id=repr(memory_id)
+            )
+        return Revision(before, after)
+
+    def set_expiry(
+        self,
+        memory_id: str,
+        *,
+        expires: datetime | None,
+        expected: str | None = None,
+        actor: str | None = None,
+    ) -> Memory | None:
+        """When a memory stops being true (None: never), while it is at version ``expected``
+        (ConflictError otherwise); None when it is gone."""
+        return self._memory_store.set_expiry(
+            memory_id, expires, expected_updated_at=expected, actor=actor or self.actor
+        )

@@ -12,7 +12,6 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..attention.pair_verdicts import verdict_files
 from ..attention.semantic import CacheState, cache_files, describe_cache, drop_damaged_cache
@@ -30,9 +29,8 @@ from ..stores.dashboard_files import (
 )
 from ..stores.document import FormatState
 from ..stores.owned import DATA, LOCK, MOVE_RECORD, OPTIONS, OwnFile, existing
-
-if TYPE_CHECKING:
-    from .core import Curator
+from .base import CuratorBase
+from .forgetting import Forgetting
 
 
 @dataclass(frozen=True)
@@ -46,32 +44,12 @@ class DataFile:
     store: FileBacked
 
 
-def data_files(curator: Curator) -> list[DataFile]:
-    """Every JSON file the program keeps (whether it exists yet or not), in the order ``stats``
-    and ``repair`` go through them: the stores, the extraction state and job, the dismissed
-    findings and the dashboard's logins."""
-    data_dir = Path(curator.settings.data_dir)
-    return [
-        DataFile("memories", curator._memory_store),
-        DataFile("conversations", curator._conversation_store),
-        DataFile("review", curator._review_queue),
-        DataFile("extraction_state", ExtractionState.from_settings(curator.settings)),
-        DataFile("extraction_job", job_document(curator.settings)),
-        DataFile("dismissals", curator._dismissal_store),
-        DataFile("people", curator._people_store),
-        DataFile("login_sessions", sessions_document(data_dir / SESSIONS_FILE)),
-        DataFile("login_attempts", attempts_document(data_dir / ATTEMPTS_FILE)),
-        DataFile("tombstones", curator._tombstone_store),
-        DataFile("assist_exchanges", curator._exchange_key_store),
-    ]
-
-
-def own_files(curator: Curator) -> list[OwnFile]:
+def own_files(curator: Upkeep) -> list[OwnFile]:
     """Every file the program keeps in the data folder and the skills folder, that is there."""
     settings = curator.settings
     data_dir = Path(settings.data_dir)
     found: list[OwnFile] = []
-    for data_file in data_files(curator):
+    for data_file in curator.data_files():
         found += data_file.store.own_files()
     found += cache_files(settings.memory_file)
     found += verdict_files(settings.memory_file)
@@ -80,23 +58,6 @@ def own_files(curator: Curator) -> list[OwnFile]:
     found += existing(data_dir / ADDON_OPTIONS_FILE.name, OPTIONS)
     found += existing(data_dir / MOVE_MARKER, MOVE_RECORD)
     found += existing(data_dir / MOVE_LOCK, LOCK)
-    return found
-
-
-def folder_files(curator: Curator) -> dict[Path, str]:
-    """Every file in the data folder (and the skills folder), and what it is: ``"data"`` for a
-    store's own JSON file, another kind of ``stores.owned`` ("backup", "lock", "history",
-    ...), or "" for a file the program does not write."""
-    settings = curator.settings
-    kinds = {owned.path: owned.kind for owned in own_files(curator)}
-    found: dict[Path, str] = {}
-    for folder in (Path(settings.data_dir), Path(settings.skills_dir)):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*")):
-            if path in found or not (path.is_file() or path.is_symlink()):
-                continue
-            found[path] = kinds.get(path, "")
     return found
 
 
@@ -109,9 +70,9 @@ class FolderSummary:
     strangers: list[Path]
 
 
-def folder_summary(curator: Curator) -> FolderSummary:
+def folder_summary(curator: Upkeep) -> FolderSummary:
     """``folder_files`` counted by kind, and the files of nobody."""
-    found = folder_files(curator)
+    found = curator.folder_files()
     kinds = Counter(kind for kind in found.values() if kind and kind != DATA)
     return FolderSummary(dict(kinds), [path for path, kind in found.items() if not kind])
 
@@ -177,68 +138,10 @@ def _status(store: FileBacked) -> str:
         return "unreadable"
 
 
-def stats(curator: Curator) -> Stats:
-    """Read every data file, saying how full each is and which cannot be used."""
-    problems: list[Exception] = []
-    memories = FileCheck("memories", curator._memory_store.path, _status(curator._memory_store))
-    usage = None
-    try:
-        usage = curator._memory_store.usage()
-    except (StoreError, OSError) as exc:
-        problems.append(exc)
-        memories = FileCheck(memories.name, memories.path, memories.status, exc)
-    store = curator._conversation_store
-    conversations = FileCheck("conversations", store.path, _status(store))
-    threads = turns = None
-    try:
-        listed = store.list_conversations()
-        threads, turns = len(listed), sum(t.turn_count for t in listed)
-    except (StoreError, OSError) as exc:
-        problems.append(exc)
-        conversations = FileCheck(conversations.name, store.path, conversations.status, exc)
-    review, pending, quality = None, None, None
-    queue = curator._review_queue
-    if queue.path.exists():
-        review = FileCheck("review", queue.path, _status(queue))
-        try:
-            pending = queue.pending_count()
-            quality = extraction_quality(queue)
-        except (StoreError, OSError) as exc:
-            problems.append(exc)
-            review = FileCheck(review.name, queue.path, review.status, exc)
-    others = []
-    for data_file in data_files(curator)[3:]:
-        other = data_file.store
-        if other.path.exists():
-            check = FileCheck(data_file.name, other.path, _status(other))
-            try:
-                other.check_readable()
-            except (StoreError, OSError) as exc:
-                problems.append(exc)
-                check = FileCheck(check.name, check.path, check.status, exc)
-            others.append(check)
-    return Stats(
-        memories=memories,
-        usage=usage,
-        conversations=conversations,
-        threads=threads,
-        turns=turns,
-        review=review,
-        pending=pending,
-        quality=quality,
-        others=others,
-        skills=_skills_check(curator),
-        vectors=describe_cache(curator.settings.memory_file),
-        folder=folder_summary(curator),
-        problems=problems,
-        formats=_formats(curator, problems),
-    )
-
-
-def _formats(curator: Curator, problems: list[Exception]) -> list[FormatCheck]:
+def _formats(curator: Upkeep, problems: list[Exception]) -> list[FormatCheck]:
     """The format of each data file there; a file this release may not write is a problem."""
     found = []
-    for data_file in data_files(curator):
+    for data_file in curator.data_files():
         store = data_file.store
         if not store.path.exists():
             continue
@@ -254,7 +157,7 @@ def _formats(curator: Curator, problems: list[Exception]) -> list[FormatCheck]:
     return found
 
 
-def _skills_check(curator: Curator) -> SkillsCheck | None:
+def _skills_check(curator: CuratorBase) -> SkillsCheck | None:
     folder = Path(curator.settings.skills_dir)
     if not folder.is_dir():
         return None
@@ -278,27 +181,122 @@ class Settled:
 RepairStep = RepairReport | Settled | SkillsCheck | CacheState | FolderSummary
 
 
-def repair(curator: Curator) -> Iterator[RepairStep]:
-    """Repair the data folder, one step at a time (each is done when it is asked for, so a
-    door can show it at once): each data file there (``RepairReport``), the forgotten facts
-    settled against the memories, the skills folder checked, a damaged vector file deleted
-    (it is computed again), and last what else the folder holds."""
-    for data_file in data_files(curator):
-        if data_file.store.path.exists():
-            yield data_file.store.repair_report()
-    tombstones = curator._tombstone_store
-    if tombstones.path.exists():
+class Upkeep(Forgetting):
+    """The data folder's files: what they are, how full, and their repair."""
+
+    def data_files(self) -> list[DataFile]:
+        """Every JSON file the program keeps (whether it exists yet or not), in the order ``stats``
+        and ``repair`` go through them: the stores, the extraction state and job, the dismissed
+        findings and the dashboard's logins."""
+        data_dir = Path(self.settings.data_dir)
+        return [
+            DataFile("memories", self._memory_store),
+            DataFile("conversations", self._conversation_store),
+            DataFile("review", self._review_queue),
+            DataFile("extraction_state", ExtractionState.from_settings(self.settings)),
+            DataFile("extraction_job", job_document(self.settings)),
+            DataFile("dismissals", self._dismissal_store),
+            DataFile("people", self._people_store),
+            DataFile("login_sessions", sessions_document(data_dir / SESSIONS_FILE)),
+            DataFile("login_attempts", attempts_document(data_dir / ATTEMPTS_FILE)),
+            DataFile("tombstones", self._tombstone_store),
+            DataFile("assist_exchanges", self._exchange_key_store),
+        ]
+
+    def folder_files(self) -> dict[Path, str]:
+        """Every file in the data folder (and the skills folder), and what it is: ``"data"`` for a
+        store's own JSON file, another kind of ``stores.owned`` ("backup", "lock", "history",
+        ...), or "" for a file the program does not write."""
+        settings = self.settings
+        kinds = {owned.path: owned.kind for owned in own_files(self)}
+        found: dict[Path, str] = {}
+        for folder in (Path(settings.data_dir), Path(settings.skills_dir)):
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.rglob("*")):
+                if path in found or not (path.is_file() or path.is_symlink()):
+                    continue
+                found[path] = kinds.get(path, "")
+        return found
+
+    def stats(self) -> Stats:
+        """Read every data file, saying how full each is and which cannot be used."""
+        problems: list[Exception] = []
+        memories = FileCheck("memories", self._memory_store.path, _status(self._memory_store))
+        usage = None
         try:
-            finished = curator.finish_forgetting()
-            dropped = tombstones.settle(m.id for m in curator._memory_store.get_all())
-        except StoreError as exc:
-            yield Settled(tombstones.path, problem=exc)
-        else:
-            yield Settled(tombstones.path, dropped=dropped, finished=finished)
-    skills = _skills_check(curator)
-    if skills is not None:
-        yield skills
-    vectors = drop_damaged_cache(curator.settings.memory_file)
-    if vectors is not None:
-        yield vectors
-    yield folder_summary(curator)
+            usage = self._memory_store.usage()
+        except (StoreError, OSError) as exc:
+            problems.append(exc)
+            memories = FileCheck(memories.name, memories.path, memories.status, exc)
+        store = self._conversation_store
+        conversations = FileCheck("conversations", store.path, _status(store))
+        threads = turns = None
+        try:
+            listed = store.list_conversations()
+            threads, turns = len(listed), sum(t.turn_count for t in listed)
+        except (StoreError, OSError) as exc:
+            problems.append(exc)
+            conversations = FileCheck(conversations.name, store.path, conversations.status, exc)
+        review, pending, quality = None, None, None
+        queue = self._review_queue
+        if queue.path.exists():
+            review = FileCheck("review", queue.path, _status(queue))
+            try:
+                pending = queue.pending_count()
+                quality = extraction_quality(queue)
+            except (StoreError, OSError) as exc:
+                problems.append(exc)
+                review = FileCheck(review.name, queue.path, review.status, exc)
+        others = []
+        for data_file in self.data_files()[3:]:
+            other = data_file.store
+            if other.path.exists():
+                check = FileCheck(data_file.name, other.path, _status(other))
+                try:
+                    other.check_readable()
+                except (StoreError, OSError) as exc:
+                    problems.append(exc)
+                    check = FileCheck(check.name, check.path, check.status, exc)
+                others.append(check)
+        return Stats(
+            memories=memories,
+            usage=usage,
+            conversations=conversations,
+            threads=threads,
+            turns=turns,
+            review=review,
+            pending=pending,
+            quality=quality,
+            others=others,
+            skills=_skills_check(self),
+            vectors=describe_cache(self.settings.memory_file),
+            folder=folder_summary(self),
+            problems=problems,
+            formats=_formats(self, problems),
+        )
+
+    def repair(self) -> Iterator[RepairStep]:
+        """Repair the data folder, one step at a time (each is done when it is asked for, so a
+        door can show it at once): each data file there (``RepairReport``), the forgotten facts
+        settled against the memories, the skills folder checked, a damaged vector file deleted
+        (it is computed again), and last what else the folder holds."""
+        for data_file in self.data_files():
+            if data_file.store.path.exists():
+                yield data_file.store.repair_report()
+        tombstones = self._tombstone_store
+        if tombstones.path.exists():
+            try:
+                finished = self.finish_forgetting()
+                dropped = tombstones.settle(m.id for m in self._memory_store.get_all())
+            except StoreError as exc:
+                yield Settled(tombstones.path, problem=exc)
+            else:
+                yield Settled(tombstones.path, dropped=dropped, finished=finished)
+        skills = _skills_check(self)
+        if skills is not None:
+            yield skills
+        vectors = drop_damaged_cache(self.settings.memory_file)
+        if vectors is not None:
+            yield vectors
+        yield folder_summary(self)

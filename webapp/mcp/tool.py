@@ -246,7 +246,11 @@ class MemoryTool:
         overwritten."""
         try:
             revision = self.curator.revise(
-                id, content, category=category, confirm_secret=confirm_secret, view=self._view
+                id,
+                content=content,
+                category=category,
+                confirm_secret=confirm_secret,
+                view=self._view,
             )
         except NotFoundError:
             raise ToolInputError(_unknown_id(id)) from None

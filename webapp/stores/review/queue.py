@@ -1,7 +1,7 @@
 """The review queue: the file of proposed changes to memory, and the decision on one item
 (``claim`` an approval, ``settle`` or ``reopen`` it, ``reject``, ``undo``). Approving writes
-memory, which is the curator's (``curator.reviewing.approve``): the queue records the decision
-and what the write did, and writes no memory to approve; taking an approval back is
+memory, which is the curator's (``Curator.approve``, in ``curator.reviewing``): the queue
+records the decision and what the write did, and writes no memory to approve; taking an approval back is
 ``applying``'s, what a proposal repeats ``repeats``'."""
 
 from __future__ import annotations

@@ -309,7 +309,7 @@ def merge() -> Response:
         merged = curator().merge(
             keep,
             drop,
-            content,
+            content=content,
             expected=_versions([keep, drop]),
             confirm_secret=bool(request.form.get("confirm_secret")),
             actor=actor(),
@@ -337,7 +337,9 @@ def undo_merge() -> Response:
     if not dropped:
         abort(400)
     return _undone(
-        lambda: curator().undo_merge(dropped, request.form.get("hid") or None, actor=actor()),
+        lambda: curator().undo_merge(
+            dropped, update_hid=request.form.get("hid") or None, actor=actor()
+        ),
         _("There is nothing to undo: the memories were restored already."),
         _("Undone: both memories are back as they were."),
     )
@@ -367,7 +369,7 @@ def rewrite() -> Response:
     try:
         curator().revise(
             memory_id,
-            content,
+            content=content,
             expected=version,
             expires_at=KEEP,  # a rewrite of its wording: the words were said before, not now
             actor=actor(),
@@ -433,7 +435,7 @@ def _version(memory_id: str) -> str | Response:
     refusal when the form did not send it (a check skipped is a change nobody saw)."""
     version = request.form.get("version", "")
     try:
-        curator().require_versions([memory_id], {memory_id: version})
+        curator().require_versions([memory_id], expected={memory_id: version})
     except ValueError as exc:
         return _refused(describe_error(exc), 422)
     return version
@@ -498,7 +500,7 @@ def extend() -> Response:
     try:
         saved = curator().set_expiry(
             memory_id,
-            expires,
+            expires=expires,
             expected=version,
             actor=actor(),
         )

@@ -266,9 +266,9 @@ def unforget(conversation_id: str) -> Response | tuple[str, int]:
     """Undo a forget: the memories come back and the proposals are pending again."""
     try:
         restored, reopened = curator().undo_forget_conversation(
-            _ids("memory_id"),
-            _ids("item_id"),
-            _ids("reverted_hid"),
+            memory_ids=_ids("memory_id"),
+            rejected_ids=_ids("item_id"),
+            reverted_hids=_ids("reverted_hid"),
             actor=actor(),
             undeleted_ids=_ids("undeleted_id"),
         )

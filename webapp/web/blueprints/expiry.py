@@ -98,7 +98,7 @@ def set_expiry(memory_id: str) -> BaseResponse:
         return _answer(memory, problem, 422)
     try:
         saved = curator().set_expiry(
-            memory_id, expires, expected=request.form.get("version") or None, actor=actor()
+            memory_id, expires=expires, expected=request.form.get("version") or None, actor=actor()
         )
     except ConflictError as exc:
         return _answer(

@@ -275,7 +275,7 @@ def update(memory_id: str) -> BaseResponse:
             curator()
             .revise(
                 memory_id,
-                content,
+                content=content,
                 category=category,
                 expected=version,
                 expires_at=chosen_expiry(request.form, current=last_true_day(memory), unsaid=KEEP),

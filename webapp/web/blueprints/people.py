@@ -222,7 +222,7 @@ def me() -> BaseResponse | tuple[str, int]:
 @bp.post("/<person_id>/rename")
 def rename(person_id: str) -> BaseResponse | tuple[str, int]:
     try:
-        curator().rename_person(person_id, request.form.get("name", ""))
+        curator().rename_person(person_id, name=request.form.get("name", ""))
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
@@ -233,7 +233,9 @@ def link() -> BaseResponse | tuple[str, int]:
     """Map an identity seen (or typed) to the person the form names."""
     form = request.form
     try:
-        curator().link_identity(form.get("person", ""), form.get("kind", ""), form.get("value", ""))
+        curator().link_identity(
+            form.get("person", ""), kind=form.get("kind", ""), value=form.get("value", "")
+        )
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
@@ -243,7 +245,7 @@ def link() -> BaseResponse | tuple[str, int]:
 def unlink(person_id: str) -> BaseResponse | tuple[str, int]:
     try:
         curator().unlink_identity(
-            person_id, request.form.get("kind", ""), request.form.get("value", "")
+            person_id, kind=request.form.get("kind", ""), value=request.form.get("value", "")
         )
     except CodedError as exc:
         return _refused(exc)
@@ -278,7 +280,7 @@ def device() -> BaseResponse | tuple[str, int]:
     form = request.form
     choice, _sep, person = form.get("choice", "").partition(":")
     try:
-        curator().choose_device(form.get("device", ""), choice, person or None)
+        curator().choose_device(form.get("device", ""), choice=choice, person=person or None)
     except CodedError as exc:
         return _refused(exc)
     return _to_people()
@@ -302,7 +304,7 @@ def link_me() -> BaseResponse | tuple[str, int]:
     if person is None or any(i.kind == "ha" for i in person.identities):
         return _page(422, error=_("Choose a person no other Home Assistant user is linked to."))
     try:
-        curator().link_identity(person.id, "ha", user_id)
+        curator().link_identity(person.id, kind="ha", value=user_id)
     except CodedError as exc:
         return _refused(exc)
     back = "memories.index" if request.form.get("next") == "memories" else "people.index"
