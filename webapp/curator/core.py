@@ -422,6 +422,7 @@ class Curator:
 
     forget_conversation = threads.forget_thread
     undo_forget_conversation = threads.undo_forget_thread
+    keep_exchange = threads.keep_exchange
 
     def clear_conversation(self, conversation_id: str) -> bool:
         """Delete a thread's messages (the memories it gave stay); False when it had none;
@@ -435,6 +436,7 @@ class Curator:
 
     # ----------------------------------------------------------------- review
     approve = reviewing.approve
+    propose = reviewing.propose
 
     def pending(self, view: View = EVERYONE) -> list[ReviewItem]:
         """The proposals waiting in Review that ``view`` (else this curator's) may see

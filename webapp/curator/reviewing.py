@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..extraction.attribution import OwnerUndecidedError
 from ..stores import DuplicateMemoryError, NotFoundError, ReviewItem, check_secret
 from ..stores.memories import KEEP, Keep
-from ..stores.review import review_origin
+from ..stores.review import Proposal, review_origin
 from ..stores.timefmt import read_time
 from .errors import DeletedForeverError
 from .people import EVERYONE, check_person, item_in_view, unknown_person
@@ -49,6 +49,42 @@ def visible_item(curator: Curator, item_id: str) -> ReviewItem:
             id=repr(item_id),
         )
     return item
+
+
+def propose(
+    curator: Curator,
+    *,
+    action: str,
+    content: str,
+    category: str = "general",
+    memory_id: str | None = None,
+    conversation_id: str | None = None,
+    evidence: str | None = None,
+    confidence: float | None = None,
+    extractor: str = "regex",
+    person: str | None = None,
+) -> ReviewItem | None:
+    """Queue a change to memory (``action``: add, update or delete) for a person to decide in
+    Review, as extraction proposes one: an update or a delete names the memory it changes
+    (``memory_id``) and shows it as it is now (``memory_gone`` when it is gone or outside the
+    curator's view). None when the same proposal waits already or was rejected
+    (``ReviewQueue.submit``); nothing is proposed as a person outside the view
+    (``person_unknown``)."""
+    check_person(person, curator.view)
+    current = curator.memory(memory_id).content if memory_id else None
+    proposal = Proposal(
+        action=action,
+        content=content,
+        category=category,
+        memory_id=memory_id,
+        current_content=current,
+        confidence=confidence,
+        extractor=extractor,
+        evidence=evidence,
+        person=person,
+    )
+    queued = curator._review_queue.submit([proposal], conversation_id=conversation_id)
+    return queued[0] if queued else None
 
 
 def approve(

@@ -18,8 +18,9 @@ from ..stores import (
     forget_conversation,
     undo_forget,
 )
+from ..stores.conversations import Stored
 from . import reviewing
-from .people import EVERYONE, ref_in_view
+from .people import EVERYONE, check_person, check_thread, ref_in_view
 
 if TYPE_CHECKING:
     from .core import Curator
@@ -86,3 +87,21 @@ def undo_forget_thread(
         if reviewing.approve(curator, item_id, actor=who).applied_action == "delete":
             restored += 1
     return restored, reopened
+
+
+def keep_exchange(
+    curator: Curator,
+    *,
+    conversation_id: str,
+    said: str,
+    reply: str,
+    person: str | None = None,
+) -> Stored:
+    """Keep what was said and the assistant's reply at the end of the thread
+    ``conversation_id``, stamped now, as said by ``person`` (None: nobody known), for
+    extraction to read (``ConversationStore.add_exchange``). Another person's thread is
+    unknown (``conversation_not_found``), and nothing is kept as said by a person outside the
+    curator's view (``person_unknown``)."""
+    check_person(person, curator.view)
+    check_thread(curator, conversation_id)
+    return curator._conversation_store.add_exchange(conversation_id, said, reply, person=person)
