@@ -539,3 +539,35 @@ def test_memories_added_in_one_millisecond_keep_their_order_through_a_restore(st
     store.delete(added[1].id)
     store.restore(added[1].id)
     assert [m.content for m in store.get_all()] == ["first", "second", "third"]
+
+
+@pytest.mark.parametrize("operation", ["remember", "revise"])
+def test_the_curator_refuses_every_wrong_field_at_once_naming_each(settings, operation):
+    """The one check of a fact's fields (the dashboard's form shows each refusal next to its
+    field): the first refusal is raised with its ``field``, the other field's in ``also``;
+    nothing is written."""
+    from webapp.curator import Curator
+    from webapp.problems import CodedError
+
+    curator = Curator.from_settings(settings)
+    kept = curator.remember("Likes tea")
+    before = settings.memory_file.read_bytes()
+    cases = [
+        (" \u200b ", "gossip", [("content", "content_empty"), ("category", "unknown_category")]),
+        ("x" * 10_001, "general", [("content", "memory_too_long")]),
+        (
+            "The garage door code is 4821.",
+            "moods",
+            [("content", "memory_secret"), ("category", "unknown_category")],
+        ),
+        ("fine", "gossip", [("category", "unknown_category")]),
+    ]
+    for content, category, refused in cases:
+        with pytest.raises(CodedError) as exc:
+            if operation == "remember":
+                curator.remember(content, category=category)
+            else:
+                curator.revise(kept.id, content, category=category)
+        found = [(e.field, e.code) for e in (exc.value, *exc.value.also)]
+        assert found == refused
+    assert settings.memory_file.read_bytes() == before
