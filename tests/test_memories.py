@@ -480,18 +480,23 @@ def test_text_with_nothing_visible_is_empty(store, invisible):
         ("", "gossip", {"content": "cannot be empty", "category": "Unknown category"}),
     ],
 )
-def test_check_input_says_what_add_would_refuse(data_dir, content, category, errors):
-    store = MemoryStore(data_dir / "m.json", max_chars=50)
-    cleaned, checked, found = store.check_input(content, category)
+def test_the_curator_says_what_a_form_would_have_refused(settings, content, category, errors):
+    from dataclasses import replace
+
+    from webapp.curator import Curator
+    from webapp.problems import CodedError, Problem
+
+    curator = Curator.from_settings(replace(settings, memory_max_chars=50))
+    if not errors:
+        assert curator.remember(content, category=category).content == "Likes tea"
+        return
+    with pytest.raises(CodedError) as refused:
+        curator.remember(content, category=category)
+    found = {e.field: Problem(e) for e in (refused.value, *refused.value.also)}
     assert found.keys() == errors.keys()
     for field, message in errors.items():
         assert message in found[field]
-    if not errors:
-        assert (cleaned, checked) == ("Likes tea", "preference")
-        assert store.add(cleaned, category=checked).content == "Likes tea"
-    elif "content" in errors:  # add refuses it too (too long: the caps)
-        with pytest.raises((ValueError, MemoryFullError)):
-            store.add(content, category="general")
+    assert curator.memories.get_all() == []
 
 
 def test_deleted_gives_the_last_state_of_a_deleted_memory_only(store):

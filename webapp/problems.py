@@ -48,8 +48,7 @@ class InputError(CodedError, ValueError):
 
 class Problem(str):
     """A message for one field of a form, as the library words it (English), carrying the
-    ``code`` and ``values`` of the error it comes from (a curator refusal naming its ``field``,
-    ``MemoryStore.check_input``)."""
+    ``code`` and ``values`` of the error it comes from (a curator refusal naming its ``field``)."""
 
     code: str
     values: dict[str, Any]
