@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from webapp.cli.demo import DEMO_DATA, NEWEST_MEMORY_AGE, DemoRefusedError, fill_demo
+from webapp.curator import Curator
 from webapp.settings import Settings
 from webapp.stores import ConversationStore, MemoryStore, ReviewQueue, SkillDocumentStore
 from webapp.stores.timefmt import parse_ts
@@ -29,8 +30,7 @@ def stores(settings: Settings):
 
 
 def load(settings: Settings, **kw):
-    memories, conversations, _ = stores(settings)
-    return fill_demo(memories, conversations, settings.skills_dir, lock_timeout=5, **kw)
+    return fill_demo(Curator.from_settings(settings, actor="demo"), **kw)
 
 
 def test_the_package_ships_the_samples():
@@ -123,7 +123,7 @@ def test_demo_command(tmp_path: Path):
 
 
 def test_demo_comes_with_pending_proposals_queued_once(settings: Settings):
-    report = load(settings, review_file=settings.review_file)
+    report = load(settings)
     memories, _, _ = stores(settings)
     queue = ReviewQueue(settings.review_file, memories, lock_timeout=5)
     pending = queue.pending()
@@ -135,7 +135,7 @@ def test_demo_comes_with_pending_proposals_queued_once(settings: Settings):
     assert all(item.conversation_id in threads and item.evidence for item in pending)
     assert "Review: " in "\n".join(report.lines())
 
-    again = load(settings, force=True, review_file=settings.review_file)
+    again = load(settings, force=True)
     assert again.proposals == 0 and len(queue.pending()) == len(pending)
 
 
@@ -194,3 +194,18 @@ def test_demo_shows_every_kind_of_finding_and_a_change_of_mind_in_review(tmp_pat
     assert again.returncode == 0, again.stderr
     assert f"skipped (already remembered, proposed or rejected): delete {memory.id}" in again.stdout
     assert len(queue.pending()) == len(pending)
+
+
+def test_a_forced_demo_never_brings_back_a_sample_fact_deleted_forever(tmp_path: Path):
+    folder = tmp_path / "fresh"
+    assert run_cli("demo", "--data-dir", str(folder)).returncode == 0
+    settings = Settings().with_data_dir(folder)
+    gone = SAMPLE_MEMORIES[0]
+    Curator.from_settings(settings).forget(gone["id"], forever=True)
+
+    forced = run_cli("demo", "--data-dir", str(folder), "--force")
+    assert forced.returncode == 0, forced.stderr
+    kept = MemoryStore.from_settings(settings).get_all()
+    assert gone["id"] not in {m.id for m in kept}
+    assert gone["content"] not in {m.content for m in kept}
+    assert len(kept) == len(SAMPLE_MEMORIES) - 1

@@ -480,18 +480,23 @@ def test_text_with_nothing_visible_is_empty(store, invisible):
         ("", "gossip", {"content": "cannot be empty", "category": "Unknown category"}),
     ],
 )
-def test_check_input_says_what_add_would_refuse(data_dir, content, category, errors):
-    store = MemoryStore(data_dir / "m.json", max_chars=50)
-    cleaned, checked, found = store.check_input(content, category)
+def test_the_curator_says_what_a_form_would_have_refused(settings, content, category, errors):
+    from dataclasses import replace
+
+    from webapp.curator import Curator
+    from webapp.problems import CodedError, Problem
+
+    curator = Curator.from_settings(replace(settings, memory_max_chars=50))
+    if not errors:
+        assert curator.remember(content, category=category).content == "Likes tea"
+        return
+    with pytest.raises(CodedError) as refused:
+        curator.remember(content, category=category)
+    found = {e.field: Problem(e) for e in (refused.value, *refused.value.also)}
     assert found.keys() == errors.keys()
     for field, message in errors.items():
         assert message in found[field]
-    if not errors:
-        assert (cleaned, checked) == ("Likes tea", "preference")
-        assert store.add(cleaned, category=checked).content == "Likes tea"
-    elif "content" in errors:  # add refuses it too (too long: the caps)
-        with pytest.raises((ValueError, MemoryFullError)):
-            store.add(content, category="general")
+    assert curator.memories.get_all() == []
 
 
 def test_deleted_gives_the_last_state_of_a_deleted_memory_only(store):
@@ -539,3 +544,35 @@ def test_memories_added_in_one_millisecond_keep_their_order_through_a_restore(st
     store.delete(added[1].id)
     store.restore(added[1].id)
     assert [m.content for m in store.get_all()] == ["first", "second", "third"]
+
+
+@pytest.mark.parametrize("operation", ["remember", "revise"])
+def test_the_curator_refuses_every_wrong_field_at_once_naming_each(settings, operation):
+    """The one check of a fact's fields (the dashboard's form shows each refusal next to its
+    field): the first refusal is raised with its ``field``, the other field's in ``also``;
+    nothing is written."""
+    from webapp.curator import Curator
+    from webapp.problems import CodedError
+
+    curator = Curator.from_settings(settings)
+    kept = curator.remember("Likes tea")
+    before = settings.memory_file.read_bytes()
+    cases = [
+        (" \u200b ", "gossip", [("content", "content_empty"), ("category", "unknown_category")]),
+        ("x" * 10_001, "general", [("content", "memory_too_long")]),
+        (
+            "The garage door code is 4821.",
+            "moods",
+            [("content", "memory_secret"), ("category", "unknown_category")],
+        ),
+        ("fine", "gossip", [("category", "unknown_category")]),
+    ]
+    for content, category, refused in cases:
+        with pytest.raises(CodedError) as exc:
+            if operation == "remember":
+                curator.remember(content, category=category)
+            else:
+                curator.revise(kept.id, content=content, category=category)
+        found = [(e.field, e.code) for e in (exc.value, *exc.value.also)]
+        assert found == refused
+    assert settings.memory_file.read_bytes() == before

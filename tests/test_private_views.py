@@ -23,7 +23,7 @@ from tests.support.cli import run_cli
 from webapp import create_app
 from webapp.curator import Curator
 from webapp.settings import Settings
-from webapp.stores import Proposal
+from webapp.stores import NotFoundError, Proposal
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -83,6 +83,46 @@ def test_review_memory_lists_only_the_sessions_view_saying_whose(settings, curat
         assert "Bins go out on Tuesday" in answer
         assert not any(word in answer for word in ("pregnant", "surprise", "criminal"))
     assert unsure.owner_undecided and pregnant.person == maya.id
+
+
+# ------------------------------------------------------------------ proposing, keeping what was said
+def test_proposing_and_keeping_an_exchange_stay_within_the_curators_view(settings, curator):
+    maya, leo = curator.add_person("Maya"), curator.add_person("Leo")
+    secret = curator.remember("Is pregnant", person=maya.id)
+    said = ["I am pregnant", "Congratulations"]
+    curator.keep_exchange(conversation_id="slack:maya", said=said[0], reply=said[1], person=maya.id)
+    leos = curator.within(leo.id)
+    refusals = {
+        "memory_gone": lambda: leos.propose(
+            action="delete", content="Is pregnant", memory_id=secret.id
+        ),
+        "person_unknown": lambda: leos.propose(action="add", content="Is tired", person=maya.id),
+        "conversation_not_found": lambda: leos.keep_exchange(
+            conversation_id="slack:maya", said="What did Maya say?", reply="I cannot say."
+        ),
+    }
+    for code, refused in refusals.items():
+        with pytest.raises(NotFoundError) as exc:
+            refused()
+        assert exc.value.code == code
+    with pytest.raises(NotFoundError, match="No person"):
+        leos.keep_exchange(conversation_id="slack:leo", said="x", reply="y", person=maya.id)
+    assert curator.review.pending() == []
+    assert [t.content for t in curator.conversations.get_history("slack:maya")] == said
+    assert curator.conversations.get_history("slack:leo") == []
+
+    # Their own and the household's: queued once, kept as said by them.
+    mine = leos.propose(action="add", content="Likes jazz", person=leo.id, evidence="I like jazz")
+    assert mine is not None and mine.person == leo.id and mine.evidence == "I like jazz"
+    assert leos.propose(action="add", content="Likes jazz", person=leo.id) is None
+    update = curator.propose(action="update", content="Is pregnant with twins", memory_id=secret.id)
+    assert update is not None and update.current_content == "Is pregnant"
+    kept = leos.keep_exchange(conversation_id="slack:leo", said="I like jazz", reply="Noted")
+    assert kept == "stored"
+    assert [t.content for t in curator.conversations.get_history("slack:leo")] == [
+        "I like jazz",
+        "Noted",
+    ]
 
 
 # ------------------------------------------------------------------ 4. imports

@@ -22,6 +22,10 @@ class CodedError(Exception):
     code: str = "error"
     codes: tuple[str, ...] = ()  # every code an instance may carry; () means just ``code``
     values: dict[str, Any]
+    # The field of a form it refuses ("content", "category"), when it concerns one; and the
+    # refusals of the other fields checked with it, so a form words each next to its field.
+    field: str | None = None
+    also: tuple[CodedError, ...] = ()
 
     def __init__(self, message: str, *, code: str | None = None, **values: Any) -> None:
         super().__init__(message)
@@ -44,7 +48,7 @@ class InputError(CodedError, ValueError):
 
 class Problem(str):
     """A message for one field of a form, as the library words it (English), carrying the
-    ``code`` and ``values`` of the error it comes from (``MemoryStore.check_input``)."""
+    ``code`` and ``values`` of the error it comes from (a curator refusal naming its ``field``)."""
 
     code: str
     values: dict[str, Any]

@@ -14,6 +14,8 @@ from flask_wtf.csrf import CSRFError
 
 from tests.support.data import make_settings
 from webapp import create_app
+from webapp.curator import Curator
+from webapp.problems import CodedError, Problem
 from webapp.stores import (
     ConflictError,
     DuplicateMemoryError,
@@ -189,8 +191,15 @@ def test_a_damaged_file_s_banner_names_the_store_in_the_language(client, setting
 
 def test_the_library_s_form_messages_are_told_in_the_language(app, settings):
     store = MemoryStore.from_settings(settings)
-    _, _, errors = store.check_input("x" * (settings.memory_max_chars + 1), "moods")
-    _, _, blank = store.check_input(" \u200b ", "general")
+    curator = Curator.from_settings(settings)
+    errors, blank = {}, {}
+    for found, content, category in (
+        (errors, "x" * (settings.memory_max_chars + 1), "moods"),
+        (blank, " \u200b ", "general"),
+    ):
+        with pytest.raises(CodedError) as refused:
+            curator.remember(content, category=category)
+        found.update({e.field: Problem(e) for e in (refused.value, *refused.value.also)})
     context = in_language(app, "zh_Hant")
     try:
         assert "一條記憶最多只能有" in describe_message(errors["content"])

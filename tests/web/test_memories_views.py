@@ -266,6 +266,20 @@ def test_save_without_htmx_redirects(client, store, settings):
     assert on_disk(settings.memory_file)[0]["content"] == "New"
 
 
+def test_both_wrong_fields_are_told_next_to_each_on_add_and_save(client, store, settings):
+    """The curator checks the form once; its refusal names each field, and both are shown."""
+    memory = store.add("Original")
+    before = settings.memory_file.read_bytes()
+    data = {"content": " ", "category": "gossip", "expected_updated_at": memory.version}
+    for url in ("/memories/", f"/memories/{memory.id}"):
+        response = client.post(url, htmx=True, data=data)
+        html = text(response)
+        assert response.status_code == 422
+        assert html.count('class="field-error"') == 2
+        assert "cannot be empty" in html and "Unknown category" in html
+    assert settings.memory_file.read_bytes() == before
+
+
 def test_cancel_returns_the_unchanged_row(client, store):
     memory = store.add("Stays")
     response = client.get(f"/memories/{memory.id}/row", htmx=True)

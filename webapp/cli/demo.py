@@ -1,12 +1,14 @@
 """Demo content: sample memories, conversation threads and skills, freshly dated, in a data folder.
 
-The samples ship as package data in ``webapp/demo_data/``. Threads go through
-``ConversationStore.add_exchange`` (so their timestamps are now), memories keep their spacing
-but move so the newest was updated a few minutes ago, and skill folders are imported with
-``SkillDocumentStore.import_skill`` when this installation has it. A few proposed facts and a
-change of mind (``proposals.json``) wait in the review queue, so a new user sees Review at work,
-and the sample memories include a few of every kind Needs attention finds (near-duplicates,
-contradictions, stale and hard-to-use memories), so every feature can be tried at once.
+The samples ship as package data in ``webapp/demo_data/``. Everything is written through the
+curator's operations, as any door writes: the demo's people with ``add_person``, its memories
+with ``import_export`` (the import of this program's own export: they keep their spacing but
+move so the newest was updated a few minutes ago), its threads with ``clear_conversation`` and
+``keep_exchange`` (so their timestamps are now), its skill folders with ``import_skills``, and a
+few proposed facts and a change of mind (``proposals.json``) with ``propose``, so a new user
+sees Review at work. The sample memories include a few of every kind Needs attention finds
+(near-duplicates, contradictions, stale and hard-to-use memories), so every feature can be
+tried at once.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..settings import DEFAULTS
-from ..stores import ConversationStore, MemoryStore, PeopleStore, Proposal, ReviewQueue
+from ..curator import Curator
+from ..stores import NotFoundError
 from ..stores.timefmt import parse_ts, to_iso
 from ..text import count_noun
 
@@ -38,7 +40,7 @@ class DemoReport:
     memories: dict[str, int]  # added / updated / unchanged, as MemoryStore.import_records says
     threads: int
     exchanges: int
-    skills: tuple[str, ...] | None  # "name: summary" per skill; None when skills are unavailable
+    skills: tuple[str, ...]  # "name: summary" per skill
     proposals: int = 0  # facts newly waiting in Review
 
     def lines(self) -> list[str]:
@@ -48,30 +50,18 @@ class DemoReport:
             f"Memories: {m['added']} added, {m['updated']} updated, {m['unchanged']} unchanged",
             f"Conversations: {self.threads} threads, {self.exchanges} exchanges (dated now)",
         ]
-        if self.skills is None:
-            lines.append("Skills: skipped — this installation has no skill document store.")
-        else:
-            lines.extend(f"Skill {line}" for line in self.skills)
+        lines.extend(f"Skill {line}" for line in self.skills)
         lines.append(f"Review: {self.proposals} proposed facts newly waiting for a decision")
         return lines
 
 
-def skill_store_class() -> Any | None:
-    """``SkillDocumentStore`` when this installation has it, else None."""
-    from .. import stores
-
-    return getattr(stores, "SkillDocumentStore", None)
-
-
-def existing_content(
-    memories: MemoryStore, conversations: ConversationStore, skills: Any | None
-) -> list[str]:
-    """What the stores already hold, e.g. ['3 memories', '1 conversation']; [] when empty."""
+def existing_content(curator: Curator) -> list[str]:
+    """What the data folder already holds, e.g. ['3 memories', '1 conversation']; [] when empty."""
     found = []
     counts = (
-        ("memory", "memories", len(memories.get_all())),
-        ("conversation", "conversations", len(conversations.list_conversations())),
-        ("skill document", "skill documents", len(skills.list(True)) if skills else 0),
+        ("memory", "memories", len(curator.memories.get_all())),
+        ("conversation", "conversations", len(curator.conversations.list_conversations())),
+        ("skill document", "skill documents", len(curator.skills.list(True))),
     )
     for one, many, count in counts:
         if count:
@@ -98,60 +88,62 @@ def shifted_memories(records: list[dict[str, Any]], now: datetime) -> list[dict[
     return shifted
 
 
-def load_threads(conversations: ConversationStore, threads: dict[str, list[list[str]]]) -> int:
+def load_threads(curator: Curator, threads: dict[str, list[list[str]]]) -> int:
     """Replace each sample thread with its exchanges, dated now; return how many exchanges."""
     exchanges = 0
     for conversation_id, pairs in threads.items():
-        conversations.clear(conversation_id)
-        for user_message, assistant_response in pairs:
-            conversations.add_exchange(conversation_id, user_message, assistant_response)
+        curator.clear_conversation(conversation_id)
+        for said, reply in pairs:
+            curator.keep_exchange(conversation_id=conversation_id, said=said, reply=reply)
             exchanges += 1
     return exchanges
 
 
-def load_proposals(queue: ReviewQueue, memories: MemoryStore, records: list[dict[str, Any]]) -> int:
+def load_proposals(curator: Curator, records: list[dict[str, Any]]) -> int:
     """Queue the sample proposals as extraction would; an update or a delete (a change of mind)
     shows the memory it changes."""
     count = 0
     for record in records:
-        current = memories.get(record["memoryId"]) if record.get("memoryId") else None
-        if record.get("memoryId") and current is None:
+        try:
+            queued = curator.propose(
+                action=record["action"],
+                content=record["content"],
+                category=record.get("category", "general"),
+                memory_id=record.get("memoryId"),
+                conversation_id=record.get("conversationId"),
+                evidence=record.get("evidence"),
+                confidence=record.get("confidence"),
+                extractor=record.get("extractor", "regex"),
+            )
+        except NotFoundError:
             continue  # the memory it would change is gone: nothing sensible to propose
-        proposal = Proposal(
-            action=record["action"],
-            content=record["content"],
-            category=record.get("category", "general"),
-            memory_id=record.get("memoryId"),
-            current_content=current.content if current else None,
-            confidence=record.get("confidence"),
-            extractor=record.get("extractor", "regex"),
-            evidence=record.get("evidence"),
-        )
-        count += len(queue.submit([proposal], conversation_id=record.get("conversationId")))
+        count += queued is not None
     return count
 
 
-def load_skills(skills: Any, folder: Path) -> tuple[str, ...]:
-    """Import every skill folder under ``folder``; one summary line per skill."""
+def load_skills(curator: Curator, folder: Path) -> tuple[str, ...]:
+    """Import every skill folder under ``folder`` (the demo's own replaced, edits and all);
+    one summary line per skill."""
     lines = []
     for skill_dir in sorted(p for p in folder.iterdir() if (p / "SKILL.md").is_file()):
-        report = skills.import_skill(skill_dir)
+        report = curator.import_skills(skill_dir, replace_edits=True)
         lines.append(f"{skill_dir.name}: {report.summary()}")
     return tuple(lines)
 
 
 def with_people(
-    records: list[dict[str, Any]], people: PeopleStore, source: Path
+    curator: Curator, records: list[dict[str, Any]], source: Path
 ) -> list[dict[str, Any]]:
     """The sample memories with their ``person`` pointing at the demo's people (two of them,
     made once, found by name the next time); the others stay the household's."""
     ids: dict[str, str] = {}
     for sample in json.loads((source / "people.json").read_text(encoding="utf-8")):
-        person = people.find(sample["name"])
+        found = curator.people.matching(sample["name"])
+        person = found[0] if len(found) == 1 else None
         if person is None:
             wanted = tuple((i["kind"], i["value"]) for i in sample.get("identities", []))
-            free = tuple(pair for pair in wanted if people.resolve(*pair) is None)
-            person = people.add(sample["name"], identities=free)
+            free = tuple(pair for pair in wanted if curator.people.resolve(*pair) is None)
+            person = curator.add_person(sample["name"], identities=free)
         ids[sample["key"]] = person.id
     return [
         {**record, "person": ids[record["person"]]} if record.get("person") in ids else record
@@ -160,27 +152,21 @@ def with_people(
 
 
 def fill_demo(
-    memories: MemoryStore,
-    conversations: ConversationStore,
-    skills_dir: Path,
+    curator: Curator,
     *,
     force: bool = False,
-    lock_timeout: float = DEFAULTS["lock_timeout"],
     source: Path = DEMO_DATA,
     now: datetime | None = None,
-    review_file: Path | None = None,
 ) -> DemoReport:
-    """Load the demo into the stores; refuse (DemoRefusedError) when they hold data, unless ``force``.
+    """Load the demo into the curator's data folder; refuse (DemoRefusedError) when it holds
+    data, unless ``force``.
 
     With ``force`` the demo's own memories (by id), threads (by key) and skills (by name) are
-    replaced and everything else is kept, so loading twice gives the same result. With
-    ``review_file`` the sample proposals are queued there (a pending one is not queued twice).
+    replaced and everything else is kept, so loading twice gives the same result; a sample
+    proposal already pending is not queued twice.
     """
-    memories.init()
-    conversations.init()
-    store_class = skill_store_class()
-    skills = store_class(skills_dir, lock_timeout=lock_timeout) if store_class else None
-    found = existing_content(memories, conversations, skills)
+    curator.init_files()
+    found = existing_content(curator)
     if found and not force:
         raise DemoRefusedError(
             f"The data folder already holds {', '.join(found)}; nothing was changed. "
@@ -190,20 +176,17 @@ def fill_demo(
     records = json.loads((source / "memories.json").read_text(encoding="utf-8"))
     threads = json.loads((source / "threads.json").read_text(encoding="utf-8"))
     if (source / "people.json").exists():
-        records = with_people(records, PeopleStore.beside(memories.path, actor="demo"), source)
-    counts = memories.import_records(
+        records = with_people(curator, records, source)
+    counts = curator.import_export(
         shifted_memories(records, now),
-        actor="demo",
         source="the demo data",
-        allow_secrets=True,  # one holds a Wi-Fi password, for Needs attention's Secrets tab
+        confirm_secrets=True,  # one holds a Wi-Fi password, for Needs attention's Secrets tab
     )
-    exchanges = load_threads(conversations, threads)
-    skill_lines = load_skills(skills, source / "skills") if skills else None
-    proposals = 0
-    if review_file is not None:
-        queue = ReviewQueue(review_file, memories, lock_timeout=lock_timeout)
-        records = json.loads((source / "proposals.json").read_text(encoding="utf-8"))
-        proposals = load_proposals(queue, memories, records)
+    exchanges = load_threads(curator, threads)
+    skill_lines = load_skills(curator, source / "skills")
+    proposals = load_proposals(
+        curator, json.loads((source / "proposals.json").read_text(encoding="utf-8"))
+    )
     return DemoReport(
         memories=counts,
         threads=len(threads),

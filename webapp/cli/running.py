@@ -9,7 +9,6 @@ import click
 
 from ..curator import Curator
 from ..settings import Settings
-from ..stores import ConversationStore, MemoryStore
 from .common import (
     data_dir_option,
     friendly_errors,
@@ -129,16 +128,7 @@ def load_demo(settings: Settings, *, force: bool, keep_existing: bool = False) -
     from .demo import DemoRefusedError, fill_demo
 
     try:
-        # The demo fills an empty folder by writing the stores itself (not yet a curator
-        # operation): the one door that holds the writable stores.
-        report = fill_demo(
-            MemoryStore.from_settings(settings, actor="demo"),
-            ConversationStore.from_settings(settings),
-            settings.skills_dir,
-            force=force,
-            lock_timeout=settings.lock_timeout,
-            review_file=settings.review_file,
-        )
+        report = fill_demo(Curator.from_settings(settings, actor="demo"), force=force)
     except DemoRefusedError as exc:
         if keep_existing:
             click.echo(

@@ -8,7 +8,8 @@ from typing import Any, Final
 from ..attention.most_similar import near_duplicate_of
 from ..extraction.forgotten import deleted_match
 from ..language.validity import stated_end
-from ..stores import ConflictError, Memory, NotFoundError, check_secret
+from ..problems import CodedError, InputError
+from ..stores import ConflictError, Memory, MemoryTooLongError, NotFoundError, check_secret
 from ..stores.memories import KEEP, Keep, check_category, check_length, clean_content
 from .base import CuratorBase
 from .errors import ForgottenFactError, SimilarMemoryError
@@ -24,6 +25,31 @@ def checked_text(curator: CuratorBase, content: Any, *, confirm_secret: bool) ->
     check_length(text, curator._memory_store.max_chars)
     check_secret(text, confirmed=confirm_secret)
     return text
+
+
+def checked_fields(
+    curator: CuratorBase, content: Any, category: Any, *, confirm_secret: bool
+) -> tuple[str, str]:
+    """``content`` (``checked_text``) and ``category`` as a memory keeps them, both checked
+    before either is refused: the first refusal (content, then category) is raised with its
+    ``field`` named and the other's in its ``also``, so a form words each next to its field
+    and the other doors show the first."""
+    refused: list[CodedError] = []
+    text, chosen = "", ""
+    try:
+        text = checked_text(curator, content, confirm_secret=confirm_secret)
+    except (InputError, MemoryTooLongError) as exc:
+        exc.field = "content"
+        refused.append(exc)
+    try:
+        chosen = check_category(category)
+    except InputError as exc:
+        exc.field = "category"
+        refused.append(exc)
+    if refused:
+        refused[0].also = tuple(refused[1:])
+        raise refused[0]
+    return text, chosen
 
 
 class Said:
@@ -93,14 +119,15 @@ class Remembering(CuratorBase):
         already kept in that view (DuplicateMemoryError, checked under the lock), the same fact in
         other words unless ``allow_similar`` (SimilarMemoryError), a fact a person deleted forever
         (ForgottenFactError, ``deleted_forever``), the caps (MemoryFullError), an
-        unknown category or person (InputError). ``expires_at``: when it stops being true (None:
+        unknown category or person (InputError); an empty, too long or secret text and an unknown
+        category are refused together (``checked_fields``: each error names its ``field``).
+        ``expires_at``: when it stops being true (None:
         never); left out, the end its words state ("until Friday", 這週), as the dashboard's Add form
         shows before saving, so a fact told through any door ends when it says it does. Within a
         person's view (``Curator.view``) a fact is kept as theirs or the household's only; as
         anyone else's it is refused as for no such person (``person_unknown``)."""
         check_person(person, self.view)
-        text = checked_text(self, content, confirm_secret=confirm_secret)
-        chosen = check_category(category)
+        text, chosen = checked_fields(self, content, category, confirm_secret=confirm_secret)
         ends = said_end(self, text) if isinstance(expires_at, Said) else expires_at
         check_not_forgotten(self, text, person)
         if not allow_similar:
@@ -140,7 +167,9 @@ class Remembering(CuratorBase):
         as the dashboard's Edit form does. Another person's memory, outside ``view`` (else the
         curator's), is as unknown as one that does not exist (``memory_gone``), and a memory is
         never moved to a person outside it."""
-        text = checked_text(self, content, confirm_secret=confirm_secret)
+        text, chosen = checked_fields(
+            self, content, category or "general", confirm_secret=confirm_secret
+        )
         if isinstance(expires_at, Said):
             expires_at = said_end(self, text) or KEEP
         view = narrowed(self, view)
@@ -152,7 +181,7 @@ class Remembering(CuratorBase):
             memory_id,
             text,
             expected_updated_at=version,
-            category=check_category(category) if category else None,
+            category=chosen if category else None,
             actor=actor,
             person=person,
             expires_at=expires_at,

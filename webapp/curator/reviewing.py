@@ -8,7 +8,7 @@ from typing import Any
 from ..extraction.attribution import OwnerUndecidedError
 from ..stores import DuplicateMemoryError, NotFoundError, ReviewItem, check_secret
 from ..stores.memories import KEEP, Keep
-from ..stores.review import review_origin
+from ..stores.review import Proposal, review_origin
 from ..stores.timefmt import read_time
 from .base import CuratorBase
 from .errors import DeletedForeverError
@@ -111,6 +111,41 @@ def _write_memory(
 
 class Reviewing(CuratorBase):
     """Review: the proposals waiting, and approving, rejecting and undoing them."""
+
+    def propose(
+        self,
+        *,
+        action: str,
+        content: str,
+        category: str = "general",
+        memory_id: str | None = None,
+        conversation_id: str | None = None,
+        evidence: str | None = None,
+        confidence: float | None = None,
+        extractor: str = "regex",
+        person: str | None = None,
+    ) -> ReviewItem | None:
+        """Queue a change to memory (``action``: add, update or delete) for a person to decide
+        in Review, as extraction proposes one: an update or a delete names the memory it
+        changes (``memory_id``) and shows it as it is now (``memory_gone`` when it is gone or
+        outside the curator's view). None when the same proposal waits already or was rejected
+        (``ReviewQueue.submit``); nothing is proposed as a person outside the view
+        (``person_unknown``)."""
+        check_person(person, self.view)
+        current = self.memory(memory_id).content if memory_id else None
+        proposal = Proposal(
+            action=action,
+            content=content,
+            category=category,
+            memory_id=memory_id,
+            current_content=current,
+            confidence=confidence,
+            extractor=extractor,
+            evidence=evidence,
+            person=person,
+        )
+        queued = self._review_queue.submit([proposal], conversation_id=conversation_id)
+        return queued[0] if queued else None
 
     def pending(self, view: View = EVERYONE) -> list[ReviewItem]:
         """The proposals waiting in Review that ``view`` (else this curator's) may see

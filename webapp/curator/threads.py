@@ -18,8 +18,9 @@ from ..stores import (
     forget_conversation,
     undo_forget,
 )
+from ..stores.conversations import Stored
 from .forgetting import Forgetting
-from .people import EVERYONE, check_thread, ref_in_view
+from .people import EVERYONE, check_person, check_thread, ref_in_view
 from .reviewing import Reviewing, refuse_forgotten
 
 
@@ -142,3 +143,20 @@ class Threads(Reviewing, Forgetting):
         another person's thread is unknown (``conversation_not_found``)."""
         check_thread(self, conversation_id)
         return self._conversation_store.clear(conversation_id)
+
+    def keep_exchange(
+        self,
+        *,
+        conversation_id: str,
+        said: str,
+        reply: str,
+        person: str | None = None,
+    ) -> Stored:
+        """Keep what was said and the assistant's reply at the end of the thread
+        ``conversation_id``, stamped now, as said by ``person`` (None: nobody known), for
+        extraction to read (``ConversationStore.add_exchange``). Another person's thread is
+        unknown (``conversation_not_found``), and nothing is kept as said by a person outside
+        the curator's view (``person_unknown``)."""
+        check_person(person, self.view)
+        check_thread(self, conversation_id)
+        return self._conversation_store.add_exchange(conversation_id, said, reply, person=person)

@@ -176,8 +176,8 @@ def check_secret(content: str, *, confirmed: bool = False) -> None:
     a card or account number, a one-time code) and the person has not ``confirmed`` keeping it.
 
     ``add`` and ``update`` do not check it themselves: every interface asks first (the
-    dashboard's forms through ``check_input``, the MCP tool, imports through ``plan_import``),
-    and each has its own way to confirm.
+    curator's ``remember`` and ``revise``, imports through ``plan_import``), and each has its
+    own way to confirm.
     """
     if confirmed:
         return

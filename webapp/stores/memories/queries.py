@@ -7,17 +7,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ...problems import InputError, Problem
 from ...text import fold, matches_all, search_terms
-from ..errors import MemoryTooLongError, SecretInputError
 from ..records import (
     CATEGORIES,
     Memory,
-    check_category,
-    check_length,
-    check_secret,
-    clean_content,
-    trim_invisible,
 )
 from ..timefmt import LATEST_PLUS
 from .file import MemoryFile
@@ -171,32 +164,6 @@ class MemoryQueries(MemoryFile):
         moment = now or datetime.now(UTC)
         found = [memory for memory in self._memories() if memory.expired(moment)]
         return sorted(found, key=lambda memory: memory.expires_at or moment)
-
-    def check_input(
-        self, content: Any, category: Any, *, confirm_secret: bool = False
-    ) -> tuple[str, str, dict[str, str]]:
-        """What a person typed, as ``add`` and ``update`` would store it, and a message per
-        field (``content``, ``category``) they would refuse; a text longer than the whole store
-        may hold is refused here, before it reaches the caps, and one that holds a secret
-        unless ``confirm_secret`` (``check_secret``)."""
-        errors: dict[str, str] = {}
-        cleaned = trim_invisible(content) if isinstance(content, str) else ""
-        try:
-            cleaned = clean_content(content)
-        except InputError as exc:
-            errors["content"] = Problem(exc)
-        else:
-            try:
-                check_length(cleaned, self.max_chars)
-                check_secret(cleaned, confirmed=confirm_secret)
-            except (MemoryTooLongError, SecretInputError) as exc:  # (as a review approval says)
-                errors["content"] = Problem(exc)
-        try:
-            checked = check_category(category)
-        except InputError as exc:
-            errors["category"] = Problem(exc)
-            checked = str(category)
-        return cleaned, checked, errors
 
 
 def _by_expiry(

@@ -26,12 +26,14 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ...curator import SimilarMemoryError
 from ...curator.errors import ForgottenFactError
+from ...problems import InputError
 from ...sensitive.secrets import mask_secrets
 from ...stores import (
     CATEGORIES,
     ConflictError,
     DuplicateMemoryError,
     MemoryFullError,
+    MemoryTooLongError,
     NotFoundError,
 )
 from ...stores.memories import KEEP
@@ -48,12 +50,13 @@ from ..plumbing.memory_import import (
 from ..plumbing.memory_listing import highlight
 from ..plumbing.memory_page import (
     DELETED_ELSEWHERE,
-    checked_form,
     chosen_person,
     conflict_answer,
     current_listing,
     deleted_in_view,
     edit_error,
+    field_errors,
+    form_input,
     get_memory_or_404,
     page_context,
     secret_of,
@@ -137,8 +140,9 @@ def whose_options() -> str:
 def add() -> BaseResponse:
     """Remember a new fact; errors are shown next to the field."""
     store = stores().memories
-    content, category, errors = checked_form()
-    form = {"content": request.form.get("content", ""), "category": category}
+    content, category = form_input()
+    form = {"content": content, "category": category}
+    errors: dict[str, str] = {}
     status = 422
     duplicate = None  # the memory that already says it (the message links to it)
     similar = False  # it says it in other words: "Add anyway" is offered
@@ -158,6 +162,10 @@ def add() -> BaseResponse:
                 allow_similar=bool(request.form.get("similar_ok")),
                 actor=actor(),
             )
+        except (InputError, MemoryTooLongError) as exc:
+            if exc.field is None:
+                raise
+            errors = field_errors(exc)
         except SimilarMemoryError as exc:
             duplicate, similar = exc.existing, True
             errors["content"] = _(
@@ -259,17 +267,16 @@ def update(memory_id: str) -> BaseResponse:
         return redirect(url_for("memories.index"), 303)
     gone = deleted_in_view(memory_id)
     memory = gone or get_memory_or_404(memory_id)
-    content, category, errors = checked_form()
+    content, category = form_input()
     version = request.form.get("expected_updated_at") or ""
-    form = {"content": request.form.get("content", ""), "category": category}
+    form = {"content": content, "category": category}
     # The expiry the form showed goes with "Replace it with my version" after a conflict.
     form.update({key: request.form[key] for key in EXPIRY_FIELDS if request.form.get(key)})
     if gone is not None:
         return edit_error(gone, form, {"content": str(DELETED_ELSEWHERE)}, version, 409)
     if not version:
-        errors["content"] = _("This form has no version token; reload the page and edit again.")
-    if errors:
-        return edit_error(memory, form, errors, version, 422)
+        no_token = _("This form has no version token; reload the page and edit again.")
+        return edit_error(memory, form, {"content": no_token}, version, 422)
     try:
         saved = (
             curator()
@@ -284,6 +291,10 @@ def update(memory_id: str) -> BaseResponse:
             )
             .after
         )
+    except (InputError, MemoryTooLongError) as exc:
+        if exc.field is None:
+            raise
+        return edit_error(memory, form, field_errors(exc), version, 422)
     except ConflictError as exc:
         return conflict_answer(exc.current, form)
     except MemoryFullError as exc:

@@ -13,6 +13,7 @@ from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response as BaseResponse
 
 from ...curator.people import query_person
+from ...problems import CodedError, Problem
 from ...sensitive.secrets import SecretFinding, find_secrets
 from ...stores import CATEGORIES, Memory
 from ..blueprints.people import visible_owners, visible_people, visible_person, you
@@ -84,19 +85,22 @@ def _undo_refs() -> list[str]:
     return [ref for ref in request.args.get("undo", "").split(",") if ref][:500]
 
 
-def checked_form() -> tuple[str, str, dict[str, str]]:
-    """Content and category from the form, with the library's message per refused field; a
-    text holding a secret is refused unless the form's "Keep it anyway" box is ticked, and
-    ``g.secret_refused`` tells the templates to offer that box."""
-    form = request.form
-    content, category, errors = stores().memories.check_input(
-        form.get("content", ""),
-        form.get("category") or "general",
-        confirm_secret=bool(form.get("confirm_secret")),
-    )
-    problem = errors.get("content")
-    note_secret_refusal(problem)
-    return content, category, {field: describe(problem) for field, problem in errors.items()}
+def form_input() -> tuple[str, str]:
+    """The content and category the form sent, as typed: the curator checks them."""
+    return request.form.get("content", ""), request.form.get("category") or "general"
+
+
+def field_errors(refused: CodedError) -> dict[str, str]:
+    """The curator's refusal of the form's fields, one message per field it names
+    (``CodedError.field``, the other fields' in ``also``); a text refused for its secret tells
+    the templates to offer "Keep it anyway" (``g.secret_refused``)."""
+    errors = {}
+    for error in (refused, *refused.also):
+        problem = Problem(error)
+        if error.field == "content":
+            note_secret_refusal(problem)
+        errors[error.field or "content"] = describe(problem)
+    return errors
 
 
 def secret_rewrite() -> str | None:

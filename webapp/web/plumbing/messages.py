@@ -1,8 +1,8 @@
 """Library errors in the page's language: one message per error code.
 
 Every error of the library a person can act on carries a ``code`` and the ``values`` of its
-message (``webapp.problems``); so does each per-field ``Problem`` of ``check_input``,
-``text_problems`` and ``name_problems``. ``describe`` words it for the page: on an English
+message (``webapp.problems``); so does each per-field ``Problem`` (of a curator refusal naming its ``field``,
+``text_problems``, ``name_problems``). ``describe`` words it for the page: on an English
 page the library's own message (what the CLI and the MCP server show, so every interface says
 the same), otherwise ``MESSAGES[code]`` translated, with the values formatted for the language
 (numbers grouped, lists joined, the operating system's reason by errno, categories by their
