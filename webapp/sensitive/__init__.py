@@ -3,3 +3,15 @@
 secrets said in other ways: ``access`` (codes said without the word), ``dialogue`` (known by the
 question before), ``forms`` (spelled out), ``ids`` (national ID numbers), ``keys`` (vendors' key
 shapes) and ``phrases`` (seed phrases, passphrases)."""
+
+from .secrets import KIND_NAMES, KINDS, MASK, SecretFinding, SecretSpan, find_secrets, mask_secrets
+
+__all__ = [
+    "KINDS",
+    "KIND_NAMES",
+    "MASK",
+    "SecretFinding",
+    "SecretSpan",
+    "find_secrets",
+    "mask_secrets",
+]
