@@ -237,6 +237,23 @@ BAD_BODIES: list[tuple[str, str, bytes]] = [
             }
         ),
     ),
+    *[
+        (
+            "/exchanges",
+            f"a time outside the calendar in UTC ({said})",
+            dumps(
+                {
+                    "context": {"device_id": "d-new"},
+                    "key": "k",
+                    "conversation_id": "c",
+                    "user_text": "a",
+                    "reply": "b",
+                    "at": said,
+                }
+            ),
+        )
+        for said in ("0001-01-01T00:00+14:00", "9999-12-31T23:59:59-14:00")
+    ],
     (
         "/exchanges",
         "a key too long",

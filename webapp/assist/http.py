@@ -15,6 +15,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC
 from typing import TYPE_CHECKING, Any, Protocol
 
 from werkzeug.wrappers import Request, Response
@@ -345,6 +346,10 @@ class AssistApi:
             raise BadRequest(f'The field "at" is not an ISO-8601 time: {said[:64]!r}.')
         if said_at.tzinfo is None:
             raise BadRequest('The field "at" needs its time zone (e.g. 2026-11-28T20:04:16Z).')
+        try:
+            said_at.astimezone(UTC)
+        except OverflowError:  # 0001-01-01T00:00+14:00 is before the year 1 in UTC
+            raise BadRequest(f'The field "at" is outside the calendar: {said[:64]!r}.') from None
 
         def store() -> Response:
             stored = operations.record_exchange(
