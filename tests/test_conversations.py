@@ -306,3 +306,22 @@ def test_said_at_keeps_the_thread_in_time_order_and_never_in_the_future(data_dir
     assert store.get_history("ha:3") == [] and "ha:3" not in store.path.read_text()
     with pytest.raises(ValueError, match="time zone"):
         store.add_exchange("ha:4", "Naive.", "Ok.", at=datetime(2026, 1, 1))
+
+
+def test_exchanges_within_one_millisecond_are_stamped_in_order(tmp_path, monkeypatch) -> None:
+    """Two exchanges stamped now in the same millisecond (a fast host program, a burst of
+    Assist turns) get distinct stamps, each after the one before: extraction reads what is
+    newer than the stamp it read up to, so a shared stamp at the end of a run left the next
+    exchange unread for good (tests/test_llm_window.py caught it on a quiet machine)."""
+    from webapp.stores import conversations as module
+
+    monkeypatch.setattr(module, "now_iso", lambda: "2026-11-28T20:00:00.000Z")
+    store = ConversationStore(
+        tmp_path / "conversations.json", max_turns=100, max_chars=100_000, lock_timeout=5
+    ).init()
+    for number in range(5):
+        store.add_exchange("slack:burst", f"Message {number}.", "Noted.")
+    stamps = [t.timestamp for t in store.get_history("slack:burst") if t.role == "user"]
+    assert stamps == sorted(set(stamps)) and len(stamps) == 5
+    replies = [t.timestamp for t in store.get_history("slack:burst") if t.role == "assistant"]
+    assert replies == stamps  # an exchange's two turns keep one stamp

@@ -364,7 +364,8 @@ class ConversationStore(FileBacked):
         extraction gives their first-person facts to them. ``at`` (an aware time) is when it
         was said, for a message delivered late (the turns are stamped now without it): one
         later than now is stamped now, and one not after the thread's newest message (or the
-        newest extraction has read) just after it, so a thread stays in time order and
+        newest extraction has read) just after it, as is one stamped now in the millisecond of
+        the thread's newest message, so a thread stays in time order and
         extraction reads it ("expired", nothing written, for one said before the thread's
         max age: age trimming would drop it at once, unread). ``key`` (an exchange's
         idempotency key) is written on the user's turn, in the same write: "duplicate",
@@ -386,13 +387,14 @@ class ConversationStore(FileBacked):
             if key is not None and found is not None and _holds_key(found, key):
                 return Unchanged("duplicate")
             entry = _entry(_copy_thread(found))
-            if at is None:
-                stamp = now_iso()
-            else:
-                said = _said_at(entry, at)
-                if said < self._cutoff():
-                    return Unchanged("expired")
-                stamp = to_iso(said)
+            # Stamped when said (now, without ``at``), and always after the thread's newest
+            # message at the milliseconds stored: two exchanges within one millisecond would
+            # otherwise share a stamp, and extraction, which reads what is newer than the
+            # stamp it read up to, would skip the second when a run stopped between them.
+            said = _said_at(entry, parse_ts(now_iso()) if at is None else at)
+            if at is not None and said < self._cutoff():
+                return Unchanged("expired")
+            stamp = to_iso(said)
             turn = {"role": "user", "content": user_message, "timestamp": stamp}
             if person is not None:
                 turn["person"] = person
