@@ -18,7 +18,7 @@ from .problems import CodedError
 
 # This release (``webapp.__version__``; the add-on's config.yaml and the integration's manifest
 # name the same one: tests/test_addon_config.py checks).
-VERSION = "0.6.0"
+VERSION = "0.7.0"
 
 ADDON_OPTIONS_FILE = Path("/data/options.json")
 ADDON_DATA_DIR = Path("/data")
